@@ -1,0 +1,38 @@
+/*
+ * A strict CSV reader for trace files (RFC 4180 subset): comma-separated,
+ * optional double quotes around a field ("" inside quotes is a quote), LF or
+ * CRLF line ends, an optional UTF-8 byte-order mark. The file may be plain
+ * or gzip-compressed; zlib reads both transparently.
+ *
+ * It guards against hostile input: a line longer than max_line bytes, more
+ * than max_bytes decompressed, a truncated or corrupt gzip stream, NUL
+ * bytes and invalid UTF-8 are errors naming FILE:LINE.
+ */
+#ifndef WATTSIM_CSV_H
+#define WATTSIM_CSV_H
+
+#include <stddef.h>
+#include "wattsim/error.h"
+
+typedef struct ws_csv_limits {
+    size_t max_line;      /* bytes per record; default 1 MiB */
+    size_t max_bytes;     /* decompressed bytes per file; default 1 GiB */
+} ws_csv_limits;
+
+#define WS_CSV_MAX_LINE_DEFAULT ((size_t)1 << 20)
+#define WS_CSV_MAX_BYTES_DEFAULT ((size_t)1 << 30)
+
+typedef struct ws_csv ws_csv;
+
+/* Open `path`; lim may be NULL for the defaults. */
+ws_csv *ws_csv_open(const char *path, const ws_csv_limits *lim, ws_error *err);
+/* Read the next record: 1 = a record, 0 = end of file, -1 = error. Blank
+ * lines are skipped. */
+int ws_csv_next(ws_csv *c, ws_error *err);
+size_t ws_csv_nfields(const ws_csv *c);
+const char *ws_csv_field(const ws_csv *c, size_t i);
+long ws_csv_line(const ws_csv *c);       /* line number of the record */
+const char *ws_csv_path(const ws_csv *c);
+void ws_csv_close(ws_csv *c);
+
+#endif

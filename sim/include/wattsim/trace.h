@@ -1,0 +1,104 @@
+/*
+ * Traces: parse and validate the train trace and one GPU's power trace,
+ * then join them into the knob table of one job (wattsim/policy.h ws_job).
+ *
+ * Everything string-valued is resolved here, at the edge; the engine and
+ * the policies only see arrays of numbers indexed by batch-size index and
+ * knob index.
+ *
+ * Semantics follow the published Zeus simulator: the train rows are joined
+ * with the power rows on (dataset, network, optimizer, batch_size); batch
+ * sizes missing on either side drop out. B(job) is every batch size of the
+ * job's (dataset, network, optimizer) in the joined table, whatever the
+ * target metric; R(bs) the job's train rows at bs for its target metric.
+ */
+#ifndef WATTSIM_TRACE_H
+#define WATTSIM_TRACE_H
+
+#include <stddef.h>
+#include "wattsim/config.h"
+#include "wattsim/csv.h"
+#include "wattsim/error.h"
+#include "wattsim/policy.h"
+
+typedef struct ws_train_row {
+    int dataset, network, optimizer;   /* ids in the trace's name table */
+    int bs;
+    long run;
+    double target_metric;
+    double target_epoch;               /* INFINITY when never reached */
+    long line;
+} ws_train_row;
+
+typedef struct ws_power_row {
+    int dataset, network, optimizer;
+    int bs;
+    int pl;
+    double time;                       /* s per epoch, > 0 */
+    double power;                      /* W, > 0 */
+    long line;
+} ws_power_row;
+
+/* Interned strings shared by both traces. */
+typedef struct ws_names {
+    char **s;
+    size_t n, cap;
+} ws_names;
+
+typedef struct ws_traces {
+    char *dir;
+    ws_names names;
+    char *train_path;
+    ws_train_row *train;
+    size_t n_train;
+    char *gpu;
+    char *power_path;
+    ws_power_row *power;
+    size_t n_power;
+    double max_power;                  /* MaxPower: highest joined limit */
+} ws_traces;
+
+/* Path of trace NAME (e.g. "summary_train") in dir: NAME.csv or
+ * NAME.csv.gz. Returns a malloc'd path, or NULL with err set. */
+char *ws_trace_path(const char *dir, const char *name, ws_error *err);
+
+/* GPUs that have a power trace in dir (summary_power_<gpu>.csv[.gz]),
+ * sorted; returns the count or -1. *out is a malloc'd array of strings. */
+int ws_trace_gpus(const char *dir, char ***out, ws_error *err);
+
+/* Load the train trace and the power trace of `gpu` from dir. */
+int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
+                   const ws_csv_limits *lim, ws_error *err);
+void ws_traces_free(ws_traces *t);
+
+/*
+ * The knob table of one job on the loaded GPU. `job` is the view handed to
+ * policies; the other members own its arrays.
+ */
+typedef struct ws_job_table {
+    ws_job job;
+    char *workload;
+    char *gpu;
+    int *bs;
+    int *knob_start;
+    int *knob_pl;
+    double *knob_time;
+    double *knob_power;
+    int *run_start;
+    double *run_epoch;
+    int b0_index;                      /* index of job.b0 in bs */
+    int n_pl_distinct;                 /* |P|: distinct limits of the job */
+    long default_recurrences;          /* 2 * |B| * |P| */
+} ws_job_table;
+
+/*
+ * Build the job table for `spec` from loaded traces. b0 is spec->b0, capped
+ * to the largest batch size the GPU's power trace has for the dataset (as
+ * the paper's scripts do). eta and beta are copied into the view.
+ */
+int ws_job_build(ws_job_table *jt, const ws_traces *t,
+                 const ws_workload_spec *spec, double eta, double beta,
+                 ws_error *err);
+void ws_job_free(ws_job_table *jt);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * Strict CSV reader over zlib's gzread (reads plain files too). See
+ * wattsim/csv.h for the accepted dialect and the limits.
+ *
+ * Records are split in one pass over a growable buffer; fields are stored
+ * in place (unquoted, NUL-terminated) and indexed by an offset array, so a
+ * record costs no allocation once the buffers have grown.
+ */
+#include "wattsim/csv.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct ws_csv {
+    gzFile gz;
+    char *path;
+    ws_csv_limits lim;
+    unsigned char in[1 << 16];   /* raw decompressed input */
+    size_t in_len, in_pos;
+    size_t total;                /* decompressed bytes consumed */
+    int eof;
+    char *rec;                   /* current record, fields NUL-separated */
+    size_t rec_cap;
+    size_t *field;               /* offsets of fields in rec */
+    size_t nfield, field_cap;
+    long line;                   /* physical line where the record began */
+    long next_line;              /* physical line of the next byte */
+    int first;                   /* no byte read yet (for the BOM) */
+};
+
+static int fill(ws_csv *c, ws_error *err)
+{
+    if (c->eof) return 0;
+    int n = gzread(c->gz, c->in, (unsigned)sizeof c->in);
+    if (n < 0) {
+        int zerr;
+        const char *m = gzerror(c->gz, &zerr);
+        return ws_fail(err, "%s:%ld: corrupt compressed data (%s)", c->path,
+                       c->next_line, m);
+    }
+    if (n == 0) {
+        int zerr;
+        const char *m = gzerror(c->gz, &zerr);
+        /* zlib flags a gzip stream that ends early as Z_BUF_ERROR. */
+        if (zerr != Z_OK && zerr != Z_STREAM_END)
+            return ws_fail(err, "%s:%ld: truncated or corrupt gzip data (%s)",
+                           c->path, c->next_line, m);
+        c->eof = 1;
+        return 0;
+    }
+    c->total += (size_t)n;
+    if (c->total > c->lim.max_bytes)
+        return ws_fail(err, "%s:%ld: more than %zu bytes after decompression;"
+                       " raise the limit if the file is genuine", c->path,
+                       c->next_line, c->lim.max_bytes);
+    c->in_len = (size_t)n;
+    c->in_pos = 0;
+    return 1;
+}
+
+/* Next input byte, or -1 at end of file, -2 on error. */
+static int getbyte(ws_csv *c, ws_error *err)
+{
+    if (c->in_pos == c->in_len) {
+        int r = fill(c, err);
+        if (r < 0) return -2;
+        if (r == 0) return -1;
+    }
+    return c->in[c->in_pos++];
+}
+
+static int peekbyte(ws_csv *c, ws_error *err)
+{
+    int b = getbyte(c, err);
+    if (b >= 0) c->in_pos--;
+    return b;
+}
+
+static int put(ws_csv *c, size_t *len, char ch, ws_error *err)
+{
+    if (*len + 1 >= c->rec_cap) {
+        if (c->rec_cap > c->lim.max_line)
+            return ws_fail(err, "%s:%ld: line longer than %zu bytes", c->path,
+                           c->line, c->lim.max_line);
+        size_t cap = c->rec_cap * 2;
+        char *p = realloc(c->rec, cap);
+        if (!p) return ws_fail(err, "%s:%ld: out of memory", c->path, c->line);
+        c->rec = p;
+        c->rec_cap = cap;
+    }
+    c->rec[(*len)++] = ch;
+    return 0;
+}
+
+static int new_field(ws_csv *c, size_t at, ws_error *err)
+{
+    if (c->nfield == c->field_cap) {
+        size_t cap = c->field_cap * 2;
+        size_t *p = realloc(c->field, cap * sizeof *p);
+        if (!p) return ws_fail(err, "%s:%ld: out of memory", c->path, c->line);
+        c->field = p;
+        c->field_cap = cap;
+    }
+    c->field[c->nfield++] = at;
+    return 0;
+}
+
+/* Well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF)? */
+static int utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        unsigned char b = *s;
+        int n;
+        uint32_t cp;
+        if (b < 0x80) { s++; continue; }
+        else if ((b & 0xE0) == 0xC0) { n = 1; cp = b & 0x1F; }
+        else if ((b & 0xF0) == 0xE0) { n = 2; cp = b & 0x0F; }
+        else if ((b & 0xF8) == 0xF0) { n = 3; cp = b & 0x07; }
+        else return 0;
+        for (int i = 1; i <= n; i++) {
+            if ((s[i] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800)
+            || (n == 3 && cp < 0x10000) || cp > 0x10FFFF
+            || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        s += n + 1;
+    }
+    return 1;
+}
+
+ws_csv *ws_csv_open(const char *path, const ws_csv_limits *lim, ws_error *err)
+{
+    ws_csv *c = calloc(1, sizeof *c);
+    if (!c) { ws_fail(err, "%s: out of memory", path); return NULL; }
+    c->lim.max_line = lim && lim->max_line ? lim->max_line : WS_CSV_MAX_LINE_DEFAULT;
+    c->lim.max_bytes = lim && lim->max_bytes ? lim->max_bytes : WS_CSV_MAX_BYTES_DEFAULT;
+    c->path = strdup(path);
+    c->rec_cap = 256;
+    c->rec = malloc(c->rec_cap);
+    c->field_cap = 16;
+    c->field = malloc(c->field_cap * sizeof *c->field);
+    c->next_line = 1;
+    c->first = 1;
+    if (!c->path || !c->rec || !c->field) {
+        ws_fail(err, "%s: out of memory", path);
+        ws_csv_close(c);
+        return NULL;
+    }
+    errno = 0;
+    c->gz = gzopen(path, "rb");
+    if (!c->gz) {
+        ws_fail(err, "%s: cannot open: %s", path,
+                errno ? strerror(errno) : "out of memory");
+        ws_csv_close(c);
+        return NULL;
+    }
+    gzbuffer(c->gz, 1 << 17);
+    return c;
+}
+
+int ws_csv_next(ws_csv *c, ws_error *err)
+{
+    for (;;) {
+        size_t len = 0;
+        int quoted = 0, after_quote = 0, any = 0;
+        c->nfield = 0;
+        c->line = c->next_line;
+        if (new_field(c, 0, err)) return -1;
+        if (c->first) {
+            c->first = 0;
+            /* Skip a UTF-8 byte-order mark. */
+            if (peekbyte(c, err) == 0xEF) {
+                unsigned char bom[3];
+                int i;
+                for (i = 0; i < 3; i++) {
+                    int b = getbyte(c, err);
+                    if (b < 0) break;
+                    bom[i] = (unsigned char)b;
+                }
+                if (i < 3 || bom[1] != 0xBB || bom[2] != 0xBF)
+                    return ws_fail(err, "%s:1: invalid UTF-8 at the start of"
+                                   " the file", c->path);
+            }
+        }
+        for (;;) {
+            int b = getbyte(c, err);
+            if (b == -2) return -1;
+            if (b == -1) {
+                if (quoted)
+                    return ws_fail(err, "%s:%ld: unterminated quoted field",
+                                   c->path, c->line);
+                break;
+            }
+            any = 1;
+            if (b == 0)
+                return ws_fail(err, "%s:%ld: NUL byte in a text file",
+                               c->path, c->next_line);
+            if (quoted) {
+                if (b == '"') {
+                    if (peekbyte(c, err) == '"') {
+                        getbyte(c, err);
+                        if (put(c, &len, '"', err)) return -1;
+                    } else {
+                        quoted = 0;
+                        after_quote = 1;
+                    }
+                    continue;
+                }
+                if (b == '\n') c->next_line++;
+                if (put(c, &len, (char)b, err)) return -1;
+                continue;
+            }
+            if (b == '\r') {
+                if (peekbyte(c, err) == '\n') continue;   /* CRLF */
+                return ws_fail(err, "%s:%ld: carriage return outside a quoted"
+                               " field", c->path, c->next_line);
+            }
+            if (b == '\n') { c->next_line++; break; }
+            if (b == ',') {
+                if (put(c, &len, '\0', err) || new_field(c, len, err)) return -1;
+                after_quote = 0;
+                continue;
+            }
+            if (after_quote)
+                return ws_fail(err, "%s:%ld: text after a closing quote",
+                               c->path, c->line);
+            if (b == '"') {
+                if (len != c->field[c->nfield - 1])
+                    return ws_fail(err, "%s:%ld: quote inside an unquoted field",
+                                   c->path, c->line);
+                quoted = 1;
+                continue;
+            }
+            if (put(c, &len, (char)b, err)) return -1;
+        }
+        if (put(c, &len, '\0', err)) return -1;
+        if (!any) return 0;                          /* end of file */
+        if (c->nfield == 1 && c->rec[0] == '\0')
+            continue;                                /* blank line */
+        if (!utf8_ok((const unsigned char *)c->rec))
+            return ws_fail(err, "%s:%ld: invalid UTF-8", c->path, c->line);
+        for (size_t i = 1; i < c->nfield; i++)
+            if (!utf8_ok((const unsigned char *)c->rec + c->field[i]))
+                return ws_fail(err, "%s:%ld: invalid UTF-8", c->path, c->line);
+        return 1;
+    }
+}
+
+size_t ws_csv_nfields(const ws_csv *c) { return c->nfield; }
+const char *ws_csv_field(const ws_csv *c, size_t i) { return c->rec + c->field[i]; }
+long ws_csv_line(const ws_csv *c) { return c->line; }
+const char *ws_csv_path(const ws_csv *c) { return c->path; }
+
+void ws_csv_close(ws_csv *c)
+{
+    if (!c) return;
+    if (c->gz) gzclose(c->gz);
+    free(c->path);
+    free(c->rec);
+    free(c->field);
+    free(c);
+}

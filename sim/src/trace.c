@@ -1,0 +1,633 @@
+/*
+ * Trace loading, validation and the join into a job's knob table.
+ * See wattsim/trace.h for the semantics.
+ */
+#include "wattsim/trace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------ names */
+
+static int intern(ws_names *n, const char *s)
+{
+    for (size_t i = 0; i < n->n; i++)
+        if (strcmp(n->s[i], s) == 0) return (int)i;
+    if (n->n == n->cap) {
+        size_t cap = n->cap ? n->cap * 2 : 16;
+        char **p = realloc(n->s, cap * sizeof *p);
+        if (!p) return -1;
+        n->s = p;
+        n->cap = cap;
+    }
+    if (!(n->s[n->n] = strdup(s))) return -1;
+    return (int)n->n++;
+}
+
+static int lookup(const ws_names *n, const char *s)
+{
+    for (size_t i = 0; i < n->n; i++)
+        if (strcmp(n->s[i], s) == 0) return (int)i;
+    return -1;
+}
+
+/* ------------------------------------------------------------ paths */
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *ws_trace_path(const char *dir, const char *name, ws_error *err)
+{
+    size_t len = strlen(dir) + strlen(name) + 16;
+    char *plain = malloc(len), *gz = malloc(len);
+    if (!plain || !gz) {
+        free(plain); free(gz);
+        ws_fail(err, "%s: out of memory", dir);
+        return NULL;
+    }
+    snprintf(plain, len, "%s/%s.csv", dir, name);
+    snprintf(gz, len, "%s/%s.csv.gz", dir, name);
+    int a = exists(plain), b = exists(gz);
+    if (a && b) {
+        ws_fail(err, "%s: both %s.csv and %s.csv.gz exist; keep one", dir, name, name);
+        free(plain); free(gz);
+        return NULL;
+    }
+    if (!a && !b) {
+        ws_fail(err, "%s: no %s.csv or %s.csv.gz (run scripts/fetch-traces,"
+                " or point --traces / WATTSIM_TRACES at the trace folder)",
+                dir, name, name);
+        free(plain); free(gz);
+        return NULL;
+    }
+    if (a) { free(gz); return plain; }
+    free(plain);
+    return gz;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ws_trace_gpus(const char *dir, char ***out, ws_error *err)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return ws_fail(err, "%s: cannot open trace folder: %s (run"
+                       " scripts/fetch-traces or pass --traces DIR)", dir,
+                       strerror(errno));
+    char **v = NULL;
+    int n = 0;
+    struct dirent *e;
+    const char *pre = "summary_power_";
+    while ((e = readdir(d))) {
+        const char *s = e->d_name;
+        if (strncmp(s, pre, strlen(pre)) != 0) continue;
+        s += strlen(pre);
+        const char *dot = strstr(s, ".csv");
+        if (!dot || dot == s || (strcmp(dot, ".csv") && strcmp(dot, ".csv.gz")))
+            continue;
+        char *name = strndup(s, (size_t)(dot - s));
+        int dup = 0;
+        for (int i = 0; name && i < n; i++) dup |= !strcmp(v[i], name);
+        if (dup) { free(name); continue; }
+        char **p = name ? realloc(v, (size_t)(n + 1) * sizeof *p) : NULL;
+        if (!p) {
+            free(name);
+            for (int i = 0; i < n; i++) free(v[i]);
+            free(v);
+            closedir(d);
+            return ws_fail(err, "%s: out of memory", dir);
+        }
+        v = p;
+        v[n++] = name;
+    }
+    closedir(d);
+    if (n) qsort(v, (size_t)n, sizeof *v, cmp_str);
+    *out = v;
+    return n;
+}
+
+/* ------------------------------------------------------------ fields */
+
+/* A CSV header mapped onto the columns a trace needs. */
+typedef struct column {
+    const char *name;
+    int required;
+    int index;                 /* position in the file, -1 if absent */
+} column;
+
+static int map_header(ws_csv *c, column *cols, size_t ncols, ws_error *err)
+{
+    const char *path = ws_csv_path(c);
+    int r = ws_csv_next(c, err);
+    if (r < 0) return -1;
+    if (r == 0) return ws_fail(err, "%s:1: empty file (expected a header line)", path);
+    for (size_t k = 0; k < ncols; k++) cols[k].index = -1;
+    size_t nf = ws_csv_nfields(c);
+    for (size_t i = 0; i < nf; i++) {
+        const char *h = ws_csv_field(c, i);
+        size_t k;
+        for (k = 0; k < ncols; k++)
+            if (strcmp(cols[k].name, h) == 0) break;
+        if (k == ncols) {
+            char want[256] = "";
+            for (size_t j = 0; j < ncols; j++) {
+                strncat(want, cols[j].name, sizeof want - strlen(want) - 1);
+                if (j + 1 < ncols) strncat(want, ", ", sizeof want - strlen(want) - 1);
+            }
+            return ws_fail(err, "%s:%ld: unknown column '%s' (expected: %s)",
+                           path, ws_csv_line(c), h, want);
+        }
+        if (cols[k].index >= 0)
+            return ws_fail(err, "%s:%ld: column '%s' appears twice", path,
+                           ws_csv_line(c), h);
+        cols[k].index = (int)i;
+    }
+    for (size_t k = 0; k < ncols; k++)
+        if (cols[k].required && cols[k].index < 0)
+            return ws_fail(err, "%s:%ld: missing column '%s'", path,
+                           ws_csv_line(c), cols[k].name);
+    return (int)nf;
+}
+
+static const char *field(ws_csv *c, const column *col)
+{
+    return ws_csv_field(c, (size_t)col->index);
+}
+
+static int bad(ws_csv *c, const column *col, const char *what, ws_error *err)
+{
+    return ws_fail(err, "%s:%ld: %s: %s, got \"%s\"", ws_csv_path(c),
+                   ws_csv_line(c), col->name, what, field(c, col));
+}
+
+static int text_field(ws_csv *c, const column *col, ws_names *names, int *id,
+                      ws_error *err)
+{
+    const char *s = field(c, col);
+    if (!*s) return bad(c, col, "must not be empty", err);
+    if ((*id = intern(names, s)) < 0)
+        return ws_fail(err, "%s:%ld: out of memory", ws_csv_path(c), ws_csv_line(c));
+    return 0;
+}
+
+/* A finite number; *v = the value. */
+static int num_field(ws_csv *c, const column *col, double *v, ws_error *err)
+{
+    const char *s = field(c, col);
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    if (!*s || *end || end == s) return bad(c, col, "must be a number", err);
+    if (!isfinite(*v) || errno == ERANGE)
+        return bad(c, col, "must be a finite number", err);
+    return 0;
+}
+
+static int pos_num_field(ws_csv *c, const column *col, double *v, ws_error *err)
+{
+    if (num_field(c, col, v, err)) return -1;
+    if (!(*v > 0)) return bad(c, col, "must be positive", err);
+    return 0;
+}
+
+/* A positive integer (written without a fraction or exponent). */
+static int pos_int_field(ws_csv *c, const column *col, int *v, ws_error *err)
+{
+    const char *s = field(c, col);
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (!*s || *end || errno == ERANGE || x <= 0 || x > INT_MAX)
+        return bad(c, col, "must be a positive integer", err);
+    *v = (int)x;
+    return 0;
+}
+
+/* ------------------------------------------------------------ readers */
+
+enum { T_DATASET, T_NETWORK, T_BS, T_OPT, T_LR, T_RUN, T_METRIC, T_EPOCH, T_N };
+enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_N };
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 1024;
+    void *q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
+{
+    column cols[T_N] = {
+        {"dataset", 1, -1}, {"network", 1, -1}, {"batch_size", 1, -1},
+        {"optimizer", 1, -1}, {"learning_rate", 0, -1}, {"run", 1, -1},
+        {"target_metric", 1, -1}, {"target_epoch", 1, -1},
+    };
+    ws_csv *c = ws_csv_open(t->train_path, lim, err);
+    if (!c) return -1;
+    int rc = -1, nf = map_header(c, cols, T_N, err);
+    size_t cap = 0;
+    if (nf < 0) goto out;
+    for (;;) {
+        int r = ws_csv_next(c, err);
+        if (r < 0) goto out;
+        if (r == 0) break;
+        if ((int)ws_csv_nfields(c) != nf) {
+            ws_fail(err, "%s:%ld: %zu fields, but the header has %d",
+                    t->train_path, ws_csv_line(c), ws_csv_nfields(c), nf);
+            goto out;
+        }
+        if (grow((void **)&t->train, &cap, t->n_train, sizeof *t->train)) {
+            ws_fail(err, "%s: out of memory", t->train_path);
+            goto out;
+        }
+        ws_train_row *row = &t->train[t->n_train];
+        double run;
+        if (text_field(c, &cols[T_DATASET], &t->names, &row->dataset, err)
+            || text_field(c, &cols[T_NETWORK], &t->names, &row->network, err)
+            || text_field(c, &cols[T_OPT], &t->names, &row->optimizer, err)
+            || pos_int_field(c, &cols[T_BS], &row->bs, err)
+            || num_field(c, &cols[T_RUN], &run, err)
+            || num_field(c, &cols[T_METRIC], &row->target_metric, err))
+            goto out;
+        if (run != floor(run)) {
+            bad(c, &cols[T_RUN], "must be an integer", err);
+            goto out;
+        }
+        row->run = (long)run;
+        /* Never reached: an empty field, or "nan" as pandas writes it
+         * (the published traces use the latter). */
+        const char *te = field(c, &cols[T_EPOCH]);
+        if (*te == '\0' || strcasecmp(te, "nan") == 0) {
+            row->target_epoch = INFINITY;
+        } else if (pos_num_field(c, &cols[T_EPOCH], &row->target_epoch, err)) {
+            goto out;
+        }
+        row->line = ws_csv_line(c);
+        t->n_train++;
+    }
+    if (t->n_train == 0) {
+        ws_fail(err, "%s:2: no rows after the header", t->train_path);
+        goto out;
+    }
+    rc = 0;
+out:
+    ws_csv_close(c);
+    return rc;
+}
+
+static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
+{
+    column cols[P_N] = {
+        {"dataset", 1, -1}, {"network", 1, -1}, {"batch_size", 1, -1},
+        {"optimizer", 1, -1}, {"power_limit", 1, -1},
+        {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
+    };
+    ws_csv *c = ws_csv_open(t->power_path, lim, err);
+    if (!c) return -1;
+    int rc = -1, nf = map_header(c, cols, P_N, err);
+    size_t cap = 0;
+    if (nf < 0) goto out;
+    for (;;) {
+        int r = ws_csv_next(c, err);
+        if (r < 0) goto out;
+        if (r == 0) break;
+        if ((int)ws_csv_nfields(c) != nf) {
+            ws_fail(err, "%s:%ld: %zu fields, but the header has %d",
+                    t->power_path, ws_csv_line(c), ws_csv_nfields(c), nf);
+            goto out;
+        }
+        if (grow((void **)&t->power, &cap, t->n_power, sizeof *t->power)) {
+            ws_fail(err, "%s: out of memory", t->power_path);
+            goto out;
+        }
+        ws_power_row *row = &t->power[t->n_power];
+        if (text_field(c, &cols[P_DATASET], &t->names, &row->dataset, err)
+            || text_field(c, &cols[P_NETWORK], &t->names, &row->network, err)
+            || text_field(c, &cols[P_OPT], &t->names, &row->optimizer, err)
+            || pos_int_field(c, &cols[P_BS], &row->bs, err)
+            || pos_int_field(c, &cols[P_PL], &row->pl, err)
+            || pos_num_field(c, &cols[P_TIME], &row->time, err)
+            || pos_num_field(c, &cols[P_POWER], &row->power, err))
+            goto out;
+        row->line = ws_csv_line(c);
+        t->n_power++;
+    }
+    if (t->n_power == 0) {
+        ws_fail(err, "%s:2: no rows after the header", t->power_path);
+        goto out;
+    }
+    rc = 0;
+out:
+    ws_csv_close(c);
+    return rc;
+}
+
+/* Order rows by key so that duplicates are neighbours and lookups can
+ * binary-search. */
+static int cmp_power(const void *a, const void *b)
+{
+    const ws_power_row *x = a, *y = b;
+    if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
+    if (x->network != y->network) return x->network < y->network ? -1 : 1;
+    if (x->optimizer != y->optimizer) return x->optimizer < y->optimizer ? -1 : 1;
+    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
+    if (x->pl != y->pl) return x->pl < y->pl ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cmp_train(const void *a, const void *b)
+{
+    const ws_train_row *x = a, *y = b;
+    if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
+    if (x->network != y->network) return x->network < y->network ? -1 : 1;
+    if (x->optimizer != y->optimizer) return x->optimizer < y->optimizer ? -1 : 1;
+    if (x->target_metric != y->target_metric)
+        return x->target_metric < y->target_metric ? -1 : 1;
+    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
+    if (x->run != y->run) return x->run < y->run ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int same_power_key(const ws_power_row *x, const ws_power_row *y)
+{
+    return x->dataset == y->dataset && x->network == y->network
+        && x->optimizer == y->optimizer && x->bs == y->bs;
+}
+
+static const ws_power_row *find_power(const ws_traces *t, int ds, int net,
+                                      int opt, int bs)
+{
+    ws_power_row key = {ds, net, opt, bs, 0, 0, 0, 0};
+    size_t lo = 0, hi = t->n_power;
+    while (lo < hi) {                  /* first row >= (key, pl 0) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_power(&t->power[mid], &key) < 0) lo = mid + 1; else hi = mid;
+    }
+    if (lo < t->n_power && same_power_key(&t->power[lo], &key))
+        return &t->power[lo];
+    return NULL;
+}
+
+int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
+                   const ws_csv_limits *lim, ws_error *err)
+{
+    memset(t, 0, sizeof *t);
+    char name[256];
+    if (strlen(gpu) > 200 || strchr(gpu, '/'))
+        return ws_fail(err, "unknown GPU '%s'", gpu);
+    snprintf(name, sizeof name, "summary_power_%s", gpu);
+    if (!(t->dir = strdup(dir)) || !(t->gpu = strdup(gpu)))
+        return ws_fail(err, "out of memory");
+    if (!(t->train_path = ws_trace_path(dir, "summary_train", err))) return -1;
+    if (!(t->power_path = ws_trace_path(dir, name, err))) {
+        char **gpus;
+        int n = ws_trace_gpus(dir, &gpus, NULL);
+        if (n > 0) {
+            char list[256] = "";
+            for (int i = 0; i < n; i++) {
+                strncat(list, gpus[i], sizeof list - strlen(list) - 1);
+                if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                free(gpus[i]);
+            }
+            free(gpus);
+            ws_fail(err, "unknown GPU '%s': %s has power traces for %s", gpu,
+                    dir, list);
+        }
+        return -1;
+    }
+    if (read_train(t, lim, err) || read_power(t, lim, err)) return -1;
+
+    qsort(t->power, t->n_power, sizeof *t->power, cmp_power);
+    for (size_t i = 1; i < t->n_power; i++) {
+        const ws_power_row *a = &t->power[i - 1], *b = &t->power[i];
+        if (same_power_key(a, b) && a->pl == b->pl)
+            return ws_fail(err, "%s:%ld: duplicate power row (same dataset,"
+                           " network, optimizer, batch_size %d and power_limit"
+                           " %d as line %ld)", t->power_path, b->line, b->bs,
+                           b->pl, a->line);
+    }
+    qsort(t->train, t->n_train, sizeof *t->train, cmp_train);
+    for (size_t i = 1; i < t->n_train; i++) {
+        const ws_train_row *a = &t->train[i - 1], *b = &t->train[i];
+        if (!cmp_train(a, b) || (a->dataset == b->dataset && a->network == b->network
+            && a->optimizer == b->optimizer && a->target_metric == b->target_metric
+            && a->bs == b->bs && a->run == b->run))
+            return ws_fail(err, "%s:%ld: duplicate run (same workload, batch_size"
+                           " %d, run %ld and target_metric %g as line %ld)",
+                           t->train_path, b->line, b->bs, b->run,
+                           b->target_metric, a->line);
+    }
+    /* MaxPower: the highest power limit of any power row that joins a train
+     * row (the published simulator takes the max over the merged table). */
+    t->max_power = 0;
+    for (size_t i = 0; i < t->n_power; i++) {
+        const ws_power_row *p = &t->power[i];
+        if (p->pl <= t->max_power) continue;
+        for (size_t j = 0; j < t->n_train; j++) {
+            const ws_train_row *r = &t->train[j];
+            if (r->dataset == p->dataset && r->network == p->network
+                && r->optimizer == p->optimizer && r->bs == p->bs) {
+                t->max_power = p->pl;
+                break;
+            }
+        }
+    }
+    if (t->max_power == 0)
+        return ws_fail(err, "%s: no power row matches any train row of %s"
+                       " (dataset, network, optimizer, batch_size)",
+                       t->power_path, t->train_path);
+    return 0;
+}
+
+static void names_free(ws_names *n)
+{
+    for (size_t i = 0; i < n->n; i++) free(n->s[i]);
+    free(n->s);
+}
+
+void ws_traces_free(ws_traces *t)
+{
+    if (!t) return;
+    names_free(&t->names);
+    free(t->dir);
+    free(t->gpu);
+    free(t->train_path);
+    free(t->power_path);
+    free(t->train);
+    free(t->power);
+    memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------ join */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int ws_job_build(ws_job_table *jt, const ws_traces *t,
+                 const ws_workload_spec *spec, double eta, double beta,
+                 ws_error *err)
+{
+    memset(jt, 0, sizeof *jt);
+    int ds = lookup(&t->names, spec->dataset);
+    int net = lookup(&t->names, spec->network);
+    int opt = lookup(&t->names, spec->optimizer);
+    if (ds < 0 || net < 0 || opt < 0)
+        return ws_fail(err, "%s: workload '%s': no rows for dataset %s,"
+                       " network %s, optimizer %s", t->train_path, spec->name,
+                       spec->dataset, spec->network, spec->optimizer);
+
+    /* B: batch sizes of (dataset, network, optimizer) present in both. */
+    size_t nb = 0;
+    int *bs = malloc((t->n_train + 1) * sizeof *bs);
+    if (!bs) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < t->n_train; i++) {
+        const ws_train_row *r = &t->train[i];
+        if (r->dataset == ds && r->network == net && r->optimizer == opt
+            && find_power(t, ds, net, opt, r->bs))
+            bs[nb++] = r->bs;
+    }
+    qsort(bs, nb, sizeof *bs, cmp_int);
+    size_t u = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (u == 0 || bs[u - 1] != bs[i]) bs[u++] = bs[i];
+    nb = u;
+    jt->bs = bs;
+    if (nb == 0)
+        return ws_fail(err, "workload '%s' on %s: no batch size appears in both"
+                       " %s and %s", spec->name, t->gpu, t->train_path,
+                       t->power_path);
+
+    /* b0, capped to the largest batch size the GPU has for the workload. */
+    int bmax = 0;
+    for (size_t i = 0; i < t->n_power; i++) {
+        const ws_power_row *p = &t->power[i];
+        if (p->dataset == ds && p->network == net && p->optimizer == opt
+            && p->bs > bmax)
+            bmax = p->bs;
+    }
+    int b0 = spec->b0 < bmax ? spec->b0 : bmax;
+    jt->b0_index = -1;
+    for (size_t i = 0; i < nb; i++)
+        if (bs[i] == b0) jt->b0_index = (int)i;
+    if (jt->b0_index < 0) {
+        char list[512] = "";
+        for (size_t i = 0; i < nb; i++) {
+            char one[16];
+            snprintf(one, sizeof one, i ? ", %d" : "%d", bs[i]);
+            strncat(list, one, sizeof list - strlen(list) - 1);
+        }
+        return ws_fail(err, "workload '%s' on %s: default batch size b0 = %d"
+                       " is not one of the batch sizes with train and power"
+                       " rows (%s)", spec->name, t->gpu, b0, list);
+    }
+
+    /* Knobs and runs per batch size. */
+    size_t nk = 0, nr = 0;
+    jt->knob_start = malloc((nb + 1) * sizeof *jt->knob_start);
+    jt->run_start = malloc((nb + 1) * sizeof *jt->run_start);
+    jt->knob_pl = malloc((t->n_power + 1) * sizeof *jt->knob_pl);
+    jt->knob_time = malloc((t->n_power + 1) * sizeof *jt->knob_time);
+    jt->knob_power = malloc((t->n_power + 1) * sizeof *jt->knob_power);
+    jt->run_epoch = malloc((t->n_train + 1) * sizeof *jt->run_epoch);
+    int *pls = malloc((t->n_power + 1) * sizeof *pls);
+    if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
+        || !jt->knob_power || !jt->run_epoch || !pls) {
+        free(pls);
+        return ws_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < nb; i++) {
+        jt->knob_start[i] = (int)nk;
+        const ws_power_row *p = find_power(t, ds, net, opt, bs[i]);
+        for (; p < t->power + t->n_power && p->dataset == ds && p->network == net
+               && p->optimizer == opt && p->bs == bs[i]; p++) {
+            jt->knob_pl[nk] = p->pl;
+            jt->knob_time[nk] = p->time;
+            jt->knob_power[nk] = p->power;
+            pls[nk] = p->pl;
+            nk++;
+        }
+        jt->run_start[i] = (int)nr;
+        for (size_t j = 0; j < t->n_train; j++) {
+            const ws_train_row *r = &t->train[j];
+            if (r->dataset == ds && r->network == net && r->optimizer == opt
+                && r->target_metric == spec->target_metric && r->bs == bs[i])
+                jt->run_epoch[nr++] = r->target_epoch;
+        }
+        if ((int)nr == jt->run_start[i]) {
+            free(pls);
+            return ws_fail(err, "%s: workload '%s' has no runs at batch size %d"
+                           " for target_metric %g (other target metrics have"
+                           " some); add the rows or pick another target",
+                           t->train_path, spec->name, bs[i], spec->target_metric);
+        }
+    }
+    jt->knob_start[nb] = (int)nk;
+    jt->run_start[nb] = (int)nr;
+    qsort(pls, nk, sizeof *pls, cmp_int);
+    int np = 0;
+    for (size_t i = 0; i < nk; i++)
+        if (i == 0 || pls[i] != pls[i - 1]) np++;
+    free(pls);
+
+    jt->workload = strdup(spec->name);
+    jt->gpu = strdup(t->gpu);
+    if (!jt->workload || !jt->gpu) return ws_fail(err, "out of memory");
+    jt->n_pl_distinct = np;
+    jt->default_recurrences = 2L * (long)nb * np;
+
+    ws_job *j = &jt->job;
+    j->abi_version = WS_ABI_VERSION;
+    j->workload = jt->workload;
+    j->gpu = jt->gpu;
+    j->eta = eta;
+    j->beta = beta;
+    j->max_power = t->max_power;
+    j->max_epochs = spec->max_epochs;
+    j->b0 = b0;
+    j->concurrent = 0;
+    j->n_bs = (int)nb;
+    j->bs = jt->bs;
+    j->knob_start = jt->knob_start;
+    j->knob_pl = jt->knob_pl;
+    j->knob_time = jt->knob_time;
+    j->knob_power = jt->knob_power;
+    j->run_start = jt->run_start;
+    j->run_epoch = jt->run_epoch;
+    return 0;
+}
+
+void ws_job_free(ws_job_table *jt)
+{
+    if (!jt) return;
+    free(jt->workload);
+    free(jt->gpu);
+    free(jt->bs);
+    free(jt->knob_start);
+    free(jt->knob_pl);
+    free(jt->knob_time);
+    free(jt->knob_power);
+    free(jt->run_start);
+    free(jt->run_epoch);
+    memset(jt, 0, sizeof *jt);
+}
