@@ -1,0 +1,55 @@
+/*
+ * Gaussian Thompson sampling over a set of batch sizes (arms), as in the
+ * published Zeus BSO (zeus._legacy.policy.mab.GaussianTS with the reward
+ * precision learned from the observations):
+ *
+ *  - reward = -cost; each arm is fitted on its observations (all of them,
+ *    or the last `window`): reward precision lambda = 1 / population
+ *    variance (variance 0 gives lambda = infinity), prior mean 0 and
+ *    precision 0, so the posterior has precision n * lambda and mean equal
+ *    to the average reward (lambda = infinity: the average, exactly).
+ *  - predict: an arm with fewer than `explore` observations, picked
+ *    uniformly (what scanning a fresh random order finds first); otherwise
+ *    draw theta ~ N(mean, 1 / precision) per arm and return the argmax
+ *    (first arm on ties).
+ *
+ * Observation statistics are kept per batch-size index of the job, for
+ * every size, so that a bandit built later (after pruning) is fitted on
+ * everything seen so far. With window = 0 they are running (Welford) sums:
+ * O(1) per observation; with a window, the rewards are kept.
+ */
+#ifndef WS_POLICIES_BANDIT_H
+#define WS_POLICIES_BANDIT_H
+
+#include <wattsim/policy.h>
+
+typedef struct ws_arm_stats {
+    long n;                 /* observations */
+    double mean, m2;        /* Welford running mean and sum of squares */
+    double *rewards;        /* with a window: every reward, oldest first */
+    long cap;
+} ws_arm_stats;
+
+typedef struct ws_bandit {
+    int n_bs;               /* size of the job's batch-size set */
+    ws_arm_stats *stats;    /* per batch-size index */
+    int *arms;              /* batch-size indices that are arms, ascending */
+    int n_arms;
+    long window;            /* 0 = all observations */
+    long explore;           /* observations before sampling */
+    double *theta;          /* scratch, n_bs */
+    int *cold;              /* scratch, n_bs */
+} ws_bandit;
+
+int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore);
+void ws_bandit_free(ws_bandit *b);
+/* Record a reward for batch-size index i (any size, arm or not). */
+int ws_bandit_observe(ws_bandit *b, int i, double reward);
+/* Make the given batch-size indices the arms. */
+void ws_bandit_set_arms(ws_bandit *b, const int *idx, int n);
+/* Mean and posterior precision of index i from its (windowed) rewards. */
+void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec);
+/* Pick an arm; returns its batch-size index. */
+int ws_bandit_predict(ws_bandit *b, const ws_host *host);
+
+#endif

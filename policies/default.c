@@ -1,0 +1,62 @@
+/*
+ * default: what people run today. Always the default batch size b0 and the
+ * highest power limit of the chosen batch size (the GPU's stock setting).
+ */
+#include <wattsim/policy.h>
+
+static int d_create(void *state, const ws_value *v, const ws_host *host) { return 0; }
+static void d_destroy(void *state) {}
+static int d_register(void *state, const ws_job *job) { return 0; }
+
+static int d_predict_bs(void *state, const ws_job *job, int *bs)
+{
+    *bs = job->b0;
+    return 0;
+}
+
+static int d_observe(void *state, const ws_job *job, int bs, double cost, int reached)
+{
+    return 0;
+}
+
+static int d_predict_pl(void *state, const ws_job *job, int bs, int *pl)
+{
+    int i = ws_job_bs_index(job, bs);
+    if (i < 0) return -1;
+    *pl = ws_job_max_pl(job, i);
+    return 0;
+}
+
+static int d_observe_profile(void *state, const ws_job *job, int bs, int pl, double c)
+{
+    return 0;
+}
+
+static const ws_bso_type default_bso = {
+    .abi_version = WS_ABI_VERSION,
+    .name = "default",
+    .summary = "always the default batch size b0",
+    .state_size = 0,
+    .create = d_create,
+    .destroy = d_destroy,
+    .register_job = d_register,
+    .predict = d_predict_bs,
+    .observe = d_observe,
+};
+
+static const ws_plo_type default_plo = {
+    .abi_version = WS_ABI_VERSION,
+    .name = "default",
+    .summary = "always the highest power limit (the GPU's stock setting)",
+    .state_size = 0,
+    .create = d_create,
+    .destroy = d_destroy,
+    .predict = d_predict_pl,
+    .observe_profile = d_observe_profile,
+};
+
+static const ws_bso_type *const bsos[] = {&default_bso, NULL};
+static const ws_plo_type *const plos[] = {&default_plo, NULL};
+static const ws_plugin plugin = {WS_ABI_VERSION, "default", bsos, plos};
+
+const ws_plugin *ws_plugin_entry(void) { return &plugin; }

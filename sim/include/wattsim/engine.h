@@ -1,0 +1,58 @@
+/*
+ * The simulation engine: one recurring job, its recurrences run one after
+ * another, knobs chosen by a BSO and a PLO (see README "Semantics").
+ *
+ * The engine works on the job's knob table (plain arrays) and never touches
+ * strings or allocates in its loop. Each run it simulates is streamed to a
+ * callback as a ws_run_record; totals are accumulated as it goes.
+ */
+#ifndef WATTSIM_ENGINE_H
+#define WATTSIM_ENGINE_H
+
+#include "wattsim/error.h"
+#include "wattsim/plugin.h"
+#include "wattsim/policy.h"
+
+#define WS_MAX_TRIES 20
+
+typedef struct ws_sim_params {
+    long recurrences;          /* > 0 */
+    unsigned long seed;        /* seeds the engine's run-drawing stream */
+} ws_sim_params;
+
+/* One run of the job: a try of a recurrence that actually ran. */
+typedef struct ws_run_record {
+    long recurrence;           /* 1-based */
+    int attempt;               /* try within the recurrence, 1-based */
+    int bs, pl;
+    double energy_j, time_s, cost;
+    int epochs;                /* epochs trained */
+    int reached, profiled;
+} ws_run_record;
+
+typedef int (*ws_run_sink)(void *ctx, const ws_run_record *r);
+
+typedef struct ws_sim_totals {
+    double energy_j, time_s, cost;
+    long runs;                 /* records emitted */
+    long recurrences;
+    long skipped;              /* tries that did not run (budget < 1 epoch) */
+    int final_bs, final_pl;    /* knob of the last run that reached */
+} ws_sim_totals;
+
+/* Seed of an independent random stream for `role` derived from `seed`
+ * (SplitMix64 mixing). Roles: 0 engine, 1 BSO, 2 PLO. */
+unsigned long ws_stream_seed(unsigned long seed, unsigned role);
+
+/* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy
+ * error, b0 not reaching the target, 20 tries without reaching, or a
+ * nonzero return of sink, whose message the sink must have set). */
+int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
+                const ws_sim_params *p, ws_run_sink sink, void *ctx,
+                ws_sim_totals *out, ws_error *err);
+
+/* Python's float floor division a // b (b > 0), which the published
+ * simulator uses for the epoch budget. */
+double ws_py_floordiv(double a, double b);
+
+#endif

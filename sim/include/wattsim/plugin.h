@@ -1,0 +1,91 @@
+/*
+ * Loading policy plugins (dlopen) and running policy instances.
+ *
+ * A registry holds the plugins loaded so far: those in the built-in policy
+ * folder and any file the user names. Loading checks the ABI version and
+ * that every required function is present, and names the file and what is
+ * missing when it fails. A plugin runs with the user's rights: only paths
+ * the user names and the built-in folder are ever loaded.
+ *
+ * An instance (ws_bso / ws_plo) is one descriptor plus its state, its own
+ * seeded random stream and its resolved parameters. Every call through an
+ * instance is checked: an error return, or an answer outside the job's
+ * table, becomes a one-line error naming the policy and the call.
+ */
+#ifndef WATTSIM_PLUGIN_H
+#define WATTSIM_PLUGIN_H
+
+#include <stddef.h>
+#include "wattsim/config.h"
+#include "wattsim/error.h"
+#include "wattsim/policy.h"
+
+typedef struct ws_registry ws_registry;
+
+ws_registry *ws_registry_new(void);
+void ws_registry_free(ws_registry *r);
+
+/* The built-in policy folder: $WATTSIM_POLICY_DIR, else next to the
+ * executable (build tree or install tree). Returns a static string or NULL. */
+const char *ws_policy_dir(void);
+
+/* Load one plugin file; its descriptors join the registry. */
+int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err);
+/* Load every *.so in dir. */
+int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err);
+
+/* Find a BSO/PLO by name; `name` may also be a path to a .so (contains a
+ * '/' or ends in ".so"), which is then loaded and must define exactly one
+ * BSO (resp. PLO) or one with that file's stem as name. */
+const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err);
+const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err);
+
+size_t ws_registry_n_bso(const ws_registry *r);
+size_t ws_registry_n_plo(const ws_registry *r);
+const ws_bso_type *ws_registry_bso_at(const ws_registry *r, size_t i);
+const ws_plo_type *ws_registry_plo_at(const ws_registry *r, size_t i);
+const char *ws_registry_bso_file(const ws_registry *r, size_t i);
+const char *ws_registry_plo_file(const ws_registry *r, size_t i);
+
+/* Typed parameter values for a descriptor's spec, from raw YAML strings.
+ * `who` names the policy in errors ("bso zeus"). *out has one value per
+ * spec entry (NULL when the spec is empty); free with ws_params_free. */
+int ws_params_resolve(const ws_param_spec *spec, const ws_param_raw *raw,
+                      size_t n_raw, const char *who, ws_value **out,
+                      ws_error *err);
+void ws_params_free(const ws_param_spec *spec, ws_value *values);
+/* Number of entries of a spec (NULL = 0). */
+size_t ws_params_count(const ws_param_spec *spec);
+
+/* ------------------------------------------------------------ instances */
+
+typedef struct ws_bso ws_bso;
+typedef struct ws_plo ws_plo;
+
+/* Log level for policies' host->log (default WS_LOG_WARN, to stderr). */
+void ws_policy_set_log_level(int level);
+
+/* Create an instance whose random stream is seeded from `seed`. */
+ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
+                   unsigned long seed, ws_error *err);
+void ws_bso_free(ws_bso *b);
+ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
+                   unsigned long seed, ws_error *err);
+void ws_plo_free(ws_plo *p);
+
+/* Checked calls. Return 0, or -1 with err naming policy and call. The
+ * predict calls return the batch-size index (resp. knob index) of the
+ * answer; *knob = -1 for WS_PL_UNKNOWN. */
+int ws_bso_register(ws_bso *b, const ws_job *job, ws_error *err);
+int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err);
+int ws_bso_observe(ws_bso *b, const ws_job *job, int bs, double cost,
+                   int reached, ws_error *err);
+int ws_plo_register(ws_plo *p, const ws_job *job, ws_error *err);
+int ws_plo_predict(ws_plo *p, const ws_job *job, int bs_index, int *knob,
+                   ws_error *err);
+int ws_plo_observe_profile(ws_plo *p, const ws_job *job, int bs, int pl,
+                           double epoch_cost, ws_error *err);
+int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
+                       double cost, int reached, ws_error *err);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * The sequential engine: a recurring job whose recurrences arrive one after
+ * another, each as soon as the previous one reached its target. Within a
+ * recurrence, up to WS_MAX_TRIES runs are tried, each with the knobs the
+ * policies choose, until one reaches the target metric.
+ *
+ * This reproduces Simulator.simulate_one_job of the published Zeus
+ * simulator (zeus._legacy.simulate), step for step:
+ *   1. bs = BSO.predict, pl = PLO.predict(bs);
+ *   2. no pl: profile every power limit of bs (highest first), ask again;
+ *   3. draw one recorded training run of bs uniformly;
+ *   4. epoch budget k from beta * min_cost (early stopping);
+ *   5. k = 0: the run is not started; the BSO sees a prohibitive cost;
+ *   6.-8. energy, time and cost of the run; BSO (and PLO) observe it;
+ *   9. reached: min_cost = min(min_cost, cost of this recurrence's tries).
+ * The loop touches only the job's arrays: no allocation, no strings.
+ */
+#include "wattsim/engine.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+unsigned long ws_stream_seed(unsigned long seed, unsigned role)
+{
+    /* SplitMix64 finaliser over (seed, role): streams of nearby seeds and of
+     * different roles are unrelated. */
+    uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ull
+                 + ((uint64_t)role + 1) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (unsigned long)z;
+}
+
+double ws_py_floordiv(double a, double b)
+{
+    /* CPython's float_floor_div (Objects/floatobject.c): exact where
+     * floor(a / b) can be off by one after rounding. */
+    double mod = fmod(a, b);
+    double div = (a - mod) / b;
+    if (mod != 0.0 && ((b < 0) != (mod < 0))) div -= 1.0;
+    double fl;
+    if (div != 0.0) {
+        fl = floor(div);
+        if (div - fl > 0.5) fl += 1.0;
+    } else {
+        fl = copysign(0.0, a / b);
+    }
+    return fl;
+}
+
+int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
+                const ws_sim_params *p, ws_run_sink sink, void *ctx,
+                ws_sim_totals *out, ws_error *err)
+{
+    const double eta = job->eta, beta = job->beta, max_power = job->max_power;
+    const double max_epochs = (double)job->max_epochs;
+    ws_sim_totals tot = {0};
+    tot.final_bs = tot.final_pl = -1;
+    int rc = -1;
+
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng) return ws_fail(err, "out of memory");
+    gsl_rng_set(rng, ws_stream_seed(p->seed, 0));
+
+    if (ws_bso_register(bso, job, err) || ws_plo_register(plo, job, err))
+        goto out;
+
+    double min_cost = INFINITY;
+    for (long rec = 1; rec <= p->recurrences; rec++) {
+        double cost_acc = 0.0;
+        int done = 0;
+        for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
+            int i, k;
+            int profiled = 0;
+            if (ws_bso_predict(bso, job, &i, err)) goto out;
+            const int bs = job->bs[i];
+            if (ws_plo_predict(plo, job, i, &k, err)) goto out;
+            const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+            if (k < 0) {
+                /* Just-in-time profiling, highest power limit first. */
+                profiled = 1;
+                for (int q = k1 - 1; q >= k0; q--)
+                    if (ws_plo_observe_profile(plo, job, bs, job->knob_pl[q],
+                                               ws_job_epoch_cost(job, i, q), err))
+                        goto out;
+                if (ws_plo_predict(plo, job, i, &k, err)) goto out;
+                if (k < 0) {
+                    ws_fail(err, "plo policy: predict(bs %d) still has no power"
+                            " limit after profiling all %d of them", bs, k1 - k0);
+                    goto out;
+                }
+            }
+            const int pl = job->knob_pl[k];
+            const double t = job->knob_time[k];
+            const double e = t * job->knob_power[k];
+
+            /* Draw one recorded run of bs. */
+            const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
+            const double target = job->run_epoch[r0 + (int)gsl_rng_uniform_int(rng, (unsigned long)nr)];
+
+            /* Epoch budget. */
+            const double cost_ub = beta * min_cost;
+            double budget = max_epochs;
+            if (cost_ub != INFINITY) {
+                const double maxpl = (double)job->knob_pl[k1 - 1];
+                const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
+                budget = ws_py_floordiv(cost_ub, c_epoch);
+                if (budget > max_epochs) budget = max_epochs;
+            }
+            if (budget == 0.0) {
+                tot.skipped++;
+                if (ws_bso_observe(bso, job, bs, 100.0 * beta * min_cost, 0, err))
+                    goto out;
+                continue;
+            }
+
+            const int reached = target <= budget;
+            const double n = reached ? target : budget;
+            double E, T;
+            if (profiled) {
+                /* The first epoch is spread evenly over the power limits. */
+                double e1 = 0, t1 = 0;
+                for (int q = k0; q < k1; q++) {
+                    e1 += job->knob_time[q] * job->knob_power[q];
+                    t1 += job->knob_time[q];
+                }
+                E = e1 / (k1 - k0) + e * (n - 1);
+                T = t1 / (k1 - k0) + t * (n - 1);
+            } else {
+                E = e * n;
+                T = t * n;
+            }
+            const double cost = eta * E + (1.0 - eta) * max_power * T;
+            cost_acc += cost;
+            if (ws_bso_observe(bso, job, bs, cost, reached, err)
+                || ws_plo_observe_run(plo, job, bs, pl, cost, reached, err))
+                goto out;
+
+            tot.energy_j += E;
+            tot.time_s += T;
+            tot.cost += cost;
+            tot.runs++;
+            if (sink) {
+                ws_run_record r = {rec, attempt, bs, pl, E, T, cost, (int)n,
+                                   reached, profiled};
+                if (sink(ctx, &r)) goto out;
+            }
+            if (reached) {
+                if (min_cost > cost_acc) min_cost = cost_acc;
+                tot.final_bs = bs;
+                tot.final_pl = pl;
+                done = 1;
+            } else if (rec == 1 && bs == job->b0) {
+                /* The published simulator assumes b0 converges; a policy
+                 * that starts elsewhere may fail and retry. */
+                ws_fail(err, "%s on %s: the default batch size %d did not reach"
+                        " the target metric in the first recurrence (b0 must"
+                        " reach it; choose another b0 or target)", job->workload,
+                        job->gpu, bs);
+                goto out;
+            }
+        }
+        if (!done) {
+            ws_fail(err, "%s on %s: recurrence %ld did not reach the target"
+                    " metric in %d tries", job->workload, job->gpu, rec,
+                    WS_MAX_TRIES);
+            goto out;
+        }
+        tot.recurrences++;
+    }
+    rc = 0;
+out:
+    gsl_rng_free(rng);
+    if (out) *out = tot;
+    return rc;
+}

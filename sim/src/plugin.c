@@ -1,0 +1,692 @@
+/*
+ * Plugin registry (dlopen), parameter resolution and checked policy
+ * instances. See wattsim/plugin.h.
+ */
+#include "wattsim/plugin.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wattsim/engine.h"
+
+#ifndef WS_POLICY_INSTALL_DIR
+#define WS_POLICY_INSTALL_DIR "/usr/local/lib/wattsim/policies"
+#endif
+
+/* ------------------------------------------------------------ registry */
+
+typedef struct loaded {
+    void *handle;
+    char *path;
+} loaded;
+
+struct ws_registry {
+    loaded *files;
+    size_t n_files;
+    const ws_bso_type **bso;
+    size_t *bso_file;
+    size_t n_bso;
+    const ws_plo_type **plo;
+    size_t *plo_file;
+    size_t n_plo;
+};
+
+ws_registry *ws_registry_new(void) { return calloc(1, sizeof(ws_registry)); }
+
+void ws_registry_free(ws_registry *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_files; i++) {
+        dlclose(r->files[i].handle);
+        free(r->files[i].path);
+    }
+    free(r->files);
+    free(r->bso);
+    free(r->bso_file);
+    free(r->plo);
+    free(r->plo_file);
+    free(r);
+}
+
+const char *ws_policy_dir(void)
+{
+    static char dir[PATH_MAX];
+    const char *env = getenv("WATTSIM_POLICY_DIR");
+    if (env && *env) return env;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            const char *rel[] = {"/../policies", "/../lib/wattsim/policies",
+                                 "/../../policies"};
+            for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+                struct stat st;
+                snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
+                if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+                    char *real = realpath(dir, NULL);
+                    if (real) {
+                        snprintf(dir, sizeof dir, "%s", real);
+                        free(real);
+                    }
+                    return dir;
+                }
+            }
+        }
+    }
+    struct stat st;
+    if (stat(WS_POLICY_INSTALL_DIR, &st) == 0) return WS_POLICY_INSTALL_DIR;
+    return NULL;
+}
+
+static int name_ok(const char *s)
+{
+    if (!s || !*s || strlen(s) > 64) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'
+              || *s == '-'))
+            return 0;
+    return 1;
+}
+
+static int check_params(const char *path, const char *kind, const char *name,
+                        const ws_param_spec *ps, ws_error *err)
+{
+    for (size_t i = 0; ps && ps[i].name; i++) {
+        if (ps[i].kind < WS_PARAM_INT || ps[i].kind > WS_PARAM_STRING)
+            return ws_fail(err, "%s: %s '%s': parameter '%s' has an unknown kind %d",
+                           path, kind, name, ps[i].name, (int)ps[i].kind);
+        if (i > 200)
+            return ws_fail(err, "%s: %s '%s': parameter list is not terminated"
+                           " by an entry with a NULL name", path, kind, name);
+    }
+    return 0;
+}
+
+#define NEED(T, member)                                                        \
+    do {                                                                       \
+        if (!(T)->member)                                                      \
+            return ws_fail(err, "%s: %s '%s' has no %s function (required)",  \
+                           path, kind, (T)->name, #member);                    \
+    } while (0)
+
+static int check_version(const char *path, const char *what, const char *name,
+                         int v, ws_error *err)
+{
+    if (v < 1 || v > WS_ABI_VERSION)
+        return ws_fail(err, "%s: %s '%s' was built for policy ABI version %d,"
+                       " but this wattsim speaks version %d; rebuild it against"
+                       " this wattsim's policy.h", path, what, name ? name : "?",
+                       v, WS_ABI_VERSION);
+    return 0;
+}
+
+static int check_bso(const char *path, const ws_bso_type *t, ws_error *err)
+{
+    const char *kind = "bso";
+    if (check_version(path, kind, t->name, t->abi_version, err)) return -1;
+    if (!name_ok(t->name))
+        return ws_fail(err, "%s: bso has an invalid name (want 1-64 of"
+                       " [a-z0-9_-])", path);
+    NEED(t, create);
+    NEED(t, destroy);
+    NEED(t, register_job);
+    NEED(t, predict);
+    NEED(t, observe);
+    return check_params(path, kind, t->name, t->params, err);
+}
+
+static int check_plo(const char *path, const ws_plo_type *t, ws_error *err)
+{
+    const char *kind = "plo";
+    if (check_version(path, kind, t->name, t->abi_version, err)) return -1;
+    if (!name_ok(t->name))
+        return ws_fail(err, "%s: plo has an invalid name (want 1-64 of"
+                       " [a-z0-9_-])", path);
+    NEED(t, create);
+    NEED(t, destroy);
+    NEED(t, predict);
+    NEED(t, observe_profile);
+    return check_params(path, kind, t->name, t->params, err);
+}
+
+static int push(void *arr, size_t *n, size_t size, const void *item)
+{
+    void **a = arr;
+    char *p = realloc(*a, (*n + 1) * size);
+    if (!p) return -1;
+    memcpy(p + *n * size, item, size);
+    *a = p;
+    return 0;
+}
+
+int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
+{
+    char *real = realpath(path, NULL);
+    if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
+    for (size_t i = 0; i < r->n_files; i++)
+        if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
+
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
+        free(real);
+        return -1;
+    }
+    ws_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(h, WS_PLUGIN_ENTRY_NAME);
+    const ws_plugin *pl = entry ? entry() : NULL;
+    size_t nb = 0, np = 0;
+    if (!entry) {
+        ws_fail(err, "%s: not a wattsim policy plugin: no symbol %s"
+                " (define `const ws_plugin *ws_plugin_entry(void)`)", path,
+                WS_PLUGIN_ENTRY_NAME);
+        goto fail;
+    }
+    if (!pl) {
+        ws_fail(err, "%s: %s() returned NULL", path, WS_PLUGIN_ENTRY_NAME);
+        goto fail;
+    }
+    if (check_version(path, "plugin", pl->name, pl->abi_version, err)) goto fail;
+    for (; pl->bso && pl->bso[nb]; nb++)
+        if (check_bso(path, pl->bso[nb], err)) goto fail;
+    for (; pl->plo && pl->plo[np]; np++)
+        if (check_plo(path, pl->plo[np], err)) goto fail;
+    if (nb + np == 0) {
+        ws_fail(err, "%s: plugin '%s' defines no policy", path,
+                pl->name ? pl->name : "?");
+        goto fail;
+    }
+    for (size_t i = 0; i < nb; i++)
+        for (size_t j = 0; j < r->n_bso; j++)
+            if (!strcmp(r->bso[j]->name, pl->bso[i]->name)) {
+                ws_fail(err, "%s: bso '%s' is already defined by %s", path,
+                        pl->bso[i]->name, r->files[r->bso_file[j]].path);
+                goto fail;
+            }
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < r->n_plo; j++)
+            if (!strcmp(r->plo[j]->name, pl->plo[i]->name)) {
+                ws_fail(err, "%s: plo '%s' is already defined by %s", path,
+                        pl->plo[i]->name, r->files[r->plo_file[j]].path);
+                goto fail;
+            }
+    loaded f = {h, real};
+    size_t fi = r->n_files;
+    if (push(&r->files, &r->n_files, sizeof f, &f)) goto oom;
+    r->n_files++;
+    for (size_t i = 0; i < nb; i++) {
+        size_t n = r->n_bso;
+        if (push(&r->bso, &n, sizeof *r->bso, &pl->bso[i])
+            || push(&r->bso_file, &r->n_bso, sizeof fi, &fi))
+            return ws_fail(err, "out of memory");
+        r->n_bso++;
+    }
+    for (size_t i = 0; i < np; i++) {
+        size_t n = r->n_plo;
+        if (push(&r->plo, &n, sizeof *r->plo, &pl->plo[i])
+            || push(&r->plo_file, &r->n_plo, sizeof fi, &fi))
+            return ws_fail(err, "out of memory");
+        r->n_plo++;
+    }
+    return 0;
+oom:
+    ws_fail(err, "out of memory");
+fail:
+    dlclose(h);
+    free(real);
+    return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) return ws_fail(err, "%s: cannot open policy folder: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so")) continue;
+        char *s = strdup(e->d_name);
+        if (!s || push(&names, &n, sizeof s, &s)) { free(s); break; }
+        n++;
+    }
+    closedir(d);
+    /* Load in name order so that registry order does not depend on the
+     * file system. */
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!rc && ws_registry_load_file(r, path, err)) rc = -1;
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+static int is_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') || (n > 3 && !strcmp(name + n - 3, ".so"));
+}
+
+/* For a path: load it, and pick the policy of that kind it defines. */
+static int from_path(ws_registry *r, const char *path, int want_bso,
+                     size_t *out, ws_error *err)
+{
+    char *real = realpath(path, NULL);
+    size_t file = (size_t)-1;
+    if (real) {
+        for (size_t i = 0; i < r->n_files; i++)
+            if (!strcmp(r->files[i].path, real)) file = i;
+        free(real);
+    }
+    if (file == (size_t)-1) {
+        if (ws_registry_load_file(r, path, err)) return -1;
+        file = r->n_files - 1;
+    }
+    size_t found = (size_t)-1, count = 0;
+    size_t n = want_bso ? r->n_bso : r->n_plo;
+    for (size_t i = 0; i < n; i++)
+        if ((want_bso ? r->bso_file[i] : r->plo_file[i]) == file) {
+            found = i;
+            count++;
+        }
+    if (count == 0)
+        return ws_fail(err, "%s: defines no %s policy", path, want_bso ? "bso" : "plo");
+    if (count > 1)
+        return ws_fail(err, "%s: defines %zu %s policies; load it with --policy"
+                       " and name the one you want", path, count,
+                       want_bso ? "bso" : "plo");
+    *out = found;
+    return 0;
+}
+
+static int ensure_builtin(ws_registry *r, ws_error *err)
+{
+    const char *dir = ws_policy_dir();
+    if (!dir)
+        return ws_fail(err, "cannot find the built-in policy folder; set"
+                       " WATTSIM_POLICY_DIR to the folder holding the policy .so files");
+    return ws_registry_load_dir(r, dir, err);
+}
+
+static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t n = bso ? r->n_bso : r->n_plo;
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = bso ? r->bso[i]->name : r->plo[i]->name;
+        strncat(buf, nm, len - strlen(buf) - 1);
+        if (i + 1 < n) strncat(buf, ", ", len - strlen(buf) - 1);
+    }
+}
+
+const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err)
+{
+    size_t i;
+    if (is_path(name)) return from_path(r, name, 1, &i, err) ? NULL : r->bso[i];
+    for (int pass = 0; pass < 2; pass++) {
+        for (i = 0; i < r->n_bso; i++)
+            if (!strcmp(r->bso[i]->name, name)) return r->bso[i];
+        if (pass == 0 && ensure_builtin(r, err)) return NULL;
+    }
+    char list[512];
+    list_names(r, 1, list, sizeof list);
+    ws_fail(err, "unknown bso policy '%s' (known: %s; or give a path to a .so)",
+            name, list);
+    return NULL;
+}
+
+const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err)
+{
+    size_t i;
+    if (is_path(name)) return from_path(r, name, 0, &i, err) ? NULL : r->plo[i];
+    for (int pass = 0; pass < 2; pass++) {
+        for (i = 0; i < r->n_plo; i++)
+            if (!strcmp(r->plo[i]->name, name)) return r->plo[i];
+        if (pass == 0 && ensure_builtin(r, err)) return NULL;
+    }
+    char list[512];
+    list_names(r, 0, list, sizeof list);
+    ws_fail(err, "unknown plo policy '%s' (known: %s; or give a path to a .so)",
+            name, list);
+    return NULL;
+}
+
+size_t ws_registry_n_bso(const ws_registry *r) { return r->n_bso; }
+size_t ws_registry_n_plo(const ws_registry *r) { return r->n_plo; }
+const ws_bso_type *ws_registry_bso_at(const ws_registry *r, size_t i) { return r->bso[i]; }
+const ws_plo_type *ws_registry_plo_at(const ws_registry *r, size_t i) { return r->plo[i]; }
+const char *ws_registry_bso_file(const ws_registry *r, size_t i) { return r->files[r->bso_file[i]].path; }
+const char *ws_registry_plo_file(const ws_registry *r, size_t i) { return r->files[r->plo_file[i]].path; }
+
+/* ------------------------------------------------------------ parameters */
+
+size_t ws_params_count(const ws_param_spec *spec)
+{
+    size_t n = 0;
+    while (spec && spec[n].name) n++;
+    return n;
+}
+
+static int parse_value(const ws_param_spec *ps, const ws_param_raw *raw,
+                       const char *who, ws_value *v, ws_error *err)
+{
+    const char *s = raw->value;
+    char *end;
+    errno = 0;
+    switch (ps->kind) {
+    case WS_PARAM_INT: {
+        long x = strtol(s, &end, 10);
+        if (!*s || *end || errno == ERANGE)
+            return ws_fail(err, "%s: %s parameter '%s' must be an integer, got \"%s\"",
+                           raw->where, who, ps->name, s);
+        if ((double)x < ps->min || (double)x > ps->max)
+            return ws_fail(err, "%s: %s parameter '%s' must be in [%g, %g], got %ld",
+                           raw->where, who, ps->name, ps->min, ps->max, x);
+        v->i = x;
+        return 0;
+    }
+    case WS_PARAM_DOUBLE: {
+        double x = strtod(s, &end);
+        if (!*s || *end || isnan(x))
+            return ws_fail(err, "%s: %s parameter '%s' must be a number, got \"%s\"",
+                           raw->where, who, ps->name, s);
+        if (x < ps->min || x > ps->max)
+            return ws_fail(err, "%s: %s parameter '%s' must be in [%g, %g], got %g",
+                           raw->where, who, ps->name, ps->min, ps->max, x);
+        v->d = x;
+        return 0;
+    }
+    case WS_PARAM_BOOL:
+        if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1"))
+            v->b = 1;
+        else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0"))
+            v->b = 0;
+        else
+            return ws_fail(err, "%s: %s parameter '%s' must be true or false, got \"%s\"",
+                           raw->where, who, ps->name, s);
+        return 0;
+    case WS_PARAM_STRING:
+        if (!(v->s = strdup(s))) return ws_fail(err, "out of memory");
+        return 0;
+    }
+    return ws_fail(err, "%s: %s parameter '%s' has an unknown kind", raw->where, who, ps->name);
+}
+
+int ws_params_resolve(const ws_param_spec *spec, const ws_param_raw *raw,
+                      size_t n_raw, const char *who, ws_value **out,
+                      ws_error *err)
+{
+    size_t n = ws_params_count(spec);
+    *out = NULL;
+    for (size_t j = 0; j < n_raw; j++) {
+        size_t i;
+        for (i = 0; i < n; i++)
+            if (!strcmp(spec[i].name, raw[j].key)) break;
+        if (i == n) {
+            char list[256] = "";
+            for (size_t q = 0; q < n; q++) {
+                strncat(list, spec[q].name, sizeof list - strlen(list) - 1);
+                if (q + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return ws_fail(err, "%s: %s has no parameter '%s' (%s%s)", raw[j].where,
+                           who, raw[j].key, n ? "its parameters: " : "it takes none",
+                           list);
+        }
+    }
+    if (n == 0) return 0;
+    ws_value *v = calloc(n, sizeof *v);
+    if (!v) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        v[i] = spec[i].def;
+        if (spec[i].kind == WS_PARAM_STRING) v[i].s = NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ws_param_raw *given = NULL;
+        for (size_t j = 0; j < n_raw; j++)
+            if (!strcmp(spec[i].name, raw[j].key)) given = &raw[j];
+        if (given) {
+            if (parse_value(&spec[i], given, who, &v[i], err)) {
+                ws_params_free(spec, v);
+                return -1;
+            }
+        } else if (spec[i].kind == WS_PARAM_STRING) {
+            if (!(v[i].s = strdup(spec[i].def.s ? spec[i].def.s : ""))) {
+                ws_params_free(spec, v);
+                return ws_fail(err, "out of memory");
+            }
+        }
+    }
+    *out = v;
+    return 0;
+}
+
+void ws_params_free(const ws_param_spec *spec, ws_value *values)
+{
+    if (!values) return;
+    for (size_t i = 0; spec && spec[i].name; i++)
+        if (spec[i].kind == WS_PARAM_STRING) free((char *)values[i].s);
+    free(values);
+}
+
+/* ------------------------------------------------------------ host */
+
+static int log_level = WS_LOG_WARN;
+void ws_policy_set_log_level(int level) { log_level = level; }
+
+typedef struct host_ctx {
+    gsl_rng *rng;
+    const char *who;           /* "bso zeus" */
+} host_ctx;
+
+static double h_uniform(void *ctx) { return gsl_rng_uniform(((host_ctx *)ctx)->rng); }
+
+static unsigned long h_uniform_int(void *ctx, unsigned long n)
+{
+    return n ? gsl_rng_uniform_int(((host_ctx *)ctx)->rng, n) : 0;
+}
+
+static double h_gaussian(void *ctx, double sd)
+{
+    return gsl_ran_gaussian_ziggurat(((host_ctx *)ctx)->rng, sd);
+}
+
+static void h_log(void *ctx, int level, const char *msg)
+{
+    static const char *names[] = {"error", "warning", "info", "debug"};
+    if (level > log_level) return;
+    if (level < 0) level = 0;
+    if (level > 3) level = 3;
+    fprintf(stderr, "wattsim: %s: %s: %s\n", ((host_ctx *)ctx)->who,
+            names[level], msg ? msg : "");
+}
+
+typedef struct instance {
+    host_ctx hc;
+    ws_host host;
+    void *state;
+    char who[80];
+    int created;
+} instance;
+
+static int instance_init(instance *in, const char *kind, const char *name,
+                         size_t state_size, unsigned long seed, unsigned role,
+                         ws_error *err)
+{
+    snprintf(in->who, sizeof in->who, "%s %s", kind, name);
+    in->hc.who = in->who;
+    in->hc.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    /* calloc(0) may return NULL: always allocate at least one byte. */
+    in->state = calloc(1, state_size ? state_size : 1);
+    if (!in->hc.rng || !in->state) return ws_fail(err, "%s: out of memory", in->who);
+    gsl_rng_set(in->hc.rng, ws_stream_seed(seed, role));
+    in->host.abi_version = WS_ABI_VERSION;
+    in->host.ctx = &in->hc;
+    in->host.uniform = h_uniform;
+    in->host.uniform_int = h_uniform_int;
+    in->host.gaussian = h_gaussian;
+    in->host.log = h_log;
+    return 0;
+}
+
+static void instance_fini(instance *in)
+{
+    if (in->hc.rng) gsl_rng_free(in->hc.rng);
+    free(in->state);
+}
+
+struct ws_bso {
+    instance in;
+    const ws_bso_type *t;
+};
+
+struct ws_plo {
+    instance in;
+    const ws_plo_type *t;
+};
+
+ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
+                   unsigned long seed, ws_error *err)
+{
+    ws_bso *b = calloc(1, sizeof *b);
+    if (!b) { ws_fail(err, "out of memory"); return NULL; }
+    b->t = t;
+    if (instance_init(&b->in, "bso", t->name, t->state_size, seed, 1, err)) {
+        ws_bso_free(b);
+        return NULL;
+    }
+    if (t->create(b->in.state, params, &b->in.host)) {
+        ws_fail(err, "bso %s: create failed", t->name);
+        ws_bso_free(b);
+        return NULL;
+    }
+    b->in.created = 1;
+    return b;
+}
+
+void ws_bso_free(ws_bso *b)
+{
+    if (!b) return;
+    if (b->in.created) b->t->destroy(b->in.state);
+    instance_fini(&b->in);
+    free(b);
+}
+
+ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
+                   unsigned long seed, ws_error *err)
+{
+    ws_plo *p = calloc(1, sizeof *p);
+    if (!p) { ws_fail(err, "out of memory"); return NULL; }
+    p->t = t;
+    if (instance_init(&p->in, "plo", t->name, t->state_size, seed, 2, err)) {
+        ws_plo_free(p);
+        return NULL;
+    }
+    if (t->create(p->in.state, params, &p->in.host)) {
+        ws_fail(err, "plo %s: create failed", t->name);
+        ws_plo_free(p);
+        return NULL;
+    }
+    p->in.created = 1;
+    return p;
+}
+
+void ws_plo_free(ws_plo *p)
+{
+    if (!p) return;
+    if (p->in.created) p->t->destroy(p->in.state);
+    instance_fini(&p->in);
+    free(p);
+}
+
+static int failed(const char *who, const char *call, int rc, ws_error *err)
+{
+    return ws_fail(err, "%s: %s failed (returned %d)", who, call, rc);
+}
+
+int ws_bso_register(ws_bso *b, const ws_job *job, ws_error *err)
+{
+    int rc = b->t->register_job(b->in.state, job);
+    return rc ? failed(b->in.who, "register_job", rc, err) : 0;
+}
+
+int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err)
+{
+    int bs = 0;
+    int rc = b->t->predict(b->in.state, job, &bs);
+    if (rc) return failed(b->in.who, "predict", rc, err);
+    int i = ws_job_bs_index(job, bs);
+    if (i < 0)
+        return ws_fail(err, "%s: predict returned batch size %d, which is not"
+                       " one of the job's %d batch sizes (%d..%d)", b->in.who,
+                       bs, job->n_bs, job->bs[0], job->bs[job->n_bs - 1]);
+    *bs_index = i;
+    return 0;
+}
+
+int ws_bso_observe(ws_bso *b, const ws_job *job, int bs, double cost,
+                   int reached, ws_error *err)
+{
+    int rc = b->t->observe(b->in.state, job, bs, cost, reached);
+    return rc ? failed(b->in.who, "observe", rc, err) : 0;
+}
+
+int ws_plo_register(ws_plo *p, const ws_job *job, ws_error *err)
+{
+    if (!p->t->register_job) return 0;
+    int rc = p->t->register_job(p->in.state, job);
+    return rc ? failed(p->in.who, "register_job", rc, err) : 0;
+}
+
+int ws_plo_predict(ws_plo *p, const ws_job *job, int i, int *knob, ws_error *err)
+{
+    int pl = -1;
+    const int bs = job->bs[i];
+    int rc = p->t->predict(p->in.state, job, bs, &pl);
+    if (rc) return failed(p->in.who, "predict", rc, err);
+    if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
+    for (int k = job->knob_start[i]; k < job->knob_start[i + 1]; k++)
+        if (job->knob_pl[k] == pl) { *knob = k; return 0; }
+    return ws_fail(err, "%s: predict(bs %d) returned power limit %d W, which"
+                   " was not measured for that batch size (%d..%d W)", p->in.who,
+                   bs, pl, job->knob_pl[job->knob_start[i]],
+                   job->knob_pl[job->knob_start[i + 1] - 1]);
+}
+
+int ws_plo_observe_profile(ws_plo *p, const ws_job *job, int bs, int pl,
+                           double epoch_cost, ws_error *err)
+{
+    int rc = p->t->observe_profile(p->in.state, job, bs, pl, epoch_cost);
+    return rc ? failed(p->in.who, "observe_profile", rc, err) : 0;
+}
+
+int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
+                       double cost, int reached, ws_error *err)
+{
+    if (!p->t->observe_run) return 0;
+    int rc = p->t->observe_run(p->in.state, job, bs, pl, cost, reached);
+    return rc ? failed(p->in.who, "observe_run", rc, err) : 0;
+}
