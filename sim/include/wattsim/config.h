@@ -1,0 +1,93 @@
+/*
+ * Configuration files (YAML, read with libyaml): the workload catalogue
+ * (configs/workloads.yaml) and run configs (configs/default.yaml, ...).
+ *
+ * Parsing validates everything it can without traces or plugins: types,
+ * ranges, unknown and duplicate keys. Errors name FILE:LINE:COL (1-based, as
+ * libyaml marks them) and what to do. Policy parameters stay raw strings
+ * here, each with its location, because only the loaded plugin knows their
+ * types (see ws_policy_params_resolve in plugin.h).
+ */
+#ifndef WATTSIM_CONFIG_H
+#define WATTSIM_CONFIG_H
+
+#include <stddef.h>
+#include "wattsim/error.h"
+
+/* One workload: which train-trace rows form the job and its defaults. */
+typedef struct ws_workload_spec {
+    char *name;           /* catalogue key, e.g. "librispeech" */
+    char *dataset;        /* train/power trace columns */
+    char *network;
+    char *optimizer;
+    double target_metric;
+    int max_epochs;       /* > 0 */
+    int b0;               /* paper default batch size, > 0 */
+} ws_workload_spec;
+
+typedef struct ws_catalogue {
+    ws_workload_spec *items;
+    size_t n;
+    char **gpus;          /* GPU names listed under `gpus:` */
+    size_t n_gpus;
+} ws_catalogue;
+
+/* Read a catalogue:
+ *   gpus: [v100, a40, p100, rtx6000]
+ *   workloads:
+ *     cifar100: {dataset: cifar100, network: shufflenetv2,
+ *                optimizer: adadelta, target_metric: 0.6,
+ *                max_epochs: 100, b0: 1024}
+ */
+int ws_catalogue_load(const char *path, ws_catalogue *out, ws_error *err);
+const ws_workload_spec *ws_catalogue_find(const ws_catalogue *c,
+                                          const char *name);
+void ws_catalogue_free(ws_catalogue *c);
+
+/* A raw policy parameter: key, scalar text and where it was written. */
+typedef struct ws_param_raw {
+    char *key;
+    char *value;
+    char *where;          /* "FILE:LINE:COL" or "--set" */
+} ws_param_raw;
+
+typedef struct ws_policy_ref {
+    char *name;           /* built-in policy name, or a path to a .so */
+    char *where;          /* location of the name */
+    ws_param_raw *params;
+    size_t n_params;
+} ws_policy_ref;
+
+/*
+ * A run config. Every axis is a list (a scalar in YAML is a list of one);
+ * the run plan is their cross product: gpu x workload x eta x beta x seed.
+ */
+typedef struct ws_run_config {
+    char *path;                   /* file it came from ("" for none) */
+    char **gpus;        size_t n_gpus;
+    char **workloads;   size_t n_workloads;  /* names in the catalogue */
+    ws_workload_spec *jobs; size_t n_jobs;   /* inline `job:` entries */
+    double *etas;       size_t n_etas;       /* each in [0, 1] */
+    double *betas;      size_t n_betas;      /* each > 0; .inf = off */
+    unsigned long *seeds; size_t n_seeds;
+    long recurrences;             /* 0 = default 2*|B|*|P| */
+    ws_policy_ref bso;
+    ws_policy_ref plo;
+    char *out_dir;                /* NULL = none given */
+    char *traces;                 /* NULL = none given */
+    char *format;                 /* "table", "csv" or "json"; NULL = table */
+} ws_run_config;
+
+/* Defaults used when a key is absent. */
+void ws_run_config_init(ws_run_config *cfg);
+int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err);
+/* Apply one `--set key=value` override (value parsed as a YAML scalar or
+ * flow sequence, e.g. "eta=[0.3,0.5]", "bso.params.window=5",
+ * "seeds=1..100"). */
+int ws_run_config_set(ws_run_config *cfg, const char *assignment,
+                      ws_error *err);
+/* Check what needs every key at once (e.g. a workload or job given). */
+int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);
+void ws_run_config_free(ws_run_config *cfg);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * Output formats: tables for people, CSV and JSON for scripts. Field names
+ * are a contract (README "Output formats"): fields may be added, never
+ * renamed. Numbers are printed with %.17g in CSV and JSON (they read back
+ * exactly) and rounded in tables. Output is a pure function of its inputs.
+ */
+#ifndef WATTSIM_REPORT_H
+#define WATTSIM_REPORT_H
+
+#include <stdio.h>
+#include "wattsim/engine.h"
+#include "wattsim/pareto.h"
+#include "wattsim/study.h"
+
+typedef enum ws_format { WS_FMT_TABLE, WS_FMT_CSV, WS_FMT_JSON } ws_format;
+
+/* "table" | "csv" | "json" -> format; -1 if unknown. */
+int ws_format_parse(const char *s);
+
+/* A number for JSON: %.17g, or null when not finite. */
+void ws_json_num(FILE *f, double x);
+
+/* simulate: one cell with its history. */
+void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
+                        const char *bso, const char *plo,
+                        const ws_run_record *hist, size_t n);
+
+/* pareto: the knob landscape of one job. */
+void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job,
+                      const ws_pareto *p);
+
+/* run: per-cell results (csv/json) or a per-group summary (table). */
+void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
+                     const char *bso, const char *plo);
+
+/* run: the history CSV, header then one line per run. */
+void ws_report_history_header(FILE *f);
+void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r);
+
+#endif

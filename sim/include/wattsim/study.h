@@ -1,0 +1,56 @@
+/*
+ * A study: the run plan of a config (cells: gpu x workload x eta x beta x
+ * seed, one policy pair) and its execution. Traces are loaded once per
+ * GPU, job tables once per (GPU, workload), policies resolved once; each
+ * cell gets fresh policy instances seeded from its seed alone, so a cell's
+ * result does not depend on which other cells run or in which order.
+ */
+#ifndef WATTSIM_STUDY_H
+#define WATTSIM_STUDY_H
+
+#include <stddef.h>
+#include "wattsim/config.h"
+#include "wattsim/csv.h"
+#include "wattsim/engine.h"
+#include "wattsim/plugin.h"
+
+typedef struct ws_cell {
+    size_t index;                      /* position in the run plan */
+    const char *gpu;
+    const char *workload;
+    double eta, beta;
+    unsigned long seed;
+} ws_cell;
+
+typedef struct ws_cell_result {
+    ws_cell cell;
+    int b0;
+    int n_bs;
+    long recurrences;
+    ws_sim_totals tot;
+} ws_cell_result;
+
+/* Called for every run of every cell, in plan order. */
+typedef int (*ws_cell_sink)(void *ctx, const ws_cell *cell,
+                            const ws_run_record *r, ws_error *err);
+
+typedef struct ws_study_env {
+    const char *traces_dir;
+    const ws_catalogue *catalogue;
+    ws_registry *registry;
+    const ws_csv_limits *limits;       /* NULL = defaults */
+    int progress;                      /* print a progress line on stderr */
+} ws_study_env;
+
+/* Run every cell. *out (malloc'd, *n_out entries) holds the results. */
+int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
+                 ws_cell_sink sink, void *ctx, ws_cell_result **out,
+                 size_t *n_out, ws_error *err);
+
+/* The workload spec for a name: inline jobs of cfg first, then the
+ * catalogue; NULL with err set if unknown. */
+const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
+                                          const ws_catalogue *cat,
+                                          const char *name, ws_error *err);
+
+#endif

@@ -1,0 +1,602 @@
+/*
+ * The wattsim command line: argument parsing and subcommands only. Every
+ * failure prints one line "wattsim: ..." naming the file and line (or the
+ * policy and call) and exits with status 2; nothing is written to stdout
+ * or to output files before a command has all its results.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wattsim/config.h"
+#include "wattsim/engine.h"
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plugin.h"
+#include "wattsim/report.h"
+#include "wattsim/study.h"
+#include "wattsim/trace.h"
+
+#ifndef WS_VERSION
+#define WS_VERSION "0.0.0"
+#endif
+#ifndef WS_DEFAULT_TRACES
+#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
+#endif
+#ifndef WS_DEFAULT_CATALOGUE
+#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
+#endif
+
+#define EXIT_USAGE 2
+
+/* Options every command takes. */
+typedef struct globals {
+    const char *traces;
+    const char *catalogue;
+    int verbose;
+} globals;
+
+enum { OPT_TRACES = 1000, OPT_CATALOGUE, OPT_SET, OPT_OUT, OPT_FORMAT, OPT_FORCE,
+       OPT_GPU, OPT_WORKLOAD, OPT_ETA, OPT_BETA, OPT_SEED, OPT_RECURRENCES,
+       OPT_BSO, OPT_PLO, OPT_BSO_PARAM, OPT_PLO_PARAM, OPT_HELP, OPT_VERBOSE };
+
+#define GLOBAL_OPTIONS                                         \
+    {"traces", required_argument, 0, OPT_TRACES},              \
+    {"catalogue", required_argument, 0, OPT_CATALOGUE},        \
+    {"verbose", no_argument, 0, OPT_VERBOSE},                  \
+    {"help", no_argument, 0, OPT_HELP}
+
+static const char *GLOBAL_HELP =
+    "Options of every command:\n"
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
+    "                     fetched Zeus traces, " WS_DEFAULT_TRACES ")\n"
+    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
+    "                     " WS_DEFAULT_CATALOGUE ")\n"
+    "  --verbose          let policies log what they do (stderr)\n"
+    "  --help             this help\n";
+
+static int die(const ws_error *err)
+{
+    fprintf(stderr, "wattsim: %s\n", err->msg);
+    return EXIT_USAGE;
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "wattsim %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
+    return EXIT_USAGE;
+}
+
+/* Handle a global option; 1 if it was one. */
+static int global_opt(globals *g, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_TRACES: g->traces = arg; return 1;
+    case OPT_CATALOGUE: g->catalogue = arg; return 1;
+    case OPT_VERBOSE: g->verbose = 1; ws_policy_set_log_level(WS_LOG_DEBUG); return 1;
+    }
+    return 0;
+}
+
+static const char *traces_dir(const globals *g, const ws_run_config *cfg)
+{
+    if (g->traces) return g->traces;
+    if (cfg && cfg->traces) return cfg->traces;
+    const char *env = getenv("WATTSIM_TRACES");
+    return env && *env ? env : WS_DEFAULT_TRACES;
+}
+
+static int load_catalogue(const globals *g, ws_catalogue *cat, ws_error *err)
+{
+    const char *p = g->catalogue;
+    if (!p) p = getenv("WATTSIM_CATALOGUE");
+    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
+    return ws_catalogue_load(p, cat, err);
+}
+
+/* Unrecognised option or missing argument, as getopt reports them. */
+static int bad_option(const char *cmd, char **argv, int c)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':') return usage_error(cmd, "option '%s' needs a value", arg);
+    return usage_error(cmd, "unknown option '%s'", arg);
+}
+
+/* ------------------------------------------------------------ run */
+
+static const char *RUN_HELP =
+    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
+    "\n"
+    "Run every cell of a config's run plan (gpu x workload x eta x beta x seed)\n"
+    "and write summary.csv, summary.json and history.csv into the output folder.\n"
+    "The summary is printed in the chosen format (table: means over seeds).\n"
+    "\n"
+    "  --set KEY=VALUE    override a config key, e.g. --set eta=0.3,\n"
+    "                     --set seeds=1..100, --set bso.params.window=10\n"
+    "  --out DIR          output folder (default: the config's `out`)\n"
+    "  --format F         stdout format: table (default), csv or json\n"
+    "  --force            replace existing outputs in the folder\n";
+
+typedef struct history_ctx {
+    FILE *f;
+} history_ctx;
+
+static int history_sink(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
+{
+    history_ctx *h = p;
+    ws_report_history_row(h->f, c, r);
+    return 0;
+}
+
+static int write_summary(const char *dir, const char *name, ws_format fmt,
+                         const ws_cell_result *res, size_t n, const char *bso,
+                         const char *plo, ws_outfile *o, ws_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (ws_outfile_open(o, path, err)) return -1;
+    ws_report_cells(o->f, fmt, res, n, bso, plo);
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, globals *g)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, 0, OPT_SET},
+        {"out", required_argument, 0, OPT_OUT},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"force", no_argument, 0, OPT_FORCE},
+        GLOBAL_OPTIONS, {0, 0, 0, 0},
+    };
+    const char *out = NULL, *format = NULL;
+    int force = 0, c;
+    char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    int n_sets = 0;
+    if (!sets) return EXIT_USAGE;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (global_opt(g, c, optarg)) continue;
+        switch (c) {
+        case OPT_HELP: printf("%s\n%s", RUN_HELP, GLOBAL_HELP); free(sets); return 0;
+        case OPT_SET: sets[n_sets++] = optarg; break;
+        case OPT_OUT: out = optarg; break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_FORCE: force = 1; break;
+        default: free(sets); return bad_option("run", argv, c);
+        }
+    }
+    if (optind != argc - 1) {
+        free(sets);
+        return usage_error("run", "%s", optind >= argc ? "needs a CONFIG file"
+                                                         : "takes one CONFIG file");
+    }
+    ws_error err = {{0}};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_registry *reg = ws_registry_new();
+    ws_cell_result *res = NULL;
+    size_t n = 0;
+    ws_outfile of[3] = {{0}};
+    int rc = EXIT_USAGE;
+    ws_run_config_init(&cfg);
+    if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
+    for (int i = 0; i < n_sets; i++)
+        if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err)) goto out;
+    if (!format) format = cfg.format ? cfg.format : "table";
+    int fmt = ws_format_parse(format);
+    if (fmt < 0) {
+        rc = usage_error("run", "unknown format '%s' (table, csv or json)", format);
+        goto out;
+    }
+    if (!out) out = cfg.out_dir;
+    if (!out) {
+        ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR",
+                cfg.path);
+        goto out;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    struct stat st;
+    if (!force && stat(path, &st) == 0) {
+        ws_fail(&err, "%s: outputs of an earlier run are there; pass --force to replace"
+                " them or --out another folder", out);
+        goto out;
+    }
+    if (load_catalogue(g, &cat, &err)) goto out;
+    snprintf(path, sizeof path, "%s/history.csv", out);
+    if (ws_outfile_open(&of[0], path, &err)) goto out;
+    ws_report_history_header(of[0].f);
+    history_ctx hc = {of[0].f};
+    ws_study_env env = {traces_dir(g, &cfg), &cat, reg, NULL, 1};
+    if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
+    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
+    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
+    if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &of[1], &err)
+        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &of[2], &err))
+        goto out;
+    /* summary.csv last: its presence marks a complete run. */
+    if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
+        || ws_outfile_commit(&of[1], &err))
+        goto out;
+    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo);
+    if (fmt == WS_FMT_TABLE)
+        printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv)\n", n, out);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) die(&err);
+    for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
+    free(res);
+    free(sets);
+    ws_registry_free(reg);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ simulate */
+
+static const char *SIMULATE_HELP =
+    "usage: wattsim simulate --gpu G --workload W [--eta X] [--beta X] [--seed N]\n"
+    "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
+    "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
+    "\n"
+    "Simulate one recurring job and print every run (table) or one JSON object\n"
+    "with the totals and the history.\n"
+    "\n"
+    "  --gpu G            GPU (see 'wattsim list gpus'); default v100\n"
+    "  --workload W       workload (see 'wattsim list workloads'); required\n"
+    "  --eta X            cost weight of energy, in [0, 1]; default 0.5\n"
+    "  --beta X           early-stopping factor (inf = off); default 2\n"
+    "  --seed N           random seed; default 1\n"
+    "  --recurrences N    default 2*|B|*|P|\n"
+    "  --bso NAME         batch-size optimizer or path to a .so; default zeus\n"
+    "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
+    "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"
+    "  --plo-param K=V    a PLO parameter\n"
+    "  --format F         table (default) or json\n";
+
+typedef struct records {
+    ws_run_record *r;
+    size_t n, cap;
+} records;
+
+static int collect(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
+{
+    records *h = p;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 256;
+        ws_run_record *q = realloc(h->r, cap * sizeof *q);
+        if (!q) return ws_fail(err, "out of memory");
+        h->r = q;
+        h->cap = cap;
+    }
+    h->r[h->n++] = *r;
+    return 0;
+}
+
+static int set_kv(ws_run_config *cfg, const char *key, const char *value, ws_error *err)
+{
+    size_t len = strlen(key) + strlen(value) + 2;
+    char *s = malloc(len);
+    if (!s) return ws_fail(err, "out of memory");
+    snprintf(s, len, "%s=%s", key, value);
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    return rc;
+}
+
+static int cmd_simulate(int argc, char **argv, globals *g)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, OPT_GPU},
+        {"workload", required_argument, 0, OPT_WORKLOAD},
+        {"eta", required_argument, 0, OPT_ETA},
+        {"beta", required_argument, 0, OPT_BETA},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"recurrences", required_argument, 0, OPT_RECURRENCES},
+        {"bso", required_argument, 0, OPT_BSO},
+        {"plo", required_argument, 0, OPT_PLO},
+        {"bso-param", required_argument, 0, OPT_BSO_PARAM},
+        {"plo-param", required_argument, 0, OPT_PLO_PARAM},
+        {"format", required_argument, 0, OPT_FORMAT},
+        GLOBAL_OPTIONS, {0, 0, 0, 0},
+    };
+    static const char *keys[] = {
+        [OPT_GPU - OPT_GPU] = "gpu", [OPT_WORKLOAD - OPT_GPU] = "workload",
+        [OPT_ETA - OPT_GPU] = "eta", [OPT_BETA - OPT_GPU] = "beta",
+        [OPT_SEED - OPT_GPU] = "seed", [OPT_RECURRENCES - OPT_GPU] = "recurrences",
+        [OPT_BSO - OPT_GPU] = "bso.name", [OPT_PLO - OPT_GPU] = "plo.name",
+    };
+    ws_error err = {{0}};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_registry *reg = ws_registry_new();
+    ws_cell_result *res = NULL;
+    records hist = {0};
+    size_t n = 0;
+    int rc = EXIT_USAGE, c, workload = 0;
+    const char *format = "table";
+    ws_run_config_init(&cfg);
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (global_opt(g, c, optarg)) continue;
+        if (c >= OPT_GPU && c <= OPT_PLO) {
+            workload |= c == OPT_WORKLOAD;
+            if (set_kv(&cfg, keys[c - OPT_GPU], optarg, &err)) goto out;
+            continue;
+        }
+        switch (c) {
+        case OPT_HELP: printf("%s\n%s", SIMULATE_HELP, GLOBAL_HELP); rc = 0; goto out;
+        case OPT_BSO_PARAM:
+        case OPT_PLO_PARAM: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq) {
+                rc = usage_error("simulate", "parameter '%s' is not KEY=VALUE", optarg);
+                goto out;
+            }
+            char key[256];
+            snprintf(key, sizeof key, "%s.params.%.*s", c == OPT_BSO_PARAM ? "bso" : "plo",
+                     (int)(eq - optarg), optarg);
+            if (set_kv(&cfg, key, eq + 1, &err)) goto out;
+            break;
+        }
+        case OPT_FORMAT: format = optarg; break;
+        default: rc = bad_option("simulate", argv, c); goto out;
+        }
+    }
+    if (optind != argc) {
+        rc = usage_error("simulate", "unexpected argument '%s'", argv[optind]);
+        goto out;
+    }
+    if (!workload) {
+        rc = usage_error("simulate", "%s", "needs --workload W");
+        goto out;
+    }
+    int fmt = ws_format_parse(format);
+    if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
+        rc = usage_error("simulate", "unknown format '%s' (table or json)", format);
+        goto out;
+    }
+    if (ws_run_config_validate(&cfg, &err) || load_catalogue(g, &cat, &err)) goto out;
+    ws_study_env env = {traces_dir(g, NULL), &cat, reg, NULL, 0};
+    if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
+    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
+    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
+    for (size_t i = 0; i < n; i++)
+        ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) die(&err);
+    free(hist.r);
+    free(res);
+    ws_registry_free(reg);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ pareto */
+
+static const char *PARETO_HELP =
+    "usage: wattsim pareto --gpu G --workload W [--eta X] [--format table|csv|json]\n"
+    "\n"
+    "Every (batch size, power limit) knob of a job with its expected time- and\n"
+    "energy-to-accuracy (TTA, ETA), the TTA/ETA Pareto frontier, the default\n"
+    "knob (b0 at the highest power limit), the least-cost knob for eta and the\n"
+    "power limit JIT profiling picks per batch size. No simulation: straight\n"
+    "from the traces.\n"
+    "\n"
+    "  --gpu G            GPU; default v100\n"
+    "  --workload W       workload; required\n"
+    "  --eta X            cost weight for `cost` and `best`; default 0.5\n"
+    "  --format F         table (default), csv or json\n";
+
+static int cmd_pareto(int argc, char **argv, globals *g)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, OPT_GPU},
+        {"workload", required_argument, 0, OPT_WORKLOAD},
+        {"eta", required_argument, 0, OPT_ETA},
+        {"format", required_argument, 0, OPT_FORMAT},
+        GLOBAL_OPTIONS, {0, 0, 0, 0},
+    };
+    ws_error err = {{0}};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_traces tr = {0};
+    ws_job_table jt = {0};
+    ws_pareto par = {0};
+    int rc = EXIT_USAGE, c, workload = 0;
+    const char *format = "table";
+    ws_run_config_init(&cfg);
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (global_opt(g, c, optarg)) continue;
+        switch (c) {
+        case OPT_HELP: printf("%s\n%s", PARETO_HELP, GLOBAL_HELP); rc = 0; goto out;
+        case OPT_GPU: if (set_kv(&cfg, "gpu", optarg, &err)) goto out; break;
+        case OPT_WORKLOAD:
+            workload = 1;
+            if (set_kv(&cfg, "workload", optarg, &err)) goto out;
+            break;
+        case OPT_ETA: if (set_kv(&cfg, "eta", optarg, &err)) goto out; break;
+        case OPT_FORMAT: format = optarg; break;
+        default: rc = bad_option("pareto", argv, c); goto out;
+        }
+    }
+    if (optind != argc) {
+        rc = usage_error("pareto", "unexpected argument '%s'", argv[optind]);
+        goto out;
+    }
+    if (!workload) {
+        rc = usage_error("pareto", "%s", "needs --workload W");
+        goto out;
+    }
+    int fmt = ws_format_parse(format);
+    if (fmt < 0) {
+        rc = usage_error("pareto", "unknown format '%s' (table, csv or json)", format);
+        goto out;
+    }
+    if (cfg.n_gpus != 1 || cfg.n_workloads != 1 || cfg.n_etas != 1) {
+        ws_fail(&err, "pareto takes one GPU, one workload and one eta");
+        goto out;
+    }
+    if (load_catalogue(g, &cat, &err)) goto out;
+    const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
+    if (!spec || ws_traces_load(&tr, traces_dir(g, NULL), cfg.gpus[0], NULL, &err)
+        || ws_job_build(&jt, &tr, spec, cfg.etas[0], INFINITY, &err)
+        || ws_pareto_compute(&jt.job, &par, &err))
+        goto out;
+    ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) die(&err);
+    ws_pareto_free(&par);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ list */
+
+static const char *LIST_HELP =
+    "usage: wattsim list workloads|gpus|policies\n"
+    "\n"
+    "  workloads   the workload catalogue (dataset, network, optimizer, target,\n"
+    "              max epochs, b0)\n"
+    "  gpus        GPUs with a power trace in the trace folder\n"
+    "  policies    built-in BSO and PLO policies with their parameters\n";
+
+static void print_params(const ws_param_spec *ps)
+{
+    for (size_t i = 0; ps && ps[i].name; i++) {
+        const ws_param_spec *p = &ps[i];
+        switch (p->kind) {
+        case WS_PARAM_INT: printf("      %s (int, default %ld, %g..%g): %s\n", p->name,
+                                  p->def.i, p->min, p->max, p->help); break;
+        case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n", p->name,
+                                     p->def.d, p->min, p->max, p->help); break;
+        case WS_PARAM_BOOL: printf("      %s (bool, default %s): %s\n", p->name,
+                                   p->def.b ? "true" : "false", p->help); break;
+        case WS_PARAM_STRING: printf("      %s (string, default \"%s\"): %s\n", p->name,
+                                     p->def.s ? p->def.s : "", p->help); break;
+        }
+    }
+}
+
+static int cmd_list(int argc, char **argv, globals *g)
+{
+    static const struct option opts[] = {GLOBAL_OPTIONS, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (global_opt(g, c, optarg)) continue;
+        if (c == OPT_HELP) { printf("%s\n%s", LIST_HELP, GLOBAL_HELP); return 0; }
+        return bad_option("list", argv, c);
+    }
+    if (optind != argc - 1)
+        return usage_error("list", "%s", "needs one of: workloads, gpus, policies");
+    const char *what = argv[optind];
+    ws_error err = {{0}};
+    if (!strcmp(what, "workloads")) {
+        ws_catalogue cat = {0};
+        if (load_catalogue(g, &cat, &err)) { ws_catalogue_free(&cat); return die(&err); }
+        printf("%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset", "network",
+               "optimizer", "target", "max_epochs", "b0");
+        for (size_t i = 0; i < cat.n; i++) {
+            const ws_workload_spec *w = &cat.items[i];
+            printf("%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
+                   w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
+        }
+        ws_catalogue_free(&cat);
+        return 0;
+    }
+    if (!strcmp(what, "gpus")) {
+        char **gpus;
+        const char *dir = traces_dir(g, NULL);
+        int n = ws_trace_gpus(dir, &gpus, &err);
+        if (n < 0) return die(&err);
+        for (int i = 0; i < n; i++) {
+            printf("%s\n", gpus[i]);
+            free(gpus[i]);
+        }
+        free(gpus);
+        if (n == 0) {
+            fprintf(stderr, "wattsim: %s: no summary_power_<gpu>.csv[.gz] files\n", dir);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    if (!strcmp(what, "policies")) {
+        ws_registry *reg = ws_registry_new();
+        const char *dir = ws_policy_dir();
+        if (!dir) {
+            ws_registry_free(reg);
+            ws_fail(&err, "cannot find the built-in policy folder; set WATTSIM_POLICY_DIR");
+            return die(&err);
+        }
+        if (ws_registry_load_dir(reg, dir, &err)) { ws_registry_free(reg); return die(&err); }
+        printf("batch-size optimizers (bso):\n");
+        for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
+            const ws_bso_type *t = ws_registry_bso_at(reg, i);
+            printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+            print_params(t->params);
+        }
+        printf("power-limit optimizers (plo):\n");
+        for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
+            const ws_plo_type *t = ws_registry_plo_at(reg, i);
+            printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+            print_params(t->params);
+        }
+        printf("(from %s)\n", dir);
+        ws_registry_free(reg);
+        return 0;
+    }
+    return usage_error("list", "unknown list '%s' (workloads, gpus or policies)", what);
+}
+
+/* ------------------------------------------------------------ main */
+
+static const char *MAIN_HELP =
+    "usage: wattsim [--version] [--help] COMMAND [ARGS]\n"
+    "\n"
+    "Trace-driven simulation of the energy/time trade-off of recurring DNN\n"
+    "training jobs (batch size and GPU power limit chosen by pluggable\n"
+    "policies), replaying the Zeus (NSDI'23) traces.\n"
+    "\n"
+    "Commands:\n"
+    "  run CONFIG     run a study described by a YAML config\n"
+    "  simulate       simulate one recurring job and print its history\n"
+    "  pareto         the TTA/ETA trade-off of every knob of a job\n"
+    "  list           workloads, GPUs or policies\n"
+    "\n"
+    "'wattsim COMMAND --help' describes a command.\n";
+
+int main(int argc, char **argv)
+{
+    globals g = {0};
+    if (argc < 2) {
+        fputs(MAIN_HELP, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(MAIN_HELP, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("wattsim %s (policy ABI %d)\n", WS_VERSION, WS_ABI_VERSION);
+        return 0;
+    }
+    opterr = 0;
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, &g);
+    if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1, &g);
+    if (!strcmp(cmd, "pareto")) return cmd_pareto(argc - 1, argv + 1, &g);
+    if (!strcmp(cmd, "list")) return cmd_list(argc - 1, argv + 1, &g);
+    fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
+    return EXIT_USAGE;
+}

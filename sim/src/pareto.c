@@ -1,0 +1,104 @@
+/* Knob landscape and Pareto frontier; see wattsim/pareto.h. */
+#include "wattsim/pareto.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ws_knob_stat *sort_base;
+
+static int by_tta(const void *a, const void *b)
+{
+    const ws_knob_stat *x = &sort_base[*(const int *)a], *y = &sort_base[*(const int *)b];
+    if (x->tta != y->tta) return x->tta < y->tta ? -1 : 1;
+    if (x->eta != y->eta) return x->eta < y->eta ? -1 : 1;
+    return *(const int *)a - *(const int *)b;
+}
+
+int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int n = job->knob_start[job->n_bs];
+    out->knobs = calloc((size_t)n, sizeof *out->knobs);
+    out->frontier = calloc((size_t)n, sizeof *out->frontier);
+    if (!out->knobs || !out->frontier) return ws_fail(err, "out of memory");
+    out->n = n;
+    out->default_knob = out->best_knob = -1;
+    for (int i = 0; i < job->n_bs; i++) {
+        int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+        int r0 = job->run_start[i], r1 = job->run_start[i + 1];
+        int reached = 0;
+        double sum = 0;
+        for (int r = r0; r < r1; r++)
+            if (job->run_epoch[r] <= job->max_epochs) {
+                reached++;
+                sum += job->run_epoch[r];
+            }
+        int jit = -1;
+        double jit_cost = INFINITY;
+        for (int k = k1 - 1; k >= k0; k--) {
+            double c = ws_job_epoch_cost(job, i, k);
+            if (jit < 0 || jit_cost > c) { jit = k; jit_cost = c; }
+        }
+        for (int k = k0; k < k1; k++) {
+            ws_knob_stat *s = &out->knobs[k];
+            s->bs = job->bs[i];
+            s->pl = job->knob_pl[k];
+            s->runs = r1 - r0;
+            s->reached = reached;
+            s->time_per_epoch = job->knob_time[k];
+            s->average_power = job->knob_power[k];
+            s->all_reach = reached == s->runs && s->runs > 0;
+            s->is_jit = k == jit;
+            if (reached) {
+                s->epochs = sum / reached;
+                s->tta = s->epochs * s->time_per_epoch;
+                s->eta = s->tta * s->average_power;
+                s->cost = job->eta * s->eta + (1.0 - job->eta) * job->max_power * s->tta;
+            } else {
+                s->epochs = s->tta = s->eta = s->cost = NAN;
+            }
+            if (s->bs == job->b0 && k == k1 - 1) {
+                s->is_default = 1;
+                out->default_knob = k;
+            }
+            if (s->all_reach && (out->best_knob < 0 || s->cost < out->knobs[out->best_knob].cost))
+                out->best_knob = k;
+        }
+    }
+    if (out->best_knob >= 0) out->knobs[out->best_knob].is_best = 1;
+
+    /* Frontier: all-reach knobs not dominated by another all-reach knob.
+     * Sorted by TTA (then ETA), a knob is on it iff its ETA is below every
+     * ETA before it, and an exact tie with the previous knob is kept out. */
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (out->knobs[k].all_reach) out->frontier[m++] = k;
+    sort_base = out->knobs;
+    qsort(out->frontier, (size_t)m, sizeof *out->frontier, by_tta);
+    int f = 0;
+    double best_eta = INFINITY, best_tta = -INFINITY;
+    for (int q = 0; q < m; q++) {
+        ws_knob_stat *s = &out->knobs[out->frontier[q]];
+        if (s->eta < best_eta) {
+            /* Same TTA as a kept knob with lower ETA cannot happen here (it
+             * would sort first); same TTA and ETA: dominated by neither. */
+            s->frontier = 1;
+            out->frontier[f++] = out->frontier[q];
+            best_eta = s->eta;
+            best_tta = s->tta;
+        } else if (s->eta == best_eta && s->tta == best_tta) {
+            s->frontier = 1;       /* an exact twin of a frontier knob */
+            out->frontier[f++] = out->frontier[q];
+        }
+    }
+    out->n_frontier = f;
+    return 0;
+}
+
+void ws_pareto_free(ws_pareto *p)
+{
+    free(p->knobs);
+    free(p->frontier);
+    memset(p, 0, sizeof *p);
+}

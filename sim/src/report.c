@@ -1,0 +1,302 @@
+/* Output formatting; see wattsim/report.h. */
+#include "wattsim/report.h"
+
+#include <math.h>
+#include <string.h>
+
+int ws_format_parse(const char *s)
+{
+    if (!strcmp(s, "table")) return WS_FMT_TABLE;
+    if (!strcmp(s, "csv")) return WS_FMT_CSV;
+    if (!strcmp(s, "json")) return WS_FMT_JSON;
+    return -1;
+}
+
+void ws_json_num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+    else fputs("null", f);
+}
+
+/* A JSON string (our strings are validated UTF-8 names; escape anyway). */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* CSV: quote a field only when it needs it. */
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+}
+
+/* beta is INFINITY when early stopping is off. */
+static void fmt_beta(char *buf, size_t n, double beta)
+{
+    if (isinf(beta)) snprintf(buf, n, "inf");
+    else snprintf(buf, n, "%g", beta);
+}
+
+/* ------------------------------------------------------------ simulate */
+
+void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
+                        const char *bso, const char *plo,
+                        const ws_run_record *h, size_t n)
+{
+    const ws_cell *c = &r->cell;
+    const ws_sim_totals *t = &r->tot;
+    if (fmt == WS_FMT_JSON) {
+        fputs("{\"gpu\": ", f); json_str(f, c->gpu);
+        fputs(", \"workload\": ", f); json_str(f, c->workload);
+        fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
+        fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
+        fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
+        fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); json_str(f, bso);
+        fputs(", \"plo\": ", f); json_str(f, plo);
+        fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
+        fputs(", \"energy_j\": ", f); ws_json_num(f, t->energy_j);
+        fputs(", \"time_s\": ", f); ws_json_num(f, t->time_s);
+        fputs(", \"cost\": ", f); ws_json_num(f, t->cost);
+        fprintf(f, ", \"runs\": %ld, \"skipped\": %ld, \"final_bs\": %d, \"final_pl\": %d",
+                t->runs, t->skipped, t->final_bs, t->final_pl);
+        fputs(", \"history\": [", f);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(f, "%s\n  {\"recurrence\": %ld, \"try\": %d, \"bs\": %d, \"pl\": %d, \"energy_j\": ",
+                    i ? "," : "", h[i].recurrence, h[i].attempt, h[i].bs, h[i].pl);
+            ws_json_num(f, h[i].energy_j);
+            fputs(", \"time_s\": ", f); ws_json_num(f, h[i].time_s);
+            fputs(", \"cost\": ", f); ws_json_num(f, h[i].cost);
+            fprintf(f, ", \"epochs\": %d, \"reached\": %s, \"profiled\": %s}", h[i].epochs,
+                    h[i].reached ? "true" : "false", h[i].profiled ? "true" : "false");
+        }
+        fputs(n ? "\n]}\n" : "]}\n", f);
+        return;
+    }
+    char beta[32];
+    fmt_beta(beta, sizeof beta, c->beta);
+    fprintf(f, "%s on %s: bso %s, plo %s, eta %g, beta %s, seed %lu, b0 %d, %ld recurrences\n\n",
+            c->workload, c->gpu, bso, plo, c->eta, beta, c->seed, r->b0, r->recurrences);
+    fprintf(f, "%5s %3s %6s %5s %6s %12s %12s %14s %7s %8s\n", "rec", "try", "bs", "pl",
+            "epochs", "energy_kJ", "time_min", "cost", "reached", "profiled");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%5ld %3d %6d %5d %6d %12.1f %12.2f %14.1f %7s %8s\n", h[i].recurrence,
+                h[i].attempt, h[i].bs, h[i].pl, h[i].epochs, h[i].energy_j / 1e3,
+                h[i].time_s / 60, h[i].cost, h[i].reached ? "yes" : "no",
+                h[i].profiled ? "yes" : "");
+    fprintf(f, "\ntotal: %ld runs (%ld not started), energy %.4f MJ, time %.3f h, cost %.6g;"
+            " settled on bs %d at %d W\n", t->runs, t->skipped, t->energy_j / 1e6,
+            t->time_s / 3600, t->cost, t->final_bs, t->final_pl);
+}
+
+/* ------------------------------------------------------------ pareto */
+
+void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto *p)
+{
+    if (fmt == WS_FMT_CSV) {
+        fputs("bs,pl,runs,reached,epochs,tta_s,eta_j,cost,frontier,default,best,jit,"
+              "time_per_epoch_s,average_power_w\n", f);
+        for (int k = 0; k < p->n; k++) {
+            const ws_knob_stat *s = &p->knobs[k];
+            fprintf(f, "%d,%d,%d,%d,", s->bs, s->pl, s->runs, s->reached);
+            csv_num(f, s->epochs); fputc(',', f);
+            csv_num(f, s->tta); fputc(',', f);
+            csv_num(f, s->eta); fputc(',', f);
+            csv_num(f, s->cost);
+            fprintf(f, ",%d,%d,%d,%d,", s->frontier, s->is_default, s->is_best, s->is_jit);
+            csv_num(f, s->time_per_epoch); fputc(',', f);
+            csv_num(f, s->average_power); fputc('\n', f);
+        }
+        return;
+    }
+    if (fmt == WS_FMT_JSON) {
+        fputs("{\"gpu\": ", f); json_str(f, job->gpu);
+        fputs(", \"workload\": ", f); json_str(f, job->workload);
+        fputs(", \"eta\": ", f); ws_json_num(f, job->eta);
+        fputs(", \"max_power\": ", f); ws_json_num(f, job->max_power);
+        fprintf(f, ", \"b0\": %d, \"max_epochs\": %d, \"knobs\": [", job->b0, job->max_epochs);
+        for (int k = 0; k < p->n; k++) {
+            const ws_knob_stat *s = &p->knobs[k];
+            fprintf(f, "%s\n  {\"bs\": %d, \"pl\": %d, \"runs\": %d, \"reached\": %d, \"epochs\": ",
+                    k ? "," : "", s->bs, s->pl, s->runs, s->reached);
+            ws_json_num(f, s->epochs);
+            fputs(", \"tta_s\": ", f); ws_json_num(f, s->tta);
+            fputs(", \"eta_j\": ", f); ws_json_num(f, s->eta);
+            fputs(", \"cost\": ", f); ws_json_num(f, s->cost);
+            fprintf(f, ", \"frontier\": %d, \"default\": %d, \"best\": %d, \"jit\": %d, "
+                    "\"time_per_epoch_s\": ", s->frontier, s->is_default, s->is_best, s->is_jit);
+            ws_json_num(f, s->time_per_epoch);
+            fputs(", \"average_power_w\": ", f); ws_json_num(f, s->average_power);
+            fputc('}', f);
+        }
+        fputs("\n], \"frontier\": [", f);
+        for (int q = 0; q < p->n_frontier; q++) {
+            const ws_knob_stat *s = &p->knobs[p->frontier[q]];
+            fprintf(f, "%s{\"bs\": %d, \"pl\": %d}", q ? ", " : "", s->bs, s->pl);
+        }
+        fputs("]}\n", f);
+        return;
+    }
+    fprintf(f, "%s on %s: %d knobs, MaxPower %g W, b0 %d, max %d epochs, eta %g\n\n",
+            job->workload, job->gpu, p->n, job->max_power, job->b0, job->max_epochs, job->eta);
+    fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
+            "epochs", "TTA_min", "ETA_kJ", "cost", "marks");
+    for (int k = 0; k < p->n; k++) {
+        const ws_knob_stat *s = &p->knobs[k];
+        char marks[64] = "";
+        if (s->frontier) strcat(marks, "frontier ");
+        if (s->is_default) strcat(marks, "default ");
+        if (s->is_best) strcat(marks, "best ");
+        if (s->is_jit) strcat(marks, "jit ");
+        if (s->reached)
+            fprintf(f, "%6d %5d %4d %7d %7.2f %11.2f %12.2f %14.1f  %s\n", s->bs, s->pl,
+                    s->runs, s->reached, s->epochs, s->tta / 60, s->eta / 1e3, s->cost, marks);
+        else
+            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s  %s\n", s->bs, s->pl, s->runs,
+                    s->reached, "-", "-", "-", "-", marks);
+    }
+    if (p->best_knob >= 0 && p->default_knob >= 0) {
+        const ws_knob_stat *b = &p->knobs[p->best_knob], *d = &p->knobs[p->default_knob];
+        fprintf(f, "\nbest (bs %d, %d W) vs default (bs %d, %d W): TTA %+.1f %%, ETA %+.1f %%,"
+                " cost %+.1f %%\n", b->bs, b->pl, d->bs, d->pl, 100 * (b->tta / d->tta - 1),
+                100 * (b->eta / d->eta - 1), 100 * (b->cost / d->cost - 1));
+    }
+}
+
+/* ------------------------------------------------------------ run */
+
+void ws_report_history_header(FILE *f)
+{
+    fputs("cell,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
+          "cost,reached,profiled\n", f);
+}
+
+void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r)
+{
+    fprintf(f, "%zu,", c->index);
+    csv_str(f, c->gpu); fputc(',', f);
+    csv_str(f, c->workload); fputc(',', f);
+    csv_num(f, c->eta); fputc(',', f);
+    csv_num(f, c->beta);
+    fprintf(f, ",%lu,%ld,%d,%d,%d,%d,", c->seed, r->recurrence, r->attempt, r->bs, r->pl,
+            r->epochs);
+    csv_num(f, r->energy_j); fputc(',', f);
+    csv_num(f, r->time_s); fputc(',', f);
+    csv_num(f, r->cost);
+    fprintf(f, ",%d,%d\n", r->reached, r->profiled);
+}
+
+static int same_group(const ws_cell *a, const ws_cell *b)
+{
+    return !strcmp(a->gpu, b->gpu) && !strcmp(a->workload, b->workload)
+        && a->eta == b->eta && a->beta == b->beta;
+}
+
+void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
+                     const char *bso, const char *plo)
+{
+    if (fmt == WS_FMT_CSV) {
+        fputs("cell,gpu,workload,eta,beta,seed,bso,plo,b0,recurrences,runs,skipped,"
+              "energy_j,time_s,cost,final_bs,final_pl\n", f);
+        for (size_t i = 0; i < n; i++) {
+            const ws_cell *c = &r[i].cell;
+            fprintf(f, "%zu,", c->index);
+            csv_str(f, c->gpu); fputc(',', f);
+            csv_str(f, c->workload); fputc(',', f);
+            csv_num(f, c->eta); fputc(',', f);
+            csv_num(f, c->beta);
+            fprintf(f, ",%lu,", c->seed);
+            csv_str(f, bso); fputc(',', f);
+            csv_str(f, plo);
+            fprintf(f, ",%d,%ld,%ld,%ld,", r[i].b0, r[i].recurrences, r[i].tot.runs,
+                    r[i].tot.skipped);
+            csv_num(f, r[i].tot.energy_j); fputc(',', f);
+            csv_num(f, r[i].tot.time_s); fputc(',', f);
+            csv_num(f, r[i].tot.cost);
+            fprintf(f, ",%d,%d\n", r[i].tot.final_bs, r[i].tot.final_pl);
+        }
+        return;
+    }
+    if (fmt == WS_FMT_JSON) {
+        fputs("[", f);
+        for (size_t i = 0; i < n; i++) {
+            const ws_cell *c = &r[i].cell;
+            fprintf(f, "%s\n {\"cell\": %zu, \"gpu\": ", i ? "," : "", c->index);
+            json_str(f, c->gpu);
+            fputs(", \"workload\": ", f); json_str(f, c->workload);
+            fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
+            fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
+            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); json_str(f, bso);
+            fputs(", \"plo\": ", f); json_str(f, plo);
+            fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
+                    " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
+            ws_json_num(f, r[i].tot.energy_j);
+            fputs(", \"time_s\": ", f); ws_json_num(f, r[i].tot.time_s);
+            fputs(", \"cost\": ", f); ws_json_num(f, r[i].tot.cost);
+            fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d}", r[i].tot.final_bs,
+                    r[i].tot.final_pl);
+        }
+        fputs(n ? "\n]\n" : "]\n", f);
+        return;
+    }
+    /* Table: one line per (gpu, workload, eta, beta), means over seeds. */
+    fprintf(f, "bso %s, plo %s\n", bso, plo);
+    fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s %12s %14s %8s  %s\n", "gpu", "workload",
+            "eta", "beta", "seeds", "recur", "energy_MJ", "time_h", "cost", "runs",
+            "final bs (seeds)");
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double e = 0, t = 0, c = 0, runs = 0;
+        while (j < n && same_group(&r[i].cell, &r[j].cell)) {
+            e += r[j].tot.energy_j;
+            t += r[j].tot.time_s;
+            c += r[j].tot.cost;
+            runs += (double)r[j].tot.runs;
+            j++;
+        }
+        double m = (double)(j - i);
+        /* Final batch sizes with their counts, most frequent first. */
+        char fin[128] = "";
+        int done[64] = {0};
+        size_t nd = 0;
+        for (int rounds = 0; rounds < 4; rounds++) {
+            int best = -1, cnt = 0;
+            for (size_t a = i; a < j; a++) {
+                int bs = r[a].tot.final_bs, seen = 0, k = 0;
+                for (size_t q = 0; q < nd; q++) seen |= done[q] == bs;
+                if (seen) continue;
+                for (size_t b = i; b < j; b++) k += r[b].tot.final_bs == bs;
+                if (k > cnt || (k == cnt && bs < best)) { cnt = k; best = bs; }
+            }
+            if (best < 0 || nd >= 64) break;
+            done[nd++] = best;
+            char one[32];
+            snprintf(one, sizeof one, "%s%d (%d)", rounds ? ", " : "", best, cnt);
+            strncat(fin, one, sizeof fin - strlen(fin) - 1);
+        }
+        char beta[32];
+        fmt_beta(beta, sizeof beta, r[i].cell.beta);
+        fprintf(f, "%-8s %-14s %5g %5s %5zu %6ld %12.4f %12.3f %14.6g %8.1f  %s\n",
+                r[i].cell.gpu, r[i].cell.workload, r[i].cell.eta, beta, j - i,
+                r[i].recurrences, e / m / 1e6, t / m / 3600, c / m, runs / m, fin);
+        i = j;
+    }
+}

@@ -1,0 +1,149 @@
+/* Run-plan execution; see wattsim/study.h. */
+#include "wattsim/study.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wattsim/trace.h"
+
+const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
+                                          const ws_catalogue *cat,
+                                          const char *name, ws_error *err)
+{
+    for (size_t i = 0; cfg && i < cfg->n_jobs; i++)
+        if (!strcmp(cfg->jobs[i].name, name)) return &cfg->jobs[i];
+    const ws_workload_spec *w = cat ? ws_catalogue_find(cat, name) : NULL;
+    if (w) return w;
+    char list[512] = "";
+    for (size_t i = 0; cat && i < cat->n; i++) {
+        strncat(list, cat->items[i].name, sizeof list - strlen(list) - 1);
+        if (i + 1 < cat->n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    ws_fail(err, "unknown workload '%s' (known: %s; or define it inline with"
+            " `job:` in a config)", name, list);
+    return NULL;
+}
+
+typedef struct sink_ctx {
+    ws_cell_sink sink;
+    void *ctx;
+    const ws_cell *cell;
+    ws_error *err;
+} sink_ctx;
+
+static int forward(void *p, const ws_run_record *r)
+{
+    sink_ctx *s = p;
+    return s->sink(s->ctx, s->cell, r, s->err);
+}
+
+int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
+                 ws_cell_sink sink, void *ctx, ws_cell_result **out,
+                 size_t *n_out, ws_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t n_work = cfg->n_workloads + cfg->n_jobs;
+    size_t total = cfg->n_gpus * n_work * cfg->n_etas * cfg->n_betas * cfg->n_seeds;
+    if (total == 0) return ws_fail(err, "%s: the run plan is empty", cfg->path);
+
+    /* Resolve everything that can fail before running anything. */
+    const ws_workload_spec **specs = calloc(n_work, sizeof *specs);
+    if (!specs) return ws_fail(err, "out of memory");
+    for (size_t w = 0; w < cfg->n_workloads; w++)
+        if (!(specs[w] = ws_study_workload(cfg, env->catalogue, cfg->workloads[w], err))) {
+            free(specs);
+            return -1;
+        }
+    for (size_t w = 0; w < cfg->n_jobs; w++) specs[cfg->n_workloads + w] = &cfg->jobs[w];
+
+    int rc = -1;
+    ws_value *bso_params = NULL, *plo_params = NULL;
+    ws_cell_result *res = calloc(total, sizeof *res);
+    const ws_bso_type *bt = ws_registry_bso(env->registry, cfg->bso.name, err);
+    const ws_plo_type *pt = bt ? ws_registry_plo(env->registry, cfg->plo.name, err) : NULL;
+    if (!res) { ws_fail(err, "out of memory"); goto out; }
+    if (!bt || !pt) {
+        ws_fail_prefix(err, "%s", cfg->bso.where && !bt ? cfg->bso.where
+                                  : cfg->plo.where ? cfg->plo.where : cfg->path);
+        goto out;
+    }
+    char who[96];
+    snprintf(who, sizeof who, "bso %s", bt->name);
+    if (ws_params_resolve(bt->params, cfg->bso.params, cfg->bso.n_params, who,
+                          &bso_params, err))
+        goto out;
+    snprintf(who, sizeof who, "plo %s", pt->name);
+    if (ws_params_resolve(pt->params, cfg->plo.params, cfg->plo.n_params, who,
+                          &plo_params, err))
+        goto out;
+
+    size_t idx = 0;
+    int tty = env->progress && isatty(2);
+    for (size_t g = 0; g < cfg->n_gpus; g++) {
+        ws_traces tr;
+        if (ws_traces_load(&tr, env->traces_dir, cfg->gpus[g], env->limits, err)) {
+            ws_traces_free(&tr);
+            goto out;
+        }
+        for (size_t w = 0; w < n_work; w++) {
+            ws_job_table jt;
+            if (ws_job_build(&jt, &tr, specs[w], 0.5, 2.0, err)) {
+                ws_job_free(&jt);
+                ws_traces_free(&tr);
+                goto out;
+            }
+            for (size_t e = 0; e < cfg->n_etas; e++)
+            for (size_t b = 0; b < cfg->n_betas; b++)
+            for (size_t s = 0; s < cfg->n_seeds; s++, idx++) {
+                ws_cell_result *r = &res[idx];
+                r->cell = (ws_cell){idx, cfg->gpus[g], specs[w]->name,
+                                    cfg->etas[e], cfg->betas[b], cfg->seeds[s]};
+                r->b0 = jt.job.b0;
+                r->n_bs = jt.job.n_bs;
+                r->recurrences = cfg->recurrences > 0 ? cfg->recurrences
+                                                      : jt.default_recurrences;
+                ws_job job = jt.job;          /* the view, with this cell's knobs */
+                job.eta = r->cell.eta;
+                job.beta = r->cell.beta;
+                ws_sim_params sp = {r->recurrences, r->cell.seed};
+                ws_bso *bso = ws_bso_new(bt, bso_params, r->cell.seed, err);
+                ws_plo *plo = bso ? ws_plo_new(pt, plo_params, r->cell.seed, err) : NULL;
+                sink_ctx sc = {sink, ctx, &r->cell, err};
+                int bad = !bso || !plo
+                          || ws_simulate(&job, bso, plo, &sp, sink ? forward : NULL,
+                                         &sc, &r->tot, err);
+                ws_plo_free(plo);
+                ws_bso_free(bso);
+                if (bad) {
+                    ws_fail_prefix(err, "%s/%s eta %g beta %g seed %lu", r->cell.gpu,
+                                   r->cell.workload, r->cell.eta, r->cell.beta,
+                                   r->cell.seed);
+                    ws_job_free(&jt);
+                    ws_traces_free(&tr);
+                    goto out;
+                }
+                if (tty)
+                    fprintf(stderr, "\r[%zu/%zu] %s/%s eta %g beta %g seed %lu   ",
+                            idx + 1, total, r->cell.gpu, r->cell.workload,
+                            r->cell.eta, r->cell.beta, r->cell.seed);
+            }
+            ws_job_free(&jt);
+        }
+        ws_traces_free(&tr);
+    }
+    if (tty) fprintf(stderr, "\r\033[K");
+    *out = res;
+    *n_out = total;
+    res = NULL;
+    rc = 0;
+out:
+    if (bt) ws_params_free(bt->params, bso_params);
+    if (pt) ws_params_free(pt->params, plo_params);
+    free(res);
+    free(specs);
+    return rc;
+}
