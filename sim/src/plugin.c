@@ -500,6 +500,8 @@ void ws_policy_set_log_level(int level) { log_level = level; }
 typedef struct host_ctx {
     gsl_rng *rng;
     const char *who;           /* "bso zeus" */
+    char last_error[256];      /* last WS_LOG_ERROR message, for the error
+                                  line of a failing call */
 } host_ctx;
 
 static double h_uniform(void *ctx) { return gsl_rng_uniform(((host_ctx *)ctx)->rng); }
@@ -517,6 +519,13 @@ static double h_gaussian(void *ctx, double sd)
 static void h_log(void *ctx, int level, const char *msg)
 {
     static const char *names[] = {"error", "warning", "info", "debug"};
+    host_ctx *h = ctx;
+    if (level <= WS_LOG_ERROR) {
+        /* Not printed: it becomes part of the one error line if the call
+         * fails (see failed()). */
+        snprintf(h->last_error, sizeof h->last_error, "%s", msg ? msg : "");
+        return;
+    }
     if (level > log_level) return;
     if (level < 0) level = 0;
     if (level > 3) level = 3;
@@ -622,22 +631,24 @@ void ws_plo_free(ws_plo *p)
     free(p);
 }
 
-static int failed(const char *who, const char *call, int rc, ws_error *err)
+static int failed(instance *in, const char *call, int rc, ws_error *err)
 {
-    return ws_fail(err, "%s: %s failed (returned %d)", who, call, rc);
+    if (in->hc.last_error[0])
+        return ws_fail(err, "%s: %s failed: %s", in->who, call, in->hc.last_error);
+    return ws_fail(err, "%s: %s failed (returned %d)", in->who, call, rc);
 }
 
 int ws_bso_register(ws_bso *b, const ws_job *job, ws_error *err)
 {
     int rc = b->t->register_job(b->in.state, job);
-    return rc ? failed(b->in.who, "register_job", rc, err) : 0;
+    return rc ? failed(&b->in, "register_job", rc, err) : 0;
 }
 
 int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err)
 {
     int bs = 0;
     int rc = b->t->predict(b->in.state, job, &bs);
-    if (rc) return failed(b->in.who, "predict", rc, err);
+    if (rc) return failed(&b->in, "predict", rc, err);
     int i = ws_job_bs_index(job, bs);
     if (i < 0)
         return ws_fail(err, "%s: predict returned batch size %d, which is not"
@@ -651,14 +662,14 @@ int ws_bso_observe(ws_bso *b, const ws_job *job, int bs, double cost,
                    int reached, ws_error *err)
 {
     int rc = b->t->observe(b->in.state, job, bs, cost, reached);
-    return rc ? failed(b->in.who, "observe", rc, err) : 0;
+    return rc ? failed(&b->in, "observe", rc, err) : 0;
 }
 
 int ws_plo_register(ws_plo *p, const ws_job *job, ws_error *err)
 {
     if (!p->t->register_job) return 0;
     int rc = p->t->register_job(p->in.state, job);
-    return rc ? failed(p->in.who, "register_job", rc, err) : 0;
+    return rc ? failed(&p->in, "register_job", rc, err) : 0;
 }
 
 int ws_plo_predict(ws_plo *p, const ws_job *job, int i, int *knob, ws_error *err)
@@ -666,7 +677,7 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, int i, int *knob, ws_error *err
     int pl = -1;
     const int bs = job->bs[i];
     int rc = p->t->predict(p->in.state, job, bs, &pl);
-    if (rc) return failed(p->in.who, "predict", rc, err);
+    if (rc) return failed(&p->in, "predict", rc, err);
     if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
     for (int k = job->knob_start[i]; k < job->knob_start[i + 1]; k++)
         if (job->knob_pl[k] == pl) { *knob = k; return 0; }
@@ -680,7 +691,7 @@ int ws_plo_observe_profile(ws_plo *p, const ws_job *job, int bs, int pl,
                            double epoch_cost, ws_error *err)
 {
     int rc = p->t->observe_profile(p->in.state, job, bs, pl, epoch_cost);
-    return rc ? failed(p->in.who, "observe_profile", rc, err) : 0;
+    return rc ? failed(&p->in, "observe_profile", rc, err) : 0;
 }
 
 int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
@@ -688,5 +699,5 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
 {
     if (!p->t->observe_run) return 0;
     int rc = p->t->observe_run(p->in.state, job, bs, pl, cost, reached);
-    return rc ? failed(p->in.who, "observe_run", rc, err) : 0;
+    return rc ? failed(&p->in, "observe_run", rc, err) : 0;
 }
