@@ -29,21 +29,28 @@ struct ws_csv {
     long line;                   /* physical line where the record began */
     long next_line;              /* physical line of the next byte */
     int first;                   /* no byte read yet (for the BOM) */
+    int failed;                  /* an input error was reported */
 };
+
+/* zlib's gzerror() text starts with the path; drop it, we print our own. */
+static const char *zmsg(ws_csv *c, int *zerr)
+{
+    const char *m = gzerror(c->gz, zerr);
+    size_t n = strlen(c->path);
+    if (m && strncmp(m, c->path, n) == 0 && m[n] == ':' && m[n + 1] == ' ') m += n + 2;
+    return m ? m : "";
+}
 
 static int fill(ws_csv *c, ws_error *err)
 {
     if (c->eof) return 0;
     int n = gzread(c->gz, c->in, (unsigned)sizeof c->in);
-    if (n < 0) {
-        int zerr;
-        const char *m = gzerror(c->gz, &zerr);
+    int zerr;
+    if (n < 0)
         return ws_fail(err, "%s:%ld: corrupt compressed data (%s)", c->path,
-                       c->next_line, m);
-    }
+                       c->next_line, zmsg(c, &zerr));
     if (n == 0) {
-        int zerr;
-        const char *m = gzerror(c->gz, &zerr);
+        const char *m = zmsg(c, &zerr);
         /* zlib flags a gzip stream that ends early as Z_BUF_ERROR. */
         if (zerr != Z_OK && zerr != Z_STREAM_END)
             return ws_fail(err, "%s:%ld: truncated or corrupt gzip data (%s)",
@@ -51,40 +58,49 @@ static int fill(ws_csv *c, ws_error *err)
         c->eof = 1;
         return 0;
     }
-    c->total += (size_t)n;
-    if (c->total > c->lim.max_bytes)
-        return ws_fail(err, "%s:%ld: more than %zu bytes after decompression;"
-                       " raise the limit if the file is genuine", c->path,
-                       c->next_line, c->lim.max_bytes);
     c->in_len = (size_t)n;
     c->in_pos = 0;
     return 1;
 }
 
-/* Next input byte, or -1 at end of file, -2 on error. */
+/* Next input byte, or -1 at end of file, -2 on error. An error sticks: a
+ * later call (a peek included) reports it again rather than end of file.
+ * Bytes are counted one by one so that the size limit names the line on
+ * which it was crossed. */
 static int getbyte(ws_csv *c, ws_error *err)
 {
+    if (c->failed) return -2;
     if (c->in_pos == c->in_len) {
         int r = fill(c, err);
-        if (r < 0) return -2;
+        if (r < 0) { c->failed = 1; return -2; }
         if (r == 0) return -1;
+    }
+    if (++c->total > c->lim.max_bytes) {
+        c->failed = 1;
+        return ws_fail(err, "%s:%ld: more than %zu bytes after decompression;"
+                       " raise the limit if the file is genuine", c->path,
+                       c->next_line, c->lim.max_bytes) - 1;
     }
     return c->in[c->in_pos++];
 }
 
+/* The next byte without consuming it (same returns as getbyte). */
 static int peekbyte(ws_csv *c, ws_error *err)
 {
     int b = getbyte(c, err);
-    if (b >= 0) c->in_pos--;
+    if (b >= 0) {
+        c->in_pos--;
+        c->total--;
+    }
     return b;
 }
 
 static int put(ws_csv *c, size_t *len, char ch, ws_error *err)
 {
+    if (*len > c->lim.max_line)
+        return ws_fail(err, "%s:%ld: line longer than %zu bytes", c->path,
+                       c->line, c->lim.max_line);
     if (*len + 1 >= c->rec_cap) {
-        if (c->rec_cap > c->lim.max_line)
-            return ws_fail(err, "%s:%ld: line longer than %zu bytes", c->path,
-                           c->line, c->lim.max_line);
         size_t cap = c->rec_cap * 2;
         char *p = realloc(c->rec, cap);
         if (!p) return ws_fail(err, "%s:%ld: out of memory", c->path, c->line);
@@ -173,18 +189,14 @@ int ws_csv_next(ws_csv *c, ws_error *err)
         if (new_field(c, 0, err)) return -1;
         if (c->first) {
             c->first = 0;
-            /* Skip a UTF-8 byte-order mark. */
-            if (peekbyte(c, err) == 0xEF) {
-                unsigned char bom[3];
-                int i;
-                for (i = 0; i < 3; i++) {
-                    int b = getbyte(c, err);
-                    if (b < 0) break;
-                    bom[i] = (unsigned char)b;
-                }
-                if (i < 3 || bom[1] != 0xBB || bom[2] != 0xBF)
-                    return ws_fail(err, "%s:1: invalid UTF-8 at the start of"
-                                   " the file", c->path);
+            /* Skip a UTF-8 byte-order mark, EF BB BF; any other start is
+             * data. The first fill holds the first 64 KiB, so the three
+             * bytes are in the buffer if the file has them. */
+            if (peekbyte(c, err) == -2) return -1;
+            if (c->in_len - c->in_pos >= 3 && c->in[c->in_pos] == 0xEF
+                && c->in[c->in_pos + 1] == 0xBB && c->in[c->in_pos + 2] == 0xBF) {
+                c->in_pos += 3;
+                c->total += 3;
             }
         }
         for (;;) {
@@ -202,7 +214,9 @@ int ws_csv_next(ws_csv *c, ws_error *err)
                                c->path, c->next_line);
             if (quoted) {
                 if (b == '"') {
-                    if (peekbyte(c, err) == '"') {
+                    int next = peekbyte(c, err);
+                    if (next == -2) return -1;
+                    if (next == '"') {
                         getbyte(c, err);
                         if (put(c, &len, '"', err)) return -1;
                     } else {
@@ -216,7 +230,9 @@ int ws_csv_next(ws_csv *c, ws_error *err)
                 continue;
             }
             if (b == '\r') {
-                if (peekbyte(c, err) == '\n') continue;   /* CRLF */
+                int next = peekbyte(c, err);
+                if (next == -2) return -1;
+                if (next == '\n') continue;                 /* CRLF */
                 return ws_fail(err, "%s:%ld: carriage return outside a quoted"
                                " field", c->path, c->next_line);
             }

@@ -306,19 +306,29 @@ static int from_path(ws_registry *r, const char *path, int want_bso,
         if (ws_registry_load_file(r, path, err)) return -1;
         file = r->n_files - 1;
     }
+    /* The file's stem ("zeus" for .../zeus.so) picks among several. */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t stem = strlen(base);
+    if (stem > 3 && !strcmp(base + stem - 3, ".so")) stem -= 3;
     size_t found = (size_t)-1, count = 0;
     size_t n = want_bso ? r->n_bso : r->n_plo;
-    for (size_t i = 0; i < n; i++)
-        if ((want_bso ? r->bso_file[i] : r->plo_file[i]) == file) {
-            found = i;
-            count++;
+    for (size_t i = 0; i < n; i++) {
+        if ((want_bso ? r->bso_file[i] : r->plo_file[i]) != file) continue;
+        const char *nm = want_bso ? r->bso[i]->name : r->plo[i]->name;
+        if (strlen(nm) == stem && !strncmp(nm, base, stem)) {
+            *out = i;
+            return 0;
         }
+        found = i;
+        count++;
+    }
     if (count == 0)
         return ws_fail(err, "%s: defines no %s policy", path, want_bso ? "bso" : "plo");
     if (count > 1)
-        return ws_fail(err, "%s: defines %zu %s policies; load it with --policy"
-                       " and name the one you want", path, count,
-                       want_bso ? "bso" : "plo");
+        return ws_fail(err, "%s: defines %zu %s policies and none is named '%.*s';"
+                       " name the file after the one you want", path, count,
+                       want_bso ? "bso" : "plo", (int)stem, base);
     *out = found;
     return 0;
 }
@@ -630,6 +640,9 @@ void ws_plo_free(ws_plo *p)
     instance_fini(&p->in);
     free(p);
 }
+
+const char *ws_bso_who(const ws_bso *b) { return b->in.who; }
+const char *ws_plo_who(const ws_plo *p) { return p->in.who; }
 
 static int failed(instance *in, const char *call, int rc, ws_error *err)
 {

@@ -46,8 +46,11 @@ static int exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-char *ws_trace_path(const char *dir, const char *name, ws_error *err)
+/* As ws_trace_path; *missing tells "neither file exists" apart from the
+ * other failures. */
+static char *find_trace(const char *dir, const char *name, int *missing, ws_error *err)
 {
+    *missing = 0;
     size_t len = strlen(dir) + strlen(name) + 16;
     char *plain = malloc(len), *gz = malloc(len);
     if (!plain || !gz) {
@@ -64,6 +67,7 @@ char *ws_trace_path(const char *dir, const char *name, ws_error *err)
         return NULL;
     }
     if (!a && !b) {
+        *missing = 1;
         ws_fail(err, "%s: no %s.csv or %s.csv.gz (run scripts/fetch-traces,"
                 " or point --traces / WATTSIM_TRACES at the trace folder)",
                 dir, name, name);
@@ -73,6 +77,12 @@ char *ws_trace_path(const char *dir, const char *name, ws_error *err)
     if (a) { free(gz); return plain; }
     free(plain);
     return gz;
+}
+
+char *ws_trace_path(const char *dir, const char *name, ws_error *err)
+{
+    int missing;
+    return find_trace(dir, name, &missing, err);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -184,16 +194,32 @@ static int text_field(ws_csv *c, const column *col, ws_names *names, int *id,
     return 0;
 }
 
+/* Plain decimal notation: [-]digits[.digits][e[+-]digits]. strtod alone
+ * would also take spaces, '+', hex and "inf". */
+static int decimal(const char *s)
+{
+    if (*s == '-') s++;
+    if (!((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9'))) return 0;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || *s == '.' || *s == 'e' || *s == 'E'
+              || ((*s == '-' || *s == '+') && (s[-1] == 'e' || s[-1] == 'E'))))
+            return 0;
+    return 1;
+}
+
 /* A finite number; *v = the value. */
 static int num_field(ws_csv *c, const column *col, double *v, ws_error *err)
 {
     const char *s = field(c, col);
     char *end;
+    if (!strcasecmp(s, "nan") || !strcasecmp(s, "inf") || !strcasecmp(s, "-inf")
+        || !strcasecmp(s, "infinity"))
+        return bad(c, col, "must be a finite number", err);
     errno = 0;
     *v = strtod(s, &end);
-    if (!*s || *end || end == s) return bad(c, col, "must be a number", err);
-    if (!isfinite(*v) || errno == ERANGE)
-        return bad(c, col, "must be a finite number", err);
+    if (!decimal(s) || *end || end == s) return bad(c, col, "must be a number", err);
+    if (!isfinite(*v)) return bad(c, col, "must be a finite number", err);
+    if (errno == ERANGE) return bad(c, col, "is out of range", err);
     return 0;
 }
 
@@ -211,7 +237,7 @@ static int pos_int_field(ws_csv *c, const column *col, int *v, ws_error *err)
     char *end;
     errno = 0;
     long x = strtol(s, &end, 10);
-    if (!*s || *end || errno == ERANGE || x <= 0 || x > INT_MAX)
+    if (!(*s >= '0' && *s <= '9') || *end || errno == ERANGE || x <= 0 || x > INT_MAX)
         return bad(c, col, "must be a positive integer", err);
     *v = (int)x;
     return 0;
@@ -267,7 +293,7 @@ static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
             || num_field(c, &cols[T_RUN], &run, err)
             || num_field(c, &cols[T_METRIC], &row->target_metric, err))
             goto out;
-        if (run != floor(run)) {
+        if (run != floor(run) || fabs(run) > 1e15) {
             bad(c, &cols[T_RUN], "must be an integer", err);
             goto out;
         }
@@ -397,7 +423,9 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     if (!(t->dir = strdup(dir)) || !(t->gpu = strdup(gpu)))
         return ws_fail(err, "out of memory");
     if (!(t->train_path = ws_trace_path(dir, "summary_train", err))) return -1;
-    if (!(t->power_path = ws_trace_path(dir, name, err))) {
+    int missing;
+    if (!(t->power_path = find_trace(dir, name, &missing, err))) {
+        if (!missing) return -1;
         char **gpus;
         int n = ws_trace_gpus(dir, &gpus, NULL);
         if (n > 0) {

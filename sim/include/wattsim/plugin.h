@@ -36,7 +36,7 @@ int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err);
 
 /* Find a BSO/PLO by name; `name` may also be a path to a .so (contains a
  * '/' or ends in ".so"), which is then loaded and must define exactly one
- * BSO (resp. PLO) or one with that file's stem as name. */
+ * BSO (resp. PLO), or one named after the file's stem. */
 const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err);
 const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err);
 
@@ -69,6 +69,9 @@ void ws_policy_set_log_level(int level);
 ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err);
 void ws_bso_free(ws_bso *b);
+/* "bso NAME" / "plo NAME", for messages. */
+const char *ws_bso_who(const ws_bso *b);
+const char *ws_plo_who(const ws_plo *p);
 ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err);
 void ws_plo_free(ws_plo *p);

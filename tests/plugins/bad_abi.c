@@ -1,0 +1,34 @@
+/*
+ * Test plugin: a plugin built for a future policy ABI (version 999). The
+ * host must refuse it, naming the file and both versions.
+ */
+#include <wattsim/policy.h>
+
+static int b_create(void *state, const ws_value *v, const ws_host *host) { return 0; }
+static void b_destroy(void *state) {}
+static int b_register(void *state, const ws_job *job) { return 0; }
+static int b_predict(void *state, const ws_job *job, int *bs)
+{
+    *bs = job->b0;
+    return 0;
+}
+static int b_observe(void *state, const ws_job *job, int bs, double cost, int reached)
+{
+    return 0;
+}
+
+static const ws_bso_type bso = {
+    .abi_version = WS_ABI_VERSION,
+    .name = "bad_abi",
+    .summary = "built for ABI version 999",
+    .create = b_create,
+    .destroy = b_destroy,
+    .register_job = b_register,
+    .predict = b_predict,
+    .observe = b_observe,
+};
+
+static const ws_bso_type *const bsos[] = {&bso, NULL};
+static const ws_plugin plugin = {999, "bad_abi", bsos, NULL};
+
+const ws_plugin *ws_plugin_entry(void) { return &plugin; }
