@@ -46,6 +46,7 @@
 #define MAX_SEEDS 1000000UL
 /* Longest piece of user text quoted back in an error message. */
 #define SHOW_MAX 40
+#define SHOW_SIZE (4 * SHOW_MAX + 8)   /* each byte may become \xNN */
 
 /* ------------------------------------------------------------ the tree */
 
@@ -118,11 +119,11 @@ static const char *describe(const ynode *n, char *buf, size_t size)
     if (n->kind == Y_LIST) return n->n ? "a list" : "an empty list";
     if (n->kind == Y_MAP) return "a mapping";
     if (n->plain && !n->text[0]) return "nothing";
-    char shown[4 * SHOW_MAX + 8];
+    char shown[SHOW_SIZE];
     snprintf(buf, size, "\"%s\"", show_text(n->text, shown, sizeof shown));
     return buf;
 }
-#define DESCRIBE_SIZE (4 * SHOW_MAX + 16)
+#define DESCRIBE_SIZE (SHOW_SIZE + 8)
 
 /* A place in the YAML text: 1-based line and column, and the 0-based
  * offset that locates it within a one-line --set value. */
@@ -140,6 +141,7 @@ static pos pos_of_mark(yaml_mark_t m)
 /* Format the message, then put the location in front: FILE:LINE:COL for a
  * file, "--set KEY" for an override (plus the value's column for errors in
  * the YAML text itself, where it helps). */
+__attribute__((format(printf, 4, 0)))
 static int vfail_loc(const ctx *c, const pos *p, bool text_error,
                      const char *fmt, va_list ap)
 {
@@ -265,7 +267,7 @@ static int yaml_fail(reader *r)
 static int fail_unsupported(reader *r, yaml_mark_t m, const char *what,
                             char sigil, const yaml_char_t *name)
 {
-    char shown[4 * SHOW_MAX + 8];
+    char shown[SHOW_SIZE];
     return fail_text(r->c, pos_of_mark(m),
                      "YAML %s are not supported (found '%c%s'); write the "
                      "value out in full", what, sigil,
@@ -623,7 +625,7 @@ static int match_keys(const ctx *c, const ynode *m, const char *what,
                       const keydef *defs, size_t ndefs, size_t nids,
                       const ynode **keys, const ynode **vals)
 {
-    char got[DESCRIBE_SIZE], shown[4 * SHOW_MAX + 8], exp[256], at[64];
+    char got[DESCRIBE_SIZE], shown[SHOW_SIZE], exp[256], at[64];
     expected_list(defs, ndefs, exp, sizeof exp);
     if (m->kind != Y_MAP)
         return fail_at(c, m, "%s must be a mapping with keys %s, got %s",
@@ -659,7 +661,7 @@ static int match_keys(const ctx *c, const ynode *m, const char *what,
  * each once. */
 static int check_name_keys(const ctx *c, const ynode *m, const char *what)
 {
-    char got[DESCRIBE_SIZE], at[64];
+    char got[DESCRIBE_SIZE], shown[SHOW_SIZE], at[64];
     size_t n = map_pairs(m), first, again;
     const char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names) return fail_oom(c);
@@ -677,7 +679,7 @@ static int check_name_keys(const ctx *c, const ynode *m, const char *what)
     if (rc) return fail_oom(c);
     if (again != SIZE_MAX)
         return fail_at(c, map_key(m, again), "duplicate key '%s' in %s%s",
-                       map_key(m, again)->text, what,
+                       show_text(map_key(m, again)->text, shown, sizeof shown), what,
                        first_at(c, map_key(m, first), at, sizeof at));
     return 0;
 }
@@ -708,7 +710,7 @@ static const ynode *axis_at(const ynode *n, ykind single, size_t i)
 static int string_axis(const ctx *c, const ynode *n, const char *what,
                        char ***out, size_t *count)
 {
-    char at[64];
+    char shown[SHOW_SIZE], at[64];
     if (check_axis(c, n, what, "a non-empty string", Y_SCALAR)) return -1;
     size_t len = axis_len(n, Y_SCALAR), first, again;
     /* Attach the array at once so the caller's free sees every string. */
@@ -720,7 +722,7 @@ static int string_axis(const ctx *c, const ynode *n, const char *what,
         return fail_oom(c);
     if (again != SIZE_MAX)
         return fail_at(c, axis_at(n, Y_SCALAR, again), "%s '%s' is listed twice%s",
-                       what, (*out)[again],
+                       what, show_text((*out)[again], shown, sizeof shown),
                        first_at(c, axis_at(n, Y_SCALAR, first), at, sizeof at));
     return 0;
 }
@@ -782,8 +784,10 @@ static int seed_axis(const ctx *c, const ynode *n, const char *what,
     const char *expect = "a non-negative integer or a range \"A..B\"";
     char got[DESCRIBE_SIZE];
     if (check_axis(c, n, what, expect, Y_SCALAR)) return -1;
-    size_t total = 0;
-    for (size_t i = 0; i < axis_len(n, Y_SCALAR); i++) {
+
+    /* Check every item and count the seeds, then fill one array. */
+    size_t items = axis_len(n, Y_SCALAR), total = 0;
+    for (size_t i = 0; i < items; i++) {
         const ynode *it = axis_at(n, Y_SCALAR, i);
         unsigned long lo, hi;
         if (it->kind != Y_SCALAR || !parse_seed_item(it->text, &lo, &hi))
@@ -798,15 +802,20 @@ static int seed_axis(const ctx *c, const ynode *n, const char *what,
         if (hi - lo >= MAX_SEEDS - total)
             return fail_at(c, it, "%s lists more than %lu seeds in all", what,
                            MAX_SEEDS);
-        unsigned long *grown = realloc(*out, (total + (hi - lo + 1)) * sizeof **out);
-        if (!grown) return fail_oom(c);
-        *out = grown;
+        total += hi - lo + 1;
+    }
+    if (!(*out = malloc(total * sizeof **out))) return fail_oom(c);
+    *count = total;
+    size_t k = 0;
+    for (size_t i = 0; i < items; i++) {
+        unsigned long lo, hi;
+        parse_seed_item(axis_at(n, Y_SCALAR, i)->text, &lo, &hi);
         for (unsigned long s = lo;; s++) {
-            grown[total++] = s;
+            (*out)[k++] = s;
             if (s == hi) break;      /* hi may be ULONG_MAX */
         }
-        *count = total;
     }
+
     /* Ranges make "which item repeated" vague, so point at the whole key. */
     unsigned long *sorted = malloc(total * sizeof *sorted);
     if (!sorted) return fail_oom(c);
@@ -891,7 +900,7 @@ static void spec_free(ws_workload_spec *s)
 static int job_axis(const ctx *c, const ynode *n, const char *what,
                     ws_workload_spec **out, size_t *count)
 {
-    char at[64];
+    char shown[SHOW_SIZE], at[64];
     if (check_axis(c, n, what,
                    "a mapping {name, dataset, network, optimizer, "
                    "target_metric, max_epochs, b0}", Y_MAP))
@@ -910,7 +919,7 @@ static int job_axis(const ctx *c, const ynode *n, const char *what,
     if (rc) return fail_oom(c);
     if (again != SIZE_MAX)
         return fail_at(c, axis_at(n, Y_MAP, again), "%s '%s' is listed twice%s",
-                       what, (*out)[again].name,
+                       what, show_text((*out)[again].name, shown, sizeof shown),
                        first_at(c, axis_at(n, Y_MAP, first), at, sizeof at));
     return 0;
 }
@@ -942,7 +951,7 @@ static bool valid_param_name(const char *s)
 static int put_param(const ctx *c, ws_policy_ref *p, const char *what,
                      const char *key, const ynode *k, const ynode *v)
 {
-    char got[DESCRIBE_SIZE], shown[4 * SHOW_MAX + 8];
+    char got[DESCRIBE_SIZE], shown[SHOW_SIZE];
     if (!valid_param_name(key))
         return fail_at(c, k ? k : v, "%s.params: bad parameter name '%s' (use letters, "
                        "digits, '_' and '-')", what,
@@ -1199,7 +1208,7 @@ int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err)
     ynode *root;
     ws_run_config t;
 
-    if (!path) return ws_fail(err, "no config file given");
+    if (!path || !cfg) return ws_fail(err, "no config file or struct given");
     if (read_file_tree(&c, &root)) return -1;
     memset(&t, 0, sizeof t);
     int rc = match_keys(&c, root, "", run_keys, N_RUN_KEYS, K_COUNT, keys, vals);
@@ -1252,9 +1261,20 @@ static int set_policy_part(const ctx *c, ws_policy_ref *p, const char *what,
     return put_param(c, p, what, rest + strlen("params."), NULL, v);
 }
 
+/* Is `key` one of PREFIX.name, PREFIX.params or PREFIX.params.NAME? */
+static bool is_policy_key(const char *key, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(key, prefix, n) || key[n] != '.') return false;
+    key += n + 1;
+    return !strcmp(key, "name") || !strcmp(key, "params") ||
+           (!strncmp(key, "params.", 7) && key[7]);
+}
+
 int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
 {
-    char shown[4 * SHOW_MAX + 8], exp[256];
+    char shown[SHOW_SIZE], keyshown[SHOW_SIZE], exp[256];
+    if (!cfg) return ws_fail(err, "--set: no run config");
     if (!assignment) return ws_fail(err, "--set: expected KEY=VALUE");
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
@@ -1271,6 +1291,19 @@ int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
     const char *value = eq + 1;
     ctx c = { NULL, show_text(key, shown, sizeof shown), strlen(value), err };
 
+    /* The key first: a typo in it is the likelier mistake. */
+    int id = key_id(run_keys, N_RUN_KEYS, key);
+    ws_policy_ref *policy = is_policy_key(key, "bso") ? &cfg->bso
+                          : is_policy_key(key, "plo") ? &cfg->plo : NULL;
+    if (id < 0 && !policy) {
+        expected_list(run_keys, N_RUN_KEYS, exp, sizeof exp);
+        fail_at(&c, NULL, "unknown key '%s' (expected one of: %s, bso.name, "
+                "bso.params.NAME, plo.name, plo.params.NAME)",
+                show_text(key, keyshown, sizeof keyshown), exp);
+        free(key);
+        return -1;
+    }
+
     ynode *v = NULL;
     int rc = read_tree(&c, (const unsigned char *)value, strlen(value), &v);
     if (rc == 0 && !v) {        /* "key=" or only a comment: an empty value */
@@ -1282,27 +1315,14 @@ int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
             v->line = v->col = 1;
         }
     }
-
-    int id = key_id(run_keys, N_RUN_KEYS, key);
-    if (rc) {
-        /* reported */
-    } else if (id >= 0) {
+    if (rc == 0 && id >= 0) {
         ws_run_config t;
         memset(&t, 0, sizeof t);
         if ((rc = apply_key(&c, id, key, v, &t)) == 0) swap_key(cfg, &t, id);
         ws_run_config_free(&t);
-    } else if (!strcmp(key, "bso.name") || !strcmp(key, "bso.params") ||
-               (!strncmp(key, "bso.params.", 11) && key[11])) {
-        rc = set_policy_part(&c, &cfg->bso, "bso", key + 4, v);
-    } else if (!strcmp(key, "plo.name") || !strcmp(key, "plo.params") ||
-               (!strncmp(key, "plo.params.", 11) && key[11])) {
-        rc = set_policy_part(&c, &cfg->plo, "plo", key + 4, v);
-    } else {
-        char keyshown[4 * SHOW_MAX + 8];
-        expected_list(run_keys, N_RUN_KEYS, exp, sizeof exp);
-        rc = fail_at(&c, NULL, "unknown key '%s' (expected one of: %s, "
-                     "bso.name, bso.params.NAME, plo.name, plo.params.NAME)",
-                     show_text(key, keyshown, sizeof keyshown), exp);
+    } else if (rc == 0) {
+        rc = set_policy_part(&c, policy, policy == &cfg->bso ? "bso" : "plo",
+                             key + 4, v);
     }
     ynode_free(v);
     free(key);
@@ -1359,6 +1379,17 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
             return fail_cfg(cfg, err, "job %zu is incomplete", i + 1);
     }
 
+    /* The run plan is the cross product; its size must fit a size_t. */
+    size_t axes[] = { cfg->n_gpus, cfg->n_workloads + cfg->n_jobs, cfg->n_etas,
+                      cfg->n_betas, cfg->n_seeds };
+    size_t runs = 1;
+    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
+        if (runs > SIZE_MAX / axes[i])
+            return fail_cfg(cfg, err, "the run plan (gpu x workload x eta x beta "
+                            "x seed) has too many runs");
+        runs *= axes[i];
+    }
+
     /* Results are keyed by workload name, so a name may run only once
      * whether it comes from the catalogue or an inline job. */
     size_t n = cfg->n_workloads + cfg->n_jobs, first, again;
@@ -1376,12 +1407,15 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
     free(names);
     if (rc) return fail_cfg(cfg, err, "out of memory");
     if (again != SIZE_MAX) {
-        char shown[4 * SHOW_MAX + 8];
+        char shown[SHOW_SIZE];
         const char *name = again < cfg->n_workloads
                                ? cfg->workloads[again]
                                : cfg->jobs[again - cfg->n_workloads].name;
-        return fail_cfg(cfg, err, "workload '%s' is given both as a workload "
-                        "and as a job name; rename the job",
+        if (first < cfg->n_workloads && again >= cfg->n_workloads)
+            return fail_cfg(cfg, err, "workload '%s' is given both as a "
+                            "workload and as a job name; rename the job",
+                            show_text(name, shown, sizeof shown));
+        return fail_cfg(cfg, err, "workload '%s' is listed twice",
                         show_text(name, shown, sizeof shown));
     }
     return 0;
@@ -1398,7 +1432,7 @@ static const keydef catalogue_keys[] = {
 static int load_catalogue(const ctx *c, const ynode *root, ws_catalogue *out)
 {
     const ynode *keys[C_COUNT], *vals[C_COUNT];
-    char got[DESCRIBE_SIZE], what[128], shown[4 * SHOW_MAX + 8];
+    char got[DESCRIBE_SIZE], what[128], shown[SHOW_SIZE];
 
     if (match_keys(c, root, "the catalogue", catalogue_keys, C_COUNT, C_COUNT,
                    keys, vals))
