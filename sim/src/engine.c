@@ -88,8 +88,9 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                         goto out;
                 if (ws_plo_predict(plo, job, i, &k, err)) goto out;
                 if (k < 0) {
-                    ws_fail(err, "plo policy: predict(bs %d) still has no power"
-                            " limit after profiling all %d of them", bs, k1 - k0);
+                    ws_fail(err, "%s: predict(bs %d) still has no power limit"
+                            " after profiling all %d of them", ws_plo_who(plo), bs,
+                            k1 - k0);
                     goto out;
                 }
             }
