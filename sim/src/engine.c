@@ -16,6 +16,7 @@
  * The loop touches only the job's arrays: no allocation, no strings.
  */
 #include "wattsim/engine.h"
+#include "run.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -51,12 +52,82 @@ double ws_py_floordiv(double a, double b)
     return fl;
 }
 
+int ws_run_power_limit(const ws_job *job, ws_plo *plo, int i, int *k,
+                       int *profiled, ws_error *err)
+{
+    *profiled = 0;
+    if (ws_plo_predict(plo, job, i, k, err)) return -1;
+    if (*k >= 0) return 0;
+    /* Just-in-time profiling, highest power limit first. */
+    const int bs = job->bs[i];
+    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    *profiled = 1;
+    for (int q = k1 - 1; q >= k0; q--)
+        if (ws_plo_observe_profile(plo, job, bs, job->knob_pl[q],
+                                   ws_job_epoch_cost(job, i, q), err))
+            return -1;
+    if (ws_plo_predict(plo, job, i, k, err)) return -1;
+    if (*k < 0)
+        return ws_fail(err, "%s: predict(bs %d) still has no power limit after"
+                       " profiling all %d of them", ws_plo_who(plo), bs, k1 - k0);
+    return 0;
+}
+
+void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+                    int profiled, double min_cost, ws_outcome *o)
+{
+    const double eta = job->eta, beta = job->beta, max_power = job->max_power;
+    const double max_epochs = (double)job->max_epochs;
+    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    const double t = job->knob_time[k];
+    const double e = t * job->knob_power[k];
+    *o = (ws_outcome){.i = i, .k = k, .bs = job->bs[i], .pl = job->knob_pl[k],
+                      .profiled = profiled};
+
+    /* Draw one recorded run of bs. */
+    const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
+    const double target = job->run_epoch[r0 + (int)gsl_rng_uniform_int(rng, (unsigned long)nr)];
+
+    /* Epoch budget. */
+    const double cost_ub = beta * min_cost;
+    double budget = max_epochs;
+    if (cost_ub != INFINITY) {
+        const double maxpl = (double)job->knob_pl[k1 - 1];
+        const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
+        budget = ws_py_floordiv(cost_ub, c_epoch);
+        if (budget > max_epochs) budget = max_epochs;
+    }
+    if (budget == 0.0) return;          /* never started: E = T = cost = 0 */
+
+    const int reached = target <= budget;
+    const double n = reached ? target : budget;
+    double E, T;
+    if (profiled) {
+        /* The first epoch is spread evenly over the power limits. */
+        double e1 = 0, t1 = 0;
+        for (int q = k0; q < k1; q++) {
+            e1 += job->knob_time[q] * job->knob_power[q];
+            t1 += job->knob_time[q];
+        }
+        E = e1 / (k1 - k0) + e * (n - 1);
+        T = t1 / (k1 - k0) + t * (n - 1);
+    } else {
+        E = e * n;
+        T = t * n;
+    }
+    o->ran = 1;
+    o->reached = reached;
+    o->epochs = (int)n;
+    o->energy_j = E;
+    o->time_s = T;
+    o->cost = eta * E + (1.0 - eta) * max_power * T;
+}
+
 int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 const ws_sim_params *p, ws_run_sink sink, void *ctx,
                 ws_sim_totals *out, ws_error *err)
 {
-    const double eta = job->eta, beta = job->beta, max_power = job->max_power;
-    const double max_epochs = (double)job->max_epochs;
+    const double beta = job->beta;
     ws_sim_totals tot = {0};
     tot.final_bs = tot.final_pl = -1;
     int rc = -1;
@@ -73,68 +144,20 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
         double cost_acc = 0.0;
         int done = 0;
         for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
-            int i, k;
-            int profiled = 0;
+            int i, k, profiled;
             if (ws_bso_predict(bso, job, &i, err)) goto out;
-            const int bs = job->bs[i];
-            if (ws_plo_predict(plo, job, i, &k, err)) goto out;
-            const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
-            if (k < 0) {
-                /* Just-in-time profiling, highest power limit first. */
-                profiled = 1;
-                for (int q = k1 - 1; q >= k0; q--)
-                    if (ws_plo_observe_profile(plo, job, bs, job->knob_pl[q],
-                                               ws_job_epoch_cost(job, i, q), err))
-                        goto out;
-                if (ws_plo_predict(plo, job, i, &k, err)) goto out;
-                if (k < 0) {
-                    ws_fail(err, "%s: predict(bs %d) still has no power limit"
-                            " after profiling all %d of them", ws_plo_who(plo), bs,
-                            k1 - k0);
-                    goto out;
-                }
-            }
-            const int pl = job->knob_pl[k];
-            const double t = job->knob_time[k];
-            const double e = t * job->knob_power[k];
-
-            /* Draw one recorded run of bs. */
-            const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
-            const double target = job->run_epoch[r0 + (int)gsl_rng_uniform_int(rng, (unsigned long)nr)];
-
-            /* Epoch budget. */
-            const double cost_ub = beta * min_cost;
-            double budget = max_epochs;
-            if (cost_ub != INFINITY) {
-                const double maxpl = (double)job->knob_pl[k1 - 1];
-                const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
-                budget = ws_py_floordiv(cost_ub, c_epoch);
-                if (budget > max_epochs) budget = max_epochs;
-            }
-            if (budget == 0.0) {
+            if (ws_run_power_limit(job, plo, i, &k, &profiled, err)) goto out;
+            ws_outcome o;
+            ws_run_outcome(job, rng, i, k, profiled, min_cost, &o);
+            const int bs = o.bs, pl = o.pl;
+            if (!o.ran) {
                 tot.skipped++;
                 if (ws_bso_observe(bso, job, bs, 100.0 * beta * min_cost, 0, err))
                     goto out;
                 continue;
             }
-
-            const int reached = target <= budget;
-            const double n = reached ? target : budget;
-            double E, T;
-            if (profiled) {
-                /* The first epoch is spread evenly over the power limits. */
-                double e1 = 0, t1 = 0;
-                for (int q = k0; q < k1; q++) {
-                    e1 += job->knob_time[q] * job->knob_power[q];
-                    t1 += job->knob_time[q];
-                }
-                E = e1 / (k1 - k0) + e * (n - 1);
-                T = t1 / (k1 - k0) + t * (n - 1);
-            } else {
-                E = e * n;
-                T = t * n;
-            }
-            const double cost = eta * E + (1.0 - eta) * max_power * T;
+            const int reached = o.reached;
+            const double E = o.energy_j, T = o.time_s, cost = o.cost;
             cost_acc += cost;
             if (ws_bso_observe(bso, job, bs, cost, reached, err)
                 || ws_plo_observe_run(plo, job, bs, pl, cost, reached, err))
@@ -145,7 +168,7 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
             tot.cost += cost;
             tot.runs++;
             if (sink) {
-                ws_run_record r = {rec, attempt, bs, pl, E, T, cost, (int)n,
+                ws_run_record r = {rec, attempt, bs, pl, E, T, cost, o.epochs,
                                    reached, profiled};
                 if (sink(ctx, &r)) goto out;
             }

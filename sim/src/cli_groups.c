@@ -1,0 +1,652 @@
+/*
+ * `wattsim groups`: concurrent recurrences (cluster replay).
+ *
+ *   groups synth   write a SYNTHETIC group trace (the paper's Alibaba group
+ *                  file is not public): Poisson arrivals, a chosen overlap
+ *                  rate, log-normal runtime ratios, seeded.
+ *   groups replay  replay every group of a group trace with a policy pair
+ *                  and with default/default; per-group and cluster-wide
+ *                  ETA/TTA/cost and savings versus default.
+ *
+ * Like the rest of the CLI: one-line errors naming file and line, exit
+ * status 2, output files written through ws_outfile (never half-written).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_groups.h"
+#include "wattsim/config.h"
+#include "wattsim/engine.h"
+#include "wattsim/group.h"
+#include "wattsim/outfile.h"
+#include "wattsim/plugin.h"
+#include "wattsim/report.h"
+#include "wattsim/trace.h"
+
+#ifndef WS_DEFAULT_TRACES
+#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
+#endif
+#ifndef WS_DEFAULT_CATALOGUE
+#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
+#endif
+
+#define EXIT_USAGE 2
+
+/* Mean time between two submissions of a synthetic group, seconds. */
+#define SYNTH_MEAN_GAP 3600.0
+
+static const char *GROUPS_HELP =
+    "usage: wattsim groups synth|replay [OPTIONS]\n"
+    "\n"
+    "Recurring jobs whose submissions may overlap (cluster replay), as in the\n"
+    "Alibaba experiment of the Zeus paper. A group trace is a CSV file\n"
+    "group,start_time,end_time,dataset,runtime_ratio; one group is one\n"
+    "recurring job (the catalogue's workload for its dataset).\n"
+    "\n"
+    "  synth    write a SYNTHETIC group trace (the paper's file is not public)\n"
+    "  replay   replay a group trace with a policy pair and with default/default\n"
+    "\n"
+    "'wattsim groups synth --help', 'wattsim groups replay --help' for details.\n";
+
+static const char *SYNTH_HELP =
+    "usage: wattsim groups synth --out FILE [--groups N] [--jobs-per-group N]\n"
+    "                            [--overlap RATE] [--seed N] [--datasets a,b,...]\n"
+    "                            [--ratio-sigma S]\n"
+    "\n"
+    "Write a SYNTHETIC group trace. The Alibaba group trace of the Zeus paper\n"
+    "is not available; this one only has its format and the features that\n"
+    "matter to the replay. Group k (synth-0001, ...) takes the k-th dataset\n"
+    "round-robin. Its submissions arrive as a Poisson process (exponential\n"
+    "gaps, mean 3600 s). Each submission overlaps the next one (the next starts\n"
+    "before it ends) with probability RATE: its wall duration is then 1.1 to 2\n"
+    "times the gap to the next arrival, else 0.1 to 0.9 times it (uniform).\n"
+    "Times are whole milliseconds. runtime_ratio is log-normal with mean 1:\n"
+    "exp(N(-S^2/2, S^2)). Each group has its own random stream derived from\n"
+    "(seed, group), so the same options give the same file, byte for byte.\n"
+    "\n"
+    "  --out FILE         output CSV (required)\n"
+    "  --groups N         number of groups; default 12\n"
+    "  --jobs-per-group N submissions per group; default 40\n"
+    "  --overlap RATE     fraction of submissions that overlap the next, in\n"
+    "                     [0, 1]; default 0.3\n"
+    "  --seed N           default 1\n"
+    "  --datasets LIST    comma-separated catalogue workloads; default all\n"
+    "  --ratio-sigma S    log-normal sigma of runtime_ratio (0 = all 1);\n"
+    "                     default 0.5\n";
+
+static const char *REPLAY_HELP =
+    "usage: wattsim groups replay --trace FILE [--gpu G] [--eta X] [--beta X]\n"
+    "                             [--bso NAME] [--plo NAME] [--seed N]\n"
+    "                             [--out DIR] [--format table|csv|json]\n"
+    "\n"
+    "Replay every group of a group trace as the published Zeus simulator does\n"
+    "(simulate_one_alibaba_group): a submission that starts while others of its\n"
+    "group run uses the best batch size known so far; a failed one is\n"
+    "resubmitted when it ends, with the same wall duration. Each group is\n"
+    "replayed with the chosen policies and with default/default, with the\n"
+    "same seed: zlib.adler32(group name) + N. Energy and time are scaled by the\n"
+    "row's runtime_ratio. Prints per-group and cluster-wide ETA, TTA and cost\n"
+    "and the savings versus default.\n"
+    "\n"
+    "  --trace FILE       group trace (CSV, plain or gzip); required\n"
+    "  --gpu G            GPU; default v100\n"
+    "  --eta X            cost weight of energy, in [0, 1]; default 0.5\n"
+    "  --beta X           early-stopping factor (inf = off); default 2\n"
+    "  --bso NAME         batch-size optimizer or path to a .so; default zeus\n"
+    "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
+    "  --seed N           added to every group's seed; default 0\n"
+    "  --out DIR          also write groups.csv, groups.json and history.csv\n"
+    "  --format F         stdout: table (default), csv or json\n";
+
+static const char *COMMON_HELP =
+    "Options of every command:\n"
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else\n"
+    "                     " WS_DEFAULT_TRACES ")\n"
+    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
+    "                     " WS_DEFAULT_CATALOGUE ")\n"
+    "  --help             this help\n";
+
+enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,
+       O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_TRACES,
+       O_CATALOGUE, O_HELP };
+
+typedef struct common {
+    const char *traces, *catalogue;
+} common;
+
+static int die(const ws_error *err)
+{
+    fprintf(stderr, "wattsim: %s\n", err->msg);
+    return EXIT_USAGE;
+}
+
+static int usage(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "wattsim groups %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'wattsim groups %s --help')\n", cmd);
+    return EXIT_USAGE;
+}
+
+static int bad_option(const char *cmd, char **argv, int c)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':') return usage(cmd, "option '%s' needs a value", arg);
+    return usage(cmd, "unknown option '%s'", arg);
+}
+
+static int load_catalogue(const common *o, ws_catalogue *cat, ws_error *err)
+{
+    const char *p = o->catalogue;
+    if (!p) p = getenv("WATTSIM_CATALOGUE");
+    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
+    return ws_catalogue_load(p, cat, err);
+}
+
+static const char *traces_dir(const common *o)
+{
+    if (o->traces) return o->traces;
+    const char *env = getenv("WATTSIM_TRACES");
+    return env && *env ? env : WS_DEFAULT_TRACES;
+}
+
+/* Strict number parsing for option values. */
+static int opt_double(const char *cmd, const char *name, const char *s, double lo,
+                      double hi, double *out)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || *end || isnan(x) || x < lo || x > hi) {
+        fprintf(stderr, "wattsim groups %s: --%s '%s' must be a number in [%g, %g]"
+                " (see 'wattsim groups %s --help')\n", cmd, name, s, lo, hi, cmd);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int opt_long(const char *cmd, const char *name, const char *s, long lo,
+                    long hi, long *out)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < lo || x > hi) {
+        fprintf(stderr, "wattsim groups %s: --%s '%s' must be an integer in [%ld, %ld]"
+                " (see 'wattsim groups %s --help')\n", cmd, name, s, lo, hi, cmd);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* ------------------------------------------------------------ synth */
+
+static int cmd_synth(int argc, char **argv, common *co)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, 0, O_OUT},
+        {"groups", required_argument, 0, O_GROUPS},
+        {"jobs-per-group", required_argument, 0, O_JOBS},
+        {"overlap", required_argument, 0, O_OVERLAP},
+        {"seed", required_argument, 0, O_SEED},
+        {"datasets", required_argument, 0, O_DATASETS},
+        {"ratio-sigma", required_argument, 0, O_SIGMA},
+        {"traces", required_argument, 0, O_TRACES},
+        {"catalogue", required_argument, 0, O_CATALOGUE},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0},
+    };
+    const char *out = NULL, *datasets = NULL;
+    long groups = 12, jobs = 40, seed = 1;
+    double overlap = 0.3, sigma = 0.5;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP: printf("%s\n%s", SYNTH_HELP, COMMON_HELP); return 0;
+        case O_OUT: out = optarg; break;
+        case O_GROUPS:
+            if (opt_long("synth", "groups", optarg, 1, 100000, &groups)) return EXIT_USAGE;
+            break;
+        case O_JOBS:
+            if (opt_long("synth", "jobs-per-group", optarg, 1, 1000000, &jobs))
+                return EXIT_USAGE;
+            break;
+        case O_OVERLAP:
+            if (opt_double("synth", "overlap", optarg, 0, 1, &overlap)) return EXIT_USAGE;
+            break;
+        case O_SEED:
+            if (opt_long("synth", "seed", optarg, 0, 0x7fffffffL, &seed)) return EXIT_USAGE;
+            break;
+        case O_DATASETS: datasets = optarg; break;
+        case O_SIGMA:
+            if (opt_double("synth", "ratio-sigma", optarg, 0, 10, &sigma)) return EXIT_USAGE;
+            break;
+        case O_TRACES: co->traces = optarg; break;
+        case O_CATALOGUE: co->catalogue = optarg; break;
+        default: return bad_option("synth", argv, c);
+        }
+    }
+    if (optind != argc) return usage("synth", "unexpected argument '%s'", argv[optind]);
+    if (!out) return usage("synth", "%s", "needs --out FILE");
+
+    ws_error err = {{0}};
+    ws_catalogue cat = {0};
+    ws_outfile of = {0};
+    const char **names = NULL;
+    char *list = NULL;
+    size_t nd = 0;
+    int rc = EXIT_USAGE;
+    if (load_catalogue(co, &cat, &err)) goto done;
+    if (datasets) {
+        list = strdup(datasets);
+        names = calloc(strlen(datasets) + 1, sizeof *names);
+        if (!list || !names) { ws_fail(&err, "out of memory"); goto done; }
+        for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+             t = strtok_r(NULL, ",", &save)) {
+            if (!ws_catalogue_find(&cat, t)) {
+                rc = usage("synth", "--datasets: '%s' is not a catalogue workload;"
+                           " 'wattsim list workloads' lists them", t);
+                goto done;
+            }
+            names[nd++] = t;
+        }
+        if (nd == 0) { rc = usage("synth", "%s", "--datasets is empty"); goto done; }
+    } else {
+        names = calloc(cat.n + 1, sizeof *names);
+        if (!names) { ws_fail(&err, "out of memory"); goto done; }
+        for (size_t i = 0; i < cat.n; i++) names[nd++] = cat.items[i].name;
+        if (nd == 0) { ws_fail(&err, "the workload catalogue is empty"); goto done; }
+    }
+    ws_group_synth_params sp = {groups, jobs, overlap, sigma, SYNTH_MEAN_GAP,
+                                (unsigned long)seed, names, nd};
+    long n_overlap = 0;
+    if (ws_outfile_open(&of, out, &err) || ws_group_synth(of.f, &sp, &n_overlap, &err))
+        goto done;
+    if (ws_outfile_commit(&of, &err)) goto done;
+    long pairs = groups * (jobs - 1);
+    printf("wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
+           " %ld of %ld consecutive pairs overlap (%.1f %%)\n", out, groups, jobs,
+           n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
+    rc = 0;
+done:
+    if (rc && err.msg[0]) die(&err);
+    ws_outfile_abort(&of);
+    free(names);
+    free(list);
+    ws_catalogue_free(&cat);
+    return rc;
+}
+
+/* ------------------------------------------------------------ replay */
+
+typedef struct group_result {
+    ws_group_totals pol, def;
+} group_result;
+
+typedef struct history_ctx {
+    FILE *f;
+    const char *group;
+    const char *policy;
+} history_ctx;
+
+static int history_row(void *p, const ws_group_record *r)
+{
+    history_ctx *h = p;
+    if (!h->f) return 0;
+    csv_str(h->f, h->group);
+    fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d\n",
+            h->policy, r->run.recurrence, r->run.attempt, r->start, r->end, r->ratio,
+            r->concurrent, r->run.bs, r->run.pl, r->run.energy_j, r->run.time_s,
+            r->run.cost, r->run.epochs, r->run.reached, r->run.profiled);
+    return 0;
+}
+
+static double saving(double pol, double def)
+{
+    return def > 0 ? 100.0 * (1.0 - pol / def) : NAN;
+}
+
+static void sum_into(ws_group_totals *a, const ws_group_totals *b)
+{
+    a->energy_j += b->energy_j;
+    a->time_s += b->time_s;
+    a->cost += b->cost;
+    a->submissions += b->submissions;
+    a->runs += b->runs;
+    a->retries += b->retries;
+    a->skipped += b->skipped;
+    a->concurrent += b->concurrent;
+}
+
+static void csv_num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+}
+
+static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
+                     const group_result *r)
+{
+    csv_str(f, group);
+    fputc(',', f);
+    csv_str(f, dataset);
+    fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%ld,", rows, r->pol.submissions, r->pol.runs,
+            r->pol.retries, r->pol.concurrent, r->pol.skipped);
+    const double v[] = {r->pol.energy_j, r->pol.time_s, r->pol.cost, r->def.energy_j,
+                        r->def.time_s, r->def.cost,
+                        saving(r->pol.energy_j, r->def.energy_j),
+                        saving(r->pol.time_s, r->def.time_s),
+                        saving(r->pol.cost, r->def.cost)};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        if (i) fputc(',', f);
+        csv_num(f, v[i]);
+    }
+    fprintf(f, ",%d,%d\n", r->pol.final_bs, r->pol.final_pl);
+}
+
+static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
+                     const group_result *r)
+{
+    fputc('{', f);
+    if (group) { fputs("\"group\": ", f); json_str(f, group); fputs(", ", f); }
+    if (dataset) { fputs("\"dataset\": ", f); json_str(f, dataset); fputs(", ", f); }
+    fprintf(f, "\"rows\": %ld, \"submissions\": %ld, \"runs\": %ld, \"retries\": %ld,"
+            " \"concurrent\": %ld, \"skipped\": %ld", rows, r->pol.submissions,
+            r->pol.runs, r->pol.retries, r->pol.concurrent, r->pol.skipped);
+    const char *k[] = {"energy_j", "time_s", "cost", "default_energy_j",
+                       "default_time_s", "default_cost", "energy_saving_pct",
+                       "time_saving_pct", "cost_saving_pct"};
+    const double v[] = {r->pol.energy_j, r->pol.time_s, r->pol.cost, r->def.energy_j,
+                        r->def.time_s, r->def.cost,
+                        saving(r->pol.energy_j, r->def.energy_j),
+                        saving(r->pol.time_s, r->def.time_s),
+                        saving(r->pol.cost, r->def.cost)};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        fprintf(f, ", \"%s\": ", k[i]);
+        ws_json_num(f, v[i]);
+    }
+    if (group) fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r->pol.final_bs,
+                       r->pol.final_pl);
+    fputc('}', f);
+}
+
+typedef struct replay_info {
+    const ws_group_trace *gt;
+    const group_result *res;
+    const group_result *all;
+    const char *gpu, *bso, *plo;
+    double eta, beta;
+} replay_info;
+
+static void report(FILE *f, ws_format fmt, const replay_info *in)
+{
+    const ws_group_trace *gt = in->gt;
+    if (fmt == WS_FMT_CSV) {
+        fputs("group,dataset,rows,submissions,runs,retries,concurrent,skipped,"
+              "energy_j,time_s,cost,default_energy_j,default_time_s,default_cost,"
+              "energy_saving_pct,time_saving_pct,cost_saving_pct,final_bs,final_pl\n", f);
+        for (size_t i = 0; i < gt->n; i++)
+            csv_line(f, gt->groups[i].name, gt->groups[i].spec->name,
+                     (long)gt->groups[i].n, &in->res[i]);
+        return;
+    }
+    if (fmt == WS_FMT_JSON) {
+        fputs("{\"trace\": ", f); json_str(f, gt->path);
+        fputs(", \"gpu\": ", f); json_str(f, in->gpu);
+        fputs(", \"bso\": ", f); json_str(f, in->bso);
+        fputs(", \"plo\": ", f); json_str(f, in->plo);
+        fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
+        fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
+        fputs(", \"cluster\": ", f);
+        json_obj(f, NULL, NULL, (long)gt->n_rows, in->all);
+        fputs(", \"groups\": [", f);
+        for (size_t i = 0; i < gt->n; i++) {
+            fputs(i ? ",\n  " : "\n  ", f);
+            json_obj(f, gt->groups[i].name, gt->groups[i].spec->name,
+                     (long)gt->groups[i].n, &in->res[i]);
+        }
+        fputs("\n]}\n", f);
+        return;
+    }
+    char beta[32];
+    if (isinf(in->beta)) snprintf(beta, sizeof beta, "inf");
+    else snprintf(beta, sizeof beta, "%g", in->beta);
+    fprintf(f, "%s on %s, eta %g, beta %s: %s/%s versus default/default\n\n", gt->path,
+            in->gpu, in->eta, beta, in->bso, in->plo);
+    fprintf(f, "%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s\n", "group",
+            "dataset", "rows", "retry", "conc", "ETA MJ", "TTA h", "def MJ", "def h",
+            "ETA %", "TTA %", "cost %");
+    for (size_t i = 0; i <= gt->n; i++) {
+        const group_result *r = i < gt->n ? &in->res[i] : in->all;
+        if (i == gt->n)
+            fputs("---------------------------------------------------------------"
+                  "-----------------------------------------------\n", f);
+        fprintf(f, "%-16.16s %-13.13s %5ld %5ld %5ld %10.3f %9.2f %10.3f %9.2f %7.1f"
+                " %7.1f %7.1f\n", i < gt->n ? gt->groups[i].name : "cluster",
+                i < gt->n ? gt->groups[i].spec->name : "",
+                i < gt->n ? (long)gt->groups[i].n : (long)gt->n_rows,
+                r->pol.retries, r->pol.concurrent, r->pol.energy_j / 1e6,
+                r->pol.time_s / 3600.0, r->def.energy_j / 1e6, r->def.time_s / 3600.0,
+                saving(r->pol.energy_j, r->def.energy_j),
+                saving(r->pol.time_s, r->def.time_s), saving(r->pol.cost, r->def.cost));
+    }
+    fprintf(f, "\n%% = saving versus default (positive: %s/%s uses less); energy and"
+            " time scaled by runtime_ratio\n", in->bso, in->plo);
+}
+
+typedef struct pair {
+    const ws_bso_type *bt;
+    const ws_plo_type *pt;
+    ws_value *bv, *pv;
+} pair;
+
+static int resolve_pair(ws_registry *reg, const char *bso, const char *plo, pair *p,
+                        ws_error *err)
+{
+    if (!(p->bt = ws_registry_bso(reg, bso, err))) return -1;
+    if (!(p->pt = ws_registry_plo(reg, plo, err))) return -1;
+    char who[96];
+    snprintf(who, sizeof who, "bso %s", p->bt->name);
+    if (ws_params_resolve(p->bt->params, NULL, 0, who, &p->bv, err)) return -1;
+    snprintf(who, sizeof who, "plo %s", p->pt->name);
+    return ws_params_resolve(p->pt->params, NULL, 0, who, &p->pv, err);
+}
+
+static void pair_free(pair *p)
+{
+    if (p->bt) ws_params_free(p->bt->params, p->bv);
+    if (p->pt) ws_params_free(p->pt->params, p->pv);
+}
+
+static int run_group(const ws_job *job, const pair *p, const ws_group *g,
+                     unsigned long seed, history_ctx *h, ws_group_totals *tot,
+                     ws_error *err)
+{
+    ws_bso *bso = ws_bso_new(p->bt, p->bv, seed, err);
+    ws_plo *plo = bso ? ws_plo_new(p->pt, p->pv, seed, err) : NULL;
+    int rc = !bso || !plo
+             || ws_group_simulate(job, bso, plo, g, seed, history_row, h, tot, err);
+    ws_plo_free(plo);
+    ws_bso_free(bso);
+    return rc ? -1 : 0;
+}
+
+static int cmd_replay(int argc, char **argv, common *co)
+{
+    static const struct option opts[] = {
+        {"trace", required_argument, 0, O_TRACE},
+        {"gpu", required_argument, 0, O_GPU},
+        {"eta", required_argument, 0, O_ETA},
+        {"beta", required_argument, 0, O_BETA},
+        {"bso", required_argument, 0, O_BSO},
+        {"plo", required_argument, 0, O_PLO},
+        {"seed", required_argument, 0, O_SEED},
+        {"out", required_argument, 0, O_OUT},
+        {"format", required_argument, 0, O_FORMAT},
+        {"traces", required_argument, 0, O_TRACES},
+        {"catalogue", required_argument, 0, O_CATALOGUE},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0},
+    };
+    const char *trace = NULL, *gpu = "v100", *bso = "zeus", *plo = "jit", *out = NULL;
+    const char *format = "table";
+    double eta = 0.5, beta = 2.0;
+    long seed = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP: printf("%s\n%s", REPLAY_HELP, COMMON_HELP); return 0;
+        case O_TRACE: trace = optarg; break;
+        case O_GPU: gpu = optarg; break;
+        case O_ETA:
+            if (opt_double("replay", "eta", optarg, 0, 1, &eta)) return EXIT_USAGE;
+            break;
+        case O_BETA:
+            if (opt_double("replay", "beta", optarg, 1e-300, INFINITY, &beta))
+                return EXIT_USAGE;
+            break;
+        case O_BSO: bso = optarg; break;
+        case O_PLO: plo = optarg; break;
+        case O_SEED:
+            if (opt_long("replay", "seed", optarg, 0, 0x7fffffffL, &seed)) return EXIT_USAGE;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_FORMAT: format = optarg; break;
+        case O_TRACES: co->traces = optarg; break;
+        case O_CATALOGUE: co->catalogue = optarg; break;
+        default: return bad_option("replay", argv, c);
+        }
+    }
+    if (optind != argc) return usage("replay", "unexpected argument '%s'", argv[optind]);
+    if (!trace) return usage("replay", "%s", "needs --trace FILE");
+    const int fmt = ws_format_parse(format);
+    if (fmt < 0) return usage("replay", "unknown format '%s' (table, csv or json)", format);
+
+    ws_error err = {{0}};
+    ws_catalogue cat = {0};
+    ws_group_trace gt = {0};
+    ws_traces tr = {0};
+    ws_registry *reg = ws_registry_new();
+    ws_job_table *jts = NULL;
+    group_result *res = NULL;
+    group_result all = {0};
+    pair pol = {0}, def = {0};
+    ws_outfile of[3] = {{0}};
+    int rc = EXIT_USAGE;
+    if (!reg) { ws_fail(&err, "out of memory"); goto done; }
+    if (load_catalogue(co, &cat, &err)
+        || ws_group_trace_load(trace, &cat, NULL, &gt, &err)
+        || resolve_pair(reg, bso, plo, &pol, &err)
+        || resolve_pair(reg, "default", "default", &def, &err)
+        || ws_traces_load(&tr, traces_dir(co), gpu, NULL, &err))
+        goto done;
+    jts = calloc(cat.n, sizeof *jts);
+    res = calloc(gt.n, sizeof *res);
+    if (!jts || !res) { ws_fail(&err, "out of memory"); goto done; }
+    history_ctx h = {NULL, NULL, NULL};
+    if (out) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/history.csv", out);
+        if (ws_outfile_open(&of[0], path, &err)) goto done;
+        h.f = of[0].f;
+        fputs("group,policy,recurrence,attempt,start_time,end_time,runtime_ratio,"
+              "concurrent,bs,pl,energy_j,time_s,cost,epochs,reached,profiled\n", h.f);
+    }
+    char pol_name[256];
+    snprintf(pol_name, sizeof pol_name, "%s/%s", pol.bt->name, pol.pt->name);
+    for (size_t i = 0; i < gt.n; i++) {
+        const ws_group *g = &gt.groups[i];
+        const size_t w = (size_t)(g->spec - cat.items);
+        if (!jts[w].bs && ws_job_build(&jts[w], &tr, g->spec, eta, beta, &err)) {
+            ws_fail_prefix(&err, "%s: group '%s'", trace, g->name);
+            goto done;
+        }
+        const unsigned long s = ws_group_seed(g->name) + (unsigned long)seed;
+        h.group = g->name;
+        h.policy = pol_name;
+        if (run_group(&jts[w].job, &pol, g, s, &h, &res[i].pol, &err)) {
+            ws_fail_prefix(&err, "%s: group '%s' (%s)", trace, g->name, pol_name);
+            goto done;
+        }
+        h.policy = "default/default";
+        if (run_group(&jts[w].job, &def, g, s, &h, &res[i].def, &err)) {
+            ws_fail_prefix(&err, "%s: group '%s' (default/default)", trace, g->name);
+            goto done;
+        }
+        sum_into(&all.pol, &res[i].pol);
+        sum_into(&all.def, &res[i].def);
+    }
+    replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta};
+    if (out) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/groups.json", out);
+        if (ws_outfile_open(&of[1], path, &err)) goto done;
+        report(of[1].f, WS_FMT_JSON, &in);
+        snprintf(path, sizeof path, "%s/groups.csv", out);
+        if (ws_outfile_open(&of[2], path, &err)) goto done;
+        report(of[2].f, WS_FMT_CSV, &in);
+        if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[1], &err)
+            || ws_outfile_commit(&of[2], &err))
+            goto done;
+    }
+    report(stdout, (ws_format)fmt, &in);
+    rc = 0;
+done:
+    if (rc && err.msg[0]) die(&err);
+    for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
+    if (jts)
+        for (size_t i = 0; i < cat.n; i++)
+            if (jts[i].bs) ws_job_free(&jts[i]);
+    free(jts);
+    free(res);
+    pair_free(&pol);
+    pair_free(&def);
+    ws_traces_free(&tr);
+    ws_group_trace_free(&gt);
+    ws_registry_free(reg);
+    ws_catalogue_free(&cat);
+    return rc;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+int ws_cli_groups(int argc, char **argv)
+{
+    common co = {0};
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(GROUPS_HELP, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    opterr = 0;
+    optind = 1;
+    if (!strcmp(argv[1], "synth")) return cmd_synth(argc - 1, argv + 1, &co);
+    if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 1, argv + 1, &co);
+    fprintf(stderr, "wattsim groups: unknown subcommand '%s' (synth or replay; see"
+            " 'wattsim groups --help')\n", argv[1]);
+    return EXIT_USAGE;
+}

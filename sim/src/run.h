@@ -1,0 +1,38 @@
+/*
+ * Internal (not installed): one submission of a recurring job, the part of
+ * the engine that the sequential engine (engine.c) and the group replay
+ * (group.c) share, so both compute a run's outcome with the same code and
+ * the same random draws in the same order.
+ */
+#ifndef WATTSIM_RUN_H
+#define WATTSIM_RUN_H
+
+#include <gsl/gsl_rng.h>
+
+#include "wattsim/engine.h"
+
+/* What one submission does, known as soon as it starts. */
+typedef struct ws_outcome {
+    int i, k;                  /* batch-size index, knob index */
+    int bs, pl;
+    int profiled;              /* first epoch spent profiling power limits */
+    int ran;                   /* 0: even one epoch exceeds the budget */
+    int reached;
+    int epochs;                /* epochs trained (0 when !ran) */
+    double energy_j, time_s;   /* 0 when !ran */
+    double cost;               /* eta*E + (1-eta)*MaxPower*T; 0 when !ran */
+} ws_outcome;
+
+/* The power limit for batch-size index i: PLO predict and, when it has no
+ * answer, just-in-time profiling of every limit of i (highest first) and a
+ * second predict. *k is the knob index; *profiled says whether it profiled. */
+int ws_run_power_limit(const ws_job *job, ws_plo *plo, int i, int *k,
+                       int *profiled, ws_error *err);
+
+/* Draw one recorded run of bs index i from rng (one draw, always) and
+ * compute the outcome at knob k with the epoch budget from
+ * job->beta * min_cost (Zeus' _run_job). */
+void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+                    int profiled, double min_cost, ws_outcome *o);
+
+#endif
