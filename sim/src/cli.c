@@ -4,8 +4,11 @@
  * policy and call) and exits with status 2; nothing is written to stdout
  * or to output files before a command has all its results.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,13 @@
 #include "wattsim/engine.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
+#include "wattsim/plot.h"
 #include "wattsim/plugin.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
+#include "cli_sweep.h"
+#include "cli_groups.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "0.0.0"
@@ -37,16 +43,20 @@ typedef struct globals {
     const char *traces;
     const char *catalogue;
     int verbose;
+    const char *max_trace_bytes;     /* --max-trace-bytes, unparsed */
+    ws_csv_limits limits;            /* filled by trace_limits() */
 } globals;
 
 enum { OPT_TRACES = 1000, OPT_CATALOGUE, OPT_SET, OPT_OUT, OPT_FORMAT, OPT_FORCE,
        OPT_GPU, OPT_WORKLOAD, OPT_ETA, OPT_BETA, OPT_SEED, OPT_RECURRENCES,
-       OPT_BSO, OPT_PLO, OPT_BSO_PARAM, OPT_PLO_PARAM, OPT_HELP, OPT_VERBOSE };
+       OPT_BSO, OPT_PLO, OPT_BSO_PARAM, OPT_PLO_PARAM, OPT_HELP, OPT_VERBOSE,
+       OPT_MAX_TRACE_BYTES };
 
 #define GLOBAL_OPTIONS                                         \
     {"traces", required_argument, 0, OPT_TRACES},              \
     {"catalogue", required_argument, 0, OPT_CATALOGUE},        \
     {"verbose", no_argument, 0, OPT_VERBOSE},                  \
+    {"max-trace-bytes", required_argument, 0, OPT_MAX_TRACE_BYTES}, \
     {"help", no_argument, 0, OPT_HELP}
 
 static const char *GLOBAL_HELP =
@@ -56,6 +66,9 @@ static const char *GLOBAL_HELP =
     "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
     "                     " WS_DEFAULT_CATALOGUE ")\n"
     "  --verbose          let policies log what they do (stderr)\n"
+    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"
+    "                     decompressed (suffix K, M or G; default:\n"
+    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
     "  --help             this help\n";
 
 static int die(const ws_error *err)
@@ -79,7 +92,38 @@ static int global_opt(globals *g, int c, const char *arg)
     case OPT_TRACES: g->traces = arg; return 1;
     case OPT_CATALOGUE: g->catalogue = arg; return 1;
     case OPT_VERBOSE: g->verbose = 1; ws_policy_set_log_level(WS_LOG_DEBUG); return 1;
+    case OPT_MAX_TRACE_BYTES: g->max_trace_bytes = arg; return 1;
     }
+    return 0;
+}
+
+/* The decompressed-size limit per trace file, so that a gzip bomb fails
+ * with a message instead of filling memory: --max-trace-bytes, else
+ * $WATTSIM_MAX_TRACE_BYTES, else the reader's default (0 here). */
+static int trace_limits(globals *g, ws_error *err)
+{
+    const char *s = g->max_trace_bytes, *from = "--max-trace-bytes";
+    if (!s) {
+        s = getenv("WATTSIM_MAX_TRACE_BYTES");
+        from = "WATTSIM_MAX_TRACE_BYTES";
+    }
+    g->limits.max_line = 0;
+    g->limits.max_bytes = 0;
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    }
+    if (!isdigit((unsigned char)*s) || *end || errno == ERANGE || v == 0
+        || v > (SIZE_MAX >> shift))
+        return ws_fail(err, "%s: must be a positive number of bytes (suffix K, M"
+                       " or G allowed), got \"%s\"", from, s);
+    g->limits.max_bytes = (size_t)(v << shift);
     return 0;
 }
 
@@ -207,12 +251,12 @@ static int cmd_run(int argc, char **argv, globals *g)
                 " them or --out another folder", out);
         goto out;
     }
-    if (load_catalogue(g, &cat, &err)) goto out;
+    if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
     ws_report_history_header(of[0].f);
     history_ctx hc = {of[0].f};
-    ws_study_env env = {traces_dir(g, &cfg), &cat, reg, NULL, 1};
+    ws_study_env env = {traces_dir(g, &cfg), &cat, reg, &g->limits, 1};
     if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
@@ -361,8 +405,10 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         rc = usage_error("simulate", "unknown format '%s' (table or json)", format);
         goto out;
     }
-    if (ws_run_config_validate(&cfg, &err) || load_catalogue(g, &cat, &err)) goto out;
-    ws_study_env env = {traces_dir(g, NULL), &cat, reg, NULL, 0};
+    if (ws_run_config_validate(&cfg, &err) || trace_limits(g, &err)
+        || load_catalogue(g, &cat, &err))
+        goto out;
+    ws_study_env env = {traces_dir(g, NULL), &cat, reg, &g->limits, 0};
     if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
@@ -393,7 +439,11 @@ static const char *PARETO_HELP =
     "  --gpu G            GPU; default v100\n"
     "  --workload W       workload; required\n"
     "  --eta X            cost weight for `cost` and `best`; default 0.5\n"
-    "  --format F         table (default), csv or json\n";
+    "  --format F         table (default), csv or json\n"
+    "  --plot FILE        also draw the figure: FILE.png or FILE.svg, with its\n"
+    "                     data (.csv) and gnuplot script (.gp) beside it\n"
+    "  --history FILE     mark the knob a policy settled on (last reached run of\n"
+    "                     the first matching cell of a `wattsim run` history.csv)\n";
 
 static int cmd_pareto(int argc, char **argv, globals *g)
 {
@@ -402,8 +452,12 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         {"workload", required_argument, 0, OPT_WORKLOAD},
         {"eta", required_argument, 0, OPT_ETA},
         {"format", required_argument, 0, OPT_FORMAT},
+        {"plot", required_argument, 0, 'P'},
+        {"history", required_argument, 0, 'H'},
         GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
+    const char *plot = NULL, *history = NULL;
+    char **all_argv = argv - 1;     /* for the figure's manifest */
     ws_error err = {{0}};
     ws_run_config cfg;
     ws_catalogue cat = {0};
@@ -424,6 +478,8 @@ static int cmd_pareto(int argc, char **argv, globals *g)
             break;
         case OPT_ETA: if (set_kv(&cfg, "eta", optarg, &err)) goto out; break;
         case OPT_FORMAT: format = optarg; break;
+        case 'P': plot = optarg; break;
+        case 'H': history = optarg; break;
         default: rc = bad_option("pareto", argv, c); goto out;
         }
     }
@@ -444,11 +500,17 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         ws_fail(&err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
-    if (load_catalogue(g, &cat, &err)) goto out;
+    if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
     const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
-    if (!spec || ws_traces_load(&tr, traces_dir(g, NULL), cfg.gpus[0], NULL, &err)
+    if (!spec || ws_traces_load(&tr, traces_dir(g, NULL), cfg.gpus[0], &g->limits, &err)
         || ws_job_build(&jt, &tr, spec, cfg.etas[0], INFINITY, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
+        goto out;
+    if (history && !plot) {
+        rc = usage_error("pareto", "%s", "--history needs --plot FILE");
+        goto out;
+    }
+    if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, argc + 1, all_argv, &err))
         goto out;
     ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par);
     rc = 0;
@@ -573,6 +635,12 @@ static const char *MAIN_HELP =
     "  simulate       simulate one recurring job and print its history\n"
     "  pareto         the TTA/ETA trade-off of every knob of a job\n"
     "  list           workloads, GPUs or policies\n"
+    "  sweep CONFIG   a run plan over policies with CIs, savings and regret\n"
+    "  curves CONFIG  cumulative cost and regret per recurrence, per policy\n"
+    "  potential      energy saving potential of every GPU and workload\n"
+    "  frontiers      pareto figures of every GPU x workload of a config\n"
+    "  report DIR     index (REPORT.md, report.html) of figures and tables\n"
+    "  groups         concurrent recurrences: synth or replay a group trace\n"
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
@@ -597,6 +665,12 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1, &g);
     if (!strcmp(cmd, "pareto")) return cmd_pareto(argc - 1, argv + 1, &g);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 1, argv + 1, &g);
+    if (!strcmp(cmd, "sweep")) return ws_cmd_sweep(argc - 1, argv + 1, 0);
+    if (!strcmp(cmd, "curves")) return ws_cmd_sweep(argc - 1, argv + 1, 1);
+    if (!strcmp(cmd, "potential")) return ws_cmd_potential(argc - 1, argv + 1);
+    if (!strcmp(cmd, "frontiers")) return ws_cmd_frontiers(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return ws_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "groups")) return ws_cli_groups(argc - 1, argv + 1);
     fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
     return EXIT_USAGE;
 }

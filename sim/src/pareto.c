@@ -5,14 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ws_knob_stat *sort_base;
-
-static int by_tta(const void *a, const void *b)
+/* Order of knob indices a, b by TTA, then ETA, then index. */
+static int by_tta(const ws_knob_stat *base, int a, int b)
 {
-    const ws_knob_stat *x = &sort_base[*(const int *)a], *y = &sort_base[*(const int *)b];
+    const ws_knob_stat *x = &base[a], *y = &base[b];
     if (x->tta != y->tta) return x->tta < y->tta ? -1 : 1;
     if (x->eta != y->eta) return x->eta < y->eta ? -1 : 1;
-    return *(const int *)a - *(const int *)b;
+    return a - b;
+}
+
+/* Insertion sort with the base passed in, not a global (qsort has no
+ * context argument in C17): keeps ws_pareto_compute re-entrant for
+ * threads. Knob tables are small (tens of entries). */
+static void sort_by_tta(const ws_knob_stat *base, int *idx, int m)
+{
+    for (int i = 1; i < m; i++) {
+        int v = idx[i], j = i;
+        for (; j > 0 && by_tta(base, idx[j - 1], v) > 0; j--) idx[j] = idx[j - 1];
+        idx[j] = v;
+    }
 }
 
 int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
@@ -74,8 +85,7 @@ int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
     int m = 0;
     for (int k = 0; k < n; k++)
         if (out->knobs[k].all_reach) out->frontier[m++] = k;
-    sort_base = out->knobs;
-    qsort(out->frontier, (size_t)m, sizeof *out->frontier, by_tta);
+    sort_by_tta(out->knobs, out->frontier, m);
     int f = 0;
     double best_eta = INFINITY, best_tta = -INFINITY;
     for (int q = 0; q < m; q++) {

@@ -1,0 +1,90 @@
+/*
+ * Figures drawn with gnuplot. A figure is three files side by side: the data
+ * (NAME.csv), a gnuplot script (NAME.gp) that reads it, and the image the
+ * script renders (NAME.png or NAME.svg; the terminal follows the
+ * extension). Data and script stay next to the image so users can restyle
+ * and re-render them (`gnuplot NAME.gp`, or `gnuplot -e "out='NAME.svg'"
+ * NAME.gp` for the other format).
+ *
+ * When gnuplot is not on PATH the data and script are still written and one
+ * line on stderr says how to render them; this is not an error.
+ *
+ * Every figure also gets a line in its folder's manifest.tsv (file, kind,
+ * title, the command that produced it) that `wattsim report` turns into an
+ * index.
+ */
+#ifndef WATTSIM_PLOT_H
+#define WATTSIM_PLOT_H
+
+#include <stdio.h>
+#include "wattsim/error.h"
+#include "wattsim/pareto.h"
+
+/* A unit for an axis: label ("h", "MJ"), and the divisor from SI. */
+typedef struct ws_unit {
+    const char *name;
+    double div;
+} ws_unit;
+
+/* Time unit for values whose largest is max_s: h from 2 h, min from 2 min,
+ * else s. */
+ws_unit ws_unit_time(double max_s);
+/* Energy unit for values whose largest is max_j: MJ from 1 MJ, kJ from
+ * 1 kJ, else J. */
+ws_unit ws_unit_energy(double max_j);
+
+/* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb". */
+const char *ws_plot_colour(int i);
+
+/* Image kind from a path: 0 png, 1 svg, -1 other. */
+int ws_plot_kind(const char *path);
+
+/* Path with its extension replaced by `ext` (".csv", ".gp"); malloc'd. */
+char *ws_plot_sibling(const char *image, const char *ext);
+
+/* Write the script preamble: terminal chosen from `out` (which the user may
+ * override with -e "out='...'"), font, grid, border, key. `title` is put
+ * in quotes (escaped). */
+void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
+                      const char *title);
+
+/* Axis ranges (and log scales when a range spans more than 4x) for data
+ * in [x0, x1] x [y0, y1], already in plot units. */
+void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1);
+
+/* A gnuplot string literal (single quotes, escaped). */
+void ws_plot_str(FILE *f, const char *s);
+
+/* Render `script` (run in its own folder) to each of the `n` images given
+ * by base name (in the script's folder). Returns 0 on success, or when
+ * gnuplot is absent (after printing how to render); -1 with err set when
+ * gnuplot fails (the images are removed). */
+int ws_plot_render(const char *script, const char *const *images, int n,
+                   ws_error *err);
+
+/* Add or replace the manifest.tsv line of `file` in its folder. `kind` is
+ * "figure" or "table". */
+int ws_manifest_add(const char *file, const char *kind, const char *title,
+                    const char *command, ws_error *err);
+
+/* The command line as one string (for manifests); malloc'd. */
+char *ws_command_line(int argc, char **argv);
+
+/* What a policy settled on, for the pareto figure. */
+typedef struct ws_settled {
+    int bs, pl;               /* 0 when unknown */
+    const char *label;        /* e.g. "zeus+jit settled" */
+} ws_settled;
+
+/* Read the knob of the last reached run of a history.csv (`wattsim run`)
+ * for the given gpu/workload (first cell that matches; any when NULL). */
+int ws_history_settled(const char *path, const char *gpu, const char *workload,
+                       ws_settled *out, ws_error *err);
+
+/* The pareto figure: every knob as a point coloured by batch size, the
+ * frontier as a line, the default and least-cost knobs (and `settled`, if
+ * given) marked and labelled. Writes IMAGE's .csv and .gp, renders IMAGE. */
+int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
+                   const ws_settled *settled, ws_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+/* Helpers of the figure subcommands; see cli_sweep.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_sweep.h"
+
+#ifndef WS_DEFAULT_TRACES
+#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
+#endif
+#ifndef WS_DEFAULT_CATALOGUE
+#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
+#endif
+
+/* Same precedence as cli.c: option, config, $WATTSIM_TRACES, built-in. */
+const char *ws_cli_traces(const char *opt, const ws_run_config *cfg)
+{
+    if (opt) return opt;
+    if (cfg && cfg->traces) return cfg->traces;
+    const char *env = getenv("WATTSIM_TRACES");
+    return env && *env ? env : WS_DEFAULT_TRACES;
+}
+
+int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err)
+{
+    const char *p = opt;
+    if (!p) p = getenv("WATTSIM_CATALOGUE");
+    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
+    return ws_catalogue_load(p, cat, err);
+}
+
+int ws_cli_die(const ws_error *err)
+{
+    fprintf(stderr, "wattsim: %s\n", err->msg);
+    return 2;
+}
+
+int ws_cli_usage(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "wattsim %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
+    return 2;
+}
+
+int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err)
+{
+    size_t len = strlen(key) + strlen(list) + 4;
+    char *s = malloc(len);
+    if (!s) return ws_fail(err, "out of memory");
+    snprintf(s, len, "%s=[%s]", key, list);
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    return rc;
+}

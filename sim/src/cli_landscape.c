@@ -1,0 +1,318 @@
+/*
+ * Figures of the knob landscape, straight from the traces (no simulation):
+ * `wattsim potential` (energy saving potential of the least-ETA knob over
+ * the default knob), `wattsim frontiers` (the pareto figure of every GPU x
+ * workload of a config) and `wattsim pareto --plot`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_sweep.h"
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plot.h"
+#include "wattsim/study.h"
+#include "wattsim/trace.h"
+
+int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job,
+                       const ws_pareto *p, int argc, char **argv, ws_error *err)
+{
+    ws_settled st = {0, 0, "policy settled"};
+    if (history && ws_history_settled(history, job->gpu, job->workload, &st, err)) return -1;
+    if (ws_plot_pareto(image, job, p, history ? &st : NULL, err)) return -1;
+    char *cmd = ws_command_line(argc, argv);
+    char title[256];
+    snprintf(title, sizeof title, "%s on %s: TTA vs ETA of every knob (η = %g)", job->workload,
+             job->gpu, job->eta);
+    int rc = ws_manifest_add(image, "figure", title, cmd, err);
+    free(cmd);
+    return rc;
+}
+
+/* Options shared by potential and frontiers. */
+typedef struct land_opts {
+    const char *out, *traces, *catalogue, *gpus, *workloads;
+    int force;
+} land_opts;
+
+/* Parse options and build the config: CONFIG if given, else every GPU and
+ * workload of the catalogue; --gpus / --workloads / --set override. */
+static int land_setup(const char *cmd, const char *help, int argc, char **argv,
+                      land_opts *lo, ws_run_config *cfg, ws_catalogue *cat, int *rc,
+                      ws_error *err)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, 0, 's'},
+        {"gpus", required_argument, 0, 'g'},
+        {"workloads", required_argument, 0, 'w'},
+        {"out", required_argument, 0, 'o'},
+        {"force", no_argument, 0, 'f'},
+        {"traces", required_argument, 0, 't'},
+        {"catalogue", required_argument, 0, 'c'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    int n_sets = 0, c;
+    *rc = 2;
+    if (!sets) return -1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': printf("%s", help); *rc = 0; free(sets); return -1;
+        case 's': sets[n_sets++] = optarg; break;
+        case 'g': lo->gpus = optarg; break;
+        case 'w': lo->workloads = optarg; break;
+        case 'o': lo->out = optarg; break;
+        case 'f': lo->force = 1; break;
+        case 't': lo->traces = optarg; break;
+        case 'c': lo->catalogue = optarg; break;
+        case ':': free(sets); ws_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]); return -1;
+        default: free(sets); ws_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]); return -1;
+        }
+    }
+    int r = -1;
+    if (optind < argc - 1) {
+        ws_cli_usage(cmd, "%s", "takes at most one CONFIG file");
+        goto out;
+    }
+    if (ws_cli_catalogue(lo->catalogue, cat, err)) goto out;
+    if (optind == argc - 1) {
+        if (ws_run_config_load(argv[optind], cfg, err)) goto out;
+    } else {
+        /* Everything in the catalogue. */
+        size_t len = 1;
+        for (size_t i = 0; i < cat->n_gpus; i++) len += strlen(cat->gpus[i]) + 1;
+        for (size_t i = 0; i < cat->n; i++) len += strlen(cat->items[i].name) + 1;
+        char *buf = malloc(len);
+        if (!buf) { ws_fail(err, "out of memory"); goto out; }
+        buf[0] = '\0';
+        for (size_t i = 0; i < cat->n_gpus; i++) {
+            if (i) strcat(buf, ",");
+            strcat(buf, cat->gpus[i]);
+        }
+        int bad = cat->n_gpus && ws_cli_set_list(cfg, "gpu", buf, err);
+        buf[0] = '\0';
+        for (size_t i = 0; i < cat->n; i++) {
+            if (i) strcat(buf, ",");
+            strcat(buf, cat->items[i].name);
+        }
+        bad = bad || ws_cli_set_list(cfg, "workload", buf, err);
+        free(buf);
+        if (bad) goto out;
+    }
+    if ((lo->gpus && ws_cli_set_list(cfg, "gpu", lo->gpus, err))
+        || (lo->workloads && ws_cli_set_list(cfg, "workload", lo->workloads, err)))
+        goto out;
+    for (int i = 0; i < n_sets; i++)
+        if (ws_run_config_set(cfg, sets[i], err)) goto out;
+    if (ws_run_config_validate(cfg, err)) goto out;
+    if (!lo->out) lo->out = cfg->out_dir;
+    if (!lo->out) {
+        ws_fail(err, "%s: no output folder: pass --out DIR", cmd);
+        goto out;
+    }
+    r = 0;
+out:
+    free(sets);
+    return r;
+}
+
+static const char *POTENTIAL_HELP =
+    "usage: wattsim potential [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
+    "                         --out DIR [--force]\n"
+    "\n"
+    "Energy-saving potential: for each GPU and workload, the ETA of the default\n"
+    "knob (b0 at the highest power limit) versus the least-ETA knob among those\n"
+    "every recorded run reaches (eta = 1). Writes potential.csv (also the\n"
+    "figure's data), potential.gp, potential.png and potential.svg.\n"
+    "Without CONFIG: every GPU and workload of the catalogue.\n"
+    "\n"
+    "  --gpus LIST        e.g. v100,a40\n"
+    "  --workloads LIST   e.g. cifar100,imagenet\n"
+    "  --out DIR          output folder\n"
+    "  --force            replace existing outputs\n"
+    "  --traces DIR, --catalogue FILE   as for every command\n";
+
+int ws_cmd_potential(int argc, char **argv)
+{
+    land_opts lo = {0};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_error err = {{0}};
+    ws_outfile od = {0}, og = {0};
+    char *command = ws_command_line(argc + 1, argv - 1);
+    int rc;
+    ws_run_config_init(&cfg);
+    if (land_setup("potential", POTENTIAL_HELP, argc, argv, &lo, &cfg, &cat, &rc, &err)) {
+        rc = rc ? 2 : 0;
+        goto out;
+    }
+    rc = 2;
+    char csv[4096], gp[4096], png[4096], svg[4096];
+    snprintf(csv, sizeof csv, "%s/potential.csv", lo.out);
+    snprintf(gp, sizeof gp, "%s/potential.gp", lo.out);
+    snprintf(png, sizeof png, "%s/potential.png", lo.out);
+    snprintf(svg, sizeof svg, "%s/potential.svg", lo.out);
+    struct stat st;
+    if (!lo.force && stat(csv, &st) == 0) {
+        ws_fail(&err, "%s: outputs of an earlier run are there; pass --force to replace them", lo.out);
+        goto out;
+    }
+    if (ws_outfile_open(&od, csv, &err) || ws_outfile_open(&og, gp, &err)) goto out;
+    fputs("gpu,workload,x,default_bs,default_pl,default_eta_j,best_bs,best_pl,best_eta_j,"
+          "best_pct_of_default,saving_pct\n", od.f);
+    for (size_t g = 0; g < cfg.n_gpus; g++) {
+        ws_traces tr = {0};
+        if (ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], NULL, &err)) {
+            ws_traces_free(&tr);
+            goto out;
+        }
+        for (size_t w = 0; w < cfg.n_workloads; w++) {
+            ws_job_table jt = {0};
+            ws_pareto p = {0};
+            const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[w], &err);
+            int bad = !spec || ws_job_build(&jt, &tr, spec, 1.0, INFINITY, &err)
+                      || ws_pareto_compute(&jt.job, &p, &err);
+            if (!bad && (p.default_knob < 0 || p.best_knob < 0 || !p.knobs[p.default_knob].all_reach)) {
+                ws_fail(&err, "%s/%s: the default knob or no knob reaches the target in every run",
+                        cfg.gpus[g], cfg.workloads[w]);
+                bad = 1;
+            }
+            if (!bad) {
+                /* eta = 1: cost is ETA, so the least-cost knob is the least-ETA one. */
+                const ws_knob_stat *d = &p.knobs[p.default_knob], *b = &p.knobs[p.best_knob];
+                fprintf(od.f, "%s,%s,%zu,%d,%d,%.17g,%d,%d,%.17g,%.17g,%.17g\n", cfg.gpus[g],
+                        spec->name, w, d->bs, d->pl, d->eta, b->bs, b->pl, b->eta,
+                        100.0 * b->eta / d->eta, 100.0 * (1.0 - b->eta / d->eta));
+            }
+            ws_pareto_free(&p);
+            ws_job_free(&jt);
+            if (bad) { ws_traces_free(&tr); goto out; }
+        }
+        ws_traces_free(&tr);
+    }
+    FILE *f = og.f;
+    const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
+    int cols = cfg.n_gpus > 1 ? 2 : 1, rows = (int)((cfg.n_gpus + 1) / (size_t)cols);
+    ws_plot_preamble(f, "potential.png", 1200, 430 * rows + 60, title);
+    fputs("data = 'potential.csv'\n", f);
+    fputs("gpus = '", f);
+    for (size_t g = 0; g < cfg.n_gpus; g++) fprintf(f, "%s%s", g ? " " : "", cfg.gpus[g]);
+    fputs("'\n", f);
+    fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
+          "set boxwidth 0.38\n"
+          "set yrange [0:125]\n"
+          "set ytics 0,25,100\n"
+          "set grid noxtics ytics\n"
+          "set xtics rotate by -30 scale 0 font ',12'\n"
+          "set ylabel 'ETA (% of the default knob)'\n"
+          "set key top right horizontal font ',11'\n", f);
+    fputs("set xtics (", f);
+    for (size_t w = 0; w < cfg.n_workloads; w++)
+        fprintf(f, "%s'%s' %zu", w ? ", " : "", cfg.workloads[w], w);
+    fprintf(f, ")\nset xrange [-0.6:%g]\n", (double)cfg.n_workloads - 0.4);
+    fprintf(f, "set multiplot layout %d,%d title '%s' font ',17'\n", rows, cols, title);
+    fputs("do for [i=1:words(gpus)] {\n"
+          "  set title word(gpus, i) font ',15'\n"
+          "  g = word(gpus, i)\n"
+          "  plot data skip 1 using (strcol(1) eq g ? $3 - 0.2 : NaN):(100) with boxes lc rgb '#E69F00' title 'default knob', \\\n"
+          "       data skip 1 using (strcol(1) eq g ? $3 + 0.2 : NaN):10 with boxes lc rgb '#0072B2' title 'least-ETA knob', \\\n"
+          "       data skip 1 using (strcol(1) eq g ? $3 + 0.2 : NaN):($10 + 3):(sprintf('-%.0f%%', $11)) \\\n"
+          "         with labels center offset 0,0.4 font ',12' tc rgb '#0072B2' notitle\n"
+          "}\n"
+          "unset multiplot\n", f);
+    if (ws_outfile_commit(&od, &err) || ws_outfile_commit(&og, &err)) goto out;
+    const char *imgs[2] = {png, svg};
+    if (ws_plot_render(gp, imgs, 2, &err)) goto out;
+    if (ws_manifest_add(csv, "table", "energy-saving potential per GPU and workload", command, &err)
+        || ws_manifest_add(png, "figure", title, command, &err)
+        || ws_manifest_add(svg, "figure", title, command, &err))
+        goto out;
+    printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg)\n", lo.out);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    free(command);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+static const char *FRONTIERS_HELP =
+    "usage: wattsim frontiers [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
+    "                         --out DIR [--force]\n"
+    "\n"
+    "The pareto figure (see 'wattsim pareto --plot') of every GPU x workload x\n"
+    "eta of CONFIG (default: every GPU and workload of the catalogue, eta 0.5):\n"
+    "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg}.\n";
+
+int ws_cmd_frontiers(int argc, char **argv)
+{
+    land_opts lo = {0};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_error err = {{0}};
+    char *command = ws_command_line(argc + 1, argv - 1);
+    int rc;
+    ws_run_config_init(&cfg);
+    if (land_setup("frontiers", FRONTIERS_HELP, argc, argv, &lo, &cfg, &cat, &rc, &err)) {
+        rc = rc ? 2 : 0;
+        goto out;
+    }
+    rc = 2;
+    size_t made = 0;
+    for (size_t g = 0; g < cfg.n_gpus; g++) {
+        ws_traces tr = {0};
+        if (ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], NULL, &err)) {
+            ws_traces_free(&tr);
+            goto out;
+        }
+        for (size_t w = 0; w < cfg.n_workloads; w++)
+            for (size_t e = 0; e < cfg.n_etas; e++) {
+                ws_job_table jt = {0};
+                ws_pareto p = {0};
+                const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[w], &err);
+                int bad = !spec || ws_job_build(&jt, &tr, spec, cfg.etas[e], INFINITY, &err)
+                          || ws_pareto_compute(&jt.job, &p, &err);
+                char stem[4096], img[4200];
+                if (cfg.n_etas > 1)
+                    snprintf(stem, sizeof stem, "%s/frontier-%s-%s-eta%g", lo.out, cfg.gpus[g],
+                             cfg.workloads[w], cfg.etas[e]);
+                else
+                    snprintf(stem, sizeof stem, "%s/frontier-%s-%s", lo.out, cfg.gpus[g],
+                             cfg.workloads[w]);
+                struct stat st;
+                snprintf(img, sizeof img, "%s.csv", stem);
+                if (!bad && !lo.force && stat(img, &st) == 0) {
+                    ws_fail(&err, "%s: exists; pass --force to replace it", img);
+                    bad = 1;
+                }
+                /* svg first: the script's default output is then the png. */
+                for (int k = 0; k < 2 && !bad; k++) {
+                    snprintf(img, sizeof img, "%s.%s", stem, k ? "png" : "svg");
+                    bad = ws_cli_pareto_plot(img, NULL, &jt.job, &p, argc + 1, argv - 1, &err);
+                }
+                made += !bad;
+                ws_pareto_free(&p);
+                ws_job_free(&jt);
+                if (bad) { ws_traces_free(&tr); goto out; }
+            }
+        ws_traces_free(&tr);
+    }
+    printf("%zu frontier figures in %s/\n", made, lo.out);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    free(command);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,274 @@
+/*
+ * `wattsim report DIR`: an index of every figure and table that wattsim
+ * wrote into DIR and its subfolders (from their manifest.tsv files), as
+ * REPORT.md and a self-contained report.html (SVGs inlined, PNGs without
+ * an SVG embedded as data URIs), each item with the command behind it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_sweep.h"
+#include "wattsim/outfile.h"
+#include "wattsim/plot.h"
+
+static const char *REPORT_HELP =
+    "usage: wattsim report DIR [--title TEXT]\n"
+    "\n"
+    "Write DIR/REPORT.md and DIR/report.html listing every figure and table in\n"
+    "DIR and its subfolders (read from their manifest.tsv, which every figure\n"
+    "command keeps) with the command that produced it. The HTML page is self-\n"
+    "contained: SVG figures are inlined, PNG-only figures embedded.\n";
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap);
+    size_t r;
+    while (s && (r = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t) { free(s); s = NULL; }
+            else s = t;
+        }
+    }
+    fclose(f);
+    if (s) s[n] = '\0';
+    if (len) *len = n;
+    return s;
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else if (*s == '"') fputs("&quot;", f);
+        else fputc(*s, f);
+    }
+}
+
+static void base64(FILE *f, const unsigned char *s, size_t n)
+{
+    static const char *t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0)
+                     | (i + 2 < n ? s[i + 2] : 0);
+        fputc(t[v >> 18 & 63], f);
+        fputc(t[v >> 12 & 63], f);
+        fputc(i + 1 < n ? t[v >> 6 & 63] : '=', f);
+        fputc(i + 2 < n ? t[v & 63] : '=', f);
+    }
+}
+
+/* A Markdown table (our sweep.md) as an HTML table; other lines as text. */
+static void md_to_html(FILE *f, const char *md)
+{
+    int in_table = 0;
+    const char *line = md;
+    while (*line) {
+        size_t n = strcspn(line, "\n");
+        char *l = strndup(line, n);
+        if (!l) return;
+        if (l[0] == '|') {
+            if (!in_table) { fputs("<table>\n", f); in_table = 1; }
+            if (!strstr(l, "---")) {
+                fputs("<tr>", f);
+                char *save, *cell = strtok_r(l + 1, "|", &save);
+                for (; cell; cell = strtok_r(NULL, "|", &save)) {
+                    while (*cell == ' ') cell++;
+                    fputs(in_table == 1 ? "<th>" : "<td>", f);
+                    html_text(f, cell);
+                    fputs(in_table == 1 ? "</th>" : "</td>", f);
+                }
+                fputs("</tr>\n", f);
+                in_table = 2;
+            }
+        } else {
+            if (in_table) { fputs("</table>\n", f); in_table = 0; }
+            if (*l) { fputs("<p>", f); html_text(f, l); fputs("</p>\n", f); }
+        }
+        free(l);
+        line += n;
+        if (*line) line++;
+    }
+    if (in_table) fputs("</table>\n", f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Folders with a manifest: DIR itself, then its subfolders by name. */
+static char **folders(const char *dir, size_t *n)
+{
+    char **out = calloc(1, sizeof *out);
+    *n = 0;
+    if (!out) return NULL;
+    out[(*n)++] = strdup("");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s/manifest.tsv", dir, e->d_name);
+        if (stat(p, &st) != 0) continue;
+        char **t = realloc(out, (*n + 1) * sizeof *out);
+        if (!t) break;
+        out = t;
+        out[(*n)++] = strdup(e->d_name);
+    }
+    if (d) closedir(d);
+    qsort(out + 1, *n - 1, sizeof *out, cmp_str);
+    return out;
+}
+
+int ws_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"title", required_argument, 0, 'T'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *title = "wattsim report";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'h') { printf("%s", REPORT_HELP); return 0; }
+        if (c == 'T') { title = optarg; continue; }
+        if (c == ':') return ws_cli_usage("report", "option '%s' needs a value", argv[optind - 1]);
+        return ws_cli_usage("report", "unknown option '%s'", argv[optind - 1]);
+    }
+    if (optind != argc - 1) return ws_cli_usage("report", "%s", "needs one DIR");
+    const char *dir = argv[optind];
+    ws_error err = {{0}};
+    ws_outfile md = {0}, html = {0};
+    size_t nf = 0, items = 0;
+    char **sub = folders(dir, &nf);
+    int rc = 2;
+    char path[8400];
+    snprintf(path, sizeof path, "%s/REPORT.md", dir);
+    if (!sub || ws_outfile_open(&md, path, &err)) goto out;
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if (ws_outfile_open(&html, path, &err)) goto out;
+    fprintf(md.f, "# %s\n\nEvery figure and table in this folder, with the command that produced"
+                  " it. Each figure's data (.csv) and gnuplot script (.gp) sit next to it:"
+                  " restyle the script and run `gnuplot NAME.gp` in its folder.\n", title);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", html.f);
+    html_text(html.f, title);
+    fputs("</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;max-width:1200px;"
+          "margin:2em auto;padding:0 1em;color:#222}figure{margin:1.5em 0}svg,img{max-width:100%;"
+          "height:auto}code,pre{background:#f4f4f4;padding:.2em .4em;white-space:pre-wrap}"
+          "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;"
+          "padding:.2em .5em;text-align:right}th{background:#eee}h2{border-bottom:1px solid #ccc}"
+          "</style></head><body>\n<h1>", html.f);
+    html_text(html.f, title);
+    fputs("</h1>\n<p>Every figure and table with the command that produced it. Data (.csv) and"
+          " gnuplot scripts (.gp) sit next to each figure.</p>\n", html.f);
+    for (size_t i = 0; i < nf; i++) {
+        char base[4096];
+        snprintf(base, sizeof base, "%s%s%s", dir, sub[i][0] ? "/" : "", sub[i]);
+        snprintf(path, sizeof path, "%s/manifest.tsv", base);
+        char *man = slurp(path, NULL);
+        if (!man) continue;
+        const char *name = sub[i][0] ? sub[i] : ".";
+        fprintf(md.f, "\n## %s\n", name);
+        fputs("<h2>", html.f); html_text(html.f, name); fputs("</h2>\n", html.f);
+        char *save, *line = strtok_r(man, "\n", &save);
+        char seen[256][256];
+        size_t n_seen = 0;
+        for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            char *f[4] = {0};
+            char *p = line;
+            for (int k = 0; k < 4 && p; k++) {
+                f[k] = p;
+                p = strchr(p, '\t');
+                if (p) *p++ = '\0';
+            }
+            if (!f[3]) continue;
+            const char *rel_prefix = sub[i][0] ? sub[i] : "";
+            char rel[1024], file[4200];
+            snprintf(rel, sizeof rel, "%s%s%s", rel_prefix, *rel_prefix ? "/" : "", f[0]);
+            snprintf(file, sizeof file, "%s/%s", base, f[0]);
+            struct stat st;
+            if (stat(file, &st) != 0) continue;      /* listed but since removed */
+            if (!strcmp(f[1], "figure")) {
+                /* One entry per figure: its png and svg share a stem. */
+                char *stem = ws_plot_sibling(f[0], "");
+                int dup = 0;
+                for (size_t k = 0; stem && k < n_seen; k++) dup |= !strcmp(seen[k], stem);
+                if (stem && !dup && n_seen < 256) snprintf(seen[n_seen++], sizeof seen[0], "%s", stem);
+                if (dup || !stem) { free(stem); continue; }
+                char relstem[1100], png[4400], svg[4400];
+                snprintf(relstem, sizeof relstem, "%s%s%s", rel_prefix, *rel_prefix ? "/" : "", stem);
+                snprintf(png, sizeof png, "%s/%s.png", base, stem);
+                snprintf(svg, sizeof svg, "%s/%s.svg", base, stem);
+                int has_png = stat(png, &st) == 0, has_svg = stat(svg, &st) == 0;
+                fprintf(md.f, "\n### %s\n\n![%s](%s.%s)\n\nFiles: ", f[2], f[2], relstem,
+                        has_png ? "png" : "svg");
+                if (has_png) fprintf(md.f, "`%s.png` ", relstem);
+                if (has_svg) fprintf(md.f, "`%s.svg` ", relstem);
+                fprintf(md.f, "`%s.csv` `%s.gp`  \nCommand: `%s`\n", relstem, relstem, f[3]);
+                fputs("<figure>\n<h3>", html.f); html_text(html.f, f[2]); fputs("</h3>\n", html.f);
+                if (has_svg) {
+                    char *s = slurp(svg, NULL);
+                    const char *start = s ? strstr(s, "<svg") : NULL;
+                    if (start) fputs(start, html.f);
+                    free(s);
+                } else {
+                    size_t len;
+                    char *s = slurp(png, &len);
+                    if (s) {
+                        fputs("<img alt=\"", html.f); html_text(html.f, f[2]);
+                        fputs("\" src=\"data:image/png;base64,", html.f);
+                        base64(html.f, (const unsigned char *)s, len);
+                        fputs("\">", html.f);
+                    }
+                    free(s);
+                }
+                fputs("\n<figcaption>Data: <code>", html.f); html_text(html.f, relstem);
+                fputs(".csv</code>, script: <code>", html.f); html_text(html.f, relstem);
+                fputs(".gp</code><br>Command: <code>", html.f); html_text(html.f, f[3]);
+                fputs("</code></figcaption>\n</figure>\n", html.f);
+                free(stem);
+            } else {
+                fprintf(md.f, "\n### %s\n\nFile: `%s`  \nCommand: `%s`\n", f[2], rel, f[3]);
+                fputs("<h3>", html.f); html_text(html.f, f[2]); fputs("</h3>\n<p>File: <code>", html.f);
+                html_text(html.f, rel); fputs("</code><br>Command: <code>", html.f);
+                html_text(html.f, f[3]); fputs("</code></p>\n", html.f);
+                size_t n = strlen(f[0]);
+                if (n > 3 && !strcmp(f[0] + n - 3, ".md")) {
+                    char *s = slurp(file, NULL);
+                    if (s) {
+                        fprintf(md.f, "\n%s\n", s);
+                        md_to_html(html.f, s);
+                    }
+                    free(s);
+                }
+            }
+            items++;
+        }
+        free(man);
+    }
+    fputs("</body></html>\n", html.f);
+    if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
+    printf("%zu items; %s/REPORT.md and %s/report.html\n", items, dir, dir);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_outfile_abort(&md);
+    ws_outfile_abort(&html);
+    for (size_t i = 0; sub && i < nf; i++) free(sub[i]);
+    free(sub);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * Subcommands of the figures and the paper reproduction (sweep, curves,
+ * potential, frontiers, report, pareto --plot), kept out of cli.c, which
+ * only dispatches to them. Helpers shared by these files are here too.
+ */
+#ifndef WATTSIM_CLI_SWEEP_H
+#define WATTSIM_CLI_SWEEP_H
+
+#include "wattsim/config.h"
+#include "wattsim/error.h"
+#include "wattsim/pareto.h"
+
+/* `wattsim sweep` (curves = 0) and `wattsim curves` (curves = 1). */
+int ws_cmd_sweep(int argc, char **argv, int curves);
+/* `wattsim potential` and `wattsim frontiers`. */
+int ws_cmd_potential(int argc, char **argv);
+int ws_cmd_frontiers(int argc, char **argv);
+/* `wattsim report DIR`. */
+int ws_cmd_report(int argc, char **argv);
+
+/* `wattsim pareto --plot FILE [--history FILE]`: draw the figure and add it
+ * to its folder's manifest. argv: the whole command line. */
+int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job,
+                       const ws_pareto *p, int argc, char **argv, ws_error *err);
+
+/* Shared helpers (cli_common.c). */
+const char *ws_cli_traces(const char *opt, const ws_run_config *cfg);
+int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err);
+int ws_cli_die(const ws_error *err);
+int ws_cli_usage(const char *cmd, const char *fmt, const char *arg);
+/* "v100,a40" -> the config key `key` set to [v100, a40]. */
+int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err);
+
+#endif

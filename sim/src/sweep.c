@@ -1,0 +1,599 @@
+/* Sweeps over policies and the run plan; see wattsim/sweep.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "wattsim/sweep.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "wattsim/report.h"
+
+/* ------------------------------------------------------------ pairs */
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) { memcpy(d, s, n); d[n] = '\0'; }
+    return d;
+}
+
+void ws_policy_pairs_free(ws_policy_pair *p, size_t n)
+{
+    for (size_t i = 0; p && i < n; i++) {
+        free(p[i].bso);
+        free(p[i].plo);
+        free(p[i].label);
+    }
+    free(p);
+}
+
+int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
+                          ws_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 1;
+    for (const char *q = s; *q; q++) cap += *q == ',';
+    ws_policy_pair *p = calloc(cap, sizeof *p);
+    if (!p) return ws_fail(err, "out of memory");
+    size_t k = 0;
+    for (const char *q = s;; k++) {
+        size_t len = strcspn(q, ",");
+        const char *colon = memchr(q, ':', len);
+        if (!colon || colon == q || colon + 1 == q + len) {
+            ws_policy_pairs_free(p, k);
+            return ws_fail(err, "--policies: '%.*s' is not BSO:PLO (e.g. zeus:jit)",
+                           (int)len, q);
+        }
+        p[k].bso = dup_n(q, (size_t)(colon - q));
+        p[k].plo = dup_n(colon + 1, (size_t)(q + len - colon - 1));
+        if (!p[k].bso || !p[k].plo) {
+            ws_policy_pairs_free(p, k + 1);
+            return ws_fail(err, "out of memory");
+        }
+        q += len;
+        if (!*q) { k++; break; }
+        q++;
+    }
+    *out = p;
+    *n = k;
+    return 0;
+}
+
+/* ------------------------------------------------------------ stats */
+
+void ws_ci95(const double *x, size_t n, double *mean, double *lo, double *hi)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m += x[i];
+    m = n ? m / (double)n : NAN;
+    *mean = m;
+    if (n < 2) { *lo = *hi = NAN; return; }
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+    double sd = sqrt(ss / (double)(n - 1));
+    double half = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sd / sqrt((double)n);
+    *lo = m - half;
+    *hi = m + half;
+}
+
+long ws_steady_count(long recurrences)
+{
+    long k = (long)ceil(0.1 * (double)recurrences);
+    if (k < 5) k = 5;
+    return k < recurrences ? k : recurrences;
+}
+
+/* ------------------------------------------------------------ plan */
+
+size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
+                      size_t eta, size_t beta, size_t seed)
+{
+    return (((((pair * s->n_gpus + gpu) * s->n_work + work) * s->n_etas + eta)
+             * s->n_betas + beta) * s->n_seeds) + seed;
+}
+
+size_t ws_sweep_n_cells(const ws_sweep *s)
+{
+    return s->n_seeds ? s->n_sims / s->n_seeds : 0;
+}
+
+/* Axis indices of simulation i. */
+static void unindex(const ws_sweep *s, size_t i, size_t ax[6])
+{
+    size_t dims[6] = {s->n_pairs, s->n_gpus, s->n_work, s->n_etas, s->n_betas, s->n_seeds};
+    for (int k = 5; k >= 0; k--) {
+        ax[k] = i % dims[k];
+        i /= dims[k];
+    }
+}
+
+void ws_sweep_free(ws_sweep *s)
+{
+    ws_policy_pairs_free(s->pairs, s->n_pairs);
+    for (size_t i = 0; s->jobs && i < s->n_gpus * s->n_work; i++) ws_job_free(&s->jobs[i]);
+    free(s->jobs);
+    for (size_t i = 0; s->sims && i < s->n_sims; i++) {
+        free(s->sims[i].rec_energy);
+        free(s->sims[i].rec_time);
+        free(s->sims[i].rec_cost);
+    }
+    free(s->sims);
+    free(s->gpus);
+    free(s->work);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------ running */
+
+typedef struct resolved {
+    const ws_bso_type *bt;
+    const ws_plo_type *pt;
+    ws_value *bp, *pp;
+} resolved;
+
+typedef struct pool {
+    ws_sweep *s;
+    resolved *res;
+    pthread_mutex_t lock;
+    size_t next, done;
+    int stop, tty;
+    ws_error *errs;            /* one per simulation */
+    int *failed;
+} pool;
+
+typedef struct rec_sink {
+    ws_sweep_sim *sim;
+} rec_sink;
+
+static int accumulate(void *p, const ws_run_record *r)
+{
+    ws_sweep_sim *sim = ((rec_sink *)p)->sim;
+    if (r->recurrence < 1 || r->recurrence > sim->recurrences) return 0;
+    sim->rec_energy[r->recurrence - 1] += r->energy_j;
+    sim->rec_time[r->recurrence - 1] += r->time_s;
+    sim->rec_cost[r->recurrence - 1] += r->cost;
+    return 0;
+}
+
+static void run_one(pool *pl, size_t i)
+{
+    ws_sweep *s = pl->s;
+    size_t ax[6];
+    unindex(s, i, ax);
+    const resolved *rp = &pl->res[ax[0]];
+    ws_job_table *jt = &s->jobs[ax[1] * s->n_work + ax[2]];
+    ws_sweep_sim *sim = &s->sims[i];
+    ws_error *err = &pl->errs[i];
+    unsigned long seed = s->seeds[ax[5]];
+    ws_job job = jt->job;                 /* this cell's view */
+    job.eta = s->etas[ax[3]];
+    job.beta = s->betas[ax[4]];
+    ws_sim_params sp = {sim->recurrences, seed};
+    ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, err);
+    ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, err) : NULL;
+    rec_sink rs = {sim};
+    int bad = !bso || !plo || ws_simulate(&job, bso, plo, &sp, accumulate, &rs, &sim->tot, err);
+    ws_plo_free(plo);
+    ws_bso_free(bso);
+    if (bad) {
+        ws_fail_prefix(err, "%s %s/%s eta %g beta %g seed %lu", s->pairs[ax[0]].label,
+                       s->gpus[ax[1]], s->work[ax[2]], job.eta, job.beta, seed);
+        pl->failed[i] = 1;
+    }
+}
+
+static void *worker(void *arg)
+{
+    pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->lock);
+        size_t i = pl->next++;
+        int stop = pl->stop || i >= pl->s->n_sims;
+        pthread_mutex_unlock(&pl->lock);
+        if (stop) return NULL;
+        run_one(pl, i);
+        pthread_mutex_lock(&pl->lock);
+        pl->done++;
+        if (pl->failed[i]) pl->stop = 1;
+        if (pl->tty && (pl->done % 16 == 0 || pl->done == pl->s->n_sims))
+            fprintf(stderr, "\r[%zu/%zu] simulations   ", pl->done, pl->s->n_sims);
+        pthread_mutex_unlock(&pl->lock);
+    }
+}
+
+static int find_pair(const ws_policy_pair *p, size_t n, const char *label)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(p[i].label, label)) return (int)i;
+    return -1;
+}
+
+static const ws_param_raw *params_for(const ws_policy_ref *ref, const char *name, size_t *n)
+{
+    if (ref->name && !strcmp(ref->name, name)) { *n = ref->n_params; return ref->params; }
+    *n = 0;
+    return NULL;
+}
+
+int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
+                 const ws_policy_pair *pairs, size_t n_pairs, int threads,
+                 ws_sweep *s, ws_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int rc = -1;
+    resolved *res = NULL;
+    pool pl = {0};
+    /* Pairs: resolve names, drop duplicates, add the references. */
+    s->pairs = calloc(n_pairs + 2, sizeof *s->pairs);
+    res = calloc(n_pairs + 2, sizeof *res);
+    if (!s->pairs || !res) { ws_fail(err, "out of memory"); goto out; }
+    static const char *refs[2] = {"default", "oracle"};
+    for (size_t i = 0; i < n_pairs + 2; i++) {
+        const char *b = i < n_pairs ? pairs[i].bso : refs[i - n_pairs];
+        const char *p = i < n_pairs ? pairs[i].plo : refs[i - n_pairs];
+        const ws_bso_type *bt = ws_registry_bso(env->registry, b, err);
+        const ws_plo_type *pt = bt ? ws_registry_plo(env->registry, p, err) : NULL;
+        if (!bt || !pt) { ws_fail_prefix(err, "policy pair %s:%s", b, p); goto out; }
+        char label[160];
+        snprintf(label, sizeof label, "%s+%s", bt->name, pt->name);
+        if (find_pair(s->pairs, s->n_pairs, label) >= 0) continue;
+        ws_policy_pair *q = &s->pairs[s->n_pairs];
+        q->bso = strdup(b);
+        q->plo = strdup(p);
+        q->label = strdup(label);
+        if (!q->bso || !q->plo || !q->label) { s->n_pairs++; ws_fail(err, "out of memory"); goto out; }
+        resolved *r = &res[s->n_pairs++];
+        r->bt = bt;
+        r->pt = pt;
+        size_t nr;
+        const ws_param_raw *raw = params_for(&cfg->bso, b, &nr);
+        char who[96];
+        snprintf(who, sizeof who, "bso %s", bt->name);
+        if (ws_params_resolve(bt->params, raw, nr, who, &r->bp, err)) goto out;
+        raw = params_for(&cfg->plo, p, &nr);
+        snprintf(who, sizeof who, "plo %s", pt->name);
+        if (ws_params_resolve(pt->params, raw, nr, who, &r->pp, err)) goto out;
+    }
+    s->ref_default = (size_t)find_pair(s->pairs, s->n_pairs, "default+default");
+    s->ref_oracle = (size_t)find_pair(s->pairs, s->n_pairs, "oracle+oracle");
+
+    /* Axes (views into cfg, which outlives the sweep's use of names). */
+    s->n_gpus = cfg->n_gpus;
+    s->n_work = cfg->n_workloads + cfg->n_jobs;
+    s->n_etas = cfg->n_etas;
+    s->n_betas = cfg->n_betas;
+    s->n_seeds = cfg->n_seeds;
+    s->etas = cfg->etas;
+    s->betas = cfg->betas;
+    s->seeds = cfg->seeds;
+    s->n_sims = s->n_pairs * s->n_gpus * s->n_work * s->n_etas * s->n_betas * s->n_seeds;
+    if (!s->n_sims) { ws_fail(err, "%s: the run plan is empty", cfg->path); goto out; }
+    s->gpus = calloc(s->n_gpus, sizeof *s->gpus);
+    s->work = calloc(s->n_work, sizeof *s->work);
+    s->jobs = calloc(s->n_gpus * s->n_work, sizeof *s->jobs);
+    s->sims = calloc(s->n_sims, sizeof *s->sims);
+    if (!s->gpus || !s->work || !s->jobs || !s->sims) { ws_fail(err, "out of memory"); goto out; }
+    for (size_t g = 0; g < s->n_gpus; g++) s->gpus[g] = cfg->gpus[g];
+    for (size_t w = 0; w < s->n_work; w++) {
+        const char *name = w < cfg->n_workloads ? cfg->workloads[w]
+                                                : cfg->jobs[w - cfg->n_workloads].name;
+        const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, name, err);
+        if (!spec) goto out;
+        s->work[w] = spec->name;
+    }
+    /* Job tables, built once, before any thread starts. */
+    for (size_t g = 0; g < s->n_gpus; g++) {
+        ws_traces tr;
+        if (ws_traces_load(&tr, env->traces_dir, s->gpus[g], env->limits, err)) {
+            ws_traces_free(&tr);
+            goto out;
+        }
+        for (size_t w = 0; w < s->n_work; w++) {
+            const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, s->work[w], err);
+            if (ws_job_build(&s->jobs[g * s->n_work + w], &tr, spec, 0.5, 2.0, err)) {
+                ws_traces_free(&tr);
+                goto out;
+            }
+        }
+        ws_traces_free(&tr);
+    }
+    for (size_t i = 0; i < s->n_sims; i++) {
+        size_t ax[6];
+        unindex(s, i, ax);
+        const ws_job_table *jt = &s->jobs[ax[1] * s->n_work + ax[2]];
+        ws_sweep_sim *sim = &s->sims[i];
+        sim->recurrences = cfg->recurrences > 0 ? cfg->recurrences : jt->default_recurrences;
+        size_t r = (size_t)sim->recurrences;
+        sim->rec_energy = calloc(r, sizeof(double));
+        sim->rec_time = calloc(r, sizeof(double));
+        sim->rec_cost = calloc(r, sizeof(double));
+        if (!sim->rec_energy || !sim->rec_time || !sim->rec_cost) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+
+    /* The pool. */
+    pl.s = s;
+    pl.res = res;
+    pl.tty = env->progress && isatty(2);
+    pl.errs = calloc(s->n_sims, sizeof *pl.errs);
+    pl.failed = calloc(s->n_sims, sizeof *pl.failed);
+    if (!pl.errs || !pl.failed) { ws_fail(err, "out of memory"); goto out; }
+    pthread_mutex_init(&pl.lock, NULL);
+    if (threads < 1) threads = 1;
+    if ((size_t)threads > s->n_sims) threads = (int)s->n_sims;
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    int started = 0;
+    if (tid)
+        for (; started < threads; started++)
+            if (pthread_create(&tid[started], NULL, worker, &pl)) break;
+    if (started == 0) worker(&pl);          /* no threads: run here */
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    pthread_mutex_destroy(&pl.lock);
+    if (pl.tty) fprintf(stderr, "\r\033[K");
+    /* The first failure in plan order, whichever thread saw it first. */
+    for (size_t i = 0; i < s->n_sims; i++)
+        if (pl.failed[i]) {
+            *err = pl.errs[i];
+            goto out;
+        }
+    if (pl.done != s->n_sims) { ws_fail(err, "sweep stopped early"); goto out; }
+    rc = 0;
+out:
+    for (size_t i = 0; res && i < s->n_pairs; i++) {
+        if (res[i].bt) ws_params_free(res[i].bt->params, res[i].bp);
+        if (res[i].pt) ws_params_free(res[i].pt->params, res[i].pp);
+    }
+    free(res);
+    free(pl.errs);
+    free(pl.failed);
+    if (rc) ws_sweep_free(s);
+    return rc;
+}
+
+/* ------------------------------------------------------------ summary */
+
+static double steady(const double *x, long n)
+{
+    long k = ws_steady_count(n);
+    double sum = 0;
+    for (long r = n - k; r < n; r++) sum += x[r];
+    return k ? sum / (double)k : NAN;
+}
+
+static double saving(double ours, double ref)
+{
+    return ref > 0 ? 1.0 - ours / ref : NAN;
+}
+
+void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
+{
+    size_t ax[6], n = s->n_seeds, base = cell * n;
+    unindex(s, base, ax);
+    memset(o, 0, sizeof *o);
+    o->pair = ax[0]; o->gpu = ax[1]; o->work = ax[2]; o->eta = ax[3]; o->beta = ax[4];
+    o->recurrences = s->sims[base].recurrences;
+    size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
+    size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
+    double *v = malloc(7 * (n ? n : 1) * sizeof *v);
+    if (!v) return;
+    double *e = v, *t = v + n, *c = v + 2 * n, *se = v + 3 * n, *st = v + 4 * n,
+           *rg = v + 5 * n, *tmp = v + 6 * n;
+    double de = 0, dt = 0, dc = 0, dse = 0, dst = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ws_sweep_sim *m = &s->sims[base + i], *d = &s->sims[dref + i],
+                           *q = &s->sims[oref + i];
+        e[i] = m->tot.energy_j;
+        t[i] = m->tot.time_s;
+        c[i] = m->tot.cost;
+        se[i] = steady(m->rec_energy, m->recurrences);
+        st[i] = steady(m->rec_time, m->recurrences);
+        rg[i] = m->tot.cost - q->tot.cost;
+        de += d->tot.energy_j;
+        dt += d->tot.time_s;
+        dc += d->tot.cost;
+        dse += steady(d->rec_energy, d->recurrences);
+        dst += steady(d->rec_time, d->recurrences);
+    }
+    (void)tmp;
+    ws_ci95(e, n, &o->energy.mean, &o->energy.lo, &o->energy.hi);
+    ws_ci95(t, n, &o->time.mean, &o->time.lo, &o->time.hi);
+    ws_ci95(c, n, &o->cost.mean, &o->cost.lo, &o->cost.hi);
+    ws_ci95(se, n, &o->steady_energy.mean, &o->steady_energy.lo, &o->steady_energy.hi);
+    ws_ci95(st, n, &o->steady_time.mean, &o->steady_time.lo, &o->steady_time.hi);
+    ws_ci95(rg, n, &o->regret.mean, &o->regret.lo, &o->regret.hi);
+    /* Ratios of sums over the same seeds = ratios of means. */
+    double sum_e = o->energy.mean * (double)n, sum_t = o->time.mean * (double)n,
+           sum_c = o->cost.mean * (double)n, sum_se = o->steady_energy.mean * (double)n,
+           sum_st = o->steady_time.mean * (double)n;
+    if (base == dref) {                     /* exactly 0 for the reference itself */
+        o->save_energy = o->save_time = o->save_cost = 0;
+        o->save_steady_energy = o->save_steady_time = 0;
+    } else {
+        o->save_energy = saving(sum_e, de);
+        o->save_time = saving(sum_t, dt);
+        o->save_cost = saving(sum_c, dc);
+        o->save_steady_energy = saving(sum_se, dse);
+        o->save_steady_time = saving(sum_st, dst);
+    }
+    free(v);
+}
+
+/* Final knobs over seeds: "bs:pl=count;..." by count (desc), then knob. */
+typedef struct knob_count { int bs, pl, n; } knob_count;
+
+static int by_count(const void *a, const void *b)
+{
+    const knob_count *x = a, *y = b;
+    if (x->n != y->n) return y->n - x->n;
+    if (x->bs != y->bs) return x->bs - y->bs;
+    return x->pl - y->pl;
+}
+
+static size_t final_knobs(const ws_sweep *s, size_t cell, knob_count *k)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < s->n_seeds; i++) {
+        const ws_sim_totals *t = &s->sims[cell * s->n_seeds + i].tot;
+        size_t j = 0;
+        while (j < m && !(k[j].bs == t->final_bs && k[j].pl == t->final_pl)) j++;
+        if (j == m) k[m++] = (knob_count){t->final_bs, t->final_pl, 0};
+        k[j].n++;
+    }
+    qsort(k, m, sizeof *k, by_count);
+    return m;
+}
+
+static void num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+}
+
+static void stat_csv(FILE *f, const ws_stat *st)
+{
+    fputc(',', f); num(f, st->mean);
+    fputc(',', f); num(f, st->lo);
+    fputc(',', f); num(f, st->hi);
+}
+
+void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
+{
+    fputs("bso,plo,policy,gpu,workload,eta,beta,seeds,recurrences,"
+          "energy_j,energy_j_lo,energy_j_hi,time_s,time_s_lo,time_s_hi,"
+          "cost,cost_lo,cost_hi,steady_energy_j,steady_energy_j_lo,steady_energy_j_hi,"
+          "steady_time_s,steady_time_s_lo,steady_time_s_hi,"
+          "saving_energy,saving_time,saving_cost,saving_steady_energy,saving_steady_time,"
+          "regret,regret_lo,regret_hi,final_knobs\n", f);
+    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    if (!k) return;
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        ws_sweep_summary o;
+        ws_sweep_summarise(s, c, &o);
+        const ws_policy_pair *p = &s->pairs[o.pair];
+        fprintf(f, "%s,%s,%s,%s,%s,", p->bso, p->plo, p->label, s->gpus[o.gpu], s->work[o.work]);
+        num(f, s->etas[o.eta]); fputc(',', f);
+        num(f, s->betas[o.beta]);
+        fprintf(f, ",%zu,%ld", s->n_seeds, o.recurrences);
+        stat_csv(f, &o.energy);
+        stat_csv(f, &o.time);
+        stat_csv(f, &o.cost);
+        stat_csv(f, &o.steady_energy);
+        stat_csv(f, &o.steady_time);
+        double sv[5] = {o.save_energy, o.save_time, o.save_cost, o.save_steady_energy,
+                        o.save_steady_time};
+        for (int i = 0; i < 5; i++) { fputc(',', f); num(f, sv[i]); }
+        stat_csv(f, &o.regret);
+        fputc(',', f);
+        size_t m = final_knobs(s, c, k);
+        for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%d", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
+        fputc('\n', f);
+    }
+    free(k);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void stat_json(FILE *f, const char *name, const ws_stat *st)
+{
+    fprintf(f, ", \"%s\": {\"mean\": ", name); ws_json_num(f, st->mean);
+    fputs(", \"ci95\": [", f); ws_json_num(f, st->lo);
+    fputs(", ", f); ws_json_num(f, st->hi);
+    fputs("]}", f);
+}
+
+void ws_sweep_write_json(FILE *f, const ws_sweep *s)
+{
+    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    if (!k) return;
+    fputs("{\"seeds\": [", f);
+    for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
+    fputs("], \"cells\": [", f);
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        ws_sweep_summary o;
+        ws_sweep_summarise(s, c, &o);
+        const ws_policy_pair *p = &s->pairs[o.pair];
+        fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); json_str(f, p->bso);
+        fputs(", \"plo\": ", f); json_str(f, p->plo);
+        fputs(", \"policy\": ", f); json_str(f, p->label);
+        fputs(", \"gpu\": ", f); json_str(f, s->gpus[o.gpu]);
+        fputs(", \"workload\": ", f); json_str(f, s->work[o.work]);
+        fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);
+        fputs(", \"beta\": ", f); ws_json_num(f, s->betas[o.beta]);
+        fprintf(f, ", \"recurrences\": %ld", o.recurrences);
+        stat_json(f, "energy_j", &o.energy);
+        stat_json(f, "time_s", &o.time);
+        stat_json(f, "cost", &o.cost);
+        stat_json(f, "steady_energy_j", &o.steady_energy);
+        stat_json(f, "steady_time_s", &o.steady_time);
+        stat_json(f, "regret", &o.regret);
+        fputs(", \"saving\": {\"energy\": ", f); ws_json_num(f, o.save_energy);
+        fputs(", \"time\": ", f); ws_json_num(f, o.save_time);
+        fputs(", \"cost\": ", f); ws_json_num(f, o.save_cost);
+        fputs(", \"steady_energy\": ", f); ws_json_num(f, o.save_steady_energy);
+        fputs(", \"steady_time\": ", f); ws_json_num(f, o.save_steady_time);
+        fputs("}, \"final_knobs\": {", f);
+        size_t m = final_knobs(s, c, k);
+        for (size_t i = 0; i < m; i++)
+            fprintf(f, "%s\"%d:%d\": %d", i ? ", " : "", k[i].bs, k[i].pl, k[i].n);
+        fputs("}}", f);
+    }
+    fputs("\n]}\n", f);
+    free(k);
+}
+
+void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
+{
+    fputs("policy,gpu,workload,eta,beta,recurrence,cum_cost,cum_cost_lo,cum_cost_hi,"
+          "regret,regret_lo,regret_hi\n", f);
+    size_t n = s->n_seeds;
+    double *cum = calloc(n ? n : 1, sizeof *cum), *oc = calloc(n ? n : 1, sizeof *oc),
+           *rg = calloc(n ? n : 1, sizeof *rg);
+    if (!cum || !oc || !rg) goto out;
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        size_t ax[6], base = c * n;
+        unindex(s, base, ax);
+        size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
+        memset(cum, 0, n * sizeof *cum);
+        memset(oc, 0, n * sizeof *oc);
+        long R = s->sims[base].recurrences;
+        for (long r = 0; r < R; r++) {
+            for (size_t i = 0; i < n; i++) {
+                cum[i] += s->sims[base + i].rec_cost[r];
+                oc[i] += s->sims[oref + i].rec_cost[r];
+                rg[i] = cum[i] - oc[i];
+            }
+            ws_stat a, b;
+            ws_ci95(cum, n, &a.mean, &a.lo, &a.hi);
+            ws_ci95(rg, n, &b.mean, &b.lo, &b.hi);
+            fprintf(f, "%s,%s,%s,", s->pairs[ax[0]].label, s->gpus[ax[1]], s->work[ax[2]]);
+            num(f, s->etas[ax[3]]); fputc(',', f);
+            num(f, s->betas[ax[4]]);
+            fprintf(f, ",%ld", r + 1);
+            stat_csv(f, &a);
+            stat_csv(f, &b);
+            fputc('\n', f);
+        }
+    }
+out:
+    free(cum);
+    free(oc);
+    free(rg);
+}
