@@ -6,6 +6,11 @@
  * observed that reached the target (the BSO on its batch size, the PLO on
  * that size's cheapest limit).
  *
+ * A batch size whose run fails to reach the target is not tried at its
+ * remaining limits: the epochs a run needs do not depend on the power
+ * limit, so they would fail too, and a job has only 20 tries per
+ * recurrence to reach its target.
+ *
  * The two halves keep separate state (the host may pair grid with another
  * policy): the BSO counts predictions per size, the PLO per-size cursors.
  */
@@ -16,6 +21,7 @@
 typedef struct grid_bso {
     int *order;              /* batch-size indices: b0, then the rest */
     int *tried;              /* predictions per batch-size index */
+    int *failed;             /* a run at this size did not reach */
     double *best;            /* least cost that reached, per index */
     int n;
 } grid_bso;
@@ -27,6 +33,7 @@ static void gb_destroy(void *state)
     grid_bso *g = state;
     free(g->order);
     free(g->tried);
+    free(g->failed);
     free(g->best);
 }
 
@@ -37,8 +44,9 @@ static int gb_register(void *state, const ws_job *job)
     g->n = job->n_bs;
     g->order = malloc((size_t)g->n * sizeof *g->order);
     g->tried = calloc((size_t)g->n, sizeof *g->tried);
+    g->failed = calloc((size_t)g->n, sizeof *g->failed);
     g->best = malloc((size_t)g->n * sizeof *g->best);
-    if (!g->order || !g->tried || !g->best) return -1;
+    if (!g->order || !g->tried || !g->failed || !g->best) return -1;
     int b0 = ws_job_bs_index(job, job->b0), k = 0;
     if (b0 < 0) return -1;
     g->order[k++] = b0;
@@ -54,7 +62,7 @@ static int gb_predict(void *state, const ws_job *job, int *bs)
     grid_bso *g = state;
     for (int k = 0; k < g->n; k++) {
         int i = g->order[k];
-        if (g->tried[i] < job->knob_start[i + 1] - job->knob_start[i]) {
+        if (!g->failed[i] && g->tried[i] < job->knob_start[i + 1] - job->knob_start[i]) {
             g->tried[i]++;
             *bs = job->bs[i];
             return 0;
@@ -73,6 +81,7 @@ static int gb_observe(void *state, const ws_job *job, int bs, double cost, int r
     int i = ws_job_bs_index(job, bs);
     if (i < 0) return -1;
     if (reached && cost < g->best[i]) g->best[i] = cost;
+    if (!reached) g->failed[i] = 1;
     return 0;
 }
 

@@ -152,15 +152,16 @@ Test(policies, default_is_b0_at_the_highest_limit)
 }
 
 /* grid: b0's limits from the top, then the other sizes ascending, then the
- * cheapest run that reached. */
+ * cheapest run that reached. A size that failed once is not tried at its
+ * other limits (64 at 100 W is skipped). */
 Test(policies, grid_order_then_cheapest)
 {
     env e;
     open_env(&e, "grid", "grid");
-    const int want[][2] = {{32, 200}, {32, 100}, {16, 200}, {16, 100}, {64, 200}, {64, 100}};
-    const double cost[] = {50, 45, 60, 40, 20, 25};
-    const int reached[] = {1, 1, 1, 1, 0, 0};
-    for (int i = 0; i < 6; i++) {
+    const int want[][2] = {{32, 200}, {32, 100}, {16, 200}, {16, 100}, {64, 200}};
+    const double cost[] = {50, 45, 60, 40, 20};
+    const int reached[] = {1, 1, 1, 1, 0};
+    for (int i = 0; i < 5; i++) {
         int bs = bso_predict(&e), pl = plo_predict(&e, bs);
         cr_expect_eq(bs, want[i][0], "step %d: bs %d", i, bs);
         cr_expect_eq(pl, want[i][1], "step %d: pl %d", i, pl);
