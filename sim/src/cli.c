@@ -188,6 +188,40 @@ static int write_summary(const char *dir, const char *name, ws_format fmt,
     return 0;
 }
 
+/* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
+ * the policies settled on in the first cell of that pair marked. */
+static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_env *env,
+                     const ws_cell_result *res, size_t n, const char *bso,
+                     const char *plo, ws_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ws_cell *c = &res[i].cell;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(res[j].cell.gpu, c->gpu) && !strcmp(res[j].cell.workload, c->workload);
+        if (seen) continue;
+        ws_traces tr = {0};
+        ws_job_table jt = {0};
+        ws_pareto par = {0};
+        const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
+        int rc = !spec || ws_traces_load(&tr, env->traces_dir, c->gpu, env->limits, err)
+                 || ws_job_build(&jt, &tr, spec, c->eta, c->beta, err)
+                 || ws_pareto_compute(&jt.job, &par, err);
+        if (!rc) {
+            char label[128], path[4096];
+            snprintf(label, sizeof label, "%s+%s settled (seed %lu)", bso, plo, c->seed);
+            snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
+            ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
+            rc = ws_plot_pareto(path, &jt.job, &par, &st, err);
+        }
+        ws_pareto_free(&par);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv, globals *g)
 {
     static const struct option opts[] = {
@@ -267,9 +301,11 @@ static int cmd_run(int argc, char **argv, globals *g)
     if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
+    if (plot_runs(out, &cfg, &env, res, n, bso, plo, &err)) goto out;
     ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo);
     if (fmt == WS_FMT_TABLE)
-        printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv)\n", n, out);
+        printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv,"
+               " pareto-GPU-WORKLOAD.png)\n", n, out);
     rc = 0;
 out:
     if (rc && err.msg[0]) die(&err);
