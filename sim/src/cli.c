@@ -370,6 +370,22 @@ static int set_kv(ws_run_config *cfg, const char *key, const char *value, ws_err
     return rc;
 }
 
+/* Values given as --bso/--plo/--*-param went through ws_run_config_set,
+ * which labels them "--set"; name the option the user typed instead. */
+static int relabel(ws_policy_ref *p, const char *opt, const char *param_opt, ws_error *err)
+{
+    if (p->where && !strcmp(p->where, "--set")) {
+        free(p->where);
+        if (!(p->where = strdup(opt))) return ws_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < p->n_params; i++)
+        if (p->params[i].where && !strcmp(p->params[i].where, "--set")) {
+            free(p->params[i].where);
+            if (!(p->params[i].where = strdup(param_opt))) return ws_fail(err, "out of memory");
+        }
+    return 0;
+}
+
 static int cmd_simulate(int argc, char **argv, globals *g)
 {
     static const struct option opts[] = {
@@ -436,6 +452,9 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         rc = usage_error("simulate", "%s", "needs --workload W");
         goto out;
     }
+    if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
+        || relabel(&cfg.plo, "--plo", "--plo-param", &err))
+        goto out;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
         rc = usage_error("simulate", "unknown format '%s' (table or json)", format);
