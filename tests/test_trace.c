@@ -102,7 +102,7 @@ static ws_workload_spec spec_of(const char *name, const char *ds,
                                 double target, int max_epochs, int b0)
 {
     ws_workload_spec s = {(char *)name, (char *)ds, (char *)net, (char *)opt,
-                          target, max_epochs, b0};
+                          target, max_epochs, b0, NULL};
     return s;
 }
 
@@ -137,7 +137,7 @@ static void load_fails(const char *gpu, const ws_csv_limits *lim, const char *fm
     snprintf(want, sizeof want, fmt, tmp, tmp, tmp);
     int rc = ws_traces_load(&t, tmp, gpu, lim, &err);
     ws_traces_free(&t);
-    cr_assert_eq(rc, -1, "expected the error: %s", want);
+    cr_assert_neq(rc, 0, "expected the error: %s", want);
     cr_assert_str_eq(err.msg, want);
 }
 
@@ -171,7 +171,7 @@ static void build_fails(const char *train, const char *power,
     int rc = ws_job_build(&jt, &t, &spec, 0.5, INFINITY, &err);
     ws_job_free(&jt);
     ws_traces_free(&t);
-    cr_assert_eq(rc, -1, "expected the error: %s", want);
+    cr_assert_neq(rc, 0, "expected the error: %s", want);
     cr_assert_str_eq(err.msg, want);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -204,7 +205,7 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
         ws_job_table jt = {0};
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
-        int rc = !spec || ws_traces_load(&tr, env->traces_dir, c->gpu, env->limits, err)
+        int rc = !spec || ws_study_traces(cfg, env, c->gpu, &tr, err)
                  || ws_job_build(&jt, &tr, spec, c->eta, c->beta, err)
                  || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
@@ -232,7 +233,7 @@ static int cmd_run(int argc, char **argv, globals *g)
         GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
-    int force = 0, c;
+    int force = 0, made_out = 0, c;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int n_sets = 0;
     if (!sets) return EXIT_USAGE;
@@ -286,6 +287,8 @@ static int cmd_run(int argc, char **argv, globals *g)
         goto out;
     }
     if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
+    /* A failed run leaves no trace: not even the folder, if it made it. */
+    made_out = stat(out, &st) != 0;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
     ws_report_history_header(of[0].f);
@@ -310,6 +313,7 @@ static int cmd_run(int argc, char **argv, globals *g)
 out:
     if (rc && err.msg[0]) die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
+    if (rc && made_out) rmdir(out);      /* only if empty */
     free(res);
     free(sets);
     ws_registry_free(reg);
@@ -372,6 +376,13 @@ static int set_kv(ws_run_config *cfg, const char *key, const char *value, ws_err
 
 /* Values given as --bso/--plo/--*-param went through ws_run_config_set,
  * which labels them "--set"; name the option the user typed instead. */
+static int relabel_axis(char **where, const char *opt, ws_error *err)
+{
+    if (!*where || strcmp(*where, "--set")) return 0;
+    free(*where);
+    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
+}
+
 static int relabel(ws_policy_ref *p, const char *opt, const char *param_opt, ws_error *err)
 {
     if (p->where && !strcmp(p->where, "--set")) {
@@ -453,7 +464,9 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         goto out;
     }
     if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
-        || relabel(&cfg.plo, "--plo", "--plo-param", &err))
+        || relabel(&cfg.plo, "--plo", "--plo-param", &err)
+        || relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
@@ -546,6 +559,9 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = usage_error("pareto", "%s", "needs --workload W");
         goto out;
     }
+    if (relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || relabel_axis(&cfg.where_workloads, "--workload", &err))
+        goto out;
     int fmt = ws_format_parse(format);
     if (fmt < 0) {
         rc = usage_error("pareto", "unknown format '%s' (table, csv or json)", format);
@@ -557,7 +573,8 @@ static int cmd_pareto(int argc, char **argv, globals *g)
     }
     if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
     const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
-    if (!spec || ws_traces_load(&tr, traces_dir(g, NULL), cfg.gpus[0], &g->limits, &err)
+    ws_study_env env = {traces_dir(g, NULL), &cat, NULL, &g->limits, 0};
+    if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
         || ws_job_build(&jt, &tr, spec, cfg.etas[0], INFINITY, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
         goto out;

@@ -886,11 +886,13 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
         }
     }
     if (!s->name && !(s->name = strdup(s->dataset))) return fail_oom(c);
+    if (!(s->where = where_of(c, m))) return fail_oom(c);
     return 0;
 }
 
 static void spec_free(ws_workload_spec *s)
 {
+    free(s->where);
     free(s->name);
     free(s->dataset);
     free(s->network);
@@ -1072,8 +1074,12 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
     char got[DESCRIBE_SIZE];
     unsigned long u;
     switch (id) {
-    case K_GPU:      return string_axis(c, v, what, &t->gpus, &t->n_gpus);
-    case K_WORKLOAD: return string_axis(c, v, what, &t->workloads, &t->n_workloads);
+    case K_GPU:
+        if (!(t->where_gpus = where_of(c, v))) return fail_oom(c);
+        return string_axis(c, v, what, &t->gpus, &t->n_gpus);
+    case K_WORKLOAD:
+        if (!(t->where_workloads = where_of(c, v))) return fail_oom(c);
+        return string_axis(c, v, what, &t->workloads, &t->n_workloads);
     case K_JOB:      return job_axis(c, v, what, &t->jobs, &t->n_jobs);
     case K_ETA:
         return real_axis(c, v, what, "a number in [0, 1]", false, eta_ok,
@@ -1121,9 +1127,11 @@ static void swap_mem(void *a, void *b, size_t n)
 static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
 {
     switch (id) {
-    case K_GPU:         SWAP_FIELD(cfg, t, gpus); SWAP_FIELD(cfg, t, n_gpus); break;
+    case K_GPU:         SWAP_FIELD(cfg, t, gpus); SWAP_FIELD(cfg, t, n_gpus);
+                        SWAP_FIELD(cfg, t, where_gpus); break;
     case K_WORKLOAD:    SWAP_FIELD(cfg, t, workloads);
-                        SWAP_FIELD(cfg, t, n_workloads); break;
+                        SWAP_FIELD(cfg, t, n_workloads);
+                        SWAP_FIELD(cfg, t, where_workloads); break;
     case K_JOB:         SWAP_FIELD(cfg, t, jobs); SWAP_FIELD(cfg, t, n_jobs); break;
     case K_ETA:         SWAP_FIELD(cfg, t, etas); SWAP_FIELD(cfg, t, n_etas); break;
     case K_BETA:        SWAP_FIELD(cfg, t, betas); SWAP_FIELD(cfg, t, n_betas); break;
@@ -1186,6 +1194,8 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->path);
     for (size_t i = 0; i < cfg->n_gpus; i++) free(cfg->gpus[i]);
     free(cfg->gpus);
+    free(cfg->where_gpus);
+    free(cfg->where_workloads);
     for (size_t i = 0; i < cfg->n_workloads; i++) free(cfg->workloads[i]);
     free(cfg->workloads);
     for (size_t i = 0; i < cfg->n_jobs; i++) spec_free(&cfg->jobs[i]);

@@ -24,7 +24,17 @@ const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
     }
     ws_fail(err, "unknown workload '%s' (known: %s; or define it inline with"
             " `job:` in a config)", name, list);
+    if (cfg && cfg->where_workloads) ws_fail_prefix(err, "%s", cfg->where_workloads);
     return NULL;
+}
+
+int ws_study_traces(const ws_run_config *cfg, const ws_study_env *env,
+                    const char *gpu, ws_traces *tr, ws_error *err)
+{
+    int rc = ws_traces_load(tr, env->traces_dir, gpu, env->limits, err);
+    if (rc == WS_TRACE_UNKNOWN_GPU && cfg && cfg->where_gpus)
+        ws_fail_prefix(err, "%s", cfg->where_gpus);
+    return rc ? -1 : 0;
 }
 
 typedef struct sink_ctx {
@@ -85,7 +95,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     int tty = env->progress && isatty(2);
     for (size_t g = 0; g < cfg->n_gpus; g++) {
         ws_traces tr;
-        if (ws_traces_load(&tr, env->traces_dir, cfg->gpus[g], env->limits, err)) {
+        if (ws_study_traces(cfg, env, cfg->gpus[g], &tr, err)) {
             ws_traces_free(&tr);
             goto out;
         }

@@ -417,8 +417,10 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
 {
     memset(t, 0, sizeof *t);
     char name[256];
-    if (strlen(gpu) > 200 || strchr(gpu, '/'))
-        return ws_fail(err, "unknown GPU '%s'", gpu);
+    if (strlen(gpu) > 200 || strchr(gpu, '/')) {
+        ws_fail(err, "unknown GPU '%s'", gpu);
+        return WS_TRACE_UNKNOWN_GPU;
+    }
     snprintf(name, sizeof name, "summary_power_%s", gpu);
     if (!(t->dir = strdup(dir)) || !(t->gpu = strdup(gpu)))
         return ws_fail(err, "out of memory");
@@ -438,6 +440,7 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
             free(gpus);
             ws_fail(err, "unknown GPU '%s': %s has power traces for %s", gpu,
                     dir, list);
+            return WS_TRACE_UNKNOWN_GPU;
         }
         return -1;
     }
@@ -517,12 +520,16 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                  ws_error *err)
 {
     memset(jt, 0, sizeof *jt);
+    /* Errors about the workload itself start with where it was defined
+     * (catalogue or config), when known. */
+    char at[512] = "";
+    if (spec->where) snprintf(at, sizeof at, "%s: ", spec->where);
     int ds = lookup(&t->names, spec->dataset);
     int net = lookup(&t->names, spec->network);
     int opt = lookup(&t->names, spec->optimizer);
     if (ds < 0 || net < 0 || opt < 0)
-        return ws_fail(err, "%s: workload '%s': no rows for dataset %s,"
-                       " network %s, optimizer %s", t->train_path, spec->name,
+        return ws_fail(err, "%s%s: workload '%s': no rows for dataset %s,"
+                       " network %s, optimizer %s", at, t->train_path, spec->name,
                        spec->dataset, spec->network, spec->optimizer);
 
     /* B: batch sizes of (dataset, network, optimizer) present in both. */
@@ -542,8 +549,8 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     nb = u;
     jt->bs = bs;
     if (nb == 0)
-        return ws_fail(err, "workload '%s' on %s: no batch size appears in both"
-                       " %s and %s", spec->name, t->gpu, t->train_path,
+        return ws_fail(err, "%sworkload '%s' on %s: no batch size appears in both"
+                       " %s and %s", at, spec->name, t->gpu, t->train_path,
                        t->power_path);
 
     /* b0, capped to the largest batch size the GPU has for the workload. */
@@ -565,9 +572,9 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
             snprintf(one, sizeof one, i ? ", %d" : "%d", bs[i]);
             strncat(list, one, sizeof list - strlen(list) - 1);
         }
-        return ws_fail(err, "workload '%s' on %s: default batch size b0 = %d"
+        return ws_fail(err, "%sworkload '%s' on %s: default batch size b0 = %d"
                        " is not one of the batch sizes with train and power"
-                       " rows (%s)", spec->name, t->gpu, b0, list);
+                       " rows (%s)", at, spec->name, t->gpu, b0, list);
     }
 
     /* Knobs and runs per batch size. */

@@ -23,6 +23,8 @@ typedef struct ws_workload_spec {
     double target_metric;
     int max_epochs;       /* > 0 */
     int b0;               /* paper default batch size, > 0 */
+    char *where;          /* "FILE:LINE:COL" of its definition, or NULL;
+                             errors about the workload start with it */
 } ws_workload_spec;
 
 typedef struct ws_catalogue {
@@ -76,6 +78,9 @@ typedef struct ws_run_config {
     char *out_dir;                /* NULL = none given */
     char *traces;                 /* NULL = none given */
     char *format;                 /* "table", "csv" or "json"; NULL = table */
+    char *where_gpus;             /* where the gpu and workload axes were */
+    char *where_workloads;        /* given ("FILE:LINE:COL", "--set"), or
+                                     NULL for the defaults */
 } ws_run_config;
 
 /* Defaults used when a key is absent. */

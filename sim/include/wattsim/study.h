@@ -13,6 +13,7 @@
 #include "wattsim/csv.h"
 #include "wattsim/engine.h"
 #include "wattsim/plugin.h"
+#include "wattsim/trace.h"
 
 typedef struct ws_cell {
     size_t index;                      /* position in the run plan */
@@ -48,9 +49,15 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                  size_t *n_out, ws_error *err);
 
 /* The workload spec for a name: inline jobs of cfg first, then the
- * catalogue; NULL with err set if unknown. */
+ * catalogue; NULL with err set if unknown (the message starts with where
+ * the config named the workload). */
 const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
                                           const ws_catalogue *cat,
                                           const char *name, ws_error *err);
+
+/* Load the traces of `gpu` with env's folder and limits; an unknown GPU's
+ * message starts with where the config named the GPUs. */
+int ws_study_traces(const ws_run_config *cfg, const ws_study_env *env,
+                    const char *gpu, ws_traces *tr, ws_error *err);
 
 #endif

@@ -66,7 +66,10 @@ char *ws_trace_path(const char *dir, const char *name, ws_error *err);
  * sorted; returns the count or -1. *out is a malloc'd array of strings. */
 int ws_trace_gpus(const char *dir, char ***out, ws_error *err);
 
-/* Load the train trace and the power trace of `gpu` from dir. */
+/* Load the train trace and the power trace of `gpu` from dir. Returns 0,
+ * or WS_TRACE_UNKNOWN_GPU when dir has other GPUs' power traces but not
+ * this one (so callers can point at where the GPU was named), or -1. */
+#define WS_TRACE_UNKNOWN_GPU (-2)
 int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
                    const ws_csv_limits *lim, ws_error *err);
 void ws_traces_free(ws_traces *t);
