@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_groups.h"
 #include "wattsim/config.h"
@@ -54,7 +55,7 @@ static const char *GROUPS_HELP =
 static const char *SYNTH_HELP =
     "usage: wattsim groups synth --out FILE [--groups N] [--jobs-per-group N]\n"
     "                            [--overlap RATE] [--seed N] [--datasets a,b,...]\n"
-    "                            [--ratio-sigma S]\n"
+    "                            [--ratio-sigma S] [--force]\n"
     "\n"
     "Write a SYNTHETIC group trace. The Alibaba group trace of the Zeus paper\n"
     "is not available; this one only has its format and the features that\n"
@@ -75,12 +76,13 @@ static const char *SYNTH_HELP =
     "  --seed N           default 1\n"
     "  --datasets LIST    comma-separated catalogue workloads; default all\n"
     "  --ratio-sigma S    log-normal sigma of runtime_ratio (0 = all 1);\n"
-    "                     default 0.5\n";
+    "                     default 0.5\n"
+    "  --force            replace an existing FILE\n";
 
 static const char *REPLAY_HELP =
     "usage: wattsim groups replay --trace FILE [--gpu G] [--eta X] [--beta X]\n"
     "                             [--bso NAME] [--plo NAME] [--seed N]\n"
-    "                             [--out DIR] [--format table|csv|json]\n"
+    "                             [--out DIR] [--format table|csv|json] [--force]\n"
     "\n"
     "Replay every group of a group trace as the published Zeus simulator does\n"
     "(simulate_one_alibaba_group): a submission that starts while others of its\n"
@@ -98,6 +100,7 @@ static const char *REPLAY_HELP =
     "  --bso NAME         batch-size optimizer or path to a .so; default zeus\n"
     "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
     "  --seed N           added to every group's seed; default 0\n"
+    "  --force            replace earlier outputs in --out DIR\n"
     "  --out DIR          also write groups.csv, groups.json and history.csv\n"
     "  --format F         stdout: table (default), csv or json\n";
 
@@ -111,7 +114,7 @@ static const char *COMMON_HELP =
 
 enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,
        O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_TRACES,
-       O_CATALOGUE, O_HELP };
+       O_CATALOGUE, O_HELP, O_FORCE };
 
 typedef struct common {
     const char *traces, *catalogue;
@@ -217,6 +220,7 @@ static int cmd_synth(int argc, char **argv, common *co)
         {"seed", required_argument, 0, O_SEED},
         {"datasets", required_argument, 0, O_DATASETS},
         {"ratio-sigma", required_argument, 0, O_SIGMA},
+        {"force", no_argument, 0, O_FORCE},
         {"traces", required_argument, 0, O_TRACES},
         {"catalogue", required_argument, 0, O_CATALOGUE},
         {"help", no_argument, 0, O_HELP},
@@ -225,10 +229,11 @@ static int cmd_synth(int argc, char **argv, common *co)
     const char *out = NULL, *datasets = NULL;
     long groups = 12, jobs = 40, seed = 1;
     double overlap = 0.3, sigma = 0.5;
-    int c;
+    int c, force = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_HELP: printf("%s\n%s", SYNTH_HELP, COMMON_HELP); return 0;
+        case O_FORCE: force = 1; break;
         case O_OUT: out = optarg; break;
         case O_GROUPS:
             if (opt_long("synth", "groups", optarg, 1, 100000, &groups)) return EXIT_USAGE;
@@ -286,6 +291,10 @@ static int cmd_synth(int argc, char **argv, common *co)
     ws_group_synth_params sp = {groups, jobs, overlap, sigma, SYNTH_MEAN_GAP,
                                 (unsigned long)seed, names, nd};
     long n_overlap = 0;
+    if (!force && access(out, F_OK) == 0) {
+        ws_fail(&err, "%s: exists; pass --force to replace it", out);
+        goto done;
+    }
     if (ws_outfile_open(&of, out, &err) || ws_group_synth(of.f, &sp, &n_overlap, &err))
         goto done;
     if (ws_outfile_commit(&of, &err)) goto done;
@@ -508,6 +517,7 @@ static int cmd_replay(int argc, char **argv, common *co)
         {"seed", required_argument, 0, O_SEED},
         {"out", required_argument, 0, O_OUT},
         {"format", required_argument, 0, O_FORMAT},
+        {"force", no_argument, 0, O_FORCE},
         {"traces", required_argument, 0, O_TRACES},
         {"catalogue", required_argument, 0, O_CATALOGUE},
         {"help", no_argument, 0, O_HELP},
@@ -517,10 +527,11 @@ static int cmd_replay(int argc, char **argv, common *co)
     const char *format = "table";
     double eta = 0.5, beta = 2.0;
     long seed = 0;
-    int c;
+    int c, force = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_HELP: printf("%s\n%s", REPLAY_HELP, COMMON_HELP); return 0;
+        case O_FORCE: force = 1; break;
         case O_TRACE: trace = optarg; break;
         case O_GPU: gpu = optarg; break;
         case O_ETA:
@@ -571,6 +582,12 @@ static int cmd_replay(int argc, char **argv, common *co)
     history_ctx h = {NULL, NULL, NULL};
     if (out) {
         char path[4096];
+        snprintf(path, sizeof path, "%s/groups.csv", out);
+        if (!force && access(path, F_OK) == 0) {
+            ws_fail(&err, "%s: outputs of an earlier replay are there; pass --force to"
+                    " replace them or --out another folder", out);
+            goto done;
+        }
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;
         h.f = of[0].f;
