@@ -15,44 +15,22 @@
 
 #include "wattsim/csv.h"
 
-/* ------------------------------------------------------------ fixture */
+#include "tmpdir.h"
 
-static char tmp[64];
+/* ------------------------------------------------------------ fixture */
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/wscsv.XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp), "mkdtemp failed");
+    tmpdir_make("/tmp/wscsv.XXXXXX");
 }
 
-static void teardown(void)
-{
-    DIR *d = opendir(tmp);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(tmp);
-}
+static void teardown(void) { tmpdir_remove(); }
 
 TestSuite(csv, .init = setup, .fini = teardown);
 
-/* Path of NAME in the temporary folder (static buffer, one at a time). */
-static const char *path_of(const char *name)
-{
-    static char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
-    return p;
-}
-
 static const char *write_bytes(const char *name, const void *data, size_t len)
 {
-    const char *p = path_of(name);
+    const char *p = tp(name);
     FILE *f = fopen(p, "wb");
     cr_assert_not_null(f, "cannot write %s", p);
     cr_assert_eq(fwrite(data, 1, len, f), len);
@@ -70,7 +48,7 @@ static const char *write_text(const char *name, const char *text)
 static const char *write_gz(const char *name, const void *data, size_t len,
                             const char *mode)
 {
-    const char *p = path_of(name);
+    const char *p = tp(name);
     gzFile g = gzopen(p, mode);
     cr_assert_not_null(g, "gzopen %s", p);
     if (len) cr_assert_eq(gzwrite(g, data, (unsigned)len), (int)len);
@@ -338,7 +316,7 @@ Test(csv, gzip_larger_than_the_read_buffer)
 Test(csv, missing_file)
 {
     ws_error err;
-    const char *p = path_of("nope.csv");
+    const char *p = tp("nope.csv");
     cr_assert_null(ws_csv_open(p, NULL, &err));
     char want[600];
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory", p);

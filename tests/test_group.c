@@ -26,50 +26,21 @@
 #include "wattsim/trace.h"
 #include "run_cli.h"
 
+#include "tmpdir.h"
+
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 
 /* ------------------------------------------------------------ fixture */
 
-static char tmp[64];
-
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/wsgroup.XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp), "mkdtemp failed");
+    tmpdir_make("/tmp/wsgroup.XXXXXX");
 }
 
-static void teardown(void)
-{
-    DIR *d = opendir(tmp);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(tmp);
-}
+static void teardown(void) { tmpdir_remove(); }
 
 TestSuite(group, .init = setup, .fini = teardown);
-
-static const char *tp(const char *name)
-{
-    static char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
-    return p;
-}
-
-static void write_file(const char *name, const char *text)
-{
-    FILE *f = fopen(tp(name), "wb");
-    cr_assert_not_null(f, "cannot write %s", tp(name));
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
 
 /* A group of rows given as {start, end, ratio} triples. */
 static ws_group make_group(const double (*rows)[3], size_t n)

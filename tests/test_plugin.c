@@ -18,52 +18,23 @@
 #include "wattsim/plugin.h"
 #include "wattsim/trace.h"
 
+#include "tmpdir.h"
+
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
 #define BUILTIN(name) WS_POLICY_BUILD_DIR "/" name ".so"
 
 /* ------------------------------------------------------------ fixture */
 
-static char tmp[64];
-
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/wsplugin.XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp), "mkdtemp failed");
+    tmpdir_make("/tmp/wsplugin.XXXXXX");
     /* Name lookups load the built-in folder: the one of this build. */
     setenv("WATTSIM_POLICY_DIR", WS_POLICY_BUILD_DIR, 1);
 }
 
-static void teardown(void)
-{
-    DIR *d = opendir(tmp);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(tmp);
-}
+static void teardown(void) { tmpdir_remove(); }
 
 TestSuite(plugin, .init = setup, .fini = teardown);
-
-static const char *tp(const char *name)
-{
-    static char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
-    return p;
-}
-
-static void write_file(const char *name, const char *text)
-{
-    FILE *f = fopen(tp(name), "wb");
-    cr_assert_not_null(f, "cannot write %s", tp(name));
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
 
 /* Copy a file byte for byte (a second path, a second inode). */
 static void copy_file(const char *from, const char *name)

@@ -15,42 +15,18 @@
 
 #include "wattsim/trace.h"
 
-/* ------------------------------------------------------------ fixture */
+#include "tmpdir.h"
 
-static char tmp[64];
+/* ------------------------------------------------------------ fixture */
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/wstrace.XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp), "mkdtemp failed");
+    tmpdir_make("/tmp/wstrace.XXXXXX");
 }
 
-static void teardown(void)
-{
-    DIR *d = opendir(tmp);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(tmp);
-}
+static void teardown(void) { tmpdir_remove(); }
 
 TestSuite(trace, .init = setup, .fini = teardown);
-
-static void write_file(const char *name, const char *text)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
-    FILE *f = fopen(p, "wb");
-    cr_assert_not_null(f, "cannot write %s", p);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
 
 static void write_gz(const char *name, const char *text)
 {
@@ -109,14 +85,6 @@ static ws_workload_spec spec_of(const char *name, const char *ds,
 static ws_workload_spec toy_spec(int b0)
 {
     return spec_of("toy", "toy", "net", "sgd", 0.5, 50, b0);
-}
-
-/* "<tmp>/<name>" into a static buffer (one at a time). */
-static const char *tp(const char *name)
-{
-    static char p[512];
-    snprintf(p, sizeof p, "%s/%s", tmp, name);
-    return p;
 }
 
 /* Load the traces of `gpu`, expecting success. */
