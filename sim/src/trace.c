@@ -259,16 +259,19 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
+/* The rows of one trace file: the header mapped onto `cols`, then
+ * parse_row() for every record, which fills row (a slot of `size` bytes
+ * appended to *rows). Field counts and "no rows" are checked here. */
+typedef int (*row_parser)(ws_traces *t, ws_csv *c, const column *cols, void *row,
+                          ws_error *err);
+
+static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
+                     column *cols, size_t ncols, void **rows, size_t *n,
+                     size_t size, row_parser parse_row, ws_error *err)
 {
-    column cols[T_N] = {
-        {"dataset", 1, -1}, {"network", 1, -1}, {"batch_size", 1, -1},
-        {"optimizer", 1, -1}, {"learning_rate", 0, -1}, {"run", 1, -1},
-        {"target_metric", 1, -1}, {"target_epoch", 1, -1},
-    };
-    ws_csv *c = ws_csv_open(t->train_path, lim, err);
+    ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
-    int rc = -1, nf = map_header(c, cols, T_N, err);
+    int rc = -1, nf = map_header(c, cols, ncols, err);
     size_t cap = 0;
     if (nf < 0) goto out;
     for (;;) {
@@ -276,47 +279,78 @@ static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         if (r < 0) goto out;
         if (r == 0) break;
         if ((int)ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %d",
-                    t->train_path, ws_csv_line(c), ws_csv_nfields(c), nf);
+            ws_fail(err, "%s:%ld: %zu fields, but the header has %d", path,
+                    ws_csv_line(c), ws_csv_nfields(c), nf);
             goto out;
         }
-        if (grow((void **)&t->train, &cap, t->n_train, sizeof *t->train)) {
-            ws_fail(err, "%s: out of memory", t->train_path);
+        if (grow(rows, &cap, *n, size)) {
+            ws_fail(err, "%s: out of memory", path);
             goto out;
         }
-        ws_train_row *row = &t->train[t->n_train];
-        double run;
-        if (text_field(c, &cols[T_DATASET], &t->names, &row->dataset, err)
-            || text_field(c, &cols[T_NETWORK], &t->names, &row->network, err)
-            || text_field(c, &cols[T_OPT], &t->names, &row->optimizer, err)
-            || pos_int_field(c, &cols[T_BS], &row->bs, err)
-            || num_field(c, &cols[T_RUN], &run, err)
-            || num_field(c, &cols[T_METRIC], &row->target_metric, err))
-            goto out;
-        if (run != floor(run) || fabs(run) > 1e15) {
-            bad(c, &cols[T_RUN], "must be an integer", err);
-            goto out;
-        }
-        row->run = (long)run;
-        /* Never reached: an empty field, or "nan" as pandas writes it
-         * (the published traces use the latter). */
-        const char *te = field(c, &cols[T_EPOCH]);
-        if (*te == '\0' || strcasecmp(te, "nan") == 0) {
-            row->target_epoch = INFINITY;
-        } else if (pos_num_field(c, &cols[T_EPOCH], &row->target_epoch, err)) {
-            goto out;
-        }
-        row->line = ws_csv_line(c);
-        t->n_train++;
+        if (parse_row(t, c, cols, (char *)*rows + *n * size, err)) goto out;
+        (*n)++;
     }
-    if (t->n_train == 0) {
-        ws_fail(err, "%s:2: no rows after the header", t->train_path);
+    if (*n == 0) {
+        ws_fail(err, "%s:2: no rows after the header", path);
         goto out;
     }
     rc = 0;
 out:
     ws_csv_close(c);
     return rc;
+}
+
+static int train_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
+                     ws_error *err)
+{
+    ws_train_row *row = p;
+    double run;
+    if (text_field(c, &cols[T_DATASET], &t->names, &row->dataset, err)
+        || text_field(c, &cols[T_NETWORK], &t->names, &row->network, err)
+        || text_field(c, &cols[T_OPT], &t->names, &row->optimizer, err)
+        || pos_int_field(c, &cols[T_BS], &row->bs, err)
+        || num_field(c, &cols[T_RUN], &run, err)
+        || num_field(c, &cols[T_METRIC], &row->target_metric, err))
+        return -1;
+    if (run != floor(run) || fabs(run) > 1e15)
+        return bad(c, &cols[T_RUN], "must be an integer", err);
+    row->run = (long)run;
+    /* Never reached: an empty field, or "nan" as pandas writes it (the
+     * published traces use the latter). */
+    const char *te = field(c, &cols[T_EPOCH]);
+    if (*te == '\0' || strcasecmp(te, "nan") == 0)
+        row->target_epoch = INFINITY;
+    else if (pos_num_field(c, &cols[T_EPOCH], &row->target_epoch, err))
+        return -1;
+    row->line = ws_csv_line(c);
+    return 0;
+}
+
+static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
+                     ws_error *err)
+{
+    ws_power_row *row = p;
+    if (text_field(c, &cols[P_DATASET], &t->names, &row->dataset, err)
+        || text_field(c, &cols[P_NETWORK], &t->names, &row->network, err)
+        || text_field(c, &cols[P_OPT], &t->names, &row->optimizer, err)
+        || pos_int_field(c, &cols[P_BS], &row->bs, err)
+        || pos_int_field(c, &cols[P_PL], &row->pl, err)
+        || pos_num_field(c, &cols[P_TIME], &row->time, err)
+        || pos_num_field(c, &cols[P_POWER], &row->power, err))
+        return -1;
+    row->line = ws_csv_line(c);
+    return 0;
+}
+
+static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
+{
+    column cols[T_N] = {
+        {"dataset", 1, -1}, {"network", 1, -1}, {"batch_size", 1, -1},
+        {"optimizer", 1, -1}, {"learning_rate", 0, -1}, {"run", 1, -1},
+        {"target_metric", 1, -1}, {"target_epoch", 1, -1},
+    };
+    return read_rows(t, t->train_path, lim, cols, T_N, (void **)&t->train,
+                     &t->n_train, sizeof *t->train, train_row, err);
 }
 
 static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
@@ -326,44 +360,8 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"optimizer", 1, -1}, {"power_limit", 1, -1},
         {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
     };
-    ws_csv *c = ws_csv_open(t->power_path, lim, err);
-    if (!c) return -1;
-    int rc = -1, nf = map_header(c, cols, P_N, err);
-    size_t cap = 0;
-    if (nf < 0) goto out;
-    for (;;) {
-        int r = ws_csv_next(c, err);
-        if (r < 0) goto out;
-        if (r == 0) break;
-        if ((int)ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %d",
-                    t->power_path, ws_csv_line(c), ws_csv_nfields(c), nf);
-            goto out;
-        }
-        if (grow((void **)&t->power, &cap, t->n_power, sizeof *t->power)) {
-            ws_fail(err, "%s: out of memory", t->power_path);
-            goto out;
-        }
-        ws_power_row *row = &t->power[t->n_power];
-        if (text_field(c, &cols[P_DATASET], &t->names, &row->dataset, err)
-            || text_field(c, &cols[P_NETWORK], &t->names, &row->network, err)
-            || text_field(c, &cols[P_OPT], &t->names, &row->optimizer, err)
-            || pos_int_field(c, &cols[P_BS], &row->bs, err)
-            || pos_int_field(c, &cols[P_PL], &row->pl, err)
-            || pos_num_field(c, &cols[P_TIME], &row->time, err)
-            || pos_num_field(c, &cols[P_POWER], &row->power, err))
-            goto out;
-        row->line = ws_csv_line(c);
-        t->n_power++;
-    }
-    if (t->n_power == 0) {
-        ws_fail(err, "%s:2: no rows after the header", t->power_path);
-        goto out;
-    }
-    rc = 0;
-out:
-    ws_csv_close(c);
-    return rc;
+    return read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
+                     &t->n_power, sizeof *t->power, power_row, err);
 }
 
 /* Order rows by key so that duplicates are neighbours and lookups can
