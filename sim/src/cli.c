@@ -140,6 +140,17 @@ static int load_catalogue(const globals *g, ws_catalogue *cat, ws_error *err)
 {
     const char *p = g->catalogue;
     if (!p) p = getenv("WATTSIM_CATALOGUE");
+    char installed[4096];
+    if ((!p || !*p) && access(WS_DEFAULT_CATALOGUE, R_OK) != 0) {
+        /* An installed wattsim: bin/../share/wattsim/workloads.yaml. */
+        ssize_t n = readlink("/proc/self/exe", installed, sizeof installed - 64);
+        if (n > 0) installed[n] = '\0';
+        char *slash = n > 0 ? strrchr(installed, '/') : NULL;
+        if (slash) {
+            strcpy(slash, "/../share/wattsim/workloads.yaml");
+            p = installed;
+        }
+    }
     if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
     return ws_catalogue_load(p, cat, err);
 }
