@@ -22,6 +22,7 @@
 static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot]\n"
+    "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
     "       wattsim curves CONFIG [same options]\n"
     "\n"
     "sweep: run the config's plan (gpu x workload x eta x beta x seed) for every\n"
@@ -41,7 +42,23 @@ static const char *SWEEP_HELP =
     "  --out DIR          output folder (default: the config's `out`)\n"
     "  --threads N        worker threads (default: online CPUs); outputs do not\n"
     "                     depend on it\n"
-    "  --force            replace existing outputs in the folder\n"
+    "  --force            replace existing outputs in the folder (and start over\n"
+    "                     when an interrupted sweep left a journal)\n"
+    "  --isolate          run each cell (all seeds of one policy pair x gpu x\n"
+    "                     workload x eta x beta) in a child process: a policy\n"
+    "                     that crashes, aborts or hangs fails only its cell;\n"
+    "                     with --threads N, up to N children at a time\n"
+    "  --cell-timeout S   with --isolate, kill a cell's process after S seconds\n"
+    "                     and mark the cell failed (default: no limit)\n"
+    "  --resume           reuse the simulations that an interrupted run of the\n"
+    "                     same plan recorded in DIR/sweep.journal (curves.journal)\n"
+    "\n"
+    "A failed simulation (a policy error, a run that never reaches the target)\n"
+    "does not stop the sweep: each cell is summarised over its successful seeds\n"
+    "(columns seeds_ok, seeds_failed, error), one warning per failed cell is\n"
+    "printed, and the exit status is 1. Exit status: 0 every simulation\n"
+    "succeeded, 1 completed with failed cells, 2 usage, config, policy or trace\n"
+    "error (nothing written).\n"
     "  --no-plot          tables only\n"
     "  --traces DIR, --catalogue FILE   as for every command\n";
 
@@ -91,35 +108,52 @@ static void write_md(FILE *f, const ws_sweep *s)
     }
     ws_unit ue = ws_unit_energy(max_e), ut = ws_unit_time(max_t);
     fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | ETA saving | "
-               "TTA saving | cost saving | regret vs oracle (%s) | final knob |\n",
+               "TTA saving | cost saving | regret vs oracle (%s) | final knob | seeds ok | "
+               "seeds failed | error |\n",
             ue.name, ut.name, ue.name);
-    fputs("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|\n", f);
+    fputs("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
         /* The most frequent final knob. */
         int bs = 0, pl = 0, best = 0;
         for (size_t i = 0; i < s->n_seeds; i++) {
+            if (s->sims[c * s->n_seeds + i].failed) continue;
             const ws_sim_totals *a = &s->sims[c * s->n_seeds + i].tot;
             int n = 0;
             for (size_t j = 0; j < s->n_seeds; j++) {
+                if (s->sims[c * s->n_seeds + j].failed) continue;
                 const ws_sim_totals *b = &s->sims[c * s->n_seeds + j].tot;
                 n += a->final_bs == b->final_bs && a->final_pl == b->final_pl;
             }
             if (n > best) { best = n; bs = a->final_bs; pl = a->final_pl; }
         }
-        fprintf(f, "| %s | %s | %s | %g | %g | %.4g ± %.2g | %.4g ± %.2g | %.1f %% | %.1f %% | "
-                   "%.1f %% | %.4g | %d, %d W (%d/%zu) |\n",
-                s->pairs[o.pair].label, s->gpus[o.gpu], s->work[o.work], s->etas[o.eta],
-                s->betas[o.beta], o.energy.mean / ue.div,
-                isfinite(o.energy.hi) ? (o.energy.hi - o.energy.mean) / ue.div : 0.0,
-                o.time.mean / ut.div,
-                isfinite(o.time.hi) ? (o.time.hi - o.time.mean) / ut.div : 0.0,
-                100 * o.save_energy, 100 * o.save_time, 100 * o.save_cost,
-                o.regret.mean / ue.div, bs, pl, best, s->n_seeds);
+        fprintf(f, "| %s | %s | %s | %g | %g | ", s->pairs[o.pair].label, s->gpus[o.gpu],
+                s->work[o.work], s->etas[o.eta], s->betas[o.beta]);
+        if (o.seeds_ok)
+            fprintf(f, "%.4g ± %.2g | %.4g ± %.2g | %.1f %% | %.1f %% | %.1f %% | %.4g | "
+                       "%d, %d W (%d/%zu) | ",
+                    o.energy.mean / ue.div,
+                    isfinite(o.energy.hi) ? (o.energy.hi - o.energy.mean) / ue.div : 0.0,
+                    o.time.mean / ut.div,
+                    isfinite(o.time.hi) ? (o.time.hi - o.time.mean) / ut.div : 0.0,
+                    100 * o.save_energy, 100 * o.save_time, 100 * o.save_cost,
+                    o.regret.mean / ue.div, bs, pl, best, o.seeds_ok);
+        else
+            fputs("– | – | – | – | – | – | – | ", f);
+        fprintf(f, "%zu | %zu | ", o.seeds_ok, o.seeds_failed);
+        for (const char *p = o.error; *p; p++) {       /* a '|' would split the cell */
+            if (*p == '|') fputc('\\', f);
+            fputc(*p, f);
+        }
+        fputs(" |\n", f);
     }
     fprintf(f, "\nMeans over %zu seeds ± half-width of the 95 %% CI; savings are 1 - ours /"
                " default's (same seeds); cost is in energy units (J-equivalent).\n", s->n_seeds);
+    if (s->n_failed)
+        fprintf(f, "%zu of %zu simulations failed: a cell's numbers are over its successful"
+                   " seeds, savings and regret over the seeds where the reference succeeded"
+                   " too.\n", s->n_failed, s->n_sims);
 }
 
 static int render_both(const char *gp, const char *png, const char *svg, ws_error *err)
@@ -185,6 +219,7 @@ static int steady_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
             for (size_t e = 0; e < s->n_etas; e++) {
                 ws_sweep_summary m;
                 ws_sweep_summarise(s, ws_sweep_index(s, p, g, w, e, b, 0) / s->n_seeds, &m);
+                if (!m.seeds_ok) continue;           /* every seed failed: no point */
                 double lo_t = isfinite(m.steady_time.lo) ? m.steady_time.lo : m.steady_time.mean;
                 double hi_t = isfinite(m.steady_time.hi) ? m.steady_time.hi : m.steady_time.mean;
                 double lo_e = isfinite(m.steady_energy.lo) ? m.steady_energy.lo : m.steady_energy.mean;
@@ -266,33 +301,38 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
     ws_outfile od = {0}, og = {0};
     int rc = -1;
     size_t n = s->n_seeds;
-    double *cum = calloc(n, sizeof *cum), *oc = calloc(n, sizeof *oc), *rg = calloc(n, sizeof *rg);
-    if (!cum || !oc || !rg) { ws_fail(err, "out of memory"); goto out; }
+    double *cum = calloc(2 * n, sizeof *cum), *oc = calloc(2 * n, sizeof *oc);
+    char *drawn = calloc(s->n_pairs, 1);       /* pairs with a curve */
+    if (!cum || !oc || !drawn) { ws_fail(err, "out of memory"); goto out; }
     /* Unit from the largest cumulative cost (the default policy's, mostly). */
     double max_c = 0;
     for (size_t p = 0; p < s->n_pairs; p++)
         for (size_t i = 0; i < n; i++)
             max_c = fmax(max_c, s->sims[ws_sweep_index(s, p, g, w, e, b, i)].tot.cost);
+    /* (a failed simulation's numbers are zero: they do not count) */
     ws_unit uc = ws_unit_energy(max_c);
     if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gpp, err)) goto out;
     FILE *f = od.f;
     /* One block per policy (gnuplot `index`). */
+    /* A policy whose every seed failed has no curve: it gets no block (an
+     * empty block would make gnuplot complain) and no entry in `policies`. */
+    size_t blk = 0;
     for (size_t p = 0; p < s->n_pairs; p++) {
         size_t base = ws_sweep_index(s, p, g, w, e, b, 0);
         size_t oref = ws_sweep_index(s, s->ref_oracle, g, w, e, b, 0);
+        int any = 0;
+        for (size_t i = 0; i < n; i++) any |= !s->sims[base + i].failed;
+        if (!any) continue;
+        drawn[p] = 1;
         fprintf(f, "%s# block %zu: %s; recurrence,cum_cost_%s,lo,hi,regret_%s,lo,hi\n",
-                p ? "\n\n" : "", p, s->pairs[p].label, uc.name, uc.name);
+                blk ? "\n\n" : "", blk, s->pairs[p].label, uc.name, uc.name);
+        blk++;
         memset(cum, 0, n * sizeof *cum);
         memset(oc, 0, n * sizeof *oc);
         for (long r = 0; r < s->sims[base].recurrences; r++) {
-            for (size_t i = 0; i < n; i++) {
-                cum[i] += s->sims[base + i].rec_cost[r];
-                oc[i] += s->sims[oref + i].rec_cost[r];
-                rg[i] = cum[i] - oc[i];
-            }
             ws_stat a, d;
-            ws_ci95(cum, n, &a.mean, &a.lo, &a.hi);
-            ws_ci95(rg, n, &d.mean, &d.lo, &d.hi);
+            ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &d);
+            if (isnan(a.mean)) continue;             /* every seed failed */
             if (!isfinite(a.lo)) a.lo = a.hi = a.mean;
             if (!isfinite(d.lo)) d.lo = d.hi = d.mean;
             fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r + 1, a.mean / uc.div,
@@ -310,7 +350,8 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
     fputs("colours = '", f);
     for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i < 3 ? i + 4 : i - 3));
     fputs("'\npolicies = '", f);
-    for (size_t p = 0; p < s->n_pairs; p++) fprintf(f, "%s%s", p ? " " : "", s->pairs[p].label);
+    for (size_t p = 0, k = 0; p < s->n_pairs; p++)
+        if (drawn[p]) fprintf(f, "%s%s", k++ ? " " : "", s->pairs[p].label);
     fputs("'\nset multiplot layout 2,1 title ", f);
     ws_plot_str(f, title);
     fputs(" font ',16'\n", f);
@@ -336,8 +377,22 @@ out:
     ws_outfile_abort(&og);
     free(cum);
     free(oc);
-    free(rg);
+    free(drawn);
     return rc;
+}
+
+/* One line per failed cell on stderr: "wattsim: warning: CELL: MESSAGE". */
+static void warn_failed(const ws_sweep *s)
+{
+    fflush(stdout);                /* after the summary line, even in a pipe */
+    for (size_t c = 0; s->n_failed && c < ws_sweep_n_cells(s); c++) {
+        ws_sweep_summary o;
+        ws_sweep_summarise(s, c, &o);
+        if (!o.seeds_failed) continue;
+        char cell[256];
+        ws_sweep_cell_name(s, c, cell, sizeof cell);
+        fprintf(stderr, "wattsim: warning: %s: %s\n", cell, o.error);
+    }
 }
 
 int ws_cmd_sweep(int argc, char **argv, int curves)
@@ -352,11 +407,16 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         {"no-plot", no_argument, 0, 'n'},
         {"traces", required_argument, 0, 't'},
         {"catalogue", required_argument, 0, 'c'},
+        {"isolate", no_argument, 0, 'i'},
+        {"cell-timeout", required_argument, 0, 'T'},
+        {"resume", no_argument, 0, 'r'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
-    int force = 0, plot = 1, c;
+    int force = 0, plot = 1, isolate = 0, resume = 0, c;
+    double cell_timeout = 0;
+    char *journal = NULL;
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
@@ -383,6 +443,18 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         case 'n': plot = 0; break;
         case 't': traces = optarg; break;
         case 'c': catalogue = optarg; break;
+        case 'i': isolate = 1; break;
+        case 'r': resume = 1; break;
+        case 'T': {
+            char *end;
+            cell_timeout = strtod(optarg, &end);
+            if (end == optarg || *end || !(cell_timeout > 0) || cell_timeout > 1e6) {
+                rc = ws_cli_usage(cmd, "--cell-timeout '%s' is not a number of seconds in"
+                                  " (0, 1e6]", optarg);
+                goto out;
+            }
+            break;
+        }
         case 'j': {
             char *end;
             threads = strtol(optarg, &end, 10);
@@ -395,6 +467,11 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         case ':': rc = ws_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]); goto out;
         default: rc = ws_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]); goto out;
         }
+    }
+    if (cell_timeout > 0 && !isolate) {
+        rc = ws_cli_usage(cmd, "%s needs --isolate (only a child process can be stopped)",
+                          "--cell-timeout");
+        goto out;
     }
     if (optind != argc - 1) {
         rc = ws_cli_usage(cmd, "%s", optind >= argc ? "needs a CONFIG file" : "takes one CONFIG file");
@@ -427,11 +504,23 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
                 " --out another folder", out, cmd);
         goto out;
     }
+    /* The journal of this command in the folder: an interrupted run left it. */
+    journal = join(out, curves ? "curves.journal" : "sweep.journal");
+    if (!journal) goto out;
+    if (!resume && !force && stat(journal, &st) == 0) {
+        ws_fail(&err, "%s: an interrupted %s left this journal; pass --resume to continue it or"
+                " --force to start over", journal, cmd);
+        goto out;
+    }
     if (ws_cli_catalogue(catalogue, &cat, &err)) goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1};
-    if (ws_sweep_run(&cfg, &env, pairs, n_pairs, (int)threads, &sw, &err)) goto out;
+    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, journal, resume};
+    if (ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err)) goto out;
     if (ws_mkdirs(out, &err)) goto out;
     out_ctx oc = {out, command, plot};
+    char reused[64] = "";
+    if (sw.n_reused)
+        snprintf(reused, sizeof reused, " (%zu from the journal)", sw.n_reused);
     if (!curves) {
         if (write_table(&oc, "sweep.json", "sweep: per-cell summary (JSON)", ws_sweep_write_json, &sw, &err)
             || write_table(&oc, "sweep.md", "sweep: ETA/TTA savings versus default", write_md, &sw, &err))
@@ -442,8 +531,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        printf("%zu simulations, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s)\n",
-               sw.n_sims, ws_sweep_n_cells(&sw), out, plot ? ", steady-*" : "");
+        printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s)\n",
+               sw.n_sims, reused, ws_sweep_n_cells(&sw), out, plot ? ", steady-*" : "");
     } else {
         for (size_t g = 0; plot && g < sw.n_gpus; g++)
             for (size_t w = 0; w < sw.n_work; w++)
@@ -453,12 +542,16 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        printf("%zu simulations; outputs in %s/ (curves.csv%s)\n", sw.n_sims, out,
+        printf("%zu simulations%s; outputs in %s/ (curves.csv%s)\n", sw.n_sims, reused, out,
                plot ? ", curves-*" : "");
     }
-    rc = 0;
+    /* Every output is in place: the journal has served its purpose. */
+    unlink(journal);
+    warn_failed(&sw);
+    rc = sw.n_failed ? 1 : 0;
 out:
-    if (rc && err.msg[0]) ws_cli_die(&err);
+    if (rc == 2 && err.msg[0]) ws_cli_die(&err);
+    free(journal);
     ws_sweep_free(&sw);
     ws_policy_pairs_free(pairs, n_pairs);
     free(sets);

@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "sweep_run.h"
 #include "wattsim/report.h"
 
 /* ------------------------------------------------------------ pairs */
@@ -121,6 +122,7 @@ void ws_sweep_free(ws_sweep *s)
         free(s->sims[i].rec_energy);
         free(s->sims[i].rec_time);
         free(s->sims[i].rec_cost);
+        free(s->sims[i].error);
     }
     free(s->sims);
     free(s->gpus);
@@ -130,21 +132,32 @@ void ws_sweep_free(ws_sweep *s)
 
 /* ------------------------------------------------------------ running */
 
-typedef struct resolved {
-    const ws_bso_type *bt;
-    const ws_plo_type *pt;
-    ws_value *bp, *pp;
-} resolved;
+void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
+{
+    size_t ax[6];
+    unindex(s, cell * s->n_seeds, ax);
+    snprintf(buf, n, "%s %s/%s eta %g beta %g", s->pairs[ax[0]].label, s->gpus[ax[1]],
+             s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]]);
+}
 
-typedef struct pool {
-    ws_sweep *s;
-    resolved *res;
-    pthread_mutex_t lock;
-    size_t next, done;
-    int stop, tty;
-    ws_error *errs;            /* one per simulation */
-    int *failed;
-} pool;
+static void sim_reset(ws_sweep_sim *sim)
+{
+    memset(&sim->tot, 0, sizeof sim->tot);
+    size_t r = (size_t)sim->recurrences;
+    memset(sim->rec_energy, 0, r * sizeof *sim->rec_energy);
+    memset(sim->rec_time, 0, r * sizeof *sim->rec_time);
+    memset(sim->rec_cost, 0, r * sizeof *sim->rec_cost);
+    sim->failed = 0;
+    free(sim->error);
+    sim->error = NULL;
+}
+
+void ws_sweep_sim_fail(ws_sweep_sim *sim, const char *msg)
+{
+    sim_reset(sim);
+    sim->failed = 1;
+    sim->error = strdup(msg);       /* NULL (out of memory) reads as "" */
+}
 
 typedef struct rec_sink {
     ws_sweep_sim *sim;
@@ -160,31 +173,61 @@ static int accumulate(void *p, const ws_run_record *r)
     return 0;
 }
 
-static void run_one(pool *pl, size_t i)
+int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
 {
-    ws_sweep *s = pl->s;
     size_t ax[6];
     unindex(s, i, ax);
-    const resolved *rp = &pl->res[ax[0]];
+    const ws_sweep_policy *rp = &pol[ax[0]];
     ws_job_table *jt = &s->jobs[ax[1] * s->n_work + ax[2]];
     ws_sweep_sim *sim = &s->sims[i];
-    ws_error *err = &pl->errs[i];
+    ws_error err = {{0}};
     unsigned long seed = s->seeds[ax[5]];
     ws_job job = jt->job;                 /* this cell's view */
     job.eta = s->etas[ax[3]];
     job.beta = s->betas[ax[4]];
     ws_sim_params sp = {sim->recurrences, seed};
-    ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, err);
-    ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, err) : NULL;
+    sim_reset(sim);
+    ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
+    ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     rec_sink rs = {sim};
-    int bad = !bso || !plo || ws_simulate(&job, bso, plo, &sp, accumulate, &rs, &sim->tot, err);
+    int bad = !bso || !plo || ws_simulate(&job, bso, plo, &sp, accumulate, &rs, &sim->tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
-    if (bad) {
-        ws_fail_prefix(err, "%s %s/%s eta %g beta %g seed %lu", s->pairs[ax[0]].label,
-                       s->gpus[ax[1]], s->work[ax[2]], job.eta, job.beta, seed);
-        pl->failed[i] = 1;
+    if (!bad) return 0;
+    /* The cell is named where the message is shown (a table row, or the
+     * CLI's warning), so the record only says which seed. */
+    ws_fail_prefix(&err, "seed %lu", seed);
+    ws_sweep_sim_fail(sim, err.msg);
+    return -1;
+}
+
+typedef struct pool {
+    ws_sweep *s;
+    const ws_sweep_policy *pol;
+    const unsigned char *todo;
+    ws_journal *journal;
+    pthread_mutex_t lock;
+    size_t next, done, total;
+    int tty, journal_failed;
+    ws_error journal_err;
+} pool;
+
+/* After each simulation (under the lock, or in the only thread): journal
+ * and progress. */
+static void finished(pool *pl, size_t i)
+{
+    if (pl->journal && !pl->journal_failed && ws_journal_add(pl->journal, pl->s, i)) {
+        pl->journal_failed = 1;
+        ws_fail(&pl->journal_err, "%s: cannot append to the journal", pl->journal->path);
     }
+    pl->done++;
+    if (pl->tty && (pl->done % 16 == 0 || pl->done == pl->total))
+        fprintf(stderr, "\r[%zu/%zu] simulations   ", pl->done, pl->total);
+}
+
+static void finished_cb(void *ctx, size_t i)
+{
+    finished(ctx, i);               /* isolate.c calls it from its only thread: no lock */
 }
 
 static void *worker(void *arg)
@@ -192,16 +235,15 @@ static void *worker(void *arg)
     pool *pl = arg;
     for (;;) {
         pthread_mutex_lock(&pl->lock);
-        size_t i = pl->next++;
-        int stop = pl->stop || i >= pl->s->n_sims;
+        size_t i = pl->next;
+        while (i < pl->s->n_sims && !pl->todo[i]) i++;
+        pl->next = i + 1;
+        int stop = i >= pl->s->n_sims;
         pthread_mutex_unlock(&pl->lock);
         if (stop) return NULL;
-        run_one(pl, i);
+        ws_sweep_run_sim(pl->s, pl->pol, i);
         pthread_mutex_lock(&pl->lock);
-        pl->done++;
-        if (pl->failed[i]) pl->stop = 1;
-        if (pl->tty && (pl->done % 16 == 0 || pl->done == pl->s->n_sims))
-            fprintf(stderr, "\r[%zu/%zu] simulations   ", pl->done, pl->s->n_sims);
+        finished(pl, i);
         pthread_mutex_unlock(&pl->lock);
     }
 }
@@ -224,9 +266,19 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  const ws_policy_pair *pairs, size_t n_pairs, int threads,
                  ws_sweep *s, ws_error *err)
 {
+    ws_sweep_opts o = {threads, 0, 0, NULL, 0};
+    return ws_sweep_run_opts(cfg, env, pairs, n_pairs, &o, s, err);
+}
+
+int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
+                      const ws_policy_pair *pairs, size_t n_pairs,
+                      const ws_sweep_opts *opts, ws_sweep *s, ws_error *err)
+{
     memset(s, 0, sizeof *s);
     int rc = -1;
-    resolved *res = NULL;
+    ws_sweep_policy *res = NULL;
+    unsigned char *todo = NULL;
+    ws_journal jn = {0};
     pool pl = {0};
     /* Pairs: resolve names, drop duplicates, add the references. */
     s->pairs = calloc(n_pairs + 2, sizeof *s->pairs);
@@ -247,7 +299,7 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
         q->plo = strdup(p);
         q->label = strdup(label);
         if (!q->bso || !q->plo || !q->label) { s->n_pairs++; ws_fail(err, "out of memory"); goto out; }
-        resolved *r = &res[s->n_pairs++];
+        ws_sweep_policy *r = &res[s->n_pairs++];
         r->bt = bt;
         r->pt = pt;
         size_t nr;
@@ -277,7 +329,12 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
     s->work = calloc(s->n_work, sizeof *s->work);
     s->jobs = calloc(s->n_gpus * s->n_work, sizeof *s->jobs);
     s->sims = calloc(s->n_sims, sizeof *s->sims);
-    if (!s->gpus || !s->work || !s->jobs || !s->sims) { ws_fail(err, "out of memory"); goto out; }
+    todo = malloc(s->n_sims);
+    if (!s->gpus || !s->work || !s->jobs || !s->sims || !todo) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    memset(todo, 1, s->n_sims);
     for (size_t g = 0; g < s->n_gpus; g++) s->gpus[g] = cfg->gpus[g];
     for (size_t w = 0; w < s->n_work; w++) {
         const char *name = w < cfg->n_workloads ? cfg->workloads[w]
@@ -317,43 +374,49 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
             goto out;
         }
     }
+    /* The journal: the last step of set-up, so a set-up error leaves none. */
+    if (opts->journal
+        && ws_journal_start(&jn, opts->journal, s, ws_sweep_fingerprint(s, cfg), opts->resume,
+                            todo, &s->n_reused, err))
+        goto out;
 
-    /* The pool. */
+    /* Run what is left: in child processes, or on a pool of threads. */
     pl.s = s;
-    pl.res = res;
+    pl.pol = res;
+    pl.todo = todo;
+    pl.journal = opts->journal ? &jn : NULL;
+    pl.total = s->n_sims - s->n_reused;
     pl.tty = env->progress && isatty(2);
-    pl.errs = calloc(s->n_sims, sizeof *pl.errs);
-    pl.failed = calloc(s->n_sims, sizeof *pl.failed);
-    if (!pl.errs || !pl.failed) { ws_fail(err, "out of memory"); goto out; }
-    pthread_mutex_init(&pl.lock, NULL);
-    if (threads < 1) threads = 1;
-    if ((size_t)threads > s->n_sims) threads = (int)s->n_sims;
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    int started = 0;
-    if (tid)
-        for (; started < threads; started++)
-            if (pthread_create(&tid[started], NULL, worker, &pl)) break;
-    if (started == 0) worker(&pl);          /* no threads: run here */
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    free(tid);
-    pthread_mutex_destroy(&pl.lock);
-    if (pl.tty) fprintf(stderr, "\r\033[K");
-    /* The first failure in plan order, whichever thread saw it first. */
-    for (size_t i = 0; i < s->n_sims; i++)
-        if (pl.failed[i]) {
-            *err = pl.errs[i];
+    int threads = opts->threads < 1 ? 1 : opts->threads;
+    if (opts->isolate) {
+        if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, finished_cb,
+                                  &pl, err))
             goto out;
-        }
-    if (pl.done != s->n_sims) { ws_fail(err, "sweep stopped early"); goto out; }
+    } else {
+        pthread_mutex_init(&pl.lock, NULL);
+        if ((size_t)threads > pl.total) threads = pl.total ? (int)pl.total : 1;
+        pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+        int started = 0;
+        if (tid)
+            for (; started < threads; started++)
+                if (pthread_create(&tid[started], NULL, worker, &pl)) break;
+        if (started == 0) worker(&pl);          /* no threads: run here */
+        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+        free(tid);
+        pthread_mutex_destroy(&pl.lock);
+    }
+    if (pl.tty) fprintf(stderr, "\r\033[K");
+    if (pl.journal_failed) { *err = pl.journal_err; goto out; }
+    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
     rc = 0;
 out:
+    ws_journal_close(&jn);
     for (size_t i = 0; res && i < s->n_pairs; i++) {
         if (res[i].bt) ws_params_free(res[i].bt->params, res[i].bp);
         if (res[i].pt) ws_params_free(res[i].pt->params, res[i].pp);
     }
     free(res);
-    free(pl.errs);
-    free(pl.failed);
+    free(todo);
     if (rc) ws_sweep_free(s);
     return rc;
 }
@@ -380,48 +443,60 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     memset(o, 0, sizeof *o);
     o->pair = ax[0]; o->gpu = ax[1]; o->work = ax[2]; o->eta = ax[3]; o->beta = ax[4];
     o->recurrences = s->sims[base].recurrences;
+    o->error = "";
     size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
     size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
-    double *v = malloc(7 * (n ? n : 1) * sizeof *v);
+    double *v = malloc(6 * (n ? n : 1) * sizeof *v);
     if (!v) return;
-    double *e = v, *t = v + n, *c = v + 2 * n, *se = v + 3 * n, *st = v + 4 * n,
-           *rg = v + 5 * n, *tmp = v + 6 * n;
+    double *e = v, *t = v + n, *c = v + 2 * n, *se = v + 3 * n, *st = v + 4 * n, *rg = v + 5 * n;
+    /* Our sums and default's over the seeds where both succeeded. */
+    double oe = 0, ot = 0, oc = 0, ose = 0, ost = 0;
     double de = 0, dt = 0, dc = 0, dse = 0, dst = 0;
+    size_t k = 0, kr = 0, kd = 0;
     for (size_t i = 0; i < n; i++) {
         const ws_sweep_sim *m = &s->sims[base + i], *d = &s->sims[dref + i],
                            *q = &s->sims[oref + i];
-        e[i] = m->tot.energy_j;
-        t[i] = m->tot.time_s;
-        c[i] = m->tot.cost;
-        se[i] = steady(m->rec_energy, m->recurrences);
-        st[i] = steady(m->rec_time, m->recurrences);
-        rg[i] = m->tot.cost - q->tot.cost;
-        de += d->tot.energy_j;
-        dt += d->tot.time_s;
-        dc += d->tot.cost;
-        dse += steady(d->rec_energy, d->recurrences);
-        dst += steady(d->rec_time, d->recurrences);
+        if (m->failed) {
+            if (!o->seeds_failed++ && m->error) o->error = m->error;
+            continue;
+        }
+        o->seeds_ok++;
+        e[k] = m->tot.energy_j;
+        t[k] = m->tot.time_s;
+        c[k] = m->tot.cost;
+        se[k] = steady(m->rec_energy, m->recurrences);
+        st[k] = steady(m->rec_time, m->recurrences);
+        if (!q->failed) rg[kr++] = m->tot.cost - q->tot.cost;
+        if (!d->failed) {
+            kd++;
+            oe += e[k]; ot += t[k]; oc += c[k]; ose += se[k]; ost += st[k];
+            de += d->tot.energy_j;
+            dt += d->tot.time_s;
+            dc += d->tot.cost;
+            dse += steady(d->rec_energy, d->recurrences);
+            dst += steady(d->rec_time, d->recurrences);
+        }
+        k++;
     }
-    (void)tmp;
-    ws_ci95(e, n, &o->energy.mean, &o->energy.lo, &o->energy.hi);
-    ws_ci95(t, n, &o->time.mean, &o->time.lo, &o->time.hi);
-    ws_ci95(c, n, &o->cost.mean, &o->cost.lo, &o->cost.hi);
-    ws_ci95(se, n, &o->steady_energy.mean, &o->steady_energy.lo, &o->steady_energy.hi);
-    ws_ci95(st, n, &o->steady_time.mean, &o->steady_time.lo, &o->steady_time.hi);
-    ws_ci95(rg, n, &o->regret.mean, &o->regret.lo, &o->regret.hi);
-    /* Ratios of sums over the same seeds = ratios of means. */
-    double sum_e = o->energy.mean * (double)n, sum_t = o->time.mean * (double)n,
-           sum_c = o->cost.mean * (double)n, sum_se = o->steady_energy.mean * (double)n,
-           sum_st = o->steady_time.mean * (double)n;
-    if (base == dref) {                     /* exactly 0 for the reference itself */
+    ws_ci95(e, k, &o->energy.mean, &o->energy.lo, &o->energy.hi);
+    ws_ci95(t, k, &o->time.mean, &o->time.lo, &o->time.hi);
+    ws_ci95(c, k, &o->cost.mean, &o->cost.lo, &o->cost.hi);
+    ws_ci95(se, k, &o->steady_energy.mean, &o->steady_energy.lo, &o->steady_energy.hi);
+    ws_ci95(st, k, &o->steady_time.mean, &o->steady_time.lo, &o->steady_time.hi);
+    ws_ci95(rg, kr, &o->regret.mean, &o->regret.lo, &o->regret.hi);
+    if (!kd) {
+        o->save_energy = o->save_time = o->save_cost = NAN;
+        o->save_steady_energy = o->save_steady_time = NAN;
+    } else if (base == dref) {              /* exactly 0 for the reference itself */
         o->save_energy = o->save_time = o->save_cost = 0;
         o->save_steady_energy = o->save_steady_time = 0;
     } else {
-        o->save_energy = saving(sum_e, de);
-        o->save_time = saving(sum_t, dt);
-        o->save_cost = saving(sum_c, dc);
-        o->save_steady_energy = saving(sum_se, dse);
-        o->save_steady_time = saving(sum_st, dst);
+        /* Ratios of sums over the same seeds = ratios of means. */
+        o->save_energy = saving(oe, de);
+        o->save_time = saving(ot, dt);
+        o->save_cost = saving(oc, dc);
+        o->save_steady_energy = saving(ose, dse);
+        o->save_steady_time = saving(ost, dst);
     }
     free(v);
 }
@@ -441,6 +516,7 @@ static size_t final_knobs(const ws_sweep *s, size_t cell, knob_count *k)
 {
     size_t m = 0;
     for (size_t i = 0; i < s->n_seeds; i++) {
+        if (s->sims[cell * s->n_seeds + i].failed) continue;
         const ws_sim_totals *t = &s->sims[cell * s->n_seeds + i].tot;
         size_t j = 0;
         while (j < m && !(k[j].bs == t->final_bs && k[j].pl == t->final_pl)) j++;
@@ -457,6 +533,18 @@ static void num(FILE *f, double x)
     else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
 }
 
+/* A CSV field, quoted when it holds a comma, a quote or a line end. */
+static void str_csv(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void stat_csv(FILE *f, const ws_stat *st)
 {
     fputc(',', f); num(f, st->mean);
@@ -466,12 +554,12 @@ static void stat_csv(FILE *f, const ws_stat *st)
 
 void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
 {
-    fputs("bso,plo,policy,gpu,workload,eta,beta,seeds,recurrences,"
+    fputs("bso,plo,policy,gpu,workload,eta,beta,seeds,seeds_ok,seeds_failed,recurrences,"
           "energy_j,energy_j_lo,energy_j_hi,time_s,time_s_lo,time_s_hi,"
           "cost,cost_lo,cost_hi,steady_energy_j,steady_energy_j_lo,steady_energy_j_hi,"
           "steady_time_s,steady_time_s_lo,steady_time_s_hi,"
           "saving_energy,saving_time,saving_cost,saving_steady_energy,saving_steady_time,"
-          "regret,regret_lo,regret_hi,final_knobs\n", f);
+          "regret,regret_lo,regret_hi,final_knobs,error\n", f);
     knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
     if (!k) return;
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
@@ -481,7 +569,7 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         fprintf(f, "%s,%s,%s,%s,%s,", p->bso, p->plo, p->label, s->gpus[o.gpu], s->work[o.work]);
         num(f, s->etas[o.eta]); fputc(',', f);
         num(f, s->betas[o.beta]);
-        fprintf(f, ",%zu,%ld", s->n_seeds, o.recurrences);
+        fprintf(f, ",%zu,%zu,%zu,%ld", s->n_seeds, o.seeds_ok, o.seeds_failed, o.recurrences);
         stat_csv(f, &o.energy);
         stat_csv(f, &o.time);
         stat_csv(f, &o.cost);
@@ -494,6 +582,8 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         fputc(',', f);
         size_t m = final_knobs(s, c, k);
         for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%d", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
+        fputc(',', f);
+        str_csv(f, o.error);
         fputc('\n', f);
     }
     free(k);
@@ -537,6 +627,9 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         fputs(", \"workload\": ", f); json_str(f, s->work[o.work]);
         fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);
         fputs(", \"beta\": ", f); ws_json_num(f, s->betas[o.beta]);
+        fprintf(f, ", \"seeds_ok\": %zu, \"seeds_failed\": %zu, \"error\": ", o.seeds_ok,
+                o.seeds_failed);
+        json_str(f, o.error);
         fprintf(f, ", \"recurrences\": %ld", o.recurrences);
         stat_json(f, "energy_j", &o.energy);
         stat_json(f, "time_s", &o.time);
@@ -559,14 +652,33 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     free(k);
 }
 
+/* Cumulative cost (successful seeds) and regret versus oracle (seeds where
+ * both succeeded) of cell `base`'s seeds up to recurrence r, advanced one
+ * recurrence per call; cum/oc hold the running sums per seed. */
+void ws_sweep_curve_step(const ws_sweep *s, size_t base, size_t oref, long r, double *cum,
+                         double *oc, ws_stat *cost, ws_stat *regret)
+{
+    size_t n = s->n_seeds, k = 0, kr = 0;
+    double *a = cum + n, *g = oc + n;        /* scratch after the running sums */
+    for (size_t i = 0; i < n; i++) {
+        const ws_sweep_sim *m = &s->sims[base + i], *q = &s->sims[oref + i];
+        cum[i] += m->rec_cost[r];
+        oc[i] += q->rec_cost[r];
+        if (m->failed) continue;
+        a[k++] = cum[i];
+        if (!q->failed) g[kr++] = cum[i] - oc[i];
+    }
+    ws_ci95(a, k, &cost->mean, &cost->lo, &cost->hi);
+    ws_ci95(g, kr, &regret->mean, &regret->lo, &regret->hi);
+}
+
 void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
 {
     fputs("policy,gpu,workload,eta,beta,recurrence,cum_cost,cum_cost_lo,cum_cost_hi,"
           "regret,regret_lo,regret_hi\n", f);
     size_t n = s->n_seeds;
-    double *cum = calloc(n ? n : 1, sizeof *cum), *oc = calloc(n ? n : 1, sizeof *oc),
-           *rg = calloc(n ? n : 1, sizeof *rg);
-    if (!cum || !oc || !rg) goto out;
+    double *cum = calloc(2 * (n ? n : 1), sizeof *cum), *oc = calloc(2 * (n ? n : 1), sizeof *oc);
+    if (!cum || !oc) goto out;
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         size_t ax[6], base = c * n;
         unindex(s, base, ax);
@@ -575,14 +687,8 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
         memset(oc, 0, n * sizeof *oc);
         long R = s->sims[base].recurrences;
         for (long r = 0; r < R; r++) {
-            for (size_t i = 0; i < n; i++) {
-                cum[i] += s->sims[base + i].rec_cost[r];
-                oc[i] += s->sims[oref + i].rec_cost[r];
-                rg[i] = cum[i] - oc[i];
-            }
             ws_stat a, b;
-            ws_ci95(cum, n, &a.mean, &a.lo, &a.hi);
-            ws_ci95(rg, n, &b.mean, &b.lo, &b.hi);
+            ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &b);
             fprintf(f, "%s,%s,%s,", s->pairs[ax[0]].label, s->gpus[ax[1]], s->work[ax[2]]);
             num(f, s->etas[ax[3]]); fputc(',', f);
             num(f, s->betas[ax[4]]);
@@ -595,5 +701,4 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
 out:
     free(cum);
     free(oc);
-    free(rg);
 }

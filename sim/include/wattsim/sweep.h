@@ -8,7 +8,14 @@
  * Determinism: a simulation depends only on its job and seed (policies and
  * the engine are seeded from it), results are stored by plan index and
  * summarised in plan order, so every output is byte-identical whatever the
- * thread count or the order in which threads pick simulations.
+ * thread count, the order in which threads pick simulations, isolation
+ * (--isolate) or resumption from a journal (--resume).
+ *
+ * Keep going: a simulation that fails (a policy error, a run that never
+ * reaches the target, a crashed or timed-out policy process) is recorded
+ * as failed with its one-line message and the sweep goes on; each cell is
+ * summarised over its successful seeds. Only set-up errors (config, policy
+ * names and parameters, traces) stop ws_sweep_run.
  */
 #ifndef WATTSIM_SWEEP_H
 #define WATTSIM_SWEEP_H
@@ -30,11 +37,15 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
                           ws_error *err);
 void ws_policy_pairs_free(ws_policy_pair *p, size_t n);
 
-/* One simulation of the plan. */
+/* One simulation of the plan. A failed one has all numbers zero (so that
+ * what a policy did before failing never leaks into a summary) and its
+ * message in `error`. */
 typedef struct ws_sweep_sim {
     ws_sim_totals tot;
     long recurrences;
     double *rec_energy, *rec_time, *rec_cost;   /* per recurrence, all tries */
+    int failed;
+    char *error;              /* one line, e.g. "seed 3: ..."; NULL when ok */
 } ws_sweep_sim;
 
 typedef struct ws_sweep {
@@ -46,19 +57,38 @@ typedef struct ws_sweep {
     unsigned long *seeds;
     ws_job_table *jobs;                          /* [gpu * n_work + work] */
     ws_sweep_sim *sims;      size_t n_sims;      /* plan order, seed fastest */
+    size_t n_failed;                             /* simulations that failed */
+    size_t n_reused;                             /* taken from the journal */
 } ws_sweep;
 
 /* Index of a simulation; the cell (all but seed) is index / n_seeds. */
 size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
                       size_t eta, size_t beta, size_t seed);
 
+typedef struct ws_sweep_opts {
+    int threads;            /* >= 1: worker threads, or children at a time */
+    int isolate;            /* run each cell in a forked child (isolate.c) */
+    double cell_timeout;    /* seconds a child may take; 0 = no limit */
+    const char *journal;    /* append each finished simulation here; NULL = none */
+    int resume;             /* reuse the journal's successful simulations */
+} ws_sweep_opts;
+
 /* Run the sweep. `pairs` are copied; default:default and oracle:oracle are
  * appended when missing. The config's policy params apply to a pair whose
- * names equal the config's bso / plo. threads >= 1. */
+ * names equal the config's bso / plo. Returns -1 only for set-up errors
+ * (nothing run, no journal written) and journal I/O errors; failed
+ * simulations are counted in out->n_failed and the call returns 0. */
+int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
+                      const ws_policy_pair *pairs, size_t n_pairs,
+                      const ws_sweep_opts *opts, ws_sweep *out, ws_error *err);
+/* The same with only a thread count (threads >= 1). */
 int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  const ws_policy_pair *pairs, size_t n_pairs, int threads,
                  ws_sweep *out, ws_error *err);
 void ws_sweep_free(ws_sweep *s);
+
+/* "zeus+jit v100/squad eta 0.5 beta 2": a cell in messages. */
+void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n);
 
 /* Mean and 95 % CI (t distribution, n - 1 degrees of freedom) of x[0..n);
  * lo = hi = NAN when n < 2. */
@@ -76,10 +106,15 @@ typedef struct ws_stat {
 typedef struct ws_sweep_summary {
     size_t pair, gpu, work, eta, beta;
     long recurrences;
+    size_t seeds_ok, seeds_failed;
+    const char *error;                       /* first failure's, "" if none */
+    /* Over the seeds that succeeded (NAN when none did). */
     ws_stat energy, time, cost;              /* totals over recurrences */
     ws_stat steady_energy, steady_time;      /* per recurrence, steady state */
-    ws_stat regret;                          /* cost - oracle's cost, total */
-    /* 1 - ours / default's, of the means over seeds (same seeds) */
+    /* cost - oracle's cost, over the seeds where both succeeded */
+    ws_stat regret;
+    /* 1 - ours / default's, of the sums over the seeds where both the
+     * policy and default succeeded (NAN when there is none) */
     double save_energy, save_time, save_cost;
     double save_steady_energy, save_steady_time;
 } ws_sweep_summary;
@@ -93,5 +128,11 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s);
 /* Learning curves: per cell and recurrence, mean and CI over seeds of the
  * cumulative cost and of the regret versus oracle. */
 void ws_sweep_write_curves(FILE *f, const ws_sweep *s);
+/* One recurrence r of those curves for the cell starting at simulation
+ * `base` (oracle's cell at `oref`): cum and oc (2 * n_seeds each, the first
+ * n_seeds zeroed before r = 0) carry the running sums; cost is over the
+ * seeds that succeeded, regret over those where oracle succeeded too. */
+void ws_sweep_curve_step(const ws_sweep *s, size_t base, size_t oref, long r, double *cum,
+                         double *oc, ws_stat *cost, ws_stat *regret);
 
 #endif

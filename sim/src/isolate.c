@@ -1,0 +1,281 @@
+/*
+ * `--isolate`: each sweep cell (all seeds of one policy pair x gpu x
+ * workload x eta x beta) runs in a forked child process, so a policy that
+ * crashes, aborts or hangs takes down only its cell. The child runs the
+ * cell's simulations with the same code as in process (ws_sweep_run_sim)
+ * and sends each result as a journal record line (journal.c: exact %a
+ * doubles) over a pipe; the parent applies them only when the child exited
+ * with status 0 after sending every one. Otherwise -- a signal, a nonzero
+ * exit, a missing or malformed record, or the time-out -- every
+ * simulation of the cell is recorded as failed with one message, because a
+ * cell's seeds are one unit of work here (and a time-out would otherwise
+ * make the number of surviving seeds depend on the machine's speed).
+ *
+ * The parent is one thread with up to `jobs` children, watched with poll():
+ * results and the timing do not depend on how many run at a time.
+ */
+#define _GNU_SOURCE                /* strsignal */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sweep_run.h"
+
+typedef struct child {
+    pid_t pid;                 /* 0: slot free */
+    int fd;                    /* read end; -1 after EOF */
+    size_t cell;
+    char *buf;
+    size_t len, cap;
+    double deadline;           /* monotonic seconds; INFINITY = none */
+    int timed_out;
+} child;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cell_has_work(const ws_sweep *s, const unsigned char *todo, size_t cell)
+{
+    for (size_t k = 0; k < s->n_seeds; k++)
+        if (todo[cell * s->n_seeds + k]) return 1;
+    return 0;
+}
+
+/* In the child: run the cell, write the records, never return. */
+static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
+                       size_t cell, int fd)
+{
+    /* A crashing policy must end this process with its signal, not with a
+     * sanitizer's or the plugin's report, so the parent can name it; and its
+     * output (ASan reports included) must not interleave with the parent's
+     * one line per failure. */
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) signal(sigs[k], SIG_DFL);
+    int dn = open("/dev/null", O_WRONLY);
+    if (dn >= 0) {
+        dup2(dn, 1);
+        dup2(dn, 2);
+        if (dn > 2) close(dn);
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) _exit(3);
+    for (size_t k = 0; k < s->n_seeds; k++) {
+        size_t i = cell * s->n_seeds + k;
+        if (!todo[i]) continue;
+        ws_sweep_run_sim(s, pol, i);
+        if (ws_sweep_record_write(f, s, i) < 0 || fflush(f)) _exit(3);
+    }
+    /* _exit: no atexit handlers, no flushing of the parent's stdio buffers,
+     * no leak report for the parent's heap this process inherited. */
+    _exit(fclose(f) ? 3 : 0);
+}
+
+static void fail_cell(ws_sweep *s, const unsigned char *todo, size_t cell, const char *msg)
+{
+    for (size_t k = 0; k < s->n_seeds; k++) {
+        size_t i = cell * s->n_seeds + k;
+        if (todo[i]) ws_sweep_sim_fail(&s->sims[i], msg);
+    }
+}
+
+/* Apply a finished child's records, or fail its cell. */
+static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status, double timeout)
+{
+    char msg[WS_ERROR_MAX + 64];      /* room for the prefix of a record's error */
+    msg[0] = '\0';
+    if (c->timed_out)
+        snprintf(msg, sizeof msg, "policy process timed out after %g s", timeout);
+    else if (WIFSIGNALED(status))
+        snprintf(msg, sizeof msg, "policy process killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status))
+        snprintf(msg, sizeof msg, "policy process exited with status %d", WEXITSTATUS(status));
+    else {
+        /* Check every record before applying any, then apply them. */
+        size_t n_todo = 0, n_got = 0;
+        for (size_t k = 0; k < s->n_seeds; k++) n_todo += todo[c->cell * s->n_seeds + k];
+        for (int apply = 0; apply < 2 && !msg[0]; apply++) {
+            char *p = c->buf, *end = c->buf + c->len;
+            n_got = 0;
+            while (p < end) {
+                char *nl = memchr(p, '\n', (size_t)(end - p));
+                if (!nl) { snprintf(msg, sizeof msg, "policy process sent a cut-off record"); break; }
+                /* Parsing cuts the line into tokens: work on a copy when only checking. */
+                size_t len = (size_t)(nl - p);
+                char *line = apply ? p : malloc(len + 1);
+                if (!line) { snprintf(msg, sizeof msg, "out of memory"); break; }
+                if (!apply) memcpy(line, p, len);
+                line[len] = '\0';
+                size_t i;
+                int ok;
+                ws_error e = {{0}};
+                int bad = ws_sweep_record_parse(s, line, apply, &i, &ok, &e);
+                if (!apply) free(line);
+                if (!bad && (i / s->n_seeds != c->cell || !todo[i]))
+                    bad = ws_fail(&e, "simulation %zu is not one it was given", i);
+                if (bad) {
+                    snprintf(msg, sizeof msg, "policy process sent a bad record: %s", e.msg);
+                    break;
+                }
+                n_got++;
+                p = nl + 1;
+            }
+            if (!msg[0] && n_got != n_todo)
+                snprintf(msg, sizeof msg, "policy process sent %zu of %zu results", n_got, n_todo);
+        }
+    }
+    if (msg[0]) fail_cell(s, todo, c->cell, msg);
+}
+
+static void release(child *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    free(c->buf);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+}
+
+static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
+                 size_t cell, double timeout, child *c, ws_error *err)
+{
+    int fd[2];
+    if (pipe(fd)) return ws_fail(err, "cannot start a policy process: pipe: %s", strerror(errno));
+    fflush(NULL);                  /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return ws_fail(err, "cannot start a policy process: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        child_main(s, pol, todo, cell, fd[1]);
+    }
+    close(fd[1]);
+    /* Non-blocking: drain() reads until the pipe is empty, never waits. */
+    fcntl(fd[0], F_SETFL, fcntl(fd[0], F_GETFL) | O_NONBLOCK);
+    c->pid = pid;
+    c->fd = fd[0];
+    c->cell = cell;
+    c->deadline = timeout > 0 ? now() + timeout : INFINITY;
+    return 0;
+}
+
+/* Read what is there; EOF closes the fd. */
+static void drain(child *c)
+{
+    for (;;) {
+        if (c->cap - c->len < 65536) {
+            size_t cap = c->cap ? 2 * c->cap : 131072;
+            char *b = realloc(c->buf, cap);
+            if (!b) {              /* treated as a cut-off stream */
+                close(c->fd);
+                c->fd = -1;
+                return;
+            }
+            c->buf = b;
+            c->cap = cap;
+        }
+        ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+        if (n > 0) { c->len += (size_t)n; continue; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        close(c->fd);
+        c->fd = -1;
+        return;
+    }
+}
+
+int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
+                          int jobs, double timeout, ws_sweep_done_fn done, void *ctx,
+                          ws_error *err)
+{
+    size_t n_cells = ws_sweep_n_cells(s), next = 0;
+    if (jobs < 1) jobs = 1;
+    child *kids = calloc((size_t)jobs, sizeof *kids);
+    struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
+    int *slot = calloc((size_t)jobs, sizeof *slot);
+    int rc = 0, active = 0;
+    if (!kids || !pfd || !slot) { rc = ws_fail(err, "out of memory"); goto out; }
+    for (int k = 0; k < jobs; k++) kids[k].fd = -1;
+    for (;;) {
+        /* Fill free slots with the next cells that have work, in plan order. */
+        for (int k = 0; k < jobs && !rc; k++) {
+            if (kids[k].pid) continue;
+            while (next < n_cells && !cell_has_work(s, todo, next)) next++;
+            if (next >= n_cells) break;
+            if (start(s, pol, todo, next, timeout, &kids[k], err)) { rc = -1; break; }
+            next++;
+            active++;
+        }
+        if (rc || !active) break;
+        /* Wait for output, an exit or the nearest deadline. */
+        int n = 0, wait_ms = -1;
+        double t = now();
+        for (int k = 0; k < jobs; k++) {
+            if (!kids[k].pid) continue;
+            if (kids[k].fd >= 0) {
+                pfd[n] = (struct pollfd){kids[k].fd, POLLIN, 0};
+                slot[n++] = k;
+            } else if (wait_ms < 0 || wait_ms > 10) {
+                wait_ms = 10;      /* stream closed, process not yet gone */
+            }
+            if (isfinite(kids[k].deadline)) {
+                double ms = ceil((kids[k].deadline - t) * 1000);
+                int m = ms < 0 ? 0 : ms > 1e9 ? 1000000000 : (int)ms;
+                if (wait_ms < 0 || m < wait_ms) wait_ms = m;
+            }
+        }
+        if (poll(pfd, (nfds_t)n, wait_ms) < 0 && errno != EINTR) {
+            rc = ws_fail(err, "poll: %s", strerror(errno));
+            break;
+        }
+        for (int q = 0; q < n; q++)
+            if (pfd[q].revents) drain(&kids[slot[q]]);
+        t = now();
+        for (int k = 0; k < jobs; k++) {
+            child *c = &kids[k];
+            if (!c->pid) continue;
+            int status = 0;
+            pid_t w = 0;
+            if (t >= c->deadline) {
+                /* SIGKILL cannot be caught: the wait is short. */
+                kill(c->pid, SIGKILL);
+                c->timed_out = 1;
+                while ((w = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
+            } else if (c->fd < 0) {
+                w = waitpid(c->pid, &status, WNOHANG);
+            }
+            if (w == 0) continue;
+            if (w < 0) status = 255 << 8;      /* lost (should not happen): a failure */
+            collect(s, todo, c, status, timeout);
+            for (size_t i = 0; i < s->n_seeds; i++)
+                if (todo[c->cell * s->n_seeds + i]) done(ctx, c->cell * s->n_seeds + i);
+            release(c);
+            active--;
+        }
+    }
+out:
+    /* Only after a failure to start one: stop the rest. */
+    for (int k = 0; kids && k < jobs; k++)
+        if (kids[k].pid) {
+            kill(kids[k].pid, SIGKILL);
+            waitpid(kids[k].pid, NULL, 0);
+            release(&kids[k]);
+        }
+    free(kids);
+    free(pfd);
+    free(slot);
+    return rc;
+}

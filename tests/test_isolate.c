@@ -1,0 +1,367 @@
+/*
+ * Sweeps that survive failing and misbehaving policies (issue 4):
+ * keep-going (a failed simulation is recorded, its cell summarised over
+ * the seeds that succeeded, exit status 1), --isolate (a policy that
+ * segfaults, aborts or hangs fails only its cell, named with the signal or
+ * the time-out; every other cell is byte-identical to a run without it),
+ * and the journal (a crash without --isolate keeps the cells done before
+ * it; --resume finishes the sweep with the same bytes as a clean run).
+ * The crashing policy is tests/plugins/crash.c (parameter `how`).
+ * Needs the fetched Zeus traces (scripts/fetch-traces).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+#define CLI WS_BUILD_DIR "/sim/wattsim"
+#define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
+#define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot"
+
+static char tmp[256];
+
+static void mktmp(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/ws-test-isolate-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void rmtmp(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Exit status of a shell command; 128 + N when a signal N ended it. */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *slurp(const char *fmt, ...)
+{
+    char path[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int exists(const char *fmt, ...)
+{
+    char path[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* The lines of `text` that do not contain `skip`, joined. */
+static char *lines_without(const char *text, const char *skip)
+{
+    char *out = calloc(strlen(text) + 1, 1), *o = out;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        char *line = strndup(p, len);
+        if (!strstr(line, skip)) { memcpy(o, line, len); o += len; }
+        free(line);
+        p += len;
+    }
+    return out;
+}
+
+/* The CSV line of sweep.csv whose policy and workload columns match. */
+static char *row(const char *csv, const char *policy, const char *workload)
+{
+    char key[128];
+    snprintf(key, sizeof key, ",%s,v100,%s,", policy, workload);
+    const char *p = strstr(csv, key);
+    cr_assert_not_null(p, "no row %s in\n%s", key, csv);
+    while (p > csv && p[-1] != '\n') p--;
+    return strndup(p, strcspn(p, "\n"));
+}
+
+/* Field k (0-based) of a CSV line without quotes before it. */
+static char *field(const char *line, int k)
+{
+    const char *p = line;
+    for (int i = 0; i < k; i++) {
+        p = strchr(p, ',');
+        cr_assert_not_null(p);
+        p++;
+    }
+    if (*p == '"') {                         /* quoted: up to the closing quote */
+        const char *e = strchr(p + 1, '"');
+        return strndup(p + 1, (size_t)(e - p - 1));
+    }
+    return strndup(p, strcspn(p, ",\n"));
+}
+
+/* sweep.csv columns (see ws_sweep_write_csv). */
+enum { C_SEEDS_OK = 8, C_SEEDS_FAILED = 9, C_ENERGY = 11, C_SAVE_ENERGY = 26, C_ERROR = 35 };
+
+/* Two workloads x 2 seeds x 20 recurrences, the crash plugin told `how`. */
+static void write_config(const char *name, const char *how)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+               "recurrences: 20\nbso: {name: %s, params: {how: %s}}\nplo: jit\n", CRASH, how);
+    fclose(f);
+}
+
+static void check_crash_cells(const char *how, int sig)
+{
+    char cfg[16];
+    snprintf(cfg, sizeof cfg, "%s.yaml", how);
+    write_config(cfg, how);
+    /* The crashing pair isolated, two children at a time. */
+    cr_assert_eq(run(CLI " sweep %s/%s --policies zeus:jit," CRASH ":jit --isolate --threads 2"
+                     ARGS " --out %s/iso-%s >%s/out.txt 2>%s/err-%s.txt",
+                     tmp, cfg, tmp, how, tmp, tmp, how), 1);
+    /* The same plan without it, in process, one thread. */
+    cr_assert_eq(run(CLI " sweep %s/%s --policies zeus:jit --threads 1" ARGS
+                     " --out %s/ref-%s >/dev/null 2>&1", tmp, cfg, tmp, how), 0);
+    /* Exactly one warning per crashed cell, naming the pair and the signal. */
+    char *err = slurp("%s/err-%s.txt", tmp, how), want[256];
+    cr_expect_eq(count_lines(err), 2, "%s", err);
+    const char *work[2] = {"squad", "cifar100"};
+    for (int w = 0; w < 2; w++) {
+        snprintf(want, sizeof want, "wattsim: warning: crash_bs+jit v100/%s eta 0.5 beta 2:"
+                 " policy process killed by signal %d (%s)\n", work[w], sig, strsignal(sig));
+        cr_expect_not_null(strstr(err, want), "want %s in\n%s", want, err);
+    }
+    free(err);
+    char *iso = slurp("%s/iso-%s/sweep.csv", tmp, how), *ref = slurp("%s/ref-%s/sweep.csv", tmp, how);
+    for (int w = 0; w < 2; w++) {
+        char *r = row(iso, "crash_bs+jit", work[w]);
+        char *ok = field(r, C_SEEDS_OK), *bad = field(r, C_SEEDS_FAILED), *e = field(r, C_ERROR),
+             *energy = field(r, C_ENERGY);
+        cr_expect_str_eq(ok, "0");
+        cr_expect_str_eq(bad, "2");
+        cr_expect_str_empty(energy, "no number for a cell without a result: %s", energy);
+        snprintf(want, sizeof want, "policy process killed by signal %d (%s)", sig, strsignal(sig));
+        cr_expect_str_eq(e, want);
+        free(ok); free(bad); free(e); free(energy); free(r);
+    }
+    /* Every other cell, byte for byte. */
+    char *rest = lines_without(iso, "crash_bs+jit");
+    cr_expect_str_eq(rest, ref);
+    free(rest);
+    free(iso);
+    free(ref);
+}
+
+Test(isolate, segfault_fails_only_its_cells, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    check_crash_cells("segv", SIGSEGV);
+}
+
+Test(isolate, abort_fails_only_its_cells, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    check_crash_cells("abort", SIGABRT);
+}
+
+Test(isolate, hanging_policy_is_killed_after_the_timeout, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    write_config("hang.yaml", "hang");
+    cr_assert_eq(run(CLI " sweep %s/hang.yaml --policies zeus:jit," CRASH ":jit --isolate"
+                     " --cell-timeout 1 --threads 2" ARGS " --out %s/h >/dev/null 2>%s/err.txt",
+                     tmp, tmp, tmp), 1);
+    cr_assert_eq(run(CLI " sweep %s/hang.yaml --policies zeus:jit" ARGS " --out %s/r"
+                     " >/dev/null 2>&1", tmp, tmp), 0);
+    char *err = slurp("%s/err.txt", tmp);
+    cr_expect_eq(count_lines(err), 2, "%s", err);
+    cr_expect_not_null(strstr(err, "wattsim: warning: crash_bs+jit v100/squad eta 0.5 beta 2:"
+                                   " policy process timed out after 1 s\n"), "%s", err);
+    cr_expect_not_null(strstr(err, "crash_bs+jit v100/cifar100 eta 0.5 beta 2: policy process"
+                                   " timed out after 1 s\n"), "%s", err);
+    free(err);
+    char *csv = slurp("%s/h/sweep.csv", tmp), *ref = slurp("%s/r/sweep.csv", tmp);
+    char *rest = lines_without(csv, "crash_bs+jit");
+    cr_expect_str_eq(rest, ref);
+    free(rest);
+    free(csv);
+    free(ref);
+    /* A time-out only makes sense with a child to stop. */
+    cr_expect_eq(run(CLI " sweep %s/hang.yaml --cell-timeout 1" ARGS " --out %s/x >/dev/null"
+                     " 2>&1", tmp, tmp), 2);
+    cr_expect_eq(run(CLI " sweep %s/hang.yaml --isolate --cell-timeout 0" ARGS " --out %s/x"
+                     " >/dev/null 2>&1", tmp, tmp), 2);
+    cr_expect(!exists("%s/x", tmp));
+}
+
+Test(isolate, crash_keeps_a_journal_and_resume_completes, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    write_config("c.yaml", "segv");
+    /* In process, one thread, plan order: zeus+jit's 2 workloads x 2 seeds
+     * finish, then the crash pair takes the process down. */
+    int st = run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --threads 1" ARGS
+                 " --out %s/s >/dev/null 2>&1", tmp, tmp);
+    cr_assert_neq(st, 0);
+    cr_assert_neq(st, 2, "a crash is not an input error");
+    cr_expect(!exists("%s/s/sweep.csv", tmp), "no outputs from a crashed sweep");
+    char *j = slurp("%s/s/sweep.journal", tmp);
+    cr_assert_eq(strncmp(j, "wattsim-journal 1 plan=", 23), 0, "%s", j);
+    cr_expect_eq(count_lines(j), 1 + 4, "header + zeus+jit's 4 simulations:\n%.400s", j);
+    for (int i = 0; i < 4; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "\n%d ok 0x", i);
+        cr_expect_not_null(strstr(j, want), "no record %d", i);
+    }
+    free(j);
+    /* A record cut short by the crash is ignored. */
+    cr_assert_eq(run("printf '9 ok 0x1.8p+3' >> %s/s/sweep.journal", tmp), 0);
+
+    /* Without --resume (or --force) the journal is not thrown away. */
+    cr_expect_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
+                     " --out %s/s >/dev/null 2>%s/e1.txt", tmp, tmp, tmp), 2);
+    char *e = slurp("%s/e1.txt", tmp);
+    cr_expect_eq(count_lines(e), 1, "%s", e);
+    cr_expect_not_null(strstr(e, "sweep.journal: an interrupted sweep left this journal"), "%s", e);
+    free(e);
+    /* Another plan refuses the journal, leaving it as it is. */
+    cr_expect_eq(run(CLI " sweep %s/c.yaml --set seed=1..3 --policies zeus:jit," CRASH ":jit"
+                     " --isolate --resume" ARGS " --out %s/s >/dev/null 2>%s/e2.txt",
+                     tmp, tmp, tmp), 2);
+    e = slurp("%s/e2.txt", tmp);
+    cr_expect_eq(count_lines(e), 1, "%s", e);
+    cr_expect_not_null(strstr(e, "sweep.journal:1: the journal is of another plan"), "%s", e);
+    free(e);
+    cr_expect(exists("%s/s/sweep.journal", tmp));
+    cr_expect(!exists("%s/s/sweep.csv", tmp));
+
+    /* Resume with the crash isolated: 4 simulations reused, the rest run. */
+    cr_assert_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate --resume"
+                     ARGS " --out %s/s >%s/o.txt 2>/dev/null", tmp, tmp, tmp), 1);
+    char *o = slurp("%s/o.txt", tmp);
+    cr_expect_not_null(strstr(o, "16 simulations (4 from the journal), 8 cells"), "%s", o);
+    free(o);
+    cr_expect(!exists("%s/s/sweep.journal", tmp), "the journal is removed once outputs are in place");
+    /* The same bytes as a clean run. */
+    cr_assert_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
+                     " --out %s/clean >/dev/null 2>&1", tmp, tmp), 1);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
+    for (int i = 0; i < 3; i++) {
+        char *a = slurp("%s/s/%s", tmp, files[i]), *b = slurp("%s/clean/%s", tmp, files[i]);
+        cr_expect_str_eq(a, b, "%s differs after --resume", files[i]);
+        free(a);
+        free(b);
+    }
+}
+
+Test(isolate, keep_going_records_failed_seeds, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    /* gts without pruning: on v100 librispeech seeds 1 and 3 end with
+     * "recurrence 24 did not reach the target metric in 20 tries", seed 2
+     * completes (a legitimate result of the policy, not a crash). */
+    char path[600];
+    snprintf(path, sizeof path, "%s/g.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    fputs("gpu: v100\nworkload: [librispeech, squad]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
+          "recurrences: 30\n", f);
+    fclose(f);
+    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --threads 2" ARGS
+                     " --out %s/g >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 1);
+    char *err = slurp("%s/err.txt", tmp);
+    cr_expect_str_eq(err, "wattsim: warning: gts+jit v100/librispeech eta 0.5 beta 2: seed 1:"
+                          " librispeech on v100: recurrence 24 did not reach the target metric"
+                          " in 20 tries\n");
+    free(err);
+    char *csv = slurp("%s/g/sweep.csv", tmp);
+    char *r = row(csv, "gts+jit", "librispeech");
+    char *ok = field(r, C_SEEDS_OK), *bad = field(r, C_SEEDS_FAILED), *msg = field(r, C_ERROR);
+    cr_expect_str_eq(ok, "1");
+    cr_expect_str_eq(bad, "2");
+    cr_expect_str_eq(msg, "seed 1: librispeech on v100: recurrence 24 did not reach the target"
+                          " metric in 20 tries");
+    /* By hand: the cell's numbers are seed 2's alone, its saving is against
+     * default's seed 2 (the seeds where both succeeded). */
+    cr_assert_eq(run(CLI " sweep %s/g.yaml --set seed=2 --set workload=librispeech --policies"
+                     " gts:jit" ARGS " --out %s/one >/dev/null 2>&1", tmp, tmp), 0);
+    char *one = slurp("%s/one/sweep.csv", tmp);
+    char *r1 = row(one, "gts+jit", "librispeech"), *d1 = row(one, "default+default", "librispeech");
+    char *e_all = field(r, C_ENERGY), *e_one = field(r1, C_ENERGY), *e_def = field(d1, C_ENERGY);
+    cr_expect_str_eq(e_all, e_one);
+    char *sv = field(r, C_SAVE_ENERGY);
+    double want = 1.0 - strtod(e_one, NULL) / strtod(e_def, NULL);
+    cr_expect(fabs(strtod(sv, NULL) - want) < 1e-15, "%s vs %.17g", sv, want);
+    /* Every other cell is what a sweep without gts gives. */
+    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies zeus:jit" ARGS " --out %s/z >/dev/null"
+                     " 2>&1", tmp, tmp), 0);
+    char *z = slurp("%s/z/sweep.csv", tmp), *rest = lines_without(csv, "gts+jit");
+    cr_expect_str_eq(rest, z);
+    /* The other formats carry the counts too. */
+    char *json = slurp("%s/g/sweep.json", tmp), *md = slurp("%s/g/sweep.md", tmp);
+    cr_expect_not_null(strstr(json, "\"seeds_ok\": 1, \"seeds_failed\": 2, \"error\": \"seed 1:"));
+    cr_expect_not_null(strstr(md, "| 1 | 2 | seed 1: librispeech on v100: recurrence 24"));
+    cr_expect_not_null(strstr(md, "2 of 24 simulations failed"));
+    /* The same failures, the same bytes, isolated. */
+    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --isolate --threads 2"
+                     ARGS " --out %s/gi >/dev/null 2>&1", tmp, tmp), 1);
+    char *iso = slurp("%s/gi/sweep.csv", tmp);
+    cr_expect_str_eq(iso, csv);
+    free(iso); free(json); free(md); free(z); free(rest); free(sv); free(e_all); free(e_one);
+    free(e_def); free(r1); free(d1); free(one); free(ok); free(bad); free(msg); free(r); free(csv);
+}
+
+Test(isolate, input_errors_stop_with_status_2_and_no_outputs, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    write_config("c.yaml", "segv");
+    cr_expect_eq(run(CLI " sweep %s/c.yaml --policies zeus:nosuch --isolate" ARGS " --out %s/a"
+                     " >/dev/null 2>%s/e.txt", tmp, tmp, tmp), 2);
+    char *e = slurp("%s/e.txt", tmp);
+    cr_expect_eq(count_lines(e), 1, "%s", e);
+    free(e);
+    cr_expect(!exists("%s/a", tmp), "no folder, no journal");
+    cr_expect_eq(run(CLI " sweep %s/c.yaml --set workload=nosuch" ARGS " --out %s/b >/dev/null"
+                     " 2>&1", tmp, tmp), 2);
+    cr_expect(!exists("%s/b", tmp));
+    cr_expect_eq(run(CLI " sweep %s/c.yaml --traces /nonexistent --catalogue " CATALOGUE
+                     " --no-plot --out %s/c --resume >/dev/null 2>&1", tmp, tmp), 2);
+    cr_expect(!exists("%s/c", tmp));
+}
