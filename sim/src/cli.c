@@ -37,7 +37,7 @@
 #define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
 #endif
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE WS_EXIT_USAGE
 
 /* Options every command takes. */
 typedef struct globals {
@@ -72,19 +72,7 @@ static const char *GLOBAL_HELP =
     "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
     "  --help             this help\n";
 
-static int die(const ws_error *err)
-{
-    fprintf(stderr, "wattsim: %s\n", err->msg);
-    return EXIT_USAGE;
-}
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "wattsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
-    return EXIT_USAGE;
-}
 
 /* Handle a global option; 1 if it was one. */
 static int global_opt(globals *g, int c, const char *arg)
@@ -128,40 +116,8 @@ static int trace_limits(globals *g, ws_error *err)
     return 0;
 }
 
-static const char *traces_dir(const globals *g, const ws_run_config *cfg)
-{
-    if (g->traces) return g->traces;
-    if (cfg && cfg->traces) return cfg->traces;
-    const char *env = getenv("WATTSIM_TRACES");
-    return env && *env ? env : WS_DEFAULT_TRACES;
-}
 
-static int load_catalogue(const globals *g, ws_catalogue *cat, ws_error *err)
-{
-    const char *p = g->catalogue;
-    if (!p) p = getenv("WATTSIM_CATALOGUE");
-    char installed[4096];
-    if ((!p || !*p) && access(WS_DEFAULT_CATALOGUE, R_OK) != 0) {
-        /* An installed wattsim: bin/../share/wattsim/workloads.yaml. */
-        ssize_t n = readlink("/proc/self/exe", installed, sizeof installed - 64);
-        if (n > 0) installed[n] = '\0';
-        char *slash = n > 0 ? strrchr(installed, '/') : NULL;
-        if (slash) {
-            strcpy(slash, "/../share/wattsim/workloads.yaml");
-            p = installed;
-        }
-    }
-    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
-    return ws_catalogue_load(p, cat, err);
-}
 
-/* Unrecognised option or missing argument, as getopt reports them. */
-static int bad_option(const char *cmd, char **argv, int c)
-{
-    const char *arg = argv[optind - 1];
-    if (c == ':') return usage_error(cmd, "option '%s' needs a value", arg);
-    return usage_error(cmd, "unknown option '%s'", arg);
-}
 
 /* ------------------------------------------------------------ run */
 
@@ -256,12 +212,12 @@ static int cmd_run(int argc, char **argv, globals *g)
         case OPT_OUT: out = optarg; break;
         case OPT_FORMAT: format = optarg; break;
         case OPT_FORCE: force = 1; break;
-        default: free(sets); return bad_option("run", argv, c);
+        default: free(sets); return ws_cli_bad_option("run", argv, c);
         }
     }
     if (optind != argc - 1) {
         free(sets);
-        return usage_error("run", "%s", optind >= argc ? "needs a CONFIG file"
+        return ws_cli_usage("run", "%s", optind >= argc ? "needs a CONFIG file"
                                                          : "takes one CONFIG file");
     }
     ws_error err = {{0}};
@@ -280,7 +236,7 @@ static int cmd_run(int argc, char **argv, globals *g)
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
     if (fmt < 0) {
-        rc = usage_error("run", "unknown format '%s' (table, csv or json)", format);
+        rc = ws_cli_usage("run", "unknown format '%s' (table, csv or json)", format);
         goto out;
     }
     if (!out) out = cfg.out_dir;
@@ -297,14 +253,14 @@ static int cmd_run(int argc, char **argv, globals *g)
                 " them or --out another folder", out);
         goto out;
     }
-    if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
+    if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)) goto out;
     /* A failed run leaves no trace: not even the folder, if it made it. */
     made_out = stat(out, &st) != 0;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
     ws_report_history_header(of[0].f);
     history_ctx hc = {of[0].f};
-    ws_study_env env = {traces_dir(g, &cfg), &cat, reg, &g->limits, 1};
+    ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1};
     if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
@@ -322,7 +278,7 @@ static int cmd_run(int argc, char **argv, globals *g)
                " pareto-GPU-WORKLOAD.png)\n", n, out);
     rc = 0;
 out:
-    if (rc && err.msg[0]) die(&err);
+    if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
     if (rc && made_out) rmdir(out);      /* only if empty */
     free(res);
@@ -453,7 +409,7 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         case OPT_PLO_PARAM: {
             const char *eq = strchr(optarg, '=');
             if (!eq) {
-                rc = usage_error("simulate", "parameter '%s' is not KEY=VALUE", optarg);
+                rc = ws_cli_usage("simulate", "parameter '%s' is not KEY=VALUE", optarg);
                 goto out;
             }
             char key[256];
@@ -463,15 +419,15 @@ static int cmd_simulate(int argc, char **argv, globals *g)
             break;
         }
         case OPT_FORMAT: format = optarg; break;
-        default: rc = bad_option("simulate", argv, c); goto out;
+        default: rc = ws_cli_bad_option("simulate", argv, c); goto out;
         }
     }
     if (optind != argc) {
-        rc = usage_error("simulate", "unexpected argument '%s'", argv[optind]);
+        rc = ws_cli_usage("simulate", "unexpected argument '%s'", argv[optind]);
         goto out;
     }
     if (!workload) {
-        rc = usage_error("simulate", "%s", "needs --workload W");
+        rc = ws_cli_usage("simulate", "%s", "needs --workload W");
         goto out;
     }
     if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
@@ -481,13 +437,13 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
-        rc = usage_error("simulate", "unknown format '%s' (table or json)", format);
+        rc = ws_cli_usage("simulate", "unknown format '%s' (table or json)", format);
         goto out;
     }
     if (ws_run_config_validate(&cfg, &err) || trace_limits(g, &err)
-        || load_catalogue(g, &cat, &err))
+        || ws_cli_catalogue(g->catalogue, &cat, &err))
         goto out;
-    ws_study_env env = {traces_dir(g, NULL), &cat, reg, &g->limits, 0};
+    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0};
     if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
@@ -495,7 +451,7 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n);
     rc = 0;
 out:
-    if (rc && err.msg[0]) die(&err);
+    if (rc && err.msg[0]) ws_cli_die(&err);
     free(hist.r);
     free(res);
     ws_registry_free(reg);
@@ -559,15 +515,15 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         case OPT_FORMAT: format = optarg; break;
         case 'P': plot = optarg; break;
         case 'H': history = optarg; break;
-        default: rc = bad_option("pareto", argv, c); goto out;
+        default: rc = ws_cli_bad_option("pareto", argv, c); goto out;
         }
     }
     if (optind != argc) {
-        rc = usage_error("pareto", "unexpected argument '%s'", argv[optind]);
+        rc = ws_cli_usage("pareto", "unexpected argument '%s'", argv[optind]);
         goto out;
     }
     if (!workload) {
-        rc = usage_error("pareto", "%s", "needs --workload W");
+        rc = ws_cli_usage("pareto", "%s", "needs --workload W");
         goto out;
     }
     if (relabel_axis(&cfg.where_gpus, "--gpu", &err)
@@ -575,22 +531,22 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt < 0) {
-        rc = usage_error("pareto", "unknown format '%s' (table, csv or json)", format);
+        rc = ws_cli_usage("pareto", "unknown format '%s' (table, csv or json)", format);
         goto out;
     }
     if (cfg.n_gpus != 1 || cfg.n_workloads != 1 || cfg.n_etas != 1) {
         ws_fail(&err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
-    if (trace_limits(g, &err) || load_catalogue(g, &cat, &err)) goto out;
+    if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)) goto out;
     const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
-    ws_study_env env = {traces_dir(g, NULL), &cat, NULL, &g->limits, 0};
+    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, NULL, &g->limits, 0};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
         || ws_job_build(&jt, &tr, spec, cfg.etas[0], INFINITY, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
         goto out;
     if (history && !plot) {
-        rc = usage_error("pareto", "%s", "--history needs --plot FILE");
+        rc = ws_cli_usage("pareto", "%s", "--history needs --plot FILE");
         goto out;
     }
     if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, argc + 1, all_argv, &err))
@@ -598,7 +554,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
     ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par);
     rc = 0;
 out:
-    if (rc && err.msg[0]) die(&err);
+    if (rc && err.msg[0]) ws_cli_die(&err);
     ws_pareto_free(&par);
     ws_job_free(&jt);
     ws_traces_free(&tr);
@@ -641,15 +597,15 @@ static int cmd_list(int argc, char **argv, globals *g)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (global_opt(g, c, optarg)) continue;
         if (c == OPT_HELP) { printf("%s\n%s", LIST_HELP, GLOBAL_HELP); return 0; }
-        return bad_option("list", argv, c);
+        return ws_cli_bad_option("list", argv, c);
     }
     if (optind != argc - 1)
-        return usage_error("list", "%s", "needs one of: workloads, gpus, policies");
+        return ws_cli_usage("list", "%s", "needs one of: workloads, gpus, policies");
     const char *what = argv[optind];
     ws_error err = {{0}};
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
-        if (load_catalogue(g, &cat, &err)) { ws_catalogue_free(&cat); return die(&err); }
+        if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
         printf("%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset", "network",
                "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
@@ -662,9 +618,9 @@ static int cmd_list(int argc, char **argv, globals *g)
     }
     if (!strcmp(what, "gpus")) {
         char **gpus;
-        const char *dir = traces_dir(g, NULL);
+        const char *dir = ws_cli_traces(g->traces, NULL);
         int n = ws_trace_gpus(dir, &gpus, &err);
-        if (n < 0) return die(&err);
+        if (n < 0) return ws_cli_die(&err);
         for (int i = 0; i < n; i++) {
             printf("%s\n", gpus[i]);
             free(gpus[i]);
@@ -682,9 +638,9 @@ static int cmd_list(int argc, char **argv, globals *g)
         if (!dir) {
             ws_registry_free(reg);
             ws_fail(&err, "cannot find the built-in policy folder; set WATTSIM_POLICY_DIR");
-            return die(&err);
+            return ws_cli_die(&err);
         }
-        if (ws_registry_load_dir(reg, dir, &err)) { ws_registry_free(reg); return die(&err); }
+        if (ws_registry_load_dir(reg, dir, &err)) { ws_registry_free(reg); return ws_cli_die(&err); }
         printf("batch-size optimizers (bso):\n");
         for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
             const ws_bso_type *t = ws_registry_bso_at(reg, i);
@@ -701,7 +657,7 @@ static int cmd_list(int argc, char **argv, globals *g)
         ws_registry_free(reg);
         return 0;
     }
-    return usage_error("list", "unknown list '%s' (workloads, gpus or policies)", what);
+    return ws_cli_usage("list", "unknown list '%s' (workloads, gpus or policies)", what);
 }
 
 /* ------------------------------------------------------------ main */

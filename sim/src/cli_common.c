@@ -1,9 +1,12 @@
-/* Helpers of the figure subcommands; see cli_sweep.h. */
+/* Helpers shared by the subcommands; see cli_common.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_sweep.h"
+#include <getopt.h>
+#include <unistd.h>
+
+#include "cli_common.h"
 
 #ifndef WS_DEFAULT_TRACES
 #define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
@@ -25,6 +28,17 @@ int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err)
 {
     const char *p = opt;
     if (!p) p = getenv("WATTSIM_CATALOGUE");
+    char installed[4096];
+    if ((!p || !*p) && access(WS_DEFAULT_CATALOGUE, R_OK) != 0) {
+        /* An installed wattsim: bin/../share/wattsim/workloads.yaml. */
+        ssize_t n = readlink("/proc/self/exe", installed, sizeof installed - 64);
+        if (n > 0) installed[n] = '\0';
+        char *slash = n > 0 ? strrchr(installed, '/') : NULL;
+        if (slash) {
+            strcpy(slash, "/../share/wattsim/workloads.yaml");
+            p = installed;
+        }
+    }
     if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
     return ws_catalogue_load(p, cat, err);
 }
@@ -32,7 +46,7 @@ int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err)
 int ws_cli_die(const ws_error *err)
 {
     fprintf(stderr, "wattsim: %s\n", err->msg);
-    return 2;
+    return WS_EXIT_USAGE;
 }
 
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg)
@@ -40,7 +54,14 @@ int ws_cli_usage(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, "wattsim %s: ", cmd);
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
-    return 2;
+    return WS_EXIT_USAGE;
+}
+
+int ws_cli_bad_option(const char *cmd, char **argv, int c)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':') return ws_cli_usage(cmd, "option '%s' needs a value", arg);
+    return ws_cli_usage(cmd, "unknown option '%s'", arg);
 }
 
 int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err)

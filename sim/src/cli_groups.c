@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_groups.h"
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -34,7 +35,7 @@
 #define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
 #endif
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE WS_EXIT_USAGE
 
 /* Mean time between two submissions of a synthetic group, seconds. */
 #define SYNTH_MEAN_GAP 3600.0
@@ -120,41 +121,10 @@ typedef struct common {
     const char *traces, *catalogue;
 } common;
 
-static int die(const ws_error *err)
-{
-    fprintf(stderr, "wattsim: %s\n", err->msg);
-    return EXIT_USAGE;
-}
 
-static int usage(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "wattsim groups %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see 'wattsim groups %s --help')\n", cmd);
-    return EXIT_USAGE;
-}
 
-static int bad_option(const char *cmd, char **argv, int c)
-{
-    const char *arg = argv[optind - 1];
-    if (c == ':') return usage(cmd, "option '%s' needs a value", arg);
-    return usage(cmd, "unknown option '%s'", arg);
-}
 
-static int load_catalogue(const common *o, ws_catalogue *cat, ws_error *err)
-{
-    const char *p = o->catalogue;
-    if (!p) p = getenv("WATTSIM_CATALOGUE");
-    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
-    return ws_catalogue_load(p, cat, err);
-}
 
-static const char *traces_dir(const common *o)
-{
-    if (o->traces) return o->traces;
-    const char *env = getenv("WATTSIM_TRACES");
-    return env && *env ? env : WS_DEFAULT_TRACES;
-}
 
 /* Strict number parsing for option values. */
 static int opt_double(const char *cmd, const char *name, const char *s, double lo,
@@ -254,11 +224,11 @@ static int cmd_synth(int argc, char **argv, common *co)
             break;
         case O_TRACES: co->traces = optarg; break;
         case O_CATALOGUE: co->catalogue = optarg; break;
-        default: return bad_option("synth", argv, c);
+        default: return ws_cli_bad_option("groups synth", argv, c);
         }
     }
-    if (optind != argc) return usage("synth", "unexpected argument '%s'", argv[optind]);
-    if (!out) return usage("synth", "%s", "needs --out FILE");
+    if (optind != argc) return ws_cli_usage("groups synth", "unexpected argument '%s'", argv[optind]);
+    if (!out) return ws_cli_usage("groups synth", "%s", "needs --out FILE");
 
     ws_error err = {{0}};
     ws_catalogue cat = {0};
@@ -267,7 +237,7 @@ static int cmd_synth(int argc, char **argv, common *co)
     char *list = NULL;
     size_t nd = 0;
     int rc = EXIT_USAGE;
-    if (load_catalogue(co, &cat, &err)) goto done;
+    if (ws_cli_catalogue(co->catalogue, &cat, &err)) goto done;
     if (datasets) {
         list = strdup(datasets);
         names = calloc(strlen(datasets) + 1, sizeof *names);
@@ -275,13 +245,13 @@ static int cmd_synth(int argc, char **argv, common *co)
         for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
              t = strtok_r(NULL, ",", &save)) {
             if (!ws_catalogue_find(&cat, t)) {
-                rc = usage("synth", "--datasets: '%s' is not a catalogue workload;"
+                rc = ws_cli_usage("groups synth", "--datasets: '%s' is not a catalogue workload;"
                            " 'wattsim list workloads' lists them", t);
                 goto done;
             }
             names[nd++] = t;
         }
-        if (nd == 0) { rc = usage("synth", "%s", "--datasets is empty"); goto done; }
+        if (nd == 0) { rc = ws_cli_usage("groups synth", "%s", "--datasets is empty"); goto done; }
     } else {
         names = calloc(cat.n + 1, sizeof *names);
         if (!names) { ws_fail(&err, "out of memory"); goto done; }
@@ -304,7 +274,7 @@ static int cmd_synth(int argc, char **argv, common *co)
            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
     rc = 0;
 done:
-    if (rc && err.msg[0]) die(&err);
+    if (rc && err.msg[0]) ws_cli_die(&err);
     ws_outfile_abort(&of);
     free(names);
     free(list);
@@ -550,13 +520,13 @@ static int cmd_replay(int argc, char **argv, common *co)
         case O_FORMAT: format = optarg; break;
         case O_TRACES: co->traces = optarg; break;
         case O_CATALOGUE: co->catalogue = optarg; break;
-        default: return bad_option("replay", argv, c);
+        default: return ws_cli_bad_option("groups replay", argv, c);
         }
     }
-    if (optind != argc) return usage("replay", "unexpected argument '%s'", argv[optind]);
-    if (!trace) return usage("replay", "%s", "needs --trace FILE");
+    if (optind != argc) return ws_cli_usage("groups replay", "unexpected argument '%s'", argv[optind]);
+    if (!trace) return ws_cli_usage("groups replay", "%s", "needs --trace FILE");
     const int fmt = ws_format_parse(format);
-    if (fmt < 0) return usage("replay", "unknown format '%s' (table, csv or json)", format);
+    if (fmt < 0) return ws_cli_usage("groups replay", "unknown format '%s' (table, csv or json)", format);
 
     ws_error err = {{0}};
     ws_catalogue cat = {0};
@@ -570,11 +540,11 @@ static int cmd_replay(int argc, char **argv, common *co)
     ws_outfile of[3] = {{0}};
     int rc = EXIT_USAGE;
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
-    if (load_catalogue(co, &cat, &err)
+    if (ws_cli_catalogue(co->catalogue, &cat, &err)
         || ws_group_trace_load(trace, &cat, NULL, &gt, &err)
         || resolve_pair(reg, bso, plo, &pol, &err)
         || resolve_pair(reg, "default", "default", &def, &err)
-        || ws_traces_load(&tr, traces_dir(co), gpu, NULL, &err))
+        || ws_traces_load(&tr, ws_cli_traces(co->traces, NULL), gpu, NULL, &err))
         goto done;
     jts = calloc(cat.n, sizeof *jts);
     res = calloc(gt.n, sizeof *res);
@@ -634,7 +604,7 @@ static int cmd_replay(int argc, char **argv, common *co)
     report(stdout, (ws_format)fmt, &in);
     rc = 0;
 done:
-    if (rc && err.msg[0]) die(&err);
+    if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
     if (jts)
         for (size_t i = 0; i < cat.n; i++)

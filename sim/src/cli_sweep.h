@@ -6,6 +6,7 @@
 #ifndef WATTSIM_CLI_SWEEP_H
 #define WATTSIM_CLI_SWEEP_H
 
+#include "cli_common.h"
 #include "wattsim/config.h"
 #include "wattsim/error.h"
 #include "wattsim/pareto.h"
@@ -22,13 +23,5 @@ int ws_cmd_report(int argc, char **argv);
  * to its folder's manifest. argv: the whole command line. */
 int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job,
                        const ws_pareto *p, int argc, char **argv, ws_error *err);
-
-/* Shared helpers (cli_common.c). */
-const char *ws_cli_traces(const char *opt, const ws_run_config *cfg);
-int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err);
-int ws_cli_die(const ws_error *err);
-int ws_cli_usage(const char *cmd, const char *fmt, const char *arg);
-/* "v100,a40" -> the config key `key` set to [v100, a40]. */
-int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err);
 
 #endif
