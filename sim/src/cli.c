@@ -24,17 +24,12 @@
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
+#include "cli_common.h"
 #include "cli_sweep.h"
 #include "cli_groups.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "0.0.0"
-#endif
-#ifndef WS_DEFAULT_TRACES
-#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
-#endif
-#ifndef WS_DEFAULT_CATALOGUE
-#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
 #endif
 
 #define EXIT_USAGE WS_EXIT_USAGE

@@ -8,12 +8,6 @@
 
 #include "cli_common.h"
 
-#ifndef WS_DEFAULT_TRACES
-#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
-#endif
-#ifndef WS_DEFAULT_CATALOGUE
-#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
-#endif
 
 /* Same precedence as cli.c: option, config, $WATTSIM_TRACES, built-in. */
 const char *ws_cli_traces(const char *opt, const ws_run_config *cfg)

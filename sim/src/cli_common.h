@@ -10,6 +10,14 @@
 
 #define WS_EXIT_USAGE 2
 
+/* Set by the build (sim/CMakeLists.txt); these are fallbacks. */
+#ifndef WS_DEFAULT_TRACES
+#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
+#endif
+#ifndef WS_DEFAULT_CATALOGUE
+#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
+#endif
+
 /* The trace folder: the option, else the config's `traces`, else
  * $WATTSIM_TRACES, else the fetched traces of this build. */
 const char *ws_cli_traces(const char *opt, const ws_run_config *cfg);

@@ -28,12 +28,6 @@
 #include "wattsim/report.h"
 #include "wattsim/trace.h"
 
-#ifndef WS_DEFAULT_TRACES
-#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
-#endif
-#ifndef WS_DEFAULT_CATALOGUE
-#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
-#endif
 
 #define EXIT_USAGE WS_EXIT_USAGE
 
@@ -153,29 +147,6 @@ static int opt_long(const char *cmd, const char *name, const char *s, long lo,
     }
     *out = x;
     return 0;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* ------------------------------------------------------------ synth */
@@ -298,7 +269,7 @@ static int history_row(void *p, const ws_group_record *r)
 {
     history_ctx *h = p;
     if (!h->f) return 0;
-    csv_str(h->f, h->group);
+    ws_csv_str(h->f, h->group);
     fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d\n",
             h->policy, r->run.recurrence, r->run.attempt, r->start, r->end, r->ratio,
             r->concurrent, r->run.bs, r->run.pl, r->run.energy_j, r->run.time_s,
@@ -323,17 +294,12 @@ static void sum_into(ws_group_totals *a, const ws_group_totals *b)
     a->concurrent += b->concurrent;
 }
 
-static void csv_num(FILE *f, double x)
-{
-    if (isfinite(x)) fprintf(f, "%.17g", x);
-}
-
 static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
                      const group_result *r)
 {
-    csv_str(f, group);
+    ws_csv_str(f, group);
     fputc(',', f);
-    csv_str(f, dataset);
+    ws_csv_str(f, dataset);
     fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%ld,", rows, r->pol.submissions, r->pol.runs,
             r->pol.retries, r->pol.concurrent, r->pol.skipped);
     const double v[] = {r->pol.energy_j, r->pol.time_s, r->pol.cost, r->def.energy_j,
@@ -343,7 +309,7 @@ static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
                         saving(r->pol.cost, r->def.cost)};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         if (i) fputc(',', f);
-        csv_num(f, v[i]);
+        ws_csv_num(f, v[i]);
     }
     fprintf(f, ",%d,%d\n", r->pol.final_bs, r->pol.final_pl);
 }
@@ -352,8 +318,8 @@ static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
                      const group_result *r)
 {
     fputc('{', f);
-    if (group) { fputs("\"group\": ", f); json_str(f, group); fputs(", ", f); }
-    if (dataset) { fputs("\"dataset\": ", f); json_str(f, dataset); fputs(", ", f); }
+    if (group) { fputs("\"group\": ", f); ws_json_str(f, group); fputs(", ", f); }
+    if (dataset) { fputs("\"dataset\": ", f); ws_json_str(f, dataset); fputs(", ", f); }
     fprintf(f, "\"rows\": %ld, \"submissions\": %ld, \"runs\": %ld, \"retries\": %ld,"
             " \"concurrent\": %ld, \"skipped\": %ld", rows, r->pol.submissions,
             r->pol.runs, r->pol.retries, r->pol.concurrent, r->pol.skipped);
@@ -395,10 +361,10 @@ static void report(FILE *f, ws_format fmt, const replay_info *in)
         return;
     }
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"trace\": ", f); json_str(f, gt->path);
-        fputs(", \"gpu\": ", f); json_str(f, in->gpu);
-        fputs(", \"bso\": ", f); json_str(f, in->bso);
-        fputs(", \"plo\": ", f); json_str(f, in->plo);
+        fputs("{\"trace\": ", f); ws_json_str(f, gt->path);
+        fputs(", \"gpu\": ", f); ws_json_str(f, in->gpu);
+        fputs(", \"bso\": ", f); ws_json_str(f, in->bso);
+        fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
         fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
         fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
         fputs(", \"cluster\": ", f);

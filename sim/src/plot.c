@@ -13,6 +13,7 @@
 
 #include "wattsim/csv.h"
 #include "wattsim/outfile.h"
+#include "wattsim/report.h"
 
 ws_unit ws_unit_time(double max_s)
 {
@@ -305,11 +306,6 @@ out:
 
 /* ------------------------------------------------------------ pareto */
 
-static void csv_num(FILE *f, double x)
-{
-    if (isfinite(x)) fprintf(f, "%.17g", x);
-}
-
 int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
                    const ws_settled *settled, ws_error *err)
 {
@@ -353,10 +349,10 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
             if (pass && s->frontier) continue;
             fprintf(od.f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,", s->bs, s->pl, s->runs, s->reached,
                     s->all_reach, s->frontier, s->is_default, s->is_best, k == settled_k);
-            csv_num(od.f, s->tta); fputc(',', od.f);
-            csv_num(od.f, s->eta); fputc(',', od.f);
-            csv_num(od.f, s->tta / ut.div); fputc(',', od.f);
-            csv_num(od.f, s->eta / ue.div); fputc('\n', od.f);
+            ws_csv_num(od.f, s->tta); fputc(',', od.f);
+            ws_csv_num(od.f, s->eta); fputc(',', od.f);
+            ws_csv_num(od.f, s->tta / ut.div); fputc(',', od.f);
+            ws_csv_num(od.f, s->eta / ue.div); fputc('\n', od.f);
         }
 
     char title[256];

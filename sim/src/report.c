@@ -19,7 +19,7 @@ void ws_json_num(FILE *f, double x)
 }
 
 /* A JSON string (our strings are validated UTF-8 names; escape anyway). */
-static void json_str(FILE *f, const char *s)
+void ws_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -32,7 +32,7 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* CSV: quote a field only when it needs it. */
-static void csv_str(FILE *f, const char *s)
+void ws_csv_str(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
     fputc('"', f);
@@ -43,7 +43,7 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void csv_num(FILE *f, double x)
+void ws_csv_num(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "%.17g", x);
     else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
@@ -65,13 +65,13 @@ void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     const ws_cell *c = &r->cell;
     const ws_sim_totals *t = &r->tot;
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"gpu\": ", f); json_str(f, c->gpu);
-        fputs(", \"workload\": ", f); json_str(f, c->workload);
+        fputs("{\"gpu\": ", f); ws_json_str(f, c->gpu);
+        fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
         fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
         fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
         fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
-        fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); json_str(f, bso);
-        fputs(", \"plo\": ", f); json_str(f, plo);
+        fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
+        fputs(", \"plo\": ", f); ws_json_str(f, plo);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
         fputs(", \"energy_j\": ", f); ws_json_num(f, t->energy_j);
         fputs(", \"time_s\": ", f); ws_json_num(f, t->time_s);
@@ -117,19 +117,19 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
             fprintf(f, "%d,%d,%d,%d,", s->bs, s->pl, s->runs, s->reached);
-            csv_num(f, s->epochs); fputc(',', f);
-            csv_num(f, s->tta); fputc(',', f);
-            csv_num(f, s->eta); fputc(',', f);
-            csv_num(f, s->cost);
+            ws_csv_num(f, s->epochs); fputc(',', f);
+            ws_csv_num(f, s->tta); fputc(',', f);
+            ws_csv_num(f, s->eta); fputc(',', f);
+            ws_csv_num(f, s->cost);
             fprintf(f, ",%d,%d,%d,%d,", s->frontier, s->is_default, s->is_best, s->is_jit);
-            csv_num(f, s->time_per_epoch); fputc(',', f);
-            csv_num(f, s->average_power); fputc('\n', f);
+            ws_csv_num(f, s->time_per_epoch); fputc(',', f);
+            ws_csv_num(f, s->average_power); fputc('\n', f);
         }
         return;
     }
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"gpu\": ", f); json_str(f, job->gpu);
-        fputs(", \"workload\": ", f); json_str(f, job->workload);
+        fputs("{\"gpu\": ", f); ws_json_str(f, job->gpu);
+        fputs(", \"workload\": ", f); ws_json_str(f, job->workload);
         fputs(", \"eta\": ", f); ws_json_num(f, job->eta);
         fputs(", \"max_power\": ", f); ws_json_num(f, job->max_power);
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d, \"knobs\": [", job->b0, job->max_epochs);
@@ -192,15 +192,15 @@ void ws_report_history_header(FILE *f)
 void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r)
 {
     fprintf(f, "%zu,", c->index);
-    csv_str(f, c->gpu); fputc(',', f);
-    csv_str(f, c->workload); fputc(',', f);
-    csv_num(f, c->eta); fputc(',', f);
-    csv_num(f, c->beta);
+    ws_csv_str(f, c->gpu); fputc(',', f);
+    ws_csv_str(f, c->workload); fputc(',', f);
+    ws_csv_num(f, c->eta); fputc(',', f);
+    ws_csv_num(f, c->beta);
     fprintf(f, ",%lu,%ld,%d,%d,%d,%d,", c->seed, r->recurrence, r->attempt, r->bs, r->pl,
             r->epochs);
-    csv_num(f, r->energy_j); fputc(',', f);
-    csv_num(f, r->time_s); fputc(',', f);
-    csv_num(f, r->cost);
+    ws_csv_num(f, r->energy_j); fputc(',', f);
+    ws_csv_num(f, r->time_s); fputc(',', f);
+    ws_csv_num(f, r->cost);
     fprintf(f, ",%d,%d\n", r->reached, r->profiled);
 }
 
@@ -219,18 +219,18 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
             fprintf(f, "%zu,", c->index);
-            csv_str(f, c->gpu); fputc(',', f);
-            csv_str(f, c->workload); fputc(',', f);
-            csv_num(f, c->eta); fputc(',', f);
-            csv_num(f, c->beta);
+            ws_csv_str(f, c->gpu); fputc(',', f);
+            ws_csv_str(f, c->workload); fputc(',', f);
+            ws_csv_num(f, c->eta); fputc(',', f);
+            ws_csv_num(f, c->beta);
             fprintf(f, ",%lu,", c->seed);
-            csv_str(f, bso); fputc(',', f);
-            csv_str(f, plo);
+            ws_csv_str(f, bso); fputc(',', f);
+            ws_csv_str(f, plo);
             fprintf(f, ",%d,%ld,%ld,%ld,", r[i].b0, r[i].recurrences, r[i].tot.runs,
                     r[i].tot.skipped);
-            csv_num(f, r[i].tot.energy_j); fputc(',', f);
-            csv_num(f, r[i].tot.time_s); fputc(',', f);
-            csv_num(f, r[i].tot.cost);
+            ws_csv_num(f, r[i].tot.energy_j); fputc(',', f);
+            ws_csv_num(f, r[i].tot.time_s); fputc(',', f);
+            ws_csv_num(f, r[i].tot.cost);
             fprintf(f, ",%d,%d\n", r[i].tot.final_bs, r[i].tot.final_pl);
         }
         return;
@@ -240,12 +240,12 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
             fprintf(f, "%s\n {\"cell\": %zu, \"gpu\": ", i ? "," : "", c->index);
-            json_str(f, c->gpu);
-            fputs(", \"workload\": ", f); json_str(f, c->workload);
+            ws_json_str(f, c->gpu);
+            fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
             fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
             fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
-            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); json_str(f, bso);
-            fputs(", \"plo\": ", f); json_str(f, plo);
+            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
+            fputs(", \"plo\": ", f); ws_json_str(f, plo);
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
             ws_json_num(f, r[i].tot.energy_j);

@@ -589,18 +589,6 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
     free(k);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void stat_json(FILE *f, const char *name, const ws_stat *st)
 {
     fprintf(f, ", \"%s\": {\"mean\": ", name); ws_json_num(f, st->mean);
@@ -620,16 +608,16 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
         const ws_policy_pair *p = &s->pairs[o.pair];
-        fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); json_str(f, p->bso);
-        fputs(", \"plo\": ", f); json_str(f, p->plo);
-        fputs(", \"policy\": ", f); json_str(f, p->label);
-        fputs(", \"gpu\": ", f); json_str(f, s->gpus[o.gpu]);
-        fputs(", \"workload\": ", f); json_str(f, s->work[o.work]);
+        fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); ws_json_str(f, p->bso);
+        fputs(", \"plo\": ", f); ws_json_str(f, p->plo);
+        fputs(", \"policy\": ", f); ws_json_str(f, p->label);
+        fputs(", \"gpu\": ", f); ws_json_str(f, s->gpus[o.gpu]);
+        fputs(", \"workload\": ", f); ws_json_str(f, s->work[o.work]);
         fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);
         fputs(", \"beta\": ", f); ws_json_num(f, s->betas[o.beta]);
         fprintf(f, ", \"seeds_ok\": %zu, \"seeds_failed\": %zu, \"error\": ", o.seeds_ok,
                 o.seeds_failed);
-        json_str(f, o.error);
+        ws_json_str(f, o.error);
         fprintf(f, ", \"recurrences\": %ld", o.recurrences);
         stat_json(f, "energy_j", &o.energy);
         stat_json(f, "time_s", &o.time);

@@ -19,6 +19,12 @@ int ws_format_parse(const char *s);
 
 /* A number for JSON: %.17g, or null when not finite. */
 void ws_json_num(FILE *f, double x);
+/* A JSON string, escaped. */
+void ws_json_str(FILE *f, const char *s);
+/* A CSV field, quoted only when it needs it. */
+void ws_csv_str(FILE *f, const char *s);
+/* A number for CSV: %.17g, "inf"/"-inf", nothing for NaN. */
+void ws_csv_num(FILE *f, double x);
 
 /* simulate: one cell with its history. */
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
