@@ -21,39 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tmpdir.h"
+
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
 #define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot"
 
-static char tmp[256];
-
-static void mktmp(void)
-{
-    snprintf(tmp, sizeof tmp, "/tmp/ws-test-isolate-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void rmtmp(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    cr_assert_eq(system(cmd), 0);
-}
-
-/* Exit status of a shell command; 128 + N when a signal N ended it. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static void mktmp(void) { tmpdir_make("/tmp/ws-test-isolate-XXXXXX"); }
+static void rmtmp(void) { tmpdir_remove(); }
 
 static char *slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *slurp(const char *fmt, ...)
@@ -157,11 +134,11 @@ static void check_crash_cells(const char *how, int sig)
     snprintf(cfg, sizeof cfg, "%s.yaml", how);
     write_config(cfg, how);
     /* The crashing pair isolated, two children at a time. */
-    cr_assert_eq(run(CLI " sweep %s/%s --policies zeus:jit," CRASH ":jit --isolate --threads 2"
+    cr_assert_eq(run_shell(CLI " sweep %s/%s --policies zeus:jit," CRASH ":jit --isolate --threads 2"
                      ARGS " --out %s/iso-%s >%s/out.txt 2>%s/err-%s.txt",
                      tmp, cfg, tmp, how, tmp, tmp, how), 1);
     /* The same plan without it, in process, one thread. */
-    cr_assert_eq(run(CLI " sweep %s/%s --policies zeus:jit --threads 1" ARGS
+    cr_assert_eq(run_shell(CLI " sweep %s/%s --policies zeus:jit --threads 1" ARGS
                      " --out %s/ref-%s >/dev/null 2>&1", tmp, cfg, tmp, how), 0);
     /* Exactly one warning per crashed cell, naming the pair and the signal. */
     char *err = slurp("%s/err-%s.txt", tmp, how), want[256];
@@ -207,10 +184,10 @@ Test(isolate, hanging_policy_is_killed_after_the_timeout, .init = mktmp, .fini =
      .timeout = 300)
 {
     write_config("hang.yaml", "hang");
-    cr_assert_eq(run(CLI " sweep %s/hang.yaml --policies zeus:jit," CRASH ":jit --isolate"
+    cr_assert_eq(run_shell(CLI " sweep %s/hang.yaml --policies zeus:jit," CRASH ":jit --isolate"
                      " --cell-timeout 1 --threads 2" ARGS " --out %s/h >/dev/null 2>%s/err.txt",
                      tmp, tmp, tmp), 1);
-    cr_assert_eq(run(CLI " sweep %s/hang.yaml --policies zeus:jit" ARGS " --out %s/r"
+    cr_assert_eq(run_shell(CLI " sweep %s/hang.yaml --policies zeus:jit" ARGS " --out %s/r"
                      " >/dev/null 2>&1", tmp, tmp), 0);
     char *err = slurp("%s/err.txt", tmp);
     cr_expect_eq(count_lines(err), 2, "%s", err);
@@ -226,9 +203,9 @@ Test(isolate, hanging_policy_is_killed_after_the_timeout, .init = mktmp, .fini =
     free(csv);
     free(ref);
     /* A time-out only makes sense with a child to stop. */
-    cr_expect_eq(run(CLI " sweep %s/hang.yaml --cell-timeout 1" ARGS " --out %s/x >/dev/null"
+    cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --cell-timeout 1" ARGS " --out %s/x >/dev/null"
                      " 2>&1", tmp, tmp), 2);
-    cr_expect_eq(run(CLI " sweep %s/hang.yaml --isolate --cell-timeout 0" ARGS " --out %s/x"
+    cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --isolate --cell-timeout 0" ARGS " --out %s/x"
                      " >/dev/null 2>&1", tmp, tmp), 2);
     cr_expect(!exists("%s/x", tmp));
 }
@@ -242,7 +219,7 @@ Test(isolate, crash_keeps_a_journal_and_resume_completes, .init = mktmp, .fini =
     /* The crash is deliberate: under ASan (scripts/test --asan) let the
      * signal kill the process without a sanitizer report, which that
      * script would count as a finding. */
-    int st = run("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" "
+    int st = run_shell("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" "
                  CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --threads 1" ARGS
                  " --out %s/s >/dev/null 2>&1", tmp, tmp);
     cr_assert_neq(st, 0);
@@ -258,17 +235,17 @@ Test(isolate, crash_keeps_a_journal_and_resume_completes, .init = mktmp, .fini =
     }
     free(j);
     /* A record cut short by the crash is ignored. */
-    cr_assert_eq(run("printf '9 ok 0x1.8p+3' >> %s/s/sweep.journal", tmp), 0);
+    cr_assert_eq(run_shell("printf '9 ok 0x1.8p+3' >> %s/s/sweep.journal", tmp), 0);
 
     /* Without --resume (or --force) the journal is not thrown away. */
-    cr_expect_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
+    cr_expect_eq(run_shell(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
                      " --out %s/s >/dev/null 2>%s/e1.txt", tmp, tmp, tmp), 2);
     char *e = slurp("%s/e1.txt", tmp);
     cr_expect_eq(count_lines(e), 1, "%s", e);
     cr_expect_not_null(strstr(e, "sweep.journal: an interrupted sweep left this journal"), "%s", e);
     free(e);
     /* Another plan refuses the journal, leaving it as it is. */
-    cr_expect_eq(run(CLI " sweep %s/c.yaml --set seed=1..3 --policies zeus:jit," CRASH ":jit"
+    cr_expect_eq(run_shell(CLI " sweep %s/c.yaml --set seed=1..3 --policies zeus:jit," CRASH ":jit"
                      " --isolate --resume" ARGS " --out %s/s >/dev/null 2>%s/e2.txt",
                      tmp, tmp, tmp), 2);
     e = slurp("%s/e2.txt", tmp);
@@ -279,14 +256,14 @@ Test(isolate, crash_keeps_a_journal_and_resume_completes, .init = mktmp, .fini =
     cr_expect(!exists("%s/s/sweep.csv", tmp));
 
     /* Resume with the crash isolated: 4 simulations reused, the rest run. */
-    cr_assert_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate --resume"
+    cr_assert_eq(run_shell(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate --resume"
                      ARGS " --out %s/s >%s/o.txt 2>/dev/null", tmp, tmp, tmp), 1);
     char *o = slurp("%s/o.txt", tmp);
     cr_expect_not_null(strstr(o, "16 simulations (4 from the journal), 8 cells"), "%s", o);
     free(o);
     cr_expect(!exists("%s/s/sweep.journal", tmp), "the journal is removed once outputs are in place");
     /* The same bytes as a clean run. */
-    cr_assert_eq(run(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
+    cr_assert_eq(run_shell(CLI " sweep %s/c.yaml --policies zeus:jit," CRASH ":jit --isolate" ARGS
                      " --out %s/clean >/dev/null 2>&1", tmp, tmp), 1);
     const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
     for (int i = 0; i < 3; i++) {
@@ -308,7 +285,7 @@ Test(isolate, keep_going_records_failed_seeds, .init = mktmp, .fini = rmtmp, .ti
     fputs("gpu: v100\nworkload: [librispeech, squad]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
           "recurrences: 30\n", f);
     fclose(f);
-    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --threads 2" ARGS
+    cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --threads 2" ARGS
                      " --out %s/g >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 1);
     char *err = slurp("%s/err.txt", tmp);
     cr_expect_str_eq(err, "wattsim: warning: gts+jit v100/librispeech eta 0.5 beta 2: seed 1:"
@@ -324,7 +301,7 @@ Test(isolate, keep_going_records_failed_seeds, .init = mktmp, .fini = rmtmp, .ti
                           " metric in 20 tries");
     /* By hand: the cell's numbers are seed 2's alone, its saving is against
      * default's seed 2 (the seeds where both succeeded). */
-    cr_assert_eq(run(CLI " sweep %s/g.yaml --set seed=2 --set workload=librispeech --policies"
+    cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --set seed=2 --set workload=librispeech --policies"
                      " gts:jit" ARGS " --out %s/one >/dev/null 2>&1", tmp, tmp), 0);
     char *one = slurp("%s/one/sweep.csv", tmp);
     char *r1 = row(one, "gts+jit", "librispeech"), *d1 = row(one, "default+default", "librispeech");
@@ -334,7 +311,7 @@ Test(isolate, keep_going_records_failed_seeds, .init = mktmp, .fini = rmtmp, .ti
     double want = 1.0 - strtod(e_one, NULL) / strtod(e_def, NULL);
     cr_expect(fabs(strtod(sv, NULL) - want) < 1e-15, "%s vs %.17g", sv, want);
     /* Every other cell is what a sweep without gts gives. */
-    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies zeus:jit" ARGS " --out %s/z >/dev/null"
+    cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --policies zeus:jit" ARGS " --out %s/z >/dev/null"
                      " 2>&1", tmp, tmp), 0);
     char *z = slurp("%s/z/sweep.csv", tmp), *rest = lines_without(csv, "gts+jit");
     cr_expect_str_eq(rest, z);
@@ -344,7 +321,7 @@ Test(isolate, keep_going_records_failed_seeds, .init = mktmp, .fini = rmtmp, .ti
     cr_expect_not_null(strstr(md, "| 1 | 2 | seed 1: librispeech on v100: recurrence 24"));
     cr_expect_not_null(strstr(md, "2 of 24 simulations failed"));
     /* The same failures, the same bytes, isolated. */
-    cr_assert_eq(run(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --isolate --threads 2"
+    cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --isolate --threads 2"
                      ARGS " --out %s/gi >/dev/null 2>&1", tmp, tmp), 1);
     char *iso = slurp("%s/gi/sweep.csv", tmp);
     cr_expect_str_eq(iso, csv);
@@ -356,16 +333,16 @@ Test(isolate, input_errors_stop_with_status_2_and_no_outputs, .init = mktmp, .fi
      .timeout = 120)
 {
     write_config("c.yaml", "segv");
-    cr_expect_eq(run(CLI " sweep %s/c.yaml --policies zeus:nosuch --isolate" ARGS " --out %s/a"
+    cr_expect_eq(run_shell(CLI " sweep %s/c.yaml --policies zeus:nosuch --isolate" ARGS " --out %s/a"
                      " >/dev/null 2>%s/e.txt", tmp, tmp, tmp), 2);
     char *e = slurp("%s/e.txt", tmp);
     cr_expect_eq(count_lines(e), 1, "%s", e);
     free(e);
     cr_expect(!exists("%s/a", tmp), "no folder, no journal");
-    cr_expect_eq(run(CLI " sweep %s/c.yaml --set workload=nosuch" ARGS " --out %s/b >/dev/null"
+    cr_expect_eq(run_shell(CLI " sweep %s/c.yaml --set workload=nosuch" ARGS " --out %s/b >/dev/null"
                      " 2>&1", tmp, tmp), 2);
     cr_expect(!exists("%s/b", tmp));
-    cr_expect_eq(run(CLI " sweep %s/c.yaml --traces /nonexistent --catalogue " CATALOGUE
+    cr_expect_eq(run_shell(CLI " sweep %s/c.yaml --traces /nonexistent --catalogue " CATALOGUE
                      " --no-plot --out %s/c --resume >/dev/null 2>&1", tmp, tmp), 2);
     cr_expect(!exists("%s/c", tmp));
 }

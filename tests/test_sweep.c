@@ -24,37 +24,15 @@
 #include "wattsim/sweep.h"
 #include "wattsim/trace.h"
 
+#include "tmpdir.h"
+
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define REF WS_SOURCE_DIR "/tests/data/reference"
 
-static char tmp[256];
-
-static void mktmp(void)
-{
-    snprintf(tmp, sizeof tmp, "/tmp/ws-test-sweep-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void rmtmp(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static void mktmp(void) { tmpdir_make("/tmp/ws-test-sweep-XXXXXX"); }
+static void rmtmp(void) { tmpdir_remove(); }
 
 static char *slurp(const char *path)
 {
@@ -196,10 +174,10 @@ Test(sweep, thread_count_does_not_change_bytes, .init = mktmp, .fini = rmtmp, .t
     char cfg[512], a[600], b[600];
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
     write_config(cfg);
-    cr_assert_eq(run(CLI " sweep %s --policies zeus:jit,grid:grid --traces " TRACES
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit,grid:grid --traces " TRACES
                      " --catalogue " CATALOGUE " --out %s/t1 --threads 1 --no-plot >/dev/null",
                      cfg, tmp), 0);
-    cr_assert_eq(run(CLI " sweep %s --policies zeus:jit,grid:grid --traces " TRACES
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit,grid:grid --traces " TRACES
                      " --catalogue " CATALOGUE " --out %s/t2 --threads 2 --no-plot >/dev/null",
                      cfg, tmp), 0);
     const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
@@ -212,9 +190,9 @@ Test(sweep, thread_count_does_not_change_bytes, .init = mktmp, .fini = rmtmp, .t
         free(y);
     }
     /* Curves too. */
-    cr_assert_eq(run(CLI " curves %s --policies zeus:jit --traces " TRACES " --catalogue "
+    cr_assert_eq(run_shell(CLI " curves %s --policies zeus:jit --traces " TRACES " --catalogue "
                      CATALOGUE " --out %s/c1 --threads 1 --no-plot >/dev/null", cfg, tmp), 0);
-    cr_assert_eq(run(CLI " curves %s --policies zeus:jit --traces " TRACES " --catalogue "
+    cr_assert_eq(run_shell(CLI " curves %s --policies zeus:jit --traces " TRACES " --catalogue "
                      CATALOGUE " --out %s/c2 --threads 2 --no-plot >/dev/null", cfg, tmp), 0);
     snprintf(a, sizeof a, "%s/c1/curves.csv", tmp);
     snprintf(b, sizeof b, "%s/c2/curves.csv", tmp);
@@ -229,7 +207,7 @@ Test(sweep, savings_and_regret_by_hand, .init = mktmp, .fini = rmtmp, .timeout =
     char cfg[512], path[600];
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
     write_config(cfg);
-    cr_assert_eq(run(CLI " sweep %s --policies zeus:jit --traces " TRACES " --catalogue "
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit --traces " TRACES " --catalogue "
                      CATALOGUE " --out %s/s --threads 2 --no-plot >/dev/null", cfg, tmp), 0);
     snprintf(path, sizeof path, "%s/s/sweep.csv", tmp);
     table t = read_table(path);
@@ -298,7 +276,7 @@ Test(sweep, potential_v100_cifar100_matches_reference, .init = mktmp, .fini = rm
     }
     free_table(&ref);
     cr_assert(isfinite(def_eta) && isfinite(min_eta));
-    cr_assert_eq(run(CLI " potential --gpus v100 --workloads cifar100,squad --traces " TRACES
+    cr_assert_eq(run_shell(CLI " potential --gpus v100 --workloads cifar100,squad --traces " TRACES
                      " --catalogue " CATALOGUE " --out %s/p >/dev/null 2>&1", tmp), 0);
     char path[600];
     snprintf(path, sizeof path, "%s/p/potential.csv", tmp);
@@ -316,7 +294,7 @@ Test(sweep, potential_v100_cifar100_matches_reference, .init = mktmp, .fini = rm
 
 Test(sweep, pareto_plot_frontier_equals_ws_pareto, .init = mktmp, .fini = rmtmp, .timeout = 120)
 {
-    cr_assert_eq(run(CLI " pareto --workload librispeech --eta 0.5 --traces " TRACES
+    cr_assert_eq(run_shell(CLI " pareto --workload librispeech --eta 0.5 --traces " TRACES
                      " --catalogue " CATALOGUE " --plot %s/f.svg >/dev/null 2>&1", tmp), 0);
     ws_error err = {{0}};
     ws_catalogue cat = {0};
@@ -363,7 +341,7 @@ Test(sweep, pareto_plot_frontier_equals_ws_pareto, .init = mktmp, .fini = rmtmp,
     cr_expect_eq((int)t.n, p.n);
     free_table(&t);
     snprintf(path, sizeof path, "%s/f.svg", tmp);
-    if (run("command -v gnuplot >/dev/null") == 0) cr_expect(exists(path));
+    if (run_shell("command -v gnuplot >/dev/null") == 0) cr_expect(exists(path));
     ws_pareto_free(&p);
     ws_job_free(&jt);
     ws_traces_free(&tr);
@@ -391,7 +369,7 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     cr_expect_eq(ws_history_settled(path, "a40", "cifar100", &s, &err), -1);
     cr_expect(strstr(err.msg, "no reached run"), "%s", err.msg);
     /* The figure marks it. */
-    cr_assert_eq(run(CLI " pareto --workload cifar100 --traces " TRACES " --catalogue " CATALOGUE
+    cr_assert_eq(run_shell(CLI " pareto --workload cifar100 --traces " TRACES " --catalogue " CATALOGUE
                      " --plot %s/g.png --history %s >/dev/null 2>&1", tmp, path), 0);
     snprintf(path, sizeof path, "%s/g.csv", tmp);
     table t = read_table(path);
@@ -411,7 +389,7 @@ Test(sweep, gnuplot_absent_writes_data_and_script, .init = mktmp, .fini = rmtmp,
     char log[600], path[600];
     snprintf(log, sizeof log, "%s/err.txt", tmp);
     /* An empty PATH folder: no gnuplot, and nothing else is needed. */
-    cr_assert_eq(run("mkdir -p %s/empty && PATH=%s/empty " CLI " pareto --workload cifar100"
+    cr_assert_eq(run_shell("mkdir -p %s/empty && PATH=%s/empty " CLI " pareto --workload cifar100"
                      " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/out/x.png"
                      " >/dev/null 2>%s", tmp, tmp, tmp, log), 0);
     snprintf(path, sizeof path, "%s/out/x.csv", tmp);
@@ -428,11 +406,11 @@ Test(sweep, gnuplot_absent_writes_data_and_script, .init = mktmp, .fini = rmtmp,
 
 Test(sweep, bad_plot_name_fails_without_files, .init = mktmp, .fini = rmtmp, .timeout = 60)
 {
-    cr_expect_eq(run(CLI " pareto --workload cifar100 --traces " TRACES " --catalogue " CATALOGUE
+    cr_expect_eq(run_shell(CLI " pareto --workload cifar100 --traces " TRACES " --catalogue " CATALOGUE
                      " --plot %s/x.pdf >/dev/null 2>&1", tmp), 2);
     char path[600];
     snprintf(path, sizeof path, "%s/x.csv", tmp);
     cr_expect(!exists(path));
-    cr_expect_eq(run(CLI " sweep /nonexistent.yaml --out %s/s >/dev/null 2>&1", tmp), 2);
-    cr_expect_eq(run(CLI " sweep %s --policies zeus >/dev/null 2>&1", "/nonexistent.yaml"), 2);
+    cr_expect_eq(run_shell(CLI " sweep /nonexistent.yaml --out %s/s >/dev/null 2>&1", tmp), 2);
+    cr_expect_eq(run_shell(CLI " sweep %s --policies zeus >/dev/null 2>&1", "/nonexistent.yaml"), 2);
 }

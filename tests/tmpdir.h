@@ -1,16 +1,17 @@
 /*
  * A temporary folder per test, for suites whose tests write small files:
  * tmpdir_make() in the suite's .init, tmpdir_remove() in its .fini (it
- * removes the files written there and the folder).
+ * removes the folder and everything in it).
  */
 #ifndef WS_TEST_TMPDIR_H
 #define WS_TEST_TMPDIR_H
 
 #include <criterion/criterion.h>
-#include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char tmp[64];
@@ -24,17 +25,23 @@ static inline void tmpdir_make(const char *template)
 
 static inline void tmpdir_remove(void)
 {
-    DIR *d = opendir(tmp);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(tmp);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+}
+
+/* Exit status of a shell command line (printf format); 128 + N when signal
+ * N ended it. */
+static inline int run_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int run_shell(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* "<tmp>/<name>" in a static buffer (one at a time). */
