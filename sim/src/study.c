@@ -77,8 +77,10 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     const ws_plo_type *pt = bt ? ws_registry_plo(env->registry, cfg->plo.name, err) : NULL;
     if (!res) { ws_fail(err, "out of memory"); goto out; }
     if (!bt || !pt) {
-        ws_fail_prefix(err, "%s", cfg->bso.where && !bt ? cfg->bso.where
-                                  : cfg->plo.where ? cfg->plo.where : cfg->path);
+        /* Point at where the failing policy was named; a built-in default
+         * ("default") was named nowhere. */
+        const char *where = !bt ? cfg->bso.where : cfg->plo.where;
+        if (where && strcmp(where, "default")) ws_fail_prefix(err, "%s", where);
         goto out;
     }
     char who[96];
