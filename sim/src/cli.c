@@ -86,29 +86,7 @@ static int global_opt(globals *g, int c, const char *arg)
  * $WATTSIM_MAX_TRACE_BYTES, else the reader's default (0 here). */
 static int trace_limits(globals *g, ws_error *err)
 {
-    const char *s = g->max_trace_bytes, *from = "--max-trace-bytes";
-    if (!s) {
-        s = getenv("WATTSIM_MAX_TRACE_BYTES");
-        from = "WATTSIM_MAX_TRACE_BYTES";
-    }
-    g->limits.max_line = 0;
-    g->limits.max_bytes = 0;
-    if (!s || !*s) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    switch (*end) {
-    case 'K': case 'k': shift = 10; end++; break;
-    case 'M': case 'm': shift = 20; end++; break;
-    case 'G': case 'g': shift = 30; end++; break;
-    }
-    if (!isdigit((unsigned char)*s) || *end || errno == ERANGE || v == 0
-        || v > (SIZE_MAX >> shift))
-        return ws_fail(err, "%s: must be a positive number of bytes (suffix K, M"
-                       " or G allowed), got \"%s\"", from, s);
-    g->limits.max_bytes = (size_t)(v << shift);
-    return 0;
+    return ws_cli_limits(g->max_trace_bytes, &g->limits, err);
 }
 
 

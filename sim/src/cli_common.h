@@ -6,6 +6,7 @@
 #define WATTSIM_CLI_COMMON_H
 
 #include "wattsim/config.h"
+#include "wattsim/csv.h"
 #include "wattsim/error.h"
 
 #define WS_EXIT_USAGE 2
@@ -25,6 +26,10 @@ const char *ws_cli_traces(const char *opt, const ws_run_config *cfg);
  * the source tree's configs/workloads.yaml, else the installed copy
  * (bin/../share/wattsim/workloads.yaml). */
 int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err);
+/* Trace size limits: `opt` (the --max-trace-bytes value, N with an
+ * optional K/M/G suffix), else $WATTSIM_MAX_TRACE_BYTES, else the reader's
+ * default (1 GiB, as zeros). */
+int ws_cli_limits(const char *opt, ws_csv_limits *out, ws_error *err);
 /* Print "wattsim: MESSAGE"; returns WS_EXIT_USAGE. */
 int ws_cli_die(const ws_error *err);
 /* Print "wattsim CMD: <fmt with arg> (see 'wattsim CMD --help')"; returns

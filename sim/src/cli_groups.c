@@ -506,11 +506,12 @@ static int cmd_replay(int argc, char **argv, common *co)
     ws_outfile of[3] = {{0}};
     int rc = EXIT_USAGE;
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
-    if (ws_cli_catalogue(co->catalogue, &cat, &err)
-        || ws_group_trace_load(trace, &cat, NULL, &gt, &err)
+    ws_csv_limits lim;
+    if (ws_cli_limits(NULL, &lim, &err) || ws_cli_catalogue(co->catalogue, &cat, &err)
+        || ws_group_trace_load(trace, &cat, &lim, &gt, &err)
         || resolve_pair(reg, bso, plo, &pol, &err)
         || resolve_pair(reg, "default", "default", &def, &err)
-        || ws_traces_load(&tr, ws_cli_traces(co->traces, NULL), gpu, NULL, &err))
+        || ws_traces_load(&tr, ws_cli_traces(co->traces, NULL), gpu, &lim, &err))
         goto done;
     jts = calloc(cat.n, sizeof *jts);
     res = calloc(gt.n, sizeof *res);

@@ -169,7 +169,9 @@ int ws_cmd_potential(int argc, char **argv)
           "best_pct_of_default,saving_pct\n", od.f);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         ws_traces tr = {0};
-        if (ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], NULL, &err)) {
+        ws_csv_limits lim;
+        if (ws_cli_limits(NULL, &lim, &err)
+            || ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], &lim, &err)) {
             ws_traces_free(&tr);
             goto out;
         }
@@ -271,7 +273,9 @@ int ws_cmd_frontiers(int argc, char **argv)
     size_t made = 0;
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         ws_traces tr = {0};
-        if (ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], NULL, &err)) {
+        ws_csv_limits lim;
+        if (ws_cli_limits(NULL, &lim, &err)
+            || ws_traces_load(&tr, ws_cli_traces(lo.traces, &cfg), cfg.gpus[g], &lim, &err)) {
             ws_traces_free(&tr);
             goto out;
         }
