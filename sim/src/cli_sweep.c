@@ -156,10 +156,16 @@ static void write_md(FILE *f, const ws_sweep *s)
                    " too.\n", s->n_failed, s->n_sims);
 }
 
-static int render_both(const char *gp, const char *png, const char *svg, ws_error *err)
+/* Render a figure's script to PNG and SVG and list both in the manifest. */
+static int publish(const out_ctx *o, const char *gp, const char *png, const char *svg,
+                   const char *title, ws_error *err)
 {
     const char *imgs[2] = {png, svg};
-    return ws_plot_render(gp, imgs, 2, err);
+    if (ws_plot_render(gp, imgs, 2, err)
+        || ws_manifest_add(png, "figure", title, o->command, err)
+        || ws_manifest_add(svg, "figure", title, o->command, err))
+        return -1;
+    return 0;
 }
 
 /* Steady state of each cell against the frontier, one figure per job. */
@@ -276,9 +282,7 @@ static int steady_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
           "       pt int(word(shapes, (i-1)%6+1)) ps 1.8 lw 1.5 lc palette \\\n"
           "       title 'steady state, '.value(sprintf('series%d', i))\n", f);
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    if (render_both(gpp, png, svg, err)) goto out;
-    rc = ws_manifest_add(png, "figure", title, o->command, err);
-    if (!rc) rc = ws_manifest_add(svg, "figure", title, o->command, err);
+    rc = publish(o, gpp, png, svg, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
@@ -369,9 +373,7 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
           "       lc rgb word(colours, (i-1)%8+1) title word(policies, i)\n"
           "unset multiplot\n", f);
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    if (render_both(gpp, png, svg, err)) goto out;
-    rc = ws_manifest_add(png, "figure", title, o->command, err);
-    if (!rc) rc = ws_manifest_add(svg, "figure", title, o->command, err);
+    rc = publish(o, gpp, png, svg, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
