@@ -1,5 +1,5 @@
 /*
- * Tests of the configuration module (sim/src/config.c): good configs parse
+ * Tests of the configuration module (sim/src/io/config.c): good configs parse
  * into every field, each class of error gives its exact one-line message
  * with the right LINE:COL, --set overrides, and no input crashes or leaks
  * (run under ASan to check the latter).

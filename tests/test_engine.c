@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "wattsim/engine.h"
+#include "wattsim/rng.h"
 
 typedef struct collected {
     ws_run_record r[64];

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the YAML readers (sim/src/config.c): the input is
+ * libFuzzer harness for the YAML readers (sim/src/io/config.c): the input is
  * read as a run config (then validated) and as a workload catalogue, and
  * its text up to the first NUL is applied as a `--set` assignment.
  */

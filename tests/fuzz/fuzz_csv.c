@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the CSV reader (sim/src/csv.c): any bytes, plain
+ * libFuzzer harness for the CSV reader (sim/src/io/csv.c): any bytes, plain
  * or gzip, must give records or a one-line error, never a crash, a hang or
  * a sanitizer report.
  */

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the group-trace reader (sim/src/group.c), with a
+ * libFuzzer harness for the group-trace reader (sim/src/study/group.c), with a
  * small fixed catalogue whose datasets the inputs may name.
  */
 #include "fuzz_util.h"

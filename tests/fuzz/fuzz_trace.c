@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness for the trace loader and the join (sim/src/trace.c)
- * and the knob landscape (sim/src/pareto.c). The input is a train trace
+ * libFuzzer harness for the trace loader and the join (sim/src/io/trace.c)
+ * and the knob landscape (sim/src/study/pareto.c). The input is a train trace
  * and a power trace separated by a line "====": both are written into a
  * private folder and loaded as GPU "f"; when that succeeds, the job of the
  * first train row is built and its Pareto frontier computed.

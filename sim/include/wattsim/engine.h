@@ -40,10 +40,6 @@ typedef struct ws_sim_totals {
     int final_bs, final_pl;    /* knob of the last run that reached */
 } ws_sim_totals;
 
-/* Seed of an independent random stream for `role` derived from `seed`
- * (SplitMix64 mixing). Roles: 0 engine, 1 BSO, 2 PLO. */
-unsigned long ws_stream_seed(unsigned long seed, unsigned role);
-
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy
  * error, b0 not reaching the target, 20 tries without reaching, or a
  * nonzero return of sink, whose message the sink must have set). */

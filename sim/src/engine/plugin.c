@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "wattsim/engine.h"
+#include "wattsim/rng.h"
 
 #ifndef WS_POLICY_INSTALL_DIR
 #define WS_POLICY_INSTALL_DIR "/usr/local/lib/wattsim/policies"

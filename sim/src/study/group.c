@@ -34,6 +34,7 @@
  * not allocate.
  */
 #include "wattsim/group.h"
+#include "wattsim/rng.h"
 
 #include <errno.h>
 #include <gsl/gsl_randist.h>
