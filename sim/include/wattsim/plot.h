@@ -4,7 +4,13 @@
  * script renders (NAME.png or NAME.svg; the terminal follows the
  * extension). Data and script stay next to the image so users can restyle
  * and re-render them (`gnuplot NAME.gp`, or `gnuplot -e "out='NAME.svg'"
- * NAME.gp` for the other format).
+ * NAME.gp` for the other format): the script names no file, it derives
+ * NAME.csv and NAME.png from its own name (gnuplot's ARG0).
+ *
+ * Inputs are data, never code: no path derived from an input ever goes
+ * through gnuplot's parser (ws_plot_render runs gnuplot in a private folder
+ * on fixed names), and every other string that reaches a script (titles,
+ * labels, workload/GPU/policy names) goes through ws_plot_chars.
  *
  * When gnuplot is not on PATH the data and script are still written and one
  * line on stderr says how to render them; this is not an error.
@@ -42,9 +48,10 @@ int ws_plot_kind(const char *path);
 /* Path with its extension replaced by `ext` (".csv", ".gp"); malloc'd. */
 char *ws_plot_sibling(const char *image, const char *ext);
 
-/* Write the script preamble: terminal chosen from `out` (which the user may
- * override with -e "out='...'"), font, grid, border, key. `title` is put
- * in quotes (escaped). */
+/* Write the script preamble: `data` and `out` from the script's own name
+ * unless set with -e, terminal chosen from `out`, font, grid, border, key.
+ * `image_base` (the image's base name) appears in a comment only; `title`
+ * is put in quotes (escaped). */
 void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
                       const char *title);
 
@@ -52,13 +59,21 @@ void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
  * in [x0, x1] x [y0, y1], already in plot units. */
 void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1);
 
-/* A gnuplot string literal (single quotes, escaped). */
+/* The body of a single-quoted gnuplot string for any text: a quote becomes
+ * a typographic apostrophe (U+2019), a control character a space. Single-quoted because
+ * gnuplot substitutes `command` output inside double-quoted strings. This is
+ * the one escaping function for script text. */
+void ws_plot_chars(FILE *f, const char *s);
+/* A gnuplot string literal: ws_plot_chars between single quotes. */
 void ws_plot_str(FILE *f, const char *s);
 
-/* Render `script` (run in its own folder) to each of the `n` images given
- * by base name (in the script's folder). Returns 0 on success, or when
- * gnuplot is absent (after printing how to render); -1 with err set when
- * gnuplot fails (the images are removed). */
+/* Render `script` (NAME.gp, reading NAME.csv beside it) to each of the `n`
+ * images (.png or .svg). gnuplot runs in a private folder made beside the
+ * script, on links with fixed names, its output captured; each image is
+ * renamed into place only when every render exited 0 and produced a
+ * complete image. Returns 0 on success, or when gnuplot is absent (after
+ * printing how to render); -1 with err set (one line naming the script, the
+ * image and gnuplot's last message) otherwise, existing images untouched. */
 int ws_plot_render(const char *script, const char *const *images, int n,
                    ws_error *err);
 

@@ -203,9 +203,11 @@ int ws_cmd_potential(int argc, char **argv)
     const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
     int cols = cfg.n_gpus > 1 ? 2 : 1, rows = (int)((cfg.n_gpus + 1) / (size_t)cols);
     ws_plot_preamble(f, "potential.png", 1200, 430 * rows + 60, title);
-    fputs("data = 'potential.csv'\n", f);
     fputs("gpus = '", f);
-    for (size_t g = 0; g < cfg.n_gpus; g++) fprintf(f, "%s%s", g ? " " : "", cfg.gpus[g]);
+    for (size_t g = 0; g < cfg.n_gpus; g++) {
+        if (g) fputc(' ', f);
+        ws_plot_chars(f, cfg.gpus[g]);
+    }
     fputs("'\n", f);
     fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
           "set boxwidth 0.38\n"
@@ -217,9 +219,15 @@ int ws_cmd_potential(int argc, char **argv)
           "set key top right horizontal font ',11'\n", f);
     fputs("set xtics (", f);
     for (size_t w = 0; w < cfg.n_workloads; w++)
-        fprintf(f, "%s'%s' %zu", w ? ", " : "", cfg.workloads[w], w);
+    {
+        fputs(w ? ", " : "", f);
+        ws_plot_str(f, cfg.workloads[w]);
+        fprintf(f, " %zu", w);
+    }
     fprintf(f, ")\nset xrange [-0.6:%g]\n", (double)cfg.n_workloads - 0.4);
-    fprintf(f, "set multiplot layout %d,%d title '%s' font ',17'\n", rows, cols, title);
+    fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+    ws_plot_str(f, title);
+    fputs(" font ',17'\n", f);
     fputs("do for [i=1:words(gpus)] {\n"
           "  set title word(gpus, i) font ',15'\n"
           "  g = word(gpus, i)\n"

@@ -256,8 +256,6 @@ static int steady_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
              s->work[w], s->gpus[g]);
     const char *slash = strrchr(png, '/');
     ws_plot_preamble(f, slash ? slash + 1 : png, 1100, 760, title);
-    slash = strrchr(csv, '/');
-    fprintf(f, "data = '%s'\n", slash ? slash + 1 : csv);
     fprintf(f, "set xlabel 'Time to accuracy per recurrence (%s)'\n", ut.name);
     fprintf(f, "set ylabel 'Energy to accuracy per recurrence (%s)'\n", ue.name);
     ws_plot_ranges(f, min_t / ut.div, max_t / ut.div, min_e / ue.div, max_e / ue.div);
@@ -349,13 +347,14 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
              s->work[w], s->gpus[g], s->etas[e], s->betas[b], n);
     const char *slash = strrchr(png, '/');
     ws_plot_preamble(f, slash ? slash + 1 : png, 1000, 900, title);
-    slash = strrchr(csv, '/');
-    fprintf(f, "data = '%s'\n", slash ? slash + 1 : csv);
     fputs("colours = '", f);
     for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i < 3 ? i + 4 : i - 3));
     fputs("'\npolicies = '", f);
     for (size_t p = 0, k = 0; p < s->n_pairs; p++)
-        if (drawn[p]) fprintf(f, "%s%s", k++ ? " " : "", s->pairs[p].label);
+        if (drawn[p]) {
+            if (k++) fputc(' ', f);
+            ws_plot_chars(f, s->pairs[p].label);
+        }
     fputs("'\nset multiplot layout 2,1 title ", f);
     ws_plot_str(f, title);
     fputs(" font ',16'\n", f);
