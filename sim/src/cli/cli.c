@@ -499,6 +499,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = ws_cli_usage("pareto", "%s", "needs --workload W");
         goto out;
     }
+    if (plot && ws_cli_check_plot_name("pareto", plot)) goto out;
     if (relabel_axis(&cfg.where_gpus, "--gpu", &err)
         || relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;

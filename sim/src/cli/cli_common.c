@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "wattsim/name.h"
 
 
 /* Same precedence as cli.c: option, config, $WATTSIM_TRACES, built-in. */
@@ -97,4 +98,26 @@ int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_er
     int rc = ws_run_config_set(cfg, s, err);
     free(s);
     return rc;
+}
+
+int ws_cli_check_plot_name(const char *cmd, const char *plot)
+{
+    const char *base = strrchr(plot, '/');
+    base = base ? base + 1 : plot;
+    size_t n = strlen(base);
+    char stem[WS_NAME_MAX + 8], why[64];
+    ws_error e = {{0}};
+    if (n < 4 || (strcmp(base + n - 4, ".png") && strcmp(base + n - 4, ".svg")))
+        ws_fail(&e, "--plot '%s': the image's name must end in .png or .svg", plot);
+    else if (n - 4 >= sizeof stem)
+        ws_fail(&e, "--plot '%s': the name is longer than %d characters", plot, WS_NAME_MAX);
+    else {
+        memcpy(stem, base, n - 4);
+        stem[n - 4] = '\0';
+        if (ws_name_check(stem, why, sizeof why))
+            ws_fail(&e, "--plot '%s': the name %s; it names the image, its .csv and .gp: "
+                        WS_NAME_RULE, plot, why);
+    }
+    if (!e.msg[0]) return 0;
+    return ws_cli_usage(cmd, "%s", e.msg);   /* ws_fail made it one line */
 }

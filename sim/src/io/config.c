@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L   /* strdup, strndup, strcasecmp */
 #endif
 #include "wattsim/config.h"
+#include "wattsim/name.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -533,6 +534,22 @@ static int get_string(const ctx *c, const ynode *n, const char *what, char **out
     return 0;
 }
 
+/* A name that becomes part of file names (workloads, GPUs, jobs): refused
+ * at its node unless it is a safe name (wattsim/name.h). */
+static int check_name(const ctx *c, const ynode *n, const char *what, const char *s)
+{
+    char why[64], shown[SHOW_SIZE];
+    if (!ws_name_check(s, why, sizeof why)) return 0;
+    return fail_at(c, n, "%s '%s' %s; names become part of file names: " WS_NAME_RULE,
+                   what, show_text(s, shown, sizeof shown), why);
+}
+
+static int get_name(const ctx *c, const ynode *n, const char *what, char **out)
+{
+    if (get_string(c, n, what, out)) return -1;
+    return check_name(c, n, what, *out);
+}
+
 /* Replace *slot with a freshly parsed string (nothing changes on failure). */
 static int set_string(const ctx *c, const ynode *n, const char *what, char **slot)
 {
@@ -717,7 +734,7 @@ static int string_axis(const ctx *c, const ynode *n, const char *what,
     if (!(*out = calloc(len, sizeof **out))) return fail_oom(c);
     *count = len;
     for (size_t i = 0; i < len; i++)
-        if (get_string(c, axis_at(n, Y_SCALAR, i), what, &(*out)[i])) return -1;
+        if (get_name(c, axis_at(n, Y_SCALAR, i), what, &(*out)[i])) return -1;
     if (find_repeat((const char *const *)*out, NULL, len, &first, &again))
         return fail_oom(c);
     if (again != SIZE_MAX)
@@ -867,7 +884,9 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
         snprintf(field, sizeof field, "%s.%s", what, spec_keys[id].name);
         unsigned long u;
         switch (id) {
-        case S_NAME:      if (set_string(c, v, field, &s->name)) return -1; break;
+        case S_NAME:
+            if (set_string(c, v, field, &s->name) || check_name(c, v, field, s->name)) return -1;
+            break;
         case S_DATASET:   if (set_string(c, v, field, &s->dataset)) return -1; break;
         case S_NETWORK:   if (set_string(c, v, field, &s->network)) return -1; break;
         case S_OPTIMIZER: if (set_string(c, v, field, &s->optimizer)) return -1; break;
@@ -885,7 +904,11 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
             break;
         }
     }
-    if (!s->name && !(s->name = strdup(s->dataset))) return fail_oom(c);
+    if (!s->name) {             /* the dataset names the job */
+        if (!(s->name = strdup(s->dataset))) return fail_oom(c);
+        snprintf(field, sizeof field, "%s.dataset (the name, as no name is given)", what);
+        if (check_name(c, vals[S_DATASET], field, s->name)) return -1;
+    }
     if (!(s->where = where_of(c, m))) return fail_oom(c);
     return 0;
 }
@@ -1464,6 +1487,7 @@ static int load_catalogue(const ctx *c, const ynode *root, ws_catalogue *out)
     for (size_t i = 0; i < out->n; i++) {
         snprintf(what, sizeof what, "workloads.%s",
                  show_text(map_key(w, i)->text, shown, sizeof shown));
+        if (check_name(c, map_key(w, i), "workload", map_key(w, i)->text)) return -1;
         if (!(out->items[i].name = strdup(map_key(w, i)->text))) return fail_oom(c);
         if (parse_spec(c, map_val(w, i), what, false, &out->items[i])) return -1;
     }
