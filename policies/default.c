@@ -6,20 +6,20 @@
 
 static int d_create(void *state, const ws_value *v, const ws_host *host) { return 0; }
 static void d_destroy(void *state) {}
-static int d_register(void *state, const ws_job *job) { return 0; }
+static int d_register(void *state, const ws_job *job, const ws_ctx *ctx) { return 0; }
 
-static int d_predict_bs(void *state, const ws_job *job, int *bs)
+static int d_predict_bs(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     *bs = job->b0;
     return 0;
 }
 
-static int d_observe(void *state, const ws_job *job, int bs, double cost, int reached)
+static int d_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, double cost, int reached)
 {
     return 0;
 }
 
-static int d_predict_pl(void *state, const ws_job *job, int bs, int *pl)
+static int d_predict_pl(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     int i = ws_job_bs_index(job, bs);
     if (i < 0) return -1;
@@ -27,7 +27,7 @@ static int d_predict_pl(void *state, const ws_job *job, int bs, int *pl)
     return 0;
 }
 
-static int d_observe_profile(void *state, const ws_job *job, int bs, int pl, double c)
+static int d_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl, double c)
 {
     return 0;
 }
@@ -57,6 +57,6 @@ static const ws_plo_type default_plo = {
 
 static const ws_bso_type *const bsos[] = {&default_bso, NULL};
 static const ws_plo_type *const plos[] = {&default_plo, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "default", bsos, plos};
+static const ws_plugin plugin = {WS_ABI_VERSION, "default", bsos, plos, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

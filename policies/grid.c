@@ -37,7 +37,7 @@ static void gb_destroy(void *state)
     free(g->best);
 }
 
-static int gb_register(void *state, const ws_job *job)
+static int gb_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     grid_bso *g = state;
     if (g->order) return -1;
@@ -57,7 +57,7 @@ static int gb_register(void *state, const ws_job *job)
     return 0;
 }
 
-static int gb_predict(void *state, const ws_job *job, int *bs)
+static int gb_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     grid_bso *g = state;
     for (int k = 0; k < g->n; k++) {
@@ -75,7 +75,7 @@ static int gb_predict(void *state, const ws_job *job, int *bs)
     return 0;
 }
 
-static int gb_observe(void *state, const ws_job *job, int bs, double cost, int reached)
+static int gb_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, double cost, int reached)
 {
     grid_bso *g = state;
     int i = ws_job_bs_index(job, bs);
@@ -99,7 +99,7 @@ static void gp_destroy(void *state)
     free(g->best_cost);
 }
 
-static int gp_register(void *state, const ws_job *job)
+static int gp_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     grid_plo *g = state;
     if (g->next) return -1;
@@ -109,7 +109,7 @@ static int gp_register(void *state, const ws_job *job)
     return g->next && g->best_pl && g->best_cost ? 0 : -1;
 }
 
-static int gp_predict(void *state, const ws_job *job, int bs, int *pl)
+static int gp_predict(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     grid_plo *g = state;
     int i = ws_job_bs_index(job, bs);
@@ -123,12 +123,12 @@ static int gp_predict(void *state, const ws_job *job, int bs, int *pl)
     return 0;
 }
 
-static int gp_observe_profile(void *state, const ws_job *job, int bs, int pl, double c)
+static int gp_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl, double c)
 {
     return 0;
 }
 
-static int gp_observe_run(void *state, const ws_job *job, int bs, int pl,
+static int gp_observe_run(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                           double cost, int reached)
 {
     grid_plo *g = state;
@@ -168,6 +168,6 @@ static const ws_plo_type grid_plo_type = {
 
 static const ws_bso_type *const bsos[] = {&grid_bso_type, NULL};
 static const ws_plo_type *const plos[] = {&grid_plo_type, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "grid", bsos, plos};
+static const ws_plugin plugin = {WS_ABI_VERSION, "grid", bsos, plos, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

@@ -33,7 +33,7 @@ static int g_create(void *state, const ws_value *v, const ws_host *host)
 
 static void g_destroy(void *state) { ws_bandit_free(&((gts *)state)->bandit); }
 
-static int g_register(void *state, const ws_job *job)
+static int g_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     gts *g = state;
     if (g->registered) return -1;
@@ -44,14 +44,14 @@ static int g_register(void *state, const ws_job *job)
     return 0;
 }
 
-static int g_predict(void *state, const ws_job *job, int *bs)
+static int g_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     gts *g = state;
     *bs = job->bs[ws_bandit_predict(&g->bandit, g->host)];
     return 0;
 }
 
-static int g_observe(void *state, const ws_job *job, int bs, double cost, int reached)
+static int g_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, double cost, int reached)
 {
     gts *g = state;
     int i = ws_job_bs_index(job, bs);
@@ -72,6 +72,6 @@ static const ws_bso_type gts_bso = {
 };
 
 static const ws_bso_type *const bsos[] = {&gts_bso, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "gts", bsos, NULL};
+static const ws_plugin plugin = {WS_ABI_VERSION, "gts", bsos, NULL, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

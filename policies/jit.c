@@ -21,7 +21,7 @@ static void j_destroy(void *state)
     free(j->best_cost);
 }
 
-static int j_register(void *state, const ws_job *job)
+static int j_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     jit *j = state;
     if (j->best_pl) return -1;
@@ -30,7 +30,7 @@ static int j_register(void *state, const ws_job *job)
     return j->best_pl && j->best_cost ? 0 : -1;
 }
 
-static int j_predict(void *state, const ws_job *job, int bs, int *pl)
+static int j_predict(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     jit *j = state;
     int i = ws_job_bs_index(job, bs);
@@ -39,7 +39,7 @@ static int j_predict(void *state, const ws_job *job, int bs, int *pl)
     return 0;
 }
 
-static int j_observe_profile(void *state, const ws_job *job, int bs, int pl,
+static int j_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                              double cost)
 {
     jit *j = state;
@@ -67,6 +67,6 @@ static const ws_plo_type jit_plo = {
 };
 
 static const ws_plo_type *const plos[] = {&jit_plo, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "jit", NULL, plos};
+static const ws_plugin plugin = {WS_ABI_VERSION, "jit", NULL, plos, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

@@ -50,7 +50,7 @@ static int best_knob(const ws_job *job, int i, int *bi)
 static int o_create(void *state, const ws_value *v, const ws_host *host) { return 0; }
 static void o_destroy(void *state) {}
 
-static int o_register(void *state, const ws_job *job)
+static int o_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     oracle *o = state;
     int i = -1, k = best_knob(job, -1, &i);
@@ -60,15 +60,15 @@ static int o_register(void *state, const ws_job *job)
     return 0;
 }
 
-static int o_predict_bs(void *state, const ws_job *job, int *bs)
+static int o_predict_bs(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     *bs = ((oracle *)state)->bs;
     return 0;
 }
 
-static int o_observe(void *state, const ws_job *job, int bs, double c, int r) { return 0; }
+static int o_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, double c, int r) { return 0; }
 
-static int o_predict_pl(void *state, const ws_job *job, int bs, int *pl)
+static int o_predict_pl(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     oracle *o = state;
     if (bs == o->bs) { *pl = o->pl; return 0; }
@@ -79,7 +79,7 @@ static int o_predict_pl(void *state, const ws_job *job, int bs, int *pl)
     return 0;
 }
 
-static int o_observe_profile(void *state, const ws_job *job, int bs, int pl, double c)
+static int o_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl, double c)
 {
     return 0;
 }
@@ -110,6 +110,6 @@ static const ws_plo_type oracle_plo = {
 
 static const ws_bso_type *const bsos[] = {&oracle_bso, NULL};
 static const ws_plo_type *const plos[] = {&oracle_plo, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "oracle", bsos, plos};
+static const ws_plugin plugin = {WS_ABI_VERSION, "oracle", bsos, plos, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

@@ -119,7 +119,7 @@ static void z_destroy(void *state)
     free(z->good);
 }
 
-static int z_register(void *state, const ws_job *job)
+static int z_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     zeus *z = state;
     if (z->registered) return -1;          /* one job per instance */
@@ -144,7 +144,7 @@ static int z_register(void *state, const ws_job *job)
     return 0;
 }
 
-static int z_predict(void *state, const ws_job *job, int *bs)
+static int z_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     zeus *z = state;
     if (z->pruning) {
@@ -156,7 +156,7 @@ static int z_predict(void *state, const ws_job *job, int *bs)
     return 0;
 }
 
-static int z_observe(void *state, const ws_job *job, int bs, double cost,
+static int z_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, double cost,
                      int reached)
 {
     zeus *z = state;
@@ -189,6 +189,6 @@ static const ws_bso_type zeus_bso = {
 };
 
 static const ws_bso_type *const bsos[] = {&zeus_bso, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "zeus", bsos, NULL};
+static const ws_plugin plugin = {WS_ABI_VERSION, "zeus", bsos, NULL, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

@@ -49,7 +49,7 @@ static void run(sim *s, const char *bso, const char *plo, double eta, double bet
     s->bso = ws_bso_new(bt, bp, seed, &s->err);
     s->plo = ws_plo_new(pt, pp, seed, &s->err);
     cr_assert(s->bso && s->plo, "%s", s->err.msg);
-    ws_sim_params sp = {recurrences, seed};
+    ws_sim_params sp = {.recurrences = recurrences, .seed = seed};
     s->rc = ws_simulate(&s->jt.job, s->bso, s->plo, &sp, collect, &s->out, &s->tot, &s->err);
     ws_params_free(bt->params, bp);
     ws_params_free(pt->params, pp);
@@ -216,7 +216,7 @@ Test(engine, b0_must_reach_in_the_first_recurrence)
     ws_error err = {{0}};
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
-    ws_sim_params sp = {3, 1};
+    ws_sim_params sp = {.recurrences = 3, .seed = 1};
     ws_sim_totals tot;
     cr_expect_neq(ws_simulate(&jt.job, b, p, &sp, NULL, NULL, &tot, &err), 0);
     cr_expect_str_eq(err.msg, "w on g1: the default batch size 64 did not reach the target"
@@ -245,7 +245,7 @@ Test(engine, twenty_tries_without_reaching_is_an_error)
     jt.job.b0 = 16;                /* not in the view: rec 1 is not "b0" */
     ws_bso *b = ws_bso_new(fixture_bso(reg, "gts"), (ws_value[]){{.i = 1}, {.i = 0}}, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
-    ws_sim_params sp = {2, 1};
+    ws_sim_params sp = {.recurrences = 2, .seed = 1};
     ws_sim_totals tot;
     cr_expect_neq(ws_simulate(&jt.job, b, p, &sp, NULL, NULL, &tot, &err), 0);
     cr_expect_str_eq(err.msg, "w on g1: recurrence 1 did not reach the target metric in 20 tries");

@@ -45,7 +45,7 @@ Test(example_policy, builds_standalone_and_caps_power, .timeout = 120)
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(pt, pv, 1, &err);
     cr_assert(b && p, "%s", err.msg);
-    ws_sim_params sp = {4, 1};
+    ws_sim_params sp = {.recurrences = 4, .seed = 1};
     ws_sim_totals tot;
     int runs = 0;
     cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, check_cap, &runs, &tot, &err), 0, "%s", err.msg);

@@ -126,7 +126,7 @@ static void check_sequential(const char *workload, const char *bso, const char *
     ws_bso *b;
     ws_plo *p;
     policies(bso, plo, seed, &b, &p);
-    ws_sim_params sp = {n, seed};
+    ws_sim_params sp = {.recurrences = n, .seed = seed};
     ws_sim_totals st;
     cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, collect_run, &seq, &st, &err), 0,
                  "%s", err.msg);
@@ -237,25 +237,34 @@ static struct {
     int n_script, predicts;
     int obs_bs[64], obs_reached[64];
     double obs_cost[64];
+    long obs_rec[64];          /* the call context of each observation */
+    int obs_attempt[64], obs_epochs[64], obs_started[64];
     int n_obs;
 } sb;
 
 static int sb_create(void *s, const ws_value *v, const ws_host *h) { return 0; }
 static void sb_destroy(void *s) {}
-static int sb_register(void *s, const ws_job *job)
+static int sb_register(void *s, const ws_job *job, const ws_ctx *ctx)
 {
+    cr_expect(ctx->abi_version == WS_ABI_VERSION && ctx->recurrence == 0
+              && ctx->attempt == 0 && ctx->recurrences > 0);
     cr_expect_eq(job->concurrent, 1, "the replay must set the concurrency flag");
     return 0;
 }
-static int sb_predict(void *s, const ws_job *job, int *bs)
+static int sb_predict(void *s, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     cr_assert_lt(sb.predicts, sb.n_script, "predict called more often than scripted");
     *bs = sb.script[sb.predicts++];
     return 0;
 }
-static int sb_observe(void *s, const ws_job *job, int bs, double cost, int reached)
+static int sb_observe(void *s, const ws_job *job, const ws_ctx *ctx, int bs, double cost,
+                      int reached)
 {
     cr_assert_lt(sb.n_obs, 64);
+    sb.obs_rec[sb.n_obs] = ctx->recurrence;
+    sb.obs_attempt[sb.n_obs] = ctx->attempt;
+    sb.obs_epochs[sb.n_obs] = ctx->run_epochs;
+    sb.obs_started[sb.n_obs] = ctx->run_started;
     sb.obs_bs[sb.n_obs] = bs;
     sb.obs_cost[sb.n_obs] = cost;
     sb.obs_reached[sb.n_obs++] = reached;
@@ -263,18 +272,22 @@ static int sb_observe(void *s, const ws_job *job, int bs, double cost, int reach
 }
 static const ws_bso_type scripted_bso = {
     WS_ABI_VERSION, "scripted", "test", 0, NULL,
-    sb_create, sb_destroy, sb_register, sb_predict, sb_observe,
+    sb_create, sb_destroy, sb_register, sb_predict, sb_observe, 0, 0,
 };
 
-static int mp_predict(void *s, const ws_job *job, int bs, int *pl)
+static int mp_predict(void *s, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     *pl = ws_job_max_pl(job, ws_job_bs_index(job, bs));
     return 0;
 }
-static int mp_profile(void *s, const ws_job *job, int bs, int pl, double c) { return 0; }
+static int mp_profile(void *s, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
+                      double c)
+{
+    return 0;
+}
 static const ws_plo_type max_plo = {
     WS_ABI_VERSION, "maxpl", "test", 0, NULL,
-    sb_create, sb_destroy, mp_predict, mp_profile, NULL, NULL,
+    sb_create, sb_destroy, mp_predict, mp_profile, NULL, NULL, 0, 0,
 };
 
 typedef struct want_run {
@@ -394,6 +407,12 @@ Test(group, overlap_retry_and_best_known_size)
     const double obs_cost[] = {3200, 4500, 3200, 4500, 3200, 3200, 1500, 3200, 1500};
     const int obs_reached[] = {1, 0, 1, 0, 1, 1, 1, 1, 1};
     check_obs(obs_bs, obs_cost, obs_reached, 9);
+    /* Each observation's context names its trace row, try and epochs. */
+    for (int i = 0; i < 9; i++)
+        cr_expect(sb.obs_rec[i] == w[i].rec && sb.obs_attempt[i] == w[i].attempt
+                  && sb.obs_epochs[i] == w[i].epochs && sb.obs_started[i] == 1,
+                  "observation %d: context row %ld try %d epochs %d started %d", i + 1,
+                  sb.obs_rec[i], sb.obs_attempt[i], sb.obs_epochs[i], sb.obs_started[i]);
     cr_expect_eq(sb.predicts, 3);
     cr_expect_eq(tot.submissions, 9);
     cr_expect_eq(tot.runs, 9);

@@ -112,7 +112,7 @@ static int simulate(const char *bfile, const char *const *bkv, const char *pfile
     cr_assert_not_null(b, "%s", err->msg);
     ws_plo *p = plo(&w, pfile, pkv, err);
     cr_assert_not_null(p, "%s", err->msg);
-    ws_sim_params sp = {5, 1};
+    ws_sim_params sp = {.recurrences = 5, .seed = 1};
     ws_sim_totals tot;
     *runs = 0;
     int rc = ws_simulate(&w.jt.job, b, p, &sp, count_runs, runs, &tot, err);

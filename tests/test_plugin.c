@@ -83,7 +83,7 @@ Test(plugin, load_bad_abi)
 {
     load_fails(PLUGIN("bad_abi"),
                PLUGIN("bad_abi") ": plugin 'bad_abi' was built for policy ABI"
-               " version 999, but this wattsim speaks version 1; rebuild it"
+               " version 999, but this wattsim speaks version 2.0 (and 1.0); rebuild it"
                " against this wattsim's policy.h");
 }
 
@@ -91,7 +91,8 @@ Test(plugin, load_no_entry)
 {
     load_fails(PLUGIN("no_entry"),
                PLUGIN("no_entry") ": not a wattsim policy plugin: no symbol"
-               " ws_plugin_entry (define `const ws_plugin *ws_plugin_entry(void)`)");
+               " ws_plugin_entry_v2 (define `const ws_plugin"
+               " *ws_plugin_entry_v2(int host_version)`)");
 }
 
 Test(plugin, load_null_entry)
@@ -132,7 +133,7 @@ Test(plugin, load_good_plugin)
     cr_assert_eq(ws_registry_n_plo(r), 0);
     const ws_bso_type *t = ws_registry_bso_at(r, 0);
     cr_assert_str_eq(t->name, "ext_smallest");
-    cr_assert_eq(t->abi_version, WS_ABI_VERSION);
+    cr_assert_eq(t->abi_version, 1, "good_ext is a version-1 plugin");
     cr_assert_eq(ws_params_count(t->params), 1);
     char *want = real(PLUGIN("good_ext"));
     cr_assert_str_eq(ws_registry_bso_file(r, 0), want);
@@ -294,8 +295,8 @@ Test(plugin, lookup_by_path)
     /* A broken plugin named by path reports the load error. */
     cr_assert_null(ws_registry_bso(r, PLUGIN("bad_abi"), &err));
     cr_assert_str_eq(err.msg, PLUGIN("bad_abi") ": plugin 'bad_abi' was built for"
-                     " policy ABI version 999, but this wattsim speaks version 1;"
-                     " rebuild it against this wattsim's policy.h");
+                     " policy ABI version 999, but this wattsim speaks version 2.0"
+                     " (and 1.0); rebuild it against this wattsim's policy.h");
     ws_registry_free(r);
 }
 
@@ -637,7 +638,7 @@ static int collect(void *ctx, const ws_run_record *r)
 static int run(sim_fixture *f, ws_bso *b, ws_plo *p, long recs, records *rs,
                ws_sim_totals *tot, ws_error *err)
 {
-    ws_sim_params sp = {recs, 7};
+    ws_sim_params sp = {.recurrences = recs, .seed = 7};
     return ws_simulate(&f->jt.job, b, p, &sp, rs ? collect : NULL, rs, tot, err);
 }
 

@@ -22,11 +22,13 @@ typedef struct env {
     const ws_bso_type *bt;
     const ws_plo_type *pt;
     ws_value *bp, *pp;
+    ws_ctx ctx;
 } env;
 
 static void open_env(env *e, const char *bso, const char *plo)
 {
     memset(e, 0, sizeof *e);
+    ws_ctx_init(&e->ctx, 1);
     ws_error err = {{0}};
     fixture_job(&e->tr, &e->jt, 0.5, 2.0);
     e->reg = ws_registry_new();
@@ -35,14 +37,14 @@ static void open_env(env *e, const char *bso, const char *plo)
         cr_assert_eq(ws_params_resolve(e->bt->params, NULL, 0, "bso", &e->bp, &err), 0);
         e->bstate = calloc(1, e->bt->state_size + 1);
         cr_assert_eq(e->bt->create(e->bstate, e->bp, &host), 0);
-        cr_assert_eq(e->bt->register_job(e->bstate, &e->jt.job), 0);
+        cr_assert_eq(e->bt->register_job(e->bstate, &e->jt.job, &e->ctx), 0);
     }
     if (plo) {
         e->pt = fixture_plo(e->reg, plo);
         cr_assert_eq(ws_params_resolve(e->pt->params, NULL, 0, "plo", &e->pp, &err), 0);
         e->pstate = calloc(1, e->pt->state_size + 1);
         cr_assert_eq(e->pt->create(e->pstate, e->pp, &host), 0);
-        if (e->pt->register_job) cr_assert_eq(e->pt->register_job(e->pstate, &e->jt.job), 0);
+        if (e->pt->register_job) cr_assert_eq(e->pt->register_job(e->pstate, &e->jt.job, &e->ctx), 0);
     }
 }
 
@@ -60,19 +62,19 @@ static void close_env(env *e)
 static int bso_predict(env *e)
 {
     int bs = -1;
-    cr_assert_eq(e->bt->predict(e->bstate, &e->jt.job, &bs), 0);
+    cr_assert_eq(e->bt->predict(e->bstate, &e->jt.job, &e->ctx, &bs), 0);
     return bs;
 }
 
 static void bso_observe(env *e, int bs, double cost, int reached)
 {
-    cr_assert_eq(e->bt->observe(e->bstate, &e->jt.job, bs, cost, reached), 0);
+    cr_assert_eq(e->bt->observe(e->bstate, &e->jt.job, &e->ctx, bs, cost, reached), 0);
 }
 
 static int plo_predict(env *e, int bs)
 {
     int pl = -1;
-    cr_assert_eq(e->pt->predict(e->pstate, &e->jt.job, bs, &pl), 0);
+    cr_assert_eq(e->pt->predict(e->pstate, &e->jt.job, &e->ctx, bs, &pl), 0);
     return pl;
 }
 
@@ -129,11 +131,11 @@ Test(policies, jit_picks_least_epoch_cost_ties_to_the_first_reported)
     env e;
     open_env(&e, NULL, "jit");
     cr_expect_eq(plo_predict(&e, 32), WS_PL_UNKNOWN);
-    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, 32, 200, 7.0), 0);
-    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, 32, 100, 7.0), 0);
+    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, &e.ctx, 32, 200, 7.0), 0);
+    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, &e.ctx, 32, 100, 7.0), 0);
     cr_expect_eq(plo_predict(&e, 32), 200, "a tie keeps the higher limit, reported first");
-    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, 16, 200, 9.0), 0);
-    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, 16, 100, 8.5), 0);
+    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, &e.ctx, 16, 200, 9.0), 0);
+    cr_assert_eq(e.pt->observe_profile(e.pstate, &e.jt.job, &e.ctx, 16, 100, 8.5), 0);
     cr_expect_eq(plo_predict(&e, 16), 100);
     cr_expect_eq(plo_predict(&e, 64), WS_PL_UNKNOWN);
     close_env(&e);
@@ -166,7 +168,7 @@ Test(policies, grid_order_then_cheapest)
         cr_expect_eq(bs, want[i][0], "step %d: bs %d", i, bs);
         cr_expect_eq(pl, want[i][1], "step %d: pl %d", i, pl);
         bso_observe(&e, bs, cost[i], reached[i]);
-        cr_assert_eq(e.pt->observe_run(e.pstate, &e.jt.job, bs, pl, cost[i], reached[i]), 0);
+        cr_assert_eq(e.pt->observe_run(e.pstate, &e.jt.job, &e.ctx, bs, pl, cost[i], reached[i]), 0);
     }
     /* 64 was cheapest but never reached: (16, 100 W) at cost 40 wins. */
     for (int i = 0; i < 3; i++) {

@@ -180,7 +180,7 @@ Test(reference, zeus_jit_v100_eta05_beta2_100_seeds, .init = setup, .fini = tear
             ws_bso *b = ws_bso_new(bt, bp, seed, &err);
             ws_plo *p = ws_plo_new(pt, NULL, seed, &err);
             cr_assert(b && p, "%s", err.msg);
-            ws_sim_params sp = {jt.default_recurrences, seed};
+            ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = seed};
             ws_sim_totals tot;
             cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, NULL, NULL, &tot, &err), 0,
                          "%s seed %lu: %s", w, seed, err.msg);

@@ -37,7 +37,7 @@ static int c_create(void *state, const ws_value *v, const ws_host *host)
 static void c_destroy(void *state) { free(((capped *)state)->choice); }
 
 /* The job is known once: precompute every answer. */
-static int c_register(void *state, const ws_job *job)
+static int c_register(void *state, const ws_job *job, const ws_ctx *ctx)
 {
     capped *c = state;
     c->choice = malloc((size_t)job->n_bs * sizeof *c->choice);
@@ -58,7 +58,7 @@ static int c_register(void *state, const ws_job *job)
     return 0;
 }
 
-static int c_predict(void *state, const ws_job *job, int bs, int *pl)
+static int c_predict(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     int i = ws_job_bs_index(job, bs);
     if (i < 0) return -1;
@@ -66,7 +66,7 @@ static int c_predict(void *state, const ws_job *job, int bs, int *pl)
     return 0;
 }
 
-static int c_observe_profile(void *state, const ws_job *job, int bs, int pl,
+static int c_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                              double epoch_cost)
 {
     return 0;                  /* never asks for profiling */
@@ -86,6 +86,6 @@ static const ws_plo_type capped_plo = {
 };
 
 static const ws_plo_type *const plos[] = {&capped_plo, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "capped", NULL, plos};
+static const ws_plugin plugin = {WS_ABI_VERSION, "capped", NULL, plos, WS_ABI_VERSION_OF(2, 0)};
 
-const ws_plugin *ws_plugin_entry(void) { return &plugin; }
+const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

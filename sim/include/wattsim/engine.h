@@ -15,9 +15,20 @@
 
 #define WS_MAX_TRIES 20
 
+/* Where the environment members of the policies' context (ws_ctx
+ * carbon_intensity, price) come from. The engine calls `at` at the start of
+ * every recurrence with its 1-based index and the simulated time since the
+ * first recurrence started (s); it leaves NAN in what `at` does not set. */
+typedef struct ws_env_source {
+    void (*at)(void *self, long recurrence, double t_s, double *carbon_intensity,
+               double *price);
+    void *self;
+} ws_env_source;
+
 typedef struct ws_sim_params {
     long recurrences;          /* > 0 */
     unsigned long seed;        /* seeds the engine's run-drawing stream */
+    const ws_env_source *env;  /* NULL: carbon intensity and price NAN */
 } ws_sim_params;
 
 /* One run of the job: a try of a recurrence that actually ran. */

@@ -78,17 +78,26 @@ void ws_plo_free(ws_plo *p);
 
 /* Checked calls. Return 0, or -1 with err naming policy and call. The
  * predict calls return the batch-size index (resp. knob index) of the
- * answer; *knob = -1 for WS_PL_UNKNOWN. */
-int ws_bso_register(ws_bso *b, const ws_job *job, ws_error *err);
-int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err);
-int ws_bso_observe(ws_bso *b, const ws_job *job, int bs, double cost,
-                   int reached, ws_error *err);
-int ws_plo_register(ws_plo *p, const ws_job *job, ws_error *err);
-int ws_plo_predict(ws_plo *p, const ws_job *job, int bs_index, int *knob,
+ * answer; *knob = -1 for WS_PL_UNKNOWN. `ctx` is passed on to a version-2
+ * plugin (a version-1 plugin is called without it). */
+int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *err);
+int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_index,
                    ws_error *err);
-int ws_plo_observe_profile(ws_plo *p, const ws_job *job, int bs, int pl,
-                           double epoch_cost, ws_error *err);
-int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
-                       double cost, int reached, ws_error *err);
+int ws_bso_observe(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int bs,
+                   double cost, int reached, ws_error *err);
+int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *err);
+int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs_index,
+                   int *knob, ws_error *err);
+int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
+                           int pl, double epoch_cost, ws_error *err);
+int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
+                       int pl, double cost, int reached, ws_error *err);
+
+/* A context for a simulation of `recurrences` planned recurrences: this
+ * host's version and size, position 0, no run, carbon intensity and price
+ * NAN. */
+void ws_ctx_init(ws_ctx *c, long recurrences);
+/* Reset the run and profile members (to 0 / NAN) before the next call. */
+void ws_ctx_clear_run(ws_ctx *c);
 
 #endif

@@ -18,8 +18,9 @@
  *    `abi_version`. New members are only ever appended, never reordered or
  *    removed, so a host reads just the members that the version promises.
  *
- * A plugin is a shared object exporting one symbol, WS_PLUGIN_ENTRY_NAME,
- * a function returning a ws_plugin that lists its BSO and PLO descriptors.
+ * A plugin is a shared object exporting one symbol, WS_PLUGIN_ENTRY_NAME
+ * (ws_plugin_entry_v2), a function that receives the host's ABI version and
+ * returns a ws_plugin listing its BSO and PLO descriptors.
  *
  * Calls return 0 on success. Any other value is a policy error: the host
  * stops the run and reports the policy and the call by name. Answers are
@@ -38,11 +39,31 @@
 extern "C" {
 #endif
 
-/* Version 1: the members below. */
-#define WS_ABI_VERSION 1
+/*
+ * Versions. An ABI version is MAJOR * 100 + MINOR (2.0 is 200); the
+ * version-1 ABI wrote plain 1, which means 1.0. Within a major version,
+ * members are only appended, so a plugin built against a newer minor
+ * version loads in an older host as long as it does not need anything
+ * newer (it says so in ws_plugin.requires_version, and it can adapt to the
+ * host's version, which the host passes to the entry point). A host of
+ * major version 2 also loads version-1 plugins and calls them through the
+ * version-1 signatures, with the same results.
+ *
+ * Version 2.0 added: the call context (ws_ctx) as the third argument of
+ * every callback that gets the job; the entry point
+ * ws_plugin_entry_v2(host_version); ws_plugin.requires_version; the
+ * descriptors' param_spec_size and value_size.
+ */
+#define WS_ABI_MAJOR 2
+#define WS_ABI_MINOR 0
+#define WS_ABI_VERSION_OF(major, minor) ((major) * 100 + (minor))
+#define WS_ABI_VERSION WS_ABI_VERSION_OF(WS_ABI_MAJOR, WS_ABI_MINOR)
 
-/* The function a plugin exports, and its name for dlsym(). */
-#define WS_PLUGIN_ENTRY_NAME "ws_plugin_entry"
+/* The function a plugin exports, and its name for dlsym(). A host looks
+ * for the version-2 entry first, then for the version-1 one
+ * (`const ws_plugin *ws_plugin_entry(void)`). */
+#define WS_PLUGIN_ENTRY_NAME "ws_plugin_entry_v2"
+#define WS_PLUGIN_ENTRY_V1_NAME "ws_plugin_entry"
 
 /* PLO answer meaning "no power limit known for this batch size yet": the
  * host then profiles every power limit of the batch size (observe_profile)
@@ -113,6 +134,12 @@ typedef union ws_value {
  * `values` in the same order, with the user's value (from YAML or --set,
  * converted to `kind` and checked against [min, max] for numbers) or the
  * default. An unknown parameter name is a user error the host reports.
+ * Names are unique; a number's bounds are not NaN, min <= max and the
+ * default lies within them: the host refuses a descriptor otherwise.
+ *
+ * Both structs may grow in a later minor version: the descriptor records
+ * the sizes it was built with (param_spec_size, value_size), and the host
+ * indexes the arrays with those, reading only the members it knows.
  */
 typedef struct ws_param_spec {
     const char *name;
@@ -140,6 +167,55 @@ typedef struct ws_host {
     void (*log)(void *ctx, int level, const char *msg);
 } ws_host;
 
+/* ---------------------------------------------------------- call context */
+
+/*
+ * What the host knows at the moment of a call, passed to every callback
+ * that gets the job (version 2.0 and later). The host owns it; the pointer
+ * is valid only during the call, and its contents change between calls.
+ *
+ * It opens with the version and size of the host that filled it; members
+ * are only ever appended. Before reading a member added after 2.0, check
+ * that the host filled it: WS_CTX_HAS(ctx, member).
+ *
+ * Members that do not apply to a call are 0 (counts, flags) or NAN
+ * (quantities), e.g. the run members outside observe/observe_run.
+ */
+typedef struct ws_ctx {
+    int abi_version;          /* of the host that filled this struct */
+    unsigned size;            /* sizeof(ws_ctx) in that host */
+
+    /* Where in the simulation the call happens. */
+    long recurrence;          /* 1-based; 0 in register_job. In a group
+                                 replay: the submission's trace row */
+    long recurrences;         /* planned recurrences (group: trace rows) */
+    int attempt;              /* try within the recurrence, 1-based; 0 in
+                                 register_job */
+
+    /* observe and observe_run: the run just observed. */
+    int run_started;          /* 0: not started, because even one epoch
+                                 would exceed the early-stopping budget */
+    int run_epochs;           /* epochs trained */
+    int run_early_stopped;    /* stopped by the budget before reaching */
+    double run_epoch_budget;  /* epochs the budget allowed (max_epochs
+                                 when early stopping is off) */
+    double run_time_s;        /* time to accuracy (or to the stop), s */
+    double run_energy_j;      /* energy, J */
+
+    /* observe_profile: the limit being reported, measured for one epoch. */
+    double profile_time_s;    /* seconds per epoch at (bs, pl) */
+    double profile_power_w;   /* average power at (bs, pl), W */
+
+    /* The environment at the start of the current recurrence. */
+    double carbon_intensity;  /* gCO2eq/kWh at the start of the current recurrence; NAN when no carbon series is given */
+    double price;             /* $/kWh at the start of the current recurrence; NAN when no price is given */
+} ws_ctx;
+
+/* Whether the host that filled `ctx` has `member` (for members appended
+ * after the version a plugin needs at least). */
+#define WS_CTX_HAS(ctx, member)                                               \
+    (offsetof(ws_ctx, member) + sizeof((ctx)->member) <= (size_t)(ctx)->size)
+
 /* ------------------------------------------------------- BSO descriptor */
 
 typedef struct ws_bso_type {
@@ -153,15 +229,21 @@ typedef struct ws_bso_type {
     int (*create)(void *state, const ws_value *params, const ws_host *host);
     void (*destroy)(void *state);
     /* The job and its batch sizes (job->bs). Called once, before predict. */
-    int (*register_job)(void *state, const ws_job *job);
+    int (*register_job)(void *state, const ws_job *job, const ws_ctx *ctx);
     /* The batch size for the next run: one of job->bs. */
-    int (*predict)(void *state, const ws_job *job, int *bs);
+    int (*predict)(void *state, const ws_job *job, const ws_ctx *ctx, int *bs);
     /* The outcome of a run at `bs`: its cost and whether it reached the
-     * target. A run the host did not start because even one epoch would
-     * exceed the early-stopping budget is observed with a large cost and
-     * reached = 0. */
-    int (*observe)(void *state, const ws_job *job, int bs, double cost,
-                   int reached);
+     * target (its epochs, time and energy are in ctx). A run the host did
+     * not start because even one epoch would exceed the early-stopping
+     * budget is observed with a large cost, reached = 0 and
+     * ctx->run_started = 0. */
+    int (*observe)(void *state, const ws_job *job, const ws_ctx *ctx, int bs,
+                   double cost, int reached);
+
+    /* Version 2.0. The sizes this plugin was built with; 0 means those of
+     * 2.0. The host indexes `params` and create()'s values with them. */
+    size_t param_spec_size;
+    size_t value_size;
 } ws_bso_type;
 
 /* ------------------------------------------------------- PLO descriptor */
@@ -178,29 +260,41 @@ typedef struct ws_plo_type {
     void (*destroy)(void *state);
     /* The power limit for `bs`, one measured for that batch size, or
      * WS_PL_UNKNOWN to have the host profile it just in time. */
-    int (*predict)(void *state, const ws_job *job, int bs, int *pl);
+    int (*predict)(void *state, const ws_job *job, const ws_ctx *ctx, int bs,
+                   int *pl);
     /* Profiling result: the cost of one epoch at (bs, pl), reported for
-     * every power limit of bs, highest first, after a WS_PL_UNKNOWN. */
-    int (*observe_profile)(void *state, const ws_job *job, int bs, int pl,
-                           double epoch_cost);
+     * every power limit of bs, highest first, after a WS_PL_UNKNOWN; the
+     * epoch's time and power are in ctx->profile_time_s/profile_power_w. */
+    int (*observe_profile)(void *state, const ws_job *job, const ws_ctx *ctx,
+                           int bs, int pl, double epoch_cost);
 
     /* Optional (may be NULL). */
-    int (*register_job)(void *state, const ws_job *job);
-    /* The outcome of a whole run at (bs, pl). */
-    int (*observe_run)(void *state, const ws_job *job, int bs, int pl,
-                       double cost, int reached);
+    int (*register_job)(void *state, const ws_job *job, const ws_ctx *ctx);
+    /* The outcome of a whole run at (bs, pl) (epochs, time, energy in
+     * ctx). Only runs that started are observed here. */
+    int (*observe_run)(void *state, const ws_job *job, const ws_ctx *ctx,
+                       int bs, int pl, double cost, int reached);
+
+    /* Version 2.0: as in ws_bso_type. */
+    size_t param_spec_size;
+    size_t value_size;
 } ws_plo_type;
 
 /* --------------------------------------------------------------- plugin */
 
 typedef struct ws_plugin {
-    int abi_version;
+    int abi_version;                   /* WS_ABI_VERSION built with */
     const char *name;                  /* e.g. "zeus" */
     const ws_bso_type *const *bso;     /* NULL-terminated; NULL = none */
     const ws_plo_type *const *plo;     /* NULL-terminated; NULL = none */
+    /* Version 2.0: the oldest host ABI version this plugin can run in; 0
+     * means WS_ABI_VERSION_OF(2, 0). A host older than this refuses it. */
+    int requires_version;
 } ws_plugin;
 
-typedef const ws_plugin *(*ws_plugin_entry_fn)(void);
+/* The entry point. `host_version` is the host's WS_ABI_VERSION: a plugin
+ * may return descriptors suited to it, or NULL if it cannot run there. */
+typedef const ws_plugin *(*ws_plugin_entry_fn)(int host_version);
 
 /* What a plugin defines. Declared with default visibility so that it is
  * exported even when the plugin builds with -fvisibility=hidden. */
@@ -209,7 +303,7 @@ typedef const ws_plugin *(*ws_plugin_entry_fn)(void);
 #else
 #define WS_PLUGIN_EXPORT
 #endif
-WS_PLUGIN_EXPORT const ws_plugin *ws_plugin_entry(void);
+WS_PLUGIN_EXPORT const ws_plugin *ws_plugin_entry_v2(int host_version);
 
 /* Small helpers for plugins (static inline: no link dependency). */
 

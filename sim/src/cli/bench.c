@@ -78,7 +78,7 @@ int main(int argc, char **argv)
             ws_job_free(&jt);
             goto out;
         }
-        ws_sim_params sp = {jt.default_recurrences, 0};
+        ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = 0};
         long seeds = 0, recs = 0;
         double t0 = now(), t;
         do {

@@ -13,6 +13,8 @@
  *   5. k = 0: the run is not started; the BSO sees a prohibitive cost;
  *   6.-8. energy, time and cost of the run; BSO (and PLO) observe it;
  *   9. reached: min_cost = min(min_cost, cost of this recurrence's tries).
+ * The policies see a call context (ws_ctx, on the stack) that the loop
+ * updates: recurrence, try, the run just observed, the profiled limit.
  * The loop touches only the job's arrays: no allocation, no strings.
  */
 #include "wattsim/engine.h"
@@ -41,21 +43,25 @@ double ws_py_floordiv(double a, double b)
     return fl;
 }
 
-int ws_run_power_limit(const ws_job *job, ws_plo *plo, int i, int *k,
-                       int *profiled, ws_error *err)
+int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
+                       int *k, int *profiled, ws_error *err)
 {
     *profiled = 0;
-    if (ws_plo_predict(plo, job, i, k, err)) return -1;
+    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
     if (*k >= 0) return 0;
     /* Just-in-time profiling, highest power limit first. */
     const int bs = job->bs[i];
     const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
     *profiled = 1;
-    for (int q = k1 - 1; q >= k0; q--)
-        if (ws_plo_observe_profile(plo, job, bs, job->knob_pl[q],
+    for (int q = k1 - 1; q >= k0; q--) {
+        ctx->profile_time_s = job->knob_time[q];
+        ctx->profile_power_w = job->knob_power[q];
+        if (ws_plo_observe_profile(plo, job, ctx, bs, job->knob_pl[q],
                                    ws_job_epoch_cost(job, i, q), err))
             return -1;
-    if (ws_plo_predict(plo, job, i, k, err)) return -1;
+    }
+    ctx->profile_time_s = ctx->profile_power_w = NAN;
+    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
     if (*k < 0)
         return ws_fail(err, "%s: predict(bs %d) still has no power limit after"
                        " profiling all %d of them", ws_plo_who(plo), bs, k1 - k0);
@@ -86,6 +92,7 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
         budget = ws_py_floordiv(cost_ub, c_epoch);
         if (budget > max_epochs) budget = max_epochs;
     }
+    o->budget = budget;
     if (budget == 0.0) return;          /* never started: E = T = cost = 0 */
 
     const int reached = target <= budget;
@@ -112,6 +119,16 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     o->cost = eta * E + (1.0 - eta) * max_power * T;
 }
 
+void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
+{
+    ctx->run_started = o->ran;
+    ctx->run_epochs = o->epochs;
+    ctx->run_early_stopped = !o->reached && o->budget < (double)job->max_epochs;
+    ctx->run_epoch_budget = o->budget;
+    ctx->run_time_s = o->time_s;
+    ctx->run_energy_j = o->energy_j;
+}
+
 int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 const ws_sim_params *p, ws_run_sink sink, void *ctx,
                 ws_sim_totals *out, ws_error *err)
@@ -125,31 +142,39 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     if (!rng) return ws_fail(err, "out of memory");
     gsl_rng_set(rng, ws_stream_seed(p->seed, 0));
 
-    if (ws_bso_register(bso, job, err) || ws_plo_register(plo, job, err))
+    ws_ctx pc;
+    ws_ctx_init(&pc, p->recurrences);
+    if (ws_bso_register(bso, job, &pc, err) || ws_plo_register(plo, job, &pc, err))
         goto out;
 
     double min_cost = INFINITY;
     for (long rec = 1; rec <= p->recurrences; rec++) {
         double cost_acc = 0.0;
         int done = 0;
+        pc.recurrence = rec;
+        if (p->env) p->env->at(p->env->self, rec, tot.time_s, &pc.carbon_intensity,
+                               &pc.price);
         for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
             int i, k, profiled;
-            if (ws_bso_predict(bso, job, &i, err)) goto out;
-            if (ws_run_power_limit(job, plo, i, &k, &profiled, err)) goto out;
+            pc.attempt = attempt;
+            ws_ctx_clear_run(&pc);
+            if (ws_bso_predict(bso, job, &pc, &i, err)) goto out;
+            if (ws_run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
             ws_outcome o;
             ws_run_outcome(job, rng, i, k, profiled, min_cost, &o);
+            ws_run_ctx(&pc, job, &o);
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
                 tot.skipped++;
-                if (ws_bso_observe(bso, job, bs, 100.0 * beta * min_cost, 0, err))
+                if (ws_bso_observe(bso, job, &pc, bs, 100.0 * beta * min_cost, 0, err))
                     goto out;
                 continue;
             }
             const int reached = o.reached;
             const double E = o.energy_j, T = o.time_s, cost = o.cost;
             cost_acc += cost;
-            if (ws_bso_observe(bso, job, bs, cost, reached, err)
-                || ws_plo_observe_run(plo, job, bs, pl, cost, reached, err))
+            if (ws_bso_observe(bso, job, &pc, bs, cost, reached, err)
+                || ws_plo_observe_run(plo, job, &pc, bs, pl, cost, reached, err))
                 goto out;
 
             tot.energy_j += E;

@@ -26,18 +26,27 @@
 
 /* ------------------------------------------------------------ registry */
 
+/*
+ * The registry keeps its own copy of every descriptor, normalised to this
+ * host's layout at load: a version-1 descriptor is copied up to the members
+ * version 1 had (the rest zeroed), a newer one up to the members this host
+ * knows, and its parameter specs are re-packed with this host's stride. The
+ * rest of wattsim reads only these copies; the calls (below) still go to
+ * the plugin's functions through the signatures of its version.
+ */
 typedef struct loaded {
     void *handle;
     char *path;
+    int abi_version;           /* the plugin's, normalised (1 -> 100) */
 } loaded;
 
 struct ws_registry {
     loaded *files;
     size_t n_files;
-    const ws_bso_type **bso;
+    ws_bso_type **bso;         /* owned copies */
     size_t *bso_file;
     size_t n_bso;
-    const ws_plo_type **plo;
+    ws_plo_type **plo;
     size_t *plo_file;
     size_t n_plo;
 };
@@ -47,6 +56,14 @@ ws_registry *ws_registry_new(void) { return calloc(1, sizeof(ws_registry)); }
 void ws_registry_free(ws_registry *r)
 {
     if (!r) return;
+    for (size_t i = 0; i < r->n_bso; i++) {
+        free((void *)r->bso[i]->params);
+        free(r->bso[i]);
+    }
+    for (size_t i = 0; i < r->n_plo; i++) {
+        free((void *)r->plo[i]->params);
+        free(r->plo[i]);
+    }
     for (size_t i = 0; i < r->n_files; i++) {
         dlclose(r->files[i].handle);
         free(r->files[i].path);
@@ -102,17 +119,82 @@ static int name_ok(const char *s)
     return 1;
 }
 
-static int check_params(const char *path, const char *kind, const char *name,
-                        const ws_param_spec *ps, ws_error *err)
+/* Version 1 wrote 1 for 1.0; later versions MAJOR * 100 + MINOR. */
+static int abi_normalise(int v) { return v > 0 && v < 100 ? v * 100 : v; }
+
+static int check_version(const char *path, const char *what, const char *name,
+                         int v, ws_error *err)
 {
-    for (size_t i = 0; ps && ps[i].name; i++) {
-        if (ps[i].kind < WS_PARAM_INT || ps[i].kind > WS_PARAM_STRING)
-            return ws_fail(err, "%s: %s '%s': parameter '%s' has an unknown kind %d",
-                           path, kind, name, ps[i].name, (int)ps[i].kind);
-        if (i > 200)
+    int n = abi_normalise(v);
+    if (n < 100 || n / 100 > WS_ABI_MAJOR)
+        return ws_fail(err, "%s: %s '%s' was built for policy ABI version %d,"
+                       " but this wattsim speaks version %d.%d (and 1.0); rebuild"
+                       " it against this wattsim's policy.h", path, what,
+                       name ? name : "?", v, WS_ABI_MAJOR, WS_ABI_MINOR);
+    return 0;
+}
+
+/* The descriptor's spec entry i, at the stride it was built with. */
+static const ws_param_spec *spec_at(const ws_param_spec *ps, size_t stride, size_t i)
+{
+    return (const ws_param_spec *)(const void *)((const char *)ps + i * stride);
+}
+
+/* Size of a ws_param_spec and ws_value as the descriptor's version has
+ * them: version 1 and 2.0 have today's layout. */
+static int strides(const char *path, const char *kind, const char *name, int v,
+                   size_t spec_size, size_t value_size, size_t *ss, size_t *vs,
+                   ws_error *err)
+{
+    *ss = sizeof(ws_param_spec);
+    *vs = sizeof(ws_value);
+    if (abi_normalise(v) < 200) return 0;
+    if (spec_size) *ss = spec_size;
+    if (value_size) *vs = value_size;
+    if (*ss < sizeof(ws_param_spec) || *vs < sizeof(ws_value))
+        return ws_fail(err, "%s: %s '%s' declares param_spec_size %zu and value_size"
+                       " %zu, smaller than ABI 2.0's %zu and %zu", path, kind, name,
+                       spec_size, value_size, sizeof(ws_param_spec), sizeof(ws_value));
+    return 0;
+}
+
+/* Check a descriptor's parameter specs and copy them, NULL-terminated, at
+ * this host's stride into *out (NULL when there are none). */
+static int copy_params(const char *path, const char *kind, const char *name,
+                       const ws_param_spec *ps, size_t stride,
+                       ws_param_spec **out, ws_error *err)
+{
+    *out = NULL;
+    size_t n = 0;
+    for (; ps && spec_at(ps, stride, n)->name; n++)
+        if (n >= 200)
             return ws_fail(err, "%s: %s '%s': parameter list is not terminated"
                            " by an entry with a NULL name", path, kind, name);
+    for (size_t i = 0; i < n; i++) {
+        const ws_param_spec *p = spec_at(ps, stride, i);
+        if (p->kind < WS_PARAM_INT || p->kind > WS_PARAM_STRING)
+            return ws_fail(err, "%s: %s '%s': parameter '%s' has an unknown kind %d",
+                           path, kind, name, p->name, (int)p->kind);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(spec_at(ps, stride, j)->name, p->name))
+                return ws_fail(err, "%s: %s '%s': parameter '%s' is declared twice",
+                               path, kind, name, p->name);
+        if (p->kind != WS_PARAM_INT && p->kind != WS_PARAM_DOUBLE) continue;
+        if (isnan(p->min) || isnan(p->max) || p->min > p->max)
+            return ws_fail(err, "%s: %s '%s': parameter '%s' has bounds [%g, %g];"
+                           " want numbers with min <= max", path, kind, name,
+                           p->name, p->min, p->max);
+        double d = p->kind == WS_PARAM_INT ? (double)p->def.i : p->def.d;
+        if (!(d >= p->min && d <= p->max))
+            return ws_fail(err, "%s: %s '%s': parameter '%s' has default %g,"
+                           " outside its bounds [%g, %g]", path, kind, name,
+                           p->name, d, p->min, p->max);
     }
+    if (n == 0) return 0;
+    ws_param_spec *c = calloc(n + 1, sizeof *c);
+    if (!c) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++) c[i] = *spec_at(ps, stride, i);
+    *out = c;
     return 0;
 }
 
@@ -123,44 +205,68 @@ static int check_params(const char *path, const char *kind, const char *name,
                            path, kind, (T)->name, #member);                    \
     } while (0)
 
-static int check_version(const char *path, const char *what, const char *name,
-                         int v, ws_error *err)
-{
-    if (v < 1 || v > WS_ABI_VERSION)
-        return ws_fail(err, "%s: %s '%s' was built for policy ABI version %d,"
-                       " but this wattsim speaks version %d; rebuild it against"
-                       " this wattsim's policy.h", path, what, name ? name : "?",
-                       v, WS_ABI_VERSION);
-    return 0;
-}
+/* The members version 1 had end where param_spec_size begins. */
+#define V1_SIZE(T) offsetof(T, param_spec_size)
 
-static int check_bso(const char *path, const ws_bso_type *t, ws_error *err)
+static int check_bso(const char *path, const ws_bso_type *src, ws_bso_type **out,
+                     ws_error *err)
 {
     const char *kind = "bso";
-    if (check_version(path, kind, t->name, t->abi_version, err)) return -1;
-    if (!name_ok(t->name))
+    *out = NULL;
+    if (check_version(path, kind, src->name, src->abi_version, err)) return -1;
+    if (!name_ok(src->name))
         return ws_fail(err, "%s: bso has an invalid name (want 1-64 of"
                        " [a-z0-9_-])", path);
+    ws_bso_type *t = calloc(1, sizeof *t);
+    if (!t) return ws_fail(err, "out of memory");
+    memcpy(t, src, abi_normalise(src->abi_version) < 200 ? V1_SIZE(ws_bso_type) : sizeof *t);
+    t->params = NULL;            /* the host's copy is set below */
+    *out = t;
     NEED(t, create);
     NEED(t, destroy);
     NEED(t, register_job);
     NEED(t, predict);
     NEED(t, observe);
-    return check_params(path, kind, t->name, t->params, err);
+    size_t ss, vs;
+    ws_param_spec *ps;
+    if (strides(path, kind, t->name, t->abi_version, t->param_spec_size,
+                t->value_size, &ss, &vs, err)
+        || copy_params(path, kind, t->name, src->params, ss, &ps, err))
+        return -1;
+    t->params = ps;
+    t->param_spec_size = ss;
+    t->value_size = vs;
+    return 0;
 }
 
-static int check_plo(const char *path, const ws_plo_type *t, ws_error *err)
+static int check_plo(const char *path, const ws_plo_type *src, ws_plo_type **out,
+                     ws_error *err)
 {
     const char *kind = "plo";
-    if (check_version(path, kind, t->name, t->abi_version, err)) return -1;
-    if (!name_ok(t->name))
+    *out = NULL;
+    if (check_version(path, kind, src->name, src->abi_version, err)) return -1;
+    if (!name_ok(src->name))
         return ws_fail(err, "%s: plo has an invalid name (want 1-64 of"
                        " [a-z0-9_-])", path);
+    ws_plo_type *t = calloc(1, sizeof *t);
+    if (!t) return ws_fail(err, "out of memory");
+    memcpy(t, src, abi_normalise(src->abi_version) < 200 ? V1_SIZE(ws_plo_type) : sizeof *t);
+    t->params = NULL;            /* the host's copy is set below */
+    *out = t;
     NEED(t, create);
     NEED(t, destroy);
     NEED(t, predict);
     NEED(t, observe_profile);
-    return check_params(path, kind, t->name, t->params, err);
+    size_t ss, vs;
+    ws_param_spec *ps;
+    if (strides(path, kind, t->name, t->abi_version, t->param_spec_size,
+                t->value_size, &ss, &vs, err)
+        || copy_params(path, kind, t->name, src->params, ss, &ps, err))
+        return -1;
+    t->params = ps;
+    t->param_spec_size = ss;
+    t->value_size = vs;
+    return 0;
 }
 
 static int push(void *arr, size_t *n, size_t size, const void *item)
@@ -171,6 +277,56 @@ static int push(void *arr, size_t *n, size_t size, const void *item)
     memcpy(p + *n * size, item, size);
     *a = p;
     return 0;
+}
+
+/* The plugin's ws_plugin, through the version-2 entry point or, failing
+ * that, the version-1 one. */
+static const ws_plugin *call_entry(void *h, const char *path, ws_error *err)
+{
+    ws_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(h, WS_PLUGIN_ENTRY_NAME);
+    if (entry) {
+        const ws_plugin *pl = entry(WS_ABI_VERSION);
+        if (!pl)
+            ws_fail(err, "%s: %s(%d) returned NULL (the plugin cannot run in"
+                    " this wattsim)", path, WS_PLUGIN_ENTRY_NAME, WS_ABI_VERSION);
+        return pl;
+    }
+    const ws_plugin *(*entry_v1)(void);
+    *(void **)&entry_v1 = dlsym(h, WS_PLUGIN_ENTRY_V1_NAME);
+    if (!entry_v1) {
+        ws_fail(err, "%s: not a wattsim policy plugin: no symbol %s"
+                " (define `const ws_plugin *%s(int host_version)`)", path,
+                WS_PLUGIN_ENTRY_NAME, WS_PLUGIN_ENTRY_NAME);
+        return NULL;
+    }
+    const ws_plugin *pl = entry_v1();
+    if (!pl) ws_fail(err, "%s: %s() returned NULL", path, WS_PLUGIN_ENTRY_V1_NAME);
+    return pl;
+}
+
+static void free_copies(ws_bso_type **b, size_t nb, ws_plo_type **p, size_t np)
+{
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i]) free((void *)b[i]->params);
+        free(b[i]);
+    }
+    for (size_t i = 0; i < np; i++) {
+        if (p[i]) free((void *)p[i]->params);
+        free(p[i]);
+    }
+    free(b);
+    free(p);
+}
+
+/* Which file of the registry defines `name` among the given kind. */
+static const char *defined_by(const ws_registry *r, int bso, const char *name)
+{
+    size_t n = bso ? r->n_bso : r->n_plo;
+    for (size_t j = 0; j < n; j++)
+        if (!strcmp(bso ? r->bso[j]->name : r->plo[j]->name, name))
+            return r->files[bso ? r->bso_file[j] : r->plo_file[j]].path;
+    return NULL;
 }
 
 int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
@@ -186,66 +342,90 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
         free(real);
         return -1;
     }
-    ws_plugin_entry_fn entry;
-    *(void **)&entry = dlsym(h, WS_PLUGIN_ENTRY_NAME);
-    const ws_plugin *pl = entry ? entry() : NULL;
+    ws_bso_type **bc = NULL;
+    ws_plo_type **pc = NULL;
     size_t nb = 0, np = 0;
-    if (!entry) {
-        ws_fail(err, "%s: not a wattsim policy plugin: no symbol %s"
-                " (define `const ws_plugin *ws_plugin_entry(void)`)", path,
-                WS_PLUGIN_ENTRY_NAME);
-        goto fail;
-    }
-    if (!pl) {
-        ws_fail(err, "%s: %s() returned NULL", path, WS_PLUGIN_ENTRY_NAME);
-        goto fail;
-    }
+    const ws_plugin *pl = call_entry(h, path, err);
+    if (!pl) goto fail;
     if (check_version(path, "plugin", pl->name, pl->abi_version, err)) goto fail;
-    for (; pl->bso && pl->bso[nb]; nb++)
-        if (check_bso(path, pl->bso[nb], err)) goto fail;
-    for (; pl->plo && pl->plo[np]; np++)
-        if (check_plo(path, pl->plo[np], err)) goto fail;
+    if (abi_normalise(pl->abi_version) >= 200) {
+        int need = pl->requires_version ? pl->requires_version : WS_ABI_VERSION_OF(2, 0);
+        if (need > WS_ABI_VERSION) {
+            ws_fail(err, "%s: plugin '%s' needs policy ABI version %d.%d, but this"
+                    " wattsim speaks version %d.%d; upgrade wattsim", path,
+                    pl->name ? pl->name : "?", need / 100, need % 100,
+                    WS_ABI_MAJOR, WS_ABI_MINOR);
+            goto fail;
+        }
+    }
+    while (pl->bso && pl->bso[nb]) nb++;
+    while (pl->plo && pl->plo[np]) np++;
     if (nb + np == 0) {
         ws_fail(err, "%s: plugin '%s' defines no policy", path,
                 pl->name ? pl->name : "?");
         goto fail;
     }
-    for (size_t i = 0; i < nb; i++)
-        for (size_t j = 0; j < r->n_bso; j++)
-            if (!strcmp(r->bso[j]->name, pl->bso[i]->name)) {
-                ws_fail(err, "%s: bso '%s' is already defined by %s", path,
-                        pl->bso[i]->name, r->files[r->bso_file[j]].path);
-                goto fail;
-            }
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < r->n_plo; j++)
-            if (!strcmp(r->plo[j]->name, pl->plo[i]->name)) {
-                ws_fail(err, "%s: plo '%s' is already defined by %s", path,
-                        pl->plo[i]->name, r->files[r->plo_file[j]].path);
-                goto fail;
-            }
-    loaded f = {h, real};
-    size_t fi = r->n_files;
-    if (push(&r->files, &r->n_files, sizeof f, &f)) goto oom;
-    r->n_files++;
+    bc = calloc(nb + 1, sizeof *bc);
+    pc = calloc(np + 1, sizeof *pc);
+    if (!bc || !pc) goto oom;
     for (size_t i = 0; i < nb; i++) {
-        size_t n = r->n_bso;
-        if (push(&r->bso, &n, sizeof *r->bso, &pl->bso[i])
-            || push(&r->bso_file, &r->n_bso, sizeof fi, &fi))
-            return ws_fail(err, "out of memory");
-        r->n_bso++;
+        if (check_bso(path, pl->bso[i], &bc[i], err)) goto fail;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(bc[j]->name, bc[i]->name)) {
+                ws_fail(err, "%s: bso '%s' is defined twice in this plugin", path,
+                        bc[i]->name);
+                goto fail;
+            }
+        const char *other = defined_by(r, 1, bc[i]->name);
+        if (other) {
+            ws_fail(err, "%s: bso '%s' is already defined by %s", path,
+                    bc[i]->name, other);
+            goto fail;
+        }
     }
     for (size_t i = 0; i < np; i++) {
-        size_t n = r->n_plo;
-        if (push(&r->plo, &n, sizeof *r->plo, &pl->plo[i])
-            || push(&r->plo_file, &r->n_plo, sizeof fi, &fi))
-            return ws_fail(err, "out of memory");
-        r->n_plo++;
+        if (check_plo(path, pl->plo[i], &pc[i], err)) goto fail;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(pc[j]->name, pc[i]->name)) {
+                ws_fail(err, "%s: plo '%s' is defined twice in this plugin", path,
+                        pc[i]->name);
+                goto fail;
+            }
+        const char *other = defined_by(r, 0, pc[i]->name);
+        if (other) {
+            ws_fail(err, "%s: plo '%s' is already defined by %s", path,
+                    pc[i]->name, other);
+            goto fail;
+        }
     }
+    loaded f = {h, real, abi_normalise(pl->abi_version)};
+    size_t fi = r->n_files;
+    ws_bso_type **nbso = realloc(r->bso, (r->n_bso + nb + 1) * sizeof *nbso);
+    if (nbso) r->bso = nbso;
+    size_t *nbf = realloc(r->bso_file, (r->n_bso + nb + 1) * sizeof *nbf);
+    if (nbf) r->bso_file = nbf;
+    ws_plo_type **nplo = realloc(r->plo, (r->n_plo + np + 1) * sizeof *nplo);
+    if (nplo) r->plo = nplo;
+    size_t *npf = realloc(r->plo_file, (r->n_plo + np + 1) * sizeof *npf);
+    if (npf) r->plo_file = npf;
+    if (!nbso || !nbf || !nplo || !npf || push(&r->files, &r->n_files, sizeof f, &f))
+        goto oom;
+    r->n_files++;
+    for (size_t i = 0; i < nb; i++) {
+        r->bso[r->n_bso] = bc[i];
+        r->bso_file[r->n_bso++] = fi;
+    }
+    for (size_t i = 0; i < np; i++) {
+        r->plo[r->n_plo] = pc[i];
+        r->plo_file[r->n_plo++] = fi;
+    }
+    free(bc);
+    free(pc);
     return 0;
 oom:
     ws_fail(err, "out of memory");
 fail:
+    free_copies(bc, nb, pc, np);
     dlclose(h);
     free(real);
     return -1;
@@ -577,15 +757,42 @@ static void instance_fini(instance *in)
     free(in->state);
 }
 
+/* The version-1 signatures, for calling plugins built against them. */
+typedef int (*v1_register_fn)(void *, const ws_job *);
+typedef int (*v1_bso_predict_fn)(void *, const ws_job *, int *);
+typedef int (*v1_bso_observe_fn)(void *, const ws_job *, int, double, int);
+typedef int (*v1_plo_predict_fn)(void *, const ws_job *, int, int *);
+typedef int (*v1_plo_profile_fn)(void *, const ws_job *, int, int, double);
+typedef int (*v1_plo_run_fn)(void *, const ws_job *, int, int, double, int);
+#define V1(fn_type, f) ((fn_type)(void (*)(void))(f))
+
 struct ws_bso {
     instance in;
     const ws_bso_type *t;
+    int v1;                    /* call through the version-1 signatures */
 };
 
 struct ws_plo {
     instance in;
     const ws_plo_type *t;
+    int v1;
 };
+
+/* create()'s values at the stride the descriptor was built with. */
+static int call_create(instance *in, int (*create)(void *, const ws_value *, const ws_host *),
+                       const ws_param_spec *spec, size_t value_size,
+                       const ws_value *params, ws_error *err)
+{
+    size_t n = ws_params_count(spec);
+    if (!params || n == 0 || value_size <= sizeof(ws_value))
+        return create(in->state, params, &in->host);
+    char *buf = calloc(n, value_size);
+    if (!buf) return ws_fail(err, "%s: out of memory", in->who);
+    for (size_t i = 0; i < n; i++) memcpy(buf + i * value_size, &params[i], sizeof *params);
+    int rc = create(in->state, (const ws_value *)(const void *)buf, &in->host);
+    free(buf);
+    return rc;
+}
 
 ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err)
@@ -593,11 +800,12 @@ ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
     ws_bso *b = calloc(1, sizeof *b);
     if (!b) { ws_fail(err, "out of memory"); return NULL; }
     b->t = t;
+    b->v1 = abi_normalise(t->abi_version) < 200;
     if (instance_init(&b->in, "bso", t->name, t->state_size, seed, 1, err)) {
         ws_bso_free(b);
         return NULL;
     }
-    if (t->create(b->in.state, params, &b->in.host)) {
+    if (call_create(&b->in, t->create, t->params, t->value_size, params, err)) {
         ws_fail(err, "bso %s: create failed", t->name);
         ws_bso_free(b);
         return NULL;
@@ -620,11 +828,12 @@ ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
     ws_plo *p = calloc(1, sizeof *p);
     if (!p) { ws_fail(err, "out of memory"); return NULL; }
     p->t = t;
+    p->v1 = abi_normalise(t->abi_version) < 200;
     if (instance_init(&p->in, "plo", t->name, t->state_size, seed, 2, err)) {
         ws_plo_free(p);
         return NULL;
     }
-    if (t->create(p->in.state, params, &p->in.host)) {
+    if (call_create(&p->in, t->create, t->params, t->value_size, params, err)) {
         ws_fail(err, "plo %s: create failed", t->name);
         ws_plo_free(p);
         return NULL;
@@ -651,16 +860,19 @@ static int failed(instance *in, const char *call, int rc, ws_error *err)
     return ws_fail(err, "%s: %s failed (returned %d)", in->who, call, rc);
 }
 
-int ws_bso_register(ws_bso *b, const ws_job *job, ws_error *err)
+int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *err)
 {
-    int rc = b->t->register_job(b->in.state, job);
+    int rc = b->v1 ? V1(v1_register_fn, b->t->register_job)(b->in.state, job)
+                   : b->t->register_job(b->in.state, job, ctx);
     return rc ? failed(&b->in, "register_job", rc, err) : 0;
 }
 
-int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err)
+int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_index,
+                   ws_error *err)
 {
     int bs = 0;
-    int rc = b->t->predict(b->in.state, job, &bs);
+    int rc = b->v1 ? V1(v1_bso_predict_fn, b->t->predict)(b->in.state, job, &bs)
+                   : b->t->predict(b->in.state, job, ctx, &bs);
     if (rc) return failed(&b->in, "predict", rc, err);
     int i = ws_job_bs_index(job, bs);
     if (i < 0)
@@ -671,25 +883,29 @@ int ws_bso_predict(ws_bso *b, const ws_job *job, int *bs_index, ws_error *err)
     return 0;
 }
 
-int ws_bso_observe(ws_bso *b, const ws_job *job, int bs, double cost,
-                   int reached, ws_error *err)
+int ws_bso_observe(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int bs,
+                   double cost, int reached, ws_error *err)
 {
-    int rc = b->t->observe(b->in.state, job, bs, cost, reached);
+    int rc = b->v1 ? V1(v1_bso_observe_fn, b->t->observe)(b->in.state, job, bs, cost, reached)
+                   : b->t->observe(b->in.state, job, ctx, bs, cost, reached);
     return rc ? failed(&b->in, "observe", rc, err) : 0;
 }
 
-int ws_plo_register(ws_plo *p, const ws_job *job, ws_error *err)
+int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *err)
 {
     if (!p->t->register_job) return 0;
-    int rc = p->t->register_job(p->in.state, job);
+    int rc = p->v1 ? V1(v1_register_fn, p->t->register_job)(p->in.state, job)
+                   : p->t->register_job(p->in.state, job, ctx);
     return rc ? failed(&p->in, "register_job", rc, err) : 0;
 }
 
-int ws_plo_predict(ws_plo *p, const ws_job *job, int i, int *knob, ws_error *err)
+int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *knob,
+                   ws_error *err)
 {
     int pl = -1;
     const int bs = job->bs[i];
-    int rc = p->t->predict(p->in.state, job, bs, &pl);
+    int rc = p->v1 ? V1(v1_plo_predict_fn, p->t->predict)(p->in.state, job, bs, &pl)
+                   : p->t->predict(p->in.state, job, ctx, bs, &pl);
     if (rc) return failed(&p->in, "predict", rc, err);
     if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
     for (int k = job->knob_start[i]; k < job->knob_start[i + 1]; k++)
@@ -700,17 +916,37 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, int i, int *knob, ws_error *err
                    job->knob_pl[job->knob_start[i + 1] - 1]);
 }
 
-int ws_plo_observe_profile(ws_plo *p, const ws_job *job, int bs, int pl,
-                           double epoch_cost, ws_error *err)
+int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
+                           int pl, double epoch_cost, ws_error *err)
 {
-    int rc = p->t->observe_profile(p->in.state, job, bs, pl, epoch_cost);
+    int rc = p->v1 ? V1(v1_plo_profile_fn, p->t->observe_profile)(p->in.state, job, bs,
+                                                                   pl, epoch_cost)
+                   : p->t->observe_profile(p->in.state, job, ctx, bs, pl, epoch_cost);
     return rc ? failed(&p->in, "observe_profile", rc, err) : 0;
 }
 
-int ws_plo_observe_run(ws_plo *p, const ws_job *job, int bs, int pl,
+int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                        double cost, int reached, ws_error *err)
 {
     if (!p->t->observe_run) return 0;
-    int rc = p->t->observe_run(p->in.state, job, bs, pl, cost, reached);
+    int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
+                                                           reached)
+                   : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);
     return rc ? failed(&p->in, "observe_run", rc, err) : 0;
+}
+
+/* ------------------------------------------------------------ context */
+
+void ws_ctx_init(ws_ctx *c, long recurrences)
+{
+    *c = (ws_ctx){.abi_version = WS_ABI_VERSION, .size = sizeof *c,
+                  .recurrences = recurrences, .carbon_intensity = NAN, .price = NAN};
+    ws_ctx_clear_run(c);
+}
+
+void ws_ctx_clear_run(ws_ctx *c)
+{
+    c->run_started = c->run_epochs = c->run_early_stopped = 0;
+    c->run_epoch_budget = c->run_time_s = c->run_energy_j = NAN;
+    c->profile_time_s = c->profile_power_w = NAN;
 }

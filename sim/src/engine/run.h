@@ -21,18 +21,23 @@ typedef struct ws_outcome {
     int epochs;                /* epochs trained (0 when !ran) */
     double energy_j, time_s;   /* 0 when !ran */
     double cost;               /* eta*E + (1-eta)*MaxPower*T; 0 when !ran */
+    double budget;             /* epochs the early-stopping budget allowed */
 } ws_outcome;
 
 /* The power limit for batch-size index i: PLO predict and, when it has no
  * answer, just-in-time profiling of every limit of i (highest first) and a
- * second predict. *k is the knob index; *profiled says whether it profiled. */
-int ws_run_power_limit(const ws_job *job, ws_plo *plo, int i, int *k,
-                       int *profiled, ws_error *err);
+ * second predict. *k is the knob index; *profiled says whether it profiled.
+ * ctx carries each profiled limit's epoch time and power to the PLO. */
+int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
+                       int *k, int *profiled, ws_error *err);
 
 /* Draw one recorded run of bs index i from rng (one draw, always) and
  * compute the outcome at knob k with the epoch budget from
  * job->beta * min_cost (Zeus' _run_job). */
 void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
                     int profiled, double min_cost, ws_outcome *o);
+
+/* Put what the policies may know about outcome o into ctx's run members. */
+void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o);
 
 #endif

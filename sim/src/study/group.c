@@ -303,6 +303,7 @@ typedef struct replay {
     ws_group_sink sink;
     void *ctx;
     ws_group_totals tot;
+    ws_ctx pctx;               /* the policies' call context */
 } replay;
 
 static int sub_less(const replay *s, int a, int b)
@@ -347,12 +348,15 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     const ws_job *job = s->job;
     int i, k, profiled;
     const int concurrent = s->n_heap > 0;
+    s->pctx.recurrence = row;
+    s->pctx.attempt = attempt;
+    ws_ctx_clear_run(&s->pctx);
     if (concurrent) {
         i = s->best_i;
-    } else if (ws_bso_predict(s->bso, job, &i, err)) {
+    } else if (ws_bso_predict(s->bso, job, &s->pctx, &i, err)) {
         return -1;
     }
-    if (ws_run_power_limit(job, s->plo, i, &k, &profiled, err)) return -1;
+    if (ws_run_power_limit(job, s->plo, &s->pctx, i, &k, &profiled, err)) return -1;
     int slot = s->free_slots[--s->n_free];
     sub *u = &s->pool[slot];
     *u = (sub){start, end, ratio, s->seq++, row, attempt, concurrent, {0}};
@@ -371,9 +375,12 @@ static int complete(replay *s, ws_error *err)
     const sub u = s->pool[slot];
     s->free_slots[s->n_free++] = slot;
     const ws_outcome *o = &u.o;
-    if (ws_bso_observe(s->bso, job, o->bs, o->cost, o->reached, err)) return -1;
+    s->pctx.recurrence = u.row;
+    s->pctx.attempt = u.attempt;
+    ws_run_ctx(&s->pctx, job, o);
+    if (ws_bso_observe(s->bso, job, &s->pctx, o->bs, o->cost, o->reached, err)) return -1;
     if (o->ran) {
-        if (ws_plo_observe_run(s->plo, job, o->bs, o->pl, o->cost, o->reached, err))
+        if (ws_plo_observe_run(s->plo, job, &s->pctx, o->bs, o->pl, o->cost, o->reached, err))
             return -1;
         const double E = o->energy_j * u.ratio, T = o->time_s * u.ratio;
         const double cost = job->eta * E + (1.0 - job->eta) * job->max_power * T;
@@ -439,7 +446,9 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     for (size_t i = 0; i < n; i++) s.free_slots[i] = (int)(n - 1 - i);
     s.n_free = (int)n;
 
-    if (ws_bso_register(bso, &cj, err) || ws_plo_register(plo, &cj, err)) goto out;
+    ws_ctx_init(&s.pctx, (long)g->n);
+    if (ws_bso_register(bso, &cj, &s.pctx, err) || ws_plo_register(plo, &cj, &s.pctx, err))
+        goto out;
     for (size_t r = 0; r < g->n; r++) {
         const ws_group_row *row = &g->rows[r];
         while (s.n_heap > 0 && s.pool[s.heap[0]].end <= row->start)

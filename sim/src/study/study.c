@@ -121,7 +121,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                 ws_job job = jt.job;          /* the view, with this cell's knobs */
                 job.eta = r->cell.eta;
                 job.beta = r->cell.beta;
-                ws_sim_params sp = {r->recurrences, r->cell.seed};
+                ws_sim_params sp = {.recurrences = r->recurrences, .seed = r->cell.seed};
                 ws_bso *bso = ws_bso_new(bt, bso_params, r->cell.seed, err);
                 ws_plo *plo = bso ? ws_plo_new(pt, plo_params, r->cell.seed, err) : NULL;
                 sink_ctx sc = {sink, ctx, &r->cell, err};

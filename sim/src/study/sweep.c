@@ -185,7 +185,7 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     ws_job job = jt->job;                 /* this cell's view */
     job.eta = s->etas[ax[3]];
     job.beta = s->betas[ax[4]];
-    ws_sim_params sp = {sim->recurrences, seed};
+    ws_sim_params sp = {.recurrences = sim->recurrences, .seed = seed};
     sim_reset(sim);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
