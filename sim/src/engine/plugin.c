@@ -7,10 +7,12 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,70 @@
 #ifndef WS_POLICY_INSTALL_DIR
 #define WS_POLICY_INSTALL_DIR "/usr/local/lib/wattsim/policies"
 #endif
+
+/* ------------------------------------------------------------ guards */
+
+/*
+ * Policy code runs inside wattsim, and two of its mistakes would otherwise
+ * pass for wattsim's own behaviour:
+ *  - exit() in a callback would end wattsim with the plugin's status (0!)
+ *    and no output. Each thread records the policy and call it is in; an
+ *    atexit handler turns an exit during a call into one line on stderr
+ *    and exit status 1.
+ *  - Writing to stdout would corrupt `--format json`/csv. While a policy
+ *    instance exists or a plugin is being loaded or unloaded, fd 1 points
+ *    to stderr (stdio flushed at both switches); wattsim writes its results
+ *    after it has freed its instances. Policies should log through
+ *    host->log instead.
+ */
+static _Thread_local const char *call_who, *call_name;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static int out_users, out_saved = -1;
+
+static void exit_guard(void)
+{
+    if (!call_name) return;
+    fprintf(stderr, "wattsim: %s: %s called exit(); a policy must return an error"
+            " instead\n", call_who, call_name);
+    fflush(stderr);
+    _exit(1);
+}
+
+static void guard_init(void) { atexit(exit_guard); }
+
+static inline void call_enter(const char *who, const char *name)
+{
+    call_who = who;
+    call_name = name;
+}
+
+static inline void call_leave(void) { call_name = NULL; }
+
+static void stdout_enter(void)
+{
+    pthread_once(&guard_once, guard_init);
+    pthread_mutex_lock(&out_lock);
+    if (out_users++ == 0) {
+        fflush(stdout);
+        int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
+        if (saved >= 0 && dup2(2, 1) >= 0) out_saved = saved;
+        else if (saved >= 0) close(saved);
+    }
+    pthread_mutex_unlock(&out_lock);
+}
+
+static void stdout_leave(void)
+{
+    pthread_mutex_lock(&out_lock);
+    if (--out_users == 0 && out_saved >= 0) {
+        fflush(stdout);
+        dup2(out_saved, 1);
+        close(out_saved);
+        out_saved = -1;
+    }
+    pthread_mutex_unlock(&out_lock);
+}
 
 /* ------------------------------------------------------------ registry */
 
@@ -64,10 +130,14 @@ void ws_registry_free(ws_registry *r)
         free((void *)r->plo[i]->params);
         free(r->plo[i]);
     }
+    if (r->n_files) stdout_enter();
     for (size_t i = 0; i < r->n_files; i++) {
+        call_enter(r->files[i].path, "unloading");
         dlclose(r->files[i].handle);
+        call_leave();
         free(r->files[i].path);
     }
+    if (r->n_files) stdout_leave();
     free(r->files);
     free(r->bso);
     free(r->bso_file);
@@ -336,7 +406,12 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
     for (size_t i = 0; i < r->n_files; i++)
         if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
 
+    stdout_enter();
+    call_enter(path, "loading");
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    const ws_plugin *pl = h ? call_entry(h, path, err) : NULL;
+    call_leave();
+    stdout_leave();
     if (!h) {
         ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
         free(real);
@@ -345,7 +420,6 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
     ws_bso_type **bc = NULL;
     ws_plo_type **pc = NULL;
     size_t nb = 0, np = 0;
-    const ws_plugin *pl = call_entry(h, path, err);
     if (!pl) goto fail;
     if (check_version(path, "plugin", pl->name, pl->abi_version, err)) goto fail;
     if (abi_normalise(pl->abi_version) >= 200) {
@@ -426,7 +500,11 @@ oom:
     ws_fail(err, "out of memory");
 fail:
     free_copies(bc, nb, pc, np);
+    stdout_enter();
+    call_enter(path, "unloading");
     dlclose(h);
+    call_leave();
+    stdout_leave();
     free(real);
     return -1;
 }
@@ -729,6 +807,7 @@ typedef struct instance {
     void *state;
     char who[80];
     int created;
+    int guarded;               /* holds the stdout guard (stdout_enter) */
 } instance;
 
 static int instance_init(instance *in, const char *kind, const char *name,
@@ -736,6 +815,8 @@ static int instance_init(instance *in, const char *kind, const char *name,
                          ws_error *err)
 {
     snprintf(in->who, sizeof in->who, "%s %s", kind, name);
+    stdout_enter();
+    in->guarded = 1;
     in->hc.who = in->who;
     in->hc.rng = gsl_rng_alloc(gsl_rng_mt19937);
     /* calloc(0) may return NULL: always allocate at least one byte. */
@@ -751,10 +832,16 @@ static int instance_init(instance *in, const char *kind, const char *name,
     return 0;
 }
 
-static void instance_fini(instance *in)
+static void instance_fini(instance *in, void (*destroy)(void *))
 {
+    if (in->created) {
+        call_enter(in->who, "destroy");
+        destroy(in->state);
+        call_leave();
+    }
     if (in->hc.rng) gsl_rng_free(in->hc.rng);
     free(in->state);
+    if (in->guarded) stdout_leave();
 }
 
 /* The version-1 signatures, for calling plugins built against them. */
@@ -784,12 +871,14 @@ static int call_create(instance *in, int (*create)(void *, const ws_value *, con
                        const ws_value *params, ws_error *err)
 {
     size_t n = ws_params_count(spec);
-    if (!params || n == 0 || value_size <= sizeof(ws_value))
-        return create(in->state, params, &in->host);
-    char *buf = calloc(n, value_size);
-    if (!buf) return ws_fail(err, "%s: out of memory", in->who);
-    for (size_t i = 0; i < n; i++) memcpy(buf + i * value_size, &params[i], sizeof *params);
-    int rc = create(in->state, (const ws_value *)(const void *)buf, &in->host);
+    char *buf = NULL;
+    if (params && n && value_size > sizeof(ws_value)) {
+        if (!(buf = calloc(n, value_size))) return ws_fail(err, "%s: out of memory", in->who);
+        for (size_t i = 0; i < n; i++) memcpy(buf + i * value_size, &params[i], sizeof *params);
+    }
+    call_enter(in->who, "create");
+    int rc = create(in->state, buf ? (const ws_value *)(const void *)buf : params, &in->host);
+    call_leave();
     free(buf);
     return rc;
 }
@@ -817,8 +906,7 @@ ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
 void ws_bso_free(ws_bso *b)
 {
     if (!b) return;
-    if (b->in.created) b->t->destroy(b->in.state);
-    instance_fini(&b->in);
+    instance_fini(&b->in, b->t->destroy);
     free(b);
 }
 
@@ -845,8 +933,7 @@ ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
 void ws_plo_free(ws_plo *p)
 {
     if (!p) return;
-    if (p->in.created) p->t->destroy(p->in.state);
-    instance_fini(&p->in);
+    instance_fini(&p->in, p->t->destroy);
     free(p);
 }
 
@@ -862,8 +949,10 @@ static int failed(instance *in, const char *call, int rc, ws_error *err)
 
 int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *err)
 {
+    call_enter(b->in.who, "register_job");
     int rc = b->v1 ? V1(v1_register_fn, b->t->register_job)(b->in.state, job)
                    : b->t->register_job(b->in.state, job, ctx);
+    call_leave();
     return rc ? failed(&b->in, "register_job", rc, err) : 0;
 }
 
@@ -871,8 +960,10 @@ int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_inde
                    ws_error *err)
 {
     int bs = 0;
+    call_enter(b->in.who, "predict");
     int rc = b->v1 ? V1(v1_bso_predict_fn, b->t->predict)(b->in.state, job, &bs)
                    : b->t->predict(b->in.state, job, ctx, &bs);
+    call_leave();
     if (rc) return failed(&b->in, "predict", rc, err);
     int i = ws_job_bs_index(job, bs);
     if (i < 0)
@@ -886,16 +977,20 @@ int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_inde
 int ws_bso_observe(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int bs,
                    double cost, int reached, ws_error *err)
 {
+    call_enter(b->in.who, "observe");
     int rc = b->v1 ? V1(v1_bso_observe_fn, b->t->observe)(b->in.state, job, bs, cost, reached)
                    : b->t->observe(b->in.state, job, ctx, bs, cost, reached);
+    call_leave();
     return rc ? failed(&b->in, "observe", rc, err) : 0;
 }
 
 int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *err)
 {
     if (!p->t->register_job) return 0;
+    call_enter(p->in.who, "register_job");
     int rc = p->v1 ? V1(v1_register_fn, p->t->register_job)(p->in.state, job)
                    : p->t->register_job(p->in.state, job, ctx);
+    call_leave();
     return rc ? failed(&p->in, "register_job", rc, err) : 0;
 }
 
@@ -904,8 +999,10 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *
 {
     int pl = -1;
     const int bs = job->bs[i];
+    call_enter(p->in.who, "predict");
     int rc = p->v1 ? V1(v1_plo_predict_fn, p->t->predict)(p->in.state, job, bs, &pl)
                    : p->t->predict(p->in.state, job, ctx, bs, &pl);
+    call_leave();
     if (rc) return failed(&p->in, "predict", rc, err);
     if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
     for (int k = job->knob_start[i]; k < job->knob_start[i + 1]; k++)
@@ -919,9 +1016,11 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *
 int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
                            int pl, double epoch_cost, ws_error *err)
 {
+    call_enter(p->in.who, "observe_profile");
     int rc = p->v1 ? V1(v1_plo_profile_fn, p->t->observe_profile)(p->in.state, job, bs,
                                                                    pl, epoch_cost)
                    : p->t->observe_profile(p->in.state, job, ctx, bs, pl, epoch_cost);
+    call_leave();
     return rc ? failed(&p->in, "observe_profile", rc, err) : 0;
 }
 
@@ -929,9 +1028,11 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, 
                        double cost, int reached, ws_error *err)
 {
     if (!p->t->observe_run) return 0;
+    call_enter(p->in.who, "observe_run");
     int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
                                                            reached)
                    : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);
+    call_leave();
     return rc ? failed(&p->in, "observe_run", rc, err) : 0;
 }
 

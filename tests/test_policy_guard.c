@@ -1,0 +1,73 @@
+/*
+ * A policy that misbehaves towards the process (issue 7): exit() inside a
+ * callback becomes exit status 1 with one line naming the policy and the
+ * call (it used to end wattsim with status 0 and no output), and whatever a
+ * policy writes to stdout goes to stderr, so `--format json` stays clean.
+ * The plugin is tests/plugins/rude.c.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "run_cli.h"
+
+#define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
+#define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
+
+static cli_result simulate_rude(const char *mode, const char *format)
+{
+    char param[32];
+    snprintf(param, sizeof param, "mode=%s", mode);
+    return cli_run((const char *[]){"wattsim", "simulate", "--traces", FIXTURE,
+                                    "--catalogue", FIXTURE "/workloads.yaml", "--gpu", "g1",
+                                    "--workload", "w", "--bso", PLUGIN("rude"),
+                                    "--bso-param", param, "--plo", "jit", "--format",
+                                    format, NULL});
+}
+
+/* Lines of s that start with "wattsim:". */
+static int wattsim_lines(const char *s, const char **last)
+{
+    int n = 0;
+    for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, "wattsim:", 8)) {
+            n++;
+            *last = p;
+        }
+    return n;
+}
+
+Test(policy_guard, stdout_stays_wattsims, .timeout = 60)
+{
+    cli_result r = simulate_rude("0", "json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.out[0], '{', "stdout is not the JSON object: %.80s", r.out);
+    cr_expect_null(strstr(r.out, "rude:"), "the policy's output reached stdout");
+    cr_expect_eq(r.out[r.out_len - 2], '}');
+    cr_expect(strstr(r.err, "rude: create") && strstr(r.err, "rude: predict")
+              && strstr(r.err, "rude: raw") && strstr(r.err, "rude: observe"),
+              "the policy's output went missing instead of to stderr: %s", r.err);
+    cli_free(&r);
+}
+
+Test(policy_guard, exit_in_a_callback_is_a_failure, .timeout = 60)
+{
+    cli_result r = simulate_rude("1", "json");
+    cr_expect_eq(r.status, 1, "exit status %d", r.status);
+    cr_expect_eq(r.out_len, 0, "stdout: %s", r.out);
+    const char *last = NULL;
+    cr_expect_eq(wattsim_lines(r.err, &last), 1, "stderr: %s", r.err);
+    cr_expect(last && !strcmp(last, "wattsim: bso rude: observe called exit(); a policy"
+                                    " must return an error instead\n"),
+              "stderr: %s", r.err);
+    cli_free(&r);
+}
+
+Test(policy_guard, exit_in_create_is_a_failure, .timeout = 60)
+{
+    cli_result r = simulate_rude("2", "table");
+    cr_expect_eq(r.status, 1, "exit status %d", r.status);
+    cr_expect_eq(r.out_len, 0, "stdout: %s", r.out);
+    cr_expect_str_eq(r.err, "wattsim: bso rude: create called exit(); a policy must"
+                            " return an error instead\n");
+    cli_free(&r);
+}
