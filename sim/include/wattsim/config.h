@@ -61,6 +61,26 @@ typedef struct ws_policy_ref {
 } ws_policy_ref;
 
 /*
+ * What-if transforms of a run config (README "What-if transforms"): keys
+ * power_cap, input_stall, idle_power, carbon, start, price, objective.
+ * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
+ * "--set" or the option the user typed); NULL = not given.
+ */
+enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
+       WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_COUNT };
+typedef struct ws_whatif_spec {
+    double power_cap;             /* W, > 0 */
+    double input_stall;           /* fraction of wall time, in [0, 1) */
+    double idle_power;            /* W drawn while stalled, >= 0 */
+    char *carbon;                 /* carbon-intensity series file */
+    char *start;                  /* ISO 8601 time of the first recurrence */
+    double price_value;           /* $/kWh when price is a number, else NAN */
+    char *price;                  /* the price as given: number or file */
+    char *objective;              /* "energy", "carbon" or "price" */
+    char *where[WS_WI_COUNT];
+} ws_whatif_spec;
+
+/*
  * A run config. Every axis is a list (a scalar in YAML is a list of one);
  * the run plan is their cross product: gpu x workload x eta x beta x seed.
  */
@@ -81,6 +101,7 @@ typedef struct ws_run_config {
     char *where_gpus;             /* where the gpu and workload axes were */
     char *where_workloads;        /* given ("FILE:LINE:COL", "--set"), or
                                      NULL for the defaults */
+    ws_whatif_spec whatif;        /* what-if transforms; none by default */
 } ws_run_config;
 
 /* Defaults used when a key is absent. */
@@ -94,5 +115,8 @@ int ws_run_config_set(ws_run_config *cfg, const char *assignment,
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);
 void ws_run_config_free(ws_run_config *cfg);
+/* What no single what-if key can check: input_stall with idle_power,
+ * objective carbon with a carbon series, and so on. */
+int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "wattsim/error.h"
 #include "wattsim/plugin.h"
 #include "wattsim/policy.h"
+#include "wattsim/whatif.h"
 
 #define WS_MAX_TRIES 20
 
@@ -39,6 +40,10 @@ typedef struct ws_run_record {
     double energy_j, time_s, cost;
     int epochs;                /* epochs trained */
     int reached, profiled;
+    double co2_g, usd;         /* 0 without a carbon / price series */
+    double start_s;            /* start on the simulated clock, s after
+                                  the what-if's start (0 without) */
+    int wrapped;               /* reached past the end of a series */
 } ws_run_record;
 
 typedef int (*ws_run_sink)(void *ctx, const ws_run_record *r);
@@ -49,6 +54,8 @@ typedef struct ws_sim_totals {
     long recurrences;
     long skipped;              /* tries that did not run (budget < 1 epoch) */
     int final_bs, final_pl;    /* knob of the last run that reached */
+    double co2_g, usd;         /* totals of the runs' emissions and money */
+    long wrapped;              /* runs that reached past a series' end */
 } ws_sim_totals;
 
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy
@@ -57,6 +64,14 @@ typedef struct ws_sim_totals {
 int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 const ws_sim_params *p, ws_run_sink sink, void *ctx,
                 ws_sim_totals *out, ws_error *err);
+/* The same with what-ifs: carbon/price accounting on a simulated clock
+ * and the objective's cost (whatif NULL: exactly ws_simulate). Table
+ * transforms (cap, stall) are applied to `job` beforehand
+ * (ws_whatif_apply). */
+int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
+                       const ws_sim_params *p, const ws_whatif *whatif,
+                       ws_run_sink sink, void *ctx, ws_sim_totals *out,
+                       ws_error *err);
 
 /* Python's float floor division a // b (b > 0), which the published
  * simulator uses for the epoch budget. */

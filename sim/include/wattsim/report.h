@@ -11,6 +11,7 @@
 #include "wattsim/engine.h"
 #include "wattsim/pareto.h"
 #include "wattsim/study.h"
+#include "wattsim/whatif.h"
 
 typedef enum ws_format { WS_FMT_TABLE, WS_FMT_CSV, WS_FMT_JSON } ws_format;
 
@@ -26,21 +27,31 @@ void ws_csv_str(FILE *f, const char *s);
 /* A number for CSV: %.17g, "inf"/"-inf", nothing for NaN. */
 void ws_csv_num(FILE *f, double x);
 
+/* Every report takes the what-ifs `wi` (NULL = none). With none, output
+ * is exactly as without what-ifs. With some, a line (table) or a `whatif`
+ * field (JSON, CSV) describes them, and with a carbon or price series,
+ * gCO2eq and $ appear next to energy (co2_g, usd). */
+
 /* simulate: one cell with its history. */
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                         const char *bso, const char *plo,
-                        const ws_run_record *hist, size_t n);
+                        const ws_run_record *hist, size_t n, const ws_whatif *wi);
 
 /* pareto: the knob landscape of one job. */
 void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job,
-                      const ws_pareto *p);
+                      const ws_pareto *p, const ws_whatif *wi);
 
 /* run: per-cell results (csv/json) or a per-group summary (table). */
 void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
-                     const char *bso, const char *plo);
+                     const char *bso, const char *plo, const ws_whatif *wi);
 
 /* run: the history CSV, header then one line per run. */
-void ws_report_history_header(FILE *f);
-void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r);
+void ws_report_history_header(FILE *f, const ws_whatif *wi);
+void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
+                           const ws_whatif *wi);
+
+/* Nonzero when wi changes anything (a transform, a series or an
+ * objective). */
+int ws_report_has_whatif(const ws_whatif *wi);
 
 #endif

@@ -14,6 +14,7 @@
 #include "wattsim/engine.h"
 #include "wattsim/plugin.h"
 #include "wattsim/trace.h"
+#include "wattsim/whatif.h"
 
 typedef struct ws_cell {
     size_t index;                      /* position in the run plan */
@@ -41,6 +42,8 @@ typedef struct ws_study_env {
     ws_registry *registry;
     const ws_csv_limits *limits;       /* NULL = defaults */
     int progress;                      /* print a progress line on stderr */
+    const ws_whatif *whatif;           /* the config's what-ifs, loaded
+                                          (ws_whatif_load); NULL = none */
 } ws_study_env;
 
 /* Run every cell. *out (malloc'd, *n_out entries) holds the results. */
@@ -54,6 +57,17 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
 const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
                                           const ws_catalogue *cat,
                                           const char *name, ws_error *err);
+
+/* The knob table of `spec` on loaded traces with the table what-ifs of
+ * `wi` (power cap, input stall; may be NULL) applied. A note on what the
+ * cap changed goes to stderr as "wattsim: note: ...". */
+int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
+                 const ws_workload_spec *spec, double eta, double beta,
+                 ws_job_table *jt, ws_error *err);
+
+/* Print "wattsim: note: ..." on stderr when runs wrapped around the end of
+ * a series (tot->wrapped > 0). */
+void ws_study_wrap_note(const ws_whatif *wi, long wrapped);
 
 /* Load the traces of `gpu` with env's folder and limits; an unknown GPU's
  * message starts with where the config named the GPUs. */

@@ -59,6 +59,7 @@ typedef struct ws_sweep {
     ws_sweep_sim *sims;      size_t n_sims;      /* plan order, seed fastest */
     size_t n_failed;                             /* simulations that failed */
     size_t n_reused;                             /* taken from the journal */
+    const ws_whatif *whatif;                     /* env's what-ifs, or NULL */
 } ws_sweep;
 
 /* Index of a simulation; the cell (all but seed) is index / n_seeds. */

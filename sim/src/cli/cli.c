@@ -24,6 +24,7 @@
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
+#include "wattsim/whatif.h"
 #include "cli_common.h"
 #include "cli_sweep.h"
 #include "cli_groups.h"
@@ -105,27 +106,30 @@ static const char *RUN_HELP =
     "                     --set seeds=1..100, --set bso.params.window=10\n"
     "  --out DIR          output folder (default: the config's `out`)\n"
     "  --format F         stdout format: table (default), csv or json\n"
-    "  --force            replace existing outputs in the folder\n";
+    "  --force            replace existing outputs in the folder\n"
+    "\n" WS_CLI_WHATIF_HELP;
 
 typedef struct history_ctx {
     FILE *f;
+    const ws_whatif *wi;
 } history_ctx;
 
 static int history_sink(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
 {
     history_ctx *h = p;
-    ws_report_history_row(h->f, c, r);
+    ws_report_history_row(h->f, c, r, h->wi);
     return 0;
 }
 
 static int write_summary(const char *dir, const char *name, ws_format fmt,
                          const ws_cell_result *res, size_t n, const char *bso,
-                         const char *plo, ws_outfile *o, ws_error *err)
+                         const char *plo, const ws_whatif *wi, ws_outfile *o,
+                         ws_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (ws_outfile_open(o, path, err)) return -1;
-    ws_report_cells(o->f, fmt, res, n, bso, plo);
+    ws_report_cells(o->f, fmt, res, n, bso, plo, wi);
     return 0;
 }
 
@@ -146,7 +150,7 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
         int rc = !spec || ws_study_traces(cfg, env, c->gpu, &tr, err)
-                 || ws_job_build(&jt, &tr, spec, c->eta, c->beta, err)
+                 || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, err)
                  || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
             char label[128], path[4096];
@@ -170,26 +174,33 @@ static int cmd_run(int argc, char **argv, globals *g)
         {"out", required_argument, 0, OPT_OUT},
         {"format", required_argument, 0, OPT_FORMAT},
         {"force", no_argument, 0, OPT_FORCE},
-        GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
     int force = 0, made_out = 0, c;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
-    int n_sets = 0;
-    if (!sets) return EXIT_USAGE;
+    int n_sets = 0, n_wi = 0;
+    struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
+    if (!sets || !wis) { free(sets); free(wis); return EXIT_USAGE; }
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (global_opt(g, c, optarg)) continue;
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_OBJECTIVE) {
+            wis[n_wi].c = c;       /* applied after the config is read */
+            wis[n_wi++].arg = optarg;
+            continue;
+        }
         switch (c) {
-        case OPT_HELP: printf("%s\n%s", RUN_HELP, GLOBAL_HELP); free(sets); return 0;
+        case OPT_HELP: printf("%s\n%s", RUN_HELP, GLOBAL_HELP); free(sets); free(wis); return 0;
         case OPT_SET: sets[n_sets++] = optarg; break;
         case OPT_OUT: out = optarg; break;
         case OPT_FORMAT: format = optarg; break;
         case OPT_FORCE: force = 1; break;
-        default: free(sets); return ws_cli_bad_option("run", argv, c);
+        default: free(sets); free(wis); return ws_cli_bad_option("run", argv, c);
         }
     }
     if (optind != argc - 1) {
         free(sets);
+        free(wis);
         return ws_cli_usage("run", "%s", optind >= argc ? "needs a CONFIG file"
                                                          : "takes one CONFIG file");
     }
@@ -200,11 +211,14 @@ static int cmd_run(int argc, char **argv, globals *g)
     ws_cell_result *res = NULL;
     size_t n = 0;
     ws_outfile of[3] = {{0}};
+    ws_whatif wi = {0};
     int rc = EXIT_USAGE;
     ws_run_config_init(&cfg);
     if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
+    for (int i = 0; i < n_wi; i++)
+        if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if (ws_run_config_validate(&cfg, &err)) goto out;
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
@@ -226,26 +240,31 @@ static int cmd_run(int argc, char **argv, globals *g)
                 " them or --out another folder", out);
         goto out;
     }
-    if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)) goto out;
+    if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
+        goto out;
     /* A failed run leaves no trace: not even the folder, if it made it. */
     made_out = stat(out, &st) != 0;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
-    ws_report_history_header(of[0].f);
-    history_ctx hc = {of[0].f};
-    ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1};
+    ws_report_history_header(of[0].f, &wi);
+    history_ctx hc = {of[0].f, &wi};
+    ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1, &wi};
     if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
-    if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &of[1], &err)
-        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &of[2], &err))
+    if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &of[1], &err)
+        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &of[2], &err))
         goto out;
     /* summary.csv last: its presence marks a complete run. */
     if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
     if (plot_runs(out, &cfg, &env, res, n, bso, plo, &err)) goto out;
-    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo);
+    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi);
+    long wrapped = 0;
+    for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
+    ws_study_wrap_note(&wi, wrapped);
     if (fmt == WS_FMT_TABLE)
         printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv,"
                " pareto-GPU-WORKLOAD.png)\n", n, out);
@@ -254,8 +273,10 @@ out:
     if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
     if (rc && made_out) rmdir(out);      /* only if empty */
+    ws_whatif_free(&wi);
     free(res);
     free(sets);
+    free(wis);
     ws_registry_free(reg);
     ws_catalogue_free(&cat);
     ws_run_config_free(&cfg);
@@ -282,7 +303,8 @@ static const char *SIMULATE_HELP =
     "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
     "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"
     "  --plo-param K=V    a PLO parameter\n"
-    "  --format F         table (default) or json\n";
+    "  --format F         table (default) or json\n"
+    "\n" WS_CLI_WHATIF_HELP;
 
 typedef struct records {
     ws_run_record *r;
@@ -351,7 +373,7 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         {"bso-param", required_argument, 0, OPT_BSO_PARAM},
         {"plo-param", required_argument, 0, OPT_PLO_PARAM},
         {"format", required_argument, 0, OPT_FORMAT},
-        GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     static const char *keys[] = {
         [OPT_GPU - OPT_GPU] = "gpu", [OPT_WORKLOAD - OPT_GPU] = "workload",
@@ -365,12 +387,15 @@ static int cmd_simulate(int argc, char **argv, globals *g)
     ws_registry *reg = ws_registry_new();
     ws_cell_result *res = NULL;
     records hist = {0};
+    ws_whatif wi = {0};
     size_t n = 0;
-    int rc = EXIT_USAGE, c, workload = 0;
+    int rc = EXIT_USAGE, c, workload = 0, is_wi;
     const char *format = "table";
     ws_run_config_init(&cfg);
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (global_opt(g, c, optarg)) continue;
+        if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
+        if (is_wi) continue;
         if (c >= OPT_GPU && c <= OPT_PLO) {
             workload |= c == OPT_WORKLOAD;
             if (set_kv(&cfg, keys[c - OPT_GPU], optarg, &err)) goto out;
@@ -414,17 +439,21 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         goto out;
     }
     if (ws_run_config_validate(&cfg, &err) || trace_limits(g, &err)
-        || ws_cli_catalogue(g->catalogue, &cat, &err))
+        || ws_cli_catalogue(g->catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
-    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0};
+    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0, &wi};
     if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
-    for (size_t i = 0; i < n; i++)
-        ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n);
+    for (size_t i = 0; i < n; i++) {
+        ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n, &wi);
+        ws_study_wrap_note(&wi, res[i].tot.wrapped);
+    }
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_whatif_free(&wi);
     free(hist.r);
     free(res);
     ws_registry_free(reg);
@@ -451,7 +480,8 @@ static const char *PARETO_HELP =
     "  --plot FILE        also draw the figure: FILE.png or FILE.svg, with its\n"
     "                     data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
-    "                     the first matching cell of a `wattsim run` history.csv)\n";
+    "                     the first matching cell of a `wattsim run` history.csv)\n"
+    "\n" WS_CLI_WHATIF_HELP;
 
 static int cmd_pareto(int argc, char **argv, globals *g)
 {
@@ -462,7 +492,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         {"format", required_argument, 0, OPT_FORMAT},
         {"plot", required_argument, 0, 'P'},
         {"history", required_argument, 0, 'H'},
-        GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *plot = NULL, *history = NULL;
     char **all_argv = argv - 1;     /* for the figure's manifest */
@@ -472,11 +502,14 @@ static int cmd_pareto(int argc, char **argv, globals *g)
     ws_traces tr = {0};
     ws_job_table jt = {0};
     ws_pareto par = {0};
-    int rc = EXIT_USAGE, c, workload = 0;
+    ws_whatif wi = {0};
+    int rc = EXIT_USAGE, c, workload = 0, is_wi;
     const char *format = "table";
     ws_run_config_init(&cfg);
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (global_opt(g, c, optarg)) continue;
+        if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
+        if (is_wi) continue;
         switch (c) {
         case OPT_HELP: printf("%s\n%s", PARETO_HELP, GLOBAL_HELP); rc = 0; goto out;
         case OPT_GPU: if (set_kv(&cfg, "gpu", optarg, &err)) goto out; break;
@@ -512,11 +545,14 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         ws_fail(&err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
-    if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err) || trace_limits(g, &err)
+        || ws_cli_catalogue(g->catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
+        goto out;
     const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
-    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, NULL, &g->limits, 0};
+    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, NULL, &g->limits, 0, &wi};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
-        || ws_job_build(&jt, &tr, spec, cfg.etas[0], INFINITY, &err)
+        || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
         goto out;
     if (history && !plot) {
@@ -525,10 +561,11 @@ static int cmd_pareto(int argc, char **argv, globals *g)
     }
     if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, argc + 1, all_argv, &err))
         goto out;
-    ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par);
+    ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par, &wi);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_whatif_free(&wi);
     ws_pareto_free(&par);
     ws_job_free(&jt);
     ws_traces_free(&tr);

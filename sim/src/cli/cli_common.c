@@ -121,3 +121,52 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot)
     if (!e.msg[0]) return 0;
     return ws_cli_usage(cmd, "%s", e.msg);   /* ws_fail made it one line */
 }
+
+static const struct {
+    int opt;
+    const char *name, *key;
+    int slot;
+} whatif_opts[] = {
+    {WS_OPT_POWER_CAP, "--power-cap", "power_cap", WS_WI_POWER_CAP},
+    {WS_OPT_INPUT_STALL, "--input-stall", "input_stall", WS_WI_INPUT_STALL},
+    {WS_OPT_IDLE_POWER, "--idle-power", "idle_power", WS_WI_IDLE_POWER},
+    {WS_OPT_CARBON, "--carbon", "carbon", WS_WI_CARBON},
+    {WS_OPT_START, "--start", "start", WS_WI_START},
+    {WS_OPT_PRICE, "--price", "price", WS_WI_PRICE},
+    {WS_OPT_OBJECTIVE, "--objective", "objective", WS_WI_OBJECTIVE},
+};
+
+int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
+{
+    size_t i = 0, n = sizeof whatif_opts / sizeof *whatif_opts;
+    while (i < n && whatif_opts[i].opt != c) i++;
+    if (i == n) return 0;
+    /* The value as a single-quoted YAML scalar: a file name is data. */
+    size_t len = strlen(whatif_opts[i].key) + 2 * strlen(arg) + 4;
+    char *s = malloc(len), *p = s;
+    if (!s) return ws_fail(err, "out of memory");
+    p += sprintf(p, "%s='", whatif_opts[i].key);
+    for (const char *a = arg; *a; a++) {
+        if (*a == '\'') *p++ = '\'';
+        *p++ = *a;
+    }
+    strcpy(p, "'");
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    if (rc) {
+        /* "--set KEY: KEY must be ..." -> "--power-cap must be ..." */
+        char prefix[96], msg[WS_ERROR_MAX];
+        snprintf(prefix, sizeof prefix, "--set %s: %s ", whatif_opts[i].key,
+                 whatif_opts[i].key);
+        if (!strncmp(err->msg, prefix, strlen(prefix))) {
+            snprintf(msg, sizeof msg, "%s %s", whatif_opts[i].name,
+                     err->msg + strlen(prefix));
+            ws_fail(err, "%s", msg);
+        }
+        return -1;
+    }
+    char **where = &cfg->whatif.where[whatif_opts[i].slot];
+    free(*where);
+    if (!(*where = strdup(whatif_opts[i].name))) return ws_fail(err, "out of memory");
+    return 1;
+}

@@ -44,4 +44,33 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot);
 /* "v100,a40" -> the config key `key` set to [v100, a40]. */
 int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err);
 
+/* The what-if options (plan, simulate, run, pareto, sweep, curves): they
+ * set the config keys of the same name (wattsim/config.h
+ * ws_whatif_spec), and errors name the option. */
+enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
+       WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE };
+#define WS_CLI_WHATIF_OPTIONS                                       \
+    {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
+    {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
+    {"idle-power", required_argument, 0, WS_OPT_IDLE_POWER},       \
+    {"carbon", required_argument, 0, WS_OPT_CARBON},               \
+    {"start", required_argument, 0, WS_OPT_START},                 \
+    {"price", required_argument, 0, WS_OPT_PRICE},                 \
+    {"objective", required_argument, 0, WS_OPT_OBJECTIVE}
+#define WS_CLI_WHATIF_HELP                                                    \
+    "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
+    "README \"What-if transforms\"):\n"                                        \
+    "  --power-cap W      knobs above W watts are unavailable\n"               \
+    "  --input-stall S    a fraction S in [0, 1) of each epoch waits for input\n"\
+    "  --idle-power W     power drawn while waiting (with --input-stall)\n"    \
+    "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams\n" \
+    "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\
+    "                     series' start)\n"                                     \
+    "  --price X|FILE     electricity price, $/kWh or a series: report dollars\n"\
+    "  --objective O      what eta weighs: energy (default), carbon or price\n"
+
+/* Handle a what-if option: 1 if `c` was one (set in cfg), 0 if not, -1
+ * with err set (naming the option) on a bad value. */
+int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err);
+
 #endif

@@ -18,6 +18,8 @@
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
 #include "wattsim/sweep.h"
+#include "wattsim/whatif.h"
+#include "cli_common.h"
 
 static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
@@ -412,6 +414,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         {"cell-timeout", required_argument, 0, 'T'},
         {"resume", no_argument, 0, 'r'},
         {"help", no_argument, 0, 'h'},
+        WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
     };
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
@@ -421,8 +424,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
-    int n_sets = 0;
-    if (!sets) return 2;
+    int n_sets = 0, n_wi = 0;
+    struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
+    if (!sets || !wis) { free(sets); free(wis); return 2; }
+    ws_whatif wi = {0};
     char *command = ws_command_line(argc + 1, argv - 1);
     ws_error err = {{0}};
     ws_run_config cfg;
@@ -435,8 +440,13 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
     ws_run_config_init(&cfg);
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_OBJECTIVE) {
+            wis[n_wi].c = c;       /* applied after the config is read */
+            wis[n_wi++].arg = optarg;
+            continue;
+        }
         switch (c) {
-        case 'h': printf("%s", SWEEP_HELP); rc = 0; goto out;
+        case 'h': printf("%s\n%s", SWEEP_HELP, WS_CLI_WHATIF_HELP); rc = 0; goto out;
         case 's': sets[n_sets++] = optarg; break;
         case 'p': policies = optarg; break;
         case 'o': out = optarg; break;
@@ -481,6 +491,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
     if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
+    for (int i = 0; i < n_wi; i++)
+        if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if (ws_run_config_validate(&cfg, &err)) goto out;
     if (!out) out = cfg.out_dir;
     if (!out) {
@@ -513,8 +525,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
                 " --force to start over", journal, cmd);
         goto out;
     }
-    if (ws_cli_catalogue(catalogue, &cat, &err)) goto out;
-    ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1};
+    if (ws_cli_catalogue(catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
+        goto out;
+    ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
     ws_sweep_opts so = {(int)threads, isolate, cell_timeout, journal, resume};
     if (ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err)) goto out;
     if (ws_mkdirs(out, &err)) goto out;
@@ -554,6 +568,8 @@ out:
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
     free(journal);
     ws_sweep_free(&sw);
+    ws_whatif_free(&wi);
+    free(wis);
     ws_policy_pairs_free(pairs, n_pairs);
     free(sets);
     free(command);

@@ -15,6 +15,10 @@
  *   9. reached: min_cost = min(min_cost, cost of this recurrence's tries).
  * The policies see a call context (ws_ctx, on the stack) that the loop
  * updates: recurrence, try, the run just observed, the profiled limit.
+ * With what-ifs (p->whatif), a simulated clock starts at the what-if's
+ * start and advances by each run's wall time; each run's emissions and
+ * money integrate its energy over the series (ws_whatif_run), and a carbon
+ * or price objective replaces the run's cost before the policies see it.
  * The loop touches only the job's arrays: no allocation, no strings.
  */
 #include "wattsim/engine.h"
@@ -69,7 +73,8 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
 }
 
 void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
-                    int profiled, double min_cost, ws_outcome *o)
+                    int profiled, double min_cost, double energy_weight,
+                    ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
@@ -88,7 +93,7 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     double budget = max_epochs;
     if (cost_ub != INFINITY) {
         const double maxpl = (double)job->knob_pl[k1 - 1];
-        const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
+        const double c_epoch = eta * (e * energy_weight) + (1.0 - eta) * maxpl * t;
         budget = ws_py_floordiv(cost_ub, c_epoch);
         if (budget > max_epochs) budget = max_epochs;
     }
@@ -133,6 +138,14 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 const ws_sim_params *p, ws_run_sink sink, void *ctx,
                 ws_sim_totals *out, ws_error *err)
 {
+    return ws_simulate_whatif(job, bso, plo, p, NULL, sink, ctx, out, err);
+}
+
+int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
+                       const ws_sim_params *p, const ws_whatif *wi,
+                       ws_run_sink sink, void *ctx, ws_sim_totals *out,
+                       ws_error *err)
+{
     const double beta = job->beta;
     ws_sim_totals tot = {0};
     tot.final_bs = tot.final_pl = -1;
@@ -147,6 +160,8 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     if (ws_bso_register(bso, job, &pc, err) || ws_plo_register(plo, job, &pc, err))
         goto out;
 
+    const int accounts = ws_whatif_accounts(wi);
+    double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;
     for (long rec = 1; rec <= p->recurrences; rec++) {
         double cost_acc = 0.0;
@@ -154,6 +169,8 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
         pc.recurrence = rec;
         if (p->env) p->env->at(p->env->self, rec, tot.time_s, &pc.carbon_intensity,
                                &pc.price);
+        else if (accounts)      /* clock == tot.time_s */
+            ws_whatif_rates(wi, wi->start + clock, &pc.carbon_intensity, &pc.price);
         for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
             int i, k, profiled;
             pc.attempt = attempt;
@@ -161,7 +178,13 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
             if (ws_bso_predict(bso, job, &pc, &i, err)) goto out;
             if (ws_run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
             ws_outcome o;
-            ws_run_outcome(job, rng, i, k, profiled, min_cost, &o);
+            const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
+            ws_run_outcome(job, rng, i, k, profiled, min_cost, weight, &o);
+            double co2 = 0.0, usd = 0.0;
+            int wrapped = 0;
+            if (accounts && o.ran)
+                ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
+                              job->max_power, &co2, &usd, &o.cost, &wrapped);
             ws_run_ctx(&pc, job, &o);
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
@@ -181,11 +204,15 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
             tot.time_s += T;
             tot.cost += cost;
             tot.runs++;
+            tot.co2_g += co2;
+            tot.usd += usd;
+            tot.wrapped += wrapped;
             if (sink) {
                 ws_run_record r = {rec, attempt, bs, pl, E, T, cost, o.epochs,
-                                   reached, profiled};
+                                   reached, profiled, co2, usd, clock, wrapped};
                 if (sink(ctx, &r)) goto out;
             }
+            clock += T;
             if (reached) {
                 if (min_cost > cost_acc) min_cost = cost_acc;
                 tot.final_bs = bs;

@@ -33,9 +33,12 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
 
 /* Draw one recorded run of bs index i from rng (one draw, always) and
  * compute the outcome at knob k with the epoch budget from
- * job->beta * min_cost (Zeus' _run_job). */
+ * job->beta * min_cost (Zeus' _run_job). The budget prices an epoch's
+ * energy times energy_weight (1 for the energy objective; see
+ * ws_whatif_energy_weight). */
 void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
-                    int profiled, double min_cost, ws_outcome *o);
+                    int profiled, double min_cost, double energy_weight,
+                    ws_outcome *o);
 
 /* Put what the policies may know about outcome o into ctx's run members. */
 void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o);

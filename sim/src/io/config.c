@@ -25,6 +25,7 @@
 #endif
 #include "wattsim/config.h"
 #include "wattsim/name.h"
+#include "wattsim/series.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1063,7 +1064,8 @@ static int parse_policy(const ctx *c, const ynode *n, const char *what,
 /* -------------------------------------------------------- run configs */
 
 enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
-       K_PLO, K_OUT, K_TRACES, K_FORMAT, K_COUNT };
+       K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
+       K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -1077,6 +1079,13 @@ static const keydef run_keys[] = {
     { "out", K_OUT, true },
     { "traces", K_TRACES, true },
     { "format", K_FORMAT, true },
+    { "power_cap", K_POWER_CAP, true },
+    { "input_stall", K_INPUT_STALL, true },
+    { "idle_power", K_IDLE_POWER, true },
+    { "carbon", K_CARBON, true },
+    { "start", K_START, true },
+    { "price", K_PRICE, true },
+    { "objective", K_OBJECTIVE, true },
 };
 #define N_RUN_KEYS (sizeof run_keys / sizeof *run_keys)
 
@@ -1087,6 +1096,63 @@ static bool valid_format(const char *s)
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (!strcmp(s, formats[i])) return true;
     return false;
+}
+
+static bool cap_ok(double v) { return v > 0.0; }
+static bool stall_ok(double v) { return v >= 0.0 && v < 1.0; }
+static bool nonneg_ok(double v) { return v >= 0.0; }
+
+/* One number of a what-if key into *out, checked by ok(). */
+static int whatif_real(const ctx *c, const ynode *v, const char *what,
+                       const char *expect, bool (*ok)(double), double *out)
+{
+    char got[DESCRIBE_SIZE];
+    if (v->kind != Y_SCALAR || !parse_real(v->text, false, out) || !ok(*out))
+        return fail_at(c, v, "%s must be %s, got %s", what, expect,
+                       describe(v, got, sizeof got));
+    return 0;
+}
+
+/* The what-if keys (wattsim/config.h ws_whatif_spec). */
+static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
+                        ws_whatif_spec *w)
+{
+    char got[DESCRIBE_SIZE];
+    int slot = id - K_POWER_CAP;
+    if (!(w->where[slot] = where_of(c, v))) return fail_oom(c);
+    switch (id) {
+    case K_POWER_CAP:
+        return whatif_real(c, v, what, "a power in W > 0", cap_ok, &w->power_cap);
+    case K_INPUT_STALL:
+        return whatif_real(c, v, what, "a fraction in [0, 1)", stall_ok,
+                           &w->input_stall);
+    case K_IDLE_POWER:
+        return whatif_real(c, v, what, "a power in W >= 0", nonneg_ok,
+                           &w->idle_power);
+    case K_CARBON: return get_string(c, v, what, &w->carbon);
+    case K_START: {
+        double t;
+        if (v->kind != Y_SCALAR || ws_parse_time(v->text, &t))
+            return fail_at(c, v, "%s must be an ISO 8601 time (e.g."
+                           " 2022-10-20T06:20:00Z), got %s", what,
+                           describe(v, got, sizeof got));
+        return get_string(c, v, what, &w->start);
+    }
+    case K_PRICE:
+        w->price_value = NAN;
+        if (v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value)
+            && !(w->price_value >= 0.0))
+            return fail_at(c, v, "%s must be a price in $/kWh >= 0 or a series"
+                           " file, got %s", what, describe(v, got, sizeof got));
+        return get_string(c, v, what, &w->price);
+    case K_OBJECTIVE:
+        if (v->kind != Y_SCALAR || (strcmp(v->text, "energy") && strcmp(v->text, "carbon")
+                                    && strcmp(v->text, "price")))
+            return fail_at(c, v, "%s must be one of energy, carbon, price, got %s",
+                           what, describe(v, got, sizeof got));
+        return get_string(c, v, what, &w->objective);
+    }
+    return fail_at(c, v, "internal error: no key %d", id);
 }
 
 /* Parse the value of top-level key `id` (written as `what`) into the
@@ -1130,6 +1196,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
             return fail_at(c, v, "%s must be one of table, csv, json, got %s",
                            what, describe(v, got, sizeof got));
         return get_string(c, v, what, &t->format);
+    default:
+        return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);
 }
@@ -1165,7 +1233,17 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_OUT:         SWAP_FIELD(cfg, t, out_dir); break;
     case K_TRACES:      SWAP_FIELD(cfg, t, traces); break;
     case K_FORMAT:      SWAP_FIELD(cfg, t, format); break;
+    case K_POWER_CAP:   SWAP_FIELD(cfg, t, whatif.power_cap); break;
+    case K_INPUT_STALL: SWAP_FIELD(cfg, t, whatif.input_stall); break;
+    case K_IDLE_POWER:  SWAP_FIELD(cfg, t, whatif.idle_power); break;
+    case K_CARBON:      SWAP_FIELD(cfg, t, whatif.carbon); break;
+    case K_START:       SWAP_FIELD(cfg, t, whatif.start); break;
+    case K_PRICE:       SWAP_FIELD(cfg, t, whatif.price);
+                        SWAP_FIELD(cfg, t, whatif.price_value); break;
+    case K_OBJECTIVE:   SWAP_FIELD(cfg, t, whatif.objective); break;
     }
+    if (id >= K_POWER_CAP && id < K_COUNT)
+        SWAP_FIELD(cfg, t, whatif.where[id - K_POWER_CAP]);
 }
 
 static char **one_string(const char *s, size_t *n)
@@ -1207,6 +1285,7 @@ void ws_run_config_init(ws_run_config *cfg)
         cfg->n_seeds = 1;
     }
     cfg->recurrences = 0;
+    cfg->whatif.price_value = NAN;
     default_policy(&cfg->bso, "zeus");
     default_policy(&cfg->plo, "jit");
 }
@@ -1231,6 +1310,11 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->out_dir);
     free(cfg->traces);
     free(cfg->format);
+    free(cfg->whatif.carbon);
+    free(cfg->whatif.start);
+    free(cfg->whatif.price);
+    free(cfg->whatif.objective);
+    for (int i = 0; i < WS_WI_COUNT; i++) free(cfg->whatif.where[i]);
     memset(cfg, 0, sizeof *cfg);   /* a second free is harmless */
 }
 
@@ -1376,6 +1460,30 @@ static int fail_cfg(const ws_run_config *cfg, ws_error *err, const char *fmt, ..
 
 static bool nonempty(const char *s) { return s && s[0]; }
 
+int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
+{
+    char *const *at = w->where;
+    if (at[WS_WI_INPUT_STALL] && w->input_stall > 0 && !at[WS_WI_IDLE_POWER])
+        return ws_fail(err, "%s: an input stall needs the power the GPU draws while"
+                       " it waits: give idle_power (--idle-power W)", at[WS_WI_INPUT_STALL]);
+    if (at[WS_WI_IDLE_POWER] && !at[WS_WI_INPUT_STALL])
+        return ws_fail(err, "%s: idle power is drawn during input stalls: give"
+                       " input_stall (--input-stall S) too", at[WS_WI_IDLE_POWER]);
+    if (at[WS_WI_START] && !w->carbon && !(w->price && isnan(w->price_value)))
+        return ws_fail(err, "%s: start places the first recurrence on a carbon or"
+                       " price series: give carbon (--carbon FILE) or a price series"
+                       " (--price FILE)",
+                       at[WS_WI_START]);
+    if (w->objective && !strcmp(w->objective, "carbon") && !w->carbon)
+        return ws_fail(err, "%s: objective carbon needs a carbon-intensity series:"
+                       " give carbon (--carbon FILE)", at[WS_WI_OBJECTIVE]);
+    if (w->objective && !strcmp(w->objective, "price") && !w->price)
+        return ws_fail(err, "%s: objective price needs a price: give price (--price"
+                       " $/kWh or FILE)",
+                       at[WS_WI_OBJECTIVE]);
+    return 0;
+}
+
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 {
     if (!cfg) return ws_fail(err, "no run config");
@@ -1401,6 +1509,7 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
         return fail_cfg(cfg, err, "recurrences %ld is negative", cfg->recurrences);
     if (!nonempty(cfg->bso.name)) return fail_cfg(cfg, err, "no bso policy given");
     if (!nonempty(cfg->plo.name)) return fail_cfg(cfg, err, "no plo policy given");
+    if (ws_whatif_spec_validate(&cfg->whatif, err)) return -1;
     if (cfg->format && !valid_format(cfg->format))
         return fail_cfg(cfg, err, "format must be one of table, csv, json, "
                         "got '%s'", cfg->format);

@@ -56,12 +56,60 @@ static void fmt_beta(char *buf, size_t n, double beta)
     else snprintf(buf, n, "%g", beta);
 }
 
+/* ------------------------------------------------------------ what-if */
+
+int ws_report_has_whatif(const ws_whatif *wi)
+{
+    return wi && (wi->power_cap > 0 || wi->input_stall > 0 || wi->has_carbon
+                  || wi->has_price || wi->objective != WS_OBJ_ENERGY);
+}
+
+/* `, "whatif": "..."` (JSON) when there are what-ifs. */
+static void json_whatif(FILE *f, const ws_whatif *wi)
+{
+    if (!ws_report_has_whatif(wi)) return;
+    char d[1024];
+    ws_whatif_describe(wi, d, sizeof d);
+    fputs(", \"whatif\": ", f);
+    ws_json_str(f, d);
+}
+
+/* "what-if: ...\n" (tables) when there are what-ifs. */
+static void table_whatif(FILE *f, const ws_whatif *wi)
+{
+    if (!ws_report_has_whatif(wi)) return;
+    char d[1024];
+    ws_whatif_describe(wi, d, sizeof d);
+    fprintf(f, "what-if: %s\n", d);
+}
+
+/* `, "co2_g": X, "usd": Y` for the series given. */
+static void json_amounts(FILE *f, const ws_whatif *wi, double co2, double usd)
+{
+    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, co2); }
+    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, usd); }
+}
+
+/* ",X,Y" CSV fields for the series given. */
+static void csv_amounts(FILE *f, const ws_whatif *wi, double co2, double usd)
+{
+    if (wi && wi->has_carbon) { fputc(',', f); ws_csv_num(f, co2); }
+    if (wi && wi->has_price) { fputc(',', f); ws_csv_num(f, usd); }
+}
+
+static void csv_amounts_header(FILE *f, const ws_whatif *wi)
+{
+    if (wi && wi->has_carbon) fputs(",co2_g", f);
+    if (wi && wi->has_price) fputs(",usd", f);
+}
+
 /* ------------------------------------------------------------ simulate */
 
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                         const char *bso, const char *plo,
-                        const ws_run_record *h, size_t n)
+                        const ws_run_record *h, size_t n, const ws_whatif *wi)
 {
+    const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     const ws_cell *c = &r->cell;
     const ws_sim_totals *t = &r->tot;
     if (fmt == WS_FMT_JSON) {
@@ -78,6 +126,9 @@ void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         fputs(", \"cost\": ", f); ws_json_num(f, t->cost);
         fprintf(f, ", \"runs\": %ld, \"skipped\": %ld, \"final_bs\": %d, \"final_pl\": %d",
                 t->runs, t->skipped, t->final_bs, t->final_pl);
+        json_amounts(f, wi, t->co2_g, t->usd);
+        if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
+        json_whatif(f, wi);
         fputs(", \"history\": [", f);
         for (size_t i = 0; i < n; i++) {
             fprintf(f, "%s\n  {\"recurrence\": %ld, \"try\": %d, \"bs\": %d, \"pl\": %d, \"energy_j\": ",
@@ -85,31 +136,48 @@ void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
             ws_json_num(f, h[i].energy_j);
             fputs(", \"time_s\": ", f); ws_json_num(f, h[i].time_s);
             fputs(", \"cost\": ", f); ws_json_num(f, h[i].cost);
-            fprintf(f, ", \"epochs\": %d, \"reached\": %s, \"profiled\": %s}", h[i].epochs,
+            fprintf(f, ", \"epochs\": %d, \"reached\": %s, \"profiled\": %s", h[i].epochs,
                     h[i].reached ? "true" : "false", h[i].profiled ? "true" : "false");
+            json_amounts(f, wi, h[i].co2_g, h[i].usd);
+            if (co2 || usd) {
+                fputs(", \"start_s\": ", f);
+                ws_json_num(f, h[i].start_s);
+            }
+            fputc('}', f);
         }
         fputs(n ? "\n]}\n" : "]}\n", f);
         return;
     }
     char beta[32];
     fmt_beta(beta, sizeof beta, c->beta);
-    fprintf(f, "%s on %s: bso %s, plo %s, eta %g, beta %s, seed %lu, b0 %d, %ld recurrences\n\n",
+    fprintf(f, "%s on %s: bso %s, plo %s, eta %g, beta %s, seed %lu, b0 %d, %ld recurrences\n",
             c->workload, c->gpu, bso, plo, c->eta, beta, c->seed, r->b0, r->recurrences);
-    fprintf(f, "%5s %3s %6s %5s %6s %12s %12s %14s %7s %8s\n", "rec", "try", "bs", "pl",
-            "epochs", "energy_kJ", "time_min", "cost", "reached", "profiled");
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%5ld %3d %6d %5d %6d %12.1f %12.2f %14.1f %7s %8s\n", h[i].recurrence,
-                h[i].attempt, h[i].bs, h[i].pl, h[i].epochs, h[i].energy_j / 1e3,
-                h[i].time_s / 60, h[i].cost, h[i].reached ? "yes" : "no",
-                h[i].profiled ? "yes" : "");
-    fprintf(f, "\ntotal: %ld runs (%ld not started), energy %.4f MJ, time %.3f h, cost %.6g;"
-            " settled on bs %d at %d W\n", t->runs, t->skipped, t->energy_j / 1e6,
+    table_whatif(f, wi);
+    fputc('\n', f);
+    fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
+    if (co2) fprintf(f, " %10s", "CO2_kg");
+    if (usd) fprintf(f, " %9s", "price_$");
+    fprintf(f, " %12s %14s %7s %8s\n", "time_min", "cost", "reached", "profiled");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%5ld %3d %6d %5d %6d %12.1f", h[i].recurrence, h[i].attempt, h[i].bs,
+                h[i].pl, h[i].epochs, h[i].energy_j / 1e3);
+        if (co2) fprintf(f, " %10.3f", h[i].co2_g / 1e3);
+        if (usd) fprintf(f, " %9.2f", h[i].usd);
+        fprintf(f, " %12.2f %14.1f %7s %8s\n", h[i].time_s / 60, h[i].cost,
+                h[i].reached ? "yes" : "no", h[i].profiled ? "yes" : "");
+    }
+    fprintf(f, "\ntotal: %ld runs (%ld not started), energy %.4f MJ", t->runs, t->skipped,
+            t->energy_j / 1e6);
+    if (co2) fprintf(f, ", %.3f kg CO2eq", t->co2_g / 1e3);
+    if (usd) fprintf(f, ", $%.2f", t->usd);
+    fprintf(f, ", time %.3f h, cost %.6g; settled on bs %d at %d W\n",
             t->time_s / 3600, t->cost, t->final_bs, t->final_pl);
 }
 
 /* ------------------------------------------------------------ pareto */
 
-void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto *p)
+void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto *p,
+                      const ws_whatif *wi)
 {
     if (fmt == WS_FMT_CSV) {
         fputs("bs,pl,runs,reached,epochs,tta_s,eta_j,cost,frontier,default,best,jit,"
@@ -132,7 +200,9 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs(", \"workload\": ", f); ws_json_str(f, job->workload);
         fputs(", \"eta\": ", f); ws_json_num(f, job->eta);
         fputs(", \"max_power\": ", f); ws_json_num(f, job->max_power);
-        fprintf(f, ", \"b0\": %d, \"max_epochs\": %d, \"knobs\": [", job->b0, job->max_epochs);
+        fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
+        json_whatif(f, wi);
+        fputs(", \"knobs\": [", f);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
             fprintf(f, "%s\n  {\"bs\": %d, \"pl\": %d, \"runs\": %d, \"reached\": %d, \"epochs\": ",
@@ -155,8 +225,10 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs("]}\n", f);
         return;
     }
-    fprintf(f, "%s on %s: %d knobs, MaxPower %g W, b0 %d, max %d epochs, eta %g\n\n",
+    fprintf(f, "%s on %s: %d knobs, MaxPower %g W, b0 %d, max %d epochs, eta %g\n",
             job->workload, job->gpu, p->n, job->max_power, job->b0, job->max_epochs, job->eta);
+    table_whatif(f, wi);
+    fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
             "epochs", "TTA_min", "ETA_kJ", "cost", "marks");
     for (int k = 0; k < p->n; k++) {
@@ -183,13 +255,17 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
 
 /* ------------------------------------------------------------ run */
 
-void ws_report_history_header(FILE *f)
+void ws_report_history_header(FILE *f, const ws_whatif *wi)
 {
     fputs("cell,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
-          "cost,reached,profiled\n", f);
+          "cost,reached,profiled", f);
+    csv_amounts_header(f, wi);
+    if (ws_whatif_accounts(wi)) fputs(",start_s", f);
+    fputc('\n', f);
 }
 
-void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r)
+void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
+                           const ws_whatif *wi)
 {
     fprintf(f, "%zu,", c->index);
     ws_csv_str(f, c->gpu); fputc(',', f);
@@ -201,7 +277,10 @@ void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r)
     ws_csv_num(f, r->energy_j); fputc(',', f);
     ws_csv_num(f, r->time_s); fputc(',', f);
     ws_csv_num(f, r->cost);
-    fprintf(f, ",%d,%d\n", r->reached, r->profiled);
+    fprintf(f, ",%d,%d", r->reached, r->profiled);
+    csv_amounts(f, wi, r->co2_g, r->usd);
+    if (ws_whatif_accounts(wi)) { fputc(',', f); ws_csv_num(f, r->start_s); }
+    fputc('\n', f);
 }
 
 static int same_group(const ws_cell *a, const ws_cell *b)
@@ -211,11 +290,16 @@ static int same_group(const ws_cell *a, const ws_cell *b)
 }
 
 void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
-                     const char *bso, const char *plo)
+                     const char *bso, const char *plo, const ws_whatif *wi)
 {
+    const int has_wi = ws_report_has_whatif(wi);
+    char desc[1024] = "";
+    if (has_wi) ws_whatif_describe(wi, desc, sizeof desc);
     if (fmt == WS_FMT_CSV) {
         fputs("cell,gpu,workload,eta,beta,seed,bso,plo,b0,recurrences,runs,skipped,"
-              "energy_j,time_s,cost,final_bs,final_pl\n", f);
+              "energy_j,time_s,cost,final_bs,final_pl", f);
+        csv_amounts_header(f, wi);
+        fputs(has_wi ? ",whatif\n" : "\n", f);
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
             fprintf(f, "%zu,", c->index);
@@ -231,7 +315,10 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             ws_csv_num(f, r[i].tot.energy_j); fputc(',', f);
             ws_csv_num(f, r[i].tot.time_s); fputc(',', f);
             ws_csv_num(f, r[i].tot.cost);
-            fprintf(f, ",%d,%d\n", r[i].tot.final_bs, r[i].tot.final_pl);
+            fprintf(f, ",%d,%d", r[i].tot.final_bs, r[i].tot.final_pl);
+            csv_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
+            if (has_wi) { fputc(',', f); ws_csv_str(f, desc); }
+            fputc('\n', f);
         }
         return;
     }
@@ -251,21 +338,30 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             ws_json_num(f, r[i].tot.energy_j);
             fputs(", \"time_s\": ", f); ws_json_num(f, r[i].tot.time_s);
             fputs(", \"cost\": ", f); ws_json_num(f, r[i].tot.cost);
-            fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d}", r[i].tot.final_bs,
+            fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r[i].tot.final_bs,
                     r[i].tot.final_pl);
+            json_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
+            json_whatif(f, wi);
+            fputc('}', f);
         }
         fputs(n ? "\n]\n" : "]\n", f);
         return;
     }
     /* Table: one line per (gpu, workload, eta, beta), means over seeds. */
+    const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     fprintf(f, "bso %s, plo %s\n", bso, plo);
-    fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s %12s %14s %8s  %s\n", "gpu", "workload",
-            "eta", "beta", "seeds", "recur", "energy_MJ", "time_h", "cost", "runs",
-            "final bs (seeds)");
+    table_whatif(f, wi);
+    fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
+            "recur", "energy_MJ");
+    if (co2) fprintf(f, " %10s", "CO2_t");
+    if (usd) fprintf(f, " %10s", "price_$");
+    fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        double e = 0, t = 0, c = 0, runs = 0;
+        double e = 0, t = 0, c = 0, runs = 0, g = 0, d = 0;
         while (j < n && same_group(&r[i].cell, &r[j].cell)) {
+            g += r[j].tot.co2_g;
+            d += r[j].tot.usd;
             e += r[j].tot.energy_j;
             t += r[j].tot.time_s;
             c += r[j].tot.cost;
@@ -294,9 +390,11 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         }
         char beta[32];
         fmt_beta(beta, sizeof beta, r[i].cell.beta);
-        fprintf(f, "%-8s %-14s %5g %5s %5zu %6ld %12.4f %12.3f %14.6g %8.1f  %s\n",
-                r[i].cell.gpu, r[i].cell.workload, r[i].cell.eta, beta, j - i,
-                r[i].recurrences, e / m / 1e6, t / m / 3600, c / m, runs / m, fin);
+        fprintf(f, "%-8s %-14s %5g %5s %5zu %6ld %12.4f", r[i].cell.gpu, r[i].cell.workload,
+                r[i].cell.eta, beta, j - i, r[i].recurrences, e / m / 1e6);
+        if (co2) fprintf(f, " %10.4f", g / m / 1e6);
+        if (usd) fprintf(f, " %10.2f", d / m);
+        fprintf(f, " %12.3f %14.6g %8.1f  %s\n", t / m / 3600, c / m, runs / m, fin);
         i = j;
     }
 }

@@ -360,7 +360,7 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     int slot = s->free_slots[--s->n_free];
     sub *u = &s->pool[slot];
     *u = (sub){start, end, ratio, s->seq++, row, attempt, concurrent, {0}};
-    ws_run_outcome(job, s->rng, i, k, profiled, s->min_cost, &u->o);
+    ws_run_outcome(job, s->rng, i, k, profiled, s->min_cost, 1.0, &u->o);
     heap_push(s, slot);
     s->tot.submissions++;
     s->tot.concurrent += concurrent;
@@ -390,7 +390,7 @@ static int complete(replay *s, ws_error *err)
         s->tot.runs++;
         if (s->sink) {
             ws_group_record r = {{u.row, u.attempt, o->bs, o->pl, E, T, cost,
-                                  o->epochs, o->reached, o->profiled},
+                                  o->epochs, o->reached, o->profiled, 0, 0, 0, 0},
                                  u.start, u.end, u.ratio, u.concurrent};
             if (s->sink(s->ctx, &r)) return -1;
         }

@@ -178,6 +178,22 @@ uint64_t ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg)
     }
     for (size_t i = 0; i < s->n_sims; i += s->n_seeds)
         hash_bytes(&h, &s->sims[i].recurrences, sizeof s->sims[i].recurrences);
+    /* What-ifs: cap and stall are in the tables above; the series, start
+     * and objective here (nothing is hashed without them). */
+    const ws_whatif *wi = s->whatif;
+    if (wi && (ws_whatif_accounts(wi) || wi->objective != WS_OBJ_ENERGY)) {
+        const ws_series *ser[2] = {wi->has_carbon ? &wi->carbon : NULL,
+                                   wi->has_price ? &wi->price : NULL};
+        hash_str(&h, "whatif");
+        for (int q = 0; q < 2; q++) {
+            if (!ser[q]) { hash_str(&h, "-"); continue; }
+            hash_bytes(&h, ser[q]->t0, ser[q]->n * sizeof *ser[q]->t0);
+            hash_bytes(&h, ser[q]->value, ser[q]->n * sizeof *ser[q]->value);
+            hash_bytes(&h, &ser[q]->end, sizeof ser[q]->end);
+        }
+        hash_bytes(&h, &wi->start, sizeof wi->start);
+        hash_bytes(&h, &wi->objective, sizeof wi->objective);
+    }
     return h.h;
 }
 

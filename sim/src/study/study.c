@@ -37,6 +37,30 @@ int ws_study_traces(const ws_run_config *cfg, const ws_study_env *env,
     return rc ? -1 : 0;
 }
 
+int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
+                 const ws_workload_spec *spec, double eta, double beta,
+                 ws_job_table *jt, ws_error *err)
+{
+    if (!wi || (wi->power_cap <= 0 && wi->input_stall <= 0))
+        return ws_job_build(jt, tr, spec, eta, beta, err);
+    ws_job_table raw;
+    char note[512];
+    int rc = ws_job_build(&raw, tr, spec, eta, beta, err)
+             || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
+    ws_job_free(&raw);
+    if (rc) return -1;
+    if (note[0]) fprintf(stderr, "wattsim: note: %s on %s: %s\n", spec->name, tr->gpu, note);
+    return 0;
+}
+
+void ws_study_wrap_note(const ws_whatif *wi, long wrapped)
+{
+    if (!wi || wrapped <= 0) return;
+    fprintf(stderr, "wattsim: note: %ld run%s reached past the end of the %s series"
+            " and wrapped around to its start\n", wrapped, wrapped > 1 ? "s" : "",
+            wi->has_carbon ? wi->carbon.path : wi->price.path);
+}
+
 typedef struct sink_ctx {
     ws_cell_sink sink;
     void *ctx;
@@ -103,7 +127,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < n_work; w++) {
             ws_job_table jt;
-            if (ws_job_build(&jt, &tr, specs[w], 0.5, 2.0, err)) {
+            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, err)) {
                 ws_job_free(&jt);
                 ws_traces_free(&tr);
                 goto out;
@@ -126,8 +150,8 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                 ws_plo *plo = bso ? ws_plo_new(pt, plo_params, r->cell.seed, err) : NULL;
                 sink_ctx sc = {sink, ctx, &r->cell, err};
                 int bad = !bso || !plo
-                          || ws_simulate(&job, bso, plo, &sp, sink ? forward : NULL,
-                                         &sc, &r->tot, err);
+                          || ws_simulate_whatif(&job, bso, plo, &sp, env->whatif,
+                                                sink ? forward : NULL, &sc, &r->tot, err);
                 ws_plo_free(plo);
                 ws_bso_free(bso);
                 if (bad) {

@@ -190,7 +190,8 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     rec_sink rs = {sim};
-    int bad = !bso || !plo || ws_simulate(&job, bso, plo, &sp, accumulate, &rs, &sim->tot, &err);
+    int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
+                                                 &rs, &sim->tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
     if (!bad) return 0;
@@ -327,6 +328,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     if (!s->n_sims) { ws_fail(err, "%s: the run plan is empty", cfg->path); goto out; }
     s->gpus = calloc(s->n_gpus, sizeof *s->gpus);
     s->work = calloc(s->n_work, sizeof *s->work);
+    s->whatif = env->whatif;
     s->jobs = calloc(s->n_gpus * s->n_work, sizeof *s->jobs);
     s->sims = calloc(s->n_sims, sizeof *s->sims);
     todo = malloc(s->n_sims);
@@ -352,7 +354,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < s->n_work; w++) {
             const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, s->work[w], err);
-            if (ws_job_build(&s->jobs[g * s->n_work + w], &tr, spec, 0.5, 2.0, err)) {
+            if (ws_study_job(env->whatif, &tr, spec, 0.5, 2.0, &s->jobs[g * s->n_work + w], err)) {
                 ws_traces_free(&tr);
                 goto out;
             }

@@ -1,0 +1,72 @@
+/*
+ * Time series of a rate that moves over time: grid carbon intensity
+ * (gCO2eq/kWh) or electricity price ($/kWh). A series is a list of
+ * back-to-back intervals [t_i, t_i + d_i) with one value each.
+ *
+ * Accepted files (CSV, plain or gzip; columns found by name, any order):
+ *  - the Zeus/WattTime shape of ../shared/traces/carbon/:
+ *      location,timestamp,duration,value,hist
+ *    `timestamp` ISO 8601 (a zone, or none meaning UTC), `duration` in
+ *    minutes, `value` the rate; other columns are ignored;
+ *  - (carbon only) an Electricity Maps export: `Datetime (UTC)` and
+ *    `Carbon intensity gCO₂eq/kWh (direct)` (case-insensitive); each
+ *    interval lasts until the next row's time, the last one as long as the
+ *    one before it.
+ * Rows must be in time order and contiguous (an interval ends where the
+ * next starts); values finite and >= 0. Errors name FILE:LINE.
+ *
+ * Integrals over a window wrap around: a time t past the series' end reads
+ * the value at start + ((t - start) mod period), so a long study replays
+ * the series from its start.
+ */
+#ifndef WATTSIM_SERIES_H
+#define WATTSIM_SERIES_H
+
+#include <stddef.h>
+#include "wattsim/csv.h"
+#include "wattsim/error.h"
+
+typedef enum ws_series_kind { WS_SERIES_CARBON, WS_SERIES_PRICE } ws_series_kind;
+
+typedef struct ws_series {
+    char *path;
+    size_t n;
+    double *t0;             /* interval starts, Unix seconds, n entries */
+    double *value;          /* rate per interval, n entries */
+    double *cum;            /* cum[i] = integral of the rate over
+                               [t0[0], t0[i]] (rate x s), n + 1 entries */
+    double start, end;      /* t0[0] and the end of the last interval */
+} ws_series;
+
+/* Read a series file. Returns 0, or -1 with err set (FILE:LINE: ...). */
+int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
+                   const ws_csv_limits *lim, ws_error *err);
+/* A constant series (value over all time), for `--price 0.12`. */
+int ws_series_constant(ws_series *s, double value, ws_error *err);
+void ws_series_free(ws_series *s);
+
+/* Mean rate over one period of the series (time-weighted). */
+double ws_series_mean(const ws_series *s);
+
+/* Integral of the rate over [a, a + dur] (rate x s), wrapping around past
+ * the end; a >= s->start. Sets *wrapped (if not NULL) when the window
+ * reaches past the series' end. */
+double ws_series_integral(const ws_series *s, double a, double dur, int *wrapped);
+
+/* The rate at time t (wrapping around). */
+double ws_series_at(const ws_series *s, double t);
+
+/* Grams (carbon) or dollars (price) for energy_j joules drawn at constant
+ * power over [a, a + dur]: energy x time-weighted mean rate / 3.6e6
+ * (rate per kWh). dur == 0: the rate at a. */
+double ws_series_amount(const ws_series *s, double a, double dur,
+                        double energy_j, int *wrapped);
+
+/* Parse an ISO 8601 time (YYYY-MM-DD[T| ]HH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM],
+ * or a date alone; no zone = UTC) into Unix seconds. 0 on success. */
+int ws_parse_time(const char *s, double *out);
+
+/* Format Unix seconds as "YYYY-MM-DDTHH:MM:SSZ" (buffer >= 24 bytes). */
+void ws_format_time(double t, char *buf, size_t size);
+
+#endif

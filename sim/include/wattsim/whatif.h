@@ -1,0 +1,95 @@
+/*
+ * What-if transforms (README "What-if transforms"): questions about a job
+ * that its traces did not measure, answered by changing the numbers the
+ * engine works on, never the engine's loop.
+ *
+ *  - power cap W: knobs whose power limit is above W are removed; a batch
+ *    size left without a knob drops out with its runs. If b0's default
+ *    knob (b0 at its highest limit) goes, the default becomes b0 at the
+ *    highest remaining limit; if b0 has no limit left, it is an error.
+ *    MaxPower (the price of time in the cost) stays the uncapped GPU's, so
+ *    costs with and without a cap compare.
+ *  - input stall S with idle power W: a fraction S of every epoch's wall
+ *    time is spent waiting for input at W watts:
+ *        t' = t / (1 - S),   e' = t p + (t' - t) W,   p' = e' / t'.
+ *  - carbon / price series: each run's grams CO2eq and dollars integrate
+ *    its energy, at its average power, over the intervals its wall time
+ *    spans on the simulated clock (recurrences back to back from `start`).
+ *  - objective carbon (price): the cost policies minimise becomes
+ *        eta * G * k + (1 - eta) * MaxPower * T,   k = 3.6e6 / mean rate,
+ *    G the run's grams (dollars) and mean rate the series' time-weighted
+ *    mean (gCO2/kWh, $/kWh): G * k is in joules-equivalent at the series'
+ *    mean rate, so eta keeps its meaning and a constant series gives the
+ *    energy cost. The early-stopping budget prices an epoch at the rate of
+ *    the run's start time.
+ *
+ * The table transforms are pure functions from one knob table to a new
+ * one; the per-run accounting is a pure function of the run's energy,
+ * duration and start time.
+ */
+#ifndef WATTSIM_WHATIF_H
+#define WATTSIM_WHATIF_H
+
+#include <stddef.h>
+#include "wattsim/config.h"
+#include "wattsim/csv.h"
+#include "wattsim/error.h"
+#include "wattsim/series.h"
+#include "wattsim/trace.h"
+
+typedef enum ws_objective { WS_OBJ_ENERGY, WS_OBJ_CARBON, WS_OBJ_PRICE } ws_objective;
+
+typedef struct ws_whatif {
+    double power_cap;          /* W; 0 = none */
+    double input_stall;        /* 0 = none */
+    double idle_power;
+    int has_carbon, has_price; /* series loaded */
+    ws_series carbon;          /* gCO2eq/kWh */
+    ws_series price;           /* $/kWh (a constant price is a series too) */
+    double start;              /* Unix s of the first recurrence */
+    ws_objective objective;
+    double k;                  /* J-equivalent per g (carbon) or per $ */
+    const char *where_cap;     /* where the cap was given, for errors */
+} ws_whatif;
+
+/* Resolve a config's what-ifs: load the series, fix start and k. A
+ * missing or malformed series file is an error naming FILE:LINE; a start
+ * outside the series names the key or option. */
+int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
+                   const ws_csv_limits *lim, ws_error *err);
+void ws_whatif_free(ws_whatif *w);
+
+/* Nonzero when runs carry emissions / money (a series is given). */
+int ws_whatif_accounts(const ws_whatif *w);
+
+/* The knob-table transforms (power cap, input stall) of `in` into a new
+ * table `out` (which owns its arrays; free with ws_job_free). `note`
+ * (may be NULL) gets one line when the cap moves the default knob or
+ * drops batch sizes, else "". */
+int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
+                    ws_job_table *out, char *note, size_t note_size,
+                    ws_error *err);
+
+/* One run's accounting: what it emits and costs when it draws energy_j
+ * over [clock, clock + time_s]. co2_g / usd are 0 without their series.
+ * *cost is replaced by the objective's cost when the objective is carbon
+ * or price (left as is for energy). *wrapped is set when the run reaches
+ * past the end of a series. */
+void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
+                   double time_s, double eta, double max_power,
+                   double *co2_g, double *usd, double *cost, int *wrapped);
+
+/* The carbon intensity (gCO2eq/kWh) and price ($/kWh) at time `clock`,
+ * NAN for a series not given: what policies see in ws_ctx. */
+void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
+                     double *price);
+
+/* How the objective weighs a joule drawn at time `clock`, relative to
+ * energy: the rate then over the series' mean (1 for energy). */
+double ws_whatif_energy_weight(const ws_whatif *w, double clock);
+
+/* One line describing the active what-ifs ("" when none), e.g.
+ * "power cap 175 W; carbon FILE from 2022-10-20T06:20:00Z; objective carbon". */
+void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,274 @@
+/* What-if transforms and per-run accounting; see wattsim/whatif.h. */
+#include "wattsim/whatif.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ws_whatif_free(ws_whatif *w)
+{
+    if (!w) return;
+    if (w->has_carbon) ws_series_free(&w->carbon);
+    if (w->has_price) ws_series_free(&w->price);
+    memset(w, 0, sizeof *w);
+}
+
+int ws_whatif_accounts(const ws_whatif *w)
+{
+    return w && (w->has_carbon || w->has_price);
+}
+
+/* start must fall within series s (its first period). */
+static int check_start(const ws_whatif *w, const ws_series *s, const char *where,
+                       ws_error *err)
+{
+    if (w->start >= s->start && w->start < s->end) return 0;
+    char a[32], b[32], t[32];
+    ws_format_time(s->start, a, sizeof a);
+    ws_format_time(s->end, b, sizeof b);
+    ws_format_time(w->start, t, sizeof t);
+    return ws_fail(err, "%s: start %s is outside the series %s (%s to %s)",
+                   where ? where : "start", t, s->path, a, b);
+}
+
+int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
+                   const ws_csv_limits *lim, ws_error *err)
+{
+    memset(w, 0, sizeof *w);
+    if (ws_whatif_spec_validate(spec, err)) return -1;
+    w->where_cap = spec->where[WS_WI_POWER_CAP];
+    if (spec->where[WS_WI_POWER_CAP]) w->power_cap = spec->power_cap;
+    if (spec->where[WS_WI_INPUT_STALL]) {
+        w->input_stall = spec->input_stall;
+        w->idle_power = spec->idle_power;
+    }
+    if (spec->carbon) {
+        if (ws_series_load(&w->carbon, spec->carbon, WS_SERIES_CARBON, lim, err))
+            goto fail;
+        w->has_carbon = 1;
+    }
+    if (spec->price) {
+        int rc = isnan(spec->price_value)
+                     ? ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err)
+                     : ws_series_constant(&w->price, spec->price_value, err);
+        if (rc) goto fail;
+        w->has_price = 1;
+    }
+    const int price_file = w->has_price && isnan(spec->price_value);
+    if (spec->start) {
+        if (ws_parse_time(spec->start, &w->start)) {
+            ws_fail(err, "%s: start '%s' is not an ISO 8601 time",
+                    spec->where[WS_WI_START], spec->start);
+            goto fail;
+        }
+    } else {
+        w->start = w->has_carbon ? w->carbon.start : price_file ? w->price.start : 0.0;
+    }
+    if ((w->has_carbon && check_start(w, &w->carbon, spec->where[WS_WI_START], err))
+        || (price_file && check_start(w, &w->price, spec->where[WS_WI_START], err)))
+        goto fail;
+    w->objective = !spec->objective || !strcmp(spec->objective, "energy") ? WS_OBJ_ENERGY
+                 : !strcmp(spec->objective, "carbon") ? WS_OBJ_CARBON : WS_OBJ_PRICE;
+    if (w->objective != WS_OBJ_ENERGY) {
+        const ws_series *s = w->objective == WS_OBJ_CARBON ? &w->carbon : &w->price;
+        double mean = ws_series_mean(s);
+        if (!(mean > 0)) {
+            ws_fail(err, "%s: objective %s needs a series whose mean is above 0"
+                    " (%s is 0 throughout)", spec->where[WS_WI_OBJECTIVE],
+                    spec->objective, s->path);
+            goto fail;
+        }
+        w->k = 3.6e6 / mean;
+    }
+    return 0;
+fail:
+    ws_whatif_free(w);
+    return -1;
+}
+
+void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
+                   double time_s, double eta, double max_power,
+                   double *co2_g, double *usd, double *cost, int *wrapped)
+{
+    int wc = 0, wp = 0;
+    *co2_g = w->has_carbon ? ws_series_amount(&w->carbon, clock, time_s, energy_j, &wc) : 0.0;
+    *usd = w->has_price ? ws_series_amount(&w->price, clock, time_s, energy_j, &wp) : 0.0;
+    /* A constant price has no end to wrap past. */
+    *wrapped = wc || (wp && w->price.n > 1);
+    if (w->objective != WS_OBJ_ENERGY) {
+        double amount = w->objective == WS_OBJ_CARBON ? *co2_g : *usd;
+        *cost = eta * amount * w->k + (1.0 - eta) * max_power * time_s;
+    }
+}
+
+void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
+                     double *price)
+{
+    *carbon_intensity = w->has_carbon ? ws_series_at(&w->carbon, clock) : NAN;
+    *price = w->has_price ? ws_series_at(&w->price, clock) : NAN;
+}
+
+double ws_whatif_energy_weight(const ws_whatif *w, double clock)
+{
+    if (!w || w->objective == WS_OBJ_ENERGY) return 1.0;
+    const ws_series *s = w->objective == WS_OBJ_CARBON ? &w->carbon : &w->price;
+    return ws_series_at(s, clock) * w->k / 3.6e6;
+}
+
+void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+    if (w->power_cap > 0) ADD("%spower cap %g W", n ? "; " : "", w->power_cap);
+    if (w->input_stall > 0)
+        ADD("%sinput stall %g at %g W idle", n ? "; " : "", w->input_stall, w->idle_power);
+    char t[32];
+    ws_format_time(w->start, t, sizeof t);
+    if (w->has_carbon) ADD("%scarbon %s from %s", n ? "; " : "", w->carbon.path, t);
+    if (w->has_price) {
+        if (w->price.n == 1 && !strcmp(w->price.path, "constant"))
+            ADD("%sprice %g $/kWh", n ? "; " : "", w->price.value[0]);
+        else
+            ADD("%sprice %s from %s", n ? "; " : "", w->price.path, t);
+    }
+    if (w->objective != WS_OBJ_ENERGY)
+        ADD("%sobjective %s", n ? "; " : "",
+            w->objective == WS_OBJ_CARBON ? "carbon" : "price");
+#undef ADD
+}
+
+/* ---------------------------------------------------------- the table */
+
+static int copy_table(const ws_job_table *in, ws_job_table *out, ws_error *err)
+{
+    const ws_job *j = &in->job;
+    const int nb = j->n_bs, nk = j->knob_start[nb], nr = j->run_start[nb];
+    memset(out, 0, sizeof *out);
+    out->workload = strdup(in->workload);
+    out->gpu = strdup(in->gpu);
+    out->bs = malloc((size_t)(nb + 1) * sizeof *out->bs);
+    out->knob_start = malloc((size_t)(nb + 1) * sizeof *out->knob_start);
+    out->run_start = malloc((size_t)(nb + 1) * sizeof *out->run_start);
+    out->knob_pl = malloc((size_t)(nk + 1) * sizeof *out->knob_pl);
+    out->knob_time = malloc((size_t)(nk + 1) * sizeof *out->knob_time);
+    out->knob_power = malloc((size_t)(nk + 1) * sizeof *out->knob_power);
+    out->run_epoch = malloc((size_t)(nr + 1) * sizeof *out->run_epoch);
+    if (!out->workload || !out->gpu || !out->bs || !out->knob_start || !out->run_start
+        || !out->knob_pl || !out->knob_time || !out->knob_power || !out->run_epoch) {
+        ws_job_free(out);
+        return ws_fail(err, "out of memory");
+    }
+    return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
+                    ws_job_table *out, char *note, size_t note_size,
+                    ws_error *err)
+{
+    const ws_job *j = &in->job;
+    const double cap = w && w->power_cap > 0 ? w->power_cap : INFINITY;
+    const double stall = w ? w->input_stall : 0.0;
+    if (note && note_size) note[0] = 0;
+    if (copy_table(in, out, err)) return -1;
+
+    /* b0 must keep a knob. */
+    const int i0 = in->b0_index;
+    if (j->knob_pl[j->knob_start[i0]] > cap) {
+        int lowest = j->knob_pl[j->knob_start[i0]];
+        ws_job_free(out);
+        return ws_fail(err, "%s: power cap %g W leaves the default batch size %d"
+                       " of %s on %s no power limit (its lowest is %d W)",
+                       w->where_cap ? w->where_cap : "power_cap", cap, j->b0,
+                       j->workload, j->gpu, lowest);
+    }
+    int nb = 0, nk = 0, nr = 0, dropped = 0;
+    char gone[256] = "";
+    size_t gl = 0;
+    for (int i = 0; i < j->n_bs; i++) {
+        const int k0 = j->knob_start[i], k1 = j->knob_start[i + 1];
+        int kept = 0;
+        for (int k = k0; k < k1; k++)
+            kept += j->knob_pl[k] <= cap;
+        if (!kept) {
+            if (gl < sizeof gone)
+                gl += (size_t)snprintf(gone + gl, sizeof gone - gl, "%s%d",
+                                       dropped ? ", " : "", j->bs[i]);
+            dropped++;
+            continue;
+        }
+        if (i == i0) out->b0_index = nb;
+        out->bs[nb] = j->bs[i];
+        out->knob_start[nb] = nk;
+        out->run_start[nb] = nr;
+        for (int k = k0; k < k1; k++) {
+            if (j->knob_pl[k] > cap) continue;
+            const double t = j->knob_time[k], p = j->knob_power[k];
+            out->knob_pl[nk] = j->knob_pl[k];
+            if (stall > 0) {
+                const double t2 = t / (1.0 - stall);
+                out->knob_time[nk] = t2;
+                out->knob_power[nk] = (t * p + (t2 - t) * w->idle_power) / t2;
+            } else {
+                out->knob_time[nk] = t;
+                out->knob_power[nk] = p;
+            }
+            nk++;
+        }
+        for (int r = j->run_start[i]; r < j->run_start[i + 1]; r++)
+            out->run_epoch[nr++] = j->run_epoch[r];
+        nb++;
+    }
+    out->knob_start[nb] = nk;
+    out->run_start[nb] = nr;
+
+    /* |P| of what is left, for the default number of recurrences. */
+    int *pls = malloc((size_t)(nk + 1) * sizeof *pls);
+    if (!pls) {
+        ws_job_free(out);
+        return ws_fail(err, "out of memory");
+    }
+    memcpy(pls, out->knob_pl, (size_t)nk * sizeof *pls);
+    qsort(pls, (size_t)nk, sizeof *pls, cmp_int);
+    int np = 0;
+    for (int k = 0; k < nk; k++)
+        if (k == 0 || pls[k] != pls[k - 1]) np++;
+    free(pls);
+    out->n_pl_distinct = np;
+    out->default_recurrences = 2L * nb * np;
+
+    out->job = *j;
+    out->job.workload = out->workload;
+    out->job.gpu = out->gpu;
+    out->job.n_bs = nb;
+    out->job.bs = out->bs;
+    out->job.knob_start = out->knob_start;
+    out->job.knob_pl = out->knob_pl;
+    out->job.knob_time = out->knob_time;
+    out->job.knob_power = out->knob_power;
+    out->job.run_start = out->run_start;
+    out->job.run_epoch = out->run_epoch;
+
+    if (note && note_size) {
+        size_t n = 0;
+        const int old_pl = ws_job_max_pl(j, i0);
+        const int new_pl = ws_job_max_pl(&out->job, out->b0_index);
+        if (new_pl != old_pl)
+            n += (size_t)snprintf(note, note_size, "power cap %g W: the default knob"
+                                  " is now b0 %d at %d W (was %d W)", cap, j->b0,
+                                  new_pl, old_pl);
+        if (dropped && n < note_size)
+            snprintf(note + n, note_size - n, "%spower cap %g W: batch size%s %s"
+                     " ha%s no power limit left and drop%s out", n ? "; " : "", cap,
+                     dropped > 1 ? "s" : "", gone, dropped > 1 ? "ve" : "s",
+                     dropped > 1 ? "" : "s");
+    }
+    return 0;
+}

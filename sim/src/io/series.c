@@ -1,0 +1,362 @@
+/*
+ * Rate time series (carbon intensity, electricity price); see
+ * wattsim/series.h. The integral over a window is computed from prefix
+ * integrals (cum) in O(log n) per window, wrapping around the period:
+ *   F(x) = cum[i] + value[i] * (x - t0[i] + start), t0[i] <= start + x,
+ * integral over [a, a + d] = pieces of F within the first period, whole
+ * periods times cum[n], and F of what is left.
+ */
+#include "wattsim/series.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static long days_from_civil(long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const long era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long)doe - 719468;
+}
+
+static int digits(const char **p, int n, long *out)
+{
+    long v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)(*p)[i])) return -1;
+        v = v * 10 + ((*p)[i] - '0');
+    }
+    *p += n;
+    *out = v;
+    return 0;
+}
+
+int ws_parse_time(const char *s, double *out)
+{
+    const char *p = s;
+    long y, mo, d, h = 0, mi = 0, sec = 0;
+    double frac = 0.0;
+    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-'
+        || digits(&p, 2, &d))
+        return -1;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1]) return -1;
+    if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+        return -1;
+    if (*p == 'T' || *p == 't' || *p == ' ') {
+        p++;
+        if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi)) return -1;
+        if (*p == ':') {
+            p++;
+            if (digits(&p, 2, &sec)) return -1;
+            if (*p == '.' || *p == ',') {
+                double scale = 0.1;
+                p++;
+                if (!isdigit((unsigned char)*p)) return -1;
+                for (; isdigit((unsigned char)*p); p++, scale /= 10)
+                    frac += (*p - '0') * scale;
+            }
+        }
+        if (h > 23 || mi > 59 || sec > 60) return -1;
+    }
+    long zone = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1;
+        long zh, zm = 0;
+        if (digits(&p, 2, &zh)) return -1;
+        if (*p == ':') p++;
+        if (*p && digits(&p, 2, &zm)) return -1;
+        if (zh > 23 || zm > 59) return -1;
+        zone = sign * (zh * 3600 + zm * 60);
+    }
+    if (*p) return -1;
+    *out = (double)(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400L
+                    + h * 3600 + mi * 60 + sec - zone) + frac;
+    return 0;
+}
+
+void ws_format_time(double t, char *buf, size_t size)
+{
+    long s = (long)floor(t);
+    long days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
+    long rem = s - days * 86400;
+    /* civil_from_days (H. Hinnant) */
+    long z = days + 719468;
+    const long era = (z >= 0 ? z : z - 146096) / 146097;
+    const unsigned doe = (unsigned)(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long y = (long)yoe + era * 400;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+    const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+    y += m <= 2;
+    snprintf(buf, size, "%04ld-%02u-%02uT%02ld:%02ld:%02ldZ", y, m, d, rem / 3600,
+             rem / 60 % 60, rem % 60);
+}
+
+void ws_series_free(ws_series *s)
+{
+    if (!s) return;
+    free(s->path);
+    free(s->t0);
+    free(s->value);
+    free(s->cum);
+    memset(s, 0, sizeof *s);
+}
+
+static int grow(ws_series *s, size_t *cap, ws_error *err)
+{
+    if (s->n < *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    double *t = realloc(s->t0, c * sizeof *t);
+    if (t) s->t0 = t;
+    double *v = t ? realloc(s->value, c * sizeof *v) : NULL;
+    if (v) s->value = v;
+    if (!t || !v) return ws_fail(err, "out of memory");
+    *cap = c;
+    return 0;
+}
+
+static int finish(ws_series *s, double last_duration, ws_error *err)
+{
+    s->cum = malloc((s->n + 1) * sizeof *s->cum);
+    if (!s->cum) return ws_fail(err, "out of memory");
+    s->start = s->t0[0];
+    s->end = s->t0[s->n - 1] + last_duration;
+    s->cum[0] = 0.0;
+    for (size_t i = 0; i < s->n; i++) {
+        double next = i + 1 < s->n ? s->t0[i + 1] : s->end;
+        s->cum[i + 1] = s->cum[i] + s->value[i] * (next - s->t0[i]);
+    }
+    return 0;
+}
+
+int ws_series_constant(ws_series *s, double value, ws_error *err)
+{
+    memset(s, 0, sizeof *s);
+    size_t cap = 0;
+    if (!(s->path = strdup("constant")) || grow(s, &cap, err)) {
+        ws_series_free(s);
+        return ws_fail(err, "out of memory");
+    }
+    s->t0[0] = 0.0;
+    s->value[0] = value;
+    s->n = 1;
+    if (finish(s, 86400.0, err)) {
+        ws_series_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Case-insensitive column match that ignores surrounding blanks. */
+static int same_name(const char *field, const char *name)
+{
+    while (*field == ' ') field++;
+    size_t n = strlen(field);
+    while (n && field[n - 1] == ' ') n--;
+    return n == strlen(name) && !strncasecmp(field, name, n);
+}
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    while (*s == ' ') s++;
+    if (!*s) return -1;
+    double v = strtod(s, &end);
+    while (*end == ' ') end++;
+    if (*end || errno == ERANGE || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
+                   const ws_csv_limits *lim, ws_error *err)
+{
+    memset(s, 0, sizeof *s);
+    const char *what = kind == WS_SERIES_CARBON ? "carbon intensity" : "price";
+    ws_csv *c = ws_csv_open(path, lim, err);
+    if (!c) return -1;
+    int rc = -1, r;
+    size_t cap = 0;
+    long col_t = -1, col_d = -1, col_v = -1;
+    int em = 0;                        /* Electricity Maps export */
+    double prev_d = NAN;
+    if (!(s->path = strdup(path))) { ws_fail(err, "out of memory"); goto out; }
+    if ((r = ws_csv_next(c, err)) <= 0) {
+        if (r == 0) ws_fail(err, "%s:1: empty file: expected a header with"
+                            " timestamp, duration and value columns", path);
+        goto out;
+    }
+    for (size_t i = 0; i < ws_csv_nfields(c); i++) {
+        const char *f = ws_csv_field(c, i);
+        long *slot = same_name(f, "timestamp") ? &col_t
+                   : same_name(f, "duration") ? &col_d
+                   : same_name(f, "value") ? &col_v
+                   : kind == WS_SERIES_CARBON && same_name(f, "Datetime (UTC)") ? &col_t
+                   : kind == WS_SERIES_CARBON
+                     && same_name(f, "Carbon intensity gCO\xe2\x82\x82" "eq/kWh (direct)")
+                     ? &col_v : NULL;
+        if (!slot) continue;
+        if (*slot >= 0) {
+            ws_fail(err, "%s:%ld: column '%s' appears twice", path, ws_csv_line(c), f);
+            goto out;
+        }
+        *slot = (long)i;
+        if (same_name(f, "Datetime (UTC)")) em = 1;
+    }
+    if (col_t < 0 || col_v < 0 || (!em && col_d < 0)) {
+        ws_fail(err, "%s:%ld: expected columns timestamp, duration (minutes) and"
+                " value%s; missing %s", path, ws_csv_line(c),
+                kind == WS_SERIES_CARBON ? " (or an Electricity Maps export with"
+                " 'Datetime (UTC)' and 'Carbon intensity gCO\xe2\x82\x82" "eq/kWh (direct)')"
+                : "", col_t < 0 ? "the time column" : col_v < 0 ? "the value column"
+                : "duration");
+        goto out;
+    }
+    if (em) col_d = -1;
+    double next_start = NAN;
+    while ((r = ws_csv_next(c, err)) == 1) {
+        long line = ws_csv_line(c);
+        size_t nf = ws_csv_nfields(c);
+        if ((size_t)col_t >= nf || (size_t)col_v >= nf || (col_d >= 0 && (size_t)col_d >= nf)) {
+            ws_fail(err, "%s:%ld: %zu fields, fewer than the header's", path, line, nf);
+            goto out;
+        }
+        double t, d = NAN, v;
+        const char *ft = ws_csv_field(c, (size_t)col_t);
+        if (ws_parse_time(ft, &t)) {
+            ws_fail(err, "%s:%ld: timestamp '%.40s' is not an ISO 8601 time"
+                    " (YYYY-MM-DDTHH:MM:SS[Z|+HH:MM])", path, line, ft);
+            goto out;
+        }
+        if (col_d >= 0) {
+            const char *fd = ws_csv_field(c, (size_t)col_d);
+            if (parse_number(fd, &d) || !(d > 0)) {
+                ws_fail(err, "%s:%ld: duration must be a number of minutes > 0,"
+                        " got \"%.40s\"", path, line, fd);
+                goto out;
+            }
+            d *= 60.0;
+        }
+        const char *fv = ws_csv_field(c, (size_t)col_v);
+        if (parse_number(fv, &v) || v < 0) {
+            ws_fail(err, "%s:%ld: %s must be a finite number >= 0, got \"%.40s\"",
+                    path, line, what, fv);
+            goto out;
+        }
+        if (s->n > 0) {
+            if (em) {
+                if (!(t > s->t0[s->n - 1])) {
+                    ws_fail(err, "%s:%ld: time %.40s is not after the previous"
+                            " row's: rows must be in time order", path, line, ft);
+                    goto out;
+                }
+                prev_d = t - s->t0[s->n - 1];
+            } else if (t != next_start) {
+                char want[32];
+                ws_format_time(next_start, want, sizeof want);
+                ws_fail(err, "%s:%ld: interval starts at %.40s but the previous one"
+                        " ends at %s: intervals must be in time order, without"
+                        " gaps or overlaps", path, line, ft, want);
+                goto out;
+            }
+        }
+        if (grow(s, &cap, err)) goto out;
+        s->t0[s->n] = t;
+        s->value[s->n] = v;
+        s->n++;
+        if (!em) { next_start = t + d; prev_d = d; }
+    }
+    if (r < 0) goto out;
+    if (s->n == 0) {
+        ws_fail(err, "%s:%ld: no rows after the header", path, ws_csv_line(c));
+        goto out;
+    }
+    if (em && s->n < 2) {
+        ws_fail(err, "%s:%ld: one row: an Electricity Maps export needs two to"
+                " know the interval length", path, ws_csv_line(c));
+        goto out;
+    }
+    rc = finish(s, prev_d, err);
+out:
+    ws_csv_close(c);
+    if (rc) ws_series_free(s);
+    return rc;
+}
+
+double ws_series_mean(const ws_series *s)
+{
+    return s->cum[s->n] / (s->end - s->start);
+}
+
+/* The interval holding time t of the first period: the last i with
+ * t0[i] <= t. */
+static size_t locate(const ws_series *s, double t)
+{
+    size_t lo = 0, hi = s->n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (s->t0[mid] <= t) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Integral of the rate over [start, start + x], x in [0, period]. */
+static double prefix(const ws_series *s, double x)
+{
+    double t = s->start + x;
+    size_t i = locate(s, t);
+    return s->cum[i] + s->value[i] * (t - s->t0[i]);
+}
+
+double ws_series_integral(const ws_series *s, double a, double dur, int *wrapped)
+{
+    const double period = s->end - s->start;
+    double u = a - s->start;
+    if (u < 0) u = 0;
+    double laps = floor(u / period);
+    double x = u - laps * period;
+    if (x >= period) x = 0;            /* rounding */
+    if (wrapped) *wrapped = a + dur > s->end;
+    if (s->n == 1) return s->value[0] * dur;
+    if (x + dur <= period) return prefix(s, x + dur) - prefix(s, x);
+    double total = s->cum[s->n] - prefix(s, x);
+    double rest = dur - (period - x);
+    double full = floor(rest / period);
+    total += full * s->cum[s->n];
+    rest -= full * period;
+    return total + prefix(s, rest);
+}
+
+double ws_series_at(const ws_series *s, double t)
+{
+    const double period = s->end - s->start;
+    double u = t - s->start;
+    if (u < 0) u = 0;
+    double x = u - floor(u / period) * period;
+    return s->value[locate(s, s->start + x)];
+}
+
+double ws_series_amount(const ws_series *s, double a, double dur,
+                        double energy_j, int *wrapped)
+{
+    if (!(dur > 0)) {
+        if (wrapped) *wrapped = a > s->end;
+        return energy_j * ws_series_at(s, a) / 3.6e6;
+    }
+    double mean_rate = ws_series_integral(s, a, dur, wrapped) / dur;
+    return energy_j * mean_rate / 3.6e6;
+}

@@ -1,0 +1,400 @@
+/*
+ * What-if transforms and rate series against closed forms, on the tiny
+ * fixture trace (fixture.h):
+ *   bs  pl   time/epoch  power   target epochs
+ *   16  100  20          80      4, 4
+ *   16  200  15          150
+ *   32  100  12          90      5, 5        (b0)
+ *   32  200  10          160
+ *   64  100   8          95      12, 12 (never within 10 epochs)
+ *   64  200   7          190
+ * Its TTA/ETA frontier is {32@200 (50 s, 8000 J), 32@100 (60 s, 5400 J)}.
+ */
+#include <math.h>
+
+#include "fixture.h"
+#include "tmpdir.h"
+#include "wattsim/engine.h"
+#include "wattsim/pareto.h"
+#include "wattsim/series.h"
+#include "wattsim/whatif.h"
+
+#define REL(a, b) (fabs((a) - (b)) <= 1e-12 * fmax(1.0, fabs(b)))
+
+TestSuite(whatif, .init = NULL);
+
+static void capped(double cap, ws_job_table *out, char *note, size_t n, int *rc,
+                   ws_error *err)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_whatif w = {0};
+    w.power_cap = cap;
+    w.where_cap = "--power-cap";
+    *rc = ws_whatif_apply(&jt, &w, out, note, n, err);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
+
+Test(whatif, cap_removes_knobs_and_changes_the_frontier_exactly)
+{
+    ws_job_table jt;
+    ws_error err = {{0}};
+    char note[256];
+    int rc;
+    capped(150, &jt, note, sizeof note, &rc, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    const ws_job *j = &jt.job;
+    /* Every 200 W knob is gone; each batch size keeps its 100 W knob. */
+    cr_assert_eq(j->n_bs, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(j->knob_start[i + 1] - j->knob_start[i], 1);
+        cr_assert_eq(j->knob_pl[j->knob_start[i]], 100);
+    }
+    cr_assert_eq(j->b0, 32);
+    cr_assert_eq(j->max_power, 200.0, "MaxPower stays the uncapped GPU's");
+    cr_assert_eq(jt.default_recurrences, 2 * 3 * 1);
+    cr_assert_str_eq(note, "power cap 150 W: the default knob is now b0 32 at 100 W"
+                     " (was 200 W)");
+    ws_pareto p;
+    cr_assert_eq(ws_pareto_compute(j, &p, &err), 0, "%s", err.msg);
+    /* Frontier: 32@100 alone (16@100 is slower and costlier). */
+    cr_assert_eq(p.n_frontier, 1);
+    cr_assert_eq(p.knobs[p.frontier[0]].bs, 32);
+    cr_assert_eq(p.knobs[p.frontier[0]].pl, 100);
+    cr_assert_eq(p.knobs[p.default_knob].pl, 100);
+    cr_assert_eq(p.knobs[p.frontier[0]].tta, 60.0);
+    cr_assert_eq(p.knobs[p.frontier[0]].eta, 5400.0);
+    ws_pareto_free(&p);
+    ws_job_free(&jt);
+
+    /* A cap at or above every limit changes nothing. */
+    capped(200, &jt, note, sizeof note, &rc, &err);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(note, "");
+    cr_assert_eq(jt.job.knob_start[jt.job.n_bs], 6);
+    cr_assert_eq(ws_pareto_compute(&jt.job, &p, &err), 0);
+    cr_assert_eq(p.n_frontier, 2);
+    ws_pareto_free(&p);
+    ws_job_free(&jt);
+}
+
+Test(whatif, cap_below_every_limit_of_b0_is_an_error)
+{
+    ws_job_table jt;
+    ws_error err = {{0}};
+    int rc;
+    capped(90, &jt, NULL, 0, &rc, &err);
+    cr_assert_eq(rc, -1);
+    cr_assert_str_eq(err.msg, "--power-cap: power cap 90 W leaves the default batch"
+                     " size 32 of w on g1 no power limit (its lowest is 100 W)");
+}
+
+/* A hand-made table: bs 8 only at 250 W, bs 16 at 100 and 250 W (b0). */
+static void two_sizes(ws_job_table *jt)
+{
+    memset(jt, 0, sizeof *jt);
+    jt->workload = strdup("w");
+    jt->gpu = strdup("g");
+    jt->bs = malloc(2 * sizeof *jt->bs);
+    jt->knob_start = malloc(3 * sizeof *jt->knob_start);
+    jt->run_start = malloc(3 * sizeof *jt->run_start);
+    jt->knob_pl = malloc(3 * sizeof *jt->knob_pl);
+    jt->knob_time = malloc(3 * sizeof *jt->knob_time);
+    jt->knob_power = malloc(3 * sizeof *jt->knob_power);
+    jt->run_epoch = malloc(3 * sizeof *jt->run_epoch);
+    memcpy(jt->bs, (int[]){8, 16}, 2 * sizeof(int));
+    memcpy(jt->knob_start, (int[]){0, 1, 3}, 3 * sizeof(int));
+    memcpy(jt->run_start, (int[]){0, 2, 3}, 3 * sizeof(int));
+    memcpy(jt->knob_pl, (int[]){250, 100, 250}, 3 * sizeof(int));
+    memcpy(jt->knob_time, (double[]){5, 9, 6}, 3 * sizeof(double));
+    memcpy(jt->knob_power, (double[]){240, 95, 230}, 3 * sizeof(double));
+    memcpy(jt->run_epoch, (double[]){3, 4, 6}, 3 * sizeof(double));
+    jt->b0_index = 1;
+    jt->n_pl_distinct = 2;
+    jt->default_recurrences = 8;
+    jt->job = (ws_job){WS_ABI_VERSION, jt->workload, jt->gpu, 0.5, 2.0, 250, 10, 16, 0,
+                       2, jt->bs, jt->knob_start, jt->knob_pl, jt->knob_time,
+                       jt->knob_power, jt->run_start, jt->run_epoch};
+}
+
+Test(whatif, a_batch_size_without_a_knob_drops_out_with_its_runs)
+{
+    ws_job_table in, out;
+    two_sizes(&in);
+    ws_whatif w = {.power_cap = 200};
+    ws_error err = {{0}};
+    char note[256];
+    cr_assert_eq(ws_whatif_apply(&in, &w, &out, note, sizeof note, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.job.n_bs, 1);
+    cr_assert_eq(out.job.bs[0], 16);
+    cr_assert_eq(out.b0_index, 0);
+    cr_assert_eq(out.job.run_start[1], 1);
+    cr_assert_eq(out.job.run_epoch[0], 6.0, "bs 16's own run");
+    cr_assert_eq(out.job.knob_pl[0], 100);
+    cr_assert_eq(out.job.knob_time[0], 9.0);
+    cr_assert_str_eq(note, "power cap 200 W: the default knob is now b0 16 at 100 W"
+                     " (was 250 W); power cap 200 W: batch size 8 has no power limit"
+                     " left and drops out");
+    ws_job_free(&out);
+    ws_job_free(&in);
+}
+
+Test(whatif, input_stall_stretches_time_and_energy_by_the_formula)
+{
+    ws_traces tr;
+    ws_job_table jt, st;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    const double S = 0.25, W = 40;
+    ws_whatif w = {.input_stall = S, .idle_power = W};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_whatif_apply(&jt, &w, &st, NULL, 0, &err), 0, "%s", err.msg);
+    const ws_job *a = &jt.job, *b = &st.job;
+    cr_assert_eq(b->knob_start[b->n_bs], 6);
+    for (int k = 0; k < 6; k++) {
+        const double t = a->knob_time[k], p = a->knob_power[k];
+        const double t2 = t / (1 - S);
+        cr_assert(REL(b->knob_time[k], t2));
+        /* e' = t p + (t' - t) W */
+        cr_assert(REL(b->knob_time[k] * b->knob_power[k], t * p + (t2 - t) * W),
+                  "knob %d: e' %g", k, b->knob_time[k] * b->knob_power[k]);
+    }
+    /* Every TTA stretches by 1 / (1 - S); 32@100: 60 s -> 80 s, ETA
+     * 5 * (12 * 90 + 4 * 40) = 6200 J. */
+    ws_pareto p0, p1;
+    cr_assert_eq(ws_pareto_compute(a, &p0, &err), 0);
+    cr_assert_eq(ws_pareto_compute(b, &p1, &err), 0);
+    for (int k = 0; k < p0.n; k++)
+        if (p0.knobs[k].reached)
+            cr_assert(REL(p1.knobs[k].tta, p0.knobs[k].tta / (1 - S)));
+    cr_assert(REL(p1.knobs[2].tta, 80.0));
+    cr_assert(REL(p1.knobs[2].eta, 6200.0));
+    ws_pareto_free(&p0);
+    ws_pareto_free(&p1);
+    ws_job_free(&st);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
+
+/* ------------------------------------------------------------ series */
+
+static const char *write_tmp(const char *name, const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    fixture_write(path, text);
+    return path;
+}
+
+/* 2022-10-20 00:00, 00:30, 01:00 UTC: 100, 200, 400 g/kWh, 30 min each. */
+static const char *THREE =
+    "location,timestamp,duration,value,hist\n"
+    "X,2022-10-20T00:00:00+00:00,30,100,1\n"
+    "X,2022-10-20T00:30:00+00:00,30,200,1\n"
+    "X,2022-10-20T01:00:00+00:00,30,400,1\n";
+
+static void load(ws_series *s, const char *text, ws_series_kind kind)
+{
+    ws_error err = {{0}};
+    cr_assert_eq(ws_series_load(s, write_tmp("s.csv", text), kind, NULL, &err), 0,
+                 "%s", err.msg);
+}
+
+static void mk(void) { tmpdir_make("/tmp/wswhatif.XXXXXX"); }
+
+Test(whatif, emissions_inside_one_interval_are_energy_times_intensity, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, THREE, WS_SERIES_CARBON);
+    double t0;
+    cr_assert_eq(ws_parse_time("2022-10-20T00:00:00Z", &t0), 0);
+    cr_assert_eq(t0, 1666224000.0);
+    cr_assert_eq(s.start, t0);
+    cr_assert_eq(s.end, t0 + 5400);
+    cr_assert(REL(ws_series_mean(&s), 700.0 / 3));
+    int wrapped = -1;
+    /* 1 kWh over 10 minutes from 00:05: 100 g. */
+    cr_assert(REL(ws_series_amount(&s, t0 + 300, 600, 3.6e6, &wrapped), 100.0));
+    cr_assert_eq(wrapped, 0);
+    /* 2 kWh inside the third interval: 800 g. */
+    cr_assert(REL(ws_series_amount(&s, t0 + 3700, 1000, 7.2e6, &wrapped), 800.0));
+    ws_series_free(&s);
+}
+
+Test(whatif, emissions_over_two_intervals_split_in_proportion_to_time, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, THREE, WS_SERIES_CARBON);
+    int wrapped;
+    /* From 00:20 for 20 min: half at 100, half at 200 -> 150 g per kWh. */
+    cr_assert(REL(ws_series_amount(&s, s.start + 1200, 1200, 3.6e6, &wrapped), 150.0));
+    /* From 00:25 for 10 min: 1/2 at 100, 1/2 at 200; from 00:20 for 40 min:
+     * 1/4 at 100, 3/4 at 200 -> 175 g per kWh. */
+    cr_assert(REL(ws_series_amount(&s, s.start + 1200, 2400, 3.6e6, &wrapped), 175.0));
+    /* All three: 10 min at 100, 30 at 200, 20 at 400 -> (1000 + 6000 + 8000)/60. */
+    cr_assert(REL(ws_series_amount(&s, s.start + 1200, 3600, 3.6e6, &wrapped), 250.0));
+    cr_assert_eq(wrapped, 0);
+    ws_series_free(&s);
+}
+
+Test(whatif, a_run_past_the_end_wraps_around, .init = mk, .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, THREE, WS_SERIES_CARBON);
+    int wrapped = 0;
+    /* From 01:20 for 20 min: 10 min at 400, then 10 min at 100 (the start). */
+    cr_assert(REL(ws_series_amount(&s, s.start + 4800, 1200, 3.6e6, &wrapped), 250.0));
+    cr_assert_eq(wrapped, 1);
+    /* Two whole periods and 30 minutes more from the start: the 30 minutes
+     * at 100; mean (2 * 700 * 1800 + 100 * 1800) / 12600 s. */
+    double g = ws_series_amount(&s, s.start, 2 * 5400 + 1800, 3.6e6, &wrapped);
+    cr_assert(REL(g, (2 * 700 * 1800.0 + 100 * 1800.0) / 12600.0), "%.17g", g);
+    /* A start one period later reads the same as the start. */
+    cr_assert(REL(ws_series_amount(&s, s.start + 5400 + 300, 600, 3.6e6, &wrapped), 100.0));
+    cr_assert_eq(ws_series_at(&s, s.start + 3 * 5400 + 1900), 200.0);
+    ws_series_free(&s);
+}
+
+Test(whatif, price_is_the_same_integral_in_dollars, .init = mk, .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, "timestamp,duration,value\n"
+             "2022-10-20T00:00:00Z,60,0.10\n2022-10-20T01:00:00Z,60,0.30\n",
+         WS_SERIES_PRICE);
+    int wrapped;
+    /* 10 kWh from 00:30 for an hour: half at 0.10, half at 0.30 -> $2. */
+    cr_assert(REL(ws_series_amount(&s, s.start + 1800, 3600, 3.6e7, &wrapped), 2.0));
+    ws_series_free(&s);
+    ws_error err = {{0}};
+    cr_assert_eq(ws_series_constant(&s, 0.12, &err), 0);
+    cr_assert(REL(ws_series_amount(&s, 1666224000.0, 7200, 3.6e7, &wrapped), 1.2));
+    ws_series_free(&s);
+}
+
+Test(whatif, electricity_maps_export_is_read_by_column_name, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, "Datetime (UTC),Country,Zone Name,Zone Id,"
+             "Carbon Intensity gCO\xe2\x82\x82" "eq/kWh (direct),"
+             "Carbon Intensity gCO\xe2\x82\x82" "eq/kWh (LCA)\n"
+             "2022-01-01 00:00:00,DE,Germany,DE,300,350\n"
+             "2022-01-01 01:00:00,DE,Germany,DE,500,550\n",
+         WS_SERIES_CARBON);
+    cr_assert_eq(s.n, 2);
+    cr_assert_eq(s.end - s.start, 7200.0, "the last hour lasts as the one before");
+    int wrapped;
+    cr_assert(REL(ws_series_amount(&s, s.start + 1800, 3600, 3.6e6, &wrapped), 400.0));
+    ws_series_free(&s);
+}
+
+Test(whatif, series_errors_name_file_and_line, .init = mk, .fini = tmpdir_remove)
+{
+    ws_series s;
+    ws_error err = {{0}};
+    char want[512];
+    const char *p = write_tmp("gap.csv", "timestamp,duration,value\n"
+                              "2022-10-20T00:00:00Z,30,1\n2022-10-20T01:00:00Z,30,1\n");
+    cr_assert_eq(ws_series_load(&s, p, WS_SERIES_CARBON, NULL, &err), -1);
+    snprintf(want, sizeof want, "%s:3: interval starts at 2022-10-20T01:00:00Z but the"
+             " previous one ends at 2022-10-20T00:30:00Z: intervals must be in time"
+             " order, without gaps or overlaps", p);
+    cr_assert_str_eq(err.msg, want);
+    p = write_tmp("neg.csv", "timestamp,duration,value\n2022-10-20T00:00:00Z,30,-1\n");
+    cr_assert_eq(ws_series_load(&s, p, WS_SERIES_PRICE, NULL, &err), -1);
+    snprintf(want, sizeof want, "%s:2: price must be a finite number >= 0, got \"-1\"", p);
+    cr_assert_str_eq(err.msg, want);
+}
+
+Test(whatif, iso_times)
+{
+    double t;
+    cr_assert_eq(ws_parse_time("1970-01-01T00:00:00Z", &t), 0);
+    cr_assert_eq(t, 0.0);
+    cr_assert_eq(ws_parse_time("2022-10-20T06:20:00+00:00", &t), 0);
+    cr_assert_eq(t, 1666246800.0);
+    cr_assert_eq(ws_parse_time("2022-10-20T08:20:00+02:00", &t), 0);
+    cr_assert_eq(t, 1666246800.0);
+    cr_assert_eq(ws_parse_time("2024-02-29", &t), 0);
+    cr_assert_eq(ws_parse_time("2023-02-29", &t), -1);
+    cr_assert_eq(ws_parse_time("2022-10-20T25:00:00Z", &t), -1);
+    cr_assert_eq(ws_parse_time("2022-10-20T06:20:00 junk", &t), -1);
+    char buf[32];
+    ws_format_time(1666246800.0, buf, sizeof buf);
+    cr_assert_str_eq(buf, "2022-10-20T06:20:00Z");
+}
+
+/* ------------------------------------------------------------ engine */
+
+typedef struct recs {
+    ws_run_record r[64];
+    int n;
+} recs;
+
+static int keep(void *p, const ws_run_record *r)
+{
+    recs *c = p;
+    cr_assert_lt(c->n, 64);
+    c->r[c->n++] = *r;
+    return 0;
+}
+
+static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_registry *reg = ws_registry_new();
+    ws_error err = {{0}};
+    ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
+    ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
+    cr_assert(b && p, "%s", err.msg);
+    ws_sim_params sp = {6, 1};
+    memset(out, 0, sizeof *out);
+    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, &err), 0,
+                 "%s", err.msg);
+    ws_bso_free(b);
+    ws_plo_free(p);
+    ws_registry_free(reg);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
+
+Test(whatif, engine_accounts_each_run_on_the_simulated_clock, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_whatif w = {0};
+    load(&w.carbon, THREE, WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    recs r;
+    ws_sim_totals tot, plain;
+    simulate(&w, &r, &tot);
+    /* default: b0 32 at 200 W, 5 epochs: 50 s, 8000 J per run, back to back. */
+    cr_assert_eq(r.n, 6);
+    double sum = 0;
+    for (int i = 0; i < r.n; i++) {
+        cr_assert_eq(r.r[i].start_s, 50.0 * i);
+        cr_assert(REL(r.r[i].co2_g, 8000 / 3.6e6 * 100));   /* all in 00:00-00:30 */
+        sum += r.r[i].co2_g;
+    }
+    cr_assert(REL(tot.co2_g, sum));
+    /* The energy objective's numbers are exactly those without what-ifs. */
+    recs r0;
+    simulate(NULL, &r0, &plain);
+    cr_assert_eq(plain.cost, tot.cost);
+    cr_assert_eq(plain.energy_j, tot.energy_j);
+    cr_assert_eq(plain.co2_g, 0.0);
+
+    /* Objective carbon: cost = eta * g * k + (1 - eta) * 200 * T with
+     * k = 3.6e6 / mean; mean 700/3, every run at 100 g/kWh. */
+    w.objective = WS_OBJ_CARBON;
+    w.k = 3.6e6 / ws_series_mean(&w.carbon);
+    simulate(&w, &r, &tot);
+    for (int i = 0; i < r.n; i++)
+        cr_assert(REL(r.r[i].cost, 0.5 * 8000 * 100 / (700.0 / 3) + 0.5 * 200 * 50));
+    ws_series_free(&w.carbon);
+}
