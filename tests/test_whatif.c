@@ -352,7 +352,7 @@ static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
     cr_assert(b && p, "%s", err.msg);
-    ws_sim_params sp = {6, 1};
+    ws_sim_params sp = {6, 1, NULL};
     memset(out, 0, sizeof *out);
     cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, &err), 0,
                  "%s", err.msg);
