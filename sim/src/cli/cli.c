@@ -177,7 +177,7 @@ static int cmd_run(int argc, char **argv, globals *g)
         WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
-    int force = 0, made_out = 0, c;
+    int force = 0, c;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int n_sets = 0, n_wi = 0;
     struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
@@ -243,8 +243,10 @@ static int cmd_run(int argc, char **argv, globals *g)
     if (trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
-    /* A failed run leaves no trace: not even the folder, if it made it. */
-    made_out = stat(out, &st) != 0;
+    /* A failed run leaves no trace: not even the folder, if it made it
+     * (main's ws_outfile_cleanup removes every folder made on the way). */
+    ws_outfile_set_force(force);
+    if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
     ws_report_history_header(of[0].f, &wi);
@@ -272,7 +274,6 @@ static int cmd_run(int argc, char **argv, globals *g)
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
-    if (rc && made_out) rmdir(out);      /* only if empty */
     ws_whatif_free(&wi);
     free(res);
     free(sets);
@@ -481,6 +482,8 @@ static const char *PARETO_HELP =
     "                     data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
     "                     the first matching cell of a `wattsim run` history.csv)\n"
+    "  --force            replace an existing FILE and its .csv and .gp (never an\n"
+    "                     input of the command, such as a trace)\n"
     "\n" WS_CLI_WHATIF_HELP;
 
 static int cmd_pareto(int argc, char **argv, globals *g)
@@ -492,10 +495,10 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         {"format", required_argument, 0, OPT_FORMAT},
         {"plot", required_argument, 0, 'P'},
         {"history", required_argument, 0, 'H'},
+        {"force", no_argument, 0, OPT_FORCE},
         WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *plot = NULL, *history = NULL;
-    char **all_argv = argv - 1;     /* for the figure's manifest */
     ws_error err = {{0}};
     ws_run_config cfg;
     ws_catalogue cat = {0};
@@ -521,6 +524,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         case OPT_FORMAT: format = optarg; break;
         case 'P': plot = optarg; break;
         case 'H': history = optarg; break;
+        case OPT_FORCE: ws_outfile_set_force(1); break;
         default: rc = ws_cli_bad_option("pareto", argv, c); goto out;
         }
     }
@@ -559,7 +563,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = ws_cli_usage("pareto", "%s", "--history needs --plot FILE");
         goto out;
     }
-    if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, argc + 1, all_argv, &err))
+    if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, 0, NULL, &err))
         goto out;
     ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par, &wi);
     rc = 0;
@@ -704,23 +708,29 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(MAIN_HELP, stdout);
-        return 0;
+        return ws_cli_exit(0);
     }
     if (!strcmp(cmd, "--version")) {
         printf("wattsim %s (policy ABI %d)\n", WS_VERSION, WS_ABI_VERSION);
-        return 0;
+        return ws_cli_exit(0);
     }
     opterr = 0;
-    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1, &g);
-    if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1, &g);
-    if (!strcmp(cmd, "pareto")) return cmd_pareto(argc - 1, argv + 1, &g);
-    if (!strcmp(cmd, "list")) return cmd_list(argc - 1, argv + 1, &g);
-    if (!strcmp(cmd, "sweep")) return ws_cmd_sweep(argc - 1, argv + 1, 0);
-    if (!strcmp(cmd, "curves")) return ws_cmd_sweep(argc - 1, argv + 1, 1);
-    if (!strcmp(cmd, "potential")) return ws_cmd_potential(argc - 1, argv + 1);
-    if (!strcmp(cmd, "frontiers")) return ws_cmd_frontiers(argc - 1, argv + 1);
-    if (!strcmp(cmd, "report")) return ws_cmd_report(argc - 1, argv + 1);
-    if (!strcmp(cmd, "groups")) return ws_cli_groups(argc - 1, argv + 1);
-    fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
-    return EXIT_USAGE;
+    int rc;
+    if (!strcmp(cmd, "run")) rc = cmd_run(argc - 1, argv + 1, &g);
+    else if (!strcmp(cmd, "simulate")) rc = cmd_simulate(argc - 1, argv + 1, &g);
+    else if (!strcmp(cmd, "pareto")) rc = cmd_pareto(argc - 1, argv + 1, &g);
+    else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1, &g);
+    else if (!strcmp(cmd, "sweep")) rc = ws_cmd_sweep(argc - 1, argv + 1, 0);
+    else if (!strcmp(cmd, "curves")) rc = ws_cmd_sweep(argc - 1, argv + 1, 1);
+    else if (!strcmp(cmd, "potential")) rc = ws_cmd_potential(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "frontiers")) rc = ws_cmd_frontiers(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "report")) rc = ws_cmd_report(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "groups")) rc = ws_cli_groups(argc - 1, argv + 1);
+    else {
+        fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
+        return EXIT_USAGE;
+    }
+    /* A failed command leaves no folder it made behind. */
+    if (rc == EXIT_USAGE) ws_outfile_cleanup();
+    return ws_cli_exit(rc);
 }

@@ -11,6 +11,7 @@
 
 #include "cli_common.h"
 #include "wattsim/name.h"
+#include "wattsim/outfile.h"
 
 
 /* Same precedence as cli.c: option, config, $WATTSIM_TRACES, built-in. */
@@ -169,4 +170,12 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
     free(*where);
     if (!(*where = strdup(whatif_opts[i].name))) return ws_fail(err, "out of memory");
     return 1;
+}
+
+int ws_cli_exit(int rc)
+{
+    ws_error err = {{0}};
+    if (!ws_stdout_close(&err)) return rc;
+    fprintf(stderr, "wattsim: %s\n", err.msg);
+    return rc ? rc : 1;
 }

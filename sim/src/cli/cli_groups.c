@@ -236,6 +236,7 @@ static int cmd_synth(int argc, char **argv, common *co)
         ws_fail(&err, "%s: exists; pass --force to replace it", out);
         goto done;
     }
+    ws_outfile_set_force(force);
     if (ws_outfile_open(&of, out, &err) || ws_group_synth(of.f, &sp, &n_overlap, &err))
         goto done;
     if (ws_outfile_commit(&of, &err)) goto done;
@@ -525,6 +526,11 @@ static int cmd_replay(int argc, char **argv, common *co)
                     " replace them or --out another folder", out);
             goto done;
         }
+        ws_outfile_set_force(force);
+        /* the group trace itself, say DIR/groups.csv, is never replaced */
+        snprintf(path, sizeof path, "%s/groups.csv", out);
+        if (ws_outfile_check(path, &err)) goto done;
+        if (ws_outdir_lock(out, &err)) goto done;
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;
         h.f = of[0].f;

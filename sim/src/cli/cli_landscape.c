@@ -25,6 +25,7 @@ int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job
     ws_settled st = {0, 0, "policy settled"};
     if (history && ws_history_settled(history, job->gpu, job->workload, &st, err)) return -1;
     if (ws_plot_pareto(image, job, p, history ? &st : NULL, err)) return -1;
+    if (argc <= 0) return 0;                    /* no manifest */
     char *cmd = ws_command_line(argc, argv);
     char title[256];
     snprintf(title, sizeof title, "%s on %s: TTA vs ETA of every knob (η = %g)", job->workload,
@@ -164,6 +165,8 @@ int ws_cmd_potential(int argc, char **argv)
         ws_fail(&err, "%s: outputs of an earlier run are there; pass --force to replace them", lo.out);
         goto out;
     }
+    ws_outfile_set_force(lo.force);
+    if (ws_outdir_lock(lo.out, &err)) goto out;
     if (ws_outfile_open(&od, csv, &err) || ws_outfile_open(&og, gp, &err)) goto out;
     fputs("gpu,workload,x,default_bs,default_pl,default_eta_j,best_bs,best_pl,best_eta_j,"
           "best_pct_of_default,saving_pct\n", od.f);
@@ -278,6 +281,8 @@ int ws_cmd_frontiers(int argc, char **argv)
         goto out;
     }
     rc = 2;
+    ws_outfile_set_force(lo.force);
+    if (ws_outdir_lock(lo.out, &err)) goto out;
     size_t made = 0;
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         ws_traces tr = {0};

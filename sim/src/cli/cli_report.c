@@ -137,6 +137,7 @@ int ws_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"title", required_argument, 0, 'T'},
+        {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -146,6 +147,7 @@ int ws_cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'h') { printf("%s", REPORT_HELP); return 0; }
         if (c == 'T') { title = optarg; continue; }
+        if (c == 'f') { ws_outfile_set_force(1); continue; }
         if (c == ':') return ws_cli_usage("report", "option '%s' needs a value", argv[optind - 1]);
         return ws_cli_usage("report", "unknown option '%s'", argv[optind - 1]);
     }
@@ -157,6 +159,12 @@ int ws_cmd_report(int argc, char **argv)
     char **sub = folders(dir, &nf);
     int rc = 2;
     char path[8400];
+    struct stat dst;
+    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+        ws_fail(&err, "%s: not a folder", dir);
+        goto out;
+    }
+    if (ws_outdir_lock(dir, &err)) goto out;
     snprintf(path, sizeof path, "%s/REPORT.md", dir);
     if (!sub || ws_outfile_open(&md, path, &err)) goto out;
     snprintf(path, sizeof path, "%s/report.html", dir);

@@ -525,6 +525,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
                 " --force to start over", journal, cmd);
         goto out;
     }
+    /* --resume continues an earlier command in this folder: it rewrites
+     * what that one wrote. */
+    ws_outfile_set_force(force || resume);
+    if (ws_outdir_lock(out, &err)) goto out;
     if (ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;

@@ -26,6 +26,7 @@
 #include "wattsim/config.h"
 #include "wattsim/name.h"
 #include "wattsim/series.h"
+#include "wattsim/outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -421,6 +422,7 @@ static int read_file(const ctx *c, unsigned char **out, size_t *out_len)
 {
     FILE *f = fopen(c->file, "rb");
     if (!f) return ws_fail(c->err, "%s: cannot open: %s", c->file, strerror(errno));
+    ws_input_note_fd(fileno(f));   /* no output of this command may replace it */
 
     size_t len = 0, cap = 0;
     unsigned char *buf = NULL;

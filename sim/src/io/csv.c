@@ -7,6 +7,7 @@
  * record costs no allocation once the buffers have grown.
  */
 #include "wattsim/csv.h"
+#include "wattsim/outfile.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -176,6 +177,7 @@ ws_csv *ws_csv_open(const char *path, const ws_csv_limits *lim, ws_error *err)
         return NULL;
     }
     gzbuffer(c->gz, 1 << 17);
+    ws_input_note(path);        /* no output of this command may replace it */
     return c;
 }
 

@@ -1,11 +1,91 @@
-/* Atomic output files; see wattsim/outfile.h. */
+/* Atomic output files and the rules of every command's outputs; see
+ * wattsim/outfile.h. The rules need process-wide state (inputs seen, files
+ * written, folders made, --force), kept here behind one mutex. */
+#define _GNU_SOURCE
 #include "wattsim/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+
+typedef struct id_set {
+    file_id *v;
+    size_t n, cap;
+} id_set;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static id_set inputs, mine;
+static char **made;                 /* folders ws_mkdirs created, in order */
+static size_t n_made;
+static int force;
+
+static void set_add(id_set *s, const struct stat *st)
+{
+    pthread_mutex_lock(&lock);
+    int have = 0;
+    for (size_t i = 0; i < s->n && !have; i++)
+        have = s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino;
+    if (!have && s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        file_id *v = realloc(s->v, cap * sizeof *v);
+        if (v) { s->v = v; s->cap = cap; }
+    }
+    if (!have && s->n < s->cap) s->v[s->n++] = (file_id){st->st_dev, st->st_ino};
+    pthread_mutex_unlock(&lock);
+}
+
+static int set_has(id_set *s, const struct stat *st)
+{
+    pthread_mutex_lock(&lock);
+    int have = 0;
+    for (size_t i = 0; i < s->n && !have; i++)
+        have = s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino;
+    pthread_mutex_unlock(&lock);
+    return have;
+}
+
+void ws_outfile_set_force(int f) { force = f; }
+
+void ws_input_note(const char *path)
+{
+    struct stat st;
+    if (path && stat(path, &st) == 0) set_add(&inputs, &st);
+}
+
+void ws_input_note_fd(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0) set_add(&inputs, &st);
+}
+
+void ws_outfile_mine(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) set_add(&mine, &st);
+}
+
+static int check(const char *path, int update, ws_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    if (set_has(&inputs, &st))
+        return ws_fail(err, "%s: is an input of this command; an output never replaces an"
+                       " input (even with --force): write elsewhere", path);
+    if (update || force || set_has(&mine, &st)) return 0;
+    return ws_fail(err, "%s: exists; pass --force to replace it, or write elsewhere", path);
+}
+
+int ws_outfile_check(const char *path, ws_error *err) { return check(path, 0, err); }
 
 int ws_mkdirs(const char *dir, ws_error *err)
 {
@@ -15,7 +95,15 @@ int ws_mkdirs(const char *dir, ws_error *err)
         if (*s == '/' || *s == '\0') {
             char c = *s;
             *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            if (mkdir(p, 0777) == 0) {
+                pthread_mutex_lock(&lock);
+                char **m = realloc(made, (n_made + 1) * sizeof *m);
+                if (m) {
+                    made = m;
+                    if ((made[n_made] = strdup(p))) n_made++;
+                }
+                pthread_mutex_unlock(&lock);
+            } else if (errno != EEXIST) {
                 int e = errno;
                 ws_fail(err, "%s: cannot create folder: %s", p, strerror(e));
                 free(p);
@@ -34,9 +122,11 @@ int ws_mkdirs(const char *dir, ws_error *err)
     return 0;
 }
 
-int ws_outfile_open(ws_outfile *o, const char *path, ws_error *err)
+static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
 {
     memset(o, 0, sizeof *o);
+    if (check(path, update, err)) return -1;
+    o->update = update;
     o->path = strdup(path);
     size_t n = strlen(path) + 16;
     o->tmp = malloc(n);
@@ -70,13 +160,33 @@ int ws_outfile_open(ws_outfile *o, const char *path, ws_error *err)
     return 0;
 }
 
+int ws_outfile_open(ws_outfile *o, const char *path, ws_error *err)
+{
+    return open_out(o, path, 0, err);
+}
+
+int ws_outfile_open_update(ws_outfile *o, const char *path, ws_error *err)
+{
+    return open_out(o, path, 1, err);
+}
+
 int ws_outfile_commit(ws_outfile *o, ws_error *err)
 {
-    int bad = ferror(o->f);
-    if (fclose(o->f) != 0) bad = 1;
+    /* The first failure's errno: a stream error, the flush (ENOSPC shows
+     * here for buffered data), fsync (delayed allocation), then close. */
+    int e = 0;
+    if (ferror(o->f)) e = errno ? errno : EIO;
+    if (fflush(o->f) != 0 && !e) e = errno;
+    if (fsync(fileno(o->f)) != 0 && !e && errno != EINVAL) e = errno;
+    if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
-    if (bad) {
-        ws_fail(err, "%s: write failed: %s", o->path, strerror(errno));
+    if (e) {
+        ws_fail(err, "%s: write failed: %s", o->path, strerror(e));
+        ws_outfile_abort(o);
+        return -1;
+    }
+    /* The destination may have appeared meanwhile (another process). */
+    if (check(o->path, o->update, err)) {
         ws_outfile_abort(o);
         return -1;
     }
@@ -85,6 +195,7 @@ int ws_outfile_commit(ws_outfile *o, ws_error *err)
         ws_outfile_abort(o);
         return -1;
     }
+    ws_outfile_mine(o->path);
     free(o->tmp);
     free(o->path);
     memset(o, 0, sizeof *o);
@@ -98,4 +209,50 @@ void ws_outfile_abort(ws_outfile *o)
     free(o->tmp);
     free(o->path);
     memset(o, 0, sizeof *o);
+}
+
+int ws_outdir_lock(const char *dir, ws_error *err)
+{
+    if (ws_mkdirs(dir, err)) return -1;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/.wattsim.lock", dir) >= sizeof path)
+        return ws_fail(err, "%s: path too long", dir);
+    /* Kept open (close-on-exec) until the process exits: the lock with it. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return ws_fail(err, "%s: cannot open the folder's lock: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return ws_fail(err, "%s: another wattsim command is writing into this folder"
+                           " (it holds %s); wait for it to finish or use another folder",
+                           dir, path);
+        return ws_fail(err, "%s: cannot lock: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+void ws_outfile_cleanup(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = n_made; i-- > 0;) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/.wattsim.lock", made[i]);
+        unlink(path);
+        rmdir(made[i]);           /* only if empty */
+        free(made[i]);
+    }
+    free(made);
+    made = NULL;
+    n_made = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int ws_stdout_close(ws_error *err)
+{
+    int e = ferror(stdout) ? (errno ? errno : EIO) : 0;
+    if (fflush(stdout) != 0 && !e) e = errno;
+    if (fclose(stdout) != 0 && !e && errno != EBADF) e = errno;
+    if (e) return ws_fail(err, "standard output: write failed: %s", strerror(e));
+    return 0;
 }

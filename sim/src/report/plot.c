@@ -310,11 +310,13 @@ int ws_plot_render(const char *script, const char *const *images, int n,
         free(dir);
         return 0;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (ws_plot_kind(images[i]) < 0) {
             free(dir);
             return ws_fail(err, "%s: the image's name must end in .png or .svg", images[i]);
         }
+        if (ws_outfile_check(images[i], err)) { free(dir); return -1; }
+    }
     char priv[4096], a[4200], b[4200];
     snprintf(priv, sizeof priv, "%s/.wattsim-plot-XXXXXX", dir);
     free(dir);
@@ -335,6 +337,7 @@ int ws_plot_render(const char *script, const char *const *images, int n,
         private_image(a, sizeof a, priv, i, ws_plot_kind(images[i]));
         if (!rc && rename(a, images[i]) != 0)
             rc = ws_fail(err, "%s: cannot rename into place: %s", images[i], strerror(errno));
+        if (!rc) ws_outfile_mine(images[i]);
         unlink(a);
     }
     for (size_t i = 0; i < sizeof PRIVATE_FILES / sizeof *PRIVATE_FILES; i++) {
@@ -376,7 +379,7 @@ int ws_manifest_add(const char *file, const char *kind, const char *title,
     free(dir);
     const char *name = base_name(file);
     ws_outfile o = {0};
-    if (ws_outfile_open(&o, path, err)) return -1;
+    if (ws_outfile_open_update(&o, path, err)) return -1;
     fputs("file\tkind\ttitle\tcommand\n", o.f);
     FILE *in = fopen(path, "r");
     if (in) {
@@ -493,6 +496,9 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     ws_outfile od = {0}, og = {0};
     int rc = -1;
     if (!csv || !gp) { ws_fail(err, "out of memory"); goto out; }
+    /* All three files may be written, or none is. */
+    if (ws_outfile_check(csv, err) || ws_outfile_check(gp, err) || ws_outfile_check(image, err))
+        goto out;
     if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gp, err)) goto out;
 
     /* Frontier rows first, by TTA, so the frontier line is one run of rows. */

@@ -1,0 +1,212 @@
+/*
+ * The output rules of every command (wattsim/outfile.h), through the CLI:
+ * nothing existing is replaced without --force, an output is never an input
+ * (even with --force), a failed command leaves no folder it made, a second
+ * command on a locked folder fails at once, and a failed write to stdout is
+ * exit 1 with one line. The issue-7 cases: `pareto --traces . --plot
+ * summary_train.png`, `report DIR` twice, `groups replay --out DIR` over its
+ * own DIR/groups.csv, two sweeps on one folder, `pareto > /dev/full`.
+ * Needs the fetched Zeus traces (scripts/fetch-traces).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tmpdir.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+#define CLI WS_BUILD_DIR "/sim/wattsim"
+#define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
+#define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
+
+static void mktmp(void) { tmpdir_make("/tmp/ws-test-outputs-XXXXXX"); }
+static void rmtmp(void) { tmpdir_remove(); }
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void expect_one_line(const char *name, const char *needle)
+{
+    char *e = slurp(tp(name));
+    cr_expect(strstr(e, needle), "'%s' not in: %s", needle, e);
+    cr_expect(*e && strchr(e, '\n') == e + strlen(e) - 1, "one line: %s", e);
+    free(e);
+}
+
+#define PARETO_FIX CLI " pareto --traces . --catalogue workloads.yaml --gpu g1 --workload w"
+
+/* The issue's case: a plot named after a trace would replace the trace. */
+Test(outputs, pareto_plot_never_replaces_an_input, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("cp " FIXTURE "/* %s/", tmp), 0);
+    char *before = slurp(tp("summary_train.csv"));
+    cr_expect_eq(run_shell("cd %s && " PARETO_FIX " --plot summary_train.png >/dev/null"
+                           " 2>err.txt", tmp), 2);
+    expect_one_line("err.txt", "summary_train.csv: is an input of this command");
+    cr_expect_eq(run_shell("cd %s && " PARETO_FIX " --plot summary_train.png --force >/dev/null"
+                           " 2>err.txt", tmp), 2);
+    expect_one_line("err.txt", "summary_train.csv: is an input of this command");
+    char *after = slurp(tp("summary_train.csv"));
+    cr_expect_str_eq(after, before);
+    cr_expect(!exists(tp("summary_train.gp")) && !exists(tp("summary_train.png")));
+    free(before);
+    free(after);
+}
+
+Test(outputs, pareto_plot_replaces_nothing_without_force, .init = mktmp, .fini = rmtmp,
+     .timeout = 60)
+{
+    cr_assert_eq(run_shell("cp " FIXTURE "/* %s/ && mkdir %s/figs", tmp, tmp), 0);
+    write_file("figs/f.gp", "keep me\n");
+    cr_expect_eq(run_shell("cd %s && " PARETO_FIX " --plot figs/f.png >/dev/null 2>err.txt",
+                           tmp), 2);
+    expect_one_line("err.txt", "figs/f.gp: exists; pass --force");
+    char *gp = slurp(tp("figs/f.gp"));
+    cr_expect_str_eq(gp, "keep me\n");
+    free(gp);
+    /* Checked before anything is written: not even the .csv. */
+    cr_expect(!exists(tp("figs/f.csv")) && !exists(tp("figs/f.png")));
+    cr_expect_eq(run_shell("cd %s && " PARETO_FIX " --plot figs/f.png --force >/dev/null", tmp), 0);
+    cr_expect(exists(tp("figs/f.csv")) && exists(tp("figs/f.png")));
+    /* The figure goes where the user said, with no manifest anywhere. */
+    cr_expect(!exists(tp("figs/manifest.tsv")) && !exists(tp("manifest.tsv")));
+}
+
+Test(outputs, report_replaces_nothing_without_force, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("mkdir %s/r && " CLI " report %s/r >/dev/null", tmp, tmp), 0);
+    write_file("r/REPORT.md", "edited by hand\n");
+    cr_expect_eq(run_shell(CLI " report %s/r >/dev/null 2>%s/err.txt", tmp, tmp), 2);
+    expect_one_line("err.txt", "REPORT.md: exists; pass --force");
+    char *md = slurp(tp("r/REPORT.md"));
+    cr_expect_str_eq(md, "edited by hand\n");
+    free(md);
+    cr_expect_eq(run_shell(CLI " report %s/r --force >/dev/null", tmp), 0);
+    md = slurp(tp("r/REPORT.md"));
+    cr_expect(strstr(md, "# wattsim report"), "%s", md);
+    free(md);
+}
+
+Test(outputs, groups_replay_never_replaces_its_trace, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    cr_assert_eq(run_shell(CLI " groups synth --catalogue " CATALOGUE " --groups 2"
+                           " --jobs-per-group 3 --datasets cifar100 --out %s/g/groups.csv"
+                           " >/dev/null", tmp), 0);
+    char *before = slurp(tp("g/groups.csv"));
+    for (int force = 0; force < 2; force++) {
+        cr_expect_eq(run_shell(CLI " groups replay --traces " TRACES " --catalogue " CATALOGUE
+                               " --trace %s/g/groups.csv --out %s/g%s >/dev/null 2>%s/err.txt",
+                               tmp, tmp, force ? " --force" : "", tmp), 2);
+        expect_one_line("err.txt", force ? "groups.csv: is an input of this command"
+                                         : "outputs of an earlier replay are there");
+    }
+    char *after = slurp(tp("g/groups.csv"));
+    cr_expect_str_eq(after, before);
+    cr_expect(!exists(tp("g/history.csv")) && !exists(tp("g/groups.json")));
+    free(before);
+    free(after);
+}
+
+/* A trace error found after the output folder was made: a/b/c all go. */
+Test(outputs, failed_run_leaves_no_folders, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("cp " FIXTURE "/* %s/", tmp), 0);
+    write_file("summary_power_g1.csv",
+               "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n"
+               "d,n,8,o,100,12.5,90\nd,n,8,o,150,10,130\nd,n,16,o,100,8,95\n"
+               "d,n,16,o,150,6.5,-140\nd,n,32,o,100,6,98\nd,n,32,o,150,5,145\n");
+    cr_expect_eq(run_shell("cd %s && " CLI " run run.yaml --traces . --catalogue workloads.yaml"
+                           " --out a/b/c >/dev/null 2>err.txt", tmp), 2);
+    expect_one_line("err.txt", "summary_power_g1.csv:5:");
+    cr_expect(!exists(tp("a")), "run left a/ behind");
+    /* A folder that was there stays, and so does what it held. */
+    cr_assert_eq(run_shell("mkdir -p %s/keep && touch %s/keep/mine", tmp, tmp), 0);
+    cr_expect_eq(run_shell("cd %s && " CLI " run run.yaml --traces . --catalogue workloads.yaml"
+                           " --out keep/x >/dev/null 2>&1", tmp), 2);
+    cr_expect(exists(tp("keep/mine")) && !exists(tp("keep/x")));
+}
+
+/* Two sweeps on one folder: the first holds the lock for its whole run (a
+ * policy that hangs until --cell-timeout keeps it busy); the second fails
+ * at once with one line and touches nothing; the first then completes. */
+Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\n"
+                              "recurrences: 5\nbso: {name: %s, params: {how: hang}}\nplo: jit\n",
+             CRASH);
+    write_file("hang.yaml", cfg);
+    pid_t first = fork();
+    cr_assert_neq(first, -1);
+    if (first == 0) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, CLI " sweep %s/hang.yaml --isolate --cell-timeout 3 --no-plot"
+                 " --traces " TRACES " --catalogue " CATALOGUE " --out %s/s >/dev/null"
+                 " 2>/dev/null", tmp, tmp);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    /* Wait until the first holds the lock (it cannot finish within 3 s). */
+    int held = 0;
+    for (int i = 0; i < 200 && !held; i++) {
+        int fd = open(tp("s/.wattsim.lock"), O_RDONLY);
+        if (fd >= 0) {
+            held = flock(fd, LOCK_EX | LOCK_NB) != 0;
+            close(fd);
+        }
+        if (!held) usleep(10000);
+    }
+    cr_assert(held, "the first sweep never took the lock");
+    char *journal = exists(tp("s/sweep.journal")) ? slurp(tp("s/sweep.journal")) : NULL;
+    cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --force --no-plot --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/s >/dev/null 2>%s/err.txt",
+                           tmp, tmp, tmp), 2);
+    expect_one_line("err.txt", "another wattsim command is writing into this folder");
+    if (journal) {
+        char *now = slurp(tp("s/sweep.journal"));
+        cr_expect_str_eq(now, journal, "the second sweep touched the first's journal");
+        free(now);
+        free(journal);
+    }
+    int st;
+    cr_assert_eq(waitpid(first, &st, 0), first);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "first sweep: status %d", st);
+    cr_expect(exists(tp("s/sweep.csv")), "the first sweep did not complete");
+}
+
+Test(outputs, failed_stdout_is_exit_1_with_one_line, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("cp " FIXTURE "/* %s/", tmp), 0);
+    cr_expect_eq(run_shell("cd %s && " PARETO_FIX " --format csv >/dev/full 2>err.txt", tmp), 1);
+    expect_one_line("err.txt", "wattsim: standard output: write failed: No space left on device");
+    cr_expect_eq(run_shell("cd %s && " CLI " list workloads --catalogue workloads.yaml"
+                           " >/dev/full 2>err.txt", tmp), 1);
+    expect_one_line("err.txt", "standard output: write failed");
+}
