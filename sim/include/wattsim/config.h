@@ -84,6 +84,10 @@ typedef struct ws_whatif_spec {
  * A run config. Every axis is a list (a scalar in YAML is a list of one);
  * the run plan is their cross product: gpu x workload x eta x beta x seed.
  */
+/* The most recurrences a plan may ask for: a bound on run time (and on a
+ * learning curve's memory), not on a simulation's memory. */
+#define WS_MAX_RECURRENCES 10000000L
+
 typedef struct ws_run_config {
     char *path;                   /* file it came from ("" for none) */
     char **gpus;        size_t n_gpus;
@@ -92,7 +96,8 @@ typedef struct ws_run_config {
     double *etas;       size_t n_etas;       /* each in [0, 1] */
     double *betas;      size_t n_betas;      /* each > 0; .inf = off */
     unsigned long *seeds; size_t n_seeds;
-    long recurrences;             /* 0 = default 2*|B|*|P| */
+    long recurrences;             /* 0 = default 2*|B|*|P|; at most
+                                     WS_MAX_RECURRENCES */
     ws_policy_ref bso;
     ws_policy_ref plo;
     char *out_dir;                /* NULL = none given */

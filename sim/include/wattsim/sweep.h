@@ -37,15 +37,19 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
                           ws_error *err);
 void ws_policy_pairs_free(ws_policy_pair *p, size_t n);
 
-/* One simulation of the plan. A failed one has all numbers zero (so that
- * what a policy did before failing never leaks into a summary) and its
- * message in `error`. */
+/* One simulation of the plan, aggregated as it runs: its totals and its
+ * steady state, never its recurrences (except the per-recurrence cost that
+ * the learning curves need, kept only when asked for). A failed one has
+ * all numbers zero (so that what a policy did before failing never leaks
+ * into a summary) and its message in `error`. */
 typedef struct ws_sweep_sim {
-    ws_sim_totals tot;
-    long recurrences;
-    double *rec_energy, *rec_time, *rec_cost;   /* per recurrence, all tries */
-    int failed;
+    double energy_j, time_s, cost;           /* totals over recurrences */
+    double steady_energy, steady_time;       /* mean per recurrence over the
+                                                steady window (ws_steady_count) */
+    int final_bs, final_pl;                  /* knob of the last run that reached */
+    double *rec_cost;         /* per recurrence, all tries; NULL unless curves */
     char *error;              /* one line, e.g. "seed 3: ..."; NULL when ok */
+    int failed;
 } ws_sweep_sim;
 
 typedef struct ws_sweep {
@@ -56,6 +60,8 @@ typedef struct ws_sweep {
     double *etas, *betas;
     unsigned long *seeds;
     ws_job_table *jobs;                          /* [gpu * n_work + work] */
+    long *recurrences;                           /* per job, like jobs */
+    int curves;                                  /* sims keep rec_cost */
     ws_sweep_sim *sims;      size_t n_sims;      /* plan order, seed fastest */
     size_t n_failed;                             /* simulations that failed */
     size_t n_reused;                             /* taken from the journal */
@@ -72,6 +78,8 @@ typedef struct ws_sweep_opts {
     double cell_timeout;    /* seconds a child may take; 0 = no limit */
     const char *journal;    /* append each finished simulation here; NULL = none */
     int resume;             /* reuse the journal's successful simulations */
+    int curves;             /* keep each simulation's cost per recurrence
+                               (ws_sweep_write_curves needs it) */
 } ws_sweep_opts;
 
 /* Run the sweep. `pairs` are copied; default:default and oracle:oracle are
@@ -82,11 +90,18 @@ typedef struct ws_sweep_opts {
 int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
                       const ws_policy_pair *pairs, size_t n_pairs,
                       const ws_sweep_opts *opts, ws_sweep *out, ws_error *err);
-/* The same with only a thread count (threads >= 1). */
+/* The same with only a thread count (threads >= 1), curves kept. */
 int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  const ws_policy_pair *pairs, size_t n_pairs, int threads,
                  ws_sweep *out, ws_error *err);
 void ws_sweep_free(ws_sweep *s);
+
+/* Recurrences of simulation i (all of a job's simulations have as many). */
+long ws_sweep_recurrences(const ws_sweep *s, size_t i);
+
+/* The most frequent final knob of a cell's successful seeds (ties: the one
+ * seen first in seed order); *n its count, 0 (and bs = pl = 0) when none. */
+void ws_sweep_top_knob(const ws_sweep *s, size_t cell, int *bs, int *pl, size_t *n);
 
 /* "zeus+jit v100/squad eta 0.5 beta 2": a cell in messages. */
 void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n);
@@ -127,7 +142,7 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *out);
 void ws_sweep_write_csv(FILE *f, const ws_sweep *s);
 void ws_sweep_write_json(FILE *f, const ws_sweep *s);
 /* Learning curves: per cell and recurrence, mean and CI over seeds of the
- * cumulative cost and of the regret versus oracle. */
+ * cumulative cost and of the regret versus oracle (needs s->curves). */
 void ws_sweep_write_curves(FILE *f, const ws_sweep *s);
 /* One recurrence r of those curves for the cell starting at simulation
  * `base` (oracle's cell at `oref`): cum and oc (2 * n_seeds each, the first

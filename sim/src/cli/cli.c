@@ -299,7 +299,7 @@ static const char *SIMULATE_HELP =
     "  --eta X            cost weight of energy, in [0, 1]; default 0.5\n"
     "  --beta X           early-stopping factor (inf = off); default 2\n"
     "  --seed N           random seed; default 1\n"
-    "  --recurrences N    default 2*|B|*|P|\n"
+    "  --recurrences N    default 2*|B|*|P|; at most 10000000\n"
     "  --bso NAME         batch-size optimizer or path to a .so; default zeus\n"
     "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
     "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"

@@ -118,23 +118,14 @@ static void write_md(FILE *f, const ws_sweep *s)
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
         /* The most frequent final knob. */
-        int bs = 0, pl = 0, best = 0;
-        for (size_t i = 0; i < s->n_seeds; i++) {
-            if (s->sims[c * s->n_seeds + i].failed) continue;
-            const ws_sim_totals *a = &s->sims[c * s->n_seeds + i].tot;
-            int n = 0;
-            for (size_t j = 0; j < s->n_seeds; j++) {
-                if (s->sims[c * s->n_seeds + j].failed) continue;
-                const ws_sim_totals *b = &s->sims[c * s->n_seeds + j].tot;
-                n += a->final_bs == b->final_bs && a->final_pl == b->final_pl;
-            }
-            if (n > best) { best = n; bs = a->final_bs; pl = a->final_pl; }
-        }
+        int bs, pl;
+        size_t best;
+        ws_sweep_top_knob(s, c, &bs, &pl, &best);
         fprintf(f, "| %s | %s | %s | %g | %g | ", s->pairs[o.pair].label, s->gpus[o.gpu],
                 s->work[o.work], s->etas[o.eta], s->betas[o.beta]);
         if (o.seeds_ok)
             fprintf(f, "%.4g ± %.2g | %.4g ± %.2g | %.1f %% | %.1f %% | %.1f %% | %.4g | "
-                       "%d, %d W (%d/%zu) | ",
+                       "%d, %d W (%zu/%zu) | ",
                     o.energy.mean / ue.div,
                     isfinite(o.energy.hi) ? (o.energy.hi - o.energy.mean) / ue.div : 0.0,
                     o.time.mean / ut.div,
@@ -312,7 +303,7 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
     double max_c = 0;
     for (size_t p = 0; p < s->n_pairs; p++)
         for (size_t i = 0; i < n; i++)
-            max_c = fmax(max_c, s->sims[ws_sweep_index(s, p, g, w, e, b, i)].tot.cost);
+            max_c = fmax(max_c, s->sims[ws_sweep_index(s, p, g, w, e, b, i)].cost);
     /* (a failed simulation's numbers are zero: they do not count) */
     ws_unit uc = ws_unit_energy(max_c);
     if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gpp, err)) goto out;
@@ -333,7 +324,7 @@ static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w
         blk++;
         memset(cum, 0, n * sizeof *cum);
         memset(oc, 0, n * sizeof *oc);
-        for (long r = 0; r < s->sims[base].recurrences; r++) {
+        for (long r = 0; r < ws_sweep_recurrences(s, base); r++) {
             ws_stat a, d;
             ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &d);
             if (isnan(a.mean)) continue;             /* every seed failed */
@@ -533,7 +524,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
-    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, journal, resume};
+    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, journal, resume, curves};
     if (ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err)) goto out;
     if (ws_mkdirs(out, &err)) goto out;
     out_ctx oc = {out, command, plot};

@@ -1184,9 +1184,9 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
             t->recurrences = 0;
             return 0;
         }
-        if (v->kind != Y_SCALAR || !parse_int_in(v->text, 1, LONG_MAX, &u))
-            return fail_at(c, v, "%s must be a positive integer or 'default', "
-                           "got %s", what, describe(v, got, sizeof got));
+        if (v->kind != Y_SCALAR || !parse_int_in(v->text, 1, WS_MAX_RECURRENCES, &u))
+            return fail_at(c, v, "%s must be an integer in 1..%ld or 'default', "
+                           "got %s", what, (long)WS_MAX_RECURRENCES, describe(v, got, sizeof got));
         t->recurrences = (long)u;
         return 0;
     case K_BSO:      return parse_policy(c, v, what, &t->bso);

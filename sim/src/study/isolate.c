@@ -3,8 +3,8 @@
  * workload x eta x beta) runs in a forked child process, so a policy that
  * crashes, aborts or hangs takes down only its cell. The child runs the
  * cell's simulations with the same code as in process (ws_sweep_run_sim)
- * and sends each result as a journal record line (journal.c: exact %a
- * doubles) over a pipe; the parent applies them only when the child exited
+ * and sends each result as a journal record (journal.c: binary, exact,
+ * with a checksum) over a pipe; the parent applies them only when the child exited
  * with status 0 after sending every one. Otherwise -- a signal, a nonzero
  * exit, a missing or malformed record, or the time-out -- every
  * simulation of the cell is recorded as failed with one message, because a
@@ -85,7 +85,7 @@ static void fail_cell(ws_sweep *s, const unsigned char *todo, size_t cell, const
 {
     for (size_t k = 0; k < s->n_seeds; k++) {
         size_t i = cell * s->n_seeds + k;
-        if (todo[i]) ws_sweep_sim_fail(&s->sims[i], msg);
+        if (todo[i]) ws_sweep_sim_fail(s, i, msg);
     }
 }
 
@@ -106,22 +106,19 @@ static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status
         size_t n_todo = 0, n_got = 0;
         for (size_t k = 0; k < s->n_seeds; k++) n_todo += todo[c->cell * s->n_seeds + k];
         for (int apply = 0; apply < 2 && !msg[0]; apply++) {
-            char *p = c->buf, *end = c->buf + c->len;
+            const unsigned char *p = (const unsigned char *)c->buf, *end = p + c->len;
             n_got = 0;
             while (p < end) {
-                char *nl = memchr(p, '\n', (size_t)(end - p));
-                if (!nl) { snprintf(msg, sizeof msg, "policy process sent a cut-off record"); break; }
-                /* Parsing cuts the line into tokens: work on a copy when only checking. */
-                size_t len = (size_t)(nl - p);
-                char *line = apply ? p : malloc(len + 1);
-                if (!line) { snprintf(msg, sizeof msg, "out of memory"); break; }
-                if (!apply) memcpy(line, p, len);
-                line[len] = '\0';
+                size_t left = (size_t)(end - p);
+                size_t len = left < WS_RECORD_SIZE ? 0 : ws_sweep_record_len(s, p);
+                if (!len || len > left) {
+                    snprintf(msg, sizeof msg, "policy process sent a cut-off record");
+                    break;
+                }
                 size_t i;
                 int ok;
                 ws_error e = {{0}};
-                int bad = ws_sweep_record_parse(s, line, apply, &i, &ok, &e);
-                if (!apply) free(line);
+                int bad = ws_sweep_record_parse(s, p, apply, &i, &ok, &e);
                 if (!bad && (i / s->n_seeds != c->cell || !todo[i]))
                     bad = ws_fail(&e, "simulation %zu is not one it was given", i);
                 if (bad) {
@@ -129,7 +126,7 @@ static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status
                     break;
                 }
                 n_got++;
-                p = nl + 1;
+                p += len;
             }
             if (!msg[0] && n_got != n_todo)
                 snprintf(msg, sizeof msg, "policy process sent %zu of %zu results", n_got, n_todo);

@@ -1,140 +1,190 @@
 /*
- * The text record of one sweep simulation and the sweep journal built from
- * it (see sweep_run.h). The same line travels over an isolated child's pipe
- * and into the journal, so there is one encoder and one parser. Doubles are
- * written with %a: exact, so a resumed or isolated result is bit-identical
+ * The binary record of one sweep simulation and the sweep journal built
+ * from it (see sweep_run.h). The same record travels over an isolated
+ * child's pipe and into the journal, so there is one encoder and one
+ * parser, and the parser trusts nothing: a record is applied only when its
+ * checksum matches and every field is one this plan can produce. Doubles
+ * are stored bit for bit, so a resumed or isolated result is bit-identical
  * to one computed in process.
  *
- * Journal file: a header line
- *     wattsim-journal 1 plan=<16 hex digits> sims=<N>
- * then one record line per finished simulation, in completion order,
- * flushed as it is written; a last line without '\n' (the process died
+ * Record: 64 bytes, native byte order (the journal is a file of this
+ * machine's run; the header says which order), then a trailer:
+ *      0  u64  simulation index (plan order)
+ *      8  f64  energy_j, time_s, cost, steady_energy, steady_time
+ *     48  i32  final_bs, final_pl
+ *     56  u32  bit 31: failed; bits 0..30: trailer bytes
+ *     60  u32  CRC-32 (zlib) of bytes 0..59 and the trailer
+ * Trailer: a failed simulation's message (pipe only: the journal keeps
+ * successes); with curves, a successful one's cost per recurrence (f64 x R).
+ *
+ * Journal file: a 64-byte header
+ *      0  "wattsim-jrnl-v2\n"
+ *     16  u32  0x01020304 (byte order), u32 curves
+ *     24  u64  simulations in the plan
+ *     32  sha256 of the plan (ws_sweep_fingerprint)
+ * then one record per finished successful simulation, in completion order,
+ * flushed as it is written; a last record cut short (the process died
  * while writing it) is ignored.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "sweep_run.h"
 #include "wattsim/outfile.h"
+#include "wattsim/sha256.h"
+
+#define FAILED_BIT 0x80000000u
+static const char MAGIC[16] = "wattsim-jrnl-v2\n";
 
 /* ------------------------------------------------------------ records */
+
+static uint32_t crc_of(const unsigned char *rec, const void *trailer, size_t n)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    c = crc32(c, rec, 60);
+    if (n) c = crc32(c, trailer, (uInt)n);
+    return (uint32_t)c;
+}
 
 int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
 {
     const ws_sweep_sim *m = &s->sims[i];
-    if (m->failed) return fprintf(f, "%zu failed %s\n", i, m->error ? m->error : "");
-    int rc = fprintf(f, "%zu ok %a %a %a %ld %ld %ld %d %d %ld", i, m->tot.energy_j,
-                     m->tot.time_s, m->tot.cost, m->tot.runs, m->tot.recurrences,
-                     m->tot.skipped, m->tot.final_bs, m->tot.final_pl, m->recurrences);
-    const double *arr[3] = {m->rec_energy, m->rec_time, m->rec_cost};
-    for (int a = 0; a < 3 && rc >= 0; a++)
-        for (long r = 0; r < m->recurrences && rc >= 0; r++) rc = fprintf(f, " %a", arr[a][r]);
-    if (rc >= 0) rc = fputc('\n', f) == EOF ? -1 : 0;
-    return rc;
+    unsigned char rec[WS_RECORD_SIZE] = {0};
+    uint64_t idx = i;
+    double d[5] = {m->energy_j, m->time_s, m->cost, m->steady_energy, m->steady_time};
+    int32_t k[2] = {m->final_bs, m->final_pl};
+    const void *trailer = NULL;
+    size_t n = 0;
+    if (m->failed) {
+        trailer = m->error ? m->error : "";
+        n = strlen(trailer);
+        if (n > WS_ERROR_MAX) n = WS_ERROR_MAX;
+    } else if (s->curves) {
+        trailer = m->rec_cost;
+        n = (size_t)ws_sweep_recurrences(s, i) * sizeof(double);
+    }
+    uint32_t info = (uint32_t)n | (m->failed ? FAILED_BIT : 0);
+    memcpy(rec, &idx, 8);
+    memcpy(rec + 8, d, 40);
+    memcpy(rec + 48, k, 8);
+    memcpy(rec + 56, &info, 4);
+    uint32_t crc = crc_of(rec, trailer, n);
+    memcpy(rec + 60, &crc, 4);
+    if (fwrite(rec, 1, sizeof rec, f) != sizeof rec) return -1;
+    if (n && fwrite(trailer, 1, n, f) != n) return -1;
+    return 0;
 }
 
-/* Next space-separated token; NULL at the end. */
-static char *token(char **p)
+/* The largest trailer a record of this sweep may carry. */
+static size_t max_trailer(const ws_sweep *s, uint32_t info)
 {
-    while (**p == ' ') (*p)++;
-    if (!**p) return NULL;
-    char *t = *p;
-    while (**p && **p != ' ') (*p)++;
-    if (**p) *(*p)++ = '\0';
-    return t;
+    if (info & FAILED_BIT) return WS_ERROR_MAX;
+    return s->curves ? (size_t)WS_MAX_RECURRENCES * sizeof(double) : 0;
 }
 
-static int to_double(char **p, double *x)
+size_t ws_sweep_record_len(const ws_sweep *s, const unsigned char *rec)
 {
-    char *t = token(p), *end;
-    if (!t) return -1;
-    errno = 0;
-    *x = strtod(t, &end);
-    return *end || errno == ERANGE ? -1 : 0;
+    uint32_t info;
+    memcpy(&info, rec + 56, 4);
+    size_t n = info & ~FAILED_BIT;
+    return n > max_trailer(s, info) ? 0 : WS_RECORD_SIZE + n;
 }
 
-static int to_long(char **p, long *x)
+/* A number a simulation can produce: finite and not negative. */
+static int bad_number(double x, const char *what, size_t i, ws_error *err)
 {
-    char *t = token(p), *end;
-    if (!t) return -1;
-    errno = 0;
-    *x = strtol(t, &end, 10);
-    return *end || errno ? -1 : 0;
+    if (isfinite(x) && x >= 0) return 0;
+    return ws_fail(err, "simulation %zu: %s is %g, not a finite number >= 0", i, what, x);
 }
 
-int ws_sweep_record_parse(ws_sweep *s, char *line, int apply, size_t *idx, int *ok,
-                          ws_error *err)
+/* The knob is one of the job's: a batch size of its table and one of that
+ * size's power limits. */
+static int bad_knob(const ws_sweep *s, size_t i, int bs, int pl, ws_error *err)
 {
-    char *p = line;
-    long i;
-    if (to_long(&p, &i) || i < 0 || (size_t)i >= s->n_sims)
-        return ws_fail(err, "no simulation index of this plan at the start of the record");
-    char *kind = token(&p);
+    size_t n_cell = s->n_gpus * s->n_work * s->n_etas * s->n_betas * s->n_seeds;
+    size_t job_cell = (i % n_cell) / (s->n_etas * s->n_betas * s->n_seeds);
+    const ws_job *job = &s->jobs[job_cell].job;
+    for (int b = 0; b < job->n_bs; b++) {
+        if (job->bs[b] != bs) continue;
+        for (int k = job->knob_start[b]; k < job->knob_start[b + 1]; k++)
+            if (job->knob_pl[k] == pl) return 0;
+        return ws_fail(err, "simulation %zu: final power limit %d W is not one of batch size"
+                       " %d's in the trace", i, pl, bs);
+    }
+    return ws_fail(err, "simulation %zu: final batch size %d is not one of the job's", i, bs);
+}
+
+int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size_t *idx,
+                          int *ok, ws_error *err)
+{
+    uint64_t i;
+    double d[5];
+    int32_t k[2];
+    uint32_t info, crc;
+    memcpy(&i, rec, 8);
+    memcpy(d, rec + 8, 40);
+    memcpy(k, rec + 48, 8);
+    memcpy(&info, rec + 56, 4);
+    memcpy(&crc, rec + 60, 4);
+    size_t n = info & ~FAILED_BIT;
+    const unsigned char *trailer = rec + WS_RECORD_SIZE;
+    if (n > max_trailer(s, info)) return ws_fail(err, "a record of impossible length");
+    if (crc != crc_of(rec, trailer, n))
+        return ws_fail(err, "bad checksum (the record was damaged or edited)");
+    if (i >= s->n_sims)
+        return ws_fail(err, "simulation %llu is not in this plan of %zu",
+                       (unsigned long long)i, s->n_sims);
     *idx = (size_t)i;
-    if (kind && !strcmp(kind, "failed")) {
-        while (*p == ' ') p++;
+    if (info & FAILED_BIT) {
+        char msg[WS_ERROR_MAX + 1];
+        memcpy(msg, trailer, n);
+        msg[n] = '\0';
+        if (strlen(msg) != n || strchr(msg, '\n'))
+            return ws_fail(err, "simulation %zu: a failure message that is not one line", *idx);
         *ok = 0;
-        if (apply) ws_sweep_sim_fail(&s->sims[i], p);
+        if (apply) ws_sweep_sim_fail(s, *idx, msg);
         return 0;
     }
-    if (!kind || strcmp(kind, "ok")) return ws_fail(err, "simulation %ld: neither 'ok' nor 'failed'", i);
-    ws_sweep_sim *m = &s->sims[i];
-    ws_sim_totals t = {0};
-    long fbs, fpl, R;
-    if (to_double(&p, &t.energy_j) || to_double(&p, &t.time_s) || to_double(&p, &t.cost)
-        || to_long(&p, &t.runs) || to_long(&p, &t.recurrences) || to_long(&p, &t.skipped)
-        || to_long(&p, &fbs) || to_long(&p, &fpl) || to_long(&p, &R))
-        return ws_fail(err, "simulation %ld: bad or missing totals", i);
-    if (R != m->recurrences)
-        return ws_fail(err, "simulation %ld: %ld recurrences, the plan has %ld", i, R,
-                       m->recurrences);
-    t.final_bs = (int)fbs;
-    t.final_pl = (int)fpl;
-    double *arr[3] = {m->rec_energy, m->rec_time, m->rec_cost};
-    /* Parse into the sim only when applying; otherwise into a scratch value. */
-    for (int a = 0; a < 3; a++)
-        for (long r = 0; r < R; r++) {
-            double x;
-            if (to_double(&p, &x))
-                return ws_fail(err, "simulation %ld: %ld per-recurrence values, expected %ld", i,
-                               a * R + r, 3 * R);
-            if (apply) arr[a][r] = x;
-        }
-    if (token(&p)) return ws_fail(err, "simulation %ld: extra values after the record", i);
-    *ok = 1;
-    if (apply) {
-        m->tot = t;
-        m->failed = 0;
-        free(m->error);
-        m->error = NULL;
+    long R = ws_sweep_recurrences(s, *idx);
+    if (n != (s->curves ? (size_t)R * sizeof(double) : 0))
+        return ws_fail(err, "simulation %zu: %zu bytes of per-recurrence costs, expected %zu",
+                       *idx, n, s->curves ? (size_t)R * sizeof(double) : 0);
+    static const char *names[5] = {"energy", "time", "cost", "steady-state energy",
+                                   "steady-state time"};
+    for (int q = 0; q < 5; q++)
+        if (bad_number(d[q], names[q], *idx, err)) return -1;
+    for (long r = 0; r < (s->curves ? R : 0); r++) {
+        double x;
+        memcpy(&x, trailer + (size_t)r * sizeof x, sizeof x);
+        if (bad_number(x, "a recurrence's cost", *idx, err)) return -1;
     }
+    if (bad_knob(s, *idx, k[0], k[1], err)) return -1;
+    *ok = 1;
+    if (!apply) return 0;
+    ws_sweep_sim *m = &s->sims[*idx];
+    free(m->error);
+    double *rc = m->rec_cost;
+    *m = (ws_sweep_sim){d[0], d[1], d[2], d[3], d[4], k[0], k[1], rc, NULL, 0};
+    if (rc) memcpy(rc, trailer, n);
     return 0;
 }
 
 /* ------------------------------------------------------------ fingerprint */
 
-/* FNV-1a, 64 bits: the fingerprint only has to tell plans apart. */
-typedef struct hasher { uint64_t h; } hasher;
+static void hash_bytes(ws_sha256 *h, const void *p, size_t n) { ws_sha256_update(h, p, n); }
 
-static void hash_bytes(hasher *h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h->h ^= b[i];
-        h->h *= 1099511628211ULL;
-    }
-}
-
-static void hash_str(hasher *h, const char *s)
+static void hash_str(ws_sha256 *h, const char *s)
 {
     hash_bytes(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
-static void hash_params(hasher *h, const ws_policy_ref *ref, const char *name)
+static void hash_params(ws_sha256 *h, const ws_policy_ref *ref, const char *name)
 {
     if (!ref->name || strcmp(ref->name, name)) { hash_str(h, "-"); return; }
     for (size_t k = 0; k < ref->n_params; k++) {
@@ -143,25 +193,53 @@ static void hash_params(hasher *h, const ws_policy_ref *ref, const char *name)
     }
 }
 
-uint64_t ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg)
+/* The sha256 of the file a policy was loaded from (built-ins are files
+ * too): a rebuilt plugin is another plan. */
+static int hash_policy_file(ws_sha256 *h, const ws_registry *reg, const void *type, int bso,
+                            ws_error *err)
 {
-    hasher h = {14695981039346656037ULL};
-    hash_str(&h, "wattsim sweep plan 1");
+    size_t n = bso ? ws_registry_n_bso(reg) : ws_registry_n_plo(reg);
+    for (size_t i = 0; i < n; i++) {
+        const void *t = bso ? (const void *)ws_registry_bso_at(reg, i)
+                            : (const void *)ws_registry_plo_at(reg, i);
+        if (t != type) continue;
+        const char *path = bso ? ws_registry_bso_file(reg, i) : ws_registry_plo_file(reg, i);
+        char hex[65];
+        if (ws_sha256_file(path, hex, err)) return -1;
+        hash_str(h, hex);
+        return 0;
+    }
+    hash_str(h, "(not from a file)");
+    return 0;
+}
+
+int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
+                         const ws_sweep_policy *pol, unsigned char fp[32], ws_error *err)
+{
+    ws_sha256 h;
+    ws_sha256_init(&h);
+    hash_str(&h, "wattsim sweep plan 2");
     for (size_t p = 0; p < s->n_pairs; p++) {
         hash_str(&h, s->pairs[p].bso);
         hash_str(&h, s->pairs[p].plo);
         hash_str(&h, s->pairs[p].label);
         hash_params(&h, &cfg->bso, s->pairs[p].bso);
         hash_params(&h, &cfg->plo, s->pairs[p].plo);
+        if (hash_policy_file(&h, reg, pol[p].bt, 1, err)
+            || hash_policy_file(&h, reg, pol[p].pt, 0, err))
+            return -1;
     }
     for (size_t g = 0; g < s->n_gpus; g++) hash_str(&h, s->gpus[g]);
     for (size_t w = 0; w < s->n_work; w++) hash_str(&h, s->work[w]);
     hash_bytes(&h, s->etas, s->n_etas * sizeof *s->etas);
     hash_bytes(&h, s->betas, s->n_betas * sizeof *s->betas);
     hash_bytes(&h, s->seeds, s->n_seeds * sizeof *s->seeds);
-    /* The numbers the simulations read: a changed trace changes the plan. */
+    hash_bytes(&h, &s->curves, sizeof s->curves);
+    /* The numbers the simulations read, as resolved: a changed trace, or
+     * anything that changes a job's tables, changes the plan. */
     for (size_t j = 0; j < s->n_gpus * s->n_work; j++) {
         const ws_job *job = &s->jobs[j].job;
+        hash_bytes(&h, &s->recurrences[j], sizeof s->recurrences[j]);
         hash_bytes(&h, &job->max_power, sizeof job->max_power);
         hash_bytes(&h, &job->max_epochs, sizeof job->max_epochs);
         hash_bytes(&h, &job->b0, sizeof job->b0);
@@ -176,8 +254,6 @@ uint64_t ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg)
         hash_bytes(&h, job->run_epoch,
                    (size_t)job->run_start[job->n_bs] * sizeof *job->run_epoch);
     }
-    for (size_t i = 0; i < s->n_sims; i += s->n_seeds)
-        hash_bytes(&h, &s->sims[i].recurrences, sizeof s->sims[i].recurrences);
     /* What-ifs: cap and stall are in the tables above; the series, start
      * and objective here (nothing is hashed without them). */
     const ws_whatif *wi = s->whatif;
@@ -194,99 +270,136 @@ uint64_t ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg)
         hash_bytes(&h, &wi->start, sizeof wi->start);
         hash_bytes(&h, &wi->objective, sizeof wi->objective);
     }
-    return h.h;
+    ws_sha256_final(&h, fp);
+    return 0;
 }
 
 /* ------------------------------------------------------------ journal */
 
-static int header(FILE *f, uint64_t fp, const ws_sweep *s)
+static void make_header(unsigned char hdr[WS_RECORD_SIZE], const unsigned char fp[32],
+                        const ws_sweep *s)
 {
-    return fprintf(f, "wattsim-journal 1 plan=%016" PRIx64 " sims=%zu\n", fp, s->n_sims);
+    uint32_t order = 0x01020304u, curves = (uint32_t)s->curves;
+    uint64_t n = s->n_sims;
+    memset(hdr, 0, WS_RECORD_SIZE);
+    memcpy(hdr, MAGIC, 16);
+    memcpy(hdr + 16, &order, 4);
+    memcpy(hdr + 20, &curves, 4);
+    memcpy(hdr + 24, &n, 8);
+    memcpy(hdr + 32, fp, 32);
 }
 
-/* Read an existing journal into s (successes only; failed simulations
- * run again, their state is reset by ws_sweep_run_sim); 1 when there is
- * none. */
-static int load(const char *path, ws_sweep *s, uint64_t fp, unsigned char *todo,
-                ws_error *err)
+/* Read an existing journal into s, checking every record before using
+ * any; 1 when there is none. */
+static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsigned char *todo,
+                size_t *n_reused, ws_error *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f) {
         if (errno == ENOENT) return 1;
         return ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long no = 0;
+    unsigned char hdr[WS_RECORD_SIZE], want[WS_RECORD_SIZE];
+    unsigned char *buf = malloc(WS_RECORD_SIZE);
+    size_t cap = WS_RECORD_SIZE;
     int rc = 0;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        no++;
-        if (line[n - 1] != '\n') break;        /* cut short by a crash: ignore */
-        line[n - 1] = '\0';
-        if (no == 1) {
-            uint64_t got;
-            size_t sims;
-            if (sscanf(line, "wattsim-journal 1 plan=%" SCNx64 " sims=%zu", &got, &sims) != 2) {
-                rc = ws_fail(err, "%s:1: not a wattsim sweep journal", path);
-                break;
-            }
-            if (got != fp || sims != s->n_sims) {
-                rc = ws_fail(err, "%s:1: the journal is of another plan (fingerprint %016" PRIx64
-                             ", %zu simulations; this sweep: %016" PRIx64 ", %zu): pass --force"
-                             " without --resume to start over", path, got, sims, fp, s->n_sims);
-                break;
-            }
-            continue;
-        }
-        size_t i;
-        int ok;
-        if (ws_sweep_record_parse(s, line, 1, &i, &ok, err)) {
-            rc = ws_fail_prefix(err, "%s:%ld", path, no);
+    make_header(want, fp, s);
+    if (!buf) rc = ws_fail(err, "out of memory");
+    else if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, want, 24))
+        rc = ws_fail(err, "%s: not a wattsim sweep journal of this version and machine (or of"
+                     " %s): pass --force without --resume to start over", path,
+                     s->curves ? "a sweep, not curves" : "curves, not a sweep");
+    else if (memcmp(hdr + 24, want + 24, 40)) {
+        char got[65], mine[65];
+        uint64_t n;
+        memcpy(&n, hdr + 24, 8);
+        ws_sha256_hex(hdr + 32, got);
+        ws_sha256_hex(fp, mine);
+        rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %.16s, %llu"
+                     " simulations; this sweep: %.16s, %zu): pass --force without --resume"
+                     " to start over", path, got, (unsigned long long)n, mine, s->n_sims);
+    }
+    /* Two passes: check everything, then apply (a bad record anywhere
+     * leaves s untouched). */
+    for (int apply = 0; apply < 2 && !rc; apply++) {
+        if (fseek(f, WS_RECORD_SIZE, SEEK_SET)) {
+            rc = ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
             break;
         }
-        todo[i] = !ok;
+        long long at = WS_RECORD_SIZE;
+        for (size_t no = 1;; no++) {
+            size_t got = fread(buf, 1, WS_RECORD_SIZE, f);
+            if (got < WS_RECORD_SIZE) break;                 /* cut short by a crash */
+            size_t len = ws_sweep_record_len(s, buf);
+            if (!len) {
+                rc = ws_fail(err, "%s: record %zu (byte %lld): a record of impossible length",
+                             path, no, at);
+                break;
+            }
+            if (len > cap) {
+                unsigned char *b = realloc(buf, len);
+                if (!b) { rc = ws_fail(err, "out of memory"); break; }
+                buf = b;
+                cap = len;
+            }
+            if (fread(buf + WS_RECORD_SIZE, 1, len - WS_RECORD_SIZE, f) != len - WS_RECORD_SIZE)
+                break;                                       /* cut short by a crash */
+            size_t i;
+            int ok;
+            if (ws_sweep_record_parse(s, buf, apply, &i, &ok, err)) {
+                rc = ws_fail_prefix(err, "%s: record %zu (byte %lld)", path, no, at);
+                break;
+            }
+            if (!apply && ok && !todo[i]) {
+                rc = ws_fail(err, "%s: record %zu (byte %lld): simulation %zu is recorded twice",
+                             path, no, at, i);
+                break;
+            }
+            if (ok) todo[i] = 0;
+            if (apply && ok) ++*n_reused;
+            at += (long long)len;
+        }
+        if (!apply && !rc) memset(todo, 1, s->n_sims);     /* the second pass sets them */
     }
-    if (!rc && no == 0) rc = ws_fail(err, "%s: the journal is empty", path);
-    free(line);
+    if (!rc && ferror(f)) rc = ws_fail(err, "%s: cannot read the journal", path);
+    free(buf);
     fclose(f);
     return rc;
 }
 
-int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, uint64_t fp, int resume,
-                     unsigned char *todo, size_t *n_reused, ws_error *err)
+int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigned char fp[32],
+                     int resume, unsigned char *todo, size_t *n_reused, ws_error *err)
 {
     j->f = NULL;
     j->path = path;
     *n_reused = 0;
     if (resume) {
-        int rc = load(path, s, fp, todo, err);
+        int rc = load(path, s, fp, todo, n_reused, err);
         if (rc < 0) return rc;
     }
     /* Rewrite it whole and atomically (a crash now keeps the old one), with
      * only what is reused, then append to it. */
     ws_outfile of = {0};
     if (ws_outfile_open(&of, path, err)) return -1;
-    int bad = header(of.f, fp, s) < 0;
+    unsigned char hdr[WS_RECORD_SIZE];
+    make_header(hdr, fp, s);
+    int bad = fwrite(hdr, 1, sizeof hdr, of.f) != sizeof hdr;
     for (size_t i = 0; !bad && i < s->n_sims; i++)
-        if (!todo[i]) {
-            bad = ws_sweep_record_write(of.f, s, i) < 0;
-            ++*n_reused;
-        }
+        if (!todo[i]) bad = ws_sweep_record_write(of.f, s, i) < 0;
     if (bad) {
         ws_outfile_abort(&of);
         return ws_fail(err, "%s: cannot write the journal: %s", path, strerror(errno));
     }
     if (ws_outfile_commit(&of, err)) return -1;
-    j->f = fopen(path, "a");
+    j->f = fopen(path, "ab");
     if (!j->f) return ws_fail(err, "%s: cannot append to the journal: %s", path, strerror(errno));
     return 0;
 }
 
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i)
 {
-    if (!j->f) return 0;
-    /* fflush hands the line to the kernel: it survives this process dying. */
+    if (!j->f || s->sims[i].failed) return 0;       /* failures run again on --resume */
+    /* fflush hands the record to the kernel: it survives this process dying. */
     return ws_sweep_record_write(j->f, s, i) < 0 || fflush(j->f) ? -1 : 0;
 }
 

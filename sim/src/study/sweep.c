@@ -119,12 +119,11 @@ void ws_sweep_free(ws_sweep *s)
     for (size_t i = 0; s->jobs && i < s->n_gpus * s->n_work; i++) ws_job_free(&s->jobs[i]);
     free(s->jobs);
     for (size_t i = 0; s->sims && i < s->n_sims; i++) {
-        free(s->sims[i].rec_energy);
-        free(s->sims[i].rec_time);
         free(s->sims[i].rec_cost);
         free(s->sims[i].error);
     }
     free(s->sims);
+    free(s->recurrences);
     free(s->gpus);
     free(s->work);
     memset(s, 0, sizeof *s);
@@ -140,36 +139,64 @@ void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
              s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]]);
 }
 
-static void sim_reset(ws_sweep_sim *sim)
+long ws_sweep_recurrences(const ws_sweep *s, size_t i)
 {
-    memset(&sim->tot, 0, sizeof sim->tot);
-    size_t r = (size_t)sim->recurrences;
-    memset(sim->rec_energy, 0, r * sizeof *sim->rec_energy);
-    memset(sim->rec_time, 0, r * sizeof *sim->rec_time);
-    memset(sim->rec_cost, 0, r * sizeof *sim->rec_cost);
-    sim->failed = 0;
-    free(sim->error);
-    sim->error = NULL;
+    size_t ax[6];
+    unindex(s, i, ax);
+    return s->recurrences[ax[1] * s->n_work + ax[2]];
 }
 
-void ws_sweep_sim_fail(ws_sweep_sim *sim, const char *msg)
+/* Zero a simulation's numbers; rec_cost (when kept) has r entries. */
+static void sim_reset(ws_sweep_sim *sim, long r)
 {
-    sim_reset(sim);
+    double *rc = sim->rec_cost;
+    free(sim->error);
+    memset(sim, 0, sizeof *sim);
+    sim->rec_cost = rc;
+    if (rc) memset(rc, 0, (size_t)r * sizeof *rc);
+}
+
+void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg)
+{
+    ws_sweep_sim *sim = &s->sims[i];
+    sim_reset(sim, ws_sweep_recurrences(s, i));
     sim->failed = 1;
     sim->error = strdup(msg);       /* NULL (out of memory) reads as "" */
 }
 
+/* Aggregation as the records arrive (they come recurrence by recurrence):
+ * the tries of the current recurrence are summed, and a finished
+ * recurrence is added to the steady-state sums when it is in the window.
+ * The additions are the ones a per-recurrence array would make, in the
+ * same order, so the results are bit-identical to summing such arrays. */
 typedef struct rec_sink {
     ws_sweep_sim *sim;
+    long R, first_steady;          /* recurrences; first one in the window */
+    long cur;                      /* recurrence being summed; 0 = none */
+    double e, t, c;                /* its sums */
+    double se, st;                 /* steady-state sums */
 } rec_sink;
+
+static void close_recurrence(rec_sink *k)
+{
+    if (!k->cur) return;
+    if (k->cur >= k->first_steady) { k->se += k->e; k->st += k->t; }
+    if (k->sim->rec_cost) k->sim->rec_cost[k->cur - 1] = k->c;
+    k->cur = 0;
+}
 
 static int accumulate(void *p, const ws_run_record *r)
 {
-    ws_sweep_sim *sim = ((rec_sink *)p)->sim;
-    if (r->recurrence < 1 || r->recurrence > sim->recurrences) return 0;
-    sim->rec_energy[r->recurrence - 1] += r->energy_j;
-    sim->rec_time[r->recurrence - 1] += r->time_s;
-    sim->rec_cost[r->recurrence - 1] += r->cost;
+    rec_sink *k = p;
+    if (r->recurrence < 1 || r->recurrence > k->R) return 0;
+    if (r->recurrence != k->cur) {
+        close_recurrence(k);
+        k->cur = r->recurrence;
+        k->e = k->t = k->c = 0;
+    }
+    k->e += r->energy_j;
+    k->t += r->time_s;
+    k->c += r->cost;
     return 0;
 }
 
@@ -185,20 +212,33 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     ws_job job = jt->job;                 /* this cell's view */
     job.eta = s->etas[ax[3]];
     job.beta = s->betas[ax[4]];
-    ws_sim_params sp = {.recurrences = sim->recurrences, .seed = seed};
-    sim_reset(sim);
+    long R = s->recurrences[ax[1] * s->n_work + ax[2]];
+    ws_sim_params sp = {.recurrences = R, .seed = seed};
+    sim_reset(sim, R);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
-    rec_sink rs = {sim};
+    rec_sink rs = {sim, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
+    ws_sim_totals tot;
     int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
-                                                 &rs, &sim->tot, &err);
+                                                 &rs, &tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
-    if (!bad) return 0;
+    if (!bad) {
+        close_recurrence(&rs);
+        long k = ws_steady_count(R);
+        sim->energy_j = tot.energy_j;
+        sim->time_s = tot.time_s;
+        sim->cost = tot.cost;
+        sim->steady_energy = k ? rs.se / (double)k : NAN;
+        sim->steady_time = k ? rs.st / (double)k : NAN;
+        sim->final_bs = tot.final_bs;
+        sim->final_pl = tot.final_pl;
+        return 0;
+    }
     /* The cell is named where the message is shown (a table row, or the
      * CLI's warning), so the record only says which seed. */
     ws_fail_prefix(&err, "seed %lu", seed);
-    ws_sweep_sim_fail(sim, err.msg);
+    ws_sweep_sim_fail(s, i, err.msg);
     return -1;
 }
 
@@ -267,7 +307,7 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  const ws_policy_pair *pairs, size_t n_pairs, int threads,
                  ws_sweep *s, ws_error *err)
 {
-    ws_sweep_opts o = {threads, 0, 0, NULL, 0};
+    ws_sweep_opts o = {threads, 0, 0, NULL, 0, 1};
     return ws_sweep_run_opts(cfg, env, pairs, n_pairs, &o, s, err);
 }
 
@@ -331,8 +371,10 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     s->whatif = env->whatif;
     s->jobs = calloc(s->n_gpus * s->n_work, sizeof *s->jobs);
     s->sims = calloc(s->n_sims, sizeof *s->sims);
+    s->recurrences = calloc(s->n_gpus * s->n_work, sizeof *s->recurrences);
+    s->curves = opts->curves;
     todo = malloc(s->n_sims);
-    if (!s->gpus || !s->work || !s->jobs || !s->sims || !todo) {
+    if (!s->gpus || !s->work || !s->jobs || !s->sims || !s->recurrences || !todo) {
         ws_fail(err, "out of memory");
         goto out;
     }
@@ -361,26 +403,22 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         }
         ws_traces_free(&tr);
     }
-    for (size_t i = 0; i < s->n_sims; i++) {
-        size_t ax[6];
-        unindex(s, i, ax);
-        const ws_job_table *jt = &s->jobs[ax[1] * s->n_work + ax[2]];
-        ws_sweep_sim *sim = &s->sims[i];
-        sim->recurrences = cfg->recurrences > 0 ? cfg->recurrences : jt->default_recurrences;
-        size_t r = (size_t)sim->recurrences;
-        sim->rec_energy = calloc(r, sizeof(double));
-        sim->rec_time = calloc(r, sizeof(double));
-        sim->rec_cost = calloc(r, sizeof(double));
-        if (!sim->rec_energy || !sim->rec_time || !sim->rec_cost) {
-            ws_fail(err, "out of memory");
-            goto out;
-        }
+    for (size_t j = 0; j < s->n_gpus * s->n_work; j++)
+        s->recurrences[j] = cfg->recurrences > 0 ? cfg->recurrences
+                                                 : s->jobs[j].default_recurrences;
+    /* Per-recurrence costs only for the learning curves: without them a
+     * simulation's memory does not depend on its recurrences. */
+    for (size_t i = 0; s->curves && i < s->n_sims; i++) {
+        s->sims[i].rec_cost = calloc((size_t)ws_sweep_recurrences(s, i), sizeof(double));
+        if (!s->sims[i].rec_cost) { ws_fail(err, "out of memory"); goto out; }
     }
     /* The journal: the last step of set-up, so a set-up error leaves none. */
-    if (opts->journal
-        && ws_journal_start(&jn, opts->journal, s, ws_sweep_fingerprint(s, cfg), opts->resume,
-                            todo, &s->n_reused, err))
-        goto out;
+    if (opts->journal) {
+        unsigned char fp[32];
+        if (ws_sweep_fingerprint(s, cfg, env->registry, res, fp, err)
+            || ws_journal_start(&jn, opts->journal, s, fp, opts->resume, todo, &s->n_reused, err))
+            goto out;
+    }
 
     /* Run what is left: in child processes, or on a pool of threads. */
     pl.s = s;
@@ -425,14 +463,6 @@ out:
 
 /* ------------------------------------------------------------ summary */
 
-static double steady(const double *x, long n)
-{
-    long k = ws_steady_count(n);
-    double sum = 0;
-    for (long r = n - k; r < n; r++) sum += x[r];
-    return k ? sum / (double)k : NAN;
-}
-
 static double saving(double ours, double ref)
 {
     return ref > 0 ? 1.0 - ours / ref : NAN;
@@ -444,7 +474,7 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     unindex(s, base, ax);
     memset(o, 0, sizeof *o);
     o->pair = ax[0]; o->gpu = ax[1]; o->work = ax[2]; o->eta = ax[3]; o->beta = ax[4];
-    o->recurrences = s->sims[base].recurrences;
+    o->recurrences = ws_sweep_recurrences(s, base);
     o->error = "";
     size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
     size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
@@ -463,20 +493,20 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
             continue;
         }
         o->seeds_ok++;
-        e[k] = m->tot.energy_j;
-        t[k] = m->tot.time_s;
-        c[k] = m->tot.cost;
-        se[k] = steady(m->rec_energy, m->recurrences);
-        st[k] = steady(m->rec_time, m->recurrences);
-        if (!q->failed) rg[kr++] = m->tot.cost - q->tot.cost;
+        e[k] = m->energy_j;
+        t[k] = m->time_s;
+        c[k] = m->cost;
+        se[k] = m->steady_energy;
+        st[k] = m->steady_time;
+        if (!q->failed) rg[kr++] = m->cost - q->cost;
         if (!d->failed) {
             kd++;
             oe += e[k]; ot += t[k]; oc += c[k]; ose += se[k]; ost += st[k];
-            de += d->tot.energy_j;
-            dt += d->tot.time_s;
-            dc += d->tot.cost;
-            dse += steady(d->rec_energy, d->recurrences);
-            dst += steady(d->rec_time, d->recurrences);
+            de += d->energy_j;
+            dt += d->time_s;
+            dc += d->cost;
+            dse += d->steady_energy;
+            dst += d->steady_time;
         }
         k++;
     }
@@ -503,30 +533,64 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     free(v);
 }
 
-/* Final knobs over seeds: "bs:pl=count;..." by count (desc), then knob. */
-typedef struct knob_count { int bs, pl, n; } knob_count;
+/* Final knobs over seeds: "bs:pl=count;..." by count (desc), then knob.
+ * Counted by sorting (bs, pl, seed): n log n in the seeds. */
+typedef struct knob_count { int bs, pl; size_t n, first; } knob_count;
+
+static int by_knob(const void *a, const void *b)
+{
+    const knob_count *x = a, *y = b;
+    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
+    if (x->pl != y->pl) return x->pl < y->pl ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
 
 static int by_count(const void *a, const void *b)
 {
     const knob_count *x = a, *y = b;
-    if (x->n != y->n) return y->n - x->n;
-    if (x->bs != y->bs) return x->bs - y->bs;
-    return x->pl - y->pl;
+    if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    return by_knob(a, b);
+}
+
+/* The distinct final knobs of a cell's successful seeds into k (room for
+ * n_seeds), each with its count and first seed, in (bs, pl) order. */
+static size_t tally_knobs(const ws_sweep *s, size_t cell, knob_count *k)
+{
+    size_t n = 0, m = 0;
+    for (size_t i = 0; i < s->n_seeds; i++) {
+        const ws_sweep_sim *x = &s->sims[cell * s->n_seeds + i];
+        if (!x->failed) k[n++] = (knob_count){x->final_bs, x->final_pl, 1, i};
+    }
+    qsort(k, n, sizeof *k, by_knob);
+    for (size_t i = 0; i < n; i++) {
+        if (m && k[m - 1].bs == k[i].bs && k[m - 1].pl == k[i].pl) { k[m - 1].n++; continue; }
+        k[m++] = k[i];             /* the first of a run has the smallest seed */
+    }
+    return m;
 }
 
 static size_t final_knobs(const ws_sweep *s, size_t cell, knob_count *k)
 {
-    size_t m = 0;
-    for (size_t i = 0; i < s->n_seeds; i++) {
-        if (s->sims[cell * s->n_seeds + i].failed) continue;
-        const ws_sim_totals *t = &s->sims[cell * s->n_seeds + i].tot;
-        size_t j = 0;
-        while (j < m && !(k[j].bs == t->final_bs && k[j].pl == t->final_pl)) j++;
-        if (j == m) k[m++] = (knob_count){t->final_bs, t->final_pl, 0};
-        k[j].n++;
-    }
+    size_t m = tally_knobs(s, cell, k);
     qsort(k, m, sizeof *k, by_count);
     return m;
+}
+
+void ws_sweep_top_knob(const ws_sweep *s, size_t cell, int *bs, int *pl, size_t *n)
+{
+    *bs = *pl = 0;
+    *n = 0;
+    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    if (!k) return;
+    size_t m = tally_knobs(s, cell, k), first = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k[i].n > *n || (k[i].n == *n && k[i].first < first)) {
+            *n = k[i].n;
+            first = k[i].first;
+            *bs = k[i].bs;
+            *pl = k[i].pl;
+        }
+    free(k);
 }
 
 static void num(FILE *f, double x)
@@ -583,7 +647,7 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         stat_csv(f, &o.regret);
         fputc(',', f);
         size_t m = final_knobs(s, c, k);
-        for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%d", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
+        for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%zu", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
         fputc(',', f);
         str_csv(f, o.error);
         fputc('\n', f);
@@ -635,7 +699,7 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         fputs("}, \"final_knobs\": {", f);
         size_t m = final_knobs(s, c, k);
         for (size_t i = 0; i < m; i++)
-            fprintf(f, "%s\"%d:%d\": %d", i ? ", " : "", k[i].bs, k[i].pl, k[i].n);
+            fprintf(f, "%s\"%d:%d\": %zu", i ? ", " : "", k[i].bs, k[i].pl, k[i].n);
         fputs("}}", f);
     }
     fputs("\n]}\n", f);
@@ -675,7 +739,7 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
         size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
         memset(cum, 0, n * sizeof *cum);
         memset(oc, 0, n * sizeof *oc);
-        long R = s->sims[base].recurrences;
+        long R = s->curves ? ws_sweep_recurrences(s, base) : 0;
         for (long r = 0; r < R; r++) {
             ws_stat a, b;
             ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &b);

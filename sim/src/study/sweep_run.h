@@ -1,7 +1,9 @@
 /*
  * Internal (not installed): the parts of a sweep that sweep.c (set-up,
  * threads, summaries), isolate.c (cells in child processes) and journal.c
- * (the text record of a simulation, on disk and over a child's pipe) share.
+ * (the binary record of a simulation, on disk and over a child's pipe)
+ * share. sweep.c calls isolate.c and journal.c; neither calls back into
+ * sweep.c except through what is declared here and in wattsim/sweep.h.
  */
 #ifndef WATTSIM_SWEEP_RUN_H
 #define WATTSIM_SWEEP_RUN_H
@@ -28,7 +30,7 @@ typedef void (*ws_sweep_done_fn)(void *ctx, size_t i);
 int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i);
 
 /* Record simulation i as failed with msg: numbers zeroed, message copied. */
-void ws_sweep_sim_fail(ws_sweep_sim *sim, const char *msg);
+void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg);
 
 /* Run, for every cell, its simulations with todo[i] set in a forked child
  * (see isolate.c), up to `jobs` children at a time, each killed after
@@ -41,25 +43,33 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol,
 
 /* ------------------------------------------------------------ records */
 
-/* One line of text for simulation i, exact (doubles in %a):
- *   IDX ok ENERGY TIME COST RUNS RECURRENCES SKIPPED FINAL_BS FINAL_PL R
- *          E_1..E_R T_1..T_R C_1..C_R
- *   IDX failed MESSAGE
- * Returns the fprintf status (< 0 on an error). */
+/* A simulation's binary record (layout in journal.c): 64 bytes, then a
+ * trailer (a failure's message; with curves, the cost per recurrence). */
+#define WS_RECORD_SIZE 64
+
+/* Write simulation i's record. Returns 0, or -1 on a write error. */
 int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i);
 
-/* Parse one line (without its '\n'; the text is modified). On success
- * sets *idx and *ok and, when `apply`, stores the result in s->sims[*idx]
- * (a failure too). Returns 0, or -1 with err set (no "FILE:LINE:" prefix;
- * the caller adds it). */
-int ws_sweep_record_parse(ws_sweep *s, char *line, int apply, size_t *idx,
+/* The whole length of the record whose first WS_RECORD_SIZE bytes are at
+ * rec, or 0 when no record of this sweep can be that long. */
+size_t ws_sweep_record_len(const ws_sweep *s, const unsigned char *rec);
+
+/* Check the record at rec (ws_sweep_record_len bytes): checksum, index,
+ * every number finite and >= 0, the final knob one of the job's. On
+ * success sets *idx and *ok and, when `apply`, stores the result in
+ * s->sims[*idx] (a failure too). Returns 0, or -1 with err set (no file
+ * prefix; the caller adds it). */
+int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size_t *idx,
                           int *ok, ws_error *err);
 
 /* ------------------------------------------------------------ journal */
 
-/* A fingerprint of everything that decides the results: pairs and their
- * parameters, axes, seeds, recurrences and the job tables' numbers. */
-uint64_t ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg);
+/* A fingerprint (sha256) of everything that decides the results: pairs,
+ * their parameters and the sha256 of each policy's file, axes, seeds,
+ * recurrences, curves or not, and the job tables' numbers. -1 when a
+ * policy file cannot be read. */
+int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
+                         const ws_sweep_policy *pol, unsigned char fp[32], ws_error *err);
 
 typedef struct ws_journal {
     FILE *f;                   /* append mode; NULL when none */
@@ -67,15 +77,14 @@ typedef struct ws_journal {
 } ws_journal;
 
 /* Start the journal at `path`. With resume and an existing journal, its
- * header must carry `fp` (else -1 with a one-line error); its successful
- * simulations are stored into s and todo[i] cleared for them (failed ones
- * are run again), *n_reused counts them. The journal is then rewritten
- * atomically with the header and the reused lines, and opened for
- * appending. */
-int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, uint64_t fp,
-                     int resume, unsigned char *todo, size_t *n_reused,
-                     ws_error *err);
-/* Append simulation i's line and flush it to the kernel. */
+ * header must carry `fp` (else -1 with a one-line error) and every record
+ * must check (else -1 naming the record); its successful simulations are
+ * stored into s and todo[i] cleared for them (failed ones are run again),
+ * *n_reused counts them. The journal is then rewritten atomically with the
+ * header and the reused records, and opened for appending. */
+int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigned char fp[32],
+                     int resume, unsigned char *todo, size_t *n_reused, ws_error *err);
+/* Append simulation i's record (a successful one) and flush it. */
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i);
 void ws_journal_close(ws_journal *j);
 

@@ -1,0 +1,295 @@
+/*
+ * The sweep journal (issue 10: 64-byte binary records with a checksum;
+ * issue 7: journal trust). A journal is made the way users get one: a
+ * sweep whose in-process plugin crashes (tests/plugins/crash.c) after
+ * zeus+jit's 4 simulations, or a sweep killed with SIGKILL. Then:
+ * every tampered field (NaN, inf, a negative total, a batch size or power
+ * limit the job does not have, a wrong checksum, a rebuilt plugin) is
+ * refused by --resume with one line naming the journal and the record,
+ * and nothing is written; an untouched journal resumes to the same bytes
+ * as a clean run. Needs the fetched Zeus traces (scripts/fetch-traces).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "tmpdir.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+#define CLI WS_BUILD_DIR "/sim/wattsim"
+#define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
+#define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot"
+/* A deliberate crash: no sanitizer report under scripts/test --asan. */
+#define NOASAN "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" "
+
+static void mktmp(void) { tmpdir_make("/tmp/ws-test-journal-XXXXXX"); }
+static void rmtmp(void) { tmpdir_remove(); }
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+/* A copy of the crash plugin in tmp (so a test may "rebuild" it), and a
+ * config: 2 workloads x 2 seeds x 20 recurrences. */
+static void make_world(void)
+{
+    cr_assert_eq(run_shell("cp " CRASH " %s/crash.so", tmp), 0);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+             "recurrences: 20\nbso: {name: %s/crash.so, params: {how: segv}}\nplo: jit\n", tmp);
+    write_file("c.yaml", text);
+}
+
+#define POLICIES " --policies zeus:jit,%s/crash.so:jit"
+
+/* Crash in process after zeus+jit's 4 simulations: a journal of 4 records. */
+static void crashed_journal(void)
+{
+    make_world();
+    int st = run_shell(NOASAN CLI " sweep %s/c.yaml" POLICIES " --threads 1" ARGS
+                       " --out %s/s >/dev/null 2>&1", tmp, tmp, tmp);
+    cr_assert(st != 0 && st != 2, "the sweep should have crashed (status %d)", st);
+    cr_assert_eq(file_size(tp("s/sweep.journal")), 64 + 4 * 64);
+}
+
+/* Record k's 64 bytes, changed by `edit`, with the checksum recomputed
+ * unless `keep_crc`. */
+typedef void (*edit_fn)(unsigned char *rec);
+
+static void tamper(int k, edit_fn edit, int keep_crc)
+{
+    FILE *f = fopen(tp("s/sweep.journal"), "r+b");
+    cr_assert_not_null(f);
+    unsigned char rec[64];
+    cr_assert_eq(fseek(f, 64 + 64L * k, SEEK_SET), 0);
+    cr_assert_eq(fread(rec, 1, 64, f), 64u);
+    edit(rec);
+    if (!keep_crc) {
+        uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), rec, 60);
+        memcpy(rec + 60, &crc, 4);
+    }
+    cr_assert_eq(fseek(f, 64 + 64L * k, SEEK_SET), 0);
+    cr_assert_eq(fwrite(rec, 1, 64, f), 64u);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void set_double(unsigned char *rec, int field, double x) { memcpy(rec + 8 + 8 * field, &x, 8); }
+static void energy_nan(unsigned char *rec) { set_double(rec, 0, NAN); }
+static void time_inf(unsigned char *rec) { set_double(rec, 1, INFINITY); }
+static void cost_negative(unsigned char *rec) { set_double(rec, 2, -5); }
+static void steady_nan(unsigned char *rec) { set_double(rec, 3, -NAN); }
+static void bad_bs(unsigned char *rec) { int32_t bs = 12345; memcpy(rec + 48, &bs, 4); }
+static void bad_pl(unsigned char *rec) { int32_t pl = 7; memcpy(rec + 52, &pl, 4); }
+static void flip_energy(unsigned char *rec) { rec[9] ^= 1; }
+static void bad_index(unsigned char *rec) { uint64_t i = 999; memcpy(rec, &i, 8); }
+
+/* --resume must refuse with exactly `want` (after "wattsim: "), exit 2,
+ * nothing written, the journal kept. */
+static void expect_refused(const char *want)
+{
+    int st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                       " --out %s/s >%s/o.txt 2>%s/e.txt", tmp, tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 2);
+    char *e = slurp(tp("e.txt")), *o = slurp(tp("o.txt"));
+    char line[1024];
+    snprintf(line, sizeof line, "wattsim: %s/s/sweep.journal: %s\n", tmp, want);
+    cr_expect_str_eq(e, line);
+    cr_expect_str_eq(o, "");
+    cr_expect_eq(file_size(tp("s/sweep.csv")), -1, "no outputs");
+    cr_expect_eq(file_size(tp("s/sweep.journal")), 64 + 4 * 64, "the journal is kept");
+    free(e);
+    free(o);
+}
+
+Test(journal, nan_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(1, energy_nan, 0);
+    expect_refused("record 2 (byte 128): simulation 1: energy is nan, not a finite number >= 0");
+}
+
+Test(journal, inf_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(0, time_inf, 0);
+    expect_refused("record 1 (byte 64): simulation 0: time is inf, not a finite number >= 0");
+}
+
+Test(journal, negative_total_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(3, cost_negative, 0);
+    expect_refused("record 4 (byte 256): simulation 3: cost is -5, not a finite number >= 0");
+}
+
+Test(journal, nan_steady_state_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(2, steady_nan, 0);
+    expect_refused("record 3 (byte 192): simulation 2: steady-state energy is -nan, not a finite"
+                   " number >= 0");
+}
+
+Test(journal, knob_outside_the_job_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(0, bad_bs, 0);
+    expect_refused("record 1 (byte 64): simulation 0: final batch size 12345 is not one of the"
+                   " job's");
+}
+
+Test(journal, power_limit_outside_the_job_is_refused, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    crashed_journal();
+    /* squad's v100 batch sizes each have their own power limits; 7 W is none. */
+    unsigned char rec[64];
+    FILE *f = fopen(tp("s/sweep.journal"), "rb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fseek(f, 64, SEEK_SET), 0);
+    cr_assert_eq(fread(rec, 1, 64, f), 64u);
+    fclose(f);
+    int32_t bs;
+    memcpy(&bs, rec + 48, 4);
+    tamper(0, bad_pl, 0);
+    char want[256];
+    snprintf(want, sizeof want, "record 1 (byte 64): simulation 0: final power limit 7 W is not"
+             " one of batch size %d's in the trace", (int)bs);
+    expect_refused(want);
+}
+
+Test(journal, bad_checksum_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(2, flip_energy, 1);
+    expect_refused("record 3 (byte 192): bad checksum (the record was damaged or edited)");
+}
+
+Test(journal, index_outside_the_plan_is_refused, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    tamper(1, bad_index, 0);
+    expect_refused("record 2 (byte 128): simulation 999 is not in this plan of 16");
+}
+
+Test(journal, rebuilt_plugin_is_another_plan, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    /* Same name, same parameters, other bytes: a rebuilt plugin. It still
+     * loads (bytes appended to an ELF file change nothing it maps). */
+    cr_assert_eq(run_shell("printf 'rebuilt' >> %s/crash.so", tmp), 0);
+    int st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                       " --out %s/s >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 2);
+    char *e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "sweep.journal: the journal is of another plan"), "%s", e);
+    cr_expect_eq(strchr(e, '\n') - e + 1, (long)strlen(e), "one line: %s", e);
+    free(e);
+    /* Policy parameters are part of the plan too. */
+    cr_assert_eq(run_shell("cp " CRASH " %s/crash.so", tmp), 0);
+    st = run_shell(CLI " sweep %s/c.yaml --set bso.params.how=abort" POLICIES " --isolate"
+                   " --resume" ARGS " --out %s/s >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 2);
+    e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "sweep.journal: the journal is of another plan"), "%s", e);
+    free(e);
+    /* The original plugin and parameters: accepted, 4 reused. */
+    st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                   " --out %s/s >%s/o.txt 2>/dev/null", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 1, "completed, the crash cells failed");
+    char *o = slurp(tp("o.txt"));
+    cr_expect_not_null(strstr(o, "16 simulations (4 from the journal)"), "%s", o);
+    free(o);
+}
+
+Test(journal, resume_after_sigkill_gives_the_same_bytes, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    /* Long enough (a few seconds on one thread) to be killed part-way. */
+    write_file("k.yaml", "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\n"
+                         "seed: 1..150\nrecurrences: 2000\nbso: zeus\nplo: jit\n");
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int dn = open("/dev/null", O_WRONLY);
+        dup2(dn, 1);
+        dup2(dn, 2);
+        char cfg[600], out[600];          /* (tp() has one buffer) */
+        snprintf(cfg, sizeof cfg, "%s/k.yaml", tmp);
+        snprintf(out, sizeof out, "%s/s", tmp);
+        execl(CLI, CLI, "sweep", cfg, "--threads", "2", "--traces", TRACES, "--catalogue",
+              CATALOGUE, "--no-plot", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    /* Kill it once the journal holds at least 20 simulations. */
+    char journal[600];
+    snprintf(journal, sizeof journal, "%s/s/sweep.journal", tmp);
+    for (int i = 0; i < 20000 && file_size(journal) < 64 + 20 * 64; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) cr_assert_fail("the sweep ended before it was killed");
+        usleep(1000);
+    }
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFSIGNALED(st), "the sweep ended before it was killed: make it longer");
+    long size = file_size(journal);
+    cr_assert_geq(size, 64 + 20 * 64);
+    cr_assert_eq(run_shell(CLI " sweep %s/k.yaml --resume --threads 2" ARGS
+                           " --out %s/s >%s/o.txt 2>&1", tmp, tmp, tmp), 0);
+    char *o = slurp(tp("o.txt"));
+    cr_expect_not_null(strstr(o, "900 simulations ("), "%s", o);
+    cr_expect_not_null(strstr(o, " from the journal), 6 cells"), "%s", o);
+    free(o);
+    cr_assert_eq(run_shell(CLI " sweep %s/k.yaml --threads 1" ARGS " --out %s/clean >/dev/null",
+                           tmp, tmp), 0);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
+    for (int i = 0; i < 3; i++) {
+        char a[600], b[600];
+        snprintf(a, sizeof a, "%s/s/%s", tmp, files[i]);
+        snprintf(b, sizeof b, "%s/clean/%s", tmp, files[i]);
+        char *x = slurp(a), *y = slurp(b);
+        cr_expect_str_eq(x, y, "%s differs after a kill and --resume", files[i]);
+        free(x);
+        free(y);
+    }
+}
+
+Test(journal, size_is_64_bytes_per_simulation, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    /* A journal's size does not depend on recurrences: the same 4
+     * simulations with 20 and with 400 recurrences. */
+    crashed_journal();
+    long small = file_size(tp("s/sweep.journal"));
+    cr_assert_eq(run_shell(NOASAN CLI " sweep %s/c.yaml --set recurrences=400" POLICIES
+                           " --threads 1" ARGS " --out %s/big >/dev/null 2>&1", tmp, tmp, tmp),
+                 128 + SIGSEGV);
+    cr_expect_eq(file_size(tp("big/sweep.journal")), small);
+}
