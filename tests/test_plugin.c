@@ -28,8 +28,9 @@
 static void setup(void)
 {
     tmpdir_make("/tmp/wsplugin.XXXXXX");
-    /* Name lookups load the built-in folder: the one of this build. */
-    setenv("WATTSIM_POLICY_DIR", WS_POLICY_BUILD_DIR, 1);
+    /* Name lookups load the built-in folder, the one beside this build's
+     * executables (build/policies); WATTSIM_POLICY_DIR would add to it. */
+    unsetenv("WATTSIM_POLICY_DIR");
 }
 
 static void teardown(void) { tmpdir_remove(); }
@@ -146,20 +147,51 @@ Test(plugin, load_good_plugin)
     ws_registry_free(r);
 }
 
-Test(plugin, duplicate_policy_name_across_files)
+/* Two builds of one policy, both named by path, may be loaded side by
+ * side: FILE.so:NAME picks one, the bare name is ambiguous. */
+Test(plugin, two_builds_of_a_policy_by_path)
 {
     copy_file(PLUGIN("good_ext"), "copy.so");
     ws_registry *r = ws_registry_new();
     ws_error err = {""};
-    cr_assert_eq(ws_registry_load_file(r, PLUGIN("good_ext"), &err), 0, "%s", err.msg);
-    cr_assert_eq(ws_registry_load_file(r, tp("copy.so"), &err), -1);
-    cr_assert_eq(ws_registry_n_bso(r), 1);
-    ws_registry_free(r);
-    char *orig = real(PLUGIN("good_ext")), want[1200];
-    snprintf(want, sizeof want, "%s: bso 'ext_smallest' is already defined by %s",
-             tp("copy.so"), orig);
+    char a[700], b[700];
+    snprintf(a, sizeof a, "%s:ext_smallest", PLUGIN("good_ext"));
+    snprintf(b, sizeof b, "%s:ext_smallest", tp("copy.so"));
+    const ws_bso_type *ta = ws_registry_bso(r, a, &err);
+    cr_assert(ta, "%s", err.msg);
+    const ws_bso_type *tb = ws_registry_bso(r, b, &err);
+    cr_assert(tb, "%s", err.msg);
+    cr_expect_neq(ta, tb);
+    cr_expect_str_eq(ta->name, "ext_smallest");
+    cr_expect_str_eq(tb->name, "ext_smallest");
+    cr_expect_eq(ws_registry_bso(r, a, &err), ta, "the same file again: the same policy");
+    cr_assert_null(ws_registry_bso(r, "ext_smallest", &err));
+    char *orig = real(PLUGIN("good_ext")), want[2000];
+    snprintf(want, sizeof want, "bso policy 'ext_smallest' is defined by both %s and %s;"
+             " name one as FILE.so:ext_smallest", orig, tp("copy.so"));
     free(orig);
-    cr_assert_str_eq(err.msg, want);
+    cr_expect_str_eq(err.msg, want);
+    /* A name the file does not define. */
+    snprintf(a, sizeof a, "%s:smallest", PLUGIN("good_ext"));
+    cr_assert_null(ws_registry_bso(r, a, &err));
+    cr_expect_str_eq(err.msg, PLUGIN("good_ext") ": defines no bso policy 'smallest' (its"
+                     " policies: ext_smallest)");
+    ws_registry_free(r);
+}
+
+/* A plugin named by path may not reuse a built-in's name. */
+Test(plugin, plugin_clashing_with_a_builtin)
+{
+    copy_file(BUILTIN("zeus"), "myzeus.so");
+    ws_registry *r = ws_registry_new();
+    ws_error err = {""};
+    cr_assert_null(ws_registry_bso(r, tp("myzeus.so"), &err));
+    char *builtin = real(BUILTIN("zeus")), want[1200];
+    snprintf(want, sizeof want, "%s: bso 'zeus' is already defined by %s", tp("myzeus.so"),
+             builtin);
+    free(builtin);
+    cr_expect_str_eq(err.msg, want);
+    ws_registry_free(r);
 }
 
 static int has_bso(const ws_registry *r, const char *name, const char *file)
@@ -285,7 +317,7 @@ Test(plugin, lookup_by_path)
     cr_assert_str_eq(t->name, "ext_smallest");
     cr_assert_eq(ws_registry_bso(r, PLUGIN("good_ext"), &err), t);
     cr_assert_eq(ws_registry_bso(r, "ext_smallest", &err), t);
-    cr_assert_eq(ws_registry_n_bso(r), 1);   /* known name: no folder scan */
+    cr_assert_eq(ws_registry_bso(r, PLUGIN("good_ext") ":ext_smallest", &err), t);
     /* The file defines no PLO. */
     cr_assert_null(ws_registry_plo(r, PLUGIN("good_ext"), &err));
     cr_assert_str_eq(err.msg, PLUGIN("good_ext") ": defines no plo policy");
@@ -310,8 +342,9 @@ Test(plugin, lookup_by_path_of_a_builtin_plugin_with_both_kinds)
     const ws_plo_type *p = ws_registry_plo(r, BUILTIN("grid"), &err);
     cr_assert_not_null(p, "%s", err.msg);
     cr_assert_str_eq(p->name, "grid");
-    cr_assert_eq(ws_registry_n_bso(r), 1);
-    cr_assert_eq(ws_registry_n_plo(r), 1);
+    /* The same descriptors as by name: the file is the built-in one. */
+    cr_assert_eq(ws_registry_bso(r, "grid", &err), b);
+    cr_assert_eq(ws_registry_plo(r, "grid", &err), p);
     ws_registry_free(r);
 }
 
@@ -329,25 +362,52 @@ Test(plugin, lookup_by_path_with_several_policies)
     ws_registry_free(r);
     cr_assert_null(p);
     cr_assert_str_eq(perr.msg, PLUGIN("multi") ": defines 2 plo policies and none is"
-                     " named 'multi'; name the file after the one you want");
+                     " named 'multi'; name the file after the one you want, or write "
+                     PLUGIN("multi") ":NAME");
     cr_assert_not_null(b, "%s", err.msg);
     cr_assert_str_eq(name, "multi");
 }
 
-Test(plugin, unknown_name_lists_known)
+/* WATTSIM_POLICY_DIR adds its folders to the built-in one. */
+Test(plugin, policy_dir_adds_to_the_builtin_folder)
 {
-    /* A built-in folder holding just default and good_ext. */
-    link_file(BUILTIN("default"), "default.so");
+    link_file(BUILTIN("default"), "default.so");   /* the built-in again: once */
     link_file(PLUGIN("good_ext"), "good_ext.so");
     setenv("WATTSIM_POLICY_DIR", tmp, 1);
     ws_registry *r = ws_registry_new();
     ws_error err = {""};
+    cr_assert_not_null(ws_registry_bso(r, "ext_smallest", &err), "%s", err.msg);
+    cr_assert_not_null(ws_registry_bso(r, "zeus", &err), "%s", err.msg);
     cr_assert_null(ws_registry_bso(r, "zeuss", &err));
-    cr_assert_str_eq(err.msg, "unknown bso policy 'zeuss' (known: default,"
-                     " ext_smallest; or give a path to a .so)");
+    cr_assert_str_eq(err.msg, "unknown bso policy 'zeuss' (known: default, grid, gts,"
+                     " oracle, zeus, ext_smallest; or give a path to a .so)");
+    ws_registry_free(r);
+}
+
+/* A broken plugin or one clashing with a built-in in WATTSIM_POLICY_DIR
+ * does not break the lookups of other policies; the clashing name is an
+ * error naming both files, and a miss mentions the broken file. */
+Test(plugin, policy_dir_with_broken_and_clashing_plugins)
+{
+    link_file(PLUGIN("good_ext"), "a.so");
+    link_file(PLUGIN("no_predict"), "b.so");
+    copy_file(BUILTIN("jit"), "c.so");
+    setenv("WATTSIM_POLICY_DIR", tmp, 1);
+    ws_registry *r = ws_registry_new();
+    ws_error err = {""};
+    cr_assert_not_null(ws_registry_bso(r, "ext_smallest", &err), "%s", err.msg);
+    cr_assert_not_null(ws_registry_bso(r, "zeus", &err), "%s", err.msg);
     cr_assert_null(ws_registry_plo(r, "jit", &err));
-    cr_assert_str_eq(err.msg, "unknown plo policy 'jit' (known: default; or give"
-                     " a path to a .so)");
+    char *builtin = real(BUILTIN("jit")), want[1500];
+    snprintf(want, sizeof want, "%s: plo 'jit' is already defined by %s", tp("c.so"), builtin);
+    free(builtin);
+    cr_expect_str_eq(err.msg, want);
+    cr_assert_null(ws_registry_bso(r, "no_predict", &err));
+    snprintf(want, sizeof want, "unknown bso policy 'no_predict' (known: default, grid,"
+             " gts, oracle, zeus, ext_smallest; or give a path to a .so); 2 plugins in the"
+             " policy folders did not load, first: %s: bso 'no_predict' has no predict"
+             " function (required)", tp("b.so"));
+    cr_expect_str_eq(err.msg, want);
     ws_registry_free(r);
 }
 

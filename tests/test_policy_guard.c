@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "run_cli.h"
+#include "wattsim/sha256.h"
 
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
 #define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
@@ -69,5 +70,26 @@ Test(policy_guard, exit_in_create_is_a_failure, .timeout = 60)
     cr_expect_eq(r.out_len, 0, "stdout: %s", r.out);
     cr_expect_str_eq(r.err, "wattsim: bso rude: create called exit(); a policy must"
                             " return an error instead\n");
+    cli_free(&r);
+}
+
+/* `list policies --plugin FILE` describes one plugin: its ABI version, the
+ * sha256 of the file, its policies and their parameters. */
+Test(policy_guard, list_policies_of_a_plugin, .timeout = 60)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "list", "policies", "--plugin",
+                                            PLUGIN("capped_v1"), NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *real = realpath(PLUGIN("capped_v1"), NULL), hash[65], want[1024];
+    ws_error err = {{0}};
+    cr_assert_eq(ws_sha256_file(PLUGIN("capped_v1"), hash, &err), 0, "%s", err.msg);
+    snprintf(want, sizeof want,
+             "%s: policy ABI 1.0, sha256 %s\n"
+             "batch-size optimizers (bso):\n"
+             "power-limit optimizers (plo):\n"
+             "  capped     least epoch-cost power limit at or below max_watts\n"
+             "      max_watts (int, default 200, 1..10000): power cap in W\n", real, hash);
+    free(real);
+    cr_expect_str_eq(r.out, want);
     cli_free(&r);
 }

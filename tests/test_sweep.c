@@ -158,6 +158,32 @@ Test(sweep, policy_pairs)
     cr_expect(strstr(err.msg, "'grid' is not BSO:PLO"), "%s", err.msg);
 }
 
+/* Either side may be FILE.so:NAME; a path alone is still a policy. */
+Test(sweep, policy_pairs_with_qualified_names)
+{
+    static const char *cases[][3] = {
+        {"a/x.so:eg:jit", "a/x.so:eg", "jit"},
+        {"zeus:b/y.so:cap", "zeus", "b/y.so:cap"},
+        {"a/x.so:eg:b/y.so:cap", "a/x.so:eg", "b/y.so:cap"},
+        {"a/x.so:jit", "a/x.so", "jit"},
+        {"zeus:b/y.so", "zeus", "b/y.so"},
+        {"a/x.so:b/y.so", "a/x.so", "b/y.so"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ws_policy_pair *p;
+        size_t n;
+        ws_error err = {{0}};
+        cr_assert_eq(ws_policy_pairs_parse(cases[i][0], &p, &n, &err), 0, "%s", err.msg);
+        cr_expect(n == 1 && !strcmp(p[0].bso, cases[i][1]) && !strcmp(p[0].plo, cases[i][2]),
+                  "%s: got %s | %s", cases[i][0], p[0].bso, p[0].plo);
+        ws_policy_pairs_free(p, n);
+    }
+    ws_policy_pair *p;
+    size_t n;
+    ws_error err = {{0}};
+    cr_expect_eq(ws_policy_pairs_parse("a:b:c:d:e", &p, &n, &err), -1);
+}
+
 /* ------------------------------------------------------------ sweep */
 
 static void write_config(const char *path)

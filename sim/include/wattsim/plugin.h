@@ -25,18 +25,29 @@ typedef struct ws_registry ws_registry;
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 
-/* The built-in policy folder: $WATTSIM_POLICY_DIR, else next to the
- * executable (build tree or install tree). Returns a static string or NULL. */
+/* The built-in policy folder, next to the executable (build tree:
+ * build/policies; install tree: PREFIX/lib/wattsim/policies). Returns a
+ * static string or NULL. $WATTSIM_POLICY_DIR (folders separated by ':')
+ * adds folders to it for name lookups. */
 const char *ws_policy_dir(void);
 
-/* Load one plugin file; its descriptors join the registry. */
+/* Load one plugin file; its descriptors join the registry. Policy names
+ * are unique among the policy folders' plugins; a plugin named by path may
+ * share a name with another plugin named by path, not with a folder's. */
 int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err);
-/* Load every *.so in dir. */
+/* Load every *.so in dir, in name order; fail at the first that fails. */
 int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err);
+/* Load the policy folders (built-in, then $WATTSIM_POLICY_DIR), once. A
+ * plugin there that fails to load is skipped and counted: see
+ * ws_registry_broken (the first one's error in *first). */
+int ws_registry_scan(ws_registry *r, ws_error *err);
+size_t ws_registry_broken(const ws_registry *r, const char **first);
 
-/* Find a BSO/PLO by name; `name` may also be a path to a .so (contains a
- * '/' or ends in ".so"), which is then loaded and must define exactly one
- * BSO (resp. PLO), or one named after the file's stem. */
+/* Find a BSO/PLO by name: a bare name (the policy folders are loaded on
+ * the first miss; a name two plugins define is an error), a path to a .so
+ * (contains a '/' or ends in ".so"), which is then loaded and must define
+ * exactly one BSO (resp. PLO) or one named after the file's stem, or
+ * FILE.so:NAME, the policy NAME of that file. */
 const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err);
 const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err);
 
@@ -46,6 +57,9 @@ const ws_bso_type *ws_registry_bso_at(const ws_registry *r, size_t i);
 const ws_plo_type *ws_registry_plo_at(const ws_registry *r, size_t i);
 const char *ws_registry_bso_file(const ws_registry *r, size_t i);
 const char *ws_registry_plo_file(const ws_registry *r, size_t i);
+/* The policy ABI version of the plugin defining policy i (1.0 is 100). */
+int ws_registry_bso_abi(const ws_registry *r, size_t i);
+int ws_registry_plo_abi(const ws_registry *r, size_t i);
 
 /* Typed parameter values for a descriptor's spec, from raw YAML strings.
  * `who` names the policy in errors ("bso zeus"). *out has one value per

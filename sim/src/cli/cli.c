@@ -21,6 +21,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/sha256.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
@@ -581,12 +582,15 @@ out:
 /* ------------------------------------------------------------ list */
 
 static const char *LIST_HELP =
-    "usage: wattsim list workloads|gpus|policies\n"
+    "usage: wattsim list workloads|gpus|policies [--plugin FILE.so]...\n"
     "\n"
     "  workloads   the workload catalogue (dataset, network, optimizer, target,\n"
     "              max epochs, b0)\n"
     "  gpus        GPUs with a power trace in the trace folder\n"
-    "  policies    built-in BSO and PLO policies with their parameters\n";
+    "  policies    BSO and PLO policies with their parameters: the built-in\n"
+    "              ones and those of the folders in $WATTSIM_POLICY_DIR\n"
+    "  --plugin F  with policies: describe the plugin file F instead (its ABI\n"
+    "              version, sha256 and policies); may be repeated\n";
 
 static void print_params(const ws_param_spec *ps)
 {
@@ -605,18 +609,83 @@ static void print_params(const ws_param_spec *ps)
     }
 }
 
+static void print_policies(const ws_registry *reg, int (*keep)(const char *file, void *),
+                           void *ctx)
+{
+    printf("batch-size optimizers (bso):\n");
+    for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
+        const ws_bso_type *t = ws_registry_bso_at(reg, i);
+        if (keep && !keep(ws_registry_bso_file(reg, i), ctx)) continue;
+        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        print_params(t->params);
+    }
+    printf("power-limit optimizers (plo):\n");
+    for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
+        const ws_plo_type *t = ws_registry_plo_at(reg, i);
+        if (keep && !keep(ws_registry_plo_file(reg, i), ctx)) continue;
+        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        print_params(t->params);
+    }
+}
+
+static int same_file(const char *file, void *want) { return !strcmp(file, want); }
+
+/* `list policies --plugin FILE`: one plugin, loaded on its own (so that it
+ * can be described even when its names clash with the built-ins). */
+static int list_plugin(const char *path)
+{
+    ws_error err = {{0}};
+    char hash[65];
+    ws_registry *reg = ws_registry_new();
+    if (!reg) return ws_cli_die(&(ws_error){"out of memory"});
+    if (ws_registry_load_file(reg, path, &err) || ws_sha256_file(path, hash, &err)) {
+        ws_registry_free(reg);
+        return ws_cli_die(&err);
+    }
+    char *real = realpath(path, NULL);
+    int abi = ws_registry_n_bso(reg) ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
+    printf("%s: policy ABI %d.%d, sha256 %s\n", real ? real : path, abi / 100, abi % 100, hash);
+    print_policies(reg, same_file, real);
+    free(real);
+    ws_registry_free(reg);
+    return 0;
+}
+
 static int cmd_list(int argc, char **argv, globals *g)
 {
-    static const struct option opts[] = {GLOBAL_OPTIONS, {0, 0, 0, 0}};
+    enum { OPT_PLUGIN = 300 };
+    static const struct option opts[] = {
+        GLOBAL_OPTIONS, {"plugin", required_argument, 0, OPT_PLUGIN}, {0, 0, 0, 0}};
     int c;
+    const char **plugins = calloc((size_t)argc, sizeof *plugins);
+    size_t n_plugins = 0;
+    if (!plugins) return ws_cli_die(&(ws_error){"out of memory"});
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (global_opt(g, c, optarg)) continue;
+        if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
+        free(plugins);
         if (c == OPT_HELP) { printf("%s\n%s", LIST_HELP, GLOBAL_HELP); return 0; }
         return ws_cli_bad_option("list", argv, c);
     }
-    if (optind != argc - 1)
+    if (optind != argc - 1) {
+        free(plugins);
         return ws_cli_usage("list", "%s", "needs one of: workloads, gpus, policies");
+    }
     const char *what = argv[optind];
+    if (n_plugins && strcmp(what, "policies")) {
+        free(plugins);
+        return ws_cli_usage("list", "%s", "--plugin goes with 'list policies'");
+    }
+    if (n_plugins) {
+        int rc = 0;
+        for (size_t i = 0; i < n_plugins && !rc; i++) {
+            if (i) printf("\n");
+            rc = list_plugin(plugins[i]);
+        }
+        free(plugins);
+        return rc;
+    }
+    free(plugins);
     ws_error err = {{0}};
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
@@ -649,26 +718,19 @@ static int cmd_list(int argc, char **argv, globals *g)
     }
     if (!strcmp(what, "policies")) {
         ws_registry *reg = ws_registry_new();
-        const char *dir = ws_policy_dir();
-        if (!dir) {
+        if (!reg || ws_registry_scan(reg, &err)) {
             ws_registry_free(reg);
-            ws_fail(&err, "cannot find the built-in policy folder; set WATTSIM_POLICY_DIR");
             return ws_cli_die(&err);
         }
-        if (ws_registry_load_dir(reg, dir, &err)) { ws_registry_free(reg); return ws_cli_die(&err); }
-        printf("batch-size optimizers (bso):\n");
-        for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
-            const ws_bso_type *t = ws_registry_bso_at(reg, i);
-            printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
-            print_params(t->params);
-        }
-        printf("power-limit optimizers (plo):\n");
-        for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
-            const ws_plo_type *t = ws_registry_plo_at(reg, i);
-            printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
-            print_params(t->params);
-        }
-        printf("(from %s)\n", dir);
+        print_policies(reg, NULL, NULL);
+        const char *dir = ws_policy_dir(), *extra = getenv("WATTSIM_POLICY_DIR");
+        printf("(from %s%s%s)\n", dir ? dir : "", dir && extra && *extra ? ":" : "",
+               extra ? extra : "");
+        const char *first;
+        size_t broken = ws_registry_broken(reg, &first);
+        if (broken)
+            fprintf(stderr, "wattsim: warning: %zu plugin%s in the policy folders did not"
+                    " load, first: %s\n", broken, broken > 1 ? "s" : "", first);
         ws_registry_free(reg);
         return 0;
     }

@@ -104,6 +104,8 @@ typedef struct loaded {
     void *handle;
     char *path;
     int abi_version;           /* the plugin's, normalised (1 -> 100) */
+    int folder;                /* found in a policy folder (built-in or
+                                  $WATTSIM_POLICY_DIR), not named by path */
 } loaded;
 
 struct ws_registry {
@@ -115,6 +117,15 @@ struct ws_registry {
     ws_plo_type **plo;
     size_t *plo_file;
     size_t n_plo;
+    int scanned;               /* the policy folders have been loaded */
+    char *broken;              /* the first error of a folder plugin that
+                                  failed to load, for lookups that miss */
+    size_t n_broken;
+    struct clash {             /* a folder plugin refused for a name clash: */
+        int bso;               /* looking that name up is an error */
+        char *name, *msg;
+    } *clash;
+    size_t n_clash;
 };
 
 ws_registry *ws_registry_new(void) { return calloc(1, sizeof(ws_registry)); }
@@ -143,14 +154,18 @@ void ws_registry_free(ws_registry *r)
     free(r->bso_file);
     free(r->plo);
     free(r->plo_file);
+    free(r->broken);
+    for (size_t i = 0; i < r->n_clash; i++) {
+        free(r->clash[i].name);
+        free(r->clash[i].msg);
+    }
+    free(r->clash);
     free(r);
 }
 
 const char *ws_policy_dir(void)
 {
     static char dir[PATH_MAX];
-    const char *env = getenv("WATTSIM_POLICY_DIR");
-    if (env && *env) return env;
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
@@ -389,17 +404,46 @@ static void free_copies(ws_bso_type **b, size_t nb, ws_plo_type **p, size_t np)
     free(p);
 }
 
-/* Which file of the registry defines `name` among the given kind. */
-static const char *defined_by(const ws_registry *r, int bso, const char *name)
+/*
+ * Whether a policy of this kind and name may join the registry from a file
+ * (folder: found in a policy folder). Names are unique among the policy
+ * folders' plugins, which are addressed by bare name; a plugin named by
+ * path may reuse a name of another plugin named by path (two builds of one
+ * policy: address them as FILE.so:NAME), but not a folder plugin's.
+ */
+static int name_free(ws_registry *r, const char *path, int folder, int bso,
+                     const char *name, ws_error *err)
 {
     size_t n = bso ? r->n_bso : r->n_plo;
-    for (size_t j = 0; j < n; j++)
-        if (!strcmp(bso ? r->bso[j]->name : r->plo[j]->name, name))
-            return r->files[bso ? r->bso_file[j] : r->plo_file[j]].path;
-    return NULL;
+    for (size_t j = 0; j < n; j++) {
+        if (strcmp(bso ? r->bso[j]->name : r->plo[j]->name, name)) continue;
+        const loaded *f = &r->files[bso ? r->bso_file[j] : r->plo_file[j]];
+        if (!f->folder && !folder) continue;
+        ws_fail(err, "%s: %s '%s' is already defined by %s", path,
+                bso ? "bso" : "plo", name, f->path);
+        if (folder) {
+            /* Remember it: the name must not quietly mean the other one. */
+            struct clash c = {bso, strdup(name), strdup(err->msg)};
+            if (!c.name || !c.msg || push(&r->clash, &r->n_clash, sizeof c, &c)) {
+                free(c.name);
+                free(c.msg);
+            } else {
+                r->n_clash++;
+            }
+        }
+        return -1;
+    }
+    return 0;
 }
 
+static int load_file(ws_registry *r, const char *path, int folder, ws_error *err);
+
 int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
+{
+    return load_file(r, path, 0, err);
+}
+
+static int load_file(ws_registry *r, const char *path, int folder, ws_error *err)
 {
     char *real = realpath(path, NULL);
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
@@ -450,12 +494,7 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
                         bc[i]->name);
                 goto fail;
             }
-        const char *other = defined_by(r, 1, bc[i]->name);
-        if (other) {
-            ws_fail(err, "%s: bso '%s' is already defined by %s", path,
-                    bc[i]->name, other);
-            goto fail;
-        }
+        if (name_free(r, path, folder, 1, bc[i]->name, err)) goto fail;
     }
     for (size_t i = 0; i < np; i++) {
         if (check_plo(path, pl->plo[i], &pc[i], err)) goto fail;
@@ -465,14 +504,9 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
                         pc[i]->name);
                 goto fail;
             }
-        const char *other = defined_by(r, 0, pc[i]->name);
-        if (other) {
-            ws_fail(err, "%s: plo '%s' is already defined by %s", path,
-                    pc[i]->name, other);
-            goto fail;
-        }
+        if (name_free(r, path, folder, 0, pc[i]->name, err)) goto fail;
     }
-    loaded f = {h, real, abi_normalise(pl->abi_version)};
+    loaded f = {h, real, abi_normalise(pl->abi_version), folder};
     size_t fi = r->n_files;
     ws_bso_type **nbso = realloc(r->bso, (r->n_bso + nb + 1) * sizeof *nbso);
     if (nbso) r->bso = nbso;
@@ -514,8 +548,11 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err)
+/* The *.so files of dir, sorted by name (the registry's order must not
+ * depend on the file system). Returns the count, or -1. */
+static long so_files(const char *dir, char ***out, ws_error *err)
 {
+    *out = NULL;
     DIR *d = opendir(dir);
     if (!d) return ws_fail(err, "%s: cannot open policy folder: %s", dir, strerror(errno));
     char **names = NULL;
@@ -529,19 +566,84 @@ int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err)
         n++;
     }
     closedir(d);
-    /* Load in name order so that registry order does not depend on the
-     * file system. */
     if (n) qsort(names, n, sizeof *names, cmp_str);
+    *out = names;
+    return (long)n;
+}
+
+/* Load every *.so of dir. strict: stop at the first that fails (and fail);
+ * otherwise skip it, remembering its error for lookups that miss. */
+static int load_folder(ws_registry *r, const char *dir, int strict, ws_error *err)
+{
+    char **names;
+    long n = so_files(dir, &names, err);
+    if (n < 0) return -1;
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (long i = 0; i < n; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (!rc && ws_registry_load_file(r, path, err)) rc = -1;
+        ws_error e = {{0}};
+        if (!rc && load_file(r, path, 1, &e)) {
+            if (strict) {
+                *err = e;
+                rc = -1;
+            } else {
+                if (!r->broken) r->broken = strdup(e.msg);
+                r->n_broken++;
+            }
+        }
         free(names[i]);
     }
     free(names);
     return rc;
 }
+
+int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err)
+{
+    return load_folder(r, dir, 1, err);
+}
+
+/* The built-in folder, then each folder of $WATTSIM_POLICY_DIR (':'
+ * separated), once per registry. A plugin there that fails to load is
+ * skipped; lookups of other policies still work. */
+static int ensure_builtin(ws_registry *r, ws_error *err)
+{
+    if (r->scanned) return 0;
+    const char *dir = ws_policy_dir();
+    const char *extra = getenv("WATTSIM_POLICY_DIR");
+    if (!dir && !(extra && *extra))
+        return ws_fail(err, "cannot find the built-in policy folder (lib/wattsim/policies"
+                       " beside the wattsim executable); reinstall wattsim or set"
+                       " WATTSIM_POLICY_DIR to a folder of policy .so files");
+    r->scanned = 1;
+    if (dir && load_folder(r, dir, 0, err)) return -1;
+    for (const char *q = extra; q && *q;) {
+        size_t len = strcspn(q, ":");
+        if (len > 0 && len < PATH_MAX) {
+            char d[PATH_MAX];
+            memcpy(d, q, len);
+            d[len] = '\0';
+            struct stat st;
+            if (stat(d, &st) || !S_ISDIR(st.st_mode))
+                return ws_fail(err, "WATTSIM_POLICY_DIR: %s: not a folder", d);
+            if (load_folder(r, d, 0, err)) return -1;
+        }
+        q += len;
+        if (*q) q++;
+    }
+    return 0;
+}
+
+int ws_registry_scan(ws_registry *r, ws_error *err) { return ensure_builtin(r, err); }
+
+size_t ws_registry_broken(const ws_registry *r, const char **first)
+{
+    if (first) *first = r->broken;
+    return r->n_broken;
+}
+
+int ws_registry_bso_abi(const ws_registry *r, size_t i) { return r->files[r->bso_file[i]].abi_version; }
+int ws_registry_plo_abi(const ws_registry *r, size_t i) { return r->files[r->plo_file[i]].abi_version; }
 
 static int is_path(const char *name)
 {
@@ -549,21 +651,44 @@ static int is_path(const char *name)
     return strchr(name, '/') || (n > 3 && !strcmp(name + n - 3, ".so"));
 }
 
-/* For a path: load it, and pick the policy of that kind it defines. */
-static int from_path(ws_registry *r, const char *path, int want_bso,
-                     size_t *out, ws_error *err)
+/* "FILE.so:NAME": the length of FILE.so, or 0 if name is not of that form. */
+static size_t qualified(const char *name)
 {
+    const char *q = NULL;
+    for (const char *p = strstr(name, ".so:"); p; p = strstr(p + 1, ".so:")) q = p;
+    return q && q[4] && !strchr(q + 4, '/') ? (size_t)(q + 3 - name) : 0;
+}
+
+/* Load a plugin named by path (after the policy folders, so that a name
+ * clash with them is reported) and return its file index. */
+static int path_file(ws_registry *r, const char *path, size_t *file, ws_error *err)
+{
+    const char *extra = getenv("WATTSIM_POLICY_DIR");
+    /* A missing built-in folder is no reason to refuse a plugin by path. */
+    if ((ws_policy_dir() || (extra && *extra)) && ensure_builtin(r, err)) return -1;
     char *real = realpath(path, NULL);
-    size_t file = (size_t)-1;
     if (real) {
         for (size_t i = 0; i < r->n_files; i++)
-            if (!strcmp(r->files[i].path, real)) file = i;
+            if (!strcmp(r->files[i].path, real)) {
+                free(real);
+                *file = i;
+                return 0;
+            }
         free(real);
     }
-    if (file == (size_t)-1) {
-        if (ws_registry_load_file(r, path, err)) return -1;
-        file = r->n_files - 1;
-    }
+    if (load_file(r, path, 0, err)) return -1;
+    *file = r->n_files - 1;
+    return 0;
+}
+
+/* The policy of a kind named `want` (NULL: the only one, or the one named
+ * after the file's stem) in a plugin named by path. */
+static int from_path(ws_registry *r, const char *path, const char *want, int want_bso,
+                     size_t *out, ws_error *err)
+{
+    size_t file;
+    if (path_file(r, path, &file, err)) return -1;
+    const char *kind = want_bso ? "bso" : "plo";
     /* The file's stem ("zeus" for .../zeus.so) picks among several. */
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -571,33 +696,29 @@ static int from_path(ws_registry *r, const char *path, int want_bso,
     if (stem > 3 && !strcmp(base + stem - 3, ".so")) stem -= 3;
     size_t found = (size_t)-1, count = 0;
     size_t n = want_bso ? r->n_bso : r->n_plo;
+    char list[512] = "";
     for (size_t i = 0; i < n; i++) {
         if ((want_bso ? r->bso_file[i] : r->plo_file[i]) != file) continue;
         const char *nm = want_bso ? r->bso[i]->name : r->plo[i]->name;
-        if (strlen(nm) == stem && !strncmp(nm, base, stem)) {
+        if (want ? !strcmp(nm, want) : strlen(nm) == stem && !strncmp(nm, base, stem)) {
             *out = i;
             return 0;
         }
+        if (count++) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, nm, sizeof list - strlen(list) - 1);
         found = i;
-        count++;
     }
+    if (want)
+        return ws_fail(err, "%s: defines no %s policy '%s' (%s%s)", path, kind, want,
+                       count ? "its policies: " : "it defines no ", count ? list : kind);
     if (count == 0)
-        return ws_fail(err, "%s: defines no %s policy", path, want_bso ? "bso" : "plo");
+        return ws_fail(err, "%s: defines no %s policy", path, kind);
     if (count > 1)
         return ws_fail(err, "%s: defines %zu %s policies and none is named '%.*s';"
-                       " name the file after the one you want", path, count,
-                       want_bso ? "bso" : "plo", (int)stem, base);
+                       " name the file after the one you want, or write %s:NAME",
+                       path, count, kind, (int)stem, base, path);
     *out = found;
     return 0;
-}
-
-static int ensure_builtin(ws_registry *r, ws_error *err)
-{
-    const char *dir = ws_policy_dir();
-    if (!dir)
-        return ws_fail(err, "cannot find the built-in policy folder; set"
-                       " WATTSIM_POLICY_DIR to the folder holding the policy .so files");
-    return ws_registry_load_dir(r, dir, err);
 }
 
 static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
@@ -611,36 +732,60 @@ static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
     }
 }
 
+/* Index of the policy of a kind a user's name designates: a bare name, a
+ * path to a .so, or FILE.so:NAME. */
+static int lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_error *err)
+{
+    const char *kind = bso ? "bso" : "plo";
+    size_t q = qualified(name);
+    if (q) {
+        char path[PATH_MAX];
+        if (q >= sizeof path) return ws_fail(err, "%.40s...: path too long", name);
+        memcpy(path, name, q);
+        path[q] = '\0';
+        return from_path(r, path, name + q + 1, bso, out, err);
+    }
+    if (is_path(name)) return from_path(r, name, NULL, bso, out, err);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < r->n_clash; i++)
+            if (r->clash[i].bso == bso && !strcmp(r->clash[i].name, name))
+                return ws_fail(err, "%s", r->clash[i].msg);
+        size_t n = bso ? r->n_bso : r->n_plo, hit = (size_t)-1;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(bso ? r->bso[i]->name : r->plo[i]->name, name)) continue;
+            if (hit != (size_t)-1)
+                return ws_fail(err, "%s policy '%s' is defined by both %s and %s; name"
+                               " one as FILE.so:%s", kind, name,
+                               r->files[bso ? r->bso_file[hit] : r->plo_file[hit]].path,
+                               r->files[bso ? r->bso_file[i] : r->plo_file[i]].path, name);
+            hit = i;
+        }
+        if (hit != (size_t)-1) {
+            *out = hit;
+            return 0;
+        }
+        if (pass == 0 && ensure_builtin(r, err)) return -1;
+    }
+    char list[512];
+    list_names(r, bso, list, sizeof list);
+    if (r->n_broken)
+        return ws_fail(err, "unknown %s policy '%s' (known: %s; or give a path to a .so);"
+                       " %zu plugin%s in the policy folders did not load, first: %s", kind,
+                       name, list, r->n_broken, r->n_broken > 1 ? "s" : "", r->broken);
+    return ws_fail(err, "unknown %s policy '%s' (known: %s; or give a path to a .so)",
+                   kind, name, list);
+}
+
 const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err)
 {
     size_t i;
-    if (is_path(name)) return from_path(r, name, 1, &i, err) ? NULL : r->bso[i];
-    for (int pass = 0; pass < 2; pass++) {
-        for (i = 0; i < r->n_bso; i++)
-            if (!strcmp(r->bso[i]->name, name)) return r->bso[i];
-        if (pass == 0 && ensure_builtin(r, err)) return NULL;
-    }
-    char list[512];
-    list_names(r, 1, list, sizeof list);
-    ws_fail(err, "unknown bso policy '%s' (known: %s; or give a path to a .so)",
-            name, list);
-    return NULL;
+    return lookup(r, name, 1, &i, err) ? NULL : r->bso[i];
 }
 
 const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err)
 {
     size_t i;
-    if (is_path(name)) return from_path(r, name, 0, &i, err) ? NULL : r->plo[i];
-    for (int pass = 0; pass < 2; pass++) {
-        for (i = 0; i < r->n_plo; i++)
-            if (!strcmp(r->plo[i]->name, name)) return r->plo[i];
-        if (pass == 0 && ensure_builtin(r, err)) return NULL;
-    }
-    char list[512];
-    list_names(r, 0, list, sizeof list);
-    ws_fail(err, "unknown plo policy '%s' (known: %s; or give a path to a .so)",
-            name, list);
-    return NULL;
+    return lookup(r, name, 0, &i, err) ? NULL : r->plo[i];
 }
 
 size_t ws_registry_n_bso(const ws_registry *r) { return r->n_bso; }

@@ -32,6 +32,29 @@ void ws_policy_pairs_free(ws_policy_pair *p, size_t n)
     free(p);
 }
 
+static int ends_so(const char *s, const char *end)
+{
+    return end - s >= 3 && !memcmp(end - 3, ".so", 3);
+}
+
+/* The colon between BSO and PLO in q[0, len), where either may be
+ * FILE.so:NAME (so a pair has 1, 2 or 3 colons); NULL if there is none. */
+static const char *pair_colon(const char *q, size_t len)
+{
+    const char *c[4];
+    size_t n = 0;
+    for (const char *p = q; p < q + len; p++)
+        if (*p == ':') {
+            if (n == 3) return NULL;
+            c[n++] = p;
+        }
+    if (n == 1) return c[0];
+    if (n == 3) return c[1];
+    if (n == 2) /* FILE.so:NAME:PLO or BSO:FILE.so:NAME */
+        return ends_so(q, c[0]) && !ends_so(c[0] + 1, c[1]) ? c[1] : c[0];
+    return NULL;
+}
+
 int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
                           ws_error *err)
 {
@@ -44,7 +67,7 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
     size_t k = 0;
     for (const char *q = s;; k++) {
         size_t len = strcspn(q, ",");
-        const char *colon = memchr(q, ':', len);
+        const char *colon = pair_colon(q, len);
         if (!colon || colon == q || colon + 1 == q + len) {
             ws_policy_pairs_free(p, k);
             return ws_fail(err, "--policies: '%.*s' is not BSO:PLO (e.g. zeus:jit)",
