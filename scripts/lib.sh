@@ -20,7 +20,7 @@
 #   WS_JOBS    parallel build jobs (default: nproc)
 
 # Debian packages the project needs to build, test and plot.
-WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev
+WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
              libcriterion-dev gnuplot-nox ca-certificates curl)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)

@@ -12,6 +12,7 @@
 #define WATTSIM_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "wattsim/error.h"
 
 typedef struct ws_csv_limits {
@@ -34,5 +35,8 @@ const char *ws_csv_field(const ws_csv *c, size_t i);
 long ws_csv_line(const ws_csv *c);       /* line number of the record */
 const char *ws_csv_path(const ws_csv *c);
 void ws_csv_close(ws_csv *c);
+
+/* Write s as one CSV field, quoted only when it needs it. */
+void ws_csv_str(FILE *f, const char *s);
 
 #endif

@@ -8,6 +8,7 @@
 #define WATTSIM_REPORT_H
 
 #include <stdio.h>
+#include "wattsim/csv.h"
 #include "wattsim/engine.h"
 #include "wattsim/pareto.h"
 #include "wattsim/study.h"
@@ -22,8 +23,7 @@ int ws_format_parse(const char *s);
 void ws_json_num(FILE *f, double x);
 /* A JSON string, escaped. */
 void ws_json_str(FILE *f, const char *s);
-/* A CSV field, quoted only when it needs it. */
-void ws_csv_str(FILE *f, const char *s);
+/* ws_csv_str (a CSV field, quoted only when needed) is in wattsim/csv.h. */
 /* A number for CSV: %.17g, "inf"/"-inf", nothing for NaN. */
 void ws_csv_num(FILE *f, double x);
 

@@ -29,6 +29,7 @@
 #include "cli_common.h"
 #include "cli_sweep.h"
 #include "cli_groups.h"
+#include "cli_trace.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "0.0.0"
@@ -108,6 +109,8 @@ static const char *RUN_HELP =
     "  --out DIR          output folder (default: the config's `out`)\n"
     "  --format F         stdout format: table (default), csv or json\n"
     "  --force            replace existing outputs in the folder\n"
+    WS_CLI_JOB_HELP
+    "                     (added to the config's workloads and jobs)\n"
     "\n" WS_CLI_WHATIF_HELP;
 
 typedef struct history_ctx {
@@ -175,16 +178,17 @@ static int cmd_run(int argc, char **argv, globals *g)
         {"out", required_argument, 0, OPT_OUT},
         {"format", required_argument, 0, OPT_FORMAT},
         {"force", no_argument, 0, OPT_FORCE},
-        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
+    ws_cli_job job = {0};
     int force = 0, c;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int n_sets = 0, n_wi = 0;
     struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
     if (!sets || !wis) { free(sets); free(wis); return EXIT_USAGE; }
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (global_opt(g, c, optarg)) continue;
+        if (global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
         if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_OBJECTIVE) {
             wis[n_wi].c = c;       /* applied after the config is read */
             wis[n_wi++].arg = optarg;
@@ -220,6 +224,8 @@ static int cmd_run(int argc, char **argv, globals *g)
         if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
     for (int i = 0; i < n_wi; i++)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
+    if ((rc = ws_cli_job_apply(&job, &cfg, "run"))) goto out;
+    rc = EXIT_USAGE;
     if (ws_run_config_validate(&cfg, &err)) goto out;
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
@@ -288,7 +294,8 @@ out:
 /* ------------------------------------------------------------ simulate */
 
 static const char *SIMULATE_HELP =
-    "usage: wattsim simulate --gpu G --workload W [--eta X] [--beta X] [--seed N]\n"
+    "usage: wattsim simulate --gpu G (--workload W | --job D/N/O --target X\n"
+    "                        --max-epochs N --b0 B) [--eta X] [--beta X] [--seed N]\n"
     "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
     "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
     "\n"
@@ -306,6 +313,7 @@ static const char *SIMULATE_HELP =
     "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"
     "  --plo-param K=V    a PLO parameter\n"
     "  --format F         table (default) or json\n"
+    WS_CLI_JOB_HELP
     "\n" WS_CLI_WHATIF_HELP;
 
 typedef struct records {
@@ -375,7 +383,7 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         {"bso-param", required_argument, 0, OPT_BSO_PARAM},
         {"plo-param", required_argument, 0, OPT_PLO_PARAM},
         {"format", required_argument, 0, OPT_FORMAT},
-        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     static const char *keys[] = {
         [OPT_GPU - OPT_GPU] = "gpu", [OPT_WORKLOAD - OPT_GPU] = "workload",
@@ -393,9 +401,10 @@ static int cmd_simulate(int argc, char **argv, globals *g)
     size_t n = 0;
     int rc = EXIT_USAGE, c, workload = 0, is_wi;
     const char *format = "table";
+    ws_cli_job job = {0};
     ws_run_config_init(&cfg);
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (global_opt(g, c, optarg)) continue;
+        if (global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         if (c >= OPT_GPU && c <= OPT_PLO) {
@@ -426,10 +435,13 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         rc = ws_cli_usage("simulate", "unexpected argument '%s'", argv[optind]);
         goto out;
     }
-    if (!workload) {
-        rc = ws_cli_usage("simulate", "%s", "needs --workload W");
+    if (!workload == !job.job) {
+        rc = ws_cli_usage("simulate", "%s", workload ? "takes --workload W or --job D/N/O,"
+                          " not both" : "needs --workload W (or --job D/N/O)");
         goto out;
     }
+    if ((rc = ws_cli_job_apply(&job, &cfg, "simulate"))) goto out;
+    rc = EXIT_USAGE;
     if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
         || relabel(&cfg.plo, "--plo", "--plo-param", &err)
         || relabel_axis(&cfg.where_gpus, "--gpu", &err)
@@ -467,7 +479,8 @@ out:
 /* ------------------------------------------------------------ pareto */
 
 static const char *PARETO_HELP =
-    "usage: wattsim pareto --gpu G --workload W [--eta X] [--format table|csv|json]\n"
+    "usage: wattsim pareto --gpu G (--workload W | --job D/N/O --target X\n"
+    "                      --max-epochs N --b0 B) [--eta X] [--format table|csv|json]\n"
     "\n"
     "Every (batch size, power limit) knob of a job with its expected time- and\n"
     "energy-to-accuracy (TTA, ETA), the TTA/ETA Pareto frontier, the default\n"
@@ -485,6 +498,7 @@ static const char *PARETO_HELP =
     "                     the first matching cell of a `wattsim run` history.csv)\n"
     "  --force            replace an existing FILE and its .csv and .gp (never an\n"
     "                     input of the command, such as a trace)\n"
+    WS_CLI_JOB_HELP
     "\n" WS_CLI_WHATIF_HELP;
 
 static int cmd_pareto(int argc, char **argv, globals *g)
@@ -497,7 +511,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         {"plot", required_argument, 0, 'P'},
         {"history", required_argument, 0, 'H'},
         {"force", no_argument, 0, OPT_FORCE},
-        WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *plot = NULL, *history = NULL;
     ws_error err = {{0}};
@@ -509,9 +523,10 @@ static int cmd_pareto(int argc, char **argv, globals *g)
     ws_whatif wi = {0};
     int rc = EXIT_USAGE, c, workload = 0, is_wi;
     const char *format = "table";
+    ws_cli_job job = {0};
     ws_run_config_init(&cfg);
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (global_opt(g, c, optarg)) continue;
+        if (global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
@@ -533,11 +548,14 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = ws_cli_usage("pareto", "unexpected argument '%s'", argv[optind]);
         goto out;
     }
-    if (!workload) {
-        rc = ws_cli_usage("pareto", "%s", "needs --workload W");
+    if (!workload == !job.job) {
+        rc = ws_cli_usage("pareto", "%s", workload ? "takes --workload W or --job D/N/O,"
+                          " not both" : "needs --workload W (or --job D/N/O)");
         goto out;
     }
     if (plot && ws_cli_check_plot_name("pareto", plot)) goto out;
+    if ((rc = ws_cli_job_apply(&job, &cfg, "pareto"))) goto out;
+    rc = EXIT_USAGE;
     if (relabel_axis(&cfg.where_gpus, "--gpu", &err)
         || relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
@@ -546,7 +564,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = ws_cli_usage("pareto", "unknown format '%s' (table, csv or json)", format);
         goto out;
     }
-    if (cfg.n_gpus != 1 || cfg.n_workloads != 1 || cfg.n_etas != 1) {
+    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1) {
         ws_fail(&err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
@@ -554,7 +572,8 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         || ws_cli_catalogue(g->catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
-    const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
+    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
+        : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
     ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, NULL, &g->limits, 0, &wi};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
         || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, &err)
@@ -757,6 +776,7 @@ static const char *MAIN_HELP =
     "  frontiers      pareto figures of every GPU x workload of a config\n"
     "  report DIR     index (REPORT.md, report.html) of figures and tables\n"
     "  groups         concurrent recurrences: synth or replay a group trace\n"
+    "  trace          import your own telemetry and metrics; check a trace folder\n"
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
@@ -788,6 +808,7 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "frontiers")) rc = ws_cmd_frontiers(argc - 1, argv + 1);
     else if (!strcmp(cmd, "report")) rc = ws_cmd_report(argc - 1, argv + 1);
     else if (!strcmp(cmd, "groups")) rc = ws_cli_groups(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "trace")) rc = ws_cli_trace(argc - 1, argv + 1);
     else {
         fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
         return EXIT_USAGE;

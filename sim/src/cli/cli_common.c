@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <errno.h>
 #include <ctype.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,4 +180,71 @@ int ws_cli_exit(int rc)
     if (!ws_stdout_close(&err)) return rc;
     fprintf(stderr, "wattsim: %s\n", err.msg);
     return rc ? rc : 1;
+}
+
+int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg)
+{
+    switch (c) {
+    case WS_OPT_JOB: j->job = arg; return 1;
+    case WS_OPT_TARGET: j->target = arg; return 1;
+    case WS_OPT_MAX_EPOCHS: j->max_epochs = arg; return 1;
+    case WS_OPT_B0: j->b0 = arg; return 1;
+    }
+    return 0;
+}
+
+static int pos_int(const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (!isdigit((unsigned char)*s) || *end || errno || x <= 0 || x > INT_MAX) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
+{
+    if (!j->job) {
+        const char *stray = j->target ? "--target" : j->max_epochs ? "--max-epochs"
+                          : j->b0 ? "--b0" : NULL;
+        return stray ? ws_cli_usage(cmd, "%s needs --job DATASET/NETWORK/OPTIMIZER", stray)
+                     : 0;
+    }
+    const char *a = j->job, *s1 = strchr(a, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+    if (!s1 || !s2 || s1 == a || s2 == s1 + 1 || !s2[1] || strchr(s2 + 1, '/'))
+        return ws_cli_usage(cmd, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'", a);
+    if (!j->target) return ws_cli_usage(cmd, "%s", "--job needs --target X");
+    if (!j->max_epochs) return ws_cli_usage(cmd, "%s", "--job needs --max-epochs N");
+    if (!j->b0) return ws_cli_usage(cmd, "%s", "--job needs --b0 B");
+    char *end;
+    double target = strtod(j->target, &end);
+    if (end == j->target || *end || !isfinite(target) || isspace((unsigned char)*j->target))
+        return ws_cli_usage(cmd, "--target: expected a number, got '%s'", j->target);
+    char name[WS_NAME_MAX + 1], why[64];
+    snprintf(name, sizeof name, "%.*s", (int)(s1 - a), a);
+    if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
+        return ws_cli_usage(cmd, "--job: the dataset names the job, and '%s' is not a safe"
+                            " name (" WS_NAME_RULE ")", j->job);
+    ws_workload_spec w = {0};
+    if (pos_int(j->max_epochs, &w.max_epochs))
+        return ws_cli_usage(cmd, "--max-epochs: expected a positive integer, got '%s'",
+                            j->max_epochs);
+    if (pos_int(j->b0, &w.b0))
+        return ws_cli_usage(cmd, "--b0: expected a positive integer, got '%s'", j->b0);
+    w.target_metric = target;
+    w.dataset = strndup(a, (size_t)(s1 - a));
+    w.network = strndup(s1 + 1, (size_t)(s2 - s1 - 1));
+    w.optimizer = strdup(s2 + 1);
+    w.name = strndup(a, (size_t)(s1 - a));
+    w.where = strdup("--job");
+    ws_workload_spec *p = realloc(cfg->jobs, (cfg->n_jobs + 1) * sizeof *p);
+    if (p) cfg->jobs = p;
+    if (!p || !w.dataset || !w.network || !w.optimizer || !w.name || !w.where) {
+        free(w.dataset); free(w.network); free(w.optimizer); free(w.name); free(w.where);
+        fprintf(stderr, "wattsim: out of memory\n");
+        return WS_EXIT_USAGE;
+    }
+    cfg->jobs[cfg->n_jobs++] = w;
+    return 0;
 }

@@ -283,3 +283,15 @@ void ws_csv_close(ws_csv *c)
     free(c->field);
     free(c);
 }
+
+/* A CSV field: quoted only when it has a comma, quote or line end. */
+void ws_csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

@@ -31,18 +31,6 @@ void ws_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* CSV: quote a field only when it needs it. */
-void ws_csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 void ws_csv_num(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "%.17g", x);

@@ -1,0 +1,191 @@
+/*
+ * Importing your own measurements into Zeus-format traces.
+ *
+ * Power (`wattsim trace import power`): GPU telemetry -- an nvidia-smi CSV
+ * log, a Prometheus range query of DCGM metrics, or a ZeusMonitor log -- is
+ * read into per-GPU series (ws_telemetry); EPOCHS.csv says when each
+ * measured epoch of each knob ran. Per (dataset, network, optimizer, batch
+ * size, power limit):
+ *
+ *   time_per_epoch = mean over the knob's epochs of (end - start)
+ *   average_power  = sum of the epochs' energies / sum of their durations
+ *
+ * where an epoch's energy is, summed over the selected GPUs,
+ *   - power samples (nvidia-smi, DCGM_FI_DEV_POWER_USAGE): the trapezoidal
+ *     integral of the piecewise-linear signal through the samples, clipped
+ *     to [start, end] (the signal is interpolated at the window edges);
+ *   - an energy counter (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ): the
+ *     counter's increase over [start, end], linearly interpolated at the
+ *     edges; a decrease is a counter reset (driver reload), after which the
+ *     increase restarts from 0 (as Prometheus' increase());
+ *   - ZeusMonitor windows: the energy of the window whose start_time is
+ *     within the tolerance of the epoch's start.
+ *
+ * Train (`wattsim trace import train`): per-epoch validation metrics of
+ * each run become summary_train.csv rows with the first epoch at which the
+ * metric reaches the target (empty when never).
+ *
+ * Errors name FILE:LINE (for DCGM JSON, FILE:LINE:COL of a syntax error or
+ * the JSON path of a bad value); usable oddities (unsorted or repeated
+ * samples, [N/A] readings, counter resets) are counted as warnings.
+ */
+#ifndef WATTSIM_IMPORT_H
+#define WATTSIM_IMPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "wattsim/csv.h"
+#include "wattsim/error.h"
+
+/* Warnings collected by an import (one line each). */
+typedef struct ws_warnings {
+    char **msg;
+    size_t n, cap;
+} ws_warnings;
+
+void ws_warn(ws_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ws_warnings_free(ws_warnings *w);
+
+/* --------------------------------------------------------- telemetry */
+
+typedef enum ws_tel_kind {
+    WS_TEL_POWER,        /* samples are W */
+    WS_TEL_ENERGY,       /* samples are a cumulative counter in J */
+    WS_TEL_WINDOWS       /* ZeusMonitor: energy per window */
+} ws_tel_kind;
+
+typedef struct ws_tel_sample {
+    double t;            /* s, on the telemetry's clock */
+    double v;            /* W or J (counter) */
+    double cum;          /* J since the first sample (ws_telemetry_prepare) */
+    long line;           /* where it was read (0 when not known) */
+} ws_tel_sample;
+
+typedef struct ws_tel_gpu {
+    char *id;            /* as the log names it: index, bus id, uuid, label */
+    ws_tel_sample *s;
+    size_t n, cap;
+    double interval;     /* median sample interval (ws_telemetry_prepare) */
+} ws_tel_gpu;
+
+/* ZeusMonitor: window k's energy on GPU g is gpu[g].s[k].v (J, NAN when
+ * the field is empty), its start gpu[g].s[k].t. */
+typedef struct ws_tel_window {
+    double start, elapsed;   /* Unix s, s */
+    long line;
+} ws_tel_window;
+
+typedef struct ws_telemetry {
+    char *path;
+    ws_tel_kind kind;
+    ws_tel_gpu *gpu;
+    size_t n_gpu;
+    ws_tel_window *win;      /* WS_TEL_WINDOWS only */
+    size_t n_win;
+    size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
+} ws_telemetry;
+
+void ws_telemetry_free(ws_telemetry *t);
+
+/* Add a sample to GPU `id` (created on first use). */
+int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
+                     long line, ws_error *err);
+
+/* The readers. `tz_offset` (nvidia-smi only) is the UTC offset of the clock
+ * the log's timestamps were printed in, in seconds: a timestamp T means the
+ * instant T - tz_offset UTC. Times are kept on the log's own clock. */
+int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
+                    ws_telemetry *out, ws_warnings *w, ws_error *err);
+int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
+                   ws_warnings *w, ws_error *err);
+int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
+                      ws_telemetry *out, ws_warnings *w, ws_error *err);
+
+/* Keep only the GPUs in `ids` (n ids; n = 0 keeps all), in that order; a
+ * GPU missing from the log is an error naming `option`. */
+int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
+                        const char *option, ws_error *err);
+
+/* Sort every series by time (counting samples out of order), drop exact
+ * repeats, refuse two different readings at one instant, and compute the
+ * median interval and the cumulative energy. */
+int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err);
+
+/* --------------------------------------------------------- times */
+
+/* Unix seconds ("1700000000.5") or ISO 8601 ("2023-11-01T12:00:00[.fff]"
+ * with 'T' or a space, then optionally "Z", "+HH:MM", "+HHMM" or "+HH").
+ * *zoned = 1 when the text pins an instant (Unix or with a zone); then *t
+ * is UTC seconds, else *t is the wall time read as if it were UTC. */
+int ws_parse_instant(const char *s, double *t, int *zoned);
+
+/* "+HH:MM" / "-HH:MM" / "Z" -> seconds east of UTC. */
+int ws_parse_tz(const char *s, double *seconds);
+
+/* --------------------------------------------------------- power */
+
+typedef struct ws_power_import {
+    const char *epochs_path;
+    ws_telemetry *tel;         /* read, selected and prepared */
+    double tz_offset;          /* s; see ws_import_nvsmi */
+    double max_gap;            /* in median sample intervals; default 5 */
+    double match_tolerance;    /* s, ZeusMonitor window start; default 1 */
+    const ws_csv_limits *lim;
+} ws_power_import;
+
+typedef struct ws_power_out_row {
+    char *dataset, *network, *optimizer;
+    int bs, pl;
+    int epochs;
+    double time_per_epoch, average_power;
+} ws_power_out_row;
+
+typedef struct ws_power_table {
+    ws_power_out_row *rows;
+    size_t n;
+} ws_power_table;
+
+int ws_import_power(const ws_power_import *in, ws_power_table *out,
+                    ws_warnings *w, ws_error *err);
+/* summary_power_NAME.csv (Zeus column order), atomically; the rules of
+ * wattsim/outfile.h apply (no replacing without --force). */
+int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);
+void ws_power_table_free(ws_power_table *t);
+
+/* Energy in J of one GPU series over [a, b] (a <= b, both within the
+ * series' span); *gap = the longest sample interval overlapping it. */
+double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                     double *gap, long *gap_line);
+
+/* --------------------------------------------------------- train */
+
+typedef struct ws_train_import {
+    const char *metrics_path;
+    const char *target_text;   /* as typed, written verbatim */
+    double target;
+    int lower_is_better;
+    const ws_csv_limits *lim;
+} ws_train_import;
+
+typedef struct ws_train_out_row {
+    char *dataset, *network, *optimizer, *lr;
+    int bs;
+    long run;
+    long target_epoch;         /* 0 = never */
+} ws_train_out_row;
+
+typedef struct ws_train_table {
+    ws_train_out_row *rows;
+    size_t n;
+    const char *target_text;
+} ws_train_table;
+
+int ws_import_train(const ws_train_import *in, ws_train_table *out,
+                    ws_warnings *w, ws_error *err);
+int ws_train_table_write(const ws_train_table *t, const char *path, ws_error *err);
+void ws_train_table_free(ws_train_table *t);
+
+/* A finite decimal number (no hex, inf, nan or blanks); 0 or -1. */
+int ws_parse_number(const char *s, double *v);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * `wattsim trace import power|train` and `wattsim trace check`: argument
+ * parsing only; the work is in io/import_*.c and study/trace_check.c.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/import.h"
+#include "wattsim/name.h"
+#include "wattsim/outfile.h"
+#include "wattsim/trace_check.h"
+#include "cli_common.h"
+#include "cli_trace.h"
+
+static const char *TRACE_HELP =
+    "usage: wattsim trace import power|train [OPTIONS]\n"
+    "       wattsim trace check DIR [--format table|json]\n"
+    "\n"
+    "Turn your own measurements into a trace folder that every wattsim command\n"
+    "reads with --traces DIR, and check such a folder.\n"
+    "\n"
+    "  import power   GPU telemetry + epoch times -> summary_power_GPU.csv\n"
+    "  import train   per-epoch validation metrics -> summary_train.csv\n"
+    "  check          what a trace folder holds, per workload and GPU\n"
+    "\n"
+    "'wattsim trace import power --help' etc. describe each.\n";
+
+static const char *POWER_HELP =
+    "usage: wattsim trace import power --gpu NAME --epochs EPOCHS.csv\n"
+    "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
+    "         [--gpus ID,...] --out DIR [--force] [--log-tz +HH:MM]\n"
+    "         [--max-gap N] [--match-tolerance S]\n"
+    "\n"
+    "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
+    "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
+    "average_power = energy of the epochs / their total duration, the energy\n"
+    "summed over the selected GPUs.\n"
+    "\n"
+    "  --gpu NAME         the GPU model the trace is for (1-64 of A-Z a-z 0-9\n"
+    "                     . _ + -); used as --gpu NAME by the other commands\n"
+    "  --epochs FILE      dataset,network,optimizer,batch_size,power_limit,epoch,\n"
+    "                     start,end: one row per measured epoch; start/end in Unix\n"
+    "                     seconds or ISO 8601 (with a zone, or without one: the\n"
+    "                     telemetry's own clock)\n"
+    "  --nvidia-smi LOG   nvidia-smi --query-gpu=timestamp,index,power.draw\n"
+    "                     --format=csv[,nounits][,noheader] -lms N output; power is\n"
+    "                     integrated with the trapezoidal rule, clipped to epochs.\n"
+    "                     Without a header the columns must be timestamp, index,\n"
+    "                     power.draw\n"
+    "  --dcgm FILE        Prometheus /api/v1/query_range JSON of\n"
+    "                     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred: counter\n"
+    "                     differences, resets detected) or DCGM_FI_DEV_POWER_USAGE\n"
+    "  --zeus-monitor LOG ZeusMonitor CSV log (start_time,window_name,elapsed_time,\n"
+    "                     gpu<i>_energy): the window starting with each epoch\n"
+    "  --gpus ID,...      GPUs to sum (nvidia-smi index, else pci.bus_id or uuid;\n"
+    "                     DCGM gpu label; ZeusMonitor i); default: all in the log\n"
+    "  --out DIR          trace folder to write into (created if needed)\n"
+    "  --force            replace an existing summary_power_NAME.csv\n"
+    "  --log-tz +HH:MM    UTC offset of the nvidia-smi log's clock (its timestamps\n"
+    "                     have no zone); matters only for epoch times in Unix\n"
+    "                     seconds or with a zone; default +00:00\n"
+    "  --max-gap N        refuse an epoch with a gap between samples longer than\n"
+    "                     N median sample intervals; default 5\n"
+    "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
+    "                     starts differ by at most S seconds; default 1\n";
+
+static const char *TRAIN_HELP =
+    "usage: wattsim trace import train --runs METRICS.csv --target-metric X\n"
+    "         [--higher-is-better | --lower-is-better] --out DIR [--force]\n"
+    "\n"
+    "Write DIR/summary_train.csv: for each run of METRICS.csv\n"
+    "(dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric, one\n"
+    "row per evaluated epoch), the first epoch whose metric reaches X (empty\n"
+    "when none does). Runs are numbered per batch size.\n"
+    "\n"
+    "  --runs FILE          the per-epoch metrics\n"
+    "  --target-metric X    the target; use the same X as --target (or\n"
+    "                       target_metric in a config) when simulating\n"
+    "  --higher-is-better   reached when metric >= X (default; accuracy)\n"
+    "  --lower-is-better    reached when metric <= X (loss, perplexity)\n"
+    "  --out DIR            trace folder to write into (created if needed)\n"
+    "  --force              replace an existing summary_train.csv\n";
+
+static const char *CHECK_HELP =
+    "usage: wattsim trace check DIR [--format table|json]\n"
+    "\n"
+    "Load every trace of DIR (summary_train.csv and each summary_power_GPU.csv)\n"
+    "with the same checks as every other command, then print per workload\n"
+    "(dataset/network/optimizer and target metric) and GPU: its batch sizes,\n"
+    "power limits, runs per batch size, the share of runs that reach the\n"
+    "target, the knobs on the TTA/ETA Pareto frontier (eta 0.5, no epoch cap\n"
+    "unless the catalogue has the workload), and warnings: fewer than 4 runs\n"
+    "at a batch size, batch sizes with power rows but no runs or runs but no\n"
+    "power rows, batch sizes none of whose runs reach the target, power limits\n"
+    "missing at some batch sizes. Exit status 0 when the folder loads (even\n"
+    "with warnings), 2 when it does not.\n"
+    "\n"
+    "  --format F         table (default) or json\n"
+    "  --catalogue FILE   where to look up max_epochs and b0 of known workloads\n"
+    "  --max-trace-bytes N  as for every command\n";
+
+/* "0,1,2" -> a malloc'd array of strings (in a malloc'd copy). */
+static int split_list(const char *list, char ***out, size_t *n, char **copy)
+{
+    *out = NULL;
+    *n = 0;
+    if (!(*copy = strdup(list))) return -1;
+    size_t cap = 1;
+    for (const char *p = list; *p; p++) cap += *p == ',';
+    if (!(*out = calloc(cap, sizeof **out))) return -1;
+    char *save = NULL;
+    for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        (*out)[(*n)++] = t;
+    return 0;
+}
+
+static void print_warnings(const ws_warnings *w)
+{
+    for (size_t i = 0; i < w->n; i++) fprintf(stderr, "wattsim: warning: %s\n", w->msg[i]);
+}
+
+static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    if (end == s || *end || !isfinite(*v) || !(*v > 0))
+        return ws_cli_usage(cmd, opt, s);
+    return 0;
+}
+
+enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
+       O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
+       O_CATALOGUE };
+
+static int import_power(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, O_GPU}, {"epochs", required_argument, 0, O_EPOCHS},
+        {"nvidia-smi", required_argument, 0, O_NVSMI}, {"dcgm", required_argument, 0, O_DCGM},
+        {"zeus-monitor", required_argument, 0, O_ZEUS}, {"gpus", required_argument, 0, O_GPUS},
+        {"out", required_argument, 0, O_OUT}, {"force", no_argument, 0, O_FORCE},
+        {"log-tz", required_argument, 0, O_TZ}, {"max-gap", required_argument, 0, O_GAP},
+        {"match-tolerance", required_argument, 0, O_TOL},
+        {"max-trace-bytes", required_argument, 0, O_MAXB},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
+    };
+    const char *cmd = "trace import power";
+    const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
+    const char *maxb = NULL;
+    int kind = -1, force = 0, c;
+    ws_power_import in = {0};
+    in.max_gap = 5;
+    in.match_tolerance = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP: fputs(POWER_HELP, stdout); return 0;
+        case O_GPU: gpu = optarg; break;
+        case O_EPOCHS: epochs = optarg; break;
+        case O_NVSMI: case O_DCGM: case O_ZEUS:
+            if (log) return ws_cli_usage(cmd, "%s", "takes one of --nvidia-smi, --dcgm,"
+                                         " --zeus-monitor");
+            log = optarg;
+            kind = c;
+            break;
+        case O_GPUS: gpus = optarg; break;
+        case O_OUT: out = optarg; break;
+        case O_FORCE: force = 1; break;
+        case O_TZ:
+            if (ws_parse_tz(optarg, &in.tz_offset))
+                return ws_cli_usage(cmd, "--log-tz: expected +HH:MM or -HH:MM, got '%s'",
+                                    optarg);
+            break;
+        case O_GAP:
+            if (parse_pos(cmd, "--max-gap: expected a positive number, got '%s'", optarg,
+                          &in.max_gap))
+                return WS_EXIT_USAGE;
+            break;
+        case O_TOL:
+            if (parse_pos(cmd, "--match-tolerance: expected positive seconds, got '%s'",
+                          optarg, &in.match_tolerance))
+                return WS_EXIT_USAGE;
+            break;
+        case O_MAXB: maxb = optarg; break;
+        default: return ws_cli_bad_option(cmd, argv, c);
+        }
+    }
+    if (optind != argc) return ws_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!gpu) return ws_cli_usage(cmd, "%s", "needs --gpu NAME");
+    char why[64];
+    if (ws_name_check(gpu, why, sizeof why))      /* it names summary_power_NAME.csv */
+        return ws_cli_usage(cmd, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
+    if (!epochs) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
+    if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
+                                  " --zeus-monitor LOG");
+    if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+
+    ws_error err = {{0}};
+    ws_csv_limits lim;
+    ws_telemetry tel = {0};
+    ws_warnings w = {0};
+    ws_power_table table = {0};
+    char **ids = NULL, *copy = NULL, path[4096];
+    size_t n_ids = 0;
+    int rc = WS_EXIT_USAGE;
+    if (ws_cli_limits(maxb, &lim, &err)) goto out;
+    if (gpus && split_list(gpus, &ids, &n_ids, &copy)) {
+        ws_fail(&err, "out of memory");
+        goto out;
+    }
+    if (gpus && n_ids == 0) {
+        rc = ws_cli_usage(cmd, "--gpus: expected a list like 0,1, got '%s'", gpus);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/summary_power_%s.csv", out, gpu);
+    ws_outfile_set_force(force);
+    if (ws_outfile_check(path, &err)) goto out;      /* before any work */
+    in.epochs_path = epochs;
+    in.tel = &tel;
+    in.lim = &lim;
+    int r = kind == O_NVSMI ? ws_import_nvsmi(log, &lim, &tel, &w, &err)
+          : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
+                                            : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
+          : ws_import_zeusmon(log, &lim, &tel, &w, &err);
+    if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", &err)
+        || ws_telemetry_prepare(&tel, &w, &err)
+        || ws_import_power(&in, &table, &w, &err))
+        goto out;
+    if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
+    print_warnings(&w);
+    int nb = 0, np = 0, ne = 0;
+    for (size_t i = 0; i < table.n; i++) {
+        int newb = 1, newp = 1;
+        for (size_t j = 0; j < i; j++) {
+            newb &= table.rows[j].bs != table.rows[i].bs;
+            newp &= table.rows[j].pl != table.rows[i].pl;
+        }
+        nb += newb;
+        np += newp;
+        ne += table.rows[i].epochs;
+    }
+    printf("wrote %s: %zu knobs (%d batch sizes, %d power limits) from %d epochs,"
+           " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
+    for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
+    printf(" of %s\n", log);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_power_table_free(&table);
+    ws_telemetry_free(&tel);
+    ws_warnings_free(&w);
+    free(ids);
+    free(copy);
+    return rc;
+}
+
+static int import_train(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"runs", required_argument, 0, O_RUNS},
+        {"target-metric", required_argument, 0, O_TARGET},
+        {"higher-is-better", no_argument, 0, O_HIGHER},
+        {"lower-is-better", no_argument, 0, O_LOWER},
+        {"out", required_argument, 0, O_OUT}, {"force", no_argument, 0, O_FORCE},
+        {"max-trace-bytes", required_argument, 0, O_MAXB},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
+    };
+    const char *cmd = "trace import train";
+    const char *runs = NULL, *target = NULL, *out = NULL, *maxb = NULL;
+    int force = 0, higher = 0, lower = 0, c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP: fputs(TRAIN_HELP, stdout); return 0;
+        case O_RUNS: runs = optarg; break;
+        case O_TARGET: target = optarg; break;
+        case O_HIGHER: higher = 1; break;
+        case O_LOWER: lower = 1; break;
+        case O_OUT: out = optarg; break;
+        case O_FORCE: force = 1; break;
+        case O_MAXB: maxb = optarg; break;
+        default: return ws_cli_bad_option(cmd, argv, c);
+        }
+    }
+    if (optind != argc) return ws_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!runs) return ws_cli_usage(cmd, "%s", "needs --runs METRICS.csv");
+    if (!target) return ws_cli_usage(cmd, "%s", "needs --target-metric X");
+    if (higher && lower)
+        return ws_cli_usage(cmd, "%s", "--higher-is-better and --lower-is-better"
+                            " exclude each other");
+    if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    ws_train_import in = {runs, target, 0, lower, NULL};
+    if (ws_parse_number(target, &in.target))
+        return ws_cli_usage(cmd, "--target-metric: expected a number, got '%s'", target);
+    ws_error err = {{0}};
+    ws_csv_limits lim;
+    ws_warnings w = {0};
+    ws_train_table table = {0};
+    char path[4096];
+    int rc = WS_EXIT_USAGE;
+    snprintf(path, sizeof path, "%s/summary_train.csv", out);
+    in.lim = &lim;
+    ws_outfile_set_force(force);
+    if (ws_cli_limits(maxb, &lim, &err) || ws_outfile_check(path, &err)) goto out;
+    if (ws_import_train(&in, &table, &w, &err)) goto out;
+    if (ws_outdir_lock(out, &err) || ws_train_table_write(&table, path, &err)) goto out;
+    print_warnings(&w);
+    size_t reached = 0;
+    for (size_t i = 0; i < table.n; i++) reached += table.rows[i].target_epoch > 0;
+    printf("wrote %s: %zu runs, %zu reach %s %s\n", path, table.n, reached,
+           lower ? "<=" : ">=", target);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_train_table_free(&table);
+    ws_warnings_free(&w);
+    return rc;
+}
+
+static int check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, 0, O_FORMAT},
+        {"catalogue", required_argument, 0, O_CATALOGUE},
+        {"max-trace-bytes", required_argument, 0, O_MAXB},
+        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
+    };
+    const char *cmd = "trace check", *format = "table", *maxb = NULL, *catalogue = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HELP: fputs(CHECK_HELP, stdout); return 0;
+        case O_FORMAT: format = optarg; break;
+        case O_CATALOGUE: catalogue = optarg; break;
+        case O_MAXB: maxb = optarg; break;
+        default: return ws_cli_bad_option(cmd, argv, c);
+        }
+    }
+    if (optind != argc - 1)
+        return ws_cli_usage(cmd, "%s", optind >= argc ? "needs a trace folder DIR"
+                                                      : "takes one trace folder DIR");
+    int json = !strcmp(format, "json");
+    if (!json && strcmp(format, "table"))
+        return ws_cli_usage(cmd, "unknown format '%s' (table or json)", format);
+    ws_error err = {{0}};
+    ws_csv_limits lim;
+    ws_catalogue cat = {0};
+    ws_trace_check chk = {0};
+    int rc = WS_EXIT_USAGE;
+    if (ws_cli_limits(maxb, &lim, &err) || ws_cli_catalogue(catalogue, &cat, &err)
+        || ws_trace_check_run(argv[optind], &lim, &cat, &chk, &err))
+        goto out;
+    ws_trace_check_print(stdout, &chk, json);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_trace_check_free(&chk);
+    ws_catalogue_free(&cat);
+    return rc;
+}
+
+int ws_cli_trace(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(TRACE_HELP, stderr);
+        return WS_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        fputs(TRACE_HELP, stdout);
+        return 0;
+    }
+    if (!strcmp(sub, "check")) return check(argc - 1, argv + 1);
+    if (!strcmp(sub, "import")) {
+        if (argc < 3)
+            return ws_cli_usage("trace import", "%s", "needs 'power' or 'train'");
+        if (!strcmp(argv[2], "power")) return import_power(argc - 2, argv + 2);
+        if (!strcmp(argv[2], "train")) return import_train(argc - 2, argv + 2);
+        if (!strcmp(argv[2], "--help")) { fputs(TRACE_HELP, stdout); return 0; }
+        return ws_cli_usage("trace import", "unknown kind '%s' (power or train)", argv[2]);
+    }
+    fprintf(stderr, "wattsim trace: unknown subcommand '%s' (import or check; see"
+            " 'wattsim trace --help')\n", sub);
+    return WS_EXIT_USAGE;
+}

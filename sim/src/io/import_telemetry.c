@@ -1,0 +1,356 @@
+/*
+ * Telemetry series shared by the importers (see wattsim/import.h): adding
+ * samples, selecting GPUs, putting a series in order, and the energy of a
+ * series over a window.
+ *
+ * Energy over [a, b] is E(b) - E(a), where E(x) is the energy since the
+ * first sample. For power samples E is built by the trapezoidal rule
+ * (cum[i] = cum[i-1] + (t[i] - t[i-1]) * (p[i-1] + p[i]) / 2) and, between
+ * samples, by integrating the linear interpolation exactly:
+ *   E(x) = cum[i] + (x - t[i]) * (p[i] + p(x)) / 2,
+ *   p(x) = p[i] + (p[i+1] - p[i]) * (x - t[i]) / (t[i+1] - t[i]).
+ * For an energy counter, cum[i] adds each increase (a decrease is a reset:
+ * the counter restarted from 0, so the increase is the new value) and E is
+ * interpolated linearly. Each window costs O(log n + samples inside it).
+ */
+#include "wattsim/import.h"
+#include "import_util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ warnings */
+
+void ws_warn(ws_warnings *w, const char *fmt, ...)
+{
+    if (!w) return;
+    char buf[WS_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        char **m = realloc(w->msg, cap * sizeof *m);
+        if (!m) return;
+        w->msg = m;
+        w->cap = cap;
+    }
+    if ((w->msg[w->n] = strdup(buf))) w->n++;
+}
+
+void ws_warnings_free(ws_warnings *w)
+{
+    for (size_t i = 0; w && i < w->n; i++) free(w->msg[i]);
+    if (w) free(w->msg);
+    if (w) memset(w, 0, sizeof *w);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+char *ws_imp_trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+    return s;
+}
+
+int ws_imp_decimal(const char *s, double *v)
+{
+    const char *p = s;
+    if (*p == '-' || *p == '+') p++;
+    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))))
+        return -1;
+    for (const char *q = p; *q; q++)
+        if (!(isdigit((unsigned char)*q) || *q == '.' || *q == 'e' || *q == 'E'
+              || ((*q == '-' || *q == '+') && (q[-1] == 'e' || q[-1] == 'E'))))
+            return -1;
+    char *end;
+    *v = strtod(s, &end);
+    return *end || !isfinite(*v) ? -1 : 0;
+}
+
+int ws_parse_number(const char *s, double *v)
+{
+    return ws_imp_decimal(s, v);
+}
+
+int ws_imp_posint(const char *s, long max, long *v)
+{
+    if (!isdigit((unsigned char)*s)) return -1;
+    long x = 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s)) return -1;
+        if (x > (max - (*s - '0')) / 10) return -1;
+        x = 10 * x + (*s - '0');
+    }
+    if (x <= 0) return -1;
+    *v = x;
+    return 0;
+}
+
+int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
+                   ws_error *err)
+{
+    const char *path = ws_csv_path(c);
+    for (size_t k = 0; k < n; k++) cols[k].index = -1;
+    for (size_t i = 0; i < ws_csv_nfields(c); i++) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", ws_csv_field(c, i));
+        const char *h = ws_imp_trim(buf);
+        size_t k;
+        for (k = 0; k < n; k++)
+            if (!strcmp(cols[k].name, h)) break;
+        if (k == n) {
+            if (!strict) continue;
+            char want[256] = "";
+            for (size_t j = 0; j < n; j++) {
+                strncat(want, cols[j].name, sizeof want - strlen(want) - 1);
+                if (j + 1 < n) strncat(want, ",", sizeof want - strlen(want) - 1);
+            }
+            return ws_fail(err, "%s:%ld: unknown column '%s' (expected %s)", path,
+                           ws_csv_line(c), h, want);
+        }
+        if (cols[k].index >= 0)
+            return ws_fail(err, "%s:%ld: column '%s' appears twice", path,
+                           ws_csv_line(c), h);
+        cols[k].index = (int)i;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (cols[k].required && cols[k].index < 0)
+            return ws_fail(err, "%s:%ld: missing column '%s'", path, ws_csv_line(c),
+                           cols[k].name);
+    return 0;
+}
+
+const char *ws_imp_where(const char *path, long line, const char *gpu,
+                         char *buf, size_t size)
+{
+    if (line > 0) snprintf(buf, size, "%s:%ld", path, line);
+    else if (line < 0) snprintf(buf, size, "%s: gpu %s values[%ld]", path, gpu, -line - 1);
+    else snprintf(buf, size, "%s", path);
+    return buf;
+}
+
+/* ------------------------------------------------------------ series */
+
+void ws_telemetry_free(ws_telemetry *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < t->n_gpu; i++) {
+        free(t->gpu[i].id);
+        free(t->gpu[i].s);
+    }
+    free(t->gpu);
+    free(t->win);
+    free(t->path);
+    memset(t, 0, sizeof *t);
+}
+
+static ws_tel_gpu *gpu_get(ws_telemetry *t, const char *id)
+{
+    for (size_t i = 0; i < t->n_gpu; i++)
+        if (!strcmp(t->gpu[i].id, id)) return &t->gpu[i];
+    ws_tel_gpu *g = realloc(t->gpu, (t->n_gpu + 1) * sizeof *g);
+    if (!g) return NULL;
+    t->gpu = g;
+    g = &t->gpu[t->n_gpu];
+    memset(g, 0, sizeof *g);
+    if (!(g->id = strdup(id))) return NULL;
+    t->n_gpu++;
+    return g;
+}
+
+int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
+                     long line, ws_error *err)
+{
+    ws_tel_gpu *g = gpu_get(t, id);
+    if (!g) return ws_fail(err, "%s: out of memory", t->path);
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 1024;
+        ws_tel_sample *s = realloc(g->s, cap * sizeof *s);
+        if (!s) return ws_fail(err, "%s: out of memory", t->path);
+        g->s = s;
+        g->cap = cap;
+    }
+    g->s[g->n++] = (ws_tel_sample){time, v, 0, line};
+    return 0;
+}
+
+int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
+                        const char *option, ws_error *err)
+{
+    if (t->n_gpu == 0) return ws_fail(err, "%s: no GPU samples", t->path);
+    if (n == 0) return 0;
+    /* Check every name first, so that nothing moves on error. */
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(ids[j], ids[i]))
+                return ws_fail(err, "%s: GPU '%s' is listed twice", option, ids[i]);
+        size_t k;
+        for (k = 0; k < t->n_gpu; k++)
+            if (!strcmp(t->gpu[k].id, ids[i])) break;
+        if (k < t->n_gpu) continue;
+        char list[256] = "";
+        for (size_t j = 0; j < t->n_gpu; j++) {
+            if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            strncat(list, t->gpu[j].id, sizeof list - strlen(list) - 1);
+        }
+        return ws_fail(err, "%s: %s has no samples of GPU '%s' (it has %s)",
+                       option, t->path, ids[i], list);
+    }
+    ws_tel_gpu *keep = calloc(n, sizeof *keep);
+    if (!keep) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->n_gpu; k++)
+            if (t->gpu[k].id && !strcmp(t->gpu[k].id, ids[i])) {
+                keep[i] = t->gpu[k];
+                t->gpu[k].id = NULL;
+                t->gpu[k].s = NULL;
+                break;
+            }
+    for (size_t k = 0; k < t->n_gpu; k++) {
+        free(t->gpu[k].id);
+        free(t->gpu[k].s);
+    }
+    free(t->gpu);
+    t->gpu = keep;
+    t->n_gpu = n;
+    return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const ws_tel_sample *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
+{
+    if (t->kind == WS_TEL_WINDOWS) return 0;
+    for (size_t k = 0; k < t->n_gpu; k++) {
+        ws_tel_gpu *g = &t->gpu[k];
+        if (g->n < 2)
+            return ws_fail(err, "%s: GPU %s has %zu usable sample%s; at least 2 are"
+                           " needed to integrate", t->path, g->id, g->n,
+                           g->n == 1 ? "" : "s");
+        size_t unsorted = 0;
+        long first_unsorted = 0;
+        for (size_t i = 1; i < g->n; i++)
+            if (g->s[i].t < g->s[i - 1].t) {
+                if (!unsorted++) first_unsorted = g->s[i].line;
+            }
+        if (unsorted) {
+            char at[512];
+            qsort(g->s, g->n, sizeof *g->s, cmp_sample);
+            ws_warn(w, "%s: %zu sample%s of GPU %s out of time order (first"
+                    " here); sorted", ws_imp_where(t->path, first_unsorted, g->id,
+                    at, sizeof at), unsorted,
+                    unsorted == 1 ? "" : "s", g->id);
+        }
+        size_t m = 1, repeats = 0;
+        for (size_t i = 1; i < g->n; i++) {
+            ws_tel_sample *p = &g->s[m - 1], *s = &g->s[i];
+            if (s->t == p->t) {
+                if (s->v != p->v) {
+                    char at[512];
+                    return ws_fail(err, "%s: GPU %s has two different readings (%g"
+                                   " and %g) at the same time", ws_imp_where(t->path,
+                                   s->line, g->id, at, sizeof at), g->id, s->v, p->v);
+                }
+                repeats++;
+                continue;
+            }
+            g->s[m++] = *s;
+        }
+        if (repeats)
+            ws_warn(w, "%s: %zu repeated sample%s of GPU %s (same time, same value)"
+                    " dropped", t->path, repeats, repeats == 1 ? "" : "s", g->id);
+        g->n = m;
+        if (g->n < 2)
+            return ws_fail(err, "%s: GPU %s has only one distinct sample time",
+                           t->path, g->id);
+        double *d = malloc((g->n - 1) * sizeof *d);
+        if (!d) return ws_fail(err, "out of memory");
+        for (size_t i = 1; i < g->n; i++) d[i - 1] = g->s[i].t - g->s[i - 1].t;
+        qsort(d, g->n - 1, sizeof *d, cmp_double);
+        g->interval = d[(g->n - 1) / 2];
+        free(d);
+        size_t resets = 0;
+        long first_reset = 0;
+        g->s[0].cum = 0;
+        for (size_t i = 1; i < g->n; i++) {
+            const ws_tel_sample *p = &g->s[i - 1];
+            ws_tel_sample *s = &g->s[i];
+            double inc;
+            if (t->kind == WS_TEL_POWER) {
+                inc = (s->t - p->t) * (p->v + s->v) / 2;
+            } else if (s->v >= p->v) {
+                inc = s->v - p->v;
+            } else {
+                inc = s->v;
+                if (!resets++) first_reset = s->line;
+            }
+            s->cum = p->cum + inc;
+        }
+        char at[512];
+        if (resets)
+            ws_warn(w, "%s: energy counter of GPU %s went down %zu time%s (first"
+                    " here; driver reload?); counted from 0 after each reset",
+                    ws_imp_where(t->path, first_reset, g->id, at, sizeof at), g->id, resets,
+                    resets == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+/* Index of the last sample with t <= x (x within the span). */
+static size_t find(const ws_tel_gpu *g, double x)
+{
+    size_t lo = 0, hi = g->n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (g->s[mid].t <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+static double energy_at(const ws_tel_gpu *g, ws_tel_kind kind, double x, size_t i)
+{
+    const ws_tel_sample *a = &g->s[i];
+    if (x <= a->t || i + 1 >= g->n) return a->cum;
+    const ws_tel_sample *b = &g->s[i + 1];
+    double f = (x - a->t) / (b->t - a->t);
+    if (kind == WS_TEL_ENERGY) return a->cum + f * (b->cum - a->cum);
+    double px = a->v + f * (b->v - a->v);
+    return a->cum + (x - a->t) * (a->v + px) / 2;
+}
+
+double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                     double *gap, long *gap_line)
+{
+    size_t ia = find(g, a), ib = find(g, b);
+    *gap = 0;
+    *gap_line = 0;
+    size_t last = ib + 1 < g->n && g->s[ib].t < b ? ib + 1 : ib;
+    for (size_t i = ia + 1; i <= last; i++) {
+        double d = g->s[i].t - g->s[i - 1].t;
+        if (d > *gap) {
+            *gap = d;
+            *gap_line = g->s[i].line;
+        }
+    }
+    return energy_at(g, kind, b, ib) - energy_at(g, kind, a, ia);
+}

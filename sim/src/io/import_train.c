@@ -1,0 +1,258 @@
+/*
+ * Train rows from per-epoch metrics (see wattsim/import.h).
+ *
+ * METRICS.csv: dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric
+ * one row per evaluated epoch of a run. A run is (dataset, network,
+ * optimizer, batch_size, learning_rate, run); its target_epoch is the
+ * first epoch whose metric is >= the target (<= with lower-is-better), or
+ * empty when no epoch reaches it. Epochs of a run must be distinct; a run
+ * whose epochs skip numbers is counted in a warning (its first reaching
+ * epoch may be late by the skipped ones).
+ */
+#include "wattsim/import.h"
+#include "import_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct metric_row {
+    char *dataset, *network, *optimizer, *lr;
+    int bs;
+    long run, epoch;
+    double metric;
+    long line;
+} metric_row;
+
+enum { M_DATASET, M_NETWORK, M_OPT, M_BS, M_LR, M_RUN, M_EPOCH, M_METRIC, M_N };
+
+static void mrows_free(metric_row *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].dataset);
+        free(r[i].network);
+        free(r[i].optimizer);
+        free(r[i].lr);
+    }
+    free(r);
+}
+
+static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_out,
+                        ws_error *err)
+{
+    const char *path = in->metrics_path;
+    ws_imp_col cols[M_N] = {
+        {"dataset", 1, -1}, {"network", 1, -1}, {"optimizer", 1, -1},
+        {"batch_size", 1, -1}, {"learning_rate", 1, -1}, {"run", 1, -1},
+        {"epoch", 1, -1}, {"metric", 1, -1},
+    };
+    ws_csv *c = ws_csv_open(path, in->lim, err);
+    if (!c) return -1;
+    metric_row *rows = NULL;
+    size_t n = 0, cap = 0, nf;
+    int rc = -1, r = ws_csv_next(c, err);
+    if (r < 0) goto out;
+    if (r == 0) {
+        ws_fail(err, "%s:1: empty file (expected the header dataset,network,"
+                "optimizer,batch_size,learning_rate,run,epoch,metric)", path);
+        goto out;
+    }
+    if (ws_imp_columns(c, cols, M_N, 1, err)) goto out;
+    nf = ws_csv_nfields(c);
+    while ((r = ws_csv_next(c, err)) == 1) {
+        long line = ws_csv_line(c);
+        if (ws_csv_nfields(c) != nf) {
+            ws_fail(err, "%s:%ld: %zu fields, but the header has %zu", path, line,
+                    ws_csv_nfields(c), nf);
+            goto out;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            metric_row *p = realloc(rows, cap * sizeof *p);
+            if (!p) { ws_fail(err, "out of memory"); goto out; }
+            rows = p;
+        }
+        metric_row *m = &rows[n++];
+        memset(m, 0, sizeof *m);
+        m->line = line;
+        const char *f[M_N];
+        for (int k = 0; k < M_N; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
+        for (int k = M_DATASET; k <= M_OPT; k++)
+            if (!*f[k]) {
+                ws_fail(err, "%s:%ld: %s: must not be empty", path, line, cols[k].name);
+                goto out;
+            }
+        long bs;
+        double lr;
+        if (ws_imp_posint(f[M_BS], 1L << 30, &bs)) {
+            ws_fail(err, "%s:%ld: batch_size: must be a positive integer, got \"%s\"",
+                    path, line, f[M_BS]);
+            goto out;
+        }
+        if (ws_imp_decimal(f[M_LR], &lr) || !(lr > 0)) {
+            ws_fail(err, "%s:%ld: learning_rate: must be a positive number, got \"%s\"",
+                    path, line, f[M_LR]);
+            goto out;
+        }
+        if (ws_imp_posint(f[M_RUN], 1L << 40, &m->run)) {
+            ws_fail(err, "%s:%ld: run: must be a positive integer, got \"%s\"", path,
+                    line, f[M_RUN]);
+            goto out;
+        }
+        if (ws_imp_posint(f[M_EPOCH], 1L << 30, &m->epoch)) {
+            ws_fail(err, "%s:%ld: epoch: must be a positive integer, got \"%s\"", path,
+                    line, f[M_EPOCH]);
+            goto out;
+        }
+        if (ws_imp_decimal(f[M_METRIC], &m->metric)) {
+            ws_fail(err, "%s:%ld: metric: must be a finite number, got \"%s\"", path,
+                    line, f[M_METRIC]);
+            goto out;
+        }
+        m->bs = (int)bs;
+        if (!(m->dataset = strdup(f[M_DATASET])) || !(m->network = strdup(f[M_NETWORK]))
+            || !(m->optimizer = strdup(f[M_OPT])) || !(m->lr = strdup(f[M_LR]))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+    if (r < 0) goto out;
+    if (n == 0) {
+        ws_fail(err, "%s:2: no rows after the header", path);
+        goto out;
+    }
+    rc = 0;
+out:
+    ws_csv_close(c);
+    if (rc) mrows_free(rows, n);
+    else { *out = rows; *n_out = n; }
+    return rc;
+}
+
+static int cmp_run(const metric_row *x, const metric_row *y)
+{
+    int d;
+    if ((d = strcmp(x->dataset, y->dataset))) return d;
+    if ((d = strcmp(x->network, y->network))) return d;
+    if ((d = strcmp(x->optimizer, y->optimizer))) return d;
+    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
+    if ((d = strcmp(x->lr, y->lr))) return d;
+    return (x->run > y->run) - (x->run < y->run);
+}
+
+static int cmp_metric(const void *a, const void *b)
+{
+    const metric_row *x = a, *y = b;
+    int d = cmp_run(x, y);
+    if (d) return d;
+    if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+int ws_import_train(const ws_train_import *in, ws_train_table *out,
+                    ws_warnings *w, ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->target_text = in->target_text;
+    metric_row *rows;
+    size_t n;
+    if (read_metrics(in, &rows, &n, err)) return -1;
+    int rc = -1;
+    size_t skipped = 0, never = 0;
+    qsort(rows, n, sizeof *rows, cmp_metric);
+    if (!(out->rows = calloc(n, sizeof *out->rows))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        long reached = 0;
+        int gaps = rows[i].epoch != 1;
+        for (; j < n && !cmp_run(&rows[i], &rows[j]); j++) {
+            if (rows[j].epoch == rows[j - 1].epoch) {
+                long a = rows[j - 1].line, b = rows[j].line;
+                ws_fail(err, "%s:%ld: epoch %ld of run %ld (batch_size %d) is listed"
+                        " twice (also line %ld)", in->metrics_path, a > b ? a : b,
+                        rows[j].epoch, rows[j].run, rows[j].bs, a > b ? b : a);
+                goto out;
+            }
+            gaps |= rows[j].epoch != rows[j - 1].epoch + 1;
+        }
+        for (size_t k = i; k < j && !reached; k++)
+            if (in->lower_is_better ? rows[k].metric <= in->target
+                                    : rows[k].metric >= in->target)
+                reached = rows[k].epoch;
+        skipped += gaps;
+        never += !reached;
+        ws_train_out_row *o = &out->rows[out->n++];
+        o->bs = rows[i].bs;
+        o->run = rows[i].run;
+        o->target_epoch = reached;
+        o->dataset = rows[i].dataset;
+        o->network = rows[i].network;
+        o->optimizer = rows[i].optimizer;
+        o->lr = rows[i].lr;
+        rows[i].dataset = rows[i].network = rows[i].optimizer = rows[i].lr = NULL;
+        i = j;
+    }
+    /* The trace reader keys runs by (workload, batch size, run), whatever
+     * the learning rate: the same run number at two rates would clash. */
+    for (size_t i = 0; i < out->n; i++)
+        for (size_t k = i + 1; k < out->n; k++) {
+            const ws_train_out_row *a = &out->rows[i], *b = &out->rows[k];
+            if (a->bs != b->bs || strcmp(a->dataset, b->dataset)
+                || strcmp(a->network, b->network) || strcmp(a->optimizer, b->optimizer))
+                break;
+            if (a->run == b->run) {
+                ws_fail(err, "%s: run %ld at batch_size %d of %s/%s/%s appears with"
+                        " learning rates %s and %s; number runs uniquely per batch"
+                        " size", in->metrics_path, a->run, a->bs, a->dataset,
+                        a->network, a->optimizer, a->lr, b->lr);
+                goto out;
+            }
+        }
+    if (skipped)
+        ws_warn(w, "%s: %zu run%s do not start at epoch 1 or skip epochs; their"
+                " target epoch is the first evaluated epoch that reaches",
+                in->metrics_path, skipped, skipped == 1 ? "" : "s");
+    if (never == out->n)
+        ws_warn(w, "%s: no run reaches the target %s (%s is better); check"
+                " --target-metric", in->metrics_path, in->target_text,
+                in->lower_is_better ? "lower" : "higher");
+    rc = 0;
+out:
+    mrows_free(rows, n);
+    if (rc) ws_train_table_free(out);
+    return rc;
+}
+
+void ws_train_table_free(ws_train_table *t)
+{
+    for (size_t i = 0; t && i < t->n; i++) {
+        free(t->rows[i].dataset);
+        free(t->rows[i].network);
+        free(t->rows[i].optimizer);
+        free(t->rows[i].lr);
+    }
+    if (t) free(t->rows);
+    if (t) memset(t, 0, sizeof *t);
+}
+
+int ws_train_table_write(const ws_train_table *t, const char *path, ws_error *err)
+{
+    ws_outfile o;
+    if (ws_imp_open_out(&o, path, err)) return -1;
+    fputs("dataset,network,batch_size,optimizer,learning_rate,run,target_metric,"
+          "target_epoch\n", o.f);
+    for (size_t i = 0; i < t->n; i++) {
+        const ws_train_out_row *r = &t->rows[i];
+        ws_csv_str(o.f, r->dataset);
+        fputc(',', o.f);
+        ws_csv_str(o.f, r->network);
+        fprintf(o.f, ",%d,", r->bs);
+        ws_csv_str(o.f, r->optimizer);
+        fprintf(o.f, ",%s,%ld,%s,", r->lr, r->run, t->target_text);
+        if (r->target_epoch) fprintf(o.f, "%ld", r->target_epoch);
+        fputc('\n', o.f);
+    }
+    return ws_outfile_commit(&o, err);
+}

@@ -1,0 +1,45 @@
+/*
+ * Helpers private to the importers (sim/src/io/import_*.c).
+ */
+#ifndef WATTSIM_IMPORT_UTIL_H
+#define WATTSIM_IMPORT_UTIL_H
+
+#include <stddef.h>
+#include "wattsim/csv.h"
+#include "wattsim/error.h"
+#include "wattsim/outfile.h"
+
+/* Strip blanks and tabs at both ends, in place. */
+char *ws_imp_trim(char *s);
+/* A finite decimal number ([+-]digits[.digits][e[+-]digits]); 0 or -1. */
+int ws_imp_decimal(const char *s, double *v);
+/* A positive integer <= max written with digits only; 0 or -1. */
+int ws_imp_posint(const char *s, long max, long *v);
+
+/* A header column looked up by name (trimmed). */
+typedef struct ws_imp_col {
+    const char *name;
+    int required;
+    int index;             /* -1 when absent */
+} ws_imp_col;
+
+/* Map the current record (the header) onto cols. strict: an unknown
+ * column is an error; else it is ignored. */
+int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
+                   ws_error *err);
+
+/* "YYYY-MM-DD HH:MM:SS.mmm" of t (seconds read as UTC wall time). */
+void ws_imp_fmt_time(double t, char *buf, size_t size);
+/* nvidia-smi's "YYYY/MM/DD HH:MM:SS[.fff]", read as if UTC. 0 or -1. */
+int ws_imp_nvsmi_time(const char *s, double *t);
+
+/* Where sample `line` of GPU `gpu` in `path` was read: "path:LINE" for
+ * CSV logs, "path: gpu G values[K]" for JSON (line = -K-1). */
+const char *ws_imp_where(const char *path, long line, const char *gpu,
+                         char *buf, size_t size);
+
+/* Open `path` for an atomic write (ws_outfile_open); its .gz twin
+ * existing is an error: the trace reader would find both. */
+int ws_imp_open_out(ws_outfile *o, const char *path, ws_error *err);
+
+#endif
