@@ -1,0 +1,448 @@
+/*
+ * `wattsim trace import power|train`, `trace check` and `--job`, through
+ * the real CLI, on logs written here in the formats the tools print.
+ *
+ * The reference signal S (one GPU, a sample every second, t = 0..10 s):
+ *   p(t) = 100 W for t <= 4, linear from 100 to 200 W over [4, 6], 200 W after.
+ * The samples lie on the knots, so the trapezoid is the exact integral:
+ *   epoch [4.5, 8]: ramp 4.5..6 (125 -> 200 W) = 243.75 J, + 200 * 2 = 643.75 J
+ *   epoch [1, 2.5]: 100 * 1.5 = 150 J
+ *   => knob (bs 8, 100 W): time_per_epoch = (3.5 + 1.5) / 2 = 2.5 s,
+ *      average_power = 793.75 J / 5 s = 158.75 W
+ *   epoch [0, 10]: 400 + 300 + 800 = 1500 J => knob (bs 8, 150 W): 10 s, 150 W
+ */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "run_cli.h"
+#include "tmpdir.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+
+TestSuite(import, .init = NULL, .fini = NULL);
+
+static void setup(void) { tmpdir_make("/tmp/ws-import.XXXXXX"); }
+static void teardown(void) { tmpdir_remove(); }
+
+static double sig_s(double t)
+{
+    if (t <= 4) return 100;
+    if (t >= 6) return 200;
+    return 100 + 50 * (t - 4);
+}
+
+static const char *EPOCHS =
+    "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+    "d,n,o,8,100,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
+    "d,n,o,8,100,2,2026-01-15T00:00:01,2026-01-15T00:00:02.5\n"
+    "d,n,o,8,150,1,2026-01-15T00:00:00,2026-01-15T00:00:10\n";
+
+/* Append one nvidia-smi row (t seconds after 2026/01/15 00:00:00). */
+static void nv_row(char *buf, size_t size, double t, int gpu, const char *value)
+{
+    size_t n = strlen(buf);
+    int ms = (int)lround(t * 1000);
+    snprintf(buf + n, size - n, "2026/01/15 %02d:%02d:%02d.%03d, %d, %s\n", ms / 3600000,
+             ms / 60000 % 60, ms / 1000 % 60, ms % 1000, gpu, value);
+}
+
+/* S on GPU 0 (and 50 W on GPU 1 when two); skip: a sample time to leave out
+ * (-1: none). */
+static void nv_log(const char *name, int two, double skip_from, double skip_to)
+{
+    static char buf[1 << 16];
+    strcpy(buf, "timestamp, index, power.draw [W], power.limit [W]\n");
+    for (int t = 0; t <= 10; t++) {
+        char v[64];
+        if (!(t >= skip_from && t <= skip_to)) {
+            snprintf(v, sizeof v, "%.2f W, 250.00 W", sig_s(t));
+            nv_row(buf, sizeof buf, t, 0, v);
+        }
+        if (two) nv_row(buf, sizeof buf, t, 1, t == 5 ? "[N/A], 250.00 W" : "50.00 W, 250.00 W");
+    }
+    write_file(name, buf);
+}
+
+static cli_result import_power(const char *log_opt, const char *log, const char *extra1,
+                               const char *extra2)
+{
+    char epochs[512], logp[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(logp, sizeof logp, "%s/%s", tmp, log);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    return cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g",
+                                    "--epochs", epochs, log_opt, logp, "--out", out,
+                                    extra1, extra2, NULL});
+}
+
+/* time_per_epoch and average_power of (bs, pl) in traces/summary_power_g.csv. */
+static void power_row(int bs, int pl, double *time, double *power)
+{
+    FILE *f = fopen(tp("traces/summary_power_g.csv"), "r");
+    cr_assert(f, "no summary_power_g.csv");
+    char line[512];
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "dataset,network,batch_size,optimizer,power_limit,"
+                           "time_per_epoch,average_power\n");
+    *time = *power = NAN;
+    while (fgets(line, sizeof line, f)) {
+        int b, p;
+        double t, w;
+        if (sscanf(line, "d,n,%d,o,%d,%lf,%lf", &b, &p, &t, &w) == 4 && b == bs && p == pl) {
+            *time = t;
+            *power = w;
+        }
+    }
+    fclose(f);
+}
+
+static void expect_knob(int bs, int pl, double time, double power)
+{
+    double t, w;
+    power_row(bs, pl, &t, &w);
+    cr_expect(fabs(t - time) < 1e-9 * time, "bs %d pl %d: time %.17g, want %.17g", bs, pl, t, time);
+    cr_expect(fabs(w - power) < 1e-9 * power, "bs %d pl %d: power %.17g, want %.17g", bs, pl, w,
+              power);
+}
+
+static void expect_fail(cli_result *r, const char *msg)
+{
+    cr_expect_eq(r->status, 2, "exit %d: %s", r->status, r->err);
+    cr_expect_eq(r->out_len, 0, "stdout: %s", r->out);
+    cr_expect_eq(cli_lines(r->err), 1, "one line: %s", r->err);
+    cr_expect(strstr(r->err, msg), "stderr lacks \"%s\": %s", msg, r->err);
+    cli_free(r);
+}
+
+Test(import, nvsmi_trapezoid_clipped_to_epochs, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", EPOCHS);
+    nv_log("nv.csv", 0, -1, -1);
+    cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "2 knobs (1 batch sizes, 2 power limits) from 3 epochs"), "%s", r.out);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    expect_knob(8, 150, 10, 150);
+}
+
+Test(import, nvsmi_two_gpus_summed_with_na, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", EPOCHS);
+    nv_log("nv.csv", 1, -1, -1);
+    cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "warning: ") && strstr(r.err, "1 reading without a power value"),
+              "%s", r.err);
+    cli_free(&r);
+    /* GPU 1 draws 50 W throughout; its [N/A] at t = 5 is interpolated. */
+    expect_knob(8, 100, 2.5, 208.75);
+    expect_knob(8, 150, 10, 200);
+    /* an existing trace is not replaced without --force */
+    r = import_power("--nvidia-smi", "nv.csv", "--gpus", "0");
+    expect_fail(&r, "summary_power_g.csv: exists; pass --force to replace it");
+    expect_knob(8, 100, 2.5, 208.75);
+    char epochs[512], log[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(log, sizeof log, "%s/nv.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--gpus", "0",
+                                 "--force", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--gpus", "0,3",
+                                 "--force", NULL});
+    expect_fail(&r, "--gpus: ");
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--gpus", "0,3",
+                                 "--force", NULL});
+    cr_expect(strstr(r.err, "no samples of GPU '3' (it has 0, 1)"), "%s", r.err);
+    cli_free(&r);
+}
+
+Test(import, nvsmi_unsorted_and_repeated_rows, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", EPOCHS);
+    nv_log("nv.csv", 0, -1, -1);
+    /* reverse the data rows, and repeat one */
+    cr_assert_eq(run_shell("cd %s && (head -1 nv.csv; tail -n +2 nv.csv | tac; sed -n 4p nv.csv)"
+                           " > rev.csv", tmp), 0);
+    cli_result r = import_power("--nvidia-smi", "rev.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "out of time order"), "%s", r.err);
+    cr_expect(strstr(r.err, "1 repeated sample of GPU 0"), "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    expect_knob(8, 150, 10, 150);
+    /* the same instant with another reading: line 13 (t = 3) */
+    cr_assert_eq(run_shell("cd %s && (cat nv.csv; echo '2026/01/15 00:00:03.000, 0, 99.00 W,"
+                           " 250.00 W') > dup.csv", tmp), 0);
+    r = import_power("--nvidia-smi", "dup.csv", "--force", NULL);
+    expect_fail(&r, "dup.csv:13: GPU 0 has two different readings (99 and 100) at the same time");
+}
+
+Test(import, nvsmi_gaps, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", EPOCHS);
+    nv_log("gap3.csv", 0, 5, 7);                  /* 3 s without samples: fine */
+    cli_result r = import_power("--nvidia-smi", "gap3.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    /* [4, 8] now one straight segment 100 -> 200 W: [0, 10] = 400 + 600 + 400 */
+    expect_knob(8, 150, 10, 140);
+    nv_log("gap.csv", 0, 1, 7);                   /* samples 0, 8, 9, 10: an 8 s gap */
+    r = import_power("--nvidia-smi", "gap.csv", "--force", NULL);
+    expect_fail(&r, "gap.csv:3: GPU 0 has no sample for 8 s before this one, more than 5 sample"
+                    " intervals (1 s), during the epoch at ");
+    char epochs[512], log[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(log, sizeof log, "%s/gap.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--max-gap", "10",
+                                 "--force", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    /* (0, 100) straight to (8, 200), then 200: 1200 + 400 J over 10 s */
+    expect_knob(8, 150, 10, 160);
+}
+
+Test(import, clock_skewed_epochs, .init = setup, .fini = teardown)
+{
+    /* The log's clock is UTC+02:00; the epochs are instants (Z). */
+    write_file("epochs.csv",
+               "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,100,1,2026-01-14T22:00:04.5Z,2026-01-14T22:00:08Z\n"
+               "d,n,o,8,100,2,2026-01-15T00:00:01+02:00,2026-01-15T00:00:02.5+0200\n"
+               "d,n,o,8,150,1,1768428000,1768428010\n");
+    nv_log("nv.csv", 0, -1, -1);
+    cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
+    expect_fail(&r, "epochs.csv:2: epoch 1 (2026-01-14 22:00:04.500 to 2026-01-14 22:00:08.000)"
+                    " is not covered by the samples of GPU 0");
+    r = import_power("--nvidia-smi", "nv.csv", "--log-tz", "+02:00");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    expect_knob(8, 150, 10, 150);
+}
+
+Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", EPOCHS);
+    nv_log("nv.csv", 0, -1, -1);
+    cr_assert_eq(run_shell("cd %s && (cat nv.csv; printf '2026/01/15 00:00:1') > cut.csv &&"
+                           " (cat nv.csv; printf '2026/01/15 00:0, 0, 100 W, 250 W\\n') > cut2.csv",
+                           tmp), 0);
+    cli_result r = import_power("--nvidia-smi", "cut.csv", NULL, NULL);
+    expect_fail(&r, "cut.csv:13: 1 fields, but the header has 4 (a truncated line?)");
+    r = import_power("--nvidia-smi", "cut2.csv", NULL, NULL);
+    expect_fail(&r, "cut2.csv:13: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, got \"2026/01/15 00:0\"");
+    /* --format=csv,noheader,nounits with the query timestamp,index,power.draw */
+    cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | sed 's/ W, 250.00 W$//' > bare.csv", tmp), 0);
+    r = import_power("--nvidia-smi", "bare.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+}
+
+/* The signal S as a Prometheus range query; counter: energy in mJ. */
+static void dcgm_file(const char *name, int counter)
+{
+    static char buf[1 << 16];
+    const char *metric = counter ? "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" : "DCGM_FI_DEV_POWER_USAGE";
+    int n = snprintf(buf, sizeof buf, "{\"status\": \"success\", \"data\": {\"resultType\":"
+                     " \"matrix\", \"result\": [{\"metric\": {\"__name__\": \"%s\", \"gpu\":"
+                     " \"0\", \"Hostname\": \"h\"}, \"values\": [", metric);
+    for (int t = 0; t <= 10; t++) {
+        /* counter: 100 W from a large base; the driver reloads at t = 5.5,
+         * so the sample at t = 6 reads 50 J */
+        double v = counter ? (t <= 5 ? 9e9 + 1e5 * t : 1e5 * (t - 5.5)) : sig_s(t);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s[%.3f, \"%.17g\"]", t ? ", " : "",
+                      1768435200.0 + t, v);
+    }
+    snprintf(buf + n, sizeof buf - (size_t)n, "]}]}}\n");
+    write_file(name, buf);
+}
+
+Test(import, dcgm_power_and_energy_counter, .init = setup, .fini = teardown)
+{
+    /* 2026-01-15T00:00:00Z = 1768435200 */
+    write_file("epochs.csv",
+               "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,100,1,1768435204.5,1768435208\n"
+               "d,n,o,8,100,2,2026-01-15T00:00:01Z,2026-01-15T00:00:02.5Z\n"
+               "d,n,o,8,150,1,2026-01-15T00:00:00,2026-01-15T00:00:10\n");
+    dcgm_file("power.json", 0);
+    cli_result r = import_power("--dcgm", "power.json", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    expect_knob(8, 150, 10, 150);
+    /* Counter: 100 W except the reset interval [5, 6], which counts only
+     * the 50 J after the reset: [0, 10] = 950 J. */
+    dcgm_file("energy.json", 1);
+    r = import_power("--dcgm", "energy.json", "--force", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "energy counter of GPU 0 went down 1 time"), "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 90);     /* (300 + 150) J / 5 s: [4.5, 8] spans it */
+    expect_knob(8, 150, 10, 95);
+    write_file("bad.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"vector\","
+                           " \"result\": []}}");
+    r = import_power("--dcgm", "bad.json", "--force", NULL);
+    expect_fail(&r, "bad.json: data.resultType: expected \"matrix\"");
+    write_file("syntax.json", "{\"status\": \"success\",\n \"data\": {\"resultType\" \"matrix\"}}");
+    r = import_power("--dcgm", "syntax.json", "--force", NULL);
+    expect_fail(&r, "syntax.json:2:");
+}
+
+Test(import, zeus_monitor_windows, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv",
+               "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,100,1,1768435200.2,1768435210.2\n"
+               "d,n,o,8,100,2,1768435220,1768435230\n"
+               "d,n,o,16,100,1,1768435240,1768435245\n");
+    write_file("zeus.csv", "start_time,window_name,elapsed_time,gpu0_energy,gpu1_energy\n"
+                           "1768435200.0,epoch,10.0,1000,500\n"
+                           "1768435220.5,epoch,10.0,1200,600\n"
+                           "1768435239.9,epoch,5.0,700,\n");
+    cli_result r = import_power("--zeus-monitor", "zeus.csv", "--gpus", "0");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 10, 110);       /* (1000 + 1200) / 20 */
+    expect_knob(16, 100, 5, 140);
+    r = import_power("--zeus-monitor", "zeus.csv", "--force", NULL);
+    expect_fail(&r, "zeus.csv:4: gpu1_energy is empty, but the epoch at ");
+    char epochs[512], log[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(log, sizeof log, "%s/zeus.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--zeus-monitor", log, "--out", out, "--gpus", "0",
+                                 "--match-tolerance", "0.1", "--force", NULL});
+    expect_fail(&r, "epochs.csv:2: no window in ");
+}
+
+Test(import, train_first_epoch_reaching, .init = setup, .fini = teardown)
+{
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,1,0.5\n"
+                        "d,n,o,8,0.1,1,3,0.95\n"      /* out of order on purpose */
+                        "d,n,o,8,0.1,1,2,0.9\n"
+                        "d,n,o,8,0.1,2,1,0.2\n"
+                        "d,n,o,8,0.1,2,2,0.3\n"
+                        "d,n,o,16,0.1,1,1,0.91\n");
+    char m[512], out[512];
+    snprintf(m, sizeof m, "%s/m.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                            "--target-metric", "0.9", "--out", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 runs, 2 reach >= 0.9"), "%s", r.out);
+    cli_free(&r);
+    FILE *f = fopen(tp("traces/summary_train.csv"), "r");
+    char text[1024] = "";
+    cr_assert(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cr_expect_str_eq(text,
+                     "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n"
+                     "d,n,8,o,0.1,1,0.9,2\n"
+                     "d,n,8,o,0.1,2,0.9,\n"
+                     "d,n,16,o,0.1,1,0.9,1\n");
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                 "--target-metric", "0.3", "--lower-is-better", "--out", out,
+                                 "--force", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 runs, 1 reach <= 0.3"), "%s", r.out);
+    cli_free(&r);
+}
+
+/* The folder a user builds: import both, check, simulate with --job. */
+Test(import, check_and_job_on_imported_traces, .init = setup, .fini = teardown, .timeout = 60)
+{
+    cr_assert_eq(run_shell("%s/scripts/make-example-telemetry %s/ex > /dev/null", WS_SOURCE_DIR,
+                           tmp), 0);
+    char dir[512], m[512], e[512], l[512];
+    snprintf(dir, sizeof dir, "%s/ex/traces", tmp);
+    snprintf(m, sizeof m, "%s/ex/metrics.csv", tmp);
+    snprintf(e, sizeof e, "%s/ex/epochs.csv", tmp);
+    snprintf(l, sizeof l, "%s/ex/nvidia-smi.csv", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "toygpu",
+                                            "--epochs", e, "--nvidia-smi", l, "--out", dir, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "9 knobs (3 batch sizes, 3 power limits) from 18 epochs, GPUs 0+1"),
+              "%s", r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                 "--target-metric", "0.85", "--out", dir, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "trace", "check", dir, "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "{\"bs\": 128, \"runs\": 3, \"reached\": 2, \"reach_rate\": "
+                            "0.66666666666666663, \"power_limits\": [150, 200, 250]}"), "%s", r.out);
+    cr_expect(strstr(r.out, "batch size 128 has 3 runs (fewer than 4"), "%s", r.out);
+    cr_expect(strstr(r.out, "\"n_warnings\": 1}"), "%s", r.out);
+    cli_free(&r);
+    /* pareto --job reads the imported folder; its frontier is check's */
+    r = cli_run((const char *[]){"wattsim", "pareto", "--traces", dir, "--gpu", "toygpu", "--job",
+                                 "toy/mlp/adam", "--target", "0.85", "--max-epochs", "30", "--b0",
+                                 "64", "--format", "csv", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\n64,150,4,4,"), "%s", r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "simulate", "--traces", dir, "--gpu", "toygpu", "--job",
+                                 "toy/mlp/adam", "--target", "0.85", "--max-epochs", "30", "--b0",
+                                 "64", "--recurrences", "5", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "toy on toygpu: bso zeus, plo jit"), "%s", r.out);
+    cli_free(&r);
+}
+
+/* --job with the catalogue's definition of a workload is that workload. */
+Test(import, job_option_equals_catalogue_workload, .timeout = 60)
+{
+    cli_result a = cli_run((const char *[]){"wattsim", "pareto", "--traces", TRACES, "--gpu", "v100",
+                                            "--workload", "imagenet", "--format", "csv", NULL});
+    cli_result b = cli_run((const char *[]){"wattsim", "pareto", "--traces", TRACES, "--gpu", "v100",
+                                            "--job", "imagenet/resnet50/adadelta", "--target",
+                                            "0.65", "--max-epochs", "100", "--b0", "256",
+                                            "--format", "csv", NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_eq(a.out, b.out);
+    cli_free(&a);
+    cli_free(&b);
+    a = cli_run((const char *[]){"wattsim", "simulate", "--traces", TRACES, "--workload", "squad",
+                                 "--format", "json", NULL});
+    b = cli_run((const char *[]){"wattsim", "simulate", "--traces", TRACES, "--job",
+                                 "squad/bert_base_uncased/adamw", "--target", "84.0",
+                                 "--max-epochs", "6", "--b0", "32", "--format", "json", NULL});
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    /* same runs; only the workload's name differs (the job is named after its dataset) */
+    cr_expect_str_eq(a.out, b.out);
+    cli_free(&a);
+    cli_free(&b);
+}
+
+Test(import, help_of_every_new_command)
+{
+    const char *const cmds[][4] = {{"trace", "--help"}, {"trace", "import", "power", "--help"},
+                                   {"trace", "import", "train", "--help"},
+                                   {"trace", "check", "--help"}};
+    for (size_t i = 0; i < 4; i++) {
+        const char *argv[6] = {"wattsim"};
+        for (int k = 0; k < 4 && cmds[i][k]; k++) argv[k + 1] = cmds[i][k];
+        cli_result r = cli_run(argv);
+        cr_expect_eq(r.status, 0, "%s", cmds[i][1]);
+        cr_expect(strstr(r.out, "usage: wattsim trace"), "%s", r.out);
+        cli_free(&r);
+    }
+}
