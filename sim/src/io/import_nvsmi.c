@@ -119,8 +119,9 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
         size_t n = strlen(p);
         if (n > 2 && !strcmp(p + n - 2, " W")) p[n - 2] = '\0';
         if (ws_imp_decimal(p, &v) || v < 0) {
+            snprintf(pb, sizeof pb, "%s", ws_csv_field(c, (size_t)pw));
             ws_fail(err, "%s:%ld: power.draw: expected watts (e.g. \"250.50 W\"), got"
-                    " \"%s\"", path, line, ws_csv_field(c, (size_t)pw));
+                    " \"%s\"", path, line, ws_imp_trim(pb));
             goto out;
         }
         if (ws_telemetry_add(out, id, t, v, line, err)) goto out;

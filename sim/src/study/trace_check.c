@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define NO_CAP 1000000000      /* "no epoch cap" for the frontier */
 #define FEW_RUNS 4
@@ -214,6 +215,10 @@ int ws_trace_check_run(const char *dir, const ws_csv_limits *lim,
 {
     memset(out, 0, sizeof *out);
     if (!(out->dir = strdup(dir))) return ws_fail(err, "out of memory");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ws_fail(err, "%s: not a folder (give the --out DIR of 'wattsim trace import')",
+                       dir);
     out->n_gpus = ws_trace_gpus(dir, &out->gpus, err);
     if (out->n_gpus < 0) { out->n_gpus = 0; return -1; }
     if (out->n_gpus == 0)
