@@ -141,7 +141,7 @@ Test(import, nvsmi_two_gpus_summed_with_na, .init = setup, .fini = teardown)
     expect_knob(8, 150, 10, 200);
     /* an existing trace is not replaced without --force */
     r = import_power("--nvidia-smi", "nv.csv", "--gpus", "0");
-    expect_fail(&r, "summary_power_g.csv: exists; pass --force to replace it");
+    expect_fail(&r, "summary_power_g.csv: exists; pass --force to replace it, or write elsewhere");
     expect_knob(8, 100, 2.5, 208.75);
     char epochs[512], log[512], out[512];
     snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
