@@ -398,3 +398,49 @@ Test(whatif, engine_accounts_each_run_on_the_simulated_clock, .init = mk,
         cr_assert(REL(r.r[i].cost, 0.5 * 8000 * 100 / (700.0 / 3) + 0.5 * 200 * 50));
     ws_series_free(&w.carbon);
 }
+
+/* The carbon PLO on b0 32 (eta 0.5, maxPL 200): epoch cost at weight w =
+ * I / mean I is 540 w + 1200 at 100 W and 800 w + 1000 at 200 W, so it
+ * picks 100 W while w > 200/260 and 200 W below. Intensity 400 for the
+ * first minute, 100 after: runs 1 (profiled, 59 s) and 2 (60 s) start in
+ * the first minute (w = 1: 100 W); run 3 starts at 119 s (mean 300, w =
+ * 1/3: 200 W), run 4 at 169 s (mean 250, w = 0.4: 200 W). */
+Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_whatif w = {0};
+    load(&w.carbon, "timestamp,duration,value\n2022-10-20T00:00:00Z,1,400\n"
+                    "2022-10-20T00:01:00Z,60,100\n", WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    ws_registry *reg = ws_registry_new();
+    ws_error err = {{0}};
+    for (int with = 1; with >= 0; with--) {
+        ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
+        ws_plo *p = ws_plo_new(fixture_plo(reg, "carbon"), NULL, 1, &err);
+        cr_assert(b && p, "%s", err.msg);
+        ws_sim_params sp = {4, 1, NULL};
+        recs r = {0};
+        ws_sim_totals tot;
+        cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, with ? &w : NULL, keep, &r,
+                                        &tot, &err), 0, "%s", err.msg);
+        cr_assert_eq(r.n, 4);
+        int want[2][4] = {{100, 100, 100, 100}, {100, 100, 200, 200}};
+        for (int i = 0; i < 4; i++)
+            cr_assert_eq(r.r[i].pl, want[with][i], "%s series, run %d: %d W",
+                         with ? "with" : "without", i + 1, r.r[i].pl);
+        if (with) {
+            cr_assert_eq(r.r[2].start_s, 119.0);
+            cr_assert(REL(r.r[2].co2_g, 5 * 1600 / 3.6e6 * 100));
+        }
+        ws_bso_free(b);
+        ws_plo_free(p);
+    }
+    ws_registry_free(reg);
+    ws_series_free(&w.carbon);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
