@@ -11,6 +11,7 @@
 #include "wattsim/csv.h"
 #include "wattsim/engine.h"
 #include "wattsim/pareto.h"
+#include "wattsim/plan.h"
 #include "wattsim/study.h"
 #include "wattsim/whatif.h"
 
@@ -49,6 +50,13 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
 void ws_report_history_header(FILE *f, const ws_whatif *wi);
 void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
                            const ws_whatif *wi);
+
+/* plan: recommendation, savings and break-even (wattsim/plan.h). */
+void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *wi);
+/* plan: cumulative cost saving by recurrence, per policy (mean and 95 %
+ * band) and for the recommended knob from the start; IMAGE's .csv and .gp
+ * beside it, rendered by ws_plot_render. */
+int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err);
 
 /* Nonzero when wi changes anything (a transform, a series or an
  * objective). */

@@ -30,6 +30,7 @@
 #include "cli_sweep.h"
 #include "cli_groups.h"
 #include "cli_trace.h"
+#include "cli_plan.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "0.0.0"
@@ -768,6 +769,7 @@ static const char *MAIN_HELP =
     "Commands:\n"
     "  run CONFIG     run a study described by a YAML config\n"
     "  simulate       simulate one recurring job and print its history\n"
+    "  plan           what to set for a job, what it saves, when learning pays\n"
     "  pareto         the TTA/ETA trade-off of every knob of a job\n"
     "  list           workloads, GPUs or policies\n"
     "  sweep CONFIG   a run plan over policies with CIs, savings and regret\n"
@@ -809,6 +811,7 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "report")) rc = ws_cmd_report(argc - 1, argv + 1);
     else if (!strcmp(cmd, "groups")) rc = ws_cli_groups(argc - 1, argv + 1);
     else if (!strcmp(cmd, "trace")) rc = ws_cli_trace(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "plan")) rc = ws_cmd_plan(argc - 1, argv + 1);
     else {
         fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
         return EXIT_USAGE;

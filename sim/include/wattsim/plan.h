@@ -1,0 +1,74 @@
+/*
+ * wattsim plan: what to set for one recurring job, what it saves, and when
+ * learning it pays off (README "Planning a job").
+ *
+ *  - Per knob, the expected run (over the recorded runs of its batch size,
+ *    as wattsim pareto): TTA, ETA. Run N times back to back from the
+ *    what-if start, each run's emissions, money and cost are those of its
+ *    own interval on the series; the per-run figures are means over the N
+ *    runs (without a series: exactly the pareto numbers).
+ *  - recommended: the knob of least expected cost per run among the knobs
+ *    every recorded run reaches; default: b0 at its highest limit.
+ *  - saving = default - recommended, per run and over N recurrences.
+ *  - For each policy pair, `seeds` simulations of N recurrences (seeds
+ *    1..S) and the default pair's on the same seeds; per seed, the
+ *    break-even recurrence is the first r from which the policy's
+ *    cumulative cost (exploration included) stays below the default's up
+ *    to N, or none. Reported: the median and a 95 % interval (2.5th and
+ *    97.5th percentiles, nearest rank) over the seeds that break even, and
+ *    how many never do; and the mean cumulative saving by recurrence with
+ *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)).
+ */
+#ifndef WATTSIM_PLAN_H
+#define WATTSIM_PLAN_H
+
+#include <stddef.h>
+#include "wattsim/engine.h"
+#include "wattsim/plugin.h"
+#include "wattsim/sweep.h"
+#include "wattsim/whatif.h"
+
+/* Expected per-run figures of one knob. */
+typedef struct ws_plan_knob {
+    int bs, pl;
+    double tta_s, eta_j, cost, co2_g, usd;   /* means per run */
+} ws_plan_knob;
+
+typedef struct ws_plan_policy {
+    char *label;                  /* "zeus+jit" */
+    int n_seeds;
+    int n_never;                  /* seeds that do not break even by N */
+    double break_even_median;     /* recurrence; NAN when no seed does */
+    double break_even_lo, break_even_hi;
+    double *saving_mean;          /* per recurrence r (index r - 1): */
+    double *saving_lo, *saving_hi;/* cumulative cost saving vs default */
+    double energy_saving_j;       /* mean over seeds, over N recurrences */
+    double co2_saving_g, usd_saving;
+} ws_plan_policy;
+
+typedef struct ws_plan {
+    const ws_job *job;
+    long recurrences;             /* N */
+    int seeds;                    /* S */
+    ws_plan_knob recommended, dflt;
+    int dflt_reached, dflt_runs;  /* recorded runs of b0 reaching / all:
+                                     the default's figures are over the
+                                     runs that reach */
+    ws_plan_policy *policies;
+    size_t n_policies;
+} ws_plan;
+
+/* Compute the plan of `job` (its eta/beta set; table what-ifs applied) with
+ * what-ifs `wi` (may be NULL). Policies are resolved from `reg`; each pair
+ * runs with default parameters. Returns 0 or -1 with err set. */
+int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
+                    int seeds, const ws_policy_pair *pairs, size_t n_pairs,
+                    ws_registry *reg, ws_plan *out, ws_error *err);
+void ws_plan_free(ws_plan *p);
+
+/* The break-even recurrence of cumulative costs pol[0..n) against def[0..n)
+ * (both cumulative): the first r (1-based) such that pol[q] < def[q] for
+ * every q >= r - 1; 0 when pol[n-1] >= def[n-1]. */
+long ws_plan_break_even(const double *pol, const double *def, long n);
+
+#endif

@@ -1,0 +1,224 @@
+/* wattsim plan: its table, JSON and figure; see wattsim/report.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/outfile.h"
+#include "wattsim/plan.h"
+#include "wattsim/plot.h"
+#include "wattsim/report.h"
+
+static void json_knob(FILE *f, const char *name, const ws_plan_knob *k, int bs_pl,
+                      const ws_whatif *wi)
+{
+    fprintf(f, ", \"%s\": {", name);
+    if (bs_pl) fprintf(f, "\"bs\": %d, \"pl\": %d, ", k->bs, k->pl);
+    fputs("\"tta_s\": ", f); ws_json_num(f, k->tta_s);
+    fputs(", \"eta_j\": ", f); ws_json_num(f, k->eta_j);
+    fputs(", \"cost\": ", f); ws_json_num(f, k->cost);
+    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, k->co2_g); }
+    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, k->usd); }
+    fputc('}', f);
+}
+
+static ws_plan_knob diff(const ws_plan_knob *a, const ws_plan_knob *b, double times)
+{
+    return (ws_plan_knob){0, 0, (a->tta_s - b->tta_s) * times, (a->eta_j - b->eta_j) * times,
+                          (a->cost - b->cost) * times, (a->co2_g - b->co2_g) * times,
+                          (a->usd - b->usd) * times};
+}
+
+static void table_row(FILE *f, const char *name, const ws_plan_knob *k, int bs_pl,
+                      const ws_whatif *wi)
+{
+    if (bs_pl) fprintf(f, "  %-28s %6d %5d", name, k->bs, k->pl);
+    else fprintf(f, "  %-28s %6s %5s", name, "", "");
+    fprintf(f, " %10.3f %11.3f", k->tta_s / 3600, k->eta_j / 1e6);
+    if (wi && wi->has_carbon) fprintf(f, " %10.3f", k->co2_g / 1e3);
+    if (wi && wi->has_price) fprintf(f, " %9.2f", k->usd);
+    fprintf(f, " %14.6g\n", k->cost);
+}
+
+static double pct(double saving, double base)
+{
+    return base != 0 ? 100 * saving / base : 0;
+}
+
+void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *wi)
+{
+    const ws_job *j = p->job;
+    const double n = (double)p->recurrences;
+    ws_plan_knob per = diff(&p->dflt, &p->recommended, 1.0);
+    ws_plan_knob all = diff(&p->dflt, &p->recommended, n);
+    const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
+    if (fmt == WS_FMT_JSON) {
+        fputs("{\"gpu\": ", f); ws_json_str(f, j->gpu);
+        fputs(", \"workload\": ", f); ws_json_str(f, j->workload);
+        fputs(", \"eta\": ", f); ws_json_num(f, j->eta);
+        fputs(", \"beta\": ", f); ws_json_num(f, j->beta);
+        fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
+                p->recurrences, p->seeds);
+        if (ws_report_has_whatif(wi)) {
+            char d[1024];
+            ws_whatif_describe(wi, d, sizeof d);
+            fputs(", \"whatif\": ", f);
+            ws_json_str(f, d);
+        }
+        json_knob(f, "recommended", &p->recommended, 1, wi);
+        json_knob(f, "default", &p->dflt, 1, wi);
+        fprintf(f, ", \"default_runs_reaching\": %d, \"default_runs\": %d", p->dflt_reached,
+                p->dflt_runs);
+        json_knob(f, "saving_per_run", &per, 0, wi);
+        json_knob(f, "saving_over_recurrences", &all, 0, wi);
+        fputs(", \"policies\": [", f);
+        for (size_t q = 0; q < p->n_policies; q++) {
+            const ws_plan_policy *pp = &p->policies[q];
+            fprintf(f, "%s\n  {\"policy\": ", q ? "," : "");
+            ws_json_str(f, pp->label);
+            fputs(", \"break_even\": ", f);
+            if (isnan(pp->break_even_median)) {
+                fputs("null", f);
+            } else {
+                fprintf(f, "{\"median\": %g, \"lo\": %g, \"hi\": %g}", pp->break_even_median,
+                        pp->break_even_lo, pp->break_even_hi);
+            }
+            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"energy_saving_j\": ",
+                    pp->n_seeds, pp->n_never);
+            ws_json_num(f, pp->energy_saving_j);
+            if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, pp->co2_saving_g); }
+            if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, pp->usd_saving); }
+            fputs(", \"cumulative_cost_saving\": [", f);
+            for (long r = 0; r < p->recurrences; r++) {
+                if (r) fputs(", ", f);
+                ws_json_num(f, pp->saving_mean[r]);
+            }
+            fputs("]}", f);
+        }
+        fputs(p->n_policies ? "\n]}\n" : "]}\n", f);
+        return;
+    }
+    char beta[32];
+    if (isinf(j->beta)) snprintf(beta, sizeof beta, "inf");
+    else snprintf(beta, sizeof beta, "%g", j->beta);
+    fprintf(f, "plan: %s on %s, eta %g, beta %s, %ld recurrences, %d seeds\n", j->workload,
+            j->gpu, j->eta, beta, p->recurrences, p->seeds);
+    if (ws_report_has_whatif(wi)) {
+        char d[1024];
+        ws_whatif_describe(wi, d, sizeof d);
+        fprintf(f, "what-if: %s\n", d);
+    }
+    fprintf(f, "\n  %-28s %6s %5s %10s %11s", "expected per run", "bs", "pl", "TTA_h", "ETA_MJ");
+    if (co2) fprintf(f, " %10s", "CO2_kg");
+    if (usd) fprintf(f, " %9s", "price_$");
+    fprintf(f, " %14s\n", "cost");
+    table_row(f, "recommended (least cost)", &p->recommended, 1, wi);
+    table_row(f, "default (b0, highest limit)", &p->dflt, 1, wi);
+    if (p->dflt_reached < p->dflt_runs)
+        fprintf(f, "  (the default knob reaches the target in %d of its %d recorded runs;"
+                " its figures are over those)\n", p->dflt_reached, p->dflt_runs);
+    table_row(f, "saving per run", &per, 0, wi);
+    char over[64];
+    snprintf(over, sizeof over, "saving over %ld recurrences", p->recurrences);
+    table_row(f, over, &all, 0, wi);
+    fprintf(f, "\nSet bs %d at %d W. Per run against the default: energy %+.1f %%, time"
+            " %+.1f %%, cost %+.1f %%", p->recommended.bs, p->recommended.pl,
+            -pct(per.eta_j, p->dflt.eta_j), -pct(per.tta_s, p->dflt.tta_s),
+            -pct(per.cost, p->dflt.cost));
+    if (co2) fprintf(f, ", CO2 %+.1f %%", -pct(per.co2_g, p->dflt.co2_g));
+    if (usd) fprintf(f, ", money %+.1f %%", -pct(per.usd, p->dflt.usd));
+    fputs(".\n", f);
+    if (!p->n_policies) return;
+    fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"
+            " seeds):\n  %-18s %-26s %7s %12s", "policy", "break-even recurrence", "never",
+            "ETA_save_MJ");
+    if (co2) fprintf(f, " %11s", "CO2_save_kg");
+    if (usd) fprintf(f, " %10s", "save_$");
+    fputc('\n', f);
+    for (size_t q = 0; q < p->n_policies; q++) {
+        const ws_plan_policy *pp = &p->policies[q];
+        char be[64];
+        if (isnan(pp->break_even_median))
+            snprintf(be, sizeof be, "none within %ld", p->recurrences);
+        else
+            snprintf(be, sizeof be, "%g [%g, %g]", pp->break_even_median, pp->break_even_lo,
+                     pp->break_even_hi);
+        char never[32];
+        snprintf(never, sizeof never, "%d/%d", pp->n_never, pp->n_seeds);
+        fprintf(f, "  %-18s %-26s %7s %12.3f", pp->label, be, never, pp->energy_saving_j / 1e6);
+        if (co2) fprintf(f, " %11.3f", pp->co2_saving_g / 1e3);
+        if (usd) fprintf(f, " %10.2f", pp->usd_saving);
+        fputc('\n', f);
+    }
+    fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
+          " whose\ncumulative cost is not below the default's by the last recurrence.\n", f);
+}
+
+int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
+{
+    char *csv = ws_plot_sibling(image, ".csv"), *gp = ws_plot_sibling(image, ".gp");
+    ws_outfile od = {0}, og = {0};
+    int rc = -1;
+    if (!csv || !gp) { ws_fail(err, "out of memory"); goto out; }
+    const long n = p->recurrences;
+    const double per = p->dflt.cost - p->recommended.cost;
+    double top = fabs(per * (double)n);
+    for (size_t q = 0; q < p->n_policies; q++)
+        for (long r = 0; r < n; r++)
+            top = fmax(top, fmax(fabs(p->policies[q].saving_lo[r]),
+                                 fabs(p->policies[q].saving_hi[r])));
+    ws_unit u = ws_unit_energy(top);
+    if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gp, err)) goto out;
+    FILE *f = od.f;
+    fprintf(f, "# block 0: the recommended knob from the first recurrence;"
+            " recurrence,cum_saving_%s\n", u.name);
+    fprintf(f, "0,0\n");
+    for (long r = 1; r <= n; r++) fprintf(f, "%ld,%.17g\n", r, per * (double)r / u.div);
+    for (size_t q = 0; q < p->n_policies; q++) {
+        const ws_plan_policy *pp = &p->policies[q];
+        fprintf(f, "\n\n# block %zu: %s; recurrence,mean,lo,hi (%s)\n0,0,0,0\n", q + 1,
+                pp->label, u.name);
+        for (long r = 0; r < n; r++)
+            fprintf(f, "%ld,%.17g,%.17g,%.17g\n", r + 1, pp->saving_mean[r] / u.div,
+                    pp->saving_lo[r] / u.div, pp->saving_hi[r] / u.div);
+    }
+    f = og.f;
+    char title[256];
+    snprintf(title, sizeof title, "%s on %s (η = %g): cumulative cost saving vs default,"
+             " %d seeds", p->job->workload, p->job->gpu, p->job->eta, p->seeds);
+    const char *slash = strrchr(image, '/');
+    ws_plot_preamble(f, slash ? slash + 1 : image, 1000, 620, title);
+    fputs("set key left top\nset xlabel 'Recurrence'\n", f);
+    fprintf(f, "set ylabel 'Cumulative cost saving (%s-equivalent)'\n", u.name);
+    fprintf(f, "set xrange [0:%ld]\nset xzeroaxis lt -1 lw 1.5\n", n);
+    fputs("set style fill transparent solid 0.2 noborder\nplot ", f);
+    for (size_t q = 0; q < p->n_policies; q++) {
+        const ws_plan_policy *pp = &p->policies[q];
+        char t[200];
+        if (isnan(pp->break_even_median))
+            snprintf(t, sizeof t, "%s (no seed breaks even)", pp->label);
+        else
+            snprintf(t, sizeof t, "%s (%d/%d seeds break even, median at recurrence %g)",
+                     pp->label, pp->n_seeds - pp->n_never, pp->n_seeds,
+                     pp->break_even_median);
+        fprintf(f, "data index %zu using 1:3:4 with filledcurves lc rgb '%s' notitle, \\\n"
+                "     data index %zu using 1:2 with lines lw 2.5 lc rgb '%s' title ", q + 1,
+                ws_plot_colour((int)q + 4), q + 1, ws_plot_colour((int)q + 4));
+        ws_plot_str(f, t);
+        fputs(", \\\n     ", f);
+    }
+    char t[200];
+    snprintf(t, sizeof t, "bs %d at %d W from the start (no learning)", p->recommended.bs,
+             p->recommended.pl);
+    fputs("data index 0 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title ", f);
+    ws_plot_str(f, t);
+    fputc('\n', f);
+    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
+    const char *imgs[1] = {image};
+    rc = ws_plot_render(gp, imgs, 1, err);
+out:
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    free(csv);
+    free(gp);
+    return rc;
+}

@@ -1,0 +1,252 @@
+/* wattsim plan: recommendation, savings and break-even; see wattsim/plan.h. */
+#include "wattsim/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/pareto.h"
+
+long ws_plan_break_even(const double *pol, const double *def, long n)
+{
+    long r = n;
+    while (r > 0 && pol[r - 1] < def[r - 1]) r--;
+    return r == n ? 0 : r + 1;
+}
+
+/* The expected run of knob k, N times back to back from the what-if
+ * start: per-run means of cost, grams and dollars. */
+static void knob_plan(const ws_job *job, const ws_knob_stat *s, const ws_whatif *wi,
+                      long n, ws_plan_knob *out)
+{
+    *out = (ws_plan_knob){s->bs, s->pl, s->tta, s->eta, s->cost, 0.0, 0.0};
+    if (!ws_whatif_accounts(wi)) return;
+    double clock = wi->start, cost = 0, co2 = 0, usd = 0;
+    for (long r = 0; r < n; r++) {
+        double g, d, c = s->cost;
+        int wrapped;
+        ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
+                      &wrapped);
+        cost += c;
+        co2 += g;
+        usd += d;
+        clock += s->tta;
+    }
+    out->cost = cost / (double)n;
+    out->co2_g = co2 / (double)n;
+    out->usd = usd / (double)n;
+}
+
+/* One simulation's cumulative cost by recurrence and its totals. */
+typedef struct cum_sink {
+    double *cum;                  /* per recurrence, filled as runs arrive */
+} cum_sink;
+
+static int add_run(void *p, const ws_run_record *r)
+{
+    cum_sink *c = p;
+    c->cum[r->recurrence - 1] += r->cost;
+    return 0;
+}
+
+static int simulate_pair(const ws_job *job, const ws_whatif *wi, long n,
+                         const ws_bso_type *bt, const ws_plo_type *pt, unsigned long seed,
+                         double *cum, ws_sim_totals *tot, ws_error *err)
+{
+    ws_value *bp = NULL, *pp = NULL;
+    char who[96];
+    snprintf(who, sizeof who, "bso %s", bt->name);
+    if (ws_params_resolve(bt->params, NULL, 0, who, &bp, err)) return -1;
+    snprintf(who, sizeof who, "plo %s", pt->name);
+    if (ws_params_resolve(pt->params, NULL, 0, who, &pp, err)) {
+        ws_params_free(bt->params, bp);
+        return -1;
+    }
+    ws_bso *b = ws_bso_new(bt, bp, seed, err);
+    ws_plo *p = b ? ws_plo_new(pt, pp, seed, err) : NULL;
+    memset(cum, 0, (size_t)n * sizeof *cum);
+    cum_sink cs = {cum};
+    ws_sim_params sp = {n, seed, NULL};
+    int rc = !b || !p || ws_simulate_whatif(job, b, p, &sp, wi, add_run, &cs, tot, err);
+    ws_plo_free(p);
+    ws_bso_free(b);
+    ws_params_free(bt->params, bp);
+    ws_params_free(pt->params, pp);
+    if (rc) {
+        ws_fail_prefix(err, "%s+%s seed %lu", bt->name, pt->name, seed);
+        return -1;
+    }
+    for (long r = 1; r < n; r++) cum[r] += cum[r - 1];
+    return 0;
+}
+
+static int resolve(ws_registry *reg, const char *bso, const char *plo,
+                   const ws_bso_type **bt, const ws_plo_type **pt, ws_error *err)
+{
+    if (!(*bt = ws_registry_bso(reg, bso, err))) return ws_fail_prefix(err, "--policies");
+    if (!(*pt = ws_registry_plo(reg, plo, err))) return ws_fail_prefix(err, "--policies");
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile q in (0, 1] of sorted v[0..m). */
+static double rank(const double *v, int m, double q)
+{
+    int i = (int)ceil(q * m) - 1;
+    return v[i < 0 ? 0 : i >= m ? m - 1 : i];
+}
+
+int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
+                    int seeds, const ws_policy_pair *pairs, size_t n_pairs,
+                    ws_registry *reg, ws_plan *out, ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->job = job;
+    out->recurrences = recurrences;
+    out->seeds = seeds;
+    const long n = recurrences;
+    /* Policies first: a misspelt name fails before any work. */
+    const ws_bso_type *dbt = NULL, **bts = calloc(n_pairs + 1, sizeof *bts);
+    const ws_plo_type *dpt = NULL, **pts = calloc(n_pairs + 1, sizeof *pts);
+    if (!bts || !pts) {
+        free(bts);
+        free(pts);
+        return ws_fail(err, "out of memory");
+    }
+    int bad = resolve(reg, "default", "default", &dbt, &dpt, err);
+    for (size_t q = 0; q < n_pairs && !bad; q++)
+        bad = resolve(reg, pairs[q].bso, pairs[q].plo, &bts[q], &pts[q], err);
+    ws_pareto par = {0};
+    if (bad || ws_pareto_compute(job, &par, err)) {
+        free(bts);
+        free(pts);
+        return -1;
+    }
+    int rc = -1;
+    double *def_cum = NULL, *pol_cum = NULL, *sav = NULL, *be = NULL;
+    ws_sim_totals *def_tot = NULL;
+
+    /* The knobs: least expected cost per run among those every run reaches. */
+    int best = -1;
+    double best_cost = INFINITY;
+    for (int k = 0; k < par.n; k++) {
+        if (!par.knobs[k].all_reach) continue;
+        ws_plan_knob kp;
+        knob_plan(job, &par.knobs[k], wi, n, &kp);
+        if (kp.cost < best_cost) {
+            best_cost = kp.cost;
+            best = k;
+            out->recommended = kp;
+        }
+    }
+    if (best < 0) {
+        ws_fail(err, "%s on %s: no knob reaches the target in every recorded run",
+                job->workload, job->gpu);
+        goto out;
+    }
+    /* The default knob is what people run, whether or not every recorded
+     * run of b0 reaches: its figures are over the runs that do. */
+    const ws_knob_stat *dk = par.default_knob >= 0 ? &par.knobs[par.default_knob] : NULL;
+    if (!dk || !dk->reached) {
+        ws_fail(err, "%s on %s: no recorded run of b0 %d reaches the target", job->workload,
+                job->gpu, job->b0);
+        goto out;
+    }
+    knob_plan(job, dk, wi, n, &out->dflt);
+    out->dflt_reached = dk->reached;
+    out->dflt_runs = dk->runs;
+
+    /* The default pair on every seed, then each policy on the same seeds. */
+    def_cum = malloc((size_t)seeds * (size_t)n * sizeof *def_cum);
+    pol_cum = malloc((size_t)n * sizeof *pol_cum);
+    sav = malloc((size_t)seeds * (size_t)n * sizeof *sav);
+    be = malloc((size_t)seeds * sizeof *be);
+    def_tot = malloc((size_t)seeds * sizeof *def_tot);
+    out->policies = calloc(n_pairs ? n_pairs : 1, sizeof *out->policies);
+    if (!def_cum || !pol_cum || !sav || !be || !def_tot || !out->policies) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (int s = 0; s < seeds; s++)
+        if (simulate_pair(job, wi, n, dbt, dpt, (unsigned long)s + 1,
+                          def_cum + (size_t)s * (size_t)n, &def_tot[s], err))
+            goto out;
+    for (size_t q = 0; q < n_pairs; q++) {
+        const ws_bso_type *bt = bts[q];
+        const ws_plo_type *pt = pts[q];
+        ws_plan_policy *pp = &out->policies[out->n_policies++];
+        char label[160];
+        snprintf(label, sizeof label, "%s+%s", bt->name, pt->name);
+        pp->label = strdup(label);
+        pp->saving_mean = malloc((size_t)n * sizeof *pp->saving_mean);
+        pp->saving_lo = malloc((size_t)n * sizeof *pp->saving_lo);
+        pp->saving_hi = malloc((size_t)n * sizeof *pp->saving_hi);
+        if (!pp->label || !pp->saving_mean || !pp->saving_lo || !pp->saving_hi) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        pp->n_seeds = seeds;
+        int m = 0;
+        for (int s = 0; s < seeds; s++) {
+            ws_sim_totals tot;
+            const double *dc = def_cum + (size_t)s * (size_t)n;
+            if (simulate_pair(job, wi, n, bt, pt, (unsigned long)s + 1, pol_cum, &tot, err))
+                goto out;
+            for (long r = 0; r < n; r++) sav[(size_t)s * (size_t)n + (size_t)r] = dc[r] - pol_cum[r];
+            long b = ws_plan_break_even(pol_cum, dc, n);
+            if (b) be[m++] = (double)b;
+            pp->energy_saving_j += (def_tot[s].energy_j - tot.energy_j) / seeds;
+            pp->co2_saving_g += (def_tot[s].co2_g - tot.co2_g) / seeds;
+            pp->usd_saving += (def_tot[s].usd - tot.usd) / seeds;
+        }
+        pp->n_never = seeds - m;
+        qsort(be, (size_t)m, sizeof *be, cmp_double);
+        pp->break_even_median = m ? rank(be, m, 0.5) : NAN;
+        pp->break_even_lo = m ? rank(be, m, 0.025) : NAN;
+        pp->break_even_hi = m ? rank(be, m, 0.975) : NAN;
+        for (long r = 0; r < n; r++) {
+            double sum = 0, sq = 0;
+            for (int s = 0; s < seeds; s++) sum += sav[(size_t)s * (size_t)n + (size_t)r];
+            double mean = sum / seeds;
+            for (int s = 0; s < seeds; s++) {
+                double d = sav[(size_t)s * (size_t)n + (size_t)r] - mean;
+                sq += d * d;
+            }
+            double half = seeds > 1 ? 1.96 * sqrt(sq / (seeds - 1)) / sqrt((double)seeds) : 0;
+            pp->saving_mean[r] = mean;
+            pp->saving_lo[r] = mean - half;
+            pp->saving_hi[r] = mean + half;
+        }
+    }
+    rc = 0;
+out:
+    ws_pareto_free(&par);
+    free(bts);
+    free(pts);
+    free(def_cum);
+    free(pol_cum);
+    free(sav);
+    free(be);
+    free(def_tot);
+    if (rc) ws_plan_free(out);
+    return rc;
+}
+
+void ws_plan_free(ws_plan *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->n_policies; i++) {
+        free(p->policies[i].label);
+        free(p->policies[i].saving_mean);
+        free(p->policies[i].saving_lo);
+        free(p->policies[i].saving_hi);
+    }
+    free(p->policies);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,145 @@
+/*
+ * wattsim plan on the tiny fixture trace (fixture.h), against hand-computed
+ * values. eta 0.5, MaxPower 200: cost = 0.5 E + 100 T.
+ *   knob     TTA  ETA   cost
+ *   16@100   80   6400  11200
+ *   16@200   60   9000  10500
+ *   32@100   60   5400   8700   <- recommended
+ *   32@200   50   8000   9000   <- default (b0 32 at its highest limit)
+ *   64@*     never reaches within 10 epochs
+ * default:jit profiles b0 in recurrence 1 (first epoch averaged over both
+ * limits: 11 s, 1340 J), then runs 100 W: recurrence 1 costs
+ * 0.5 (1340 + 4 * 1080) + 100 (11 + 48) = 8730, later ones 8700.
+ */
+#include <math.h>
+
+#include "fixture.h"
+#include "tmpdir.h"
+#include "wattsim/plan.h"
+#include "wattsim/report.h"
+
+#define REL(a, b) (fabs((a) - (b)) <= 1e-12 * fmax(1.0, fabs(b)))
+
+static void plan(double eta, const char *bso, const char *plo, const ws_whatif *wi,
+                 long n, int seeds, ws_plan *out, ws_job_table *jt, ws_traces *tr,
+                 ws_registry *reg)
+{
+    fixture_job(tr, jt, eta, 2.0);
+    ws_policy_pair pair = {(char *)bso, (char *)plo, NULL};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_plan_compute(&jt->job, wi, n, seeds, &pair, bso ? 1 : 0, reg, out, &err),
+                 0, "%s", err.msg);
+}
+
+Test(plan, recommended_knob_and_savings_by_hand)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    ws_plan p;
+    ws_registry *reg = ws_registry_new();
+    plan(0.5, "default", "jit", NULL, 6, 3, &p, &jt, &tr, reg);
+    cr_assert_eq(p.recommended.bs, 32);
+    cr_assert_eq(p.recommended.pl, 100);
+    cr_assert_eq(p.recommended.tta_s, 60.0);
+    cr_assert_eq(p.recommended.eta_j, 5400.0);
+    cr_assert_eq(p.recommended.cost, 8700.0);
+    cr_assert_eq(p.dflt.bs, 32);
+    cr_assert_eq(p.dflt.pl, 200);
+    cr_assert_eq(p.dflt.cost, 9000.0);
+    cr_assert_eq(p.dflt.eta_j - p.recommended.eta_j, 2600.0);
+    /* default:jit is below the default from recurrence 1 on: saving 270,
+     * then 300 more per recurrence, on every seed. */
+    cr_assert_eq(p.n_policies, 1);
+    const ws_plan_policy *pp = &p.policies[0];
+    cr_assert_str_eq(pp->label, "default+jit");
+    cr_assert_eq(pp->n_never, 0);
+    cr_assert_eq(pp->break_even_median, 1.0);
+    cr_assert_eq(pp->break_even_lo, 1.0);
+    cr_assert_eq(pp->break_even_hi, 1.0);
+    for (long r = 0; r < 6; r++) {
+        cr_assert(REL(pp->saving_mean[r], 270.0 + 300.0 * (double)r), "rec %ld: %g", r + 1,
+                  pp->saving_mean[r]);
+        cr_assert(REL(pp->saving_lo[r], pp->saving_mean[r]), "no spread across seeds");
+    }
+    /* Energy: 8000 per default run; 5660 then 5400 per jit run. */
+    cr_assert(REL(pp->energy_saving_j, 6 * 8000.0 - 5660.0 - 5 * 5400.0));
+    ws_plan_free(&p);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_registry_free(reg);
+}
+
+/* At eta 0.3 jit keeps 200 W (epoch cost 1880 against 2004 at 100 W), so
+ * after recurrence 1 it runs exactly the default knob; recurrence 1's
+ * profiling epoch costs 0.3 * 7740 + 140 * 51 = 9462 against 9400: the
+ * policy never gets below the default. */
+Test(plan, no_break_even_when_learning_never_pays)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    ws_plan p;
+    ws_registry *reg = ws_registry_new();
+    plan(0.3, "default", "jit", NULL, 5, 2, &p, &jt, &tr, reg);
+    const ws_plan_policy *pp = &p.policies[0];
+    cr_assert_eq(pp->n_never, 2);
+    cr_assert(isnan(pp->break_even_median));
+    for (long r = 0; r < 5; r++) cr_assert(REL(pp->saving_mean[r], -62.0));
+    ws_plan_free(&p);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_registry_free(reg);
+}
+
+Test(plan, break_even_is_where_the_policy_stays_below)
+{
+    const double def[6] = {10, 20, 30, 40, 50, 60};
+    cr_assert_eq(ws_plan_break_even((double[]){12, 22, 29, 41, 49, 58}, def, 6), 5,
+                 "below at 3, above again at 4, below from 5 on");
+    cr_assert_eq(ws_plan_break_even((double[]){9, 19, 29, 39, 49, 59}, def, 6), 1);
+    cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 60}, def, 6), 0,
+                 "a tie at the end is not below");
+    cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 59.9}, def, 6), 6);
+}
+
+static void mk(void) { tmpdir_make("/tmp/wsplan.XXXXXX"); }
+
+/* A carbon series constant at 360 g/kWh: each run emits ETA / 1e4 g. */
+Test(plan, emissions_and_price_per_run, .init = mk, .fini = tmpdir_remove)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/c.csv", tmp);
+    fixture_write(path, "timestamp,duration,value\n2022-10-20T00:00:00Z,600,360\n");
+    ws_whatif wi = {0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_series_load(&wi.carbon, path, WS_SERIES_CARBON, NULL, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(ws_series_constant(&wi.price, 0.5, &err), 0);
+    wi.has_carbon = wi.has_price = 1;
+    wi.start = wi.carbon.start;
+    ws_traces tr;
+    ws_job_table jt;
+    ws_plan p;
+    ws_registry *reg = ws_registry_new();
+    plan(0.5, NULL, NULL, &wi, 4, 1, &p, &jt, &tr, reg);
+    cr_assert(REL(p.recommended.co2_g, 5400 * 360 / 3.6e6));
+    cr_assert(REL(p.dflt.co2_g, 8000 * 360 / 3.6e6));
+    cr_assert(REL(p.recommended.usd, 5400 * 0.5 / 3.6e6));
+    cr_assert_eq(p.recommended.cost, 8700.0, "energy objective: cost unchanged");
+    /* The JSON names every figure. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ws_report_plan(f, WS_FMT_JSON, &p, &wi);
+    fclose(f);
+    cr_assert(strstr(buf, "\"recommended\": {\"bs\": 32, \"pl\": 100, \"tta_s\": 60,"
+                          " \"eta_j\": 5400, \"cost\": 8700, \"co2_g\": 0.54"), "%s", buf);
+    cr_assert(strstr(buf, "\"saving_per_run\": {\"tta_s\": -10, \"eta_j\": 2600,"
+                          " \"cost\": 300"), "%s", buf);
+    free(buf);
+    ws_plan_free(&p);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_registry_free(reg);
+    ws_series_free(&wi.carbon);
+    ws_series_free(&wi.price);
+}
