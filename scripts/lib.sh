@@ -21,7 +21,7 @@
 
 # Debian packages the project needs to build, test and plot.
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
-             libcriterion-dev gnuplot-nox ca-certificates curl)
+             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")
