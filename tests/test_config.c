@@ -355,8 +355,35 @@ Test(catalogue, workloads_yaml)
     cr_expect_null(ws_catalogue_find(&cat, "mnist"));
     cr_expect_null(ws_catalogue_find(&cat, NULL));
     cr_expect_null(ws_catalogue_find(NULL, "squad"));
+    /* display names for figures, and the fallback to the key */
+    cr_expect_str_eq(ws_catalogue_workload_display(&cat, "librispeech"),
+                     "DeepSpeech2 / LibriSpeech");
+    cr_expect_str_eq(ws_catalogue_workload_display(&cat, "mnist"), "mnist");
+    cr_expect_str_eq(ws_catalogue_workload_display(NULL, "squad"), "squad");
+    cr_expect_str_eq(ws_catalogue_gpu_display(&cat, "rtx6000"), "RTX 6000");
+    cr_expect_str_eq(ws_catalogue_gpu_display(&cat, "v100"), "V100");
+    cr_expect_str_eq(ws_catalogue_gpu_display(&cat, "h100"), "h100");
     ws_catalogue_free(&cat);
     ws_catalogue_free(&cat);
+}
+
+Test(catalogue, display_optional)
+{
+    ws_catalogue cat;
+    ws_error err = { "" };
+    const char *yaml = "gpus: [a, b]\ngpu_display: {b: \"GPU B\"}\n"
+                                 "workloads: {x: {dataset: d, network: n, optimizer: o, "
+                                 "target_metric: 1, max_epochs: 2, b0: 3, display: \"N / D\"},"
+                                 " y: {dataset: d, network: n, optimizer: o, "
+                                 "target_metric: 1, max_epochs: 2, b0: 3}}\n";
+    const char *path = write_tmp(yaml, strlen(yaml));
+    cr_assert_eq(ws_catalogue_load(path, &cat, &err), 0, "%s", err.msg);
+    cr_expect_str_eq(ws_catalogue_workload_display(&cat, "x"), "N / D");
+    cr_expect_str_eq(ws_catalogue_workload_display(&cat, "y"), "y");
+    cr_expect_str_eq(ws_catalogue_gpu_display(&cat, "a"), "a");
+    cr_expect_str_eq(ws_catalogue_gpu_display(&cat, "b"), "GPU B");
+    ws_catalogue_free(&cat);
+    unlink(path);
 }
 
 static void expect_catalogue_error(const char *yaml, const char *rest)
@@ -390,14 +417,24 @@ Test(catalogue, errors)
                            ":3:75: workloads.x.max_epochs must be a positive integer, got \"0\"");
     expect_catalogue_error("gpus: [a]\nworkloads:\n  x: {name: y, dataset: d}\n",
                            ":3:7: unknown key 'name' in workloads.x (expected one of: "
-                           "dataset, network, optimizer, target_metric, max_epochs, b0)");
+                           "dataset, network, optimizer, target_metric, max_epochs, b0, display)");
     expect_catalogue_error("gpus: [a]\nworkloads: []\n",
                            ":2:12: workloads must be a mapping of workload names to "
                            "{dataset, network, ...}, got an empty list");
     expect_catalogue_error("gpus: [a]\nworkloads: {x: " W1 "}\nbatch: 4\n",
                            ":3:1: unknown key 'batch' in the catalogue (expected one of: "
-                           "gpus, workloads)");
+                           "gpus, workloads, gpu_display)");
     expect_catalogue_error("", ": empty config");
+    expect_catalogue_error("gpus: [a]\ngpu_display: {b: B}\nworkloads: {x: " W1 "}\n",
+                           ":2:15: gpu_display: 'b' is not one of gpus");
+    expect_catalogue_error("gpus: [a]\ngpu_display: [a]\nworkloads: {x: " W1 "}\n",
+                           ":2:14: gpu_display must be a mapping of GPU names to display"
+                           " names, got a list");
+    expect_catalogue_error("gpus: [a]\ngpu_display: {a: \"x\\ty\"}\nworkloads: {x: " W1 "}\n",
+                           ":2:18: gpu_display.a must not contain control characters (byte 2)");
+    expect_catalogue_error("gpus: [a]\nworkloads: {x: {dataset: d, network: n, optimizer: o, "
+                           "target_metric: 1, max_epochs: 2, b0: 3, display: \"\"}}\n",
+                           ":2:104: workloads.x.display must be a non-empty string, got \"\"");
 
     ws_catalogue cat;
     ws_error err;
@@ -552,7 +589,7 @@ static const char *const value_errors[][2] = {
       ":1:60: job.target_metric must be a number, got \"hi\"" },
     { "job: {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1, lr: 3}\n",
       ":1:85: unknown key 'lr' in job (expected one of: name, dataset, network, optimizer, "
-      "target_metric, max_epochs, b0)" },
+      "target_metric, max_epochs, b0, display)" },
     { "jobs:\n  - {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n"
       "  - {dataset: d, network: m, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n",
       ":3:5: jobs 'd' is listed twice (first at 2:5)" },

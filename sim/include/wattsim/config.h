@@ -25,13 +25,20 @@ typedef struct ws_workload_spec {
     int b0;               /* paper default batch size, > 0 */
     char *where;          /* "FILE:LINE:COL" of its definition, or NULL;
                              errors about the workload start with it */
+    char *display;        /* name in figures and reports ("DeepSpeech2 /
+                             LibriSpeech"), or NULL: use `name` */
 } ws_workload_spec;
+
+/* Longest display name, in bytes. */
+#define WS_DISPLAY_MAX 80
 
 typedef struct ws_catalogue {
     ws_workload_spec *items;
     size_t n;
     char **gpus;          /* GPU names listed under `gpus:` */
     size_t n_gpus;
+    char **gpu_display;   /* n_gpus display names from `gpu_display:` (an
+                             entry, or the whole array, may be NULL) */
 } ws_catalogue;
 
 /* Read a catalogue:
@@ -39,12 +46,20 @@ typedef struct ws_catalogue {
  *   workloads:
  *     cifar100: {dataset: cifar100, network: shufflenetv2,
  *                optimizer: adadelta, target_metric: 0.6,
- *                max_epochs: 100, b0: 1024}
+ *                max_epochs: 100, b0: 1024,
+ *                display: "ShuffleNet-v2 / CIFAR-100"}     (optional)
+ *   gpu_display: {v100: "V100", ...}                       (optional)
+ * A display name has no control characters and at most WS_DISPLAY_MAX
+ * bytes; GPUs in gpu_display must be listed in gpus.
  */
 int ws_catalogue_load(const char *path, ws_catalogue *out, ws_error *err);
 const ws_workload_spec *ws_catalogue_find(const ws_catalogue *c,
                                           const char *name);
 void ws_catalogue_free(ws_catalogue *c);
+/* Display names for figures and reports; the name itself when the
+ * catalogue (which may be NULL) has none. */
+const char *ws_catalogue_workload_display(const ws_catalogue *c, const char *name);
+const char *ws_catalogue_gpu_display(const ws_catalogue *c, const char *name);
 
 /* A raw policy parameter: key, scalar text and where it was written. */
 typedef struct ws_param_raw {

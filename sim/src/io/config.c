@@ -563,6 +563,31 @@ static int set_string(const ctx *c, const ynode *n, const char *what, char **slo
     return 0;
 }
 
+/* A display name for figures and reports: a non-empty string of at most
+ * WS_DISPLAY_MAX bytes without control characters (it reaches gnuplot
+ * scripts, Markdown and HTML, each of which escapes it, but a newline or a
+ * tab would still break a table row or a title). */
+static int set_display(const ctx *c, const ynode *n, const char *what, char **slot)
+{
+    char *s;
+    if (get_string(c, n, what, &s)) return -1;
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+            free(s);
+            return fail_at(c, n, "%s must not contain control characters (byte %zu)",
+                           what, i + 1);
+        }
+    if (len > WS_DISPLAY_MAX) {
+        free(s);
+        return fail_at(c, n, "%s is %zu bytes long; at most %d are allowed", what, len,
+                       WS_DISPLAY_MAX);
+    }
+    free(*slot);
+    *slot = s;
+    return 0;
+}
+
 /* Repeats: sort (name, position) pairs, then the repeat that comes first
  * in the document is the smallest second member of a run of equal names.
  * Sorting keeps long lists from becoming quadratic. */
@@ -854,7 +879,7 @@ static int seed_axis(const ctx *c, const ynode *n, const char *what,
 /* ------------------------------------------------- workloads (specs) */
 
 enum { S_NAME, S_DATASET, S_NETWORK, S_OPTIMIZER, S_TARGET, S_EPOCHS, S_B0,
-       S_COUNT };
+       S_DISPLAY, S_COUNT };
 static const keydef spec_keys[] = {
     { "name", S_NAME, true },            /* jobs only: skipped for catalogue */
     { "dataset", S_DATASET, true },
@@ -863,6 +888,7 @@ static const keydef spec_keys[] = {
     { "target_metric", S_TARGET, true },
     { "max_epochs", S_EPOCHS, true },
     { "b0", S_B0, true },
+    { "display", S_DISPLAY, true },      /* optional */
 };
 
 /* A workload mapping into *s. `what` prefixes field names in messages
@@ -876,7 +902,7 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
     char field[128], got[DESCRIBE_SIZE];
 
     if (match_keys(c, m, what, defs, ndefs, S_COUNT, keys, vals)) return -1;
-    for (int id = S_DATASET; id < S_COUNT; id++)
+    for (int id = S_DATASET; id < S_DISPLAY; id++)
         if (!vals[id])
             return fail_at(c, m, "%s is missing key '%s'", what,
                            spec_keys[id].name);
@@ -893,6 +919,7 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
         case S_DATASET:   if (set_string(c, v, field, &s->dataset)) return -1; break;
         case S_NETWORK:   if (set_string(c, v, field, &s->network)) return -1; break;
         case S_OPTIMIZER: if (set_string(c, v, field, &s->optimizer)) return -1; break;
+        case S_DISPLAY:   if (set_display(c, v, field, &s->display)) return -1; break;
         case S_TARGET:
             if (v->kind != Y_SCALAR || !parse_real(v->text, false, &s->target_metric))
                 return fail_at(c, v, "%s must be a number, got %s", field,
@@ -918,6 +945,7 @@ static int parse_spec(const ctx *c, const ynode *m, const char *what,
 
 static void spec_free(ws_workload_spec *s)
 {
+    free(s->display);
     free(s->where);
     free(s->name);
     free(s->dataset);
@@ -1567,11 +1595,35 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 
 /* ---------------------------------------------------------- catalogue */
 
-enum { C_GPUS, C_WORKLOADS, C_COUNT };
+enum { C_GPUS, C_WORKLOADS, C_GPU_DISPLAY, C_COUNT };
 static const keydef catalogue_keys[] = {
     { "gpus", C_GPUS, true },
     { "workloads", C_WORKLOADS, true },
+    { "gpu_display", C_GPU_DISPLAY, true },       /* optional */
 };
+
+/* gpu_display: {v100: "V100", ...}: every key one of `gpus`. */
+static int load_gpu_display(const ctx *c, const ynode *m, ws_catalogue *out)
+{
+    char got[DESCRIBE_SIZE], what[128], shown[SHOW_SIZE];
+    if (m->kind != Y_MAP)
+        return fail_at(c, m, "gpu_display must be a mapping of GPU names to display"
+                       " names, got %s", describe(m, got, sizeof got));
+    if (check_name_keys(c, m, "gpu_display")) return -1;
+    if (!(out->gpu_display = calloc(out->n_gpus, sizeof *out->gpu_display)))
+        return fail_oom(c);
+    for (size_t i = 0; i < map_pairs(m); i++) {
+        const char *name = map_key(m, i)->text;
+        size_t g = 0;
+        while (g < out->n_gpus && strcmp(out->gpus[g], name)) g++;
+        if (g == out->n_gpus)
+            return fail_at(c, map_key(m, i), "gpu_display: '%s' is not one of gpus",
+                           show_text(name, shown, sizeof shown));
+        snprintf(what, sizeof what, "gpu_display.%s", show_text(name, shown, sizeof shown));
+        if (set_display(c, map_val(m, i), what, &out->gpu_display[g])) return -1;
+    }
+    return 0;
+}
 
 static int load_catalogue(const ctx *c, const ynode *root, ws_catalogue *out)
 {
@@ -1581,11 +1633,12 @@ static int load_catalogue(const ctx *c, const ynode *root, ws_catalogue *out)
     if (match_keys(c, root, "the catalogue", catalogue_keys, C_COUNT, C_COUNT,
                    keys, vals))
         return -1;
-    for (int id = 0; id < C_COUNT; id++)
+    for (int id = 0; id < C_GPU_DISPLAY; id++)
         if (!vals[id])
             return fail_at(c, root, "the catalogue is missing key '%s'",
                            catalogue_keys[id].name);
     if (string_axis(c, vals[C_GPUS], "gpus", &out->gpus, &out->n_gpus)) return -1;
+    if (vals[C_GPU_DISPLAY] && load_gpu_display(c, vals[C_GPU_DISPLAY], out)) return -1;
 
     const ynode *w = vals[C_WORKLOADS];
     if (w->kind != Y_MAP || map_pairs(w) == 0)
@@ -1627,12 +1680,29 @@ const ws_workload_spec *ws_catalogue_find(const ws_catalogue *c, const char *nam
     return NULL;
 }
 
+const char *ws_catalogue_workload_display(const ws_catalogue *c, const char *name)
+{
+    const ws_workload_spec *w = ws_catalogue_find(c, name);
+    return w && w->display ? w->display : name;
+}
+
+const char *ws_catalogue_gpu_display(const ws_catalogue *c, const char *name)
+{
+    for (size_t g = 0; c && c->gpu_display && g < c->n_gpus; g++)
+        if (!strcmp(c->gpus[g], name) && c->gpu_display[g]) return c->gpu_display[g];
+    return name;
+}
+
 void ws_catalogue_free(ws_catalogue *c)
 {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) spec_free(&c->items[i]);
     free(c->items);
-    for (size_t i = 0; i < c->n_gpus; i++) free(c->gpus[i]);
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        free(c->gpus[i]);
+        if (c->gpu_display) free(c->gpu_display[i]);
+    }
     free(c->gpus);
+    free(c->gpu_display);
     memset(c, 0, sizeof *c);
 }
