@@ -147,7 +147,7 @@ Test(plot, payload_as_figure_file_name_runs_nothing, .init = mktmp, .fini = rmtm
     fputs("x,y\n1,2\n2,3\n", f);
     cr_assert_eq(fclose(f), 0);
     cr_assert_not_null(f = fopen(gp, "w"));
-    ws_plot_preamble(f, strrchr(png, '/') + 1, 400, 300, stem);
+    ws_plot_preamble(f, strrchr(png, '/') + 1, WS_PLOT_COL1, 2.5, stem);
     fputs("plot data skip 1 using 1:2 with lines title 'y'\n", f);
     cr_assert_eq(fclose(f), 0);
     ws_error err = {{0}};

@@ -1,11 +1,17 @@
 /*
- * Figures drawn with gnuplot. A figure is three files side by side: the data
- * (NAME.csv), a gnuplot script (NAME.gp) that reads it, and the image the
- * script renders (NAME.png or NAME.svg; the terminal follows the
- * extension). Data and script stay next to the image so users can restyle
- * and re-render them (`gnuplot NAME.gp`, or `gnuplot -e "out='NAME.svg'"
- * NAME.gp` for the other format): the script names no file, it derives
- * NAME.csv and NAME.png from its own name (gnuplot's ARG0).
+ * Figures drawn with gnuplot. A figure is files side by side: the data
+ * (NAME.csv), a gnuplot script (NAME.gp) that reads it, and the images the
+ * script renders (NAME.png, NAME.svg, NAME.pdf; the terminal follows the
+ * extension: pngcairo at 150 dpi, svg, pdfcairo). Data and script stay next
+ * to the image so users can restyle and re-render them (`gnuplot NAME.gp`,
+ * or `gnuplot -e "out='NAME.pdf'" NAME.gp` for another format): the script
+ * names no file, it derives NAME.csv and NAME.png from its own name
+ * (gnuplot's ARG0).
+ *
+ * Figures are laid out at paper size: WS_PLOT_COL1 inches wide for one
+ * column, WS_PLOT_COL2 for two, fonts in points (WS_PLOT_FONT_PT), colours
+ * from the Okabe-Ito palette (ws_plot_colour) or viridis for ordered values,
+ * names shown as the catalogue's display names.
  *
  * Inputs are data, never code: no path derived from an input ever goes
  * through gnuplot's parser (ws_plot_render runs gnuplot in a private folder
@@ -23,6 +29,7 @@
 #define WATTSIM_PLOT_H
 
 #include <stdio.h>
+#include "wattsim/config.h"
 #include "wattsim/error.h"
 #include "wattsim/pareto.h"
 
@@ -39,21 +46,51 @@ ws_unit ws_unit_time(double max_s);
  * 1 kJ, else J. */
 ws_unit ws_unit_energy(double max_j);
 
-/* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb". */
+/* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb"; blue,
+ * orange, green, purple first, the pale yellow last. */
 const char *ws_plot_colour(int i);
 
-/* Image kind from a path: 0 png, 1 svg, -1 other. */
+/* Figure widths (inches) of one and two columns of a two-column paper, and
+ * the base font. */
+#define WS_PLOT_COL1 3.4
+#define WS_PLOT_COL2 7.0
+#define WS_PLOT_FONT "Helvetica"
+#define WS_PLOT_FONT_PT 8
+/* Viridis, cut before its pale yellow end (unreadable on white). */
+#define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
+    "0.75 '#5ec962', 1 '#b5de2b')\n"
+
+/* Image kind from a path: 0 png, 1 svg, 2 pdf, -1 other. */
 int ws_plot_kind(const char *path);
 
 /* Path with its extension replaced by `ext` (".csv", ".gp"); malloc'd. */
 char *ws_plot_sibling(const char *image, const char *ext);
 
 /* Write the script preamble: `data` and `out` from the script's own name
- * unless set with -e, terminal chosen from `out`, font, grid, border, key.
- * `image_base` (the image's base name) appears in a comment only; `title`
- * is put in quotes (escaped). */
-void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
+ * unless set with -e, terminal chosen from `out`, size in inches, font,
+ * grid, border, key. `image_base` (the image's base name) appears in a
+ * comment only; `title` (NULL: none) is put in quotes (escaped). */
+void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double height_in,
                       const char *title);
+
+/* A bounding box of plotted points; start zeroed, add with ws_plot_box
+ * (non-finite points are ignored). */
+typedef struct ws_plot_box_t {
+    double x0, x1, y0, y1;
+    size_t n;
+} ws_plot_box_t;
+void ws_plot_box(ws_plot_box_t *b, double x, double y);
+
+/* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
+ * corner by more than a hair); defines X0, X1, Y0, Y1 in the script. */
+void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);
+
+/* Inside a multiplot, after the zoomed panel: a panel at (ox, oy) of size
+ * (w, h) (screen fractions) with the whole landscape `all` on log-log
+ * axes, the zoomed region X0..X1 x Y0..Y1 framed, drawn by the gnuplot
+ * command `plot`. */
+void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
+                      double h, const char *plot);
 
 /* Axis ranges (and log scales when a range spans more than 4x) for data
  * in [x0, x1] x [y0, y1], already in plot units. */
@@ -66,9 +103,13 @@ void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1);
 void ws_plot_chars(FILE *f, const char *s);
 /* A gnuplot string literal: ws_plot_chars between single quotes. */
 void ws_plot_str(FILE *f, const char *s);
+/* The same as a string expression in which each " / " of a display name
+ * ("DeepSpeech2 / LibriSpeech") is a line break (for tick labels): the
+ * parts are ws_plot_str literals joined by a fixed "\n". */
+void ws_plot_str_lines(FILE *f, const char *s);
 
 /* Render `script` (NAME.gp, reading NAME.csv beside it) to each of the `n`
- * images (.png or .svg). gnuplot runs in a private folder made beside the
+ * images (.png, .svg or .pdf). gnuplot runs in a private folder made beside the
  * script, on links with fixed names, its output captured; each image is
  * renamed into place only when every render exited 0 and produced a
  * complete image. Returns 0 on success, or when gnuplot is absent (after
@@ -96,10 +137,19 @@ typedef struct ws_settled {
 int ws_history_settled(const char *path, const char *gpu, const char *workload,
                        ws_settled *out, ws_error *err);
 
-/* The pareto figure: every knob as a point coloured by batch size, the
- * frontier as a line, the default and least-cost knobs (and `settled`, if
- * given) marked and labelled. Writes IMAGE's .csv and .gp, renders IMAGE. */
+/* The pareto figure, two columns wide: left, the frontier's region on
+ * linear axes, every knob a point coloured by batch size (viridis, log
+ * scale), the frontier a line, the default and least-cost knobs (and
+ * `settled`, if given) marked, each named with its knob in the key; right,
+ * every knob on log-log axes with the left panel's region framed.
+ * `subject` (NULL: "workload, gpu") opens the title. Writes IMAGE's .csv
+ * and .gp, renders IMAGE. */
 int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
-                   const ws_settled *settled, ws_error *err);
+                   const ws_settled *settled, const char *subject, ws_error *err);
+
+/* "DeepSpeech2 / LibriSpeech, V100": the display names of a job (the
+ * catalogue may be NULL: raw names). */
+void ws_plot_subject(char *buf, size_t n, const ws_catalogue *cat, const char *gpu,
+                     const char *workload);
 
 #endif

@@ -162,7 +162,10 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
             snprintf(label, sizeof label, "%s+%s settled (seed %lu)", bso, plo, c->seed);
             snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
             ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
-            rc = ws_plot_pareto(path, &jt.job, &par, &st, err);
+            char subject[256];
+            snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
+                     ws_catalogue_gpu_display(env->catalogue, c->gpu));
+            rc = ws_plot_pareto(path, &jt.job, &par, &st, subject, err);
         }
         ws_pareto_free(&par);
         ws_job_free(&jt);
@@ -493,7 +496,7 @@ static const char *PARETO_HELP =
     "  --workload W       workload; required\n"
     "  --eta X            cost weight for `cost` and `best`; default 0.5\n"
     "  --format F         table (default), csv or json\n"
-    "  --plot FILE        also draw the figure: FILE.png or FILE.svg, with its\n"
+    "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf, with its\n"
     "                     data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
     "                     the first matching cell of a `wattsim run` history.csv)\n"
@@ -584,7 +587,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         rc = ws_cli_usage("pareto", "%s", "--history needs --plot FILE");
         goto out;
     }
-    if (plot && ws_cli_pareto_plot(plot, history, &jt.job, &par, 0, NULL, &err))
+    if (plot && ws_cli_pareto_plot(plot, history, spec, &cat, &jt.job, &par, 0, NULL, &err))
         goto out;
     ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par, &wi);
     rc = 0;

@@ -19,17 +19,20 @@
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
 
-int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job,
-                       const ws_pareto *p, int argc, char **argv, ws_error *err)
+int ws_cli_pareto_plot(const char *image, const char *history, const ws_workload_spec *spec,
+                       const ws_catalogue *cat, const ws_job *job, const ws_pareto *p,
+                       int argc, char **argv, ws_error *err)
 {
     ws_settled st = {0, 0, "policy settled"};
+    char subject[256];
+    snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
+             ws_catalogue_gpu_display(cat, job->gpu));
     if (history && ws_history_settled(history, job->gpu, job->workload, &st, err)) return -1;
-    if (ws_plot_pareto(image, job, p, history ? &st : NULL, err)) return -1;
+    if (ws_plot_pareto(image, job, p, history ? &st : NULL, subject, err)) return -1;
     if (argc <= 0) return 0;                    /* no manifest */
     char *cmd = ws_command_line(argc, argv);
-    char title[256];
-    snprintf(title, sizeof title, "%s on %s: TTA vs ETA of every knob (η = %g)", job->workload,
-             job->gpu, job->eta);
+    char title[512];
+    snprintf(title, sizeof title, "%s: TTA and ETA of every knob (η = %g)", subject, job->eta);
     int rc = ws_manifest_add(image, "figure", title, cmd, err);
     free(cmd);
     return rc;
@@ -131,7 +134,8 @@ static const char *POTENTIAL_HELP =
     "Energy-saving potential: for each GPU and workload, the ETA of the default\n"
     "knob (b0 at the highest power limit) versus the least-ETA knob among those\n"
     "every recorded run reaches (eta = 1). Writes potential.csv (also the\n"
-    "figure's data), potential.gp, potential.png and potential.svg.\n"
+    "figure's data), potential.gp and the figure potential.{png,svg,pdf}: one\n"
+    "panel, a group of bars per workload, a bar per GPU.\n"
     "Without CONFIG: every GPU and workload of the catalogue.\n"
     "\n"
     "  --gpus LIST        e.g. v100,a40\n"
@@ -155,11 +159,12 @@ int ws_cmd_potential(int argc, char **argv)
         goto out;
     }
     rc = 2;
-    char csv[4096], gp[4096], png[4096], svg[4096];
+    char csv[4096], gp[4096], png[4096], svg[4096], pdf[4096];
     snprintf(csv, sizeof csv, "%s/potential.csv", lo.out);
     snprintf(gp, sizeof gp, "%s/potential.gp", lo.out);
     snprintf(png, sizeof png, "%s/potential.png", lo.out);
     snprintf(svg, sizeof svg, "%s/potential.svg", lo.out);
+    snprintf(pdf, sizeof pdf, "%s/potential.pdf", lo.out);
     struct stat st;
     if (!lo.force && stat(csv, &st) == 0) {
         ws_fail(&err, "%s: outputs of an earlier run are there; pass --force to replace them", lo.out);
@@ -169,7 +174,7 @@ int ws_cmd_potential(int argc, char **argv)
     if (ws_outdir_lock(lo.out, &err)) goto out;
     if (ws_outfile_open(&od, csv, &err) || ws_outfile_open(&og, gp, &err)) goto out;
     fputs("gpu,workload,x,default_bs,default_pl,default_eta_j,best_bs,best_pl,best_eta_j,"
-          "best_pct_of_default,saving_pct\n", od.f);
+          "best_pct_of_default,saving_pct,gpu_index\n", od.f);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         ws_traces tr = {0};
         ws_csv_limits lim;
@@ -192,9 +197,9 @@ int ws_cmd_potential(int argc, char **argv)
             if (!bad) {
                 /* eta = 1: cost is ETA, so the least-cost knob is the least-ETA one. */
                 const ws_knob_stat *d = &p.knobs[p.default_knob], *b = &p.knobs[p.best_knob];
-                fprintf(od.f, "%s,%s,%zu,%d,%d,%.17g,%d,%d,%.17g,%.17g,%.17g\n", cfg.gpus[g],
+                fprintf(od.f, "%s,%s,%zu,%d,%d,%.17g,%d,%d,%.17g,%.17g,%.17g,%zu\n", cfg.gpus[g],
                         spec->name, w, d->bs, d->pl, d->eta, b->bs, b->pl, b->eta,
-                        100.0 * b->eta / d->eta, 100.0 * (1.0 - b->eta / d->eta));
+                        100.0 * b->eta / d->eta, 100.0 * (1.0 - b->eta / d->eta), g);
             }
             ws_pareto_free(&p);
             ws_job_free(&jt);
@@ -203,51 +208,50 @@ int ws_cmd_potential(int argc, char **argv)
         ws_traces_free(&tr);
     }
     FILE *f = og.f;
+    /* One panel of grouped bars: a group per workload, a bar per GPU, the
+     * saving written on each bar. */
     const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
-    int cols = cfg.n_gpus > 1 ? 2 : 1, rows = (int)((cfg.n_gpus + 1) / (size_t)cols);
-    ws_plot_preamble(f, "potential.png", 1200, 430 * rows + 60, title);
-    fputs("gpus = '", f);
+    ws_plot_preamble(f, "potential.png", WS_PLOT_COL2, 2.9, title);
+    fprintf(f, "G = %zu\nbw = 0.8 / G\n", cfg.n_gpus);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
-        if (g) fputc(' ', f);
-        ws_plot_chars(f, cfg.gpus[g]);
+        fprintf(f, "gpu%zu = ", g);
+        ws_plot_str(f, ws_catalogue_gpu_display(&cat, cfg.gpus[g]));
+        fputc('\n', f);
     }
+    fputs("colours = '", f);
+    for (size_t g = 0; g < 8; g++) fprintf(f, "%s%s", g ? " " : "", ws_plot_colour((int)g));
     fputs("'\n", f);
     fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
-          "set boxwidth 0.38\n"
-          "set yrange [0:125]\n"
-          "set ytics 0,25,100\n"
+          "set boxwidth bw * 0.92\n"
+          "set yrange [0:112]\n"
+          "set ytics 0,20,100\n"
           "set grid noxtics ytics\n"
-          "set xtics rotate by -30 scale 0 font ',12'\n"
-          "set ylabel 'ETA (% of the default knob)'\n"
-          "set key top right horizontal font ',11'\n", f);
+          "set xtics scale 0 font ',7'\n"
+          "set ylabel 'ETA saving vs. default knob (%)'\n"
+          "set key inside top center horizontal samplen 1.5 font ',7'\n"
+          "set bmargin 3.5\n", f);
     fputs("set xtics (", f);
-    for (size_t w = 0; w < cfg.n_workloads; w++)
-    {
+    for (size_t w = 0; w < cfg.n_workloads; w++) {
         fputs(w ? ", " : "", f);
-        ws_plot_str(f, cfg.workloads[w]);
+        ws_plot_str_lines(f, ws_catalogue_workload_display(&cat, cfg.workloads[w]));
         fprintf(f, " %zu", w);
     }
-    fprintf(f, ")\nset xrange [-0.6:%g]\n", (double)cfg.n_workloads - 0.4);
-    fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
-    ws_plot_str(f, title);
-    fputs(" font ',17'\n", f);
-    fputs("do for [i=1:words(gpus)] {\n"
-          "  set title word(gpus, i) font ',15'\n"
-          "  g = word(gpus, i)\n"
-          "  plot data skip 1 using (strcol(1) eq g ? $3 - 0.2 : NaN):(100) with boxes lc rgb '#E69F00' title 'default knob', \\\n"
-          "       data skip 1 using (strcol(1) eq g ? $3 + 0.2 : NaN):10 with boxes lc rgb '#0072B2' title 'least-ETA knob', \\\n"
-          "       data skip 1 using (strcol(1) eq g ? $3 + 0.2 : NaN):($10 + 3):(sprintf('-%.0f%%', $11)) \\\n"
-          "         with labels center offset 0,0.4 font ',12' tc rgb '#0072B2' notitle\n"
-          "}\n"
-          "unset multiplot\n", f);
+    fprintf(f, ")\nset xrange [-0.5:%g]\n", (double)cfg.n_workloads - 0.5);
+    fputs("x(g) = $3 - 0.4 + (g + 0.5) * bw\n"
+          "plot for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11 with boxes \\\n"
+          "       lc rgb word(colours, g % 8 + 1) title value(sprintf('gpu%d', g)), \\\n"
+          "     for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11:(sprintf('%.0f', $11)) \\\n"
+          "       with labels left rotate by 90 offset 0,0.25 font ',6' tc rgb '#333333' notitle\n", f);
     if (ws_outfile_commit(&od, &err) || ws_outfile_commit(&og, &err)) goto out;
-    const char *imgs[2] = {png, svg};
-    if (ws_plot_render(gp, imgs, 2, &err)) goto out;
+    const char *imgs[3] = {png, svg, pdf};
+    if (ws_plot_render(gp, imgs, 3, &err)) goto out;
     if (ws_manifest_add(csv, "table", "energy-saving potential per GPU and workload", command, &err)
         || ws_manifest_add(png, "figure", title, command, &err)
-        || ws_manifest_add(svg, "figure", title, command, &err))
+        || ws_manifest_add(svg, "figure", title, command, &err)
+        || ws_manifest_add(pdf, "figure", title, command, &err))
         goto out;
-    printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg)\n", lo.out);
+    printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
+           " potential.pdf)\n", lo.out);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -265,7 +269,7 @@ static const char *FRONTIERS_HELP =
     "\n"
     "The pareto figure (see 'wattsim pareto --plot') of every GPU x workload x\n"
     "eta of CONFIG (default: every GPU and workload of the catalogue, eta 0.5):\n"
-    "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg}.\n";
+    "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg,pdf}.\n";
 
 int ws_cmd_frontiers(int argc, char **argv)
 {
@@ -312,10 +316,12 @@ int ws_cmd_frontiers(int argc, char **argv)
                     ws_fail(&err, "%s: exists; pass --force to replace it", img);
                     bad = 1;
                 }
-                /* svg first: the script's default output is then the png. */
-                for (int k = 0; k < 2 && !bad; k++) {
-                    snprintf(img, sizeof img, "%s.%s", stem, k ? "png" : "svg");
-                    bad = ws_cli_pareto_plot(img, NULL, &jt.job, &p, argc + 1, argv - 1, &err);
+                /* png last: the script's default output is then the png. */
+                static const char *ext[] = {"svg", "pdf", "png"};
+                for (int k = 0; k < 3 && !bad; k++) {
+                    snprintf(img, sizeof img, "%s.%s", stem, ext[k]);
+                    bad = ws_cli_pareto_plot(img, NULL, spec, &cat, &jt.job, &p, argc + 1,
+                                             argv - 1, &err);
                 }
                 made += !bad;
                 ws_pareto_free(&p);

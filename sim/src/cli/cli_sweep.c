@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli_sweep.h"
+#include "wattsim/figures.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
@@ -32,9 +33,14 @@ static const char *SWEEP_HELP =
     "and 95 % CI of total ETA, TTA and cost, the steady state (mean ETA/TTA per\n"
     "recurrence over the last 10 % of recurrences, at least 5), the final knobs,\n"
     "savings versus the default policy and regret versus oracle (both always\n"
-    "run). Writes sweep.csv, sweep.json, sweep.md and per GPU x workload a figure\n"
-    "steady-GPU-WORKLOAD.{csv,gp,png,svg} of each cell's steady state against the\n"
-    "frontier.\n"
+    "run). Writes sweep.csv, sweep.json, sweep.md and the figures (each with its\n"
+    "data .csv and gnuplot script .gp, rendered to .png, .svg and .pdf):\n"
+    "  savings.*   ETA and TTA savings of the first policy pair versus default\n"
+    "              and the other pairs (not oracle), per workload and GPU, with\n"
+    "              95 % CIs (for the first eta and beta)\n"
+    "  steady-GPU-WORKLOAD.*   the steady state against the frontier: per eta\n"
+    "              (labelled) with several etas, else per policy (one beta only)\n"
+    "  beta-GPU.*  with several betas: total ETA and TTA versus beta, % of default\n"
     "curves: cumulative cost and regret versus oracle per recurrence, mean and\n"
     "95 % band over seeds: curves.csv and per job curves-GPU-WORKLOAD-etaX-betaY.*.\n"
     "\n"
@@ -147,232 +153,6 @@ static void write_md(FILE *f, const ws_sweep *s)
         fprintf(f, "%zu of %zu simulations failed: a cell's numbers are over its successful"
                    " seeds, savings and regret over the seeds where the reference succeeded"
                    " too.\n", s->n_failed, s->n_sims);
-}
-
-/* Render a figure's script to PNG and SVG and list both in the manifest. */
-static int publish(const out_ctx *o, const char *gp, const char *png, const char *svg,
-                   const char *title, ws_error *err)
-{
-    const char *imgs[2] = {png, svg};
-    if (ws_plot_render(gp, imgs, 2, err)
-        || ws_manifest_add(png, "figure", title, o->command, err)
-        || ws_manifest_add(svg, "figure", title, o->command, err))
-        return -1;
-    return 0;
-}
-
-/* Steady state of each cell against the frontier, one figure per job. */
-static int steady_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w,
-                         ws_error *err)
-{
-    char stem[512];
-    snprintf(stem, sizeof stem, "%s/steady-%s-%s", o->dir, s->gpus[g], s->work[w]);
-    char png[600], svg[600], csv[600], gpp[600];
-    snprintf(png, sizeof png, "%s.png", stem);
-    snprintf(svg, sizeof svg, "%s.svg", stem);
-    snprintf(csv, sizeof csv, "%s.csv", stem);
-    snprintf(gpp, sizeof gpp, "%s.gp", stem);
-    ws_job job = s->jobs[g * s->n_work + w].job;
-    ws_pareto par = {0};
-    ws_outfile od = {0}, og = {0};
-    int rc = -1;
-    /* Frontier and units from the knob landscape; the least-cost knob per eta. */
-    job.eta = 0.5;
-    if (ws_pareto_compute(&job, &par, err)) goto out;
-    double max_t = 0, max_e = 0, min_t = INFINITY, min_e = INFINITY;
-    for (int k = 0; k < par.n; k++)
-        if (par.knobs[k].all_reach) {
-            max_t = fmax(max_t, par.knobs[k].tta);
-            max_e = fmax(max_e, par.knobs[k].eta);
-            min_t = fmin(min_t, par.knobs[k].tta);
-            min_e = fmin(min_e, par.knobs[k].eta);
-        }
-    ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
-    if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gpp, err)) goto out;
-    FILE *f = od.f;
-    /* Blocks (gnuplot `index`): 0 knobs every run reaches, 1 frontier by
-     * TTA, 2 steady states, 3 least-cost knob per eta. */
-    fprintf(f, "# block 0: knobs; bs,pl,tta_%s,eta_%s,frontier\n", ut.name, ue.name);
-    for (int k = 0; k < par.n; k++)
-        if (par.knobs[k].all_reach)
-            fprintf(f, "%d,%d,%.17g,%.17g,%d\n", par.knobs[k].bs, par.knobs[k].pl,
-                    par.knobs[k].tta / ut.div, par.knobs[k].eta / ue.div, par.knobs[k].frontier);
-    fprintf(f, "\n\n# block 1: frontier; bs,pl,tta_%s,eta_%s\n", ut.name, ue.name);
-    for (int q = 0; q < par.n_frontier; q++) {
-        const ws_knob_stat *k = &par.knobs[par.frontier[q]];
-        fprintf(f, "%d,%d,%.17g,%.17g\n", k->bs, k->pl, k->tta / ut.div, k->eta / ue.div);
-    }
-    fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
-               "tta_lo,tta_hi,eta_lo,eta_hi\n", ut.name, ue.name);
-    int n_series = 0;
-    char titles[64][96];
-    for (size_t p = 0; p < s->n_pairs; p++) {
-        if (p == s->ref_oracle) continue;        /* sits on the least-cost knob */
-        for (size_t b = 0; b < s->n_betas && n_series < 64; b++) {
-            if (s->n_betas > 1)
-                snprintf(titles[n_series], sizeof titles[0], "%s, β = %g", s->pairs[p].label,
-                         s->betas[b]);
-            else
-                snprintf(titles[n_series], sizeof titles[0], "%s", s->pairs[p].label);
-            n_series++;
-            for (size_t e = 0; e < s->n_etas; e++) {
-                ws_sweep_summary m;
-                ws_sweep_summarise(s, ws_sweep_index(s, p, g, w, e, b, 0) / s->n_seeds, &m);
-                if (!m.seeds_ok) continue;           /* every seed failed: no point */
-                double lo_t = isfinite(m.steady_time.lo) ? m.steady_time.lo : m.steady_time.mean;
-                double hi_t = isfinite(m.steady_time.hi) ? m.steady_time.hi : m.steady_time.mean;
-                double lo_e = isfinite(m.steady_energy.lo) ? m.steady_energy.lo : m.steady_energy.mean;
-                double hi_e = isfinite(m.steady_energy.hi) ? m.steady_energy.hi : m.steady_energy.mean;
-                fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", n_series,
-                        s->etas[e], s->betas[b], m.steady_time.mean / ut.div,
-                        m.steady_energy.mean / ue.div, lo_t / ut.div, hi_t / ut.div,
-                        lo_e / ue.div, hi_e / ue.div);
-            }
-        }
-    }
-    fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name, ue.name);
-    for (size_t e = 0; e < s->n_etas; e++) {
-        ws_pareto pe = {0};
-        job.eta = s->etas[e];
-        if (ws_pareto_compute(&job, &pe, err)) { ws_pareto_free(&pe); goto out; }
-        if (pe.best_knob >= 0) {
-            const ws_knob_stat *k = &pe.knobs[pe.best_knob];
-            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], k->bs, k->pl, k->tta / ut.div,
-                    k->eta / ue.div);
-        }
-        ws_pareto_free(&pe);
-    }
-
-    f = og.f;
-    char title[256];
-    snprintf(title, sizeof title, "%s on %s: steady state of each η versus the frontier",
-             s->work[w], s->gpus[g]);
-    const char *slash = strrchr(png, '/');
-    ws_plot_preamble(f, slash ? slash + 1 : png, 1100, 760, title);
-    fprintf(f, "set xlabel 'Time to accuracy per recurrence (%s)'\n", ut.name);
-    fprintf(f, "set ylabel 'Energy to accuracy per recurrence (%s)'\n", ue.name);
-    ws_plot_ranges(f, min_t / ut.div, max_t / ut.div, min_e / ue.div, max_e / ue.div);
-    fputs("set key outside right top vertical\n"
-          "set rmargin at screen 0.66\n"
-          "# viridis: sequential and colour-blind safe\n"
-          "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')\n"
-          "set cbrange [0:1]\n"
-          "set cblabel 'η (weight of energy in the cost)'\n"
-          "set colorbox user origin screen 0.80, screen 0.12 size screen 0.025, screen 0.35\n"
-          "shapes = '7 5 9 11 13 15'\n", f);
-    for (int i = 0; i < n_series; i++) {
-        fprintf(f, "series%d = ", i + 1);
-        ws_plot_str(f, titles[i]);
-        fputc('\n', f);
-    }
-    fprintf(f, "n = %d\n", n_series);
-    fputs("plot data index 0 using 3:4 with points pt 6 ps 0.9 lc rgb '#bbbbbb' title 'knobs (every run reaches)', \\\n"
-          "     data index 1 using 3:4 with lines lw 2 lc rgb 'black' title 'Pareto frontier', \\\n"
-          "     data index 3 using 4:5:1 with points pt 4 ps 2.6 lw 2.5 lc palette title 'least-cost knob of η', \\\n"
-          "     for [i=1:n] data index 2 using ($1 == i ? $4 : NaN):5:6:7:8:9:2 with xyerrorbars \\\n"
-          "       pt int(word(shapes, (i-1)%6+1)) ps 1.8 lw 1.5 lc palette \\\n"
-          "       title 'steady state, '.value(sprintf('series%d', i))\n", f);
-    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    rc = publish(o, gpp, png, svg, title, err);
-out:
-    ws_outfile_abort(&od);
-    ws_outfile_abort(&og);
-    ws_pareto_free(&par);
-    return rc;
-}
-
-/* Cumulative cost and regret per recurrence, one figure per job. */
-static int curves_figure(const out_ctx *o, const ws_sweep *s, size_t g, size_t w,
-                         size_t e, size_t b, ws_error *err)
-{
-    char stem[512];
-    snprintf(stem, sizeof stem, "%s/curves-%s-%s-eta%g-beta%g", o->dir, s->gpus[g], s->work[w],
-             s->etas[e], s->betas[b]);
-    char png[600], svg[600], csv[600], gpp[600];
-    snprintf(png, sizeof png, "%s.png", stem);
-    snprintf(svg, sizeof svg, "%s.svg", stem);
-    snprintf(csv, sizeof csv, "%s.csv", stem);
-    snprintf(gpp, sizeof gpp, "%s.gp", stem);
-    ws_outfile od = {0}, og = {0};
-    int rc = -1;
-    size_t n = s->n_seeds;
-    double *cum = calloc(2 * n, sizeof *cum), *oc = calloc(2 * n, sizeof *oc);
-    char *drawn = calloc(s->n_pairs, 1);       /* pairs with a curve */
-    if (!cum || !oc || !drawn) { ws_fail(err, "out of memory"); goto out; }
-    /* Unit from the largest cumulative cost (the default policy's, mostly). */
-    double max_c = 0;
-    for (size_t p = 0; p < s->n_pairs; p++)
-        for (size_t i = 0; i < n; i++)
-            max_c = fmax(max_c, s->sims[ws_sweep_index(s, p, g, w, e, b, i)].cost);
-    /* (a failed simulation's numbers are zero: they do not count) */
-    ws_unit uc = ws_unit_energy(max_c);
-    if (ws_outfile_open(&od, csv, err) || ws_outfile_open(&og, gpp, err)) goto out;
-    FILE *f = od.f;
-    /* One block per policy (gnuplot `index`). */
-    /* A policy whose every seed failed has no curve: it gets no block (an
-     * empty block would make gnuplot complain) and no entry in `policies`. */
-    size_t blk = 0;
-    for (size_t p = 0; p < s->n_pairs; p++) {
-        size_t base = ws_sweep_index(s, p, g, w, e, b, 0);
-        size_t oref = ws_sweep_index(s, s->ref_oracle, g, w, e, b, 0);
-        int any = 0;
-        for (size_t i = 0; i < n; i++) any |= !s->sims[base + i].failed;
-        if (!any) continue;
-        drawn[p] = 1;
-        fprintf(f, "%s# block %zu: %s; recurrence,cum_cost_%s,lo,hi,regret_%s,lo,hi\n",
-                blk ? "\n\n" : "", blk, s->pairs[p].label, uc.name, uc.name);
-        blk++;
-        memset(cum, 0, n * sizeof *cum);
-        memset(oc, 0, n * sizeof *oc);
-        for (long r = 0; r < ws_sweep_recurrences(s, base); r++) {
-            ws_stat a, d;
-            ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &d);
-            if (isnan(a.mean)) continue;             /* every seed failed */
-            if (!isfinite(a.lo)) a.lo = a.hi = a.mean;
-            if (!isfinite(d.lo)) d.lo = d.hi = d.mean;
-            fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r + 1, a.mean / uc.div,
-                    a.lo / uc.div, a.hi / uc.div, d.mean / uc.div, d.lo / uc.div, d.hi / uc.div);
-        }
-    }
-    f = og.f;
-    char title[256];
-    snprintf(title, sizeof title, "%s on %s (η = %g, β = %g): learning curves over %zu seeds",
-             s->work[w], s->gpus[g], s->etas[e], s->betas[b], n);
-    const char *slash = strrchr(png, '/');
-    ws_plot_preamble(f, slash ? slash + 1 : png, 1000, 900, title);
-    fputs("colours = '", f);
-    for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i < 3 ? i + 4 : i - 3));
-    fputs("'\npolicies = '", f);
-    for (size_t p = 0, k = 0; p < s->n_pairs; p++)
-        if (drawn[p]) {
-            if (k++) fputc(' ', f);
-            ws_plot_chars(f, s->pairs[p].label);
-        }
-    fputs("'\nset multiplot layout 2,1 title ", f);
-    ws_plot_str(f, title);
-    fputs(" font ',16'\n", f);
-    fputs("unset title\nset key left top\nset xlabel 'Recurrence'\n", f);
-    fprintf(f, "set ylabel 'Cumulative cost (%s)'\n", uc.name);
-    fputs("set style fill transparent solid 0.2 noborder\n"
-          "plot for [i=1:words(policies)] data index (i-1) using 1:3:4 with filledcurves \\\n"
-          "       lc rgb word(colours, (i-1)%8+1) notitle, \\\n"
-          "     for [i=1:words(policies)] data index (i-1) using 1:2 with lines lw 2.5 \\\n"
-          "       lc rgb word(colours, (i-1)%8+1) title word(policies, i)\n", f);
-    fprintf(f, "set ylabel 'Regret vs oracle (%s)'\n", uc.name);
-    fputs("plot for [i=1:words(policies)] data index (i-1) using 1:6:7 with filledcurves \\\n"
-          "       lc rgb word(colours, (i-1)%8+1) notitle, \\\n"
-          "     for [i=1:words(policies)] data index (i-1) using 1:5 with lines lw 2.5 \\\n"
-          "       lc rgb word(colours, (i-1)%8+1) title word(policies, i)\n"
-          "unset multiplot\n", f);
-    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    rc = publish(o, gpp, png, svg, title, err);
-out:
-    ws_outfile_abort(&od);
-    ws_outfile_abort(&og);
-    free(cum);
-    free(oc);
-    free(drawn);
-    return rc;
 }
 
 /* One line per failed cell on stderr: "wattsim: warning: CELL: MESSAGE". */
@@ -535,20 +315,26 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         if (write_table(&oc, "sweep.json", "sweep: per-cell summary (JSON)", ws_sweep_write_json, &sw, &err)
             || write_table(&oc, "sweep.md", "sweep: ETA/TTA savings versus default", write_md, &sw, &err))
             goto out;
-        for (size_t g = 0; plot && g < sw.n_gpus; g++)
+        ws_fig_ctx fc = {out, command, &cat, 1};
+        if (plot && (ws_fig_savings(&fc, &sw, &err) || ws_fig_beta(&fc, &sw, &err))) goto out;
+        /* With several betas the beta figure is the one that shows them
+         * (beta changes the exploration cost, not the steady state). */
+        for (size_t g = 0; plot && sw.n_betas == 1 && g < sw.n_gpus; g++)
             for (size_t w = 0; w < sw.n_work; w++)
-                if (steady_figure(&oc, &sw, g, w, &err)) goto out;
+                if (ws_fig_steady(&fc, &sw, g, w, &err)) goto out;
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
         printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s)\n",
-               sw.n_sims, reused, ws_sweep_n_cells(&sw), out, plot ? ", steady-*" : "");
+               sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
+               !plot ? "" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*");
     } else {
+        ws_fig_ctx fc = {out, command, &cat, 1};
         for (size_t g = 0; plot && g < sw.n_gpus; g++)
             for (size_t w = 0; w < sw.n_work; w++)
                 for (size_t e = 0; e < sw.n_etas; e++)
                     for (size_t b = 0; b < sw.n_betas; b++)
-                        if (curves_figure(&oc, &sw, g, w, e, b, &err)) goto out;
+                        if (ws_fig_curves(&fc, &sw, g, w, e, b, &err)) goto out;
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;

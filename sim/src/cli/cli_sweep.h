@@ -22,8 +22,9 @@ int ws_cmd_report(int argc, char **argv);
 /* `wattsim pareto --plot FILE [--history FILE]`: draw the figure and, when
  * argc > 0, add it to its folder's manifest (argv: the whole command line;
  * `pareto --plot` writes none: the image goes where the user said, alone
- * with its .csv and .gp). */
-int ws_cli_pareto_plot(const char *image, const char *history, const ws_job *job,
-                       const ws_pareto *p, int argc, char **argv, ws_error *err);
+ * with its .csv and .gp). `spec` and `cat` give the display names. */
+int ws_cli_pareto_plot(const char *image, const char *history, const ws_workload_spec *spec,
+                       const ws_catalogue *cat, const ws_job *job, const ws_pareto *p,
+                       int argc, char **argv, ws_error *err);
 
 #endif

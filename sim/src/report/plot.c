@@ -31,17 +31,19 @@ ws_unit ws_unit_energy(double max_j)
 
 const char *ws_plot_colour(int i)
 {
-    /* Okabe & Ito (2008), without black, which marks the frontier. */
-    static const char *c[] = {"#E69F00", "#56B4E9", "#009E73", "#F0E442",
-                              "#0072B2", "#D55E00", "#CC79A7", "#999999"};
+    /* Okabe & Ito (2008), without black, which marks the frontier, and with
+     * the yellow (#F0E442, invisible on white) moved last. */
+    static const char *c[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                              "#56B4E9", "#D55E00", "#999999", "#F0E442"};
     return c[((i % 8) + 8) % 8];
 }
 
 int ws_plot_kind(const char *path)
 {
+    static const char *ext[] = {".png", ".svg", ".pdf"};
     size_t n = strlen(path);
-    if (n > 4 && !strcmp(path + n - 4, ".png")) return 0;
-    if (n > 4 && !strcmp(path + n - 4, ".svg")) return 1;
+    for (int k = 0; k < 3; k++)
+        if (n > 4 && !strcmp(path + n - 4, ext[k])) return k;
     return -1;
 }
 
@@ -88,7 +90,20 @@ void ws_plot_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
+void ws_plot_str_lines(FILE *f, const char *s)
+{
+    const char *sep;
+    while ((sep = strstr(s, " / "))) {
+        char *part = strndup(s, (size_t)(sep - s));
+        ws_plot_str(f, part ? part : "");
+        free(part);
+        fputs(".\"\\n\".", f);
+        s = sep + 3;
+    }
+    ws_plot_str(f, s);
+}
+
+void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double height_in,
                       const char *title)
 {
     /* No file name is written into the script as code: the data and image
@@ -102,9 +117,11 @@ void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
     ws_plot_chars(f, csv ? csv : "THIS.csv");
     fputs(", writes ", f);
     ws_plot_chars(f, image_base);
-    fputs(")\n#   gnuplot -e \"out='OTHER.svg'\" ", f);
+    fputs(")\n#   gnuplot -e \"out='OTHER.pdf'\" ", f);
     ws_plot_chars(f, gp ? gp : "THIS.gp");
-    fputs("   (png or svg by extension)\n"
+    fputs("   (png, svg or pdf by extension)\n"
+          "# Sizes are in inches and fonts in points, as in a paper: the PDF is the\n"
+          "# figure at print size, the PNG the same at 150 dpi.\n"
           "# The data and image names follow this script's name (NAME.gp reads NAME.csv\n"
           "# and writes NAME.png); -e \"data='FILE'\" and -e \"out='FILE'\" choose others.\n"
           "stem = ARG0[strlen(ARG0)-2:] eq '.gp' ? ARG0[1:strlen(ARG0)-3] : ARG0\n"
@@ -116,20 +133,27 @@ void ws_plot_preamble(FILE *f, const char *image_base, int width, int height,
 
     /* noenhanced: workload names contain '_' that enhanced text would
      * turn into subscripts. */
-    fprintf(f, "if (strstrt(out, '.svg') > 0) {\n"
-               "  set terminal svg size %d,%d dynamic noenhanced font 'Helvetica,15' background rgb 'white'\n"
+    fprintf(f, "W = %.3f; H = %.3f   # inches\n"
+               "if (strstrt(out, '.svg') > 0) {\n"
+               "  set terminal svg size W*72,H*72 dynamic noenhanced font '%s,%d' background rgb 'white'\n"
+               "} else { if (strstrt(out, '.pdf') > 0) {\n"
+               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 1 linewidth 2 background rgb 'white'\n"
                "} else {\n"
-               "  set terminal pngcairo size %d,%d noenhanced font 'Helvetica,15' background rgb 'white'\n"
-               "}\n", width, height, width, height);
+               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/72"
+               " linewidth 150.0/72 pointscale 150.0/72 background rgb 'white'\n"
+               "} }\n", width_in, height_in, WS_PLOT_FONT, WS_PLOT_FONT_PT, WS_PLOT_FONT,
+            WS_PLOT_FONT_PT, WS_PLOT_FONT, WS_PLOT_FONT_PT);
     fputs("set output out\n"
           "set datafile separator ','\n"
-          "set border lw 1.2\n"
-          "set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1 dt 1, lc rgb '#eeeeee' lw 1 dt 3\n"
-          "set key box opaque samplen 2 spacing 1.2 font ',13'\n"
-          "set tics nomirror out\n", f);
-    fputs("set title ", f);
-    ws_plot_str(f, title);
-    fputs(" font ',17'\n", f);
+          "set border lw 0.8\n"
+          "set grid xtics ytics lc rgb '#dddddd' lw 0.5 dt 1\n"
+          "set key noopaque nobox samplen 2 spacing 1.1\n"
+          "set tics nomirror out scale 0.6\n", f);
+    if (title) {
+        fputs("set title ", f);
+        ws_plot_str(f, title);
+        fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    }
 }
 
 /* Log-axis tics at 1, 2, 5 x 10^k: default log tics label only decades,
@@ -164,6 +188,50 @@ void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1)
     else fprintf(f, "set yrange [%.6g:%.6g]\n", y0 - 0.08 * (y1 - y0), y1 + 0.08 * (y1 - y0));
 }
 
+void ws_plot_box(ws_plot_box_t *b, double x, double y)
+{
+    if (!isfinite(x) || !isfinite(y)) return;
+    if (!b->n) { b->x0 = b->x1 = x; b->y0 = b->y1 = y; }
+    b->x0 = fmin(b->x0, x);
+    b->x1 = fmax(b->x1, x);
+    b->y0 = fmin(b->y0, y);
+    b->y1 = fmax(b->y1, y);
+    b->n++;
+}
+
+void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all)
+{
+    /* Linear axes over the zoom box plus a margin; never past the data. */
+    double dx = zoom->x1 - zoom->x0, dy = zoom->y1 - zoom->y0;
+    if (!(dx > 0)) dx = 0.1 * fmax(fabs(zoom->x0), 1e-9);
+    if (!(dy > 0)) dy = 0.1 * fmax(fabs(zoom->y0), 1e-9);
+    double x0 = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.02 * dx), x1 = zoom->x1 + 0.12 * dx;
+    double y0 = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.02 * dy), y1 = zoom->y1 + 0.12 * dy;
+    fprintf(f, "X0 = %.6g; X1 = %.6g; Y0 = %.6g; Y1 = %.6g   # the zoomed region\n"
+               "set xrange [X0:X1]\nset yrange [Y0:Y1]\n", x0, x1, y0, y1);
+}
+
+void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
+                      double h, const char *plot)
+{
+    double x0 = all->x0 / 1.25, x1 = all->x1 * 1.25, y0 = all->y0 / 1.25, y1 = all->y1 * 1.25;
+    fprintf(f, "# second panel: the whole landscape (log-log), the zoomed region framed\n"
+               "unset title; unset key; unset label; unset arrow; unset colorbox\n"
+               "unset xlabel; unset ylabel\n"
+               "set origin %.3f, %.3f\nset size %.3f, %.3f\n"
+               "set lmargin 4; set rmargin 1.5; set tmargin 1.3; set bmargin 1.5\n"
+               "set logscale xy\nset xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
+               "set mxtics default; set mytics default\n"
+               "set title 'All knobs, log-log (box: left panel)' offset 0,-0.6 font ',7'\n"
+               "set object 98 rectangle from X0,Y0 to X1,Y1 front fs empty border lc rgb '#D55E00' lw 1.5\n",
+            ox, oy, w, h, x0, x1, y0, y1);
+    log_tics(f, "x", x0, x1);
+    log_tics(f, "y", y0, y1);
+    fputs("set tics font ',7'\n", f);
+    fputs(plot, f);
+    fputs("\nunset object 98\n", f);
+}
+
 /* Is gnuplot an executable somewhere on PATH? */
 static int have_gnuplot(void)
 {
@@ -192,11 +260,11 @@ static int have_gnuplot(void)
 
 static const char *const PRIVATE_FILES[] = {"plot.gp", "data.csv", "gnuplot.log"};
 
-/* The private name of image i: out<i>.png or out<i>.svg. */
+/* The private name of image i: out<i>.png, out<i>.svg or out<i>.pdf. */
 static void private_image(char *buf, size_t size, const char *priv, int i, int kind)
 {
-    snprintf(buf, size, "%s%sout%d.%s", priv ? priv : "", priv ? "/" : "", i,
-             kind ? "svg" : "png");
+    static const char *ext[] = {"png", "svg", "pdf"};
+    snprintf(buf, size, "%s%sout%d.%s", priv ? priv : "", priv ? "/" : "", i, ext[kind]);
 }
 
 /* Link (or, across file systems, copy) `from` to `to`. */
@@ -217,8 +285,9 @@ static int link_or_copy(const char *from, const char *to)
     return rc;
 }
 
-/* A complete image: PNG ends with its IEND chunk, SVG with </svg>. A
- * truncated file (full disk) fails this even though gnuplot exited 0. */
+/* A complete image: PNG ends with its IEND chunk, SVG with </svg>, PDF with
+ * %%EOF. A truncated file (full disk) fails this even though gnuplot exited
+ * 0. */
 static int image_complete(const char *path, int kind)
 {
     int fd = open(path, O_RDONLY);
@@ -229,10 +298,12 @@ static int image_complete(const char *path, int kind)
     if (fstat(fd, &st) == 0 && st.st_size >= 12) {
         off_t n = st.st_size < (off_t)sizeof tail ? st.st_size : (off_t)sizeof tail;
         if (pread(fd, tail, (size_t)n, st.st_size - n) == n) {
+            const char *end = kind == 1 ? "</svg>" : "%%EOF";
+            size_t m = strlen(end);
             if (kind == 0)
                 ok = !memcmp(tail + n - 8, "IEND\xae\x42\x60\x82", 8);
             else
-                for (off_t i = 0; i + 6 <= n && !ok; i++) ok = !memcmp(tail + i, "</svg>", 6);
+                for (off_t i = 0; i + (off_t)m <= n && !ok; i++) ok = !memcmp(tail + i, end, m);
         }
     }
     close(fd);
@@ -313,7 +384,7 @@ int ws_plot_render(const char *script, const char *const *images, int n,
     for (int i = 0; i < n; i++) {
         if (ws_plot_kind(images[i]) < 0) {
             free(dir);
-            return ws_fail(err, "%s: the image's name must end in .png or .svg", images[i]);
+            return ws_fail(err, "%s: the image's name must end in .png, .svg or .pdf", images[i]);
         }
         if (ws_outfile_check(images[i], err)) { free(dir); return -1; }
     }
@@ -465,22 +536,27 @@ out:
 
 /* ------------------------------------------------------------ pareto */
 
+void ws_plot_subject(char *buf, size_t n, const ws_catalogue *cat, const char *gpu,
+                     const char *workload)
+{
+    snprintf(buf, n, "%s, %s", ws_catalogue_workload_display(cat, workload),
+             ws_catalogue_gpu_display(cat, gpu));
+}
+
 int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
-                   const ws_settled *settled, ws_error *err)
+                   const ws_settled *settled, const char *subject, ws_error *err)
 {
     int kind = ws_plot_kind(image);
     if (kind < 0)
-        return ws_fail(err, "%s: the plot's name must end in .png or .svg", image);
+        return ws_fail(err, "%s: the plot's name must end in .png, .svg or .pdf", image);
     if (p->default_knob < 0 || p->best_knob < 0)
         return ws_fail(err, "%s/%s: no default or no knob every run reaches; nothing to plot",
                        job->gpu, job->workload);
-    double max_t = 0, max_e = 0, min_t = INFINITY, min_e = INFINITY;
+    double max_t = 0, max_e = 0;
     for (int k = 0; k < p->n; k++)
         if (isfinite(p->knobs[k].tta)) {
             max_t = fmax(max_t, p->knobs[k].tta);
             max_e = fmax(max_e, p->knobs[k].eta);
-            min_t = fmin(min_t, p->knobs[k].tta);
-            min_e = fmin(min_e, p->knobs[k].eta);
         }
     ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
     int settled_k = -1;
@@ -490,6 +566,16 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         if (settled_k < 0 || !isfinite(p->knobs[settled_k].tta))
             return ws_fail(err, "%s/%s: the settled knob %d:%d is not a knob of the job",
                            job->gpu, job->workload, settled->bs, settled->pl);
+    }
+    /* The zoomed panel covers the frontier and the marked knobs; the
+     * overview every knob with a TTA. */
+    ws_plot_box_t zoom = {0}, all = {0};
+    for (int k = 0; k < p->n; k++) {
+        const ws_knob_stat *s = &p->knobs[k];
+        if (!isfinite(s->tta)) continue;
+        ws_plot_box(&all, s->tta / ut.div, s->eta / ue.div);
+        if (s->frontier || k == p->default_knob || k == p->best_knob || k == settled_k)
+            ws_plot_box(&zoom, s->tta / ut.div, s->eta / ue.div);
     }
 
     char *csv = ws_plot_sibling(image, ".csv"), *gp = ws_plot_sibling(image, ".gp");
@@ -517,50 +603,64 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
             ws_csv_num(od.f, s->eta / ue.div); fputc('\n', od.f);
         }
 
-    char title[256];
-    snprintf(title, sizeof title, "%s on %s: time vs energy to accuracy of every knob",
-             job->workload, job->gpu);
+    char title[512], fallback[256];
+    if (!subject) {
+        snprintf(fallback, sizeof fallback, "%s, %s", job->workload, job->gpu);
+        subject = fallback;
+    }
+    snprintf(title, sizeof title, "%s: TTA and ETA of every knob", subject);
     FILE *f = og.f;
-    ws_plot_preamble(f, base_name(image), 1100, 760, title);
+    ws_plot_preamble(f, base_name(image), WS_PLOT_COL2, 3.4, NULL);
+    fputs("set multiplot title ", f);
+    ws_plot_str(f, title);
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    int bs_lo = job->bs[0], bs_hi = job->bs[job->n_bs - 1];
+    fputs(WS_PLOT_VIRIDIS, f);
+    fprintf(f, "set logscale cb 2\nset cbrange [%d:%d]\n", bs_lo, bs_hi > bs_lo ? bs_hi : 2 * bs_lo);
+    fputs("set cbtics (", f);
+    for (int i = 0, shown = 0; i < job->n_bs; i++) {
+        /* powers of two and the ends: every size would crowd the bar */
+        int b = job->bs[i];
+        if (i && i < job->n_bs - 1 && (b & (b - 1))) continue;
+        fprintf(f, "%s'%d' %d", shown++ ? ", " : "", b, b);
+    }
+    fputs(") font ',7'\nset label 1 'Batch size' at screen 0.581, screen 0.905 center font ',7'\n"
+          "set colorbox user origin screen 0.575, screen 0.14 size screen 0.012, screen 0.72\n", f);
+    /* left panel: the frontier's region, linear axes; its key under the
+     * overview on the right */
+    fputs("set origin 0, 0\nset size 0.57, 0.94\nset lmargin 9; set rmargin 1; set bmargin 3.2\n", f);
     fprintf(f, "set xlabel 'Time to accuracy, TTA (%s)'\n", ut.name);
     fprintf(f, "set ylabel 'Energy to accuracy, ETA (%s)'\n", ue.name);
-    /* Knobs span orders of magnitude on some jobs (tiny batch sizes). */
-    ws_plot_ranges(f, min_t / ut.div, max_t / ut.div, min_e / ue.div, max_e / ue.div);
-    fputs("set key outside right top vertical\n", f);
-    fputs("bs = '", f);
-    for (int i = 0; i < job->n_bs; i++) fprintf(f, "%s%d", i ? " " : "", job->bs[i]);
-    fputs("'\ncolours = '", f);
-    for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i));
-    fputs("'\n# filled circle, square, triangle, inverted triangle, diamond, pentagon\n"
-          "shapes = '7 5 9 11 13 15'\n", f);
+    ws_plot_zoom(f, &zoom, &all);
+    fputs("set key at screen 0.64, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
     const ws_knob_stat *d = &p->knobs[p->default_knob], *b = &p->knobs[p->best_knob];
-    fprintf(f, "set label 1 'default %d, %d W' at %.17g,%.17g offset 1.2,1.3 front tc rgb '#D55E00' font ',13'\n",
-            d->bs, d->pl, d->tta / ut.div, d->eta / ue.div);
-    fprintf(f, "set label 2 'least cost (η = %g): %d, %d W%s' at %.17g,%.17g offset 1.2,-1.3 front tc rgb '#0072B2' font ',13'\n",
-            job->eta, b->bs, b->pl, settled_k == p->best_knob ? ", where the policy settled" : "",
-            b->tta / ut.div, b->eta / ue.div);
-    if (settled_k >= 0 && settled_k != p->best_knob) {
-        const ws_knob_stat *s = &p->knobs[settled_k];
-        fputs("set label 3 '", f);
-        ws_plot_chars(f, settled->label ? settled->label : "policy settled");
-        fprintf(f, ": %d, %d W' at %.17g,%.17g offset 1.2,-2.6 front tc rgb '#009E73' font ',13'\n",
-                s->bs, s->pl, s->tta / ut.div, s->eta / ue.div);
-    }
-    fputs("plot for [i=1:words(bs)] data skip 1 using ($1 == real(word(bs, i)) ? $12 : NaN):13 \\\n"
-          "       with points pt int(word(shapes, (i-1)%6+1)) ps 1.2 lc rgb word(colours, (i-1)%8+1) \\\n"
-          "       title sprintf('batch size %s', word(bs, i)), \\\n"
-          "     data skip 1 using ($5 == 0 ? $12 : NaN):13 with points pt 6 ps 1.9 lw 1.2 lc rgb '#555555' \\\n"
-          "       title 'some runs miss the target', \\\n"
-          "     data skip 1 using ($6 == 1 ? $12 : NaN):13 with linespoints lw 2 pt 7 ps 0.5 lc rgb 'black' \\\n"
-          "       title 'Pareto frontier', \\\n"
-          "     data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4 ps 3 lw 3 lc rgb '#D55E00' \\\n"
-          "       title 'default knob', \\\n"
-          "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 3.4 lw 3 lc rgb '#0072B2' \\\n"
-          "       title 'least-cost knob'", f);
+    char t_def[96], t_best[160], t_set[160];
+    snprintf(t_def, sizeof t_def, "default knob (%d, %d W)", d->bs, d->pl);
+    snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)%s", job->eta, b->bs, b->pl,
+             settled_k == p->best_knob ? ", policy settled there" : "");
+    t_set[0] = '\0';
     if (settled_k >= 0)
-        fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 8 ps 3.4 lw 3 lc rgb '#009E73' \\\n"
-              "       title 'policy settled'", f);
+        snprintf(t_set, sizeof t_set, "%s (%d, %d W)",
+                 settled->label ? settled->label : "policy settled",
+                 p->knobs[settled_k].bs, p->knobs[settled_k].pl);
+    fputs("t_def = ", f); ws_plot_str(f, t_def);
+    fputs("\nt_best = ", f); ws_plot_str(f, t_best);
+    fputs("\nt_set = ", f); ws_plot_str(f, t_set);
+    fputs("\nknobs = \"data skip 1 using ($5 == 1 ? $12 : NaN):13:1 with points pt 7 ps 0.7 lc palette"
+          " title 'knob (bs, power limit)', "
+          "data skip 1 using ($5 == 0 ? $12 : NaN):13 with points pt 6 ps 0.7 lw 0.8 lc rgb '#999999'"
+          " title 'some runs miss the target', "
+          "data skip 1 using ($6 == 1 ? $12 : NaN):13 with lines lw 1.5 lc rgb 'black'"
+          " title 'Pareto frontier'\"\n", f);
+    fputs("plot @knobs, \\\n"
+          "     data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4 ps 1.6 lw 2 lc rgb '#D55E00' title t_def, \\\n"
+          "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2 lc rgb '#0072B2' title t_best", f);
+    if (settled_k >= 0 && settled_k != p->best_knob)
+        fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0 lw 2"
+              " lc rgb '#009E73' title t_set", f);
     fputs("\n", f);
+    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
+    fputs("unset multiplot\n", f);
 
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
     const char *imgs[1] = {image};

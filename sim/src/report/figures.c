@@ -1,0 +1,638 @@
+/*
+ * The paper's result figures from a sweep; see wattsim/figures.h.
+ *
+ * Each figure is data first: the CSV holds every number drawn (bar heights,
+ * CI bounds, which cell) and the gnuplot script only reads it, so the tests
+ * check the numbers and one gnuplot run checks the drawing. Names in
+ * titles, keys and tick labels are the catalogue's display names, passed
+ * through ws_plot_str (escaped); axis ranges are shared by every panel of a
+ * figure so panels compare at a glance.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "wattsim/figures.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/csv.h"
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plot.h"
+#include "wattsim/report.h"
+
+void ws_fig_saving_of(const ws_sweep *s, size_t pair, size_t ref, size_t gpu, size_t work,
+                      size_t eta, size_t beta, ws_fig_saving *out)
+{
+    size_t n = s->n_seeds, k = 0;
+    double *e = malloc((n ? n : 1) * sizeof *e), *t = malloc((n ? n : 1) * sizeof *t);
+    out->n = 0;
+    out->energy.mean = out->energy.lo = out->energy.hi = NAN;
+    out->time = out->energy;
+    if (!e || !t) { free(e); free(t); return; }
+    for (size_t i = 0; i < n; i++) {
+        const ws_sweep_sim *a = &s->sims[ws_sweep_index(s, pair, gpu, work, eta, beta, i)];
+        const ws_sweep_sim *r = &s->sims[ws_sweep_index(s, ref, gpu, work, eta, beta, i)];
+        if (a->failed || r->failed || !(r->energy_j > 0) || !(r->time_s > 0)) continue;
+        e[k] = 100.0 * (1.0 - a->energy_j / r->energy_j);
+        t[k] = 100.0 * (1.0 - a->time_s / r->time_s);
+        k++;
+    }
+    if (k) {
+        ws_ci95(e, k, &out->energy.mean, &out->energy.lo, &out->energy.hi);
+        ws_ci95(t, k, &out->time.mean, &out->time.lo, &out->time.hi);
+        if (k < 2) {
+            out->energy.lo = out->energy.hi = out->energy.mean;
+            out->time.lo = out->time.hi = out->time.mean;
+        }
+    }
+    out->n = k;
+    free(e);
+    free(t);
+}
+
+size_t ws_fig_compared(const ws_sweep *s, size_t *subject, size_t *refs)
+{
+    size_t n = 0;
+    *subject = SIZE_MAX;
+    for (size_t p = 0; p < s->n_pairs && *subject == SIZE_MAX; p++)
+        if (p != s->ref_default && p != s->ref_oracle) *subject = p;
+    if (*subject == SIZE_MAX) return 0;
+    refs[n++] = s->ref_default;
+    for (size_t p = 0; p < s->n_pairs; p++)
+        if (p != *subject && p != s->ref_default && p != s->ref_oracle) refs[n++] = p;
+    return n;
+}
+
+static char *with_ext(const char *stem, const char *ext)
+{
+    size_t n = strlen(stem) + strlen(ext) + 1;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s%s", stem, ext);
+    return p;
+}
+
+int ws_fig_publish(const ws_fig_ctx *c, const char *stem, const char *title, ws_error *err)
+{
+    static const char *ext[] = {".png", ".svg", ".pdf"};
+    char *img[3] = {0}, *gp = with_ext(stem, ".gp"), *csv = with_ext(stem, ".csv");
+    int rc = -1;
+    for (int k = 0; k < 3; k++) img[k] = with_ext(stem, ext[k]);
+    if (!gp || !csv || !img[0] || !img[1] || !img[2]) { ws_fail(err, "out of memory"); goto out; }
+    if (c->render && ws_plot_render(gp, (const char *const *)img, 3, err)) goto out;
+    if (ws_manifest_add(csv, "table", title, c->command, err)) goto out;
+    for (int k = 0; c->render && k < 3; k++)
+        if (ws_manifest_add(img[k], "figure", title, c->command, err)) goto out;
+    rc = 0;
+out:
+    for (int k = 0; k < 3; k++) free(img[k]);
+    free(gp);
+    free(csv);
+    return rc;
+}
+
+/* Open STEM.csv and STEM.gp, STEM = DIR/NAME. */
+static int open_pair(const char *dir, const char *name, ws_outfile *od, ws_outfile *og,
+                     char *stem, size_t n, ws_error *err)
+{
+    char path[4200];
+    snprintf(stem, n, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s.csv", stem);
+    if (ws_outfile_open(od, path, err)) return -1;
+    snprintf(path, sizeof path, "%s.gp", stem);
+    return ws_outfile_open(og, path, err);
+}
+
+/* gnuplot variables NAME0..NAMEk-1 holding display names (escaped). */
+static void name_vars(FILE *f, const char *var, char **names, size_t n, const ws_catalogue *cat,
+                      int gpu)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s%zu = ", var, i);
+        ws_plot_str(f, gpu ? ws_catalogue_gpu_display(cat, names[i])
+                           : ws_catalogue_workload_display(cat, names[i]));
+        fputc('\n', f);
+    }
+}
+
+/* xtics at 0..n-1 labelled with the workloads' display names (two lines). */
+static void workload_tics(FILE *f, const ws_sweep *s, const ws_catalogue *cat)
+{
+    fputs("set xtics (", f);
+    for (size_t w = 0; w < s->n_work; w++) {
+        fputs(w ? ", " : "", f);
+        ws_plot_str_lines(f, ws_catalogue_workload_display(cat, s->work[w]));
+        fprintf(f, " %zu", w);
+    }
+    fputs(") scale 0 font ',7'\n", f);
+}
+
+static void palette_var(FILE *f)
+{
+    fputs("colours = '", f);
+    for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i));
+    fputs("'\n", f);
+}
+
+/* ------------------------------------------------------------ savings */
+
+int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
+{
+    size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
+    if (!refs) return ws_fail(err, "out of memory");
+    size_t n_refs = ws_fig_compared(s, &subject, refs);
+    ws_outfile od = {0}, og = {0};
+    char stem[4096];
+    int rc = -1;
+    if (!n_refs) { free(refs); return 0; }
+    if (open_pair(c->dir, "savings", &od, &og, stem, sizeof stem, err)) goto out;
+    FILE *f = od.f;
+    fputs("policy,versus,gpu,workload,eta,beta,seeds,eta_saving_pct,eta_saving_lo,"
+          "eta_saving_hi,tta_saving_pct,tta_saving_lo,tta_saving_hi,versus_index,gpu_index,"
+          "workload_index,in_figure\n", f);
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < n_refs; r++)
+        for (size_t g = 0; g < s->n_gpus; g++)
+            for (size_t w = 0; w < s->n_work; w++)
+                for (size_t e = 0; e < s->n_etas; e++)
+                    for (size_t b = 0; b < s->n_betas; b++) {
+                        ws_fig_saving v;
+                        ws_fig_saving_of(s, subject, refs[r], g, w, e, b, &v);
+                        fprintf(f, "%s,%s,%s,%s,%.17g,%.17g,%zu,", s->pairs[subject].label,
+                                s->pairs[refs[r]].label, s->gpus[g], s->work[w], s->etas[e],
+                                s->betas[b], v.n);
+                        const double x[6] = {v.energy.mean, v.energy.lo, v.energy.hi,
+                                             v.time.mean, v.time.lo, v.time.hi};
+                        for (int i = 0; i < 6; i++) {
+                            ws_csv_num(f, x[i]);          /* empty when NAN */
+                            fputc(',', f);
+                        }
+                        int drawn = !e && !b;
+                        fprintf(f, "%zu,%zu,%zu,%d\n", r, g, w, drawn);
+                        if (drawn && v.n) {
+                            lo = fmin(lo, fmin(v.energy.lo, v.time.lo));
+                            hi = fmax(hi, fmax(v.energy.hi, v.time.hi));
+                        }
+                    }
+
+    /* The figure: a row per reference and metric, a group of bars per
+     * workload, a bar per GPU, the 95 % CI as an error bar. */
+    f = og.f;
+    char title[512];
+    snprintf(title, sizeof title, "Savings of %s per workload and GPU (η = %g, β = %g, "
+             "%zu seeds; 95 %% CI)", s->pairs[subject].label, s->etas[0], s->betas[0],
+             s->n_seeds);
+    size_t rows = 2 * n_refs;
+    ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, 0.7 + 1.45 * (double)rows, NULL);
+    palette_var(f);
+    name_vars(f, "gpu", s->gpus, s->n_gpus, c->cat, 1);
+    fprintf(f, "G = %zu\nbw = 0.8 / G\n", s->n_gpus);
+    double span = hi - lo;
+    fprintf(f, "set yrange [%.4g:%.4g]   # shared by every panel\n",
+            lo < 0 ? lo - 0.06 * span : 0.0, hi + 0.1 * span);
+    fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
+          "set boxwidth bw * 0.92\n"
+          "set grid noxtics ytics\n"
+          "set xzeroaxis lt 1 lc rgb '#333333' lw 0.8\n", f);
+    fprintf(f, "set xrange [-0.5:%g]\n", (double)s->n_work - 0.5);
+    fprintf(f, "set multiplot layout %zu,1 title ", rows);
+    ws_plot_str(f, title);
+    fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0,0.045\n", WS_PLOT_FONT_PT + 1,
+            0.5 / (0.7 + 1.45 * (double)rows), 1.0 - 0.6 / (0.7 + 1.45 * (double)rows));
+    fputs("set key at screen 0.5, screen 1 - 0.3 / H center top horizontal maxrows 1 samplen 1.5 font ',7'\n"
+          "x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
+    for (size_t r = 0; r < n_refs; r++)
+        for (int m = 0; m < 2; m++) {
+            size_t row = 2 * r + (size_t)m;
+            char t[256];
+            snprintf(t, sizeof t, "%s saving versus %s", m ? "TTA" : "ETA",
+                     s->pairs[refs[r]].label);
+            fputs("set title ", f);
+            ws_plot_str(f, t);
+            fputs(" offset 0,-0.7 font ',7'\n", f);
+            fprintf(f, "set ylabel '%s saving (%%)'\n", m ? "TTA" : "ETA");
+            if (row + 1 < rows) fprintf(f, "set xtics 0,1,%zu format '' scale 0\n", s->n_work);
+            else workload_tics(f, s, c->cat);
+            int col = m ? 11 : 8;
+            fprintf(f, "plot for [g=0:G-1] data skip 1 using ($17 == 1 && $14 == %zu && $15 == g"
+                       " ? x(g) : NaN):%d with boxes \\\n"
+                       "       lc rgb word(colours, g %% 8 + 1) title value(sprintf('gpu%%d', g)), \\\n"
+                       "     for [g=0:G-1] data skip 1 using ($17 == 1 && $14 == %zu && $15 == g"
+                       " ? x(g) : NaN):%d:(0):($%d - $%d) with vectors nohead lw 1 lc rgb '#222222'"
+                       " notitle\n",
+                    r, col, r, col + 1, col + 2, col + 1);
+            if (!row) fputs("unset key\n", f);
+        }
+    fputs("unset multiplot\n", f);
+    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
+    snprintf(title, sizeof title, "ETA and TTA savings of %s versus the references, per "
+             "workload and GPU (95 %% CI)", s->pairs[subject].label);
+    rc = ws_fig_publish(c, stem, title, err);
+out:
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    free(refs);
+    return rc;
+}
+
+/* --------------------------------------------------------------- beta */
+
+int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
+{
+    size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
+    if (!refs) return ws_fail(err, "out of memory");
+    size_t n_refs = ws_fig_compared(s, &subject, refs);
+    free(refs);
+    if (!n_refs || s->n_betas < 2) return 0;
+    for (size_t g = 0; g < s->n_gpus; g++) {
+        ws_outfile od = {0}, og = {0};
+        char stem[4096], name[512];
+        snprintf(name, sizeof name, "beta-%s", s->gpus[g]);
+        int rc = -1;
+        if (open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto next;
+        FILE *f = od.f;
+        fputs("policy,gpu,workload,eta,beta,seeds,eta_pct_of_default,eta_lo,eta_hi,"
+              "tta_pct_of_default,tta_lo,tta_hi,workload_index,beta_index\n", f);
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t w = 0; w < s->n_work; w++)
+            for (size_t b = 0; b < s->n_betas; b++) {
+                ws_sweep_summary o, d;
+                ws_sweep_summarise(s, ws_sweep_index(s, subject, g, w, 0, b, 0) / s->n_seeds, &o);
+                ws_sweep_summarise(s, ws_sweep_index(s, s->ref_default, g, w, 0, b, 0) / s->n_seeds,
+                                   &d);
+                double ke = 100.0 / d.energy.mean, kt = 100.0 / d.time.mean;
+                double x[6] = {o.energy.mean * ke, o.energy.lo * ke, o.energy.hi * ke,
+                               o.time.mean * kt, o.time.lo * kt, o.time.hi * kt};
+                if (!o.seeds_ok || !d.seeds_ok) for (int i = 0; i < 6; i++) x[i] = NAN;
+                for (int i = 1; i < 6; i += i == 2 ? 2 : 1)     /* one seed: no interval */
+                    if (!isfinite(x[i])) x[i] = x[i < 3 ? 0 : 3];
+                fprintf(f, "%s,%s,%s,%.17g,%.17g,%zu,", s->pairs[subject].label, s->gpus[g],
+                        s->work[w], s->etas[0], s->betas[b], o.seeds_ok);
+                for (int i = 0; i < 6; i++) {
+                    ws_csv_num(f, x[i]);
+                    fputc(',', f);
+                    if (isfinite(x[i])) { lo = fmin(lo, x[i]); hi = fmax(hi, x[i]); }
+                }
+                fprintf(f, "%zu,%zu\n", w, b);
+            }
+        f = og.f;
+        char title[512];
+        snprintf(title, sizeof title, "%s, %s: total ETA and TTA versus β (η = %g; 95 %% CI over"
+                 " %zu seeds)", s->pairs[subject].label,
+                 ws_catalogue_gpu_display(c->cat, s->gpus[g]), s->etas[0], s->n_seeds);
+        size_t cols = s->n_work < 3 ? s->n_work : 3, rows = (s->n_work + cols - 1) / cols;
+        double h = 0.7 + 1.75 * (double)rows;
+        char img[600];
+        snprintf(img, sizeof img, "%s.png", name);
+        ws_plot_preamble(f, img, WS_PLOT_COL2, h, NULL);
+        name_vars(f, "work", s->work, s->n_work, c->cat, 0);
+        fputs("set xtics (", f);
+        for (size_t b = 0; b < s->n_betas; b++)
+            if (isinf(s->betas[b])) fprintf(f, "%s'∞' %zu", b ? ", " : "", b);
+            else fprintf(f, "%s'%g' %zu", b ? ", " : "", s->betas[b], b);
+        fprintf(f, ") scale 0.5\nset xrange [-0.4:%g]\n", (double)s->n_betas - 0.6);
+        if (!(lo > 0) || !isfinite(hi)) { lo = 10; hi = 100; }
+        /* log axis shared by every panel: ratios, and one job's no-early-
+         * stopping total can be several times the others' */
+        fprintf(f, "set logscale y\nset yrange [%.4g:%.4g]   # shared by every panel\n",
+                lo / 1.15, hi * 1.15);
+        static const double yt[] = {5, 10, 20, 25, 50, 100, 200, 400, 800, 1600, 3200};
+        for (int labelled = 0; labelled < 2; labelled++) {
+            /* the left column's tics are labelled, the others' not */
+            fprintf(f, "%s = \"(", labelled ? "YT" : "YTN");
+            for (size_t i = 0, k = 0; i < sizeof yt / sizeof *yt; i++)
+                if (yt[i] >= lo / 1.15 && yt[i] <= hi * 1.15 && (hi / lo < 8 || yt[i] != 20))
+                {
+                    char lab[32] = "";
+                    if (labelled) snprintf(lab, sizeof lab, "%g", yt[i]);
+                    fprintf(f, "%s'%s' %g", k++ ? ", " : "", lab, yt[i]);
+                }
+            fputs(")\"\n", f);
+        }
+        fputs("set mytics 1\n", f);
+        fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+        ws_plot_str(f, title);
+        fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0.05,0.16\n",
+                WS_PLOT_FONT_PT + 1, 0.62 / h, 1.0 - 0.55 / h);
+        fputs("set key inside left top vertical samplen 1.5 font ',7'\n", f);
+        for (size_t w = 0; w < s->n_work; w++) {
+            fprintf(f, "set title work%zu font ',8' offset 0,-0.6\n", w);
+            fprintf(f, "set ylabel '%s'\nset ytics @%s\n", w % cols ? "" : "% of default",
+                    w % cols ? "YTN" : "YT");
+            fprintf(f, "set xlabel '%s'\n", w + cols >= s->n_work ? "β (early-stopping factor)" : "");
+            fprintf(f, "plot data skip 1 using ($13 == %zu ? $14 - 0.06 : NaN):7:8:9 with yerrorlines"
+                       " pt 7 ps 0.7 lw 1.2 lc rgb '%s' title 'total ETA', \\\n"
+                       "     data skip 1 using ($13 == %zu ? $14 + 0.06 : NaN):10:11:12 with yerrorlines"
+                       " pt 5 ps 0.6 lw 1.2 dt 2 lc rgb '%s' title 'total TTA'\n",
+                    w, ws_plot_colour(0), w, ws_plot_colour(1));
+            if (!w) fputs("unset key\n", f);
+        }
+        fputs("unset multiplot\n", f);
+        if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto next;
+        rc = ws_fig_publish(c, stem, title, err);
+    next:
+        ws_outfile_abort(&od);
+        ws_outfile_abort(&og);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- steady */
+
+/* Marker style per policy pair in the steady-state figure: oracle a large
+ * open circle (it sits on the least-cost knob, others often on top of it),
+ * default an open square, the rest filled shapes in palette order. */
+static void pair_style(const ws_sweep *s, size_t p, size_t k, char *buf, size_t n)
+{
+    static const int shapes[] = {7, 9, 13, 11, 15, 5};
+    if (p == s->ref_oracle)
+        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '#000000'");
+    else if (p == s->ref_default)
+        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
+    else
+        snprintf(buf, n, "pt %d ps 1.0 lw 1 lc rgb '%s'", shapes[k % 6], ws_plot_colour((int)k));
+}
+
+int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws_error *err)
+{
+    char name[512], stem[4096];
+    snprintf(name, sizeof name, "steady-%s-%s", s->gpus[g], s->work[w]);
+    ws_job job = s->jobs[g * s->n_work + w].job;
+    ws_pareto par = {0};
+    ws_outfile od = {0}, og = {0};
+    int rc = -1, eta_mode = s->n_etas > 1;
+    size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
+    if (!refs) return ws_fail(err, "out of memory");
+    ws_fig_compared(s, &subject, refs);
+    free(refs);
+    /* Frontier and units from the knob landscape at eta 0.5 (the frontier
+     * does not depend on eta); the least-cost knob per eta. */
+    job.eta = 0.5;
+    if (ws_pareto_compute(&job, &par, err)) goto out;
+    double max_t = 0, max_e = 0;
+    for (int k = 0; k < par.n; k++)
+        if (isfinite(par.knobs[k].tta)) {
+            max_t = fmax(max_t, par.knobs[k].tta);
+            max_e = fmax(max_e, par.knobs[k].eta);
+        }
+    ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
+    ws_plot_box_t zoom = {0}, all = {0};
+    if (open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
+    FILE *f = od.f;
+    /* Blocks (gnuplot `index`): 0 knobs, 1 frontier by TTA, 2 steady
+     * states, 3 least-cost knob per eta. */
+    fprintf(f, "# block 0: knobs; bs,pl,tta_%s,eta_%s,all_reach\n", ut.name, ue.name);
+    for (int k = 0; k < par.n; k++)
+        if (isfinite(par.knobs[k].tta)) {
+            const ws_knob_stat *q = &par.knobs[k];
+            fprintf(f, "%d,%d,%.17g,%.17g,%d\n", q->bs, q->pl, q->tta / ut.div, q->eta / ue.div,
+                    q->all_reach);
+            ws_plot_box(&all, q->tta / ut.div, q->eta / ue.div);
+        }
+    fprintf(f, "\n\n# block 1: frontier; bs,pl,tta_%s,eta_%s\n", ut.name, ue.name);
+    for (int q = 0; q < par.n_frontier; q++) {
+        const ws_knob_stat *k = &par.knobs[par.frontier[q]];
+        fprintf(f, "%d,%d,%.17g,%.17g\n", k->bs, k->pl, k->tta / ut.div, k->eta / ue.div);
+        ws_plot_box(&zoom, k->tta / ut.div, k->eta / ue.div);
+    }
+    fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
+               "tta_lo,tta_hi,eta_lo,eta_hi,label\n", ut.name, ue.name);
+    /* eta mode: the subject at every eta (labelled), default once (its
+     * knob does not depend on eta); otherwise every pair at the first eta. */
+    size_t series[64], n_series = 0;
+    for (size_t p = 0; p < s->n_pairs && n_series < 64; p++)
+        if (!eta_mode || p == subject || p == s->ref_default) series[n_series++] = p;
+    for (size_t i = 0; i < n_series; i++) {
+        size_t p = series[i];
+        size_t n_e = eta_mode && p == subject ? s->n_etas : 1;
+        for (size_t e = 0; e < n_e; e++) {
+            ws_sweep_summary m;
+            ws_sweep_summarise(s, ws_sweep_index(s, p, g, w, e, 0, 0) / s->n_seeds, &m);
+            if (!m.seeds_ok) continue;           /* every seed failed: no point */
+            double v[6] = {m.steady_time.mean, m.steady_energy.mean, m.steady_time.lo,
+                           m.steady_time.hi, m.steady_energy.lo, m.steady_energy.hi};
+            for (int k = 2; k < 6; k++)
+                if (!isfinite(v[k])) v[k] = v[k < 4 ? 0 : 1];
+            fprintf(f, "%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", i, s->etas[e],
+                    s->betas[0], v[0] / ut.div, v[1] / ue.div, v[2] / ut.div, v[3] / ut.div,
+                    v[4] / ue.div, v[5] / ue.div);
+            /* label every eta when few, else every other one and the last */
+            int label = eta_mode && p == subject
+                        && (s->n_etas <= 6 || e % 2 == 0 || e == s->n_etas - 1);
+            if (label) fprintf(f, "η=%g\n", s->etas[e]);
+            else fputs("\n", f);
+            ws_plot_box(&zoom, v[2] / ut.div, v[4] / ue.div);
+            ws_plot_box(&zoom, v[3] / ut.div, v[5] / ue.div);
+        }
+    }
+    fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name,
+            ue.name);
+    for (size_t e = 0; e < s->n_etas; e++) {
+        ws_pareto pe = {0};
+        job.eta = s->etas[e];
+        if (ws_pareto_compute(&job, &pe, err)) { ws_pareto_free(&pe); goto out; }
+        if (pe.best_knob >= 0) {
+            const ws_knob_stat *k = &pe.knobs[pe.best_knob];
+            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], k->bs, k->pl, k->tta / ut.div,
+                    k->eta / ue.div);
+        }
+        ws_pareto_free(&pe);
+    }
+
+    f = og.f;
+    char title[512], subj[256];
+    ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
+    if (eta_mode)
+        snprintf(title, sizeof title, "%s: steady state of %s as η goes from %g to %g",
+                 subj, subject < s->n_pairs ? s->pairs[subject].label : "the policy",
+                 s->etas[0], s->etas[s->n_etas - 1]);
+    else
+        snprintf(title, sizeof title, "%s: steady state of each policy (η = %g, β = %g)", subj,
+                 s->etas[0], s->betas[0]);
+    char file[600];
+    snprintf(file, sizeof file, "%s.png", name);
+    ws_plot_preamble(f, file, WS_PLOT_COL2, 3.4, NULL);
+    fputs("\nset multiplot title ", f);
+    ws_plot_str(f, title);
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fputs("set origin 0, 0\nset size 0.62, 0.94\nset lmargin 9; set rmargin 1; set bmargin 3.2\n", f);
+    fprintf(f, "set xlabel 'TTA per recurrence (%s)'\n", ut.name);
+    fprintf(f, "set ylabel 'ETA per recurrence (%s)'\n", ue.name);
+    ws_plot_zoom(f, &zoom, &all);
+    fputs("set key at screen 0.655, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
+    fputs("knobs = \"data index 0 using 3:4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
+          " title 'knob (bs, power limit)', "
+          "data index 1 using 3:4 with lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n", f);
+    for (size_t i = 0; i < n_series; i++) {
+        char t[160];
+        size_t p = series[i];
+        snprintf(t, sizeof t, "%s%s", s->pairs[p].label,
+                 eta_mode && p == s->ref_default ? " (any η)" : "");
+        fprintf(f, "t%zu = ", i);
+        ws_plot_str(f, t);
+        fputc('\n', f);
+    }
+    fputs("plot @knobs", f);
+    if (eta_mode)
+        fputs(", \\\n     data index 3 using 4:5 with points pt 4 ps 1.1 lw 1 lc rgb '#777777'"
+              " title 'least-cost knob of each η'", f);
+    for (size_t i = 0; i < n_series; i++) {
+        char style[128];
+        size_t p = series[i];
+        pair_style(s, p, i, style, sizeof style);
+        if (eta_mode && p == subject)       /* trace the etas in order, then label them */
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
+                       " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
+        fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:6:7:8:9 with xyerrorbars"
+                   " %s title t%zu", i, style, i);
+        if (eta_mode && p == subject)
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:10 with labels"
+                       " left offset 0.8,0.5 font ',7' tc rgb '%s' notitle", i,
+                    ws_plot_colour((int)i));
+    }
+    fputs("\n", f);
+    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
+    fputs("unset multiplot\n", f);
+    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
+    rc = ws_fig_publish(c, stem, title, err);
+out:
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    ws_pareto_free(&par);
+    return rc;
+}
+
+/* ------------------------------------------------------------- curves */
+
+int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, size_t e,
+                  size_t b, ws_error *err)
+{
+    char name[512], stem[4096];
+    snprintf(name, sizeof name, "curves-%s-%s-eta%g-beta%g", s->gpus[g], s->work[w], s->etas[e],
+             s->betas[b]);
+    ws_outfile od = {0}, og = {0};
+    int rc = -1;
+    size_t n = s->n_seeds;
+    double *cum = calloc(2 * n, sizeof *cum), *oc = calloc(2 * n, sizeof *oc);
+    char *drawn = calloc(s->n_pairs, 1);       /* pairs with a curve */
+    if (!cum || !oc || !drawn) { ws_fail(err, "out of memory"); goto out; }
+    /* Unit from the largest cumulative cost (the default policy's, mostly).
+     * A failed simulation's numbers are zero: they do not count. */
+    double max_c = 0, max_r = 0;
+    long max_rec = 1;
+    for (size_t p = 0; p < s->n_pairs; p++)
+        for (size_t i = 0; i < n; i++) {
+            const ws_sweep_sim *m = &s->sims[ws_sweep_index(s, p, g, w, e, b, i)];
+            max_c = fmax(max_c, m->cost);
+            
+        }
+    ws_unit uc = ws_unit_energy(max_c);
+    if (open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
+    FILE *f = od.f;
+    /* One block per policy (gnuplot `index`). A policy whose every seed
+     * failed has no curve: no block (an empty block would make gnuplot
+     * complain) and no entry in the key. */
+    size_t blk = 0, oracle_blk = SIZE_MAX;
+    for (size_t p = 0; p < s->n_pairs; p++) {
+        size_t base = ws_sweep_index(s, p, g, w, e, b, 0);
+        size_t oref = ws_sweep_index(s, s->ref_oracle, g, w, e, b, 0);
+        int any = 0;
+        for (size_t i = 0; i < n; i++) any |= !s->sims[base + i].failed;
+        if (!any) continue;
+        drawn[p] = 1;
+        if (p == s->ref_oracle) oracle_blk = blk;
+        fprintf(f, "%s# block %zu: %s; recurrence,cum_cost_%s,lo,hi,regret_%s,lo,hi\n",
+                blk ? "\n\n" : "", blk, s->pairs[p].label, uc.name, uc.name);
+        blk++;
+        memset(cum, 0, n * sizeof *cum);
+        memset(oc, 0, n * sizeof *oc);
+        long n_rec = ws_sweep_recurrences(s, base);
+        if (n_rec > max_rec) max_rec = n_rec;
+        for (long r = 0; r < n_rec; r++) {
+            ws_stat a, d;
+            ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &d);
+            if (isnan(a.mean)) continue;             /* every seed failed */
+            if (!isfinite(a.lo)) a.lo = a.hi = a.mean;
+            if (!isfinite(d.lo)) d.lo = d.hi = d.mean;
+            if (isfinite(d.hi)) max_r = fmax(max_r, d.hi / uc.div);
+            fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r + 1, a.mean / uc.div,
+                    a.lo / uc.div, a.hi / uc.div, d.mean / uc.div, d.lo / uc.div, d.hi / uc.div);
+        }
+    }
+    f = og.f;
+    char title[512], subj[256];
+    ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
+    snprintf(title, sizeof title, "%s (η = %g, β = %g): learning curves, mean and 95 %% CI over"
+             " %zu seeds", subj, s->etas[e], s->betas[b], n);
+    char file[600];
+    snprintf(file, sizeof file, "%s.png", name);
+    ws_plot_preamble(f, file, WS_PLOT_COL1 * 1.4, 4.0, NULL);
+    fputc('\n', f);
+    /* block index, colour and title of each drawn pair; oracle last and on
+     * top, black and dashed */
+    size_t nb = 0, blocks[64], pairs_of[64];
+    for (size_t p = 0; p < s->n_pairs && nb < 64; p++)
+        if (drawn[p]) { pairs_of[nb] = p; blocks[nb] = nb; nb++; }
+    for (size_t i = 0; i < nb; i++) {
+        fprintf(f, "pol%zu = ", i);
+        ws_plot_str(f, s->pairs[pairs_of[i]].label);
+        fputc('\n', f);
+    }
+    char head[400];
+    snprintf(head, sizeof head, "%s (η = %g, β = %g)", subj, s->etas[e], s->betas[b]);
+    fputs("set multiplot layout 2,1 title ", f);
+    ws_plot_str(f, head);
+    fprintf(f, " font ',%d' margins 0.17,0.97,0.14,0.91 spacing 0,0.06\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, "set xrange [1:%ld]   # exactly the recurrences\n", max_rec);
+    fputs("unset xlabel\nset format x ''\nset key left top font ',7' samplen 2 spacing 1\n"
+          "set style fill transparent solid 0.3 noborder\n", f);
+    fprintf(f, "band = '95 %% CI over %zu seeds'\n", n);
+    /* headroom above the lines for the key (costs rise left to right) */
+    fprintf(f, "set ylabel 'Cumulative cost (%s)' font ',7'\nset yrange [0:%.6g]\n", uc.name,
+            1.7 * max_c / uc.div);
+    for (int panel = 0; panel < 2; panel++) {
+        if (panel) {
+            fputs("set xlabel 'Recurrence'\n", f);
+            fprintf(f, "set ylabel 'Regret vs oracle (%s)' font ',7'\n", uc.name);
+            /* below zero a little: oracle's zero line stays off the axis */
+            fprintf(f, "set yrange [%.6g:*]\nset format x '%%g'\nunset key\n",
+                    -0.03 * (max_r > 0 ? max_r : 1));
+        }
+        int mean = panel ? 5 : 2;
+        const char *sep = "";
+        fputs("plot ", f);
+        if (!panel) fputs("NaN with filledcurves lc rgb '#999999' title band, ", f);
+        for (int pass = 0; pass < 2; pass++)        /* bands, then lines */
+            for (size_t k = 0; k <= nb; k++) {
+                /* oracle at the end */
+                size_t i = k < nb ? k : oracle_blk;
+                if (i == SIZE_MAX || (k < nb && i == oracle_blk)) continue;
+                int orc = i == oracle_blk;
+                char colour[16];
+                snprintf(colour, sizeof colour, "%s",
+                         orc ? "#000000" : ws_plot_colour((int)pairs_of[i]));
+                if (!pass)
+                    fprintf(f, "data index %zu using 1:%d:%d with filledcurves lc rgb '%s' notitle, ",
+                            blocks[i], mean + 1, mean + 2, colour);
+                else
+                    fprintf(f, "%s\\\n     data index %zu using 1:%d with lines lw %s dt %d lc rgb '%s'"
+                               " title pol%zu", sep, blocks[i], mean, orc ? "1.8" : "1.5",
+                            orc ? 2 : 1, colour, i);
+                if (pass) sep = ",";
+            }
+        fputs("\n", f);
+    }
+    fputs("unset multiplot\n", f);
+    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
+    rc = ws_fig_publish(c, stem, title, err);
+out:
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    free(cum);
+    free(oc);
+    free(drawn);
+    return rc;
+}
