@@ -59,6 +59,9 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
                    const ws_csv_limits *lim, ws_error *err);
 void ws_whatif_free(ws_whatif *w);
 
+/* Nonzero when w changes anything (a transform, a series, an objective). */
+int ws_whatif_active(const ws_whatif *w);
+
 /* Nonzero when runs carry emissions / money (a series is given). */
 int ws_whatif_accounts(const ws_whatif *w);
 

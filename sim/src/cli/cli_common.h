@@ -14,65 +14,9 @@
 /* Set by the build (sim/CMakeLists.txt); these are fallbacks. */
 #ifndef WS_DEFAULT_TRACES
 #define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
-/*
- * A user-defined workload on the command line (simulate, run, pareto, and
- * any command that adds WS_CLI_JOB_OPTIONS): --job DATASET/NETWORK/OPTIMIZER
- * --target X --max-epochs N --b0 B, the same as an inline `job:` in a
- * config, named after its dataset.
- */
-enum { WS_OPT_JOB = 3000, WS_OPT_TARGET, WS_OPT_MAX_EPOCHS, WS_OPT_B0 };
-#define WS_CLI_JOB_OPTIONS                                         \
-    {"job", required_argument, 0, WS_OPT_JOB},                     \
-    {"target", required_argument, 0, WS_OPT_TARGET},               \
-    {"max-epochs", required_argument, 0, WS_OPT_MAX_EPOCHS},       \
-    {"b0", required_argument, 0, WS_OPT_B0}
-#define WS_CLI_JOB_HELP                                                         \
-    "  --job D/N/O        a workload not in the catalogue: dataset/network/\n"  \
-    "                     optimizer of the train and power traces (named D);\n" \
-    "                     needs --target X (the traces' target_metric),\n"      \
-    "                     --max-epochs N and --b0 B (the default batch size)\n"
-
-typedef struct ws_cli_job {
-    const char *job, *target, *max_epochs, *b0;
-} ws_cli_job;
-
-/* Record a --job/--target/--max-epochs/--b0 value; 1 if c was one. */
-int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg);
-/* Add the job to cfg->jobs. Returns 0 (also when no --job was given), or
- * prints a usage error for `cmd` and returns WS_EXIT_USAGE. */
-int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd);
-
 #endif
 #ifndef WS_DEFAULT_CATALOGUE
 #define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
-/*
- * A user-defined workload on the command line (simulate, run, pareto, and
- * any command that adds WS_CLI_JOB_OPTIONS): --job DATASET/NETWORK/OPTIMIZER
- * --target X --max-epochs N --b0 B, the same as an inline `job:` in a
- * config, named after its dataset.
- */
-enum { WS_OPT_JOB = 3000, WS_OPT_TARGET, WS_OPT_MAX_EPOCHS, WS_OPT_B0 };
-#define WS_CLI_JOB_OPTIONS                                         \
-    {"job", required_argument, 0, WS_OPT_JOB},                     \
-    {"target", required_argument, 0, WS_OPT_TARGET},               \
-    {"max-epochs", required_argument, 0, WS_OPT_MAX_EPOCHS},       \
-    {"b0", required_argument, 0, WS_OPT_B0}
-#define WS_CLI_JOB_HELP                                                         \
-    "  --job D/N/O        a workload not in the catalogue: dataset/network/\n"  \
-    "                     optimizer of the train and power traces (named D);\n" \
-    "                     needs --target X (the traces' target_metric),\n"      \
-    "                     --max-epochs N and --b0 B (the default batch size)\n"
-
-typedef struct ws_cli_job {
-    const char *job, *target, *max_epochs, *b0;
-} ws_cli_job;
-
-/* Record a --job/--target/--max-epochs/--b0 value; 1 if c was one. */
-int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg);
-/* Add the job to cfg->jobs. Returns 0 (also when no --job was given), or
- * prints a usage error for `cmd` and returns WS_EXIT_USAGE. */
-int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd);
-
 #endif
 
 /* The trace folder: the option, else the config's `traces`, else

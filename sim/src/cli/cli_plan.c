@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "wattsim/outfile.h"
 #include "wattsim/plan.h"
@@ -20,7 +19,8 @@
 #include "cli_plan.h"
 
 static const char *PLAN_HELP =
-    "usage: wattsim plan --gpu G --workload W [--eta X] [--beta X] [--recurrences N]\n"
+    "usage: wattsim plan --gpu G (--workload W | --job D/N/O --target X --max-epochs N\n"
+    "                    --b0 B) [--eta X] [--beta X] [--recurrences N]\n"
     "                    [--seeds N] [--policies B:P,...] [WHAT-IF OPTIONS]\n"
     "                    [--format table|json] [--plot FILE] [--out DIR] [--force]\n"
     "\n"
@@ -32,7 +32,8 @@ static const char *PLAN_HELP =
     "below the default's, median and 95 % interval over seeds 1..S.\n"
     "\n"
     "  --gpu G            GPU; default v100\n"
-    "  --workload W       workload; required\n"
+    "  --workload W       workload of the catalogue; or\n"
+    WS_CLI_JOB_HELP
     "  --eta X            cost weight of energy (or carbon, price), in [0, 1];\n"
     "                     default 0.5\n"
     "  --beta X           early-stopping factor (inf = off); default 2\n"
@@ -43,7 +44,7 @@ static const char *PLAN_HELP =
     "  --plot FILE        cumulative savings by recurrence, FILE.png or FILE.svg,\n"
     "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
     "  --out DIR          also write plan.json and plan.txt into DIR\n"
-    "  --force            replace an existing plan in DIR\n"
+    "  --force            replace existing outputs (plan files, the figure)\n"
     "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
     "                     fetched Zeus traces)\n"
     "  --catalogue FILE   workload catalogue\n"
@@ -81,7 +82,7 @@ int ws_cmd_plan(int argc, char **argv)
         {"catalogue", required_argument, 0, P_CATALOGUE},
         {"max-trace-bytes", required_argument, 0, P_MAX_BYTES},
         {"help", no_argument, 0, P_HELP},
-        WS_CLI_WHATIF_OPTIONS,
+        WS_CLI_WHATIF_OPTIONS, WS_CLI_JOB_OPTIONS,
         {0, 0, 0, 0},
     };
     static const char *keys[] = {[P_GPU] = "gpu", [P_WORKLOAD] = "workload", [P_ETA] = "eta",
@@ -89,7 +90,7 @@ int ws_cmd_plan(int argc, char **argv)
     const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL;
     const char *traces = NULL, *catalogue = NULL, *max_bytes = NULL;
     long seeds = 20;
-    int force = 0, workload = 0, c, is_wi, rc = WS_EXIT_USAGE;
+    int workload = 0, c, is_wi, rc = WS_EXIT_USAGE;
     char *command = ws_command_line(argc + 1, argv - 1);
     ws_error err = {{0}};
     ws_run_config cfg;
@@ -103,9 +104,11 @@ int ws_cmd_plan(int argc, char **argv)
     size_t n_pairs = 0;
     ws_registry *reg = ws_registry_new();
     ws_outfile of[2] = {{0}};
+    ws_cli_job job = {0};
     ws_run_config_init(&cfg);
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (ws_cli_job_opt(&job, c, optarg)) continue;
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
@@ -135,7 +138,7 @@ int ws_cmd_plan(int argc, char **argv)
         case P_FORMAT: format = optarg; break;
         case P_PLOT: plot = optarg; break;
         case P_OUT: out = optarg; break;
-        case P_FORCE: force = 1; break;
+        case P_FORCE: ws_outfile_set_force(1); break;
         case P_TRACES: traces = optarg; break;
         case P_CATALOGUE: catalogue = optarg; break;
         case P_MAX_BYTES: max_bytes = optarg; break;
@@ -146,36 +149,31 @@ int ws_cmd_plan(int argc, char **argv)
         rc = ws_cli_usage("plan", "unexpected argument '%s'", argv[optind]);
         goto out;
     }
-    if (!workload) {
-        rc = ws_cli_usage("plan", "%s", "needs --workload W");
+    if (!workload == !job.job) {
+        rc = ws_cli_usage("plan", "%s", workload ? "takes --workload W or --job D/N/O,"
+                          " not both" : "needs --workload W (or --job D/N/O)");
         goto out;
     }
+    if ((rc = ws_cli_job_apply(&job, &cfg, "plan"))) goto out;
+    rc = WS_EXIT_USAGE;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
         rc = ws_cli_usage("plan", "unknown format '%s' (table or json)", format);
         goto out;
     }
     if (plot && ws_cli_check_plot_name("plan", plot)) goto out;
-    if (cfg.n_gpus != 1 || cfg.n_workloads != 1 || cfg.n_etas != 1 || cfg.n_betas != 1) {
+    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
+        || cfg.n_betas != 1) {
         rc = ws_cli_usage("plan", "%s", "takes one GPU, one workload, one eta and one beta");
         goto out;
-    }
-    if (out) {
-        char path[4096];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/plan.json", out);
-        if (!force && stat(path, &st) == 0) {
-            ws_fail(&err, "%s: a plan is there already; pass --force to replace it or"
-                    " --out another folder", out);
-            goto out;
-        }
     }
     if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
     if (ws_run_config_validate(&cfg, &err) || ws_cli_limits(max_bytes, &lim, &err)
         || ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &lim, &err))
         goto out;
-    const ws_workload_spec *spec = ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
+    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
+        : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
     ws_study_env env = {ws_cli_traces(traces, NULL), &cat, reg, &lim, 0, &wi};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
         || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, &err))

@@ -115,6 +115,11 @@ static void write_md(FILE *f, const ws_sweep *s)
         max_t = fmax(max_t, o.time.mean);
     }
     ws_unit ue = ws_unit_energy(max_e), ut = ws_unit_time(max_t);
+    if (ws_whatif_active(s->whatif)) {
+        char d[1024];
+        ws_whatif_describe(s->whatif, d, sizeof d);
+        fprintf(f, "What-if: %s\n\n", d);
+    }
     fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | ETA saving | "
                "TTA saving | cost saving | regret vs oracle (%s) | final knob | seeds ok | "
                "seeds failed | error |\n",

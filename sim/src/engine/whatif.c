@@ -14,6 +14,12 @@ void ws_whatif_free(ws_whatif *w)
     memset(w, 0, sizeof *w);
 }
 
+int ws_whatif_active(const ws_whatif *w)
+{
+    return w && (w->power_cap > 0 || w->input_stall > 0 || w->has_carbon || w->has_price
+                 || w->objective != WS_OBJ_ENERGY);
+}
+
 int ws_whatif_accounts(const ws_whatif *w)
 {
     return w && (w->has_carbon || w->has_price);

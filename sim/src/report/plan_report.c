@@ -35,7 +35,7 @@ static void table_row(FILE *f, const char *name, const ws_plan_knob *k, int bs_p
     else fprintf(f, "  %-28s %6s %5s", name, "", "");
     fprintf(f, " %10.3f %11.3f", k->tta_s / 3600, k->eta_j / 1e6);
     if (wi && wi->has_carbon) fprintf(f, " %10.3f", k->co2_g / 1e3);
-    if (wi && wi->has_price) fprintf(f, " %9.2f", k->usd);
+    if (wi && wi->has_price) fprintf(f, " %9.4g", k->usd);
     fprintf(f, " %14.6g\n", k->cost);
 }
 
@@ -122,10 +122,10 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     table_row(f, over, &all, 0, wi);
     fprintf(f, "\nSet bs %d at %d W. Per run against the default: energy %+.1f %%, time"
             " %+.1f %%, cost %+.1f %%", p->recommended.bs, p->recommended.pl,
-            -pct(per.eta_j, p->dflt.eta_j), -pct(per.tta_s, p->dflt.tta_s),
-            -pct(per.cost, p->dflt.cost));
-    if (co2) fprintf(f, ", CO2 %+.1f %%", -pct(per.co2_g, p->dflt.co2_g));
-    if (usd) fprintf(f, ", money %+.1f %%", -pct(per.usd, p->dflt.usd));
+            0.0 - pct(per.eta_j, p->dflt.eta_j), 0.0 - pct(per.tta_s, p->dflt.tta_s),
+            0.0 - pct(per.cost, p->dflt.cost));
+    if (co2) fprintf(f, ", CO2 %+.1f %%", 0.0 - pct(per.co2_g, p->dflt.co2_g));
+    if (usd) fprintf(f, ", money %+.1f %%", 0.0 - pct(per.usd, p->dflt.usd));
     fputs(".\n", f);
     if (!p->n_policies) return;
     fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"
@@ -146,7 +146,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         snprintf(never, sizeof never, "%d/%d", pp->n_never, pp->n_seeds);
         fprintf(f, "  %-18s %-26s %7s %12.3f", pp->label, be, never, pp->energy_saving_j / 1e6);
         if (co2) fprintf(f, " %11.3f", pp->co2_saving_g / 1e3);
-        if (usd) fprintf(f, " %10.2f", pp->usd_saving);
+        if (usd) fprintf(f, " %10.4g", pp->usd_saving);
         fputc('\n', f);
     }
     fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"

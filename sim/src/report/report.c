@@ -48,8 +48,7 @@ static void fmt_beta(char *buf, size_t n, double beta)
 
 int ws_report_has_whatif(const ws_whatif *wi)
 {
-    return wi && (wi->power_cap > 0 || wi->input_stall > 0 || wi->has_carbon
-                  || wi->has_price || wi->objective != WS_OBJ_ENERGY);
+    return ws_whatif_active(wi);
 }
 
 /* `, "whatif": "..."` (JSON) when there are what-ifs. */

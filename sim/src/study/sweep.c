@@ -648,7 +648,13 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
           "cost,cost_lo,cost_hi,steady_energy_j,steady_energy_j_lo,steady_energy_j_hi,"
           "steady_time_s,steady_time_s_lo,steady_time_s_hi,"
           "saving_energy,saving_time,saving_cost,saving_steady_energy,saving_steady_time,"
-          "regret,regret_lo,regret_hi,final_knobs,error\n", f);
+          "regret,regret_lo,regret_hi,final_knobs,error", f);
+    char wdesc[1024] = "";
+    if (ws_whatif_active(s->whatif)) {
+        ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
+        fputs(",whatif", f);
+    }
+    fputc('\n', f);
     knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
     if (!k) return;
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
@@ -673,6 +679,7 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%zu", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
         fputc(',', f);
         str_csv(f, o.error);
+        if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
         fputc('\n', f);
     }
     free(k);
@@ -692,7 +699,14 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     if (!k) return;
     fputs("{\"seeds\": [", f);
     for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
-    fputs("], \"cells\": [", f);
+    fputc(']', f);
+    if (ws_whatif_active(s->whatif)) {
+        char d[1024];
+        ws_whatif_describe(s->whatif, d, sizeof d);
+        fputs(", \"whatif\": ", f);
+        ws_json_str(f, d);
+    }
+    fputs(", \"cells\": [", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
