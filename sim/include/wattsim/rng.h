@@ -6,8 +6,20 @@
 #ifndef WATTSIM_RNG_H
 #define WATTSIM_RNG_H
 
+#include <gsl/gsl_rng.h>
+
 /* Seed of an independent random stream for `role` derived from `seed`
  * (SplitMix64 mixing). Roles: 0 engine, 1 BSO, 2 PLO, 16 + g group g. */
 unsigned long ws_stream_seed(unsigned long seed, unsigned role);
+
+/* An MT19937 generator seeded with `seed`, bit for bit what
+ * gsl_rng_alloc(gsl_rng_mt19937) + gsl_rng_set(seed) give, taken from this
+ * thread's pool of used ones when it has one; NULL when out of memory.
+ * Give it back with ws_rng_give (which frees it when the pool is full). */
+gsl_rng *ws_rng_take(unsigned long seed);
+void ws_rng_give(gsl_rng *r);
+/* Free this thread's pooled generators (a thread's pool is freed when it
+ * exits; the main thread may call this before exiting). */
+void ws_rng_pool_clear(void);
 
 #endif

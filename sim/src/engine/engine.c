@@ -151,9 +151,8 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     tot.final_bs = tot.final_pl = -1;
     int rc = -1;
 
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *rng = ws_rng_take(ws_stream_seed(p->seed, 0));
     if (!rng) return ws_fail(err, "out of memory");
-    gsl_rng_set(rng, ws_stream_seed(p->seed, 0));
 
     ws_ctx pc;
     ws_ctx_init(&pc, p->recurrences);
@@ -238,7 +237,7 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     }
     rc = 0;
 out:
-    gsl_rng_free(rng);
+    ws_rng_give(rng);
     if (out) *out = tot;
     return rc;
 }

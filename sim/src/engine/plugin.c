@@ -963,11 +963,10 @@ static int instance_init(instance *in, const char *kind, const char *name,
     stdout_enter();
     in->guarded = 1;
     in->hc.who = in->who;
-    in->hc.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    in->hc.rng = ws_rng_take(ws_stream_seed(seed, role));
     /* calloc(0) may return NULL: always allocate at least one byte. */
     in->state = calloc(1, state_size ? state_size : 1);
     if (!in->hc.rng || !in->state) return ws_fail(err, "%s: out of memory", in->who);
-    gsl_rng_set(in->hc.rng, ws_stream_seed(seed, role));
     in->host.abi_version = WS_ABI_VERSION;
     in->host.ctx = &in->hc;
     in->host.uniform = h_uniform;
@@ -984,7 +983,7 @@ static void instance_fini(instance *in, void (*destroy)(void *))
         destroy(in->state);
         call_leave();
     }
-    if (in->hc.rng) gsl_rng_free(in->hc.rng);
+    ws_rng_give(in->hc.rng);
     free(in->state);
     if (in->guarded) stdout_leave();
 }
