@@ -89,6 +89,16 @@ const char *ws_plo_who(const ws_plo *p);
 ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err);
 void ws_plo_free(ws_plo *p);
+/* Random draws an instance has made through its host so far (Gaussian;
+ * uniform and uniform-integer): what the benchmark's floor replays. */
+void ws_bso_draws(const ws_bso *b, unsigned long *gaussian, unsigned long *uniform);
+void ws_plo_draws(const ws_plo *p, unsigned long *gaussian, unsigned long *uniform);
+/* Policies' stdout goes to stderr while an instance exists; a caller that
+ * creates many instances in a row (a sweep) holds the redirection for the
+ * whole run, so that each instance does not switch it (four system calls)
+ * again. Calls nest; release once per hold. */
+void ws_policy_stdout_hold(void);
+void ws_policy_stdout_release(void);
 
 /* Checked calls. Return 0, or -1 with err naming policy and call. The
  * predict calls return the batch-size index (resp. knob index) of the

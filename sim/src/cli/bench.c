@@ -1,19 +1,47 @@
 /*
- * wattsim-bench: simulation speed, recurrences per second on one core, for
- * a BSO/PLO pair (default zeus + jit) on every workload of a GPU. Each
- * workload runs seeds 1, 2, ... with default recurrences until at least
- * --seconds of wall time have passed. Not a test: figures depend on the
- * machine; scripts/bench runs it.
+ * wattsim-bench: how fast the engine and the sweeps run. Not a test:
+ * figures depend on the machine (and on what else runs on it); scripts/bench
+ * runs it.
+ *
+ * Engine: for a BSO/PLO pair (default zeus + jit) on every GPU x workload
+ * of the catalogue, one core, seeds 1, 2, ... with default recurrences
+ * until --seconds have passed (or exactly --seeds seeds): recurrences per
+ * second and ns per recurrence. Next to it the random-draw floor: the same
+ * number of Gaussian and integer draws the policies and the engine made
+ * (counted by the policy host; the engine draws one recorded run per try),
+ * timed alone on one generator, plus seeding the three streams of each
+ * simulation; and the ratio engine / floor.
+ *
+ * Sweeps (unless --no-sweeps): `wattsim sweep` run as a child process, one
+ * thread, --no-plot: the paper-scale plan (configs/paper/eta-sensitivity.yaml
+ * on every GPU, 100 seeds: 4 x 6 x 11 x 100 x 3 policy pairs = 79,200
+ * simulations) and one job (v100 squad, zeus + jit, default + oracle) with
+ * 10^3, 10^4 and 10^5 seeds: wall time, peak RSS of the child, and for the
+ * paper-scale plan recurrences per second (from the job tables'
+ * recurrences) against the engine's.
+ *
+ * Output: a table on stdout; with --json FILE the same figures as JSON.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
 #include "wattsim/plugin.h"
+#include "wattsim/rng.h"
 #include "wattsim/trace.h"
 
 static double now(void)
@@ -23,90 +51,336 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int usage(void)
+static const char *HELP =
+    "usage: wattsim-bench [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
+    "                     [--seconds S | --seeds N] [--no-sweeps] [--json FILE]\n"
+    "                     [--traces DIR] [--catalogue FILE]\n"
+    "\n"
+    "Engine speed on every GPU x workload of the catalogue (one core): recurrences\n"
+    "per second, ns per recurrence, the random-draw floor (the same Gaussian and\n"
+    "integer draws plus stream seeding, timed alone) and engine / floor. Then, as\n"
+    "child processes on one thread, the paper-scale sweep and a one-job sweep with\n"
+    "10^3, 10^4 and 10^5 seeds: wall time and peak RSS.\n"
+    "\n"
+    "  --seconds S   at least S s per GPU x workload (default 0.5)\n"
+    "  --seeds N     exactly N seeds per GPU x workload instead (fixed work, for\n"
+    "                instruction counts)\n"
+    "  --no-sweeps   engine only\n"
+    "  --json FILE   also write the figures as JSON to FILE\n";
+
+typedef struct row {
+    char gpu[32], work[64];
+    long recur, seeds, recs;
+    double secs, floor_secs;
+} row;
+
+/* The draws of one simulation, replayed alone. */
+typedef struct draws {
+    unsigned long gaussian, uniform;
+} draws;
+
+static volatile double sink_d;
+static volatile unsigned long sink_u;
+
+/* Seeding 3 streams per simulation and the draws, on pooled generators as
+ * the engine uses them. */
+static double floor_time(long sims, const draws *d)
 {
-    fprintf(stderr,
-            "usage: wattsim-bench [--gpu G] [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
-            "                     [--seconds S] [--traces DIR] [--catalogue FILE]\n");
-    return 2;
+    double t0 = now(), acc = 0;
+    unsigned long acc_u = 0;
+    for (long s = 0; s < sims; s++) {
+        gsl_rng *r[3];
+        for (int k = 0; k < 3; k++) r[k] = ws_rng_take(ws_stream_seed((unsigned long)s + 1, k));
+        if (!r[0] || !r[1] || !r[2]) return NAN;
+        for (unsigned long i = 0; i < d[s].gaussian; i++) acc += gsl_ran_gaussian_ziggurat(r[1], 1.0);
+        for (unsigned long i = 0; i < d[s].uniform; i++) acc_u += gsl_rng_uniform_int(r[0], 7);
+        for (int k = 2; k >= 0; k--) ws_rng_give(r[k]);
+    }
+    sink_d = acc;
+    sink_u = acc_u;
+    return now() - t0;
 }
+
+static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_type *pt,
+                  const ws_value *bp, const ws_value *pp, const char *traces, double eta,
+                  double beta, double seconds, long fixed_seeds, row **out, size_t *n_out,
+                  ws_error *err)
+{
+    size_t n = 0, cap = cat->n_gpus * cat->n;
+    row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    draws *d = NULL;
+    size_t d_cap = 0;
+    if (!rows) return ws_fail(err, "out of memory");
+    ws_policy_stdout_hold();
+    int rc = -1;
+    for (size_t g = 0; g < cat->n_gpus; g++) {
+        ws_traces tr = {0};
+        if (ws_traces_load(&tr, traces, cat->gpus[g], NULL, err)) { ws_traces_free(&tr); goto out; }
+        for (size_t w = 0; w < cat->n; w++) {
+            ws_job_table jt;
+            if (ws_job_build(&jt, &tr, &cat->items[w], eta, beta, err)) {
+                ws_job_free(&jt);
+                ws_traces_free(&tr);
+                goto out;
+            }
+            row *r = &rows[n++];
+            snprintf(r->gpu, sizeof r->gpu, "%s", cat->gpus[g]);
+            snprintf(r->work, sizeof r->work, "%s", cat->items[w].name);
+            r->recur = jt.default_recurrences;
+            ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = 0};
+            double t0 = now();
+            for (;;) {
+                if (fixed_seeds ? r->seeds >= fixed_seeds : r->secs >= seconds) break;
+                sp.seed = (unsigned long)++r->seeds;
+                if ((size_t)r->seeds > d_cap) {
+                    size_t nc = d_cap ? 2 * d_cap : 4096;
+                    draws *nd = realloc(d, nc * sizeof *nd);
+                    if (!nd) { ws_fail(err, "out of memory"); ws_job_free(&jt); ws_traces_free(&tr); goto out; }
+                    d = nd;
+                    d_cap = nc;
+                }
+                ws_bso *b = ws_bso_new(bt, bp, sp.seed, err);
+                ws_plo *p = b ? ws_plo_new(pt, pp, sp.seed, err) : NULL;
+                ws_sim_totals tot;
+                int bad = !b || !p || ws_simulate(&jt.job, b, p, &sp, NULL, NULL, &tot, err);
+                draws *x = &d[r->seeds - 1];
+                if (!bad) {
+                    unsigned long g1, u1, g2, u2;
+                    ws_bso_draws(b, &g1, &u1);
+                    ws_plo_draws(p, &g2, &u2);
+                    x->gaussian = g1 + g2;
+                    x->uniform = u1 + u2 + (unsigned long)(tot.runs + tot.skipped);
+                }
+                ws_plo_free(p);
+                ws_bso_free(b);
+                if (bad) { ws_job_free(&jt); ws_traces_free(&tr); goto out; }
+                r->recs += tot.recurrences;
+                r->secs = now() - t0;
+            }
+            r->floor_secs = floor_time(r->seeds, d);
+            ws_job_free(&jt);
+        }
+        ws_traces_free(&tr);
+    }
+    rc = 0;
+out:
+    ws_policy_stdout_release();
+    free(d);
+    if (rc) { free(rows); return rc; }
+    *out = rows;
+    *n_out = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------ sweeps */
+
+typedef struct sweep_fig {
+    char name[64];
+    long sims;
+    double recs;             /* recurrences, 0 when not counted */
+    double secs;
+    long rss_kib;
+    int status;
+} sweep_fig;
+
+/* Run `wattsim ARGS...` (output to /dev/null): wall time and peak RSS. */
+static int run_child(char *const argv[], sweep_fig *f)
+{
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        FILE *dn = freopen("/dev/null", "w", stdout);
+        (void)dn;
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    while (wait4(pid, &st, 0, &ru) < 0)
+        if (errno != EINTR) return -1;
+    f->secs = now() - t0;
+    f->rss_kib = ru.ru_maxrss;
+    f->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return 0;
+}
+
+static int sweeps(const char *traces, const char *catalogue, const row *rows, size_t n_rows,
+                  const ws_catalogue *cat, sweep_fig *figs, size_t *n_figs, ws_error *err)
+{
+    char exe[PATH_MAX], wattsim[PATH_MAX + 16], dir[] = "/tmp/wattsim-bench-XXXXXX";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return ws_fail(err, "cannot find this executable");
+    exe[k] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    snprintf(wattsim, sizeof wattsim, "%s/wattsim", exe);
+    if (!mkdtemp(dir)) return ws_fail(err, "cannot make a temporary folder: %s", strerror(errno));
+    char cfg[PATH_MAX], one[PATH_MAX], out[PATH_MAX], set_gpu[512] = "gpu=[", seeds[64];
+    snprintf(cfg, sizeof cfg, "%s", WS_PAPER_ETA_CONFIG);
+    snprintf(one, sizeof one, "%s/one.yaml", dir);
+    for (size_t g = 0; g < cat->n_gpus; g++) {
+        strncat(set_gpu, cat->gpus[g], sizeof set_gpu - strlen(set_gpu) - 2);
+        strncat(set_gpu, g + 1 < cat->n_gpus ? "," : "]", sizeof set_gpu - strlen(set_gpu) - 1);
+    }
+    FILE *f = fopen(one, "w");
+    if (!f || fputs("gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\nbso: zeus\n"
+                    "plo: jit\n", f) < 0 || fclose(f)) {
+        return ws_fail(err, "%s: cannot write", one);
+    }
+    size_t n = 0;
+    /* Paper scale: 11 etas x 100 seeds x 3 pairs per GPU x workload. */
+    sweep_fig *p = &figs[n++];
+    snprintf(p->name, sizeof p->name, "paper-scale");
+    p->sims = (long)(cat->n_gpus * cat->n) * 11 * 100 * 3;
+    for (size_t i = 0; i < n_rows; i++) p->recs += 11.0 * 100 * 3 * (double)rows[i].recur;
+    snprintf(out, sizeof out, "%s/paper", dir);
+    char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", "seeds=1..100", "--threads",
+                  "1", "--no-plot", "--traces", (char *)traces, "--catalogue",
+                  (char *)catalogue, "--out", out, NULL};
+    if (run_child(a1, p)) return ws_fail(err, "cannot run %s", wattsim);
+    long counts[3] = {1000, 10000, 100000};
+    for (int c = 0; c < 3; c++) {
+        sweep_fig *q = &figs[n++];
+        snprintf(q->name, sizeof q->name, "one job, %ld seeds", counts[c]);
+        q->sims = 3 * counts[c];
+        snprintf(seeds, sizeof seeds, "seeds=1..%ld", counts[c]);
+        snprintf(out, sizeof out, "%s/one%d", dir, c);
+        char *a2[] = {wattsim, "sweep", one, "--set", seeds, "--threads", "1", "--no-plot",
+                      "--traces", (char *)traces, "--catalogue", (char *)catalogue,
+                      "--out", out, NULL};
+        if (run_child(a2, q)) return ws_fail(err, "cannot run %s", wattsim);
+    }
+    *n_figs = n;
+    char rm[PATH_MAX + 16];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    if (system(rm)) {}
+    return 0;
+}
+
+/* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
 {
-    const char *gpu = "v100", *bso_name = "zeus", *plo_name = "jit";
+    const char *bso_name = "zeus", *plo_name = "jit", *json = NULL;
     const char *traces = getenv("WATTSIM_TRACES"), *catalogue = getenv("WATTSIM_CATALOGUE");
-    double eta = 0.5, beta = 2.0, seconds = 1.0;
+    double eta = 0.5, beta = 2.0, seconds = 0.5;
+    long fixed = 0;
+    int do_sweeps = 1;
     if (!traces || !*traces) traces = WS_DEFAULT_TRACES;
     if (!catalogue || !*catalogue) catalogue = WS_DEFAULT_CATALOGUE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help")) { usage(); return 0; }
-        if (!v) return usage();
-        if (!strcmp(a, "--gpu")) gpu = v;
-        else if (!strcmp(a, "--bso")) bso_name = v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
+        if (!strcmp(a, "--no-sweeps")) { do_sweeps = 0; continue; }
+        if (!v) { fputs(HELP, stderr); return 2; }
+        if (!strcmp(a, "--bso")) bso_name = v;
         else if (!strcmp(a, "--plo")) plo_name = v;
         else if (!strcmp(a, "--eta")) eta = atof(v);
         else if (!strcmp(a, "--beta")) beta = strtod(v, NULL);
         else if (!strcmp(a, "--seconds")) seconds = atof(v);
+        else if (!strcmp(a, "--seeds")) fixed = atol(v);
+        else if (!strcmp(a, "--json")) json = v;
         else if (!strcmp(a, "--traces")) traces = v;
         else if (!strcmp(a, "--catalogue")) catalogue = v;
-        else return usage();
+        else { fputs(HELP, stderr); return 2; }
         i++;
     }
     ws_error err = {{0}};
     ws_catalogue cat = {0};
-    ws_traces tr = {0};
     ws_registry *reg = ws_registry_new();
     int rc = 2;
     const ws_bso_type *bt = NULL;
     const ws_plo_type *pt = NULL;
     ws_value *bp = NULL, *pp = NULL;
-    if (ws_catalogue_load(catalogue, &cat, &err) || ws_traces_load(&tr, traces, gpu, NULL, &err)
+    row *rows = NULL;
+    size_t n_rows = 0, n_figs = 0;
+    sweep_fig figs[4];
+    memset(figs, 0, sizeof figs);
+    if (ws_catalogue_load(catalogue, &cat, &err)
         || !(bt = ws_registry_bso(reg, bso_name, &err))
         || !(pt = ws_registry_plo(reg, plo_name, &err))
         || ws_params_resolve(bt->params, NULL, 0, "bso", &bp, &err)
         || ws_params_resolve(pt->params, NULL, 0, "plo", &pp, &err))
         goto out;
-    printf("wattsim-bench: %s + %s on %s, eta %g, beta %g, one core, >= %g s per workload\n",
-           bt->name, pt->name, gpu, eta, beta, seconds);
-    printf("%-14s %6s %8s %12s %14s %12s\n", "workload", "recur", "seeds", "recurrences",
-           "recur_per_s", "us_per_sim");
-    double total_rec = 0, total_t = 0;
-    for (size_t w = 0; w < cat.n; w++) {
-        ws_job_table jt;
-        if (ws_job_build(&jt, &tr, &cat.items[w], eta, beta, &err)) {
-            ws_job_free(&jt);
-            goto out;
-        }
-        ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = 0};
-        long seeds = 0, recs = 0;
-        double t0 = now(), t;
-        do {
-            sp.seed = (unsigned long)++seeds;
-            ws_bso *b = ws_bso_new(bt, bp, sp.seed, &err);
-            ws_plo *p = b ? ws_plo_new(pt, pp, sp.seed, &err) : NULL;
-            ws_sim_totals tot;
-            int bad = !b || !p || ws_simulate(&jt.job, b, p, &sp, NULL, NULL, &tot, &err);
-            ws_plo_free(p);
-            ws_bso_free(b);
-            if (bad) { ws_job_free(&jt); goto out; }
-            recs += tot.recurrences;
-            t = now() - t0;
-        } while (t < seconds);
-        printf("%-14s %6ld %8ld %12ld %14.0f %12.2f\n", cat.items[w].name,
-               jt.default_recurrences, seeds, recs, (double)recs / t, 1e6 * t / (double)seeds);
-        total_rec += (double)recs;
-        total_t += t;
-        ws_job_free(&jt);
+    printf("wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta, beta);
+    if (fixed) printf("%ld seeds per GPU x workload\n", fixed);
+    else printf(">= %g s per GPU x workload\n", seconds);
+    fflush(stdout);
+    if (engine(&cat, bt, pt, bp, pp, traces, eta, beta, seconds, fixed, &rows, &n_rows, &err))
+        goto out;
+    printf("%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
+           "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
+    double sum_rate = 0, sum_ratio = 0, tot_recs = 0, tot_secs = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        double rate = (double)r->recs / r->secs, ns = 1e9 * r->secs / (double)r->recs;
+        double fl = 1e9 * r->floor_secs / (double)r->recs;
+        printf("%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
+               r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
+        sum_rate += rate;
+        sum_ratio += ns / fl;
+        tot_recs += (double)r->recs;
+        tot_secs += r->secs;
     }
-    printf("%-14s %6s %8s %12.0f %14.0f\n", "all", "", "", total_rec, total_rec / total_t);
+    double mean_rate = sum_rate / (double)n_rows, mean_ratio = sum_ratio / (double)n_rows;
+    printf("mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
+           n_rows, mean_rate, mean_ratio);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("engine peak RSS: %ld KiB\n", ru.ru_maxrss);
+    fflush(stdout);
+    if (do_sweeps) {
+        if (sweeps(traces, catalogue, rows, n_rows, &cat, figs, &n_figs, &err)) goto out;
+        printf("\n%-22s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
+               "rss_kib", "recur_per_s", "x_engine");
+        for (size_t i = 0; i < n_figs; i++) {
+            const sweep_fig *f = &figs[i];
+            printf("%-22s %9ld %9.2f %10ld ", f->name, f->sims, f->secs, f->rss_kib);
+            if (f->recs > 0)
+                printf("%14.0f %9.2f", f->recs / f->secs, (tot_recs / tot_secs) / (f->recs / f->secs));
+            else
+                printf("%14s %9s", "-", "-");
+            printf("%s\n", f->status ? "  (failed)" : "");
+        }
+    }
+    if (json) {
+        FILE *j = fopen(json, "w");
+        if (!j) { ws_fail(&err, "%s: cannot write: %s", json, strerror(errno)); goto out; }
+        fprintf(j, "{\"bso\": \"%s\", \"plo\": \"%s\", \"eta\": %g, \"beta\": %g, \"engine\": [",
+                bt->name, pt->name, eta, beta);
+        for (size_t i = 0; i < n_rows; i++) {
+            const row *r = &rows[i];
+            fprintf(j, "%s\n  {\"gpu\": \"%s\", \"workload\": \"%s\", \"recurrences\": %ld,"
+                       " \"seeds\": %ld, \"seconds\": %.6f, \"recur_per_s\": %.0f,"
+                       " \"ns_per_recurrence\": %.2f, \"floor_ns_per_recurrence\": %.2f}",
+                    i ? "," : "", r->gpu, r->work, r->recs, r->seeds, r->secs,
+                    (double)r->recs / r->secs, 1e9 * r->secs / (double)r->recs,
+                    1e9 * r->floor_secs / (double)r->recs);
+        }
+        fprintf(j, "\n], \"engine_mean_recur_per_s\": %.0f, \"engine_mean_x_floor\": %.3f,"
+                   " \"engine_peak_rss_kib\": %ld, \"sweeps\": [", mean_rate, mean_ratio,
+                ru.ru_maxrss);
+        for (size_t i = 0; i < n_figs; i++) {
+            const sweep_fig *f = &figs[i];
+            fprintf(j, "%s\n  {\"name\": \"%s\", \"simulations\": %ld, \"threads\": 1,"
+                       " \"seconds\": %.3f, \"peak_rss_kib\": %ld, \"exit_status\": %d",
+                    i ? "," : "", f->name, f->sims, f->secs, f->rss_kib, f->status);
+            if (f->recs > 0) fprintf(j, ", \"recur_per_s\": %.0f", f->recs / f->secs);
+            fputc('}', j);
+        }
+        fputs("\n]}\n", j);
+        if (fclose(j)) { ws_fail(&err, "%s: cannot write", json); goto out; }
+    }
     rc = 0;
 out:
     if (rc) fprintf(stderr, "wattsim-bench: %s\n", err.msg);
     if (bt) ws_params_free(bt->params, bp);
     if (pt) ws_params_free(pt->params, pp);
-    ws_traces_free(&tr);
+    free(rows);
     ws_catalogue_free(&cat);
     ws_registry_free(reg);
+    ws_rng_pool_clear();
+    if (fflush(stdout)) rc = 1;
     return rc;
 }

@@ -32,6 +32,18 @@
 
 double ws_py_floordiv(double a, double b)
 {
+    /* Fast path: q = floor(a / b) is the exact quotient n when
+     * 0 <= a - q*b < b, which fma tells exactly (the sign of a rounded
+     * value is the sign of the exact one; rounding is monotonic, so
+     * r < b implies a - q*b < b). For n < 1e9, CPython's result below is
+     * n too: (a - mod) / b is n within a few ulps, far less than 0.5. */
+    if (a >= 0 && b > 0 && a < INFINITY && b < INFINITY) {
+        const double q = floor(a / b);
+        if (q < 1e9) {
+            const double r = fma(-q, b, a);
+            if (r >= 0 && r < b) return q;
+        }
+    }
     /* CPython's float_floor_div (Objects/floatobject.c): exact where
      * floor(a / b) can be off by one after rounding. */
     double mod = fmod(a, b);

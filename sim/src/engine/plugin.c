@@ -912,20 +912,27 @@ void ws_policy_set_log_level(int level) { log_level = level; }
 
 typedef struct host_ctx {
     gsl_rng *rng;
+    unsigned long n_gaussian, n_uniform;   /* draws made (for the benchmark) */
     const char *who;           /* "bso zeus" */
     char last_error[256];      /* last WS_LOG_ERROR message, for the error
                                   line of a failing call */
 } host_ctx;
 
-static double h_uniform(void *ctx) { return gsl_rng_uniform(((host_ctx *)ctx)->rng); }
+static double h_uniform(void *ctx)
+{
+    ((host_ctx *)ctx)->n_uniform++;
+    return gsl_rng_uniform(((host_ctx *)ctx)->rng);
+}
 
 static unsigned long h_uniform_int(void *ctx, unsigned long n)
 {
+    ((host_ctx *)ctx)->n_uniform++;
     return n ? gsl_rng_uniform_int(((host_ctx *)ctx)->rng, n) : 0;
 }
 
 static double h_gaussian(void *ctx, double sd)
 {
+    ((host_ctx *)ctx)->n_gaussian++;
     return gsl_ran_gaussian_ziggurat(((host_ctx *)ctx)->rng, sd);
 }
 
@@ -1082,6 +1089,21 @@ void ws_plo_free(ws_plo *p)
 }
 
 const char *ws_bso_who(const ws_bso *b) { return b->in.who; }
+
+void ws_bso_draws(const ws_bso *b, unsigned long *gaussian, unsigned long *uniform)
+{
+    *gaussian = b->in.hc.n_gaussian;
+    *uniform = b->in.hc.n_uniform;
+}
+
+void ws_plo_draws(const ws_plo *p, unsigned long *gaussian, unsigned long *uniform)
+{
+    *gaussian = p->in.hc.n_gaussian;
+    *uniform = p->in.hc.n_uniform;
+}
+
+void ws_policy_stdout_hold(void) { stdout_enter(); }
+void ws_policy_stdout_release(void) { stdout_leave(); }
 const char *ws_plo_who(const ws_plo *p) { return p->in.who; }
 
 static int failed(instance *in, const char *call, int rc, ws_error *err)

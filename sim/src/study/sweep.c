@@ -451,10 +451,13 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     pl.total = s->n_sims - s->n_reused;
     pl.tty = env->progress && isatty(2);
     int threads = opts->threads < 1 ? 1 : opts->threads;
+    ws_policy_stdout_hold();
     if (opts->isolate) {
         if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, finished_cb,
-                                  &pl, err))
+                                  &pl, err)) {
+            ws_policy_stdout_release();
             goto out;
+        }
     } else {
         pthread_mutex_init(&pl.lock, NULL);
         if ((size_t)threads > pl.total) threads = pl.total ? (int)pl.total : 1;
@@ -468,6 +471,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         free(tid);
         pthread_mutex_destroy(&pl.lock);
     }
+    ws_policy_stdout_release();
     if (pl.tty) fprintf(stderr, "\r\033[K");
     if (pl.journal_failed) { *err = pl.journal_err; goto out; }
     for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
