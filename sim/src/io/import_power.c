@@ -196,16 +196,35 @@ static int series_energy(const ws_power_import *in, epoch_row *e, ws_error *err)
     return 0;
 }
 
-/* The energy of one epoch from the ZeusMonitor window starting with it. */
-static int window_energy(const ws_power_import *in, epoch_row *e, long *used_by,
-                         size_t *n_elapsed_off, ws_error *err)
+/* Windows by start time (an index: the energies of window k stay at k). */
+typedef struct win_ref {
+    double start;
+    size_t k;
+} win_ref;
+
+static int cmp_win(const void *a, const void *b)
+{
+    const win_ref *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The energy of one epoch from the ZeusMonitor window starting closest to
+ * it (binary search in `order`, the windows by start). */
+static int window_energy(const ws_power_import *in, const win_ref *order, epoch_row *e,
+                         long *used_by, size_t *n_elapsed_off, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
+    size_t lo = 0, hi = t->n_win;                 /* first start >= e->start */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (order[mid].start < e->start) lo = mid + 1; else hi = mid;
+    }
     size_t best = t->n_win;
     double bd = INFINITY;
-    for (size_t i = 0; i < t->n_win; i++) {       /* windows are few */
-        double d = fabs(t->win[i].start - e->start);
-        if (d < bd) { bd = d; best = i; }
+    for (size_t i = lo > 0 ? lo - 1 : 0; i <= lo && i < t->n_win; i++) {
+        double d = fabs(order[i].start - e->start);
+        if (d < bd) { bd = d; best = order[i].k; }
     }
     if (best == t->n_win || bd > in->match_tolerance) {
         char a[32];
@@ -244,14 +263,21 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     int rc = -1;
     long *used_by = NULL;
     size_t elapsed_off = 0;
-    if (in->tel->kind == WS_TEL_WINDOWS
-        && !(used_by = calloc(in->tel->n_win + 1, sizeof *used_by))) {
-        ws_fail(err, "out of memory");
-        goto out;
+    win_ref *order = NULL;
+    if (in->tel->kind == WS_TEL_WINDOWS) {
+        used_by = calloc(in->tel->n_win + 1, sizeof *used_by);
+        order = malloc((in->tel->n_win + 1) * sizeof *order);
+        if (!used_by || !order) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < in->tel->n_win; i++)
+            order[i] = (win_ref){in->tel->win[i].start, i};
+        qsort(order, in->tel->n_win, sizeof *order, cmp_win);
     }
     for (size_t i = 0; i < n; i++)
         if (in->tel->kind == WS_TEL_WINDOWS
-                ? window_energy(in, &rows[i], used_by, &elapsed_off, err)
+                ? window_energy(in, order, &rows[i], used_by, &elapsed_off, err)
                 : series_energy(in, &rows[i], err))
             goto out;
     if (elapsed_off)
@@ -301,6 +327,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     rc = 0;
 out:
     free(used_by);
+    free(order);
     rows_free(rows, n);
     if (rc) ws_power_table_free(out);
     return rc;
