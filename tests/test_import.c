@@ -307,17 +307,18 @@ Test(import, zeus_monitor_windows, .init = setup, .fini = teardown)
                "d,n,o,8,100,1,1768435200.2,1768435210.2\n"
                "d,n,o,8,100,2,1768435220,1768435230\n"
                "d,n,o,16,100,1,1768435240,1768435245\n");
+    /* windows need not be in order */
     write_file("zeus.csv", "start_time,window_name,elapsed_time,gpu0_energy,gpu1_energy\n"
-                           "1768435200.0,epoch,10.0,1000,500\n"
                            "1768435220.5,epoch,10.0,1200,600\n"
-                           "1768435239.9,epoch,5.0,700,\n");
+                           "1768435239.9,epoch,5.0,700,\n"
+                           "1768435200.0,epoch,10.0,1000,500\n");
     cli_result r = import_power("--zeus-monitor", "zeus.csv", "--gpus", "0");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
     expect_knob(8, 100, 10, 110);       /* (1000 + 1200) / 20 */
     expect_knob(16, 100, 5, 140);
     r = import_power("--zeus-monitor", "zeus.csv", "--force", NULL);
-    expect_fail(&r, "zeus.csv:4: gpu1_energy is empty, but the epoch at ");
+    expect_fail(&r, "zeus.csv:3: gpu1_energy is empty, but the epoch at ");
     char epochs[512], log[512], out[512];
     snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
     snprintf(log, sizeof log, "%s/zeus.csv", tmp);
