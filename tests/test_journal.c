@@ -293,3 +293,24 @@ Test(journal, size_is_64_bytes_per_simulation, .init = mktmp, .fini = rmtmp, .ti
                  128 + SIGSEGV);
     cr_expect_eq(file_size(tp("big/sweep.journal")), small);
 }
+
+Test(progress, lines_when_not_a_terminal_nothing_with_quiet, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    /* Long enough (several seconds) to pass the first second's silence. */
+    write_file("p.yaml", "gpu: v100\nworkload: [squad, cifar100, librispeech]\neta: 0.5\n"
+                         "beta: 2\nseed: 1..300\nrecurrences: 3000\nbso: zeus\nplo: jit\n");
+    cr_assert_eq(run_shell("WATTSIM_QUIET=0 " CLI " sweep %s/p.yaml --threads 1" ARGS
+                           " --out %s/a >/dev/null 2>%s/e.txt", tmp, tmp, tmp), 0);
+    char *e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "wattsim: "), "%s", e);
+    cr_expect_not_null(strstr(e, " simulations ("), "%s", e);
+    cr_expect_not_null(strstr(e, "wattsim: 2700/2700 simulations (100 %), "),
+                       "a last line when lines were printed:\n%s", e);
+    free(e);
+    cr_assert_eq(run_shell("WATTSIM_QUIET=0 " CLI " sweep %s/p.yaml --threads 1 --quiet" ARGS
+                           " --out %s/b >/dev/null 2>%s/e.txt", tmp, tmp, tmp), 0);
+    e = slurp(tp("e.txt"));
+    cr_expect_str_eq(e, "", "--quiet: nothing on stderr");
+    free(e);
+}

@@ -21,6 +21,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/progress.h"
 #include "wattsim/sha256.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
@@ -50,12 +51,13 @@ typedef struct globals {
 enum { OPT_TRACES = 1000, OPT_CATALOGUE, OPT_SET, OPT_OUT, OPT_FORMAT, OPT_FORCE,
        OPT_GPU, OPT_WORKLOAD, OPT_ETA, OPT_BETA, OPT_SEED, OPT_RECURRENCES,
        OPT_BSO, OPT_PLO, OPT_BSO_PARAM, OPT_PLO_PARAM, OPT_HELP, OPT_VERBOSE,
-       OPT_MAX_TRACE_BYTES };
+       OPT_MAX_TRACE_BYTES, OPT_QUIET };
 
 #define GLOBAL_OPTIONS                                         \
     {"traces", required_argument, 0, OPT_TRACES},              \
     {"catalogue", required_argument, 0, OPT_CATALOGUE},        \
     {"verbose", no_argument, 0, OPT_VERBOSE},                  \
+    {"quiet", no_argument, 0, OPT_QUIET},                      \
     {"max-trace-bytes", required_argument, 0, OPT_MAX_TRACE_BYTES}, \
     {"help", no_argument, 0, OPT_HELP}
 
@@ -66,6 +68,8 @@ static const char *GLOBAL_HELP =
     "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
     "                     " WS_DEFAULT_CATALOGUE ")\n"
     "  --verbose          let policies log what they do (stderr)\n"
+    "  --quiet            no progress display (a bar on a terminal, else a\n"
+    "                     line every 10 s, for commands running over 1 s)\n"
     "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"
     "                     decompressed (suffix K, M or G; default:\n"
     "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
@@ -81,6 +85,7 @@ static int global_opt(globals *g, int c, const char *arg)
     case OPT_CATALOGUE: g->catalogue = arg; return 1;
     case OPT_VERBOSE: g->verbose = 1; ws_policy_set_log_level(WS_LOG_DEBUG); return 1;
     case OPT_MAX_TRACE_BYTES: g->max_trace_bytes = arg; return 1;
+    case OPT_QUIET: ws_progress_set_quiet(1); return 1;
     }
     return 0;
 }

@@ -18,13 +18,14 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/progress.h"
 #include "wattsim/sweep.h"
 #include "wattsim/whatif.h"
 #include "cli_common.h"
 
 static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
-    "                     [--threads N] [--force] [--no-plot]\n"
+    "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
     "       wattsim curves CONFIG [same options]\n"
     "\n"
@@ -68,6 +69,8 @@ static const char *SWEEP_HELP =
     "succeeded, 1 completed with failed cells, 2 usage, config, policy or trace\n"
     "error (nothing written).\n"
     "  --no-plot          tables only\n"
+    "  --quiet            no progress display (a bar on a terminal, else a line\n"
+    "                     every 10 s, once the run has taken over 1 s)\n"
     "  --traces DIR, --catalogue FILE   as for every command\n";
 
 /* Figure and table writers share this. */
@@ -189,6 +192,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         {"isolate", no_argument, 0, 'i'},
         {"cell-timeout", required_argument, 0, 'T'},
         {"resume", no_argument, 0, 'r'},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
@@ -232,6 +236,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         case 'c': catalogue = optarg; break;
         case 'i': isolate = 1; break;
         case 'r': resume = 1; break;
+        case 'q': ws_progress_set_quiet(1); break;
         case 'T': {
             char *end;
             cell_timeout = strtod(optarg, &end);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wattsim/progress.h"
 #include "wattsim/trace.h"
 
 const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
@@ -84,6 +85,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     size_t total = cfg->n_gpus * n_work * cfg->n_etas * cfg->n_betas * cfg->n_seeds;
     if (total == 0) return ws_fail(err, "%s: the run plan is empty", cfg->path);
 
+    ws_progress bar = {0};                  /* mode 0: silent until started */
     /* Resolve everything that can fail before running anything. */
     const ws_workload_spec **specs = calloc(n_work, sizeof *specs);
     if (!specs) return ws_fail(err, "out of memory");
@@ -118,7 +120,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
         goto out;
 
     size_t idx = 0;
-    int tty = env->progress && isatty(2);
+    if (env->progress) ws_progress_start(&bar, "simulations", total);
     for (size_t g = 0; g < cfg->n_gpus; g++) {
         ws_traces tr;
         if (ws_study_traces(cfg, env, cfg->gpus[g], &tr, err)) {
@@ -162,21 +164,19 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                     ws_traces_free(&tr);
                     goto out;
                 }
-                if (tty)
-                    fprintf(stderr, "\r[%zu/%zu] %s/%s eta %g beta %g seed %lu   ",
-                            idx + 1, total, r->cell.gpu, r->cell.workload,
-                            r->cell.eta, r->cell.beta, r->cell.seed);
+                ws_progress_step(&bar, 1);
             }
             ws_job_free(&jt);
         }
         ws_traces_free(&tr);
     }
-    if (tty) fprintf(stderr, "\r\033[K");
+    ws_progress_end(&bar);
     *out = res;
     *n_out = total;
     res = NULL;
     rc = 0;
 out:
+    ws_progress_end(&bar);
     if (bt) ws_params_free(bt->params, bso_params);
     if (pt) ws_params_free(pt->params, plo_params);
     free(res);

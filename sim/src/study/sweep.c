@@ -11,6 +11,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "sweep_run.h"
+#include "wattsim/progress.h"
 #include "wattsim/report.h"
 
 /* ------------------------------------------------------------ pairs */
@@ -272,7 +273,8 @@ typedef struct pool {
     ws_journal *journal;
     pthread_mutex_t lock;
     size_t next, done, total;
-    int tty, journal_failed;
+    ws_progress *progress;             /* NULL: none */
+    int journal_failed;
     ws_error journal_err;
 } pool;
 
@@ -285,8 +287,7 @@ static void finished(pool *pl, size_t i)
         ws_fail(&pl->journal_err, "%s: cannot append to the journal", pl->journal->path);
     }
     pl->done++;
-    if (pl->tty && (pl->done % 16 == 0 || pl->done == pl->total))
-        fprintf(stderr, "\r[%zu/%zu] simulations   ", pl->done, pl->total);
+    if (pl->progress) ws_progress_step(pl->progress, 1);
 }
 
 static void finished_cb(void *ctx, size_t i)
@@ -449,13 +450,18 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     pl.todo = todo;
     pl.journal = opts->journal ? &jn : NULL;
     pl.total = s->n_sims - s->n_reused;
-    pl.tty = env->progress && isatty(2);
+    ws_progress bar;
+    if (env->progress) {
+        ws_progress_start(&bar, "simulations", pl.total);
+        pl.progress = &bar;
+    }
     int threads = opts->threads < 1 ? 1 : opts->threads;
     ws_policy_stdout_hold();
     if (opts->isolate) {
         if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, finished_cb,
                                   &pl, err)) {
             ws_policy_stdout_release();
+            if (pl.progress) ws_progress_end(pl.progress);
             goto out;
         }
     } else {
@@ -472,7 +478,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         pthread_mutex_destroy(&pl.lock);
     }
     ws_policy_stdout_release();
-    if (pl.tty) fprintf(stderr, "\r\033[K");
+    if (pl.progress) ws_progress_end(pl.progress);
     if (pl.journal_failed) { *err = pl.journal_err; goto out; }
     for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
     rc = 0;
