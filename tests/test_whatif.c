@@ -444,3 +444,30 @@ Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
     ws_job_free(&jt);
     ws_traces_free(&tr);
 }
+
+/* ------------------------------------------------------------ the CLI */
+
+#include "run_cli.h"
+
+/* simulate --carbon on the fixture: default:default runs 32@200 (8000 J,
+ * 50 s) back to back inside the first interval (100 g/kWh). */
+Test(whatif, simulate_reports_grams_next_to_energy, .init = mk, .fini = tmpdir_remove)
+{
+    const char *dir = fixture_dir();
+    const char *carbon = write_tmp("c.csv", THREE);
+    const char *argv[] = {"wattsim", "simulate", "--traces", dir, "--gpu", "g1", "--job",
+                          "d/n/o", "--target", "0.5", "--max-epochs", "10", "--b0", "32",
+                          "--bso", "default", "--plo", "default", "--recurrences", "3",
+                          "--carbon", carbon, "--price", "0.25", "--format", "json", NULL};
+    cli_result r = cli_run(argv);
+    fixture_rmdir(dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *g = strstr(r.out, "\"co2_g\": "), *u = strstr(r.out, "\"usd\": ");
+    cr_assert(g && u, "%s", r.out);
+    cr_assert(REL(strtod(g + 9, NULL), 3 * 8000 / 3.6e6 * 100), "%s", g);
+    cr_assert(REL(strtod(u + 7, NULL), 3 * 8000 / 3.6e6 * 0.25), "%s", u);
+    cr_assert(strstr(r.out, "\"wrapped_runs\": 0"), "%s", r.out);
+    cr_assert(strstr(r.out, "\"whatif\": \"carbon "), "%s", r.out);
+    cr_assert_str_eq(r.err, "");
+    cli_free(&r);
+}
