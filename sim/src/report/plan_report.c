@@ -183,33 +183,47 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     }
     f = og.f;
     char title[256];
-    snprintf(title, sizeof title, "%s on %s (η = %g): cumulative cost saving vs default,"
-             " %d seeds", p->job->workload, p->job->gpu, p->job->eta, p->seeds);
+    snprintf(title, sizeof title, "%s on %s (η = %g): learning vs the default knob",
+             p->job->workload, p->job->gpu, p->job->eta);
     const char *slash = strrchr(image, '/');
-    ws_plot_preamble(f, slash ? slash + 1 : image, 1000, 620, title);
-    fputs("set key left top\nset xlabel 'Recurrence'\n", f);
-    fprintf(f, "set ylabel 'Cumulative cost saving (%s-equivalent)'\n", u.name);
-    fprintf(f, "set xrange [0:%ld]\nset xzeroaxis lt -1 lw 1.5\n", n);
-    fputs("set style fill transparent solid 0.2 noborder\nplot ", f);
+    ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0, title);
+    fputs("set key inside left top vertical Left reverse font ',7' samplen 2 spacing 1\n"
+          "set xlabel 'Recurrence'\n", f);
+    fprintf(f, "set ylabel 'Cumulative cost saving vs default (%s)' font ',7'\n", u.name);
+    fprintf(f, "set xrange [0:%ld]\nset xzeroaxis lt -1 lw 0.8\n", n);
+    /* headroom above the highest curve for the key */
+    double hi = 0, lo = 0;
+    for (long r = 0; r <= n; r++) hi = fmax(hi, per * (double)r / u.div);
+    for (size_t q = 0; q < p->n_policies; q++)
+        for (long r = 0; r < n; r++) {
+            hi = fmax(hi, p->policies[q].saving_hi[r] / u.div);
+            lo = fmin(lo, p->policies[q].saving_lo[r] / u.div);
+        }
+    double span = hi - lo > 0 ? hi - lo : 1;
+    fprintf(f, "set yrange [%.6g:%.6g]\n", lo - 0.05 * span,
+            hi + (0.12 * (double)(p->n_policies + 1) + 0.05) * span);
+    fprintf(f, "band = '95 %% CI over %d seeds'\n", p->seeds);
+    fputs("set style fill transparent solid 0.3 noborder\n"
+          "plot NaN with filledcurves lc rgb '#999999' title band, ", f);
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         char t[200];
         if (isnan(pp->break_even_median))
             snprintf(t, sizeof t, "%s (no seed breaks even)", pp->label);
         else
-            snprintf(t, sizeof t, "%s (%d/%d seeds break even, median at recurrence %g)",
+            snprintf(t, sizeof t, "%s (%d/%d seeds break even, median recurrence %g)",
                      pp->label, pp->n_seeds - pp->n_never, pp->n_seeds,
                      pp->break_even_median);
         fprintf(f, "data index %zu using 1:3:4 with filledcurves lc rgb '%s' notitle, \\\n"
-                "     data index %zu using 1:2 with lines lw 2.5 lc rgb '%s' title ", q + 1,
-                ws_plot_colour((int)q + 4), q + 1, ws_plot_colour((int)q + 4));
+                "     data index %zu using 1:2 with lines lw 1.5 lc rgb '%s' title ", q + 1,
+                ws_plot_colour((int)q), q + 1, ws_plot_colour((int)q));
         ws_plot_str(f, t);
         fputs(", \\\n     ", f);
     }
     char t[200];
-    snprintf(t, sizeof t, "bs %d at %d W from the start (no learning)", p->recommended.bs,
+    snprintf(t, sizeof t, "bs %d at %d W from the start", p->recommended.bs,
              p->recommended.pl);
-    fputs("data index 0 using 1:2 with lines lw 2 dt 2 lc rgb '#000000' title ", f);
+    fputs("data index 0 using 1:2 with lines lw 1.2 dt 2 lc rgb '#000000' title ", f);
     ws_plot_str(f, t);
     fputc('\n', f);
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
