@@ -1,0 +1,342 @@
+/*
+ * The data behind the paper's figures (report/figures.c), checked by hand
+ * from the simulations of small sweeps, without gnuplot: the savings bars
+ * and their 95 % CIs, beta totals as % of default, which steady states are
+ * drawn and which carry an eta label, display names instead of raw ids in
+ * the scripts. One test runs the real gnuplot and checks the PDF with
+ * pdfinfo. Needs the fetched Zeus traces (scripts/fetch-traces).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wattsim/config.h"
+#include "wattsim/csv.h"
+#include "wattsim/figures.h"
+#include "wattsim/plugin.h"
+#include "wattsim/sweep.h"
+
+#include "tmpdir.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+#define CLI WS_BUILD_DIR "/sim/wattsim"
+
+/* t quantiles (0.975) for 2 and 3 degrees of freedom. */
+#define T2 4.302652729911275
+#define T3 3.182446305284263
+
+static void mktmp(void) { tmpdir_make("/tmp/ws-test-figures-XXXXXX"); }
+static void rmtmp(void) { tmpdir_remove(); }
+
+static ws_catalogue cat;
+static ws_run_config cfg;          /* the sweep's names point into it */
+
+static void done(ws_sweep *s)
+{
+    ws_sweep_free(s);
+    ws_run_config_free(&cfg);
+    ws_catalogue_free(&cat);
+}
+
+/* Run the sweep of `yaml` for `policies` (default and oracle added); free
+ * it with done(). */
+static ws_sweep run(const char *yaml, const char *policies)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/c.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(yaml, f);
+    cr_assert_eq(fclose(f), 0);
+    ws_error err = {{0}};
+    ws_run_config_init(&cfg);
+    cr_assert_eq(ws_run_config_load(path, &cfg, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_run_config_validate(&cfg, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_catalogue_load(CATALOGUE, &cat, &err), 0, "%s", err.msg);
+    ws_registry *reg = ws_registry_new();
+    ws_study_env env = {TRACES, &cat, reg, NULL, 0, NULL};
+    ws_policy_pair *pairs;
+    size_t n;
+    cr_assert_eq(ws_policy_pairs_parse(policies, &pairs, &n, &err), 0, "%s", err.msg);
+    ws_sweep s = {0};
+    cr_assert_eq(ws_sweep_run(&cfg, &env, pairs, n, 2, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.n_failed, 0);
+    ws_policy_pairs_free(pairs, n);
+    ws_registry_free(reg);
+    return s;
+}
+
+static size_t pair_of(const ws_sweep *s, const char *label)
+{
+    for (size_t p = 0; p < s->n_pairs; p++)
+        if (!strcmp(s->pairs[p].label, label)) return p;
+    cr_assert_fail("no pair %s", label);
+    return 0;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Rows of a CSV as fields; header row first. */
+typedef struct rows {
+    char ***r;
+    size_t n, nf;
+} rows;
+
+static rows read_rows(const char *path)
+{
+    ws_error err = {{0}};
+    ws_csv *c = ws_csv_open(path, NULL, &err);
+    cr_assert_not_null(c, "%s", err.msg);
+    rows t = {0};
+    int r;
+    while ((r = ws_csv_next(c, &err)) == 1) {
+        size_t nf = ws_csv_nfields(c);
+        char **row = calloc(nf + 1, sizeof *row);
+        for (size_t i = 0; i < nf; i++) row[i] = strdup(ws_csv_field(c, i));
+        t.r = realloc(t.r, (t.n + 1) * sizeof *t.r);
+        t.r[t.n++] = row;
+        if (t.n == 1) t.nf = nf;
+    }
+    cr_assert_eq(r, 0, "%s", err.msg);
+    ws_csv_close(c);
+    return t;
+}
+
+static const char *field(const rows *t, size_t row, const char *name)
+{
+    for (size_t i = 0; i < t->nf; i++)
+        if (!strcmp(t->r[0][i], name)) return t->r[row][i];
+    cr_assert_fail("no column %s", name);
+    return NULL;
+}
+
+static double num(const rows *t, size_t row, const char *name)
+{
+    const char *s = field(t, row, name);
+    return *s ? strtod(s, NULL) : NAN;
+}
+
+static void free_rows(rows *t)
+{
+    for (size_t r = 0; r < t->n; r++) {
+        for (size_t i = 0; t->r[r][i]; i++) free(t->r[r][i]);
+        free(t->r[r]);
+    }
+    free(t->r);
+}
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)))
+
+/* ------------------------------------------------------------ savings */
+
+Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nbeta: 2\n"
+                     "seed: 1..4\nrecurrences: 30\n", "zeus:jit,grid:grid");
+    size_t zeus = pair_of(&s, "zeus+jit"), grid = pair_of(&s, "grid+grid");
+    size_t subject, refs[8];
+    cr_assert_eq(ws_fig_compared(&s, &subject, refs), 2);
+    cr_expect_eq(subject, zeus);
+    cr_expect_eq(refs[0], s.ref_default);                   /* default first */
+    cr_expect_eq(refs[1], grid);                            /* oracle never */
+
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.csv", tmp);
+    rows t = read_rows(path);
+    cr_assert_eq(t.n, 1 + 2 * 2, "a row per reference x workload");
+    for (size_t row = 1; row < t.n; row++) {
+        size_t r = (size_t)num(&t, row, "versus_index"), w = (size_t)num(&t, row, "workload_index");
+        size_t ref = refs[r];
+        cr_expect_str_eq(field(&t, row, "versus"), s.pairs[ref].label);
+        cr_expect_str_eq(field(&t, row, "workload"), s.work[w]);
+        cr_expect_eq(num(&t, row, "in_figure"), 1);
+        cr_expect_eq(num(&t, row, "seeds"), 4);
+        /* by hand: per-seed savings, their mean and t(3) interval */
+        for (int m = 0; m < 2; m++) {
+            double x[4], mean = 0, ss = 0;
+            for (size_t i = 0; i < 4; i++) {
+                const ws_sweep_sim *a = &s.sims[ws_sweep_index(&s, zeus, 0, w, 0, 0, i)];
+                const ws_sweep_sim *d = &s.sims[ws_sweep_index(&s, ref, 0, w, 0, 0, i)];
+                x[i] = m ? 100 * (1 - a->time_s / d->time_s) : 100 * (1 - a->energy_j / d->energy_j);
+                mean += x[i] / 4;
+            }
+            for (size_t i = 0; i < 4; i++) ss += (x[i] - mean) * (x[i] - mean);
+            double half = T3 * sqrt(ss / 3) / 2;
+            const char *k = m ? "tta_saving" : "eta_saving";
+            char c_pct[32], c_lo[32], c_hi[32];
+            snprintf(c_pct, sizeof c_pct, "%s_pct", k);
+            snprintf(c_lo, sizeof c_lo, "%s_lo", k);
+            snprintf(c_hi, sizeof c_hi, "%s_hi", k);
+            cr_expect(NEAR(num(&t, row, c_pct), mean), "%s %s: %.17g vs %.17g", s.work[w], k,
+                      num(&t, row, c_pct), mean);
+            cr_expect(NEAR(num(&t, row, c_lo), mean - half), "%s lo", k);
+            cr_expect(NEAR(num(&t, row, c_hi), mean + half), "%s hi", k);
+        }
+    }
+    /* zeus saves energy over default on cifar100 (the paper's largest case) */
+    cr_expect_gt(num(&t, 1, "eta_saving_pct"), 30);
+    free_rows(&t);
+    /* Display names, not raw ids, in what the figure shows. */
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'ShuffleNet-v2'.\"\\n\".'CIFAR-100'"), "workload display name");
+    cr_expect(strstr(gp, "gpu0 = 'V100'"), "GPU display name");
+    cr_expect(!strstr(gp, "cifar100") && !strstr(gp, "v100"), "no raw id in the script");
+    free(gp);
+    done(&s);
+}
+
+/* ------------------------------------------------------------ beta */
+
+Test(figures, beta_totals_as_percent_of_default_by_hand, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: squad\neta: 0.5\nbeta: [2, .inf]\n"
+                     "seed: 1..3\nrecurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_beta(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/beta-v100.csv", tmp);
+    rows t = read_rows(path);
+    cr_assert_eq(t.n, 1 + 2, "a row per beta");
+    size_t zeus = pair_of(&s, "zeus+jit");
+    for (size_t b = 0; b < 2; b++) {
+        size_t row = 1 + b;
+        cr_expect_eq(num(&t, row, "beta_index"), b);
+        cr_expect_str_eq(field(&t, row, "beta"), b ? "inf" : "2");
+        double e[3], me = 0, md = 0, ss = 0;
+        for (size_t i = 0; i < 3; i++) {
+            e[i] = s.sims[ws_sweep_index(&s, zeus, 0, 0, 0, b, i)].energy_j;
+            me += e[i] / 3;
+            md += s.sims[ws_sweep_index(&s, s.ref_default, 0, 0, 0, b, i)].energy_j / 3;
+        }
+        for (size_t i = 0; i < 3; i++) ss += (e[i] - me) * (e[i] - me);
+        double half = T2 * sqrt(ss / 2) / sqrt(3.0);
+        cr_expect(NEAR(num(&t, row, "eta_pct_of_default"), 100 * me / md));
+        cr_expect(NEAR(num(&t, row, "eta_lo"), 100 * (me - half) / md));
+        cr_expect(NEAR(num(&t, row, "eta_hi"), 100 * (me + half) / md));
+    }
+    free_rows(&t);
+    snprintf(path, sizeof path, "%s/beta-v100.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'∞' 1"), "beta = inf is labelled");
+    cr_expect(strstr(gp, "work0 = 'BERT / SQuAD'"));
+    free(gp);
+    /* one beta: no beta figure */
+    done(&s);
+}
+
+/* ------------------------------------------------------------ steady */
+
+/* Block 2 (steady states) of a steady-state CSV: series and label. */
+static size_t steady_rows(const char *path, int *series, char labels[][16], size_t max)
+{
+    char *csv = slurp(path), *save = NULL;
+    size_t n = 0;
+    int block = -1;
+    for (char *line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(line, "# block ", 8)) { block = atoi(line + 8); continue; }
+        if (block != 2 || n >= max) continue;
+        series[n] = atoi(line);
+        const char *last = strrchr(line, ',');
+        snprintf(labels[n], sizeof labels[0], "%s", last ? last + 1 : "");
+        n++;
+    }
+    free(csv);
+    return n;
+}
+
+Test(figures, steady_states_labelled_by_eta, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.5, 1]\nbeta: 2\n"
+                     "seed: 1..2\nrecurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    char path[600], labels[16][16];
+    int series[16];
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
+    size_t n = steady_rows(path, series, labels, 16);
+    /* zeus at each eta, labelled; default once (its knob does not depend on
+     * eta), unlabelled; oracle not drawn */
+    cr_assert_eq(n, 4);
+    const char *want[] = {"η=0", "η=0.5", "η=1"};
+    for (size_t i = 0; i < 3; i++) {
+        cr_expect_eq(series[i], 0);
+        cr_expect_str_eq(labels[i], want[i]);
+    }
+    cr_expect_eq(series[3], 1);
+    cr_expect_str_eq(labels[3], "");
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "with labels"), "eta labels are drawn");
+    cr_expect(strstr(gp, "default+default (any η)"));
+    cr_expect(!strstr(gp, "colorbox user"), "no colour bar");
+    free(gp);
+    done(&s);
+
+    /* One eta: every pair, oracle included, none labelled. */
+    s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\nrecurrences: 20\n",
+            "zeus:jit,grid:grid");
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
+    n = steady_rows(path, series, labels, 16);
+    cr_expect_eq(n, s.n_pairs);
+    for (size_t i = 0; i < n; i++) cr_expect_str_eq(labels[i], "");
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
+    gp = slurp(path);
+    cr_expect(strstr(gp, "'oracle+oracle'"), "oracle is in the key");
+    cr_expect(strstr(gp, "steady state of each policy (η = 0.5, β = 2)"));
+    free(gp);
+    done(&s);
+}
+
+/* ------------------------------------------------------------ pdf */
+
+/* The one test that runs gnuplot: potential renders PNG, SVG and a valid
+ * one-page PDF at the two-column width (7 in = 504 pt). */
+Test(figures, pdf_is_valid, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    if (run_shell("%s", "command -v gnuplot >/dev/null && command -v pdfinfo >/dev/null"))
+        cr_skip_test("gnuplot or pdfinfo (poppler-utils) not installed");
+    cr_assert_eq(run_shell(CLI " potential --gpus v100,a40 --workloads cifar100,squad --traces "
+                           TRACES " --catalogue " CATALOGUE " --out %s/p >/dev/null", tmp), 0);
+    cr_expect_eq(run_shell("pdfinfo %s/p/potential.pdf > %s/info", tmp, tmp), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/info", tmp);
+    char *info = slurp(path);
+    cr_expect(strstr(info, "Pages:           1"), "%s", info);
+    cr_expect(strstr(info, "Page size:       504 x"), "%s", info);
+    free(info);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/p/potential.png", tmp);
+    cr_expect_eq(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/p/potential.csv", tmp);
+    rows t = read_rows(path);
+    cr_assert_eq(t.n, 1 + 4);
+    cr_expect_str_eq(field(&t, 3, "gpu"), "a40");
+    cr_expect_eq(num(&t, 3, "gpu_index"), 1);
+    free_rows(&t);
+}
