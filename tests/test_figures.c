@@ -340,3 +340,68 @@ Test(figures, pdf_is_valid, .init = mktmp, .fini = rmtmp, .timeout = 120)
     cr_expect_eq(num(&t, 3, "gpu_index"), 1);
     free_rows(&t);
 }
+
+/* ------------------------------------------------------------ paper.md */
+
+/* paper.md's numbers are those of the outputs: the V100 potential range
+ * is exactly the paper's 23.8 %-74.7 % (the traces give it), and Zeus's
+ * range is the min and max of savings.csv's rows versus default. */
+Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/c.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: [cifar100, squad, imagenet]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
+          "recurrences: 30\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(run_shell(CLI " potential --gpus v100 --traces " TRACES " --catalogue " CATALOGUE
+                           " --out %s/r/potential >/dev/null", tmp), 0);
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit,grid:grid --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/r/comparison --no-plot >/dev/null",
+                           path, tmp), 0);
+    cr_assert_eq(run_shell(CLI " report %s/r --catalogue " CATALOGUE " >/dev/null", tmp), 0);
+    snprintf(path, sizeof path, "%s/r/comparison/savings.csv", tmp);
+    rows t = read_rows(path);
+    double lo = INFINITY, hi = -INFINITY, worst = INFINITY, second = INFINITY;
+    const char *worst_w = NULL, *second_w = NULL;
+    for (size_t r = 1; r < t.n; r++) {
+        if (strcmp(field(&t, r, "versus"), "default+default")) continue;
+        double v = num(&t, r, "eta_saving_pct");
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+        if (v < worst) { second = worst; second_w = worst_w; worst = v; worst_w = field(&t, r, "workload"); }
+        else if (v < second) { second = v; second_w = field(&t, r, "workload"); }
+    }
+    cr_assert(worst_w && second_w);
+    snprintf(path, sizeof path, "%s/r/paper.md", tmp);
+    char *md = slurp(path);
+    char want[256];
+    cr_expect(strstr(md, "(motivation) | 23.8 %–74.7 % | 23.8 %–74.7 % |"), "%s", md);
+    snprintf(want, sizeof want, "Energy saving of Zeus (abstract) | 15.3 %%–75.8 %% | %.1f %%–%.1f %% |",
+             lo, hi);
+    cr_expect(strstr(md, want), "want %s in\n%s", want, md);
+    snprintf(want, sizeof want, "%.1f pp (low end)", lo - 15.3);
+    cr_expect(strstr(md, want), "want %s", want);
+    /* one GPU: the smallest savings are the two smallest rows */
+    ws_catalogue c2;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_catalogue_load(CATALOGUE, &c2, &err), 0, "%s", err.msg);
+    snprintf(want, sizeof want, "| %s (%.1f %%), %s (%.1f %%) |",
+             ws_catalogue_workload_display(&c2, worst_w), worst,
+             ws_catalogue_workload_display(&c2, second_w), second);
+    cr_expect(strstr(md, want), "want %s in\n%s", want, md);
+    ws_catalogue_free(&c2);
+    free(md);
+    free_rows(&t);
+    /* The report starts with the key numbers and a table of contents in the
+     * paper's order; inlined SVG ids are unique. */
+    snprintf(path, sizeof path, "%s/r/report.html", tmp);
+    char *html = slurp(path);
+    char *key = strstr(html, "id=\"key-numbers\""), *toc = strstr(html, "<nav>");
+    char *pot = strstr(html, "id=\"sec-1\">Energy-saving potential");
+    char *cmp = strstr(html, "id=\"sec-2\">Zeus versus default");
+    cr_expect(key && toc && pot && cmp && key < toc && toc < pot && pot < cmp, "order");
+    cr_expect(strstr(html, "id=\"f0-gnuplot_canvas\""), "svg ids prefixed");
+    free(html);
+}

@@ -14,15 +14,22 @@
 
 #include "cli_sweep.h"
 #include "wattsim/outfile.h"
+#include "wattsim/paper.h"
 #include "wattsim/plot.h"
 
 static const char *REPORT_HELP =
-    "usage: wattsim report DIR [--title TEXT]\n"
+    "usage: wattsim report DIR [--title TEXT] [--catalogue FILE] [--force]\n"
     "\n"
     "Write DIR/REPORT.md and DIR/report.html listing every figure and table in\n"
     "DIR and its subfolders (read from their manifest.tsv, which every figure\n"
     "command keeps) with the command that produced it. The HTML page is self-\n"
-    "contained: SVG figures are inlined, PNG-only figures embedded.\n";
+    "contained: SVG figures are inlined (their ids made unique), PNG-only\n"
+    "figures embedded; a table of contents comes first. Folders of the paper\n"
+    "reproduction (potential, frontiers, comparison, curves, eta-sensitivity,\n"
+    "beta-sensitivity) come in the paper's order, others after them by name.\n"
+    "When DIR holds the reproduction's potential/ or comparison/ outputs, also\n"
+    "write DIR/paper.md, wattsim's numbers beside the paper's, and put that\n"
+    "table at the top of both reports as the key numbers.\n";
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -103,9 +110,51 @@ static void md_to_html(FILE *f, const char *md)
     if (in_table) fputs("</table>\n", f);
 }
 
+/* The reproduction's folders in the paper's order, with their headings. */
+static const char *const PAPER_ORDER[][2] = {
+    {"potential", "Energy-saving potential (motivation)"},
+    {"frontiers", "Pareto frontiers of every GPU and workload"},
+    {"comparison", "Zeus versus default, grid and oracle"},
+    {"curves", "Learning curves"},
+    {"eta-sensitivity", "Sensitivity to η"},
+    {"beta-sensitivity", "Sensitivity to β"},
+};
+#define N_PAPER (sizeof PAPER_ORDER / sizeof *PAPER_ORDER)
+
+static size_t paper_rank(const char *name)
+{
+    size_t k = 0;
+    while (k < N_PAPER && strcmp(PAPER_ORDER[k][0], name)) k++;
+    return k;
+}
+
+static const char *heading(const char *name)
+{
+    size_t k = paper_rank(name);
+    return k < N_PAPER ? PAPER_ORDER[k][1] : name;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    size_t rx = paper_rank(x), ry = paper_rank(y);
+    return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+/* An SVG inlined into HTML: every id and reference to one prefixed with
+ * "fN-", so two figures' ids (gnuplot names them alike) never clash. */
+static void svg_inline(FILE *f, const char *s, size_t fig)
+{
+    static const char *const keys[] = {"id=\"", "url(#", "href=\"#"};
+    while (*s) {
+        int hit = -1;
+        for (int k = 0; k < 3 && hit < 0; k++)
+            if (!strncmp(s, keys[k], strlen(keys[k]))) hit = k;
+        if (hit < 0) { fputc(*s++, f); continue; }
+        fputs(keys[hit], f);
+        fprintf(f, "f%zu-", fig);
+        s += strlen(keys[hit]);
+    }
 }
 
 /* Folders with a manifest: DIR itself, then its subfolders by name. */
@@ -137,16 +186,18 @@ int ws_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"title", required_argument, 0, 'T'},
+        {"catalogue", required_argument, 0, 'c'},
         {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    const char *title = "wattsim report";
+    const char *title = "wattsim report", *catalogue = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'h') { printf("%s", REPORT_HELP); return 0; }
         if (c == 'T') { title = optarg; continue; }
+        if (c == 'c') { catalogue = optarg; continue; }
         if (c == 'f') { ws_outfile_set_force(1); continue; }
         if (c == ':') return ws_cli_usage("report", "option '%s' needs a value", argv[optind - 1]);
         return ws_cli_usage("report", "unknown option '%s'", argv[optind - 1]);
@@ -154,8 +205,11 @@ int ws_cmd_report(int argc, char **argv)
     if (optind != argc - 1) return ws_cli_usage("report", "%s", "needs one DIR");
     const char *dir = argv[optind];
     ws_error err = {{0}};
-    ws_outfile md = {0}, html = {0};
-    size_t nf = 0, items = 0;
+    ws_outfile md = {0}, html = {0}, pmd = {0};
+    ws_catalogue cat = {0};
+    ws_paper_numbers pn;
+    char *key = NULL;           /* the key-numbers table, Markdown */
+    size_t key_len = 0, nf = 0, items = 0, n_fig = 0;
     char **sub = folders(dir, &nf);
     int rc = 2;
     char path[8400];
@@ -165,6 +219,19 @@ int ws_cmd_report(int argc, char **argv)
         goto out;
     }
     if (ws_outdir_lock(dir, &err)) goto out;
+    if (ws_cli_catalogue(catalogue, &cat, &err) || ws_paper_numbers_read(dir, &cat, &pn, &err))
+        goto out;
+    if (pn.have_potential || pn.have_savings) {
+        FILE *k = open_memstream(&key, &key_len);
+        if (!k) { ws_fail(&err, "out of memory"); goto out; }
+        ws_paper_write_md(k, &pn);
+        if (fclose(k) != 0) { ws_fail(&err, "out of memory"); goto out; }
+        snprintf(path, sizeof path, "%s/paper.md", dir);
+        if (ws_outfile_open(&pmd, path, &err)) goto out;
+        fprintf(pmd.f, "# wattsim beside the Zeus paper (NSDI'23)\n\nWritten by `wattsim report`"
+                       " from the outputs of `scripts/reproduce-paper` in this folder.\n\n%s", key);
+        if (ws_outfile_commit(&pmd, &err)) goto out;
+    }
     snprintf(path, sizeof path, "%s/REPORT.md", dir);
     if (!sub || ws_outfile_open(&md, path, &err)) goto out;
     snprintf(path, sizeof path, "%s/report.html", dir);
@@ -183,6 +250,28 @@ int ws_cmd_report(int argc, char **argv)
     html_text(html.f, title);
     fputs("</h1>\n<p>Every figure and table with the command that produced it. Data (.csv) and"
           " gnuplot scripts (.gp) sit next to each figure.</p>\n", html.f);
+    if (key) {
+        fprintf(md.f, "\n## Key numbers\n\nAlso in `paper.md`.\n\n%s", key);
+        fputs("<h2 id=\"key-numbers\">Key numbers</h2>\n", html.f);
+        md_to_html(html.f, key);
+    }
+    /* Table of contents: one entry per folder with a manifest. */
+    fputs("\n## Contents\n\n", md.f);
+    fputs("<nav><h2>Contents</h2><ol>\n", html.f);
+    if (key) fputs("<li><a href=\"#key-numbers\">Key numbers</a></li>\n", html.f);
+    for (size_t i = 0, k = 0; i < nf; i++) {
+        const char *name = sub[i][0] ? sub[i] : ".";
+        struct stat mst;
+        snprintf(path, sizeof path, "%s%s%s/manifest.tsv", dir, sub[i][0] ? "/" : "", sub[i]);
+        if (stat(path, &mst) != 0) continue;            /* nothing listed there */
+        fprintf(md.f, "%zu. [%s](#sec-%zu) (`%s`)\n", ++k, heading(name), i, name);
+        fprintf(html.f, "<li><a href=\"#sec-%zu\">", i);
+        html_text(html.f, heading(name));
+        fputs("</a> (<code>", html.f);
+        html_text(html.f, name);
+        fputs("</code>)</li>\n", html.f);
+    }
+    fputs("</ol></nav>\n", html.f);
     for (size_t i = 0; i < nf; i++) {
         char base[4096];
         snprintf(base, sizeof base, "%s%s%s", dir, sub[i][0] ? "/" : "", sub[i]);
@@ -190,8 +279,12 @@ int ws_cmd_report(int argc, char **argv)
         char *man = slurp(path, NULL);
         if (!man) continue;
         const char *name = sub[i][0] ? sub[i] : ".";
-        fprintf(md.f, "\n## %s\n", name);
-        fputs("<h2>", html.f); html_text(html.f, name); fputs("</h2>\n", html.f);
+        fprintf(md.f, "\n<a id=\"sec-%zu\"></a>\n\n## %s (`%s`)\n", i, heading(name), name);
+        fprintf(html.f, "<h2 id=\"sec-%zu\">", i);
+        html_text(html.f, heading(name));
+        fputs(" (<code>", html.f);
+        html_text(html.f, name);
+        fputs("</code>)</h2>\n", html.f);
         char *save, *line = strtok_r(man, "\n", &save);
         char seen[256][256];
         size_t n_seen = 0;
@@ -231,7 +324,7 @@ int ws_cmd_report(int argc, char **argv)
                 if (has_svg) {
                     char *s = slurp(svg, NULL);
                     const char *start = s ? strstr(s, "<svg") : NULL;
-                    if (start) fputs(start, html.f);
+                    if (start) svg_inline(html.f, start, n_fig++);
                     free(s);
                 } else {
                     size_t len;
@@ -270,12 +363,16 @@ int ws_cmd_report(int argc, char **argv)
     }
     fputs("</body></html>\n", html.f);
     if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
-    printf("%zu items; %s/REPORT.md and %s/report.html\n", items, dir, dir);
+    printf("%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, dir, dir,
+           key ? " (and " : "", key ? dir : "", key ? "/paper.md)" : "");
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
     ws_outfile_abort(&md);
     ws_outfile_abort(&html);
+    ws_outfile_abort(&pmd);
+    ws_catalogue_free(&cat);
+    free(key);
     for (size_t i = 0; sub && i < nf; i++) free(sub[i]);
     free(sub);
     return rc;

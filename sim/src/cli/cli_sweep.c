@@ -325,8 +325,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         if (write_table(&oc, "sweep.json", "sweep: per-cell summary (JSON)", ws_sweep_write_json, &sw, &err)
             || write_table(&oc, "sweep.md", "sweep: ETA/TTA savings versus default", write_md, &sw, &err))
             goto out;
-        ws_fig_ctx fc = {out, command, &cat, 1};
-        if (plot && (ws_fig_savings(&fc, &sw, &err) || ws_fig_beta(&fc, &sw, &err))) goto out;
+        /* savings.csv is a table too: written with --no-plot, not drawn */
+        ws_fig_ctx fc = {out, command, &cat, plot};
+        if (ws_fig_savings(&fc, &sw, &err) || (plot && ws_fig_beta(&fc, &sw, &err))) goto out;
         /* With several betas the beta figure is the one that shows them
          * (beta changes the exploration cost, not the steady state). */
         for (size_t g = 0; plot && sw.n_betas == 1 && g < sw.n_gpus; g++)
@@ -337,7 +338,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
             goto out;
         printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s)\n",
                sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
-               !plot ? "" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*");
+               !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*");
     } else {
         ws_fig_ctx fc = {out, command, &cat, 1};
         for (size_t g = 0; plot && g < sw.n_gpus; g++)
