@@ -471,3 +471,42 @@ Test(whatif, simulate_reports_grams_next_to_energy, .init = mk, .fini = tmpdir_r
     cr_assert_str_eq(r.err, "");
     cli_free(&r);
 }
+
+/* A sweep's journal belongs to its what-ifs: resuming a crashed sweep with
+ * another cap, stall or series is refused as another plan, and with the
+ * same what-ifs it resumes. */
+Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_remove,
+     .timeout = 120)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 10\n"
+             "bso: {name: %s/crash.so, params: {how: segv}}\nplo: jit\n", WS_TEST_PLUGIN_DIR);
+    write_tmp("c.yaml", text);
+    const char *carbon = WS_SOURCE_DIR "/traces/fetched/carbon/miso_mason_city_2022-10.csv";
+#define SWEEP WS_BUILD_DIR "/sim/wattsim sweep %s/c.yaml --policies zeus:jit," \
+    WS_TEST_PLUGIN_DIR "/crash.so:jit --threads 1 --no-plot --out %s/s" \
+    " --traces " WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23 --catalogue " \
+    WS_SOURCE_DIR "/configs/workloads.yaml"
+    int st = run_shell("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" "
+                       SWEEP " --power-cap 250 --carbon %s >/dev/null 2>&1", tmp, tmp, carbon);
+    cr_assert(st != 0 && st != 2, "the sweep should have crashed (status %d)", st);
+    const char *other[] = {"--power-cap 200 --carbon %s", "--power-cap 250",
+                           "--power-cap 250 --carbon %s --start 2022-10-21T00:00:00Z",
+                           "--power-cap 250 --carbon %s --objective carbon",
+                           "--power-cap 250 --carbon %s --input-stall 0.1 --idle-power 50"};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        char opts[512], cmd[2048];
+        snprintf(opts, sizeof opts, other[i], carbon);
+        snprintf(cmd, sizeof cmd, SWEEP " %s --resume >/dev/null 2>%s/e.txt", tmp, tmp, opts,
+                 tmp);
+        cr_expect_eq(run_shell("%s", cmd), 2, "%s", other[i]);
+        snprintf(cmd, sizeof cmd, "grep -q 'the journal is of another plan' %s/e.txt", tmp);
+        cr_expect_eq(run_shell("%s", cmd), 0, "%s", other[i]);
+    }
+    st = run_shell(SWEEP " --power-cap 250 --carbon %s --resume --isolate >%s/o.txt 2>/dev/null",
+                   tmp, tmp, carbon, tmp);
+    cr_expect_eq(st, 1, "resumed; the crash cell failed");
+    cr_expect_eq(run_shell("grep -q 'from the journal' %s/o.txt", tmp), 0);
+#undef SWEEP
+}

@@ -59,11 +59,11 @@ const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
                                           const char *name, ws_error *err);
 
 /* The knob table of `spec` on loaded traces with the table what-ifs of
- * `wi` (power cap, input stall; may be NULL) applied. A note on what the
- * cap changed goes to stderr as "wattsim: note: ...". */
+ * `wi` (power cap, input stall; may be NULL) applied. With `note`, what
+ * the cap changed goes to stderr as "wattsim: note: ...". */
 int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
                  const ws_workload_spec *spec, double eta, double beta,
-                 ws_job_table *jt, ws_error *err);
+                 ws_job_table *jt, int note, ws_error *err);
 
 /* Print "wattsim: note: ..." on stderr when runs wrapped around the end of
  * a series (tot->wrapped > 0). */

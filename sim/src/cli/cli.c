@@ -160,7 +160,7 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
         int rc = !spec || ws_study_traces(cfg, env, c->gpu, &tr, err)
-                 || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, err)
+                 || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
                  || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
             char label[128], path[4096];
@@ -585,7 +585,7 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
     ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, NULL, &g->limits, 0, &wi};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
-        || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, &err)
+        || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, 1, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
         goto out;
     if (history && !plot) {

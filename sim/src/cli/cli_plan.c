@@ -176,7 +176,7 @@ int ws_cmd_plan(int argc, char **argv)
         : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
     ws_study_env env = {ws_cli_traces(traces, NULL), &cat, reg, &lim, 0, &wi};
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
-        || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, &err))
+        || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, 1, &err))
         goto out;
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, &err))

@@ -340,7 +340,7 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
     table_whatif(f, wi);
     fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
             "recur", "energy_MJ");
-    if (co2) fprintf(f, " %10s", "CO2_t");
+    if (co2) fprintf(f, " %10s", "CO2_kg");
     if (usd) fprintf(f, " %10s", "price_$");
     fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
     for (size_t i = 0; i < n;) {
@@ -379,7 +379,7 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         fmt_beta(beta, sizeof beta, r[i].cell.beta);
         fprintf(f, "%-8s %-14s %5g %5s %5zu %6ld %12.4f", r[i].cell.gpu, r[i].cell.workload,
                 r[i].cell.eta, beta, j - i, r[i].recurrences, e / m / 1e6);
-        if (co2) fprintf(f, " %10.4f", g / m / 1e6);
+        if (co2) fprintf(f, " %10.3f", g / m / 1e3);
         if (usd) fprintf(f, " %10.2f", d / m);
         fprintf(f, " %12.3f %14.6g %8.1f  %s\n", t / m / 3600, c / m, runs / m, fin);
         i = j;

@@ -40,7 +40,7 @@ int ws_study_traces(const ws_run_config *cfg, const ws_study_env *env,
 
 int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
                  const ws_workload_spec *spec, double eta, double beta,
-                 ws_job_table *jt, ws_error *err)
+                 ws_job_table *jt, int note_it, ws_error *err)
 {
     if (!wi || (wi->power_cap <= 0 && wi->input_stall <= 0))
         return ws_job_build(jt, tr, spec, eta, beta, err);
@@ -50,7 +50,7 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
              || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
     ws_job_free(&raw);
     if (rc) return -1;
-    if (note[0]) fprintf(stderr, "wattsim: note: %s on %s: %s\n", spec->name, tr->gpu, note);
+    if (note_it && note[0]) fprintf(stderr, "wattsim: note: %s on %s: %s\n", spec->name, tr->gpu, note);
     return 0;
 }
 
@@ -129,7 +129,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < n_work; w++) {
             ws_job_table jt;
-            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, err)) {
+            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, 1, err)) {
                 ws_job_free(&jt);
                 ws_traces_free(&tr);
                 goto out;

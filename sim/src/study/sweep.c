@@ -420,7 +420,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < s->n_work; w++) {
             const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, s->work[w], err);
-            if (ws_study_job(env->whatif, &tr, spec, 0.5, 2.0, &s->jobs[g * s->n_work + w], err)) {
+            if (ws_study_job(env->whatif, &tr, spec, 0.5, 2.0, &s->jobs[g * s->n_work + w], 1, err)) {
                 ws_traces_free(&tr);
                 goto out;
             }
