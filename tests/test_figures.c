@@ -260,7 +260,11 @@ static size_t steady_rows(const char *path, int *series, char labels[][16], size
         if (!strncmp(line, "# block ", 8)) { block = atoi(line + 8); continue; }
         if (block != 2 || n >= max) continue;
         series[n] = atoi(line);
-        const char *last = strrchr(line, ',');
+        /* the label is the next-to-last field (the last: above or below) */
+        char *last = strrchr(line, ',');
+        cr_assert_not_null(last);
+        *last = '\0';
+        last = strrchr(line, ',');
         snprintf(labels[n], sizeof labels[0], "%s", last ? last + 1 : "");
         n++;
     }
@@ -404,4 +408,33 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
     cr_expect(key && toc && pot && cmp && key < toc && toc < pot && pot < cmp, "order");
     cr_expect(strstr(html, "id=\"f0-gnuplot_canvas\""), "svg ids prefixed");
     free(html);
+}
+
+/* ------------------------------------------------------------ README */
+
+/* Every figure the README shows is a file in configs/paper/figures/ that
+ * scripts/reproduce-paper --update-readme-figures writes, so the README's
+ * "copies made by the script" holds. */
+Test(figures, readme_figures_come_from_the_reproduction)
+{
+    char *readme = slurp(WS_SOURCE_DIR "/README.md");
+    char *script = slurp(WS_SOURCE_DIR "/scripts/reproduce-paper");
+    size_t n = 0;
+    for (const char *p = readme; (p = strstr(p, "](configs/paper/figures/")); n++) {
+        p += strlen("](configs/paper/figures/");
+        size_t len = strcspn(p, ")");
+        char name[256], path[600], cp[300];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        snprintf(path, sizeof path, WS_SOURCE_DIR "/configs/paper/figures/%s", name);
+        struct stat st;
+        cr_expect_eq(stat(path, &st), 0, "%s is shown but missing", name);
+        snprintf(cp, sizeof cp, "\"$fig/%s\"", name);
+        cr_expect(strstr(script, cp), "%s is not copied by --update-readme-figures", name);
+    }
+    cr_expect_geq(n, 5, "the README shows the savings bars, a frontier, ...");
+    cr_expect(strstr(readme, "](configs/paper/figures/savings.png)"), "savings bar chart");
+    cr_expect(strstr(readme, "](configs/paper/figures/pareto-v100-librispeech.png)"), "a frontier");
+    cr_expect(!strstr(readme, "number for number,"), "statistically, not number for number");
+    free(readme);
+    free(script);
 }

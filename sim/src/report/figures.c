@@ -399,12 +399,13 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         ws_plot_box(&zoom, k->tta / ut.div, k->eta / ue.div);
     }
     fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
-               "tta_lo,tta_hi,eta_lo,eta_hi,label\n", ut.name, ue.name);
+               "tta_lo,tta_hi,eta_lo,eta_hi,label,label_below\n", ut.name, ue.name);
     /* eta mode: the subject at every eta (labelled), default once (its
      * knob does not depend on eta); otherwise every pair at the first eta. */
     size_t series[64], n_series = 0;
     for (size_t p = 0; p < s->n_pairs && n_series < 64; p++)
         if (!eta_mode || p == subject || p == s->ref_default) series[n_series++] = p;
+    size_t n_label = 0;
     for (size_t i = 0; i < n_series; i++) {
         size_t p = series[i];
         size_t n_e = eta_mode && p == subject ? s->n_etas : 1;
@@ -422,8 +423,9 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
             /* label every eta when few, else every other one and the last */
             int label = eta_mode && p == subject
                         && (s->n_etas <= 6 || e % 2 == 0 || e == s->n_etas - 1);
-            if (label) fprintf(f, "η=%g\n", s->etas[e]);
-            else fputs("\n", f);
+            /* consecutive labels alternate above and below their points */
+            if (label) fprintf(f, "η=%g,%zu\n", s->etas[e], n_label++ % 2);
+            else fputs(",0\n", f);
             ws_plot_box(&zoom, v[2] / ut.div, v[4] / ue.div);
             ws_plot_box(&zoom, v[3] / ut.div, v[5] / ue.div);
         }
@@ -489,9 +491,10 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:6:7:8:9 with xyerrorbars"
                    " %s title t%zu", i, style, i);
         if (eta_mode && p == subject)
-            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:10 with labels"
-                       " left offset 0.8,0.5 font ',7' tc rgb '%s' notitle", i,
-                    ws_plot_colour((int)i));
+            for (int below = 0; below < 2; below++)
+                fprintf(f, ", \\\n     data index 2 using ($1 == %zu && $11 == %d ? $4 : NaN):5:10"
+                           " with labels left offset %s font ',7' tc rgb '%s' notitle", i, below,
+                        below ? "0.7,-0.8" : "-0.3,0.9", ws_plot_colour((int)i));
     }
     fputs("\n", f);
     ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
