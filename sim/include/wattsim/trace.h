@@ -104,4 +104,10 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                  ws_error *err);
 void ws_job_free(ws_job_table *jt);
 
+/* Work the joins have done in this process (comparisons, binary-search
+ * and scan steps of trace loading, job building and the Pareto sort): a
+ * machine-independent measure for the test that they grow as n log n. */
+unsigned long long ws_join_work(void);
+void ws_join_work_add(unsigned long long n);
+
 #endif

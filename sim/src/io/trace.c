@@ -366,8 +366,16 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
 
 /* Order rows by key so that duplicates are neighbours and lookups can
  * binary-search. */
+/* Work done by the joins (comparisons, search and scan steps), for the test
+ * that checks they grow as n log n; relaxed: only a count. */
+static _Atomic unsigned long long join_work;
+
+unsigned long long ws_join_work(void) { return join_work; }
+void ws_join_work_add(unsigned long long n) { join_work += n; }
+
 static int cmp_power(const void *a, const void *b)
 {
+    join_work++;
     const ws_power_row *x = a, *y = b;
     if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
     if (x->network != y->network) return x->network < y->network ? -1 : 1;
@@ -379,6 +387,7 @@ static int cmp_power(const void *a, const void *b)
 
 static int cmp_train(const void *a, const void *b)
 {
+    join_work++;
     const ws_train_row *x = a, *y = b;
     if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
     if (x->network != y->network) return x->network < y->network ? -1 : 1;
@@ -402,12 +411,48 @@ static const ws_power_row *find_power(const ws_traces *t, int ds, int net,
     ws_power_row key = {ds, net, opt, bs, 0, 0, 0, 0};
     size_t lo = 0, hi = t->n_power;
     while (lo < hi) {                  /* first row >= (key, pl 0) */
+        join_work++;
         size_t mid = lo + (hi - lo) / 2;
         if (cmp_power(&t->power[mid], &key) < 0) lo = mid + 1; else hi = mid;
     }
     if (lo < t->n_power && same_power_key(&t->power[lo], &key))
         return &t->power[lo];
     return NULL;
+}
+
+/* (dataset, network, optimizer, batch size) of a train row, as a power
+ * row's key, sorted and unique: the train side of the joins. */
+static int cmp_key(const void *a, const void *b)
+{
+    join_work++;
+    const ws_power_row *x = a, *y = b;
+    if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
+    if (x->network != y->network) return x->network < y->network ? -1 : 1;
+    if (x->optimizer != y->optimizer) return x->optimizer < y->optimizer ? -1 : 1;
+    return (x->bs > y->bs) - (x->bs < y->bs);
+}
+
+/* MaxPower: the highest power limit of any power row that joins a train
+ * row, by a binary search of each power row's key among the train keys:
+ * n log n (it was a scan of the train rows per power row). */
+static int max_joined_power(ws_traces *t)
+{
+    ws_power_row *keys = malloc((t->n_train + 1) * sizeof *keys);
+    if (!keys) return -1;
+    size_t n = 0;
+    for (size_t j = 0; j < t->n_train; j++) {
+        const ws_train_row *r = &t->train[j];
+        keys[n++] = (ws_power_row){r->dataset, r->network, r->optimizer, r->bs, 0, 0, 0, 0};
+    }
+    qsort(keys, n, sizeof *keys, cmp_key);
+    t->max_power = 0;
+    for (size_t i = 0; i < t->n_power; i++) {
+        const ws_power_row *p = &t->power[i];
+        if (p->pl > t->max_power && bsearch(p, keys, n, sizeof *keys, cmp_key))
+            t->max_power = p->pl;
+    }
+    free(keys);
+    return 0;
 }
 
 int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
@@ -466,19 +511,7 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     }
     /* MaxPower: the highest power limit of any power row that joins a train
      * row (the published simulator takes the max over the merged table). */
-    t->max_power = 0;
-    for (size_t i = 0; i < t->n_power; i++) {
-        const ws_power_row *p = &t->power[i];
-        if (p->pl <= t->max_power) continue;
-        for (size_t j = 0; j < t->n_train; j++) {
-            const ws_train_row *r = &t->train[j];
-            if (r->dataset == p->dataset && r->network == p->network
-                && r->optimizer == p->optimizer && r->bs == p->bs) {
-                t->max_power = p->pl;
-                break;
-            }
-        }
-    }
+    if (max_joined_power(t)) return ws_fail(err, "out of memory");
     if (t->max_power == 0)
         return ws_fail(err, "%s: no power row matches any train row of %s"
                        " (dataset, network, optimizer, batch_size)",
@@ -589,6 +622,22 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
         free(pls);
         return ws_fail(err, "out of memory");
     }
+    /* The workload's train rows at its target are one sorted run (by batch
+     * size, then run): found by binary search, walked once with the batch
+     * sizes (ascending) -- a merge join. */
+    const ws_train_row key = {.dataset = ds, .network = net, .optimizer = opt,
+                              .target_metric = spec->target_metric, .bs = INT_MIN};
+    size_t tr = 0, hi = t->n_train;
+    while (tr < hi) {
+        join_work++;
+        size_t mid = tr + (hi - tr) / 2;
+        const ws_train_row *r = &t->train[mid];
+        int less = r->dataset != ds ? r->dataset < ds : r->network != net ? r->network < net
+                 : r->optimizer != opt ? r->optimizer < opt
+                 : r->target_metric != spec->target_metric ? r->target_metric < spec->target_metric
+                 : r->bs < key.bs;
+        if (less) tr = mid + 1; else hi = mid;
+    }
     for (size_t i = 0; i < nb; i++) {
         jt->knob_start[i] = (int)nk;
         const ws_power_row *p = find_power(t, ds, net, opt, bs[i]);
@@ -601,11 +650,13 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
             nk++;
         }
         jt->run_start[i] = (int)nr;
-        for (size_t j = 0; j < t->n_train; j++) {
-            const ws_train_row *r = &t->train[j];
-            if (r->dataset == ds && r->network == net && r->optimizer == opt
-                && r->target_metric == spec->target_metric && r->bs == bs[i])
-                jt->run_epoch[nr++] = r->target_epoch;
+        for (; tr < t->n_train; tr++) {
+            join_work++;
+            const ws_train_row *r = &t->train[tr];
+            if (r->dataset != ds || r->network != net || r->optimizer != opt
+                || r->target_metric != spec->target_metric || r->bs > bs[i])
+                break;
+            if (r->bs == bs[i]) jt->run_epoch[nr++] = r->target_epoch;
         }
         if ((int)nr == jt->run_start[i]) {
             free(pls);

@@ -1,5 +1,6 @@
 /* Knob landscape and Pareto frontier; see wattsim/pareto.h. */
 #include "wattsim/pareto.h"
+#include "wattsim/trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,16 +15,27 @@ static int by_tta(const ws_knob_stat *base, int a, int b)
     return a - b;
 }
 
-/* Insertion sort with the base passed in, not a global (qsort has no
- * context argument in C17): keeps ws_pareto_compute re-entrant for
- * threads. Knob tables are small (tens of entries). */
-static void sort_by_tta(const ws_knob_stat *base, int *idx, int m)
+/* Merge sort with the base passed in, not a global (qsort has no context
+ * argument in C17): keeps ws_pareto_compute re-entrant for threads, and
+ * n log n for traces with many knobs. by_tta is a total order, so the
+ * result is the one any correct sort gives. tmp has room for m. */
+static void sort_by_tta(const ws_knob_stat *base, int *idx, int *tmp, int m)
 {
-    for (int i = 1; i < m; i++) {
-        int v = idx[i], j = i;
-        for (; j > 0 && by_tta(base, idx[j - 1], v) > 0; j--) idx[j] = idx[j - 1];
-        idx[j] = v;
+    unsigned long long work = 0;
+    for (int w = 1; w < m; w *= 2) {
+        for (int lo = 0; lo < m; lo += 2 * w) {
+            int mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
+            int a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) {
+                work++;
+                tmp[o++] = by_tta(base, idx[a], idx[b]) <= 0 ? idx[a++] : idx[b++];
+            }
+            while (a < mid) tmp[o++] = idx[a++];
+            while (b < hi) tmp[o++] = idx[b++];
+        }
+        memcpy(idx, tmp, (size_t)m * sizeof *idx);
     }
+    ws_join_work_add(work);
 }
 
 int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
@@ -85,7 +97,10 @@ int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
     int m = 0;
     for (int k = 0; k < n; k++)
         if (out->knobs[k].all_reach) out->frontier[m++] = k;
-    sort_by_tta(out->knobs, out->frontier, m);
+    int *tmp = malloc((size_t)(m ? m : 1) * sizeof *tmp);
+    if (!tmp) return ws_fail(err, "out of memory");
+    sort_by_tta(out->knobs, out->frontier, tmp, m);
+    free(tmp);
     int f = 0;
     double best_eta = INFINITY, best_tta = -INFINITY;
     for (int q = 0; q < m; q++) {
