@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 
 #include "wattsim/config.h"
-#include "wattsim/csv.h"
 #include "wattsim/figures.h"
 #include "wattsim/plugin.h"
 #include "wattsim/sweep.h"
 
+#include "table.h"
 #include "tmpdir.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
@@ -80,69 +80,6 @@ static size_t pair_of(const ws_sweep *s, const char *label)
     return 0;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* Rows of a CSV as fields; header row first. */
-typedef struct rows {
-    char ***r;
-    size_t n, nf;
-} rows;
-
-static rows read_rows(const char *path)
-{
-    ws_error err = {{0}};
-    ws_csv *c = ws_csv_open(path, NULL, &err);
-    cr_assert_not_null(c, "%s", err.msg);
-    rows t = {0};
-    int r;
-    while ((r = ws_csv_next(c, &err)) == 1) {
-        size_t nf = ws_csv_nfields(c);
-        char **row = calloc(nf + 1, sizeof *row);
-        for (size_t i = 0; i < nf; i++) row[i] = strdup(ws_csv_field(c, i));
-        t.r = realloc(t.r, (t.n + 1) * sizeof *t.r);
-        t.r[t.n++] = row;
-        if (t.n == 1) t.nf = nf;
-    }
-    cr_assert_eq(r, 0, "%s", err.msg);
-    ws_csv_close(c);
-    return t;
-}
-
-static const char *field(const rows *t, size_t row, const char *name)
-{
-    for (size_t i = 0; i < t->nf; i++)
-        if (!strcmp(t->r[0][i], name)) return t->r[row][i];
-    cr_assert_fail("no column %s", name);
-    return NULL;
-}
-
-static double num(const rows *t, size_t row, const char *name)
-{
-    const char *s = field(t, row, name);
-    return *s ? strtod(s, NULL) : NAN;
-}
-
-static void free_rows(rows *t)
-{
-    for (size_t r = 0; r < t->n; r++) {
-        for (size_t i = 0; t->r[r][i]; i++) free(t->r[r][i]);
-        free(t->r[r]);
-    }
-    free(t->r);
-}
-
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)))
 
 /* ------------------------------------------------------------ savings */
@@ -163,13 +100,13 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
     cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
     char path[600];
     snprintf(path, sizeof path, "%s/savings.csv", tmp);
-    rows t = read_rows(path);
-    cr_assert_eq(t.n, 1 + 2 * 2, "a row per reference x workload");
-    for (size_t row = 1; row < t.n; row++) {
+    table t = read_table(path);
+    cr_assert_eq(t.n, 2 * 2, "a row per reference x workload");
+    for (size_t row = 0; row < t.n; row++) {
         size_t r = (size_t)num(&t, row, "versus_index"), w = (size_t)num(&t, row, "workload_index");
         size_t ref = refs[r];
-        cr_expect_str_eq(field(&t, row, "versus"), s.pairs[ref].label);
-        cr_expect_str_eq(field(&t, row, "workload"), s.work[w]);
+        cr_expect_str_eq(str(&t, row, "versus"), s.pairs[ref].label);
+        cr_expect_str_eq(str(&t, row, "workload"), s.work[w]);
         cr_expect_eq(num(&t, row, "in_figure"), 1);
         cr_expect_eq(num(&t, row, "seeds"), 4);
         /* by hand: per-seed savings, their mean and t(3) interval */
@@ -195,8 +132,8 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
         }
     }
     /* zeus saves energy over default on cifar100 (the paper's largest case) */
-    cr_expect_gt(num(&t, 1, "eta_saving_pct"), 30);
-    free_rows(&t);
+    cr_expect_gt(num(&t, 0, "eta_saving_pct"), 30);
+    free_table(&t);
     /* Display names, not raw ids, in what the figure shows. */
     snprintf(path, sizeof path, "%s/savings.gp", tmp);
     char *gp = slurp(path);
@@ -219,13 +156,13 @@ Test(figures, beta_totals_as_percent_of_default_by_hand, .init = mktmp, .fini = 
     cr_assert_eq(ws_fig_beta(&c, &s, &err), 0, "%s", err.msg);
     char path[600];
     snprintf(path, sizeof path, "%s/beta-v100.csv", tmp);
-    rows t = read_rows(path);
-    cr_assert_eq(t.n, 1 + 2, "a row per beta");
+    table t = read_table(path);
+    cr_assert_eq(t.n, 2, "a row per beta");
     size_t zeus = pair_of(&s, "zeus+jit");
     for (size_t b = 0; b < 2; b++) {
-        size_t row = 1 + b;
+        size_t row = b;
         cr_expect_eq(num(&t, row, "beta_index"), b);
-        cr_expect_str_eq(field(&t, row, "beta"), b ? "inf" : "2");
+        cr_expect_str_eq(str(&t, row, "beta"), b ? "inf" : "2");
         double e[3], me = 0, md = 0, ss = 0;
         for (size_t i = 0; i < 3; i++) {
             e[i] = s.sims[ws_sweep_index(&s, zeus, 0, 0, 0, b, i)].energy_j;
@@ -238,7 +175,7 @@ Test(figures, beta_totals_as_percent_of_default_by_hand, .init = mktmp, .fini = 
         cr_expect(NEAR(num(&t, row, "eta_lo"), 100 * (me - half) / md));
         cr_expect(NEAR(num(&t, row, "eta_hi"), 100 * (me + half) / md));
     }
-    free_rows(&t);
+    free_table(&t);
     snprintf(path, sizeof path, "%s/beta-v100.gp", tmp);
     char *gp = slurp(path);
     cr_expect(strstr(gp, "'∞' 1"), "beta = inf is labelled");
@@ -338,11 +275,11 @@ Test(figures, pdf_is_valid, .init = mktmp, .fini = rmtmp, .timeout = 120)
     snprintf(path, sizeof path, "%s/p/potential.png", tmp);
     cr_expect_eq(stat(path, &st), 0);
     snprintf(path, sizeof path, "%s/p/potential.csv", tmp);
-    rows t = read_rows(path);
-    cr_assert_eq(t.n, 1 + 4);
-    cr_expect_str_eq(field(&t, 3, "gpu"), "a40");
-    cr_expect_eq(num(&t, 3, "gpu_index"), 1);
-    free_rows(&t);
+    table t = read_table(path);
+    cr_assert_eq(t.n, 4);
+    cr_expect_str_eq(str(&t, 2, "gpu"), "a40");
+    cr_expect_eq(num(&t, 2, "gpu_index"), 1);
+    free_table(&t);
 }
 
 /* ------------------------------------------------------------ paper.md */
@@ -366,16 +303,16 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
                            path, tmp), 0);
     cr_assert_eq(run_shell(CLI " report %s/r --catalogue " CATALOGUE " >/dev/null", tmp), 0);
     snprintf(path, sizeof path, "%s/r/comparison/savings.csv", tmp);
-    rows t = read_rows(path);
+    table t = read_table(path);
     double lo = INFINITY, hi = -INFINITY, worst = INFINITY, second = INFINITY;
     const char *worst_w = NULL, *second_w = NULL;
-    for (size_t r = 1; r < t.n; r++) {
-        if (strcmp(field(&t, r, "versus"), "default+default")) continue;
+    for (size_t r = 0; r < t.n; r++) {
+        if (strcmp(str(&t, r, "versus"), "default+default")) continue;
         double v = num(&t, r, "eta_saving_pct");
         lo = fmin(lo, v);
         hi = fmax(hi, v);
-        if (v < worst) { second = worst; second_w = worst_w; worst = v; worst_w = field(&t, r, "workload"); }
-        else if (v < second) { second = v; second_w = field(&t, r, "workload"); }
+        if (v < worst) { second = worst; second_w = worst_w; worst = v; worst_w = str(&t, r, "workload"); }
+        else if (v < second) { second = v; second_w = str(&t, r, "workload"); }
     }
     cr_assert(worst_w && second_w);
     snprintf(path, sizeof path, "%s/r/paper.md", tmp);
@@ -397,7 +334,7 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
     cr_expect(strstr(md, want), "want %s in\n%s", want, md);
     ws_catalogue_free(&c2);
     free(md);
-    free_rows(&t);
+    free_table(&t);
     /* The report starts with the key numbers and a table of contents in the
      * paper's order; inlined SVG ids are unique. */
     snprintf(path, sizeof path, "%s/r/report.html", tmp);

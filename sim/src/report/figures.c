@@ -105,6 +105,18 @@ static int open_pair(const char *dir, const char *name, ws_outfile *od, ws_outfi
     return ws_outfile_open(og, path, err);
 }
 
+/* Commit STEM.csv and STEM.gp, then render and list the figure; both
+ * files are closed (committed or abandoned) on return. */
+static int finish(const ws_fig_ctx *c, ws_outfile *od, ws_outfile *og, const char *stem,
+                  const char *title, ws_error *err)
+{
+    int rc = ws_outfile_commit(od, err) || ws_outfile_commit(og, err)
+                 ? -1 : ws_fig_publish(c, stem, title, err);
+    ws_outfile_abort(od);
+    ws_outfile_abort(og);
+    return rc;
+}
+
 /* gnuplot variables NAME0..NAMEk-1 holding display names (escaped). */
 static void name_vars(FILE *f, const char *var, char **names, size_t n, const ws_catalogue *cat,
                       int gpu)
@@ -226,10 +238,9 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
             if (!row) fputs("unset key\n", f);
         }
     fputs("unset multiplot\n", f);
-    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
     snprintf(title, sizeof title, "ETA and TTA savings of %s versus the references, per "
              "workload and GPU (95 %% CI)", s->pairs[subject].label);
-    rc = ws_fig_publish(c, stem, title, err);
+    rc = finish(c, &od, &og, stem, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
@@ -330,8 +341,7 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
             if (!w) fputs("unset key\n", f);
         }
         fputs("unset multiplot\n", f);
-        if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto next;
-        rc = ws_fig_publish(c, stem, title, err);
+        rc = finish(c, &od, &og, stem, title, err);
     next:
         ws_outfile_abort(&od);
         ws_outfile_abort(&og);
@@ -499,8 +509,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     fputs("\n", f);
     ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
     fputs("unset multiplot\n", f);
-    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    rc = ws_fig_publish(c, stem, title, err);
+    rc = finish(c, &od, &og, stem, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
@@ -629,8 +638,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
         fputs("\n", f);
     }
     fputs("unset multiplot\n", f);
-    if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
-    rc = ws_fig_publish(c, stem, title, err);
+    rc = finish(c, &od, &og, stem, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
