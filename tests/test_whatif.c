@@ -508,5 +508,16 @@ Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_re
                    tmp, tmp, carbon, tmp);
     cr_expect_eq(st, 1, "resumed; the crash cell failed");
     cr_expect_eq(run_shell("grep -q 'from the journal' %s/o.txt", tmp), 0);
+    /* Grams from the journal's records equal grams computed afresh. */
+    char fresh[600];
+    snprintf(fresh, sizeof fresh, "%s/f", tmp);
+    st = run_shell(WS_BUILD_DIR "/sim/wattsim sweep %s/c.yaml --policies zeus:jit," WS_TEST_PLUGIN_DIR
+                   "/crash.so:jit --isolate --no-plot --out %s --traces " WS_SOURCE_DIR
+                   "/traces/fetched/zeus-nsdi23 --catalogue " WS_SOURCE_DIR
+                   "/configs/workloads.yaml --power-cap 250 --carbon %s >/dev/null 2>&1",
+                   tmp, fresh, carbon);
+    cr_expect_eq(st, 1);
+    cr_expect_eq(run_shell("grep -q co2_g %s/s/sweep.csv && cmp -s %s/s/sweep.csv %s/sweep.csv",
+                           tmp, tmp, fresh), 0, "resumed and fresh sweep.csv differ");
 #undef SWEEP
 }

@@ -50,6 +50,7 @@ typedef struct ws_sweep_sim {
     double *rec_cost;         /* per recurrence, all tries; NULL unless curves */
     char *error;              /* one line, e.g. "seed 3: ..."; NULL when ok */
     int failed;
+    double co2_g, usd;        /* totals, with a carbon / price series */
 } ws_sweep_sim;
 
 typedef struct ws_sweep {
@@ -129,6 +130,7 @@ typedef struct ws_sweep_summary {
     ws_stat steady_energy, steady_time;      /* per recurrence, steady state */
     /* cost - oracle's cost, over the seeds where both succeeded */
     ws_stat regret;
+    ws_stat co2, usd;                        /* totals (0 without a series) */
     /* 1 - ours / default's, of the sums over the seeds where both the
      * policy and default succeeded (NAN when there is none) */
     double save_energy, save_time, save_cost;

@@ -123,11 +123,13 @@ static void write_md(FILE *f, const ws_sweep *s)
         ws_whatif_describe(s->whatif, d, sizeof d);
         fprintf(f, "What-if: %s\n\n", d);
     }
-    fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | ETA saving | "
+    const int co2 = s->whatif && s->whatif->has_carbon;
+    fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | %sETA saving | "
                "TTA saving | cost saving | regret vs oracle (%s) | final knob | seeds ok | "
                "seeds failed | error |\n",
-            ue.name, ut.name, ue.name);
-    fputs("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n", f);
+            ue.name, ut.name, co2 ? "CO2 (kg) | " : "", ue.name);
+    fprintf(f, "|---|---|---|---|---|---:|---:|%s---:|---:|---:|---:|---|---:|---:|---|\n",
+            co2 ? "---:|" : "");
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
@@ -137,17 +139,20 @@ static void write_md(FILE *f, const ws_sweep *s)
         ws_sweep_top_knob(s, c, &bs, &pl, &best);
         fprintf(f, "| %s | %s | %s | %g | %g | ", s->pairs[o.pair].label, s->gpus[o.gpu],
                 s->work[o.work], s->etas[o.eta], s->betas[o.beta]);
-        if (o.seeds_ok)
-            fprintf(f, "%.4g ± %.2g | %.4g ± %.2g | %.1f %% | %.1f %% | %.1f %% | %.4g | "
-                       "%d, %d W (%zu/%zu) | ",
-                    o.energy.mean / ue.div,
+        if (o.seeds_ok) {
+            fprintf(f, "%.4g ± %.2g | %.4g ± %.2g | ", o.energy.mean / ue.div,
                     isfinite(o.energy.hi) ? (o.energy.hi - o.energy.mean) / ue.div : 0.0,
                     o.time.mean / ut.div,
-                    isfinite(o.time.hi) ? (o.time.hi - o.time.mean) / ut.div : 0.0,
+                    isfinite(o.time.hi) ? (o.time.hi - o.time.mean) / ut.div : 0.0);
+            if (co2)
+                fprintf(f, "%.4g ± %.2g | ", o.co2.mean / 1e3,
+                        isfinite(o.co2.hi) ? (o.co2.hi - o.co2.mean) / 1e3 : 0.0);
+            fprintf(f, "%.1f %% | %.1f %% | %.1f %% | %.4g | %d, %d W (%zu/%zu) | ",
                     100 * o.save_energy, 100 * o.save_time, 100 * o.save_cost,
                     o.regret.mean / ue.div, bs, pl, best, o.seeds_ok);
-        else
-            fputs("– | – | – | – | – | – | – | ", f);
+        } else {
+            fputs(co2 ? "– | – | – | – | – | – | – | – | " : "– | – | – | – | – | – | – | ", f);
+        }
         fprintf(f, "%zu | %zu | ", o.seeds_ok, o.seeds_failed);
         for (const char *p = o.error; *p; p++) {       /* a '|' would split the cell */
             if (*p == '|') fputc('\\', f);

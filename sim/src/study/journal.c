@@ -15,7 +15,9 @@
  *     56  u32  bit 31: failed; bits 0..30: trailer bytes
  *     60  u32  CRC-32 (zlib) of bytes 0..59 and the trailer
  * Trailer: a failed simulation's message (pipe only: the journal keeps
- * successes); with curves, a successful one's cost per recurrence (f64 x R).
+ * successes); for a successful one, with a carbon or price series its
+ * grams and dollars (f64 x 2), then with curves its cost per recurrence
+ * (f64 x R).
  *
  * Journal file: a 64-byte header
  *      0  "wattsim-jrnl-v2\n"
@@ -52,6 +54,12 @@ static uint32_t crc_of(const unsigned char *rec, const void *trailer, size_t n)
     return (uint32_t)c;
 }
 
+/* Bytes of grams and dollars a success carries (with a series). */
+static size_t amounts_len(const ws_sweep *s)
+{
+    return ws_whatif_accounts(s->whatif) ? 2 * sizeof(double) : 0;
+}
+
 int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
 {
     const ws_sweep_sim *m = &s->sims[i];
@@ -60,11 +68,20 @@ int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
     double d[5] = {m->energy_j, m->time_s, m->cost, m->steady_energy, m->steady_time};
     int32_t k[2] = {m->final_bs, m->final_pl};
     const void *trailer = NULL;
+    void *buf = NULL;
     size_t n = 0;
     if (m->failed) {
         trailer = m->error ? m->error : "";
         n = strlen(trailer);
         if (n > WS_ERROR_MAX) n = WS_ERROR_MAX;
+    } else if (amounts_len(s)) {
+        size_t nc = s->curves ? (size_t)ws_sweep_recurrences(s, i) * sizeof(double) : 0;
+        n = amounts_len(s) + nc;
+        if (!(buf = malloc(n))) return -1;
+        double a[2] = {m->co2_g, m->usd};
+        memcpy(buf, a, sizeof a);
+        if (nc) memcpy((char *)buf + sizeof a, m->rec_cost, nc);
+        trailer = buf;
     } else if (s->curves) {
         trailer = m->rec_cost;
         n = (size_t)ws_sweep_recurrences(s, i) * sizeof(double);
@@ -76,16 +93,16 @@ int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
     memcpy(rec + 56, &info, 4);
     uint32_t crc = crc_of(rec, trailer, n);
     memcpy(rec + 60, &crc, 4);
-    if (fwrite(rec, 1, sizeof rec, f) != sizeof rec) return -1;
-    if (n && fwrite(trailer, 1, n, f) != n) return -1;
-    return 0;
+    int rc = fwrite(rec, 1, sizeof rec, f) != sizeof rec || (n && fwrite(trailer, 1, n, f) != n);
+    free(buf);
+    return rc ? -1 : 0;
 }
 
 /* The largest trailer a record of this sweep may carry. */
 static size_t max_trailer(const ws_sweep *s, uint32_t info)
 {
     if (info & FAILED_BIT) return WS_ERROR_MAX;
-    return s->curves ? (size_t)WS_MAX_RECURRENCES * sizeof(double) : 0;
+    return amounts_len(s) + (s->curves ? (size_t)WS_MAX_RECURRENCES * sizeof(double) : 0);
 }
 
 size_t ws_sweep_record_len(const ws_sweep *s, const unsigned char *rec)
@@ -152,9 +169,18 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
         return 0;
     }
     long R = ws_sweep_recurrences(s, *idx);
-    if (n != (s->curves ? (size_t)R * sizeof(double) : 0))
-        return ws_fail(err, "simulation %zu: %zu bytes of per-recurrence costs, expected %zu",
-                       *idx, n, s->curves ? (size_t)R * sizeof(double) : 0);
+    const size_t na = amounts_len(s);
+    if (n != na + (s->curves ? (size_t)R * sizeof(double) : 0))
+        return ws_fail(err, "simulation %zu: %zu bytes after the record, expected %zu"
+                       " (%s)", *idx, n, na + (s->curves ? (size_t)R * sizeof(double) : 0),
+                       na ? "grams and dollars, then per-recurrence costs"
+                          : "per-recurrence costs");
+    double amt[2] = {0, 0};
+    if (na) memcpy(amt, trailer, sizeof amt);
+    if (bad_number(amt[0], "CO2", *idx, err) || bad_number(amt[1], "money", *idx, err))
+        return -1;
+    trailer += na;
+    n -= na;
     static const char *names[5] = {"energy", "time", "cost", "steady-state energy",
                                    "steady-state time"};
     for (int q = 0; q < 5; q++)
@@ -170,7 +196,9 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
     ws_sweep_sim *m = &s->sims[*idx];
     free(m->error);
     double *rc = m->rec_cost;
-    *m = (ws_sweep_sim){d[0], d[1], d[2], d[3], d[4], k[0], k[1], rc, NULL, 0};
+    *m = (ws_sweep_sim){.energy_j = d[0], .time_s = d[1], .cost = d[2],
+                        .steady_energy = d[3], .steady_time = d[4], .final_bs = k[0],
+                        .final_pl = k[1], .rec_cost = rc, .co2_g = amt[0], .usd = amt[1]};
     if (rc) memcpy(rc, trailer, n);
     return 0;
 }

@@ -257,6 +257,8 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
         sim->steady_time = k ? rs.st / (double)k : NAN;
         sim->final_bs = tot.final_bs;
         sim->final_pl = tot.final_pl;
+        sim->co2_g = tot.co2_g;
+        sim->usd = tot.usd;
         return 0;
     }
     /* The cell is named where the message is shown (a table row, or the
@@ -511,9 +513,10 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     o->error = "";
     size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
     size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
-    double *v = malloc(6 * (n ? n : 1) * sizeof *v);
+    double *v = malloc(8 * (n ? n : 1) * sizeof *v);
     if (!v) return;
     double *e = v, *t = v + n, *c = v + 2 * n, *se = v + 3 * n, *st = v + 4 * n, *rg = v + 5 * n;
+    double *g = v + 6 * n, *u = v + 7 * n;
     /* Our sums and default's over the seeds where both succeeded. */
     double oe = 0, ot = 0, oc = 0, ose = 0, ost = 0;
     double de = 0, dt = 0, dc = 0, dse = 0, dst = 0;
@@ -531,6 +534,8 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
         c[k] = m->cost;
         se[k] = m->steady_energy;
         st[k] = m->steady_time;
+        g[k] = m->co2_g;
+        u[k] = m->usd;
         if (!q->failed) rg[kr++] = m->cost - q->cost;
         if (!d->failed) {
             kd++;
@@ -549,6 +554,8 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     ws_ci95(se, k, &o->steady_energy.mean, &o->steady_energy.lo, &o->steady_energy.hi);
     ws_ci95(st, k, &o->steady_time.mean, &o->steady_time.lo, &o->steady_time.hi);
     ws_ci95(rg, kr, &o->regret.mean, &o->regret.lo, &o->regret.hi);
+    ws_ci95(g, k, &o->co2.mean, &o->co2.lo, &o->co2.hi);
+    ws_ci95(u, k, &o->usd.mean, &o->usd.lo, &o->usd.hi);
     if (!kd) {
         o->save_energy = o->save_time = o->save_cost = NAN;
         o->save_steady_energy = o->save_steady_time = NAN;
@@ -659,6 +666,9 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
           "steady_time_s,steady_time_s_lo,steady_time_s_hi,"
           "saving_energy,saving_time,saving_cost,saving_steady_energy,saving_steady_time,"
           "regret,regret_lo,regret_hi,final_knobs,error", f);
+    const int co2 = s->whatif && s->whatif->has_carbon, usd = s->whatif && s->whatif->has_price;
+    if (co2) fputs(",co2_g,co2_g_lo,co2_g_hi", f);
+    if (usd) fputs(",usd,usd_lo,usd_hi", f);
     char wdesc[1024] = "";
     if (ws_whatif_active(s->whatif)) {
         ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
@@ -689,6 +699,8 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%zu", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
         fputc(',', f);
         str_csv(f, o.error);
+        if (co2) stat_csv(f, &o.co2);
+        if (usd) stat_csv(f, &o.usd);
         if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
         fputc('\n', f);
     }
@@ -738,6 +750,8 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         stat_json(f, "steady_energy_j", &o.steady_energy);
         stat_json(f, "steady_time_s", &o.steady_time);
         stat_json(f, "regret", &o.regret);
+        if (s->whatif && s->whatif->has_carbon) stat_json(f, "co2_g", &o.co2);
+        if (s->whatif && s->whatif->has_price) stat_json(f, "usd", &o.usd);
         fputs(", \"saving\": {\"energy\": ", f); ws_json_num(f, o.save_energy);
         fputs(", \"time\": ", f); ws_json_num(f, o.save_time);
         fputs(", \"cost\": ", f); ws_json_num(f, o.save_cost);
