@@ -247,6 +247,14 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
     expect_knob(8, 100, 2.5, 158.75);
+    /* columns in another query order, found by name */
+    cr_assert_eq(run_shell("cd %s && awk -F', ' -v OFS=', ' '{print $3, $2, $1}' nv.csv > swap.csv",
+                           tmp), 0);
+    r = import_power("--nvidia-smi", "swap.csv", "--force", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 2.5, 158.75);
+    expect_knob(8, 150, 10, 150);
 }
 
 /* The signal S as a Prometheus range query; counter: energy in mJ. */

@@ -52,7 +52,9 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
     for (int k = 0; k < N_COLS; k++) col[k] = -1;
     nf = ws_csv_nfields(c);
     char buf[256];
-    int header = !strcmp(bare_name(ws_csv_field(c, 0), buf, sizeof buf), "timestamp");
+    int header = 0;                   /* a header names the timestamp column */
+    for (size_t i = 0; i < nf && !header; i++)
+        header = !strcmp(bare_name(ws_csv_field(c, i), buf, sizeof buf), "timestamp");
     if (header) {
         for (size_t i = 0; i < nf; i++) {
             const char *h = bare_name(ws_csv_field(c, i), buf, sizeof buf);
