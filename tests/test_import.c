@@ -455,3 +455,68 @@ Test(import, help_of_every_new_command)
         cli_free(&r);
     }
 }
+
+/* Both DCGM metrics: the energy counter wins; --gpus picks by the gpu label. */
+Test(import, dcgm_prefers_counter_and_selects_gpu, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv",
+               "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,100,1,1768435200,1768435210\n");
+    /* power says 500 W; the counters say 100 W (gpu 0) and 40 W (gpu 7) */
+    write_file("both.json",
+               "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", \"result\": ["
+               "{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\": \"0\"},"
+               " \"values\": [[1768435200, \"500\"], [1768435210, \"500\"]]},"
+               "{\"metric\": {\"__name__\": \"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\", \"gpu\": \"0\"},"
+               " \"values\": [[1768435200, \"1000000\"], [1768435205, \"1500000\"], [1768435210, \"2000000\"]]},"
+               "{\"metric\": {\"__name__\": \"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\", \"gpu\": \"7\"},"
+               " \"values\": [[1768435200, \"0\"], [1768435210, \"400000\"]]}]}}\n");
+    cli_result r = import_power("--dcgm", "both.json", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "1 series of other metrics ignored (using"
+                            " DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION)"), "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 10, 140);
+    r = import_power("--dcgm", "both.json", "--gpus", "7");
+    cli_free(&r);                                  /* exists: refused */
+    char epochs[512], log[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(log, sizeof log, "%s/both.json", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--dcgm", log, "--out", out, "--gpus", "7", "--force",
+                                 NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 10, 40);
+}
+
+/* Warnings that count usable oddities. */
+Test(import, warnings_count_oddities, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv",
+               "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,100,1,1768435200,1768435210\n"
+               "d,n,o,8,100,2,1768435220,1768435222\n");
+    write_file("zeus.csv", "start_time,window_name,elapsed_time,gpu0_energy\n"
+                           "1768435200,e,10,1000\n"
+                           "1768435220,e,10,300\n");
+    cli_result r = import_power("--zeus-monitor", "zeus.csv", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "1 of 2 epochs differ from their ZeusMonitor window's elapsed_time"),
+              "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 100, 6, 1300.0 / 12);
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,2,0.5\n"          /* does not start at 1 */
+                        "d,n,o,8,0.1,1,4,0.95\n");       /* skips 3 */
+    char m[512], out[512];
+    snprintf(m, sizeof m, "%s/m.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                 "--target-metric", "0.9", "--out", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "1 of 1 runs do not start at epoch 1 or skip epochs"), "%s", r.err);
+    cr_expect(strstr(r.out, "1 runs, 1 reach >= 0.9"), "%s", r.out);
+    cli_free(&r);
+}

@@ -281,10 +281,9 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
                 : series_energy(in, &rows[i], err))
             goto out;
     if (elapsed_off)
-        ws_warn(w, "%s: %zu epoch%s differ from their ZeusMonitor window's"
+        ws_warn(w, "%s: %zu of %zu epochs differ from their ZeusMonitor window's"
                 " elapsed_time by more than %g s; EPOCHS.csv's durations are used",
-                in->epochs_path, elapsed_off, elapsed_off == 1 ? "" : "s",
-                in->match_tolerance);
+                in->epochs_path, elapsed_off, n, in->match_tolerance);
     qsort(rows, n, sizeof *rows, cmp_epoch);
     if (!(out->rows = calloc(n, sizeof *out->rows))) {
         ws_fail(err, "out of memory");

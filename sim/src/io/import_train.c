@@ -211,9 +211,9 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
             }
         }
     if (skipped)
-        ws_warn(w, "%s: %zu run%s do not start at epoch 1 or skip epochs; their"
-                " target epoch is the first evaluated epoch that reaches",
-                in->metrics_path, skipped, skipped == 1 ? "" : "s");
+        ws_warn(w, "%s: %zu of %zu runs do not start at epoch 1 or skip epochs;"
+                " their target epoch is the first evaluated epoch that reaches",
+                in->metrics_path, skipped, out->n);
     if (never == out->n)
         ws_warn(w, "%s: no run reaches the target %s (%s is better); check"
                 " --target-metric", in->metrics_path, in->target_text,
