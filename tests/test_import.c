@@ -520,3 +520,36 @@ Test(import, warnings_count_oddities, .init = setup, .fini = teardown)
     cr_expect(strstr(r.out, "1 runs, 1 reach >= 0.9"), "%s", r.out);
     cli_free(&r);
 }
+
+/* trace check on a hand-made folder with one of each warning. */
+Test(import, check_warnings_and_frontier, .init = setup, .fini = teardown)
+{
+    cr_assert_eq(run_shell("mkdir %s/t", tmp), 0);
+    write_file("t/summary_train.csv",
+               "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n"
+               "d,n,8,o,0.1,1,0.9,5\nd,n,8,o,0.1,2,0.9,5\nd,n,8,o,0.1,3,0.9,5\nd,n,8,o,0.1,4,0.9,5\n"
+               "d,n,16,o,0.1,1,0.9,\nd,n,16,o,0.1,2,0.9,\nd,n,16,o,0.1,3,0.9,\nd,n,16,o,0.1,4,0.9,\n"
+               "d,n,64,o,0.1,1,0.9,3\nd,n,64,o,0.1,2,0.9,3\nd,n,64,o,0.1,3,0.9,3\nd,n,64,o,0.1,4,0.9,3\n");
+    write_file("t/summary_power_g.csv",
+               "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n"
+               "d,n,8,o,100,10,80\nd,n,8,o,150,8,120\nd,n,16,o,100,6,90\n"
+               "d,n,32,o,100,5,95\nd,n,32,o,150,4,140\nx,y,8,z,100,1,50\n");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/t", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "check", dir, "--format", "json",
+                                            NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *want[] = {
+        "\"frontier\": [{\"bs\": 8, \"pl\": 150, \"tta_s\": 40, \"eta_j\": 4800}, "
+        "{\"bs\": 8, \"pl\": 100, \"tta_s\": 50, \"eta_j\": 4000}]",
+        "batch size 16: no run reaches the target",
+        "batch size 16 lacks power limit 150 W measured at batch size 8",
+        "batch size 32 has power rows but no train rows (it drops out of the job)",
+        "batch size 64 has train rows but no power rows on g (it drops out of the job)",
+        "power rows but no train rows for x/y/z: no job can use them",
+        "\"n_warnings\": 5}",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(r.out, want[i]), "lacks %s: %s", want[i], r.out);
+    cli_free(&r);
+}
