@@ -321,3 +321,74 @@ Test(progress, lines_when_not_a_terminal_nothing_with_quiet, .init = mktmp, .fin
     cr_expect_not_null(strstr(e, "wattsim: warning: "), "the warnings stay:\n%s", e);
     free(e);
 }
+
+/* ------------------------------------------------------------ shards */
+
+static void expect_same_files(const char *a, const char *b, const char *const *files, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char x[600], y[600];
+        snprintf(x, sizeof x, "%s/%s/%s", tmp, a, files[i]);
+        snprintf(y, sizeof y, "%s/%s/%s", tmp, b, files[i]);
+        char *p = slurp(x), *q = slurp(y);
+        cr_expect_str_eq(p, q, "%s differs between %s and %s", files[i], a, b);
+        free(p);
+        free(q);
+    }
+}
+
+Test(shard, three_shards_merge_to_the_bytes_of_one_run, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    /* gts fails some librispeech seeds: failures must travel too. */
+    write_file("g.yaml", "gpu: v100\nworkload: [librispeech, squad]\neta: 0.5\nbeta: 2\n"
+                         "seed: 1..6\nrecurrences: 30\n");
+    cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --threads 2" ARGS
+                           " --out %s/one >/dev/null 2>&1", tmp, tmp), 1);
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(run_shell(CLI " sweep %s/g.yaml --policies gts:jit,zeus:jit --shard %d/3"
+                               " --threads 1" ARGS " --out %s/s%d >/dev/null 2>&1", tmp, k, tmp,
+                               k) == 2, 0, "shard %d", k);
+    /* A shard writes its journal, no outputs. */
+    cr_expect_eq(file_size(tp("s1/sweep.csv")), -1);
+    cr_expect_gt(file_size(tp("s1/sweep.journal")), 64);
+    /* Merging two of the three: refused, nothing written. */
+    cr_expect_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s2 --policies gts:jit,zeus:jit"
+                           ARGS " --out %s/m >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp, tmp), 2);
+    char *e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "simulations are in none of the 2 journals"), "%s", e);
+    cr_expect_eq(strchr(e, '\n') - e + 1, (long)strlen(e), "one line: %s", e);
+    free(e);
+    cr_expect_eq(file_size(tp("m/sweep.csv")), -1);
+    /* A shard given twice: refused. */
+    cr_expect_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s1 %s/s1 %s/s2 --policies"
+                           " gts:jit,zeus:jit" ARGS " --out %s/m >/dev/null 2>%s/e.txt", tmp,
+                           tmp, tmp, tmp, tmp, tmp, tmp), 2);
+    e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "is recorded twice"), "%s", e);
+    free(e);
+    /* All three: the bytes of the single run, exit status 1 as it had. */
+    cr_assert_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s1 %s/s2 --policies"
+                           " gts:jit,zeus:jit" ARGS " --out %s/m >%s/o.txt 2>/dev/null", tmp,
+                           tmp, tmp, tmp, tmp, tmp), 1);
+    char *o = slurp(tp("o.txt"));
+    cr_expect_not_null(strstr(o, "48 simulations (from 3 shard journals), 8 cells"), "%s", o);
+    free(o);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md", "savings.csv"};
+    expect_same_files("one", "m", files, 4);
+}
+
+Test(shard, curves_merge_too, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    write_file("c.yaml", "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1..5\n"
+                         "recurrences: 25\nbso: zeus\nplo: jit\n");
+    cr_assert_eq(run_shell(CLI " curves %s/c.yaml" ARGS " --out %s/one >/dev/null 2>&1", tmp,
+                           tmp), 0);
+    for (int k = 0; k < 2; k++)
+        cr_assert_eq(run_shell(CLI " curves %s/c.yaml --shard %d/2" ARGS " --out %s/s%d"
+                               " >/dev/null 2>&1", tmp, k, tmp, k), 0);
+    cr_assert_eq(run_shell(CLI " merge curves %s/c.yaml %s/s0 %s/s1" ARGS " --out %s/m"
+                           " >/dev/null 2>&1", tmp, tmp, tmp, tmp), 0);
+    const char *files[] = {"curves.csv"};
+    expect_same_files("one", "m", files, 1);
+}

@@ -66,6 +66,7 @@ typedef struct ws_sweep {
     ws_sweep_sim *sims;      size_t n_sims;      /* plan order, seed fastest */
     size_t n_failed;                             /* simulations that failed */
     size_t n_reused;                             /* taken from the journal */
+    size_t n_run;                                /* run by this process */
     const ws_whatif *whatif;                     /* env's what-ifs, or NULL */
 } ws_sweep;
 
@@ -81,6 +82,11 @@ typedef struct ws_sweep_opts {
     int resume;             /* reuse the journal's successful simulations */
     int curves;             /* keep each simulation's cost per recurrence
                                (ws_sweep_write_curves needs it) */
+    unsigned long shard_k, shard_n;  /* n > 0: run only the simulations i with
+                                        i % n == k (a job array's task k) */
+    const char *const *merge;        /* n_merge > 0: run nothing; take every
+                                        result from these shard journals */
+    size_t n_merge;
 } ws_sweep_opts;
 
 /* Run the sweep. `pairs` are copied; default:default and oracle:oracle are

@@ -782,6 +782,7 @@ static const char *MAIN_HELP =
     "  list           workloads, GPUs or policies\n"
     "  sweep CONFIG   a run plan over policies with CIs, savings and regret\n"
     "  curves CONFIG  cumulative cost and regret per recurrence, per policy\n"
+    "  merge sweep|curves CONFIG DIR...  outputs from the journals of --shard runs\n"
     "  potential      energy saving potential of every GPU and workload\n"
     "  frontiers      pareto figures of every GPU x workload of a config\n"
     "  report DIR     index (REPORT.md, report.html) of figures and tables\n"
@@ -812,8 +813,17 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "simulate")) rc = cmd_simulate(argc - 1, argv + 1, &g);
     else if (!strcmp(cmd, "pareto")) rc = cmd_pareto(argc - 1, argv + 1, &g);
     else if (!strcmp(cmd, "list")) rc = cmd_list(argc - 1, argv + 1, &g);
-    else if (!strcmp(cmd, "sweep")) rc = ws_cmd_sweep(argc - 1, argv + 1, 0);
-    else if (!strcmp(cmd, "curves")) rc = ws_cmd_sweep(argc - 1, argv + 1, 1);
+    else if (!strcmp(cmd, "sweep")) rc = ws_cmd_sweep(argc - 1, argv + 1, 0, 0);
+    else if (!strcmp(cmd, "curves")) rc = ws_cmd_sweep(argc - 1, argv + 1, 1, 0);
+    else if (!strcmp(cmd, "merge") && argc > 2 && !strcmp(argv[2], "sweep"))
+        rc = ws_cmd_sweep(argc - 2, argv + 2, 0, 1);
+    else if (!strcmp(cmd, "merge") && argc > 2 && !strcmp(argv[2], "curves"))
+        rc = ws_cmd_sweep(argc - 2, argv + 2, 1, 1);
+    else if (!strcmp(cmd, "merge")) {
+        fputs("wattsim merge: usage: wattsim merge sweep|curves CONFIG DIR... [options]"
+              " (see 'wattsim sweep --help')\n", stderr);
+        return EXIT_USAGE;
+    }
     else if (!strcmp(cmd, "potential")) rc = ws_cmd_potential(argc - 1, argv + 1);
     else if (!strcmp(cmd, "frontiers")) rc = ws_cmd_frontiers(argc - 1, argv + 1);
     else if (!strcmp(cmd, "report")) rc = ws_cmd_report(argc - 1, argv + 1);

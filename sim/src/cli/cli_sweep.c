@@ -4,6 +4,8 @@
  * curves and their figures.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +29,9 @@ static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
+    "                     [--shard K/N]\n"
     "       wattsim curves CONFIG [same options]\n"
+    "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
     "\n"
     "sweep: run the config's plan (gpu x workload x eta x beta x seed) for every\n"
     "policy pair and summarise each cell (all axes but the seed) over seeds: mean\n"
@@ -59,6 +63,12 @@ static const char *SWEEP_HELP =
     "                     with --threads N, up to N children at a time\n"
     "  --cell-timeout S   with --isolate, kill a cell's process after S seconds\n"
     "                     and mark the cell failed (default: no limit)\n"
+    "  --shard K/N        run only the simulations i with i mod N = K (0 <= K < N),\n"
+    "                     e.g. one task of a Slurm job array, and keep the results\n"
+    "                     in DIR/sweep.journal (curves.journal) without writing\n"
+    "                     outputs; `wattsim merge sweep CONFIG DIR...` with the\n"
+    "                     same config and options then writes the outputs from\n"
+    "                     every shard's folder, byte-identical to a single run\n"
     "  --resume           reuse the simulations that an interrupted run of the\n"
     "                     same plan recorded in DIR/sweep.journal (curves.journal)\n"
     "\n"
@@ -182,9 +192,9 @@ static void warn_failed(const ws_sweep *s)
     }
 }
 
-int ws_cmd_sweep(int argc, char **argv, int curves)
+int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
 {
-    const char *cmd = curves ? "curves" : "sweep";
+    const char *cmd = merge ? "merge" : curves ? "curves" : "sweep";
     static const struct option opts[] = {
         {"set", required_argument, 0, 's'},
         {"policies", required_argument, 0, 'p'},
@@ -198,6 +208,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         {"cell-timeout", required_argument, 0, 'T'},
         {"resume", no_argument, 0, 'r'},
         {"quiet", no_argument, 0, 'q'},
+        {"shard", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},
         WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
@@ -205,7 +216,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
     int force = 0, plot = 1, isolate = 0, resume = 0, c;
     double cell_timeout = 0;
+    unsigned long shard_k = 0, shard_n = 0;
     char *journal = NULL;
+    char **parts = NULL;
+    size_t n_parts = 0;
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1) threads = 1;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
@@ -242,6 +256,19 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         case 'i': isolate = 1; break;
         case 'r': resume = 1; break;
         case 'q': ws_progress_set_quiet(1); break;
+        case 'S': {
+            char *end;
+            errno = 0;
+            shard_k = strtoul(optarg, &end, 10);
+            if (end != optarg && *end == '/') shard_n = strtoul(end + 1, &end, 10);
+            if (errno || *end || !shard_n || shard_k >= shard_n || shard_n > 1000000
+                || !isdigit((unsigned char)optarg[0])) {
+                rc = ws_cli_usage(cmd, "--shard '%s' is not K/N with 0 <= K < N <= 1000000",
+                                  optarg);
+                goto out;
+            }
+            break;
+        }
         case 'T': {
             char *end;
             cell_timeout = strtod(optarg, &end);
@@ -270,9 +297,24 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
                           "--cell-timeout");
         goto out;
     }
-    if (optind != argc - 1) {
-        rc = ws_cli_usage(cmd, "%s", optind >= argc ? "needs a CONFIG file" : "takes one CONFIG file");
+    if (merge ? optind > argc - 2 : optind != argc - 1) {
+        rc = ws_cli_usage(cmd, "%s", merge ? "needs a CONFIG file and the shards' folders"
+                                   : optind >= argc ? "needs a CONFIG file"
+                                   : "takes one CONFIG file");
         goto out;
+    }
+    if (merge && (shard_n || resume)) {
+        rc = ws_cli_usage(cmd, "%s", "--shard and --resume are for the shards, not the merge");
+        goto out;
+    }
+    /* A shard's folder (its journal in it) or the journal itself. */
+    for (int a = optind + 1; merge && a < argc; a++) {
+        if (!parts && !(parts = calloc((size_t)argc, sizeof *parts))) goto out;
+        struct stat ps;
+        parts[n_parts++] = stat(argv[a], &ps) == 0 && S_ISDIR(ps.st_mode)
+                               ? join(argv[a], curves ? "curves.journal" : "sweep.journal")
+                               : strdup(argv[a]);
+        if (!parts[n_parts - 1]) goto out;
     }
     if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
     for (int i = 0; i < n_sets; i++)
@@ -319,12 +361,24 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
-    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, journal, resume, curves};
+    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, merge ? NULL : journal, resume,
+                        curves, shard_k, shard_n, (const char *const *)parts, n_parts};
     if (ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err)) goto out;
+    if (shard_n) {
+        /* A shard's result is its journal: kept for the merge. */
+        printf("shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
+               " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
+               sw.n_sims, sw.n_reused ? " (some from the journal)" : "", journal, cmd);
+        warn_failed(&sw);
+        rc = sw.n_failed ? 1 : 0;
+        goto out;
+    }
     if (ws_mkdirs(out, &err)) goto out;
     out_ctx oc = {out, command, plot};
     char reused[64] = "";
-    if (sw.n_reused)
+    if (merge)
+        snprintf(reused, sizeof reused, " (from %zu shard journals)", n_parts);
+    else if (sw.n_reused)
         snprintf(reused, sizeof reused, " (%zu from the journal)", sw.n_reused);
     if (!curves) {
         if (write_table(&oc, "sweep.json", "sweep: per-cell summary (JSON)", ws_sweep_write_json, &sw, &err)
@@ -364,6 +418,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves)
 out:
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
     free(journal);
+    for (size_t i = 0; i < n_parts; i++) free(parts[i]);
+    free(parts);
     ws_sweep_free(&sw);
     ws_whatif_free(&wi);
     free(wis);

@@ -12,7 +12,7 @@
 #include "wattsim/pareto.h"
 
 /* `wattsim sweep` (curves = 0) and `wattsim curves` (curves = 1). */
-int ws_cmd_sweep(int argc, char **argv, int curves);
+int ws_cmd_sweep(int argc, char **argv, int curves, int merge);
 /* `wattsim potential` and `wattsim frontiers`. */
 int ws_cmd_potential(int argc, char **argv);
 int ws_cmd_frontiers(int argc, char **argv);

@@ -14,17 +14,17 @@
  *     48  i32  final_bs, final_pl
  *     56  u32  bit 31: failed; bits 0..30: trailer bytes
  *     60  u32  CRC-32 (zlib) of bytes 0..59 and the trailer
- * Trailer: a failed simulation's message (pipe only: the journal keeps
- * successes); for a successful one, with a carbon or price series its
- * grams and dollars (f64 x 2), then with curves its cost per recurrence
- * (f64 x R).
+ * Trailer: a failed simulation's message; for a successful one, with a
+ * carbon or price series its grams and dollars (f64 x 2), then with curves
+ * its cost per recurrence (f64 x R).
  *
  * Journal file: a 64-byte header
  *      0  "wattsim-jrnl-v2\n"
  *     16  u32  0x01020304 (byte order), u32 curves
  *     24  u64  simulations in the plan
  *     32  sha256 of the plan (ws_sweep_fingerprint)
- * then one record per finished successful simulation, in completion order,
+ * then one record per finished simulation, in completion order (failures
+ * with their message: --resume runs them again, a merge takes them),
  * flushed as it is written; a last record cut short (the process died
  * while writing it) is ignored.
  */
@@ -318,9 +318,10 @@ static void make_header(unsigned char hdr[WS_RECORD_SIZE], const unsigned char f
 }
 
 /* Read an existing journal into s, checking every record before using
- * any; 1 when there is none. */
+ * any; 1 when there is none. Resuming (merge = 0), failed simulations are
+ * left to run again; merging, a failure is a result like a success. */
 static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsigned char *todo,
-                size_t *n_reused, ws_error *err)
+                size_t *n_reused, int merge, ws_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -348,7 +349,9 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
                      " to start over", path, got, (unsigned long long)n, mine, s->n_sims);
     }
     /* Two passes: check everything, then apply (a bad record anywhere
-     * leaves s untouched). */
+     * leaves s untouched). The first pass marks what it saw in `seen`. */
+    unsigned char *seen = rc ? NULL : calloc(s->n_sims ? s->n_sims : 1, 1);
+    if (!rc && !seen) rc = ws_fail(err, "out of memory");
     for (int apply = 0; apply < 2 && !rc; apply++) {
         if (fseek(f, WS_RECORD_SIZE, SEEK_SET)) {
             rc = ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
@@ -378,17 +381,18 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
                 rc = ws_fail_prefix(err, "%s: record %zu (byte %lld)", path, no, at);
                 break;
             }
-            if (!apply && ok && !todo[i]) {
+            int counts = ok || merge;
+            if (!apply && counts && (seen[i] || (merge && !todo[i]))) {
                 rc = ws_fail(err, "%s: record %zu (byte %lld): simulation %zu is recorded twice",
                              path, no, at, i);
                 break;
             }
-            if (ok) todo[i] = 0;
-            if (apply && ok) ++*n_reused;
+            if (!apply && counts) seen[i] = 1;
+            if (apply && counts) { todo[i] = 0; ++*n_reused; }
             at += (long long)len;
         }
-        if (!apply && !rc) memset(todo, 1, s->n_sims);     /* the second pass sets them */
     }
+    free(seen);
     if (!rc && ferror(f)) rc = ws_fail(err, "%s: cannot read the journal", path);
     free(buf);
     fclose(f);
@@ -402,7 +406,7 @@ int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigne
     j->path = path;
     *n_reused = 0;
     if (resume) {
-        int rc = load(path, s, fp, todo, n_reused, err);
+        int rc = load(path, s, fp, todo, n_reused, 0, err);
         if (rc < 0) return rc;
     }
     /* Rewrite it whole and atomically (a crash now keeps the old one), with
@@ -424,9 +428,17 @@ int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigne
     return 0;
 }
 
+int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
+                     unsigned char *todo, size_t *n_got, ws_error *err)
+{
+    int rc = load(path, s, fp, todo, n_got, 1, err);
+    if (rc == 1) return ws_fail(err, "%s: no such journal", path);
+    return rc;
+}
+
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i)
 {
-    if (!j->f || s->sims[i].failed) return 0;       /* failures run again on --resume */
+    if (!j->f) return 0;
     /* fflush hands the record to the kernel: it survives this process dying. */
     return ws_sweep_record_write(j->f, s, i) < 0 || fflush(j->f) ? -1 : 0;
 }

@@ -333,7 +333,7 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  const ws_policy_pair *pairs, size_t n_pairs, int threads,
                  ws_sweep *s, ws_error *err)
 {
-    ws_sweep_opts o = {threads, 0, 0, NULL, 0, 1};
+    ws_sweep_opts o = {.threads = threads, .curves = 1};
     return ws_sweep_run_opts(cfg, env, pairs, n_pairs, &o, s, err);
 }
 
@@ -439,19 +439,39 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         if (!s->sims[i].rec_cost) { ws_fail(err, "out of memory"); goto out; }
     }
     /* The journal: the last step of set-up, so a set-up error leaves none. */
-    if (opts->journal) {
-        unsigned char fp[32];
-        if (ws_sweep_fingerprint(s, cfg, env->registry, res, fp, err)
-            || ws_journal_start(&jn, opts->journal, s, fp, opts->resume, todo, &s->n_reused, err))
+    unsigned char fp[32];
+    if ((opts->journal || opts->n_merge)
+        && ws_sweep_fingerprint(s, cfg, env->registry, res, fp, err))
+        goto out;
+    if (opts->journal
+        && ws_journal_start(&jn, opts->journal, s, fp, opts->resume, todo, &s->n_reused, err))
+        goto out;
+    /* Merging shards: every simulation from their journals, none run. */
+    for (size_t m = 0; m < opts->n_merge; m++)
+        if (ws_journal_merge(opts->merge[m], s, fp, todo, &s->n_reused, err)) goto out;
+    if (opts->n_merge) {
+        size_t missing = 0, first = 0;
+        for (size_t i = s->n_sims; i-- > 0;)
+            if (todo[i]) { missing++; first = i; }
+        if (missing) {
+            ws_fail(err, "%s: %zu of %zu simulations are in none of the %zu journals (the"
+                    " first: %zu); merge the journals of every shard, each run to its end",
+                    opts->merge[0], missing, s->n_sims, opts->n_merge, first);
             goto out;
+        }
     }
+    /* A shard runs its share only. */
+    if (opts->shard_n)
+        for (size_t i = 0; i < s->n_sims; i++)
+            if (i % opts->shard_n != opts->shard_k) todo[i] = 0;
 
     /* Run what is left: in child processes, or on a pool of threads. */
     pl.s = s;
     pl.pol = res;
     pl.todo = todo;
     pl.journal = opts->journal ? &jn : NULL;
-    pl.total = s->n_sims - s->n_reused;
+    for (size_t i = 0; i < s->n_sims; i++) pl.total += todo[i];
+    s->n_run = pl.total;
     ws_progress bar;
     if (env->progress) {
         ws_progress_start(&bar, "simulations", pl.total);

@@ -84,7 +84,14 @@ typedef struct ws_journal {
  * header and the reused records, and opened for appending. */
 int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigned char fp[32],
                      int resume, unsigned char *todo, size_t *n_reused, ws_error *err);
-/* Append simulation i's record (a successful one) and flush it. */
+/* Take every record (successes and failures) of a shard's journal at
+ * `path` into s, clearing todo[i] for each; the journal must carry `fp`
+ * and every record must check; a simulation recorded twice (here or in
+ * another journal merged before) is an error. *n_got counts them. */
+int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
+                     unsigned char *todo, size_t *n_got, ws_error *err);
+/* Append simulation i's record (a failure too: a shard's journal must
+ * hold every result) and flush it. */
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i);
 void ws_journal_close(ws_journal *j);
 
