@@ -378,13 +378,15 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     if (!refs) return ws_fail(err, "out of memory");
     ws_fig_compared(s, &subject, refs);
     free(refs);
-    /* Frontier and units from the knob landscape at eta 0.5 (the frontier
-     * does not depend on eta); the least-cost knob per eta. */
+    /* Frontier from the knob landscape at eta 0.5 (the frontier does not
+     * depend on eta); the least-cost knob per eta. */
     job.eta = 0.5;
     if (ws_pareto_compute(&job, &par, err)) goto out;
+    /* units from the zoomed region: the frontier and the default knob,
+     * where the steady states lie */
     double max_t = 0, max_e = 0;
     for (int k = 0; k < par.n; k++)
-        if (isfinite(par.knobs[k].tta)) {
+        if (isfinite(par.knobs[k].tta) && (par.knobs[k].frontier || k == par.default_knob)) {
             max_t = fmax(max_t, par.knobs[k].tta);
             max_e = fmax(max_e, par.knobs[k].eta);
         }

@@ -552,13 +552,6 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     if (p->default_knob < 0 || p->best_knob < 0)
         return ws_fail(err, "%s/%s: no default or no knob every run reaches; nothing to plot",
                        job->gpu, job->workload);
-    double max_t = 0, max_e = 0;
-    for (int k = 0; k < p->n; k++)
-        if (isfinite(p->knobs[k].tta)) {
-            max_t = fmax(max_t, p->knobs[k].tta);
-            max_e = fmax(max_e, p->knobs[k].eta);
-        }
-    ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
     int settled_k = -1;
     if (settled && settled->bs) {
         for (int k = 0; k < p->n; k++)
@@ -567,8 +560,18 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
             return ws_fail(err, "%s/%s: the settled knob %d:%d is not a knob of the job",
                            job->gpu, job->workload, settled->bs, settled->pl);
     }
-    /* The zoomed panel covers the frontier and the marked knobs; the
-     * overview every knob with a TTA. */
+    /* The zoomed panel covers the frontier and the marked knobs, and its
+     * numbers pick the units; the overview every knob with a TTA. */
+    double max_t = 0, max_e = 0;
+    for (int k = 0; k < p->n; k++) {
+        const ws_knob_stat *s = &p->knobs[k];
+        if (isfinite(s->tta) && (s->frontier || k == p->default_knob || k == p->best_knob
+                                 || k == settled_k)) {
+            max_t = fmax(max_t, s->tta);
+            max_e = fmax(max_e, s->eta);
+        }
+    }
+    ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
     ws_plot_box_t zoom = {0}, all = {0};
     for (int k = 0; k < p->n; k++) {
         const ws_knob_stat *s = &p->knobs[k];
