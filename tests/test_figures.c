@@ -375,3 +375,31 @@ Test(figures, readme_figures_come_from_the_reproduction)
     free(readme);
     free(script);
 }
+
+/* ------------------------------------------------------------ frontier */
+
+/* Which knobs the frontier figure names: the default and the least-cost
+ * knob, with their batch size and limit, in the key (no label over the
+ * data); the title shows display names. gnuplot is kept off PATH, so
+ * only the data and the script are written. */
+Test(figures, frontier_names_its_knobs, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --workload librispeech --gpu v100"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/f.pdf"
+                           " >/dev/null 2>&1", tmp), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/f.gp", tmp);
+    char *gp = slurp(path);
+    /* by hand from the reference landscape (tests/data/reference): the
+     * default is b0 = 192 at 250 W, the least cost at eta 0.5 is 48 at 150 W */
+    cr_expect(strstr(gp, "t_def = 'default knob (192, 250 W)'"), "%s", gp);
+    cr_expect(strstr(gp, "t_best = 'least cost, η = 0.5 (48, 150 W)'"));
+    cr_expect(strstr(gp, "'DeepSpeech2 / LibriSpeech, V100: TTA and ETA of every knob'"));
+    /* the only label is the colour bar's title: none over the data */
+    const char *l = strstr(gp, "\nset label");
+    cr_expect(l && !strncmp(l, "\nset label 1 'Batch size' at screen", 35), "%s", l);
+    cr_expect(l && !strstr(l + 1, "\nset label"), "no label over the data");
+    cr_expect(strstr(gp, "set logscale xy"), "the overview is log-log");
+    cr_expect(strstr(gp, "pdfcairo"));
+    free(gp);
+}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "wattsim/plot.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
 
@@ -110,8 +111,8 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot)
     size_t n = strlen(base);
     char stem[WS_NAME_MAX + 8], why[64];
     ws_error e = {{0}};
-    if (n < 4 || (strcmp(base + n - 4, ".png") && strcmp(base + n - 4, ".svg")))
-        ws_fail(&e, "--plot '%s': the image's name must end in .png or .svg", plot);
+    if (ws_plot_kind(base) < 0)
+        ws_fail(&e, "--plot '%s': the image's name must end in .png, .svg or .pdf", plot);
     else if (n - 4 >= sizeof stem)
         ws_fail(&e, "--plot '%s': the name is longer than %d characters", plot, WS_NAME_MAX);
     else {

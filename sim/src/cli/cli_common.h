@@ -37,7 +37,7 @@ int ws_cli_die(const ws_error *err);
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg);
 /* getopt_long's unknown option or missing value, as a usage error. */
 int ws_cli_bad_option(const char *cmd, char **argv, int c);
-/* A --plot FILE option: its base name must end in .png or .svg and its
+/* A --plot FILE option: its base name must end in .png, .svg or .pdf and its
  * stem be a safe name (wattsim/name.h), as it names the .csv and .gp too.
  * Prints the usage error and returns WS_EXIT_USAGE, or returns 0. */
 int ws_cli_check_plot_name(const char *cmd, const char *plot);
