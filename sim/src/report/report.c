@@ -167,8 +167,11 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
                       const ws_whatif *wi)
 {
     if (fmt == WS_FMT_CSV) {
+        char wdesc[1024] = "";
+        if (ws_report_has_whatif(wi)) ws_whatif_describe(wi, wdesc, sizeof wdesc);
         fputs("bs,pl,runs,reached,epochs,tta_s,eta_j,cost,frontier,default,best,jit,"
-              "time_per_epoch_s,average_power_w\n", f);
+              "time_per_epoch_s,average_power_w", f);
+        fputs(wdesc[0] ? ",whatif\n" : "\n", f);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
             fprintf(f, "%d,%d,%d,%d,", s->bs, s->pl, s->runs, s->reached);
@@ -178,7 +181,9 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
             ws_csv_num(f, s->cost);
             fprintf(f, ",%d,%d,%d,%d,", s->frontier, s->is_default, s->is_best, s->is_jit);
             ws_csv_num(f, s->time_per_epoch); fputc(',', f);
-            ws_csv_num(f, s->average_power); fputc('\n', f);
+            ws_csv_num(f, s->average_power);
+            if (wdesc[0]) { fputc(',', f); ws_csv_str(f, wdesc); }
+            fputc('\n', f);
         }
         return;
     }

@@ -810,7 +810,13 @@ void ws_sweep_curve_step(const ws_sweep *s, size_t base, size_t oref, long r, do
 void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
 {
     fputs("policy,gpu,workload,eta,beta,recurrence,cum_cost,cum_cost_lo,cum_cost_hi,"
-          "regret,regret_lo,regret_hi\n", f);
+          "regret,regret_lo,regret_hi", f);
+    char wdesc[1024] = "";
+    if (ws_whatif_active(s->whatif)) {
+        ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
+        fputs(",whatif", f);
+    }
+    fputc('\n', f);
     size_t n = s->n_seeds;
     double *cum = calloc(2 * (n ? n : 1), sizeof *cum), *oc = calloc(2 * (n ? n : 1), sizeof *oc);
     if (!cum || !oc) goto out;
@@ -830,6 +836,7 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
             fprintf(f, ",%ld", r + 1);
             stat_csv(f, &a);
             stat_csv(f, &b);
+            if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
             fputc('\n', f);
         }
     }
