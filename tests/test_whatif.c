@@ -521,3 +521,42 @@ Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_re
                            tmp, tmp, fresh), 0, "resumed and fresh sweep.csv differ");
 #undef SWEEP
 }
+
+/* A rate of 0 (an hour of all-renewable power) makes the carbon cost of a
+ * run 0 at eta = 1: the early-stopping budget must not divide by it or
+ * stop every later run; each run still trains its 5 epochs. */
+Test(whatif, zero_intensity_does_not_break_early_stopping, .init = mk, .fini = tmpdir_remove)
+{
+    ws_whatif w = {0};
+    load(&w.carbon, "timestamp,duration,value\n2022-10-20T00:00:00Z,60,0\n"
+                    "2022-10-20T01:00:00Z,60,100\n", WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    w.objective = WS_OBJ_CARBON;
+    w.k = 3.6e6 / ws_series_mean(&w.carbon);
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 1.0, 2.0);
+    ws_registry *reg = ws_registry_new();
+    ws_error err = {{0}};
+    ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
+    ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
+    ws_sim_params sp = {4, 1, NULL};
+    recs r = {0};
+    ws_sim_totals tot;
+    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, &w, keep, &r, &tot, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(r.n, 4);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(r.r[i].epochs, 5);
+        cr_assert_eq(r.r[i].cost, 0.0);
+        cr_assert_eq(r.r[i].co2_g, 0.0);
+    }
+    cr_assert_eq(tot.skipped, 0);
+    ws_bso_free(b);
+    ws_plo_free(p);
+    ws_registry_free(reg);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_series_free(&w.carbon);
+}

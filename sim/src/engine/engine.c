@@ -106,8 +106,12 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     if (cost_ub != INFINITY) {
         const double maxpl = (double)job->knob_pl[k1 - 1];
         const double c_epoch = eta * (e * energy_weight) + (1.0 - eta) * maxpl * t;
-        budget = ws_py_floordiv(cost_ub, c_epoch);
-        if (budget > max_epochs) budget = max_epochs;
+        /* Only a carbon or price objective over a zero rate makes a cost 0
+         * (an epoch's, or every run's so far): then nothing bounds the run. */
+        if (c_epoch > 0 && cost_ub > 0) {
+            budget = ws_py_floordiv(cost_ub, c_epoch);
+            if (budget > max_epochs) budget = max_epochs;
+        }
     }
     o->budget = budget;
     if (budget == 0.0) return;          /* never started: E = T = cost = 0 */
