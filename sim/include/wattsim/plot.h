@@ -81,6 +81,11 @@ typedef struct ws_plot_box_t {
 } ws_plot_box_t;
 void ws_plot_box(ws_plot_box_t *b, double x, double y);
 
+/* Is (x, y) near box b (beyond it by at most b's own extent, or a quarter
+ * of its upper values)? A point that is not would shrink a zoom on b to a
+ * corner: it goes in the overview only. */
+int ws_plot_near(const ws_plot_box_t *b, double x, double y);
+
 /* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
  * corner by more than a hair); defines X0, X1, Y0, Y1 in the script. */
 void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);

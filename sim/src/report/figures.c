@@ -382,14 +382,21 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
      * depend on eta); the least-cost knob per eta. */
     job.eta = 0.5;
     if (ws_pareto_compute(&job, &par, err)) goto out;
-    /* units from the zoomed region: the frontier and the default knob,
-     * where the steady states lie */
-    double max_t = 0, max_e = 0;
+    /* Units from the zoomed region: the frontier, and the default knob
+     * (where default's steady state lies) when it is near the frontier;
+     * far away, default is drawn in the overview only. */
+    ws_plot_box_t near = {0};
     for (int k = 0; k < par.n; k++)
-        if (isfinite(par.knobs[k].tta) && (par.knobs[k].frontier || k == par.default_knob)) {
-            max_t = fmax(max_t, par.knobs[k].tta);
-            max_e = fmax(max_e, par.knobs[k].eta);
-        }
+        if (isfinite(par.knobs[k].tta) && (par.knobs[k].frontier || k == par.best_knob))
+            ws_plot_box(&near, par.knobs[k].tta, par.knobs[k].eta);
+    int def_in = par.default_knob < 0
+                 || ws_plot_near(&near, par.knobs[par.default_knob].tta,
+                                 par.knobs[par.default_knob].eta);
+    double max_t = near.x1, max_e = near.y1;
+    if (def_in && par.default_knob >= 0) {
+        max_t = fmax(max_t, par.knobs[par.default_knob].tta);
+        max_e = fmax(max_e, par.knobs[par.default_knob].eta);
+    }
     ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
     ws_plot_box_t zoom = {0}, all = {0};
     if (open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
@@ -438,6 +445,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
             /* consecutive labels alternate above and below their points */
             if (label) fprintf(f, "η=%g,%zu\n", s->etas[e], n_label++ % 2);
             else fputs(",0\n", f);
+            if (p == s->ref_default && !def_in) continue;    /* overview only */
             ws_plot_box(&zoom, v[2] / ut.div, v[4] / ue.div);
             ws_plot_box(&zoom, v[3] / ut.div, v[5] / ue.div);
         }
@@ -483,8 +491,9 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     for (size_t i = 0; i < n_series; i++) {
         char t[160];
         size_t p = series[i];
-        snprintf(t, sizeof t, "%s%s", s->pairs[p].label,
-                 eta_mode && p == s->ref_default ? " (any η)" : "");
+        snprintf(t, sizeof t, "%s%s%s", s->pairs[p].label,
+                 eta_mode && p == s->ref_default ? " (any η)" : "",
+                 p == s->ref_default && !def_in ? ": right panel" : "");
         fprintf(f, "t%zu = ", i);
         ws_plot_str(f, t);
         fputc('\n', f);
@@ -509,7 +518,12 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                         below ? "0.7,-0.8" : "-0.3,0.9", ws_plot_colour((int)i));
     }
     fputs("\n", f);
-    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
+    char over[256];
+    size_t d_series = 0;
+    while (d_series < n_series && series[d_series] != s->ref_default) d_series++;
+    snprintf(over, sizeof over, "plot @knobs, data index 2 using ($1 == %zu ? $4 : NaN):5 with"
+             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series, ws_plot_colour(5));
+    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, over);
     fputs("unset multiplot\n", f);
     rc = finish(c, &od, &og, stem, title, err);
 out:

@@ -199,6 +199,12 @@ void ws_plot_box(ws_plot_box_t *b, double x, double y)
     b->n++;
 }
 
+int ws_plot_near(const ws_plot_box_t *b, double x, double y)
+{
+    return isfinite(x) && isfinite(y) && x <= b->x1 + fmax(b->x1 - b->x0, 0.25 * b->x1)
+           && y <= b->y1 + fmax(b->y1 - b->y0, 0.25 * b->y1);
+}
+
 void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all)
 {
     /* Linear axes over the zoom box plus a margin; never past the data. */
@@ -561,23 +567,29 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
                            job->gpu, job->workload, settled->bs, settled->pl);
     }
     /* The zoomed panel covers the frontier and the marked knobs, and its
-     * numbers pick the units; the overview every knob with a TTA. */
-    double max_t = 0, max_e = 0;
+     * numbers pick the units; the overview every knob with a TTA. The
+     * default knob joins the zoom only when it is near the frontier (within
+     * the frontier's own extent again, or a quarter of its values): far
+     * away, it would shrink the frontier to a corner, and the overview
+     * shows it. */
+    ws_plot_box_t near = {0};
     for (int k = 0; k < p->n; k++) {
         const ws_knob_stat *s = &p->knobs[k];
-        if (isfinite(s->tta) && (s->frontier || k == p->default_knob || k == p->best_knob
-                                 || k == settled_k)) {
-            max_t = fmax(max_t, s->tta);
-            max_e = fmax(max_e, s->eta);
-        }
+        if (isfinite(s->tta) && (s->frontier || k == p->best_knob || k == settled_k))
+            ws_plot_box(&near, s->tta, s->eta);
     }
+    const ws_knob_stat *dk = &p->knobs[p->default_knob];
+    int def_in = ws_plot_near(&near, dk->tta, dk->eta);
+    double max_t = near.x1, max_e = near.y1;
+    if (def_in) { max_t = fmax(max_t, dk->tta); max_e = fmax(max_e, dk->eta); }
     ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
     ws_plot_box_t zoom = {0}, all = {0};
     for (int k = 0; k < p->n; k++) {
         const ws_knob_stat *s = &p->knobs[k];
         if (!isfinite(s->tta)) continue;
         ws_plot_box(&all, s->tta / ut.div, s->eta / ue.div);
-        if (s->frontier || k == p->default_knob || k == p->best_knob || k == settled_k)
+        if (s->frontier || (k == p->default_knob && def_in) || k == p->best_knob
+            || k == settled_k)
             ws_plot_box(&zoom, s->tta / ut.div, s->eta / ue.div);
     }
 
@@ -635,10 +647,11 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     fprintf(f, "set xlabel 'Time to accuracy, TTA (%s)'\n", ut.name);
     fprintf(f, "set ylabel 'Energy to accuracy, ETA (%s)'\n", ue.name);
     ws_plot_zoom(f, &zoom, &all);
-    fputs("set key at screen 0.64, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
+    fputs("set key at screen 0.635, screen 0.37 left top vertical Left reverse samplen 1.2 width -4 font ',7'\n", f);
     const ws_knob_stat *d = &p->knobs[p->default_knob], *b = &p->knobs[p->best_knob];
     char t_def[96], t_best[160], t_set[160];
-    snprintf(t_def, sizeof t_def, "default knob (%d, %d W)", d->bs, d->pl);
+    snprintf(t_def, sizeof t_def, "default%s (%d, %d W)%s", def_in ? " knob" : "", d->bs,
+             d->pl, def_in ? "" : ": right panel");
     snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)%s", job->eta, b->bs, b->pl,
              settled_k == p->best_knob ? ", policy settled there" : "");
     t_set[0] = '\0';
@@ -662,7 +675,9 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0 lw 2"
               " lc rgb '#009E73' title t_set", f);
     fputs("\n", f);
-    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, "plot @knobs");
+    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51,
+                     "plot @knobs, data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4"
+                     " ps 1.3 lw 1.5 lc rgb '#D55E00' notitle");
     fputs("unset multiplot\n", f);
 
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
