@@ -31,6 +31,7 @@ typedef struct ws_paper_numbers {
     double tta_lo, tta_hi;             /* TTA saving vs default, totals, all */
     size_t n_jobs, n_gpus, seeds;      /* GPU x workload jobs in savings.csv */
     char policy[64];                   /* the subject pair, e.g. "zeus+jit" */
+    char eta[32], beta[32];            /* of the figure's cells, as written */
     char smallest[2][WS_DISPLAY_MAX + 1];  /* workloads of the smallest mean ETA saving */
     double smallest_pct[2];            /* their mean over GPUs */
     int have_potential, have_savings, have_steady;

@@ -97,17 +97,20 @@ static int read_savings(const char *path, const ws_catalogue *cat, ws_paper_numb
                         ws_error *err)
 {
     static const char *const names[] = {"policy", "versus", "gpu", "workload", "seeds",
-                                        "eta_saving_pct", "tta_saving_pct", "in_figure"};
-    long col[8];
+                                        "eta_saving_pct", "tta_saving_pct", "in_figure", "eta",
+                                        "beta"};
+    long col[10];
     wsum w[64];
     size_t nw = 0;
     char gpus[16][64];
     size_t ng = 0;
     ws_csv *c = ws_csv_open(path, NULL, err);
     if (!c) return -1;
-    int r, rc = columns(c, path, names, col, 8, err);
+    int r, rc = columns(c, path, names, col, 10, err);
     while (!rc && (r = ws_csv_next(c, err)) == 1) {
         if (strcmp(fld(c, col[1]), "default+default") || strcmp(fld(c, col[7]), "1")) continue;
+        snprintf(o->eta, sizeof o->eta, "%s", fld(c, col[8]));
+        snprintf(o->beta, sizeof o->beta, "%s", fld(c, col[9]));
         double e, t;
         if ((rc = number(c, path, col[5], &e, err)) || (rc = number(c, path, col[6], &t, err)))
             break;
@@ -235,8 +238,8 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
     }
     if (n->have_savings) {
         snprintf(m, sizeof m, "%s vs default, total ETA over all recurrences (exploration"
-                 " included), mean of per-seed savings over %zu seeds, η = 0.5, β = 2, %zu GPUs"
-                 " x workloads", n->policy, n->seeds, n->n_jobs);
+                 " included), mean of per-seed savings over %zu seeds, η = %s, β = %s, %zu GPU ×"
+                 " workload jobs", n->policy, n->seeds, n->eta, n->beta, n->n_jobs);
         row(f, "Energy saving of Zeus (abstract)", PAPER_ETA_LO, PAPER_ETA_HI, n->eta_lo,
             n->eta_hi, m);
         snprintf(m, sizeof m, "as above, V100 only");
@@ -261,7 +264,6 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
     fputs("\nThe paper's numbers come from its text: the motivation's 23.8 %–74.7 % energy"
           " saving potential on V100 and the abstract's 15.3 %–75.8 % better energy"
           " efficiency. wattsim replays the same public traces; it reproduces the published"
-          " simulator statistically (not number for number: its random streams differ), so"
-          " ranges over seeds may differ by a few points. Differences are wattsim minus the"
-          " paper, in percentage points.\n", f);
+          " simulator statistically (not number for number: its random streams differ)."
+          " Differences are wattsim minus the paper, in percentage points.\n", f);
 }
