@@ -56,6 +56,8 @@ typedef struct ws_plan {
                                      runs that reach */
     ws_plan_policy *policies;
     size_t n_policies;
+    long wrapped;                 /* of the recommended knob's N runs, those
+                                     reaching past a series' end */
 } ws_plan;
 
 /* Compute the plan of `job` (its eta/beta set; table what-ifs applied) with

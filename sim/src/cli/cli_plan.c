@@ -194,6 +194,11 @@ int ws_cmd_plan(int argc, char **argv)
             goto out;
     }
     ws_report_plan(stdout, (ws_format)fmt, &plan, &wi);
+    if (plan.wrapped)
+        fprintf(stderr, "wattsim: note: %ld of the %ld recurrences of bs %d at %d W reach past the"
+                " end of the %s series and wrap around to its start\n", plan.wrapped, n,
+                plan.recommended.bs, plan.recommended.pl,
+                wi.has_carbon ? wi.carbon.path : wi.price.path);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

@@ -18,7 +18,7 @@ long ws_plan_break_even(const double *pol, const double *def, long n)
 /* The expected run of knob k, N times back to back from the what-if
  * start: per-run means of cost, grams and dollars. */
 static void knob_plan(const ws_job *job, const ws_knob_stat *s, const ws_whatif *wi,
-                      long n, ws_plan_knob *out)
+                      long n, ws_plan_knob *out, long *wraps)
 {
     *out = (ws_plan_knob){s->bs, s->pl, s->tta, s->eta, s->cost, 0.0, 0.0};
     if (!ws_whatif_accounts(wi)) return;
@@ -29,6 +29,7 @@ static void knob_plan(const ws_job *job, const ws_knob_stat *s, const ws_whatif 
         ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
                       &wrapped);
         cost += c;
+        *wraps += wrapped;
         co2 += g;
         usd += d;
         clock += s->tta;
@@ -138,8 +139,10 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
     for (int k = 0; k < par.n; k++) {
         if (!par.knobs[k].all_reach) continue;
         ws_plan_knob kp;
-        knob_plan(job, &par.knobs[k], wi, n, &kp);
+        long wraps = 0;
+        knob_plan(job, &par.knobs[k], wi, n, &kp, &wraps);
         if (kp.cost < best_cost) {
+            out->wrapped = wraps;
             best_cost = kp.cost;
             best = k;
             out->recommended = kp;
@@ -158,7 +161,8 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                 job->gpu, job->b0);
         goto out;
     }
-    knob_plan(job, dk, wi, n, &out->dflt);
+    long dwraps = 0;
+    knob_plan(job, dk, wi, n, &out->dflt, &dwraps);
     out->dflt_reached = dk->reached;
     out->dflt_runs = dk->runs;
 
