@@ -43,6 +43,9 @@ ws_die() {
 
 # ws_ensure_packages [EXTRA_PKG...]
 # shellcheck disable=SC2120 # arguments are optional
+# Only for the MPI build (scripts/test --mpi, the CI's MPI stage).
+WS_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
+
 ws_ensure_packages() {
     local pkgs=("${WS_PACKAGES[@]}" "$@") missing=() p status
     if ! command -v dpkg-query >/dev/null 2>&1; then

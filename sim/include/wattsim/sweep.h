@@ -103,6 +103,19 @@ int ws_sweep_run(const ws_run_config *cfg, const ws_study_env *env,
                  ws_sweep *out, ws_error *err);
 void ws_sweep_free(ws_sweep *s);
 
+/* MPI (built with -DWATTSIM_MPI=ON, WS_HAVE_MPI defined): whether this
+ * process is one of several ranks (after MPI_Init), and its rank and size;
+ * whether every rank passes ok (collective); rank 0 gathering and checking
+ * every rank's results of a sweep each rank ran with shard rank/size
+ * (collective; -1 with err on rank 0, or everywhere when a rank could not
+ * send). */
+int ws_mpi_active(int *rank, int *size);
+int ws_mpi_all_ok(int ok);
+/* Collective: 1 when every rank passes ok; else 0 and err holds the first
+ * failing rank's message ("rank N: ..." for N > 0), for rank 0 to print. */
+int ws_mpi_agree(int ok, ws_error *err);
+int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err);
+
 /* Recurrences of simulation i (all of a job's simulations have as many). */
 long ws_sweep_recurrences(const ws_sweep *s, size_t i);
 

@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "wattsim/config.h"
+#ifdef WS_HAVE_MPI
+#include <mpi.h>
+#endif
 #include "wattsim/engine.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
@@ -791,7 +794,25 @@ static const char *MAIN_HELP =
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
+static int wattsim_main(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+#ifdef WS_HAVE_MPI
+    /* Started by mpirun/srun: join MPI_COMM_WORLD (sweep and curves shard
+     * their simulations over it). A plain start stays a plain process. */
+    int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK")
+                   || getenv("PMI_RANK") || getenv("PMI_SIZE");
+    if (launched) MPI_Init(&argc, &argv);
+    int rc = wattsim_main(argc, argv);
+    if (launched) MPI_Finalize();
+    return rc;
+#else
+    return wattsim_main(argc, argv);
+#endif
+}
+
+static int wattsim_main(int argc, char **argv)
 {
     globals g = {0};
     if (argc < 2) {

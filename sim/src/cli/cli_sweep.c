@@ -217,6 +217,11 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     int force = 0, plot = 1, isolate = 0, resume = 0, c;
     double cell_timeout = 0;
     unsigned long shard_k = 0, shard_n = 0;
+    /* Under mpirun (an MPI build): this rank's shard, rank 0 reduces. */
+    int mpi = 0, mpi_rank = 0, mpi_size = 1, mpi_phase = 0;
+#ifdef WS_HAVE_MPI
+    mpi = ws_mpi_active(&mpi_rank, &mpi_size);
+#endif
     char *journal = NULL;
     char **parts = NULL;
     size_t n_parts = 0;
@@ -303,6 +308,12 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
                                    : "takes one CONFIG file");
         goto out;
     }
+    if (mpi && (merge || shard_n)) {
+        rc = ws_cli_usage(cmd, "%s", "--shard and merge are for runs without mpirun (mpirun"
+                                     " shards by itself)");
+        goto out;
+    }
+    if (mpi && mpi_rank) ws_progress_set_quiet(1);
     if (merge && (shard_n || resume)) {
         rc = ws_cli_usage(cmd, "%s", "--shard and --resume are for the shards, not the merge");
         goto out;
@@ -346,7 +357,17 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         goto out;
     }
     /* The journal of this command in the folder: an interrupted run left it. */
-    journal = join(out, curves ? "curves.journal" : "sweep.journal");
+    if (mpi) {
+        /* One journal per rank: each resumes its own. */
+        char name[64];
+        snprintf(name, sizeof name, "%s.journal.%d-of-%d", curves ? "curves" : "sweep",
+                 mpi_rank, mpi_size);
+        journal = join(out, name);
+        shard_k = (unsigned long)mpi_rank;
+        shard_n = (unsigned long)mpi_size;
+    } else {
+        journal = join(out, curves ? "curves.journal" : "sweep.journal");
+    }
     if (!journal) goto out;
     if (!resume && !force && stat(journal, &st) == 0) {
         ws_fail(&err, "%s: an interrupted %s left this journal; pass --resume to continue it or"
@@ -356,15 +377,33 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     /* --resume continues an earlier command in this folder: it rewrites
      * what that one wrote. */
     ws_outfile_set_force(force || resume);
-    if (ws_outdir_lock(out, &err)) goto out;
+    /* Under mpirun rank 0 holds the folder's lock for every rank. */
+    if ((!mpi || mpi_rank == 0) && ws_outdir_lock(out, &err)) goto out;
+    if (mpi) {
+        mpi_phase = 1;
+#ifdef WS_HAVE_MPI
+        if (!ws_mpi_agree(1, &err)) { mpi_phase = 2; goto out; }
+#endif
+    }
     if (ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
     ws_sweep_opts so = {(int)threads, isolate, cell_timeout, merge ? NULL : journal, resume,
                         curves, shard_k, shard_n, (const char *const *)parts, n_parts};
-    if (ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err)) goto out;
-    if (shard_n) {
+    int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err);
+#ifdef WS_HAVE_MPI
+    if (mpi) {
+        mpi_phase = 2;
+        if (!ws_mpi_agree(run_rc == 0, &err) || ws_sweep_gather(&sw, mpi_rank, mpi_size, &err)) {
+            rc = 2;
+            goto out;
+        }
+        if (mpi_rank) { rc = 0; goto out; }         /* rank 0 writes the outputs */
+    }
+#endif
+    if (run_rc) goto out;
+    if (shard_n && !mpi) {
         /* A shard's result is its journal: kept for the merge. */
         printf("shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
                " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
@@ -411,11 +450,28 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         printf("%zu simulations%s; outputs in %s/ (curves.csv%s)\n", sw.n_sims, reused, out,
                plot ? ", curves-*" : "");
     }
-    /* Every output is in place: the journal has served its purpose. */
+    /* Every output is in place: the journal has served its purpose (under
+     * mpirun every rank's). */
     unlink(journal);
+    for (int r = 1; mpi && r < mpi_size; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.journal.%d-of-%d", curves ? "curves" : "sweep", r,
+                 mpi_size);
+        char *p = join(out, name);
+        if (p) unlink(p);
+        free(p);
+    }
     warn_failed(&sw);
     rc = sw.n_failed ? 1 : 0;
 out:
+#ifdef WS_HAVE_MPI
+    /* A rank that stopped before a collective step releases the others;
+     * only rank 0 prints (the first failing rank's message). */
+    if (mpi && mpi_phase == 0 && !ws_mpi_agree(0, &err)) mpi_phase = 2;
+    if (mpi && mpi_phase == 1) ws_mpi_agree(0, &err);
+    if (mpi && mpi_rank) err.msg[0] = '\0';
+#endif
+    (void)mpi_phase;
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
     free(journal);
     for (size_t i = 0; i < n_parts; i++) free(parts[i]);
