@@ -197,7 +197,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
              "%zu seeds; 95 %% CI)", s->pairs[subject].label, s->etas[0], s->betas[0],
              s->n_seeds);
     size_t rows = 2 * n_refs;
-    ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, 0.7 + 1.45 * (double)rows, NULL);
+    ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, 0.8 + 1.45 * (double)rows, NULL);
     palette_var(f);
     name_vars(f, "gpu", s->gpus, s->n_gpus, c->cat, 1);
     fprintf(f, "G = %zu\nbw = 0.8 / G\n", s->n_gpus);
@@ -212,7 +212,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     fprintf(f, "set multiplot layout %zu,1 title ", rows);
     ws_plot_str(f, title);
     fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0,0.045\n", WS_PLOT_FONT_PT + 1,
-            0.5 / (0.7 + 1.45 * (double)rows), 1.0 - 0.6 / (0.7 + 1.45 * (double)rows));
+            0.5 / (0.8 + 1.45 * (double)rows), 1.0 - 0.72 / (0.8 + 1.45 * (double)rows));
     fputs("set key at screen 0.5, screen 1 - 0.3 / H center top horizontal maxrows 1 samplen 1.5 font ',7'\n"
           "x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
     for (size_t r = 0; r < n_refs; r++)
