@@ -523,6 +523,50 @@ static double saving(double ours, double ref)
     return ref > 0 ? 1.0 - ours / ref : NAN;
 }
 
+/* A per-seed quantity of a cell's summary: whether seed i has one (its
+ * simulation succeeded; for regret, oracle's too) and its value. */
+enum { F_ENERGY, F_TIME, F_COST, F_STEADY_E, F_STEADY_T, F_CO2, F_USD, F_REGRET };
+
+static int seed_value(const ws_sweep *s, size_t base, size_t oref, size_t i, int f, double *x)
+{
+    const ws_sweep_sim *m = &s->sims[base + i];
+    if (m->failed) return 0;
+    switch (f) {
+    case F_ENERGY: *x = m->energy_j; return 1;
+    case F_TIME: *x = m->time_s; return 1;
+    case F_COST: *x = m->cost; return 1;
+    case F_STEADY_E: *x = m->steady_energy; return 1;
+    case F_STEADY_T: *x = m->steady_time; return 1;
+    case F_CO2: *x = m->co2_g; return 1;
+    case F_USD: *x = m->usd; return 1;
+    default:
+        if (s->sims[oref + i].failed) return 0;
+        *x = m->cost - s->sims[oref + i].cost;
+        return 1;
+    }
+}
+
+/* ws_ci95 of quantity f over the seeds that have it, read in place in two
+ * passes instead of copied out: the same additions in the same order, so
+ * the same bits, without n doubles of scratch per quantity. */
+static void seed_ci95(const ws_sweep *s, size_t base, size_t oref, int f, ws_stat *st)
+{
+    size_t n = s->n_seeds, k = 0;
+    double m = 0, x;
+    for (size_t i = 0; i < n; i++)
+        if (seed_value(s, base, oref, i, f, &x)) { m += x; k++; }
+    m = k ? m / (double)k : NAN;
+    st->mean = m;
+    if (k < 2) { st->lo = st->hi = NAN; return; }
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        if (seed_value(s, base, oref, i, f, &x)) ss += (x - m) * (x - m);
+    double sd = sqrt(ss / (double)(k - 1));
+    double half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
+    st->lo = m - half;
+    st->hi = m + half;
+}
+
 void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
 {
     size_t ax[6], n = s->n_seeds, base = cell * n;
@@ -533,49 +577,31 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     o->error = "";
     size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
     size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
-    double *v = malloc(8 * (n ? n : 1) * sizeof *v);
-    if (!v) return;
-    double *e = v, *t = v + n, *c = v + 2 * n, *se = v + 3 * n, *st = v + 4 * n, *rg = v + 5 * n;
-    double *g = v + 6 * n, *u = v + 7 * n;
     /* Our sums and default's over the seeds where both succeeded. */
     double oe = 0, ot = 0, oc = 0, ose = 0, ost = 0;
     double de = 0, dt = 0, dc = 0, dse = 0, dst = 0;
-    size_t k = 0, kr = 0, kd = 0;
+    size_t kd = 0;
     for (size_t i = 0; i < n; i++) {
-        const ws_sweep_sim *m = &s->sims[base + i], *d = &s->sims[dref + i],
-                           *q = &s->sims[oref + i];
+        const ws_sweep_sim *m = &s->sims[base + i], *d = &s->sims[dref + i];
         if (m->failed) {
             if (!o->seeds_failed++ && m->error) o->error = m->error;
             continue;
         }
         o->seeds_ok++;
-        e[k] = m->energy_j;
-        t[k] = m->time_s;
-        c[k] = m->cost;
-        se[k] = m->steady_energy;
-        st[k] = m->steady_time;
-        g[k] = m->co2_g;
-        u[k] = m->usd;
-        if (!q->failed) rg[kr++] = m->cost - q->cost;
         if (!d->failed) {
             kd++;
-            oe += e[k]; ot += t[k]; oc += c[k]; ose += se[k]; ost += st[k];
+            oe += m->energy_j; ot += m->time_s; oc += m->cost;
+            ose += m->steady_energy; ost += m->steady_time;
             de += d->energy_j;
             dt += d->time_s;
             dc += d->cost;
             dse += d->steady_energy;
             dst += d->steady_time;
         }
-        k++;
     }
-    ws_ci95(e, k, &o->energy.mean, &o->energy.lo, &o->energy.hi);
-    ws_ci95(t, k, &o->time.mean, &o->time.lo, &o->time.hi);
-    ws_ci95(c, k, &o->cost.mean, &o->cost.lo, &o->cost.hi);
-    ws_ci95(se, k, &o->steady_energy.mean, &o->steady_energy.lo, &o->steady_energy.hi);
-    ws_ci95(st, k, &o->steady_time.mean, &o->steady_time.lo, &o->steady_time.hi);
-    ws_ci95(rg, kr, &o->regret.mean, &o->regret.lo, &o->regret.hi);
-    ws_ci95(g, k, &o->co2.mean, &o->co2.lo, &o->co2.hi);
-    ws_ci95(u, k, &o->usd.mean, &o->usd.lo, &o->usd.hi);
+    ws_stat *stats[8] = {&o->energy, &o->time, &o->cost, &o->steady_energy, &o->steady_time,
+                         &o->co2, &o->usd, &o->regret};
+    for (int f = F_ENERGY; f <= F_REGRET; f++) seed_ci95(s, base, oref, f, stats[f]);
     if (!kd) {
         o->save_energy = o->save_time = o->save_cost = NAN;
         o->save_steady_energy = o->save_steady_time = NAN;
@@ -590,7 +616,6 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
         o->save_steady_energy = saving(ose, dse);
         o->save_steady_time = saving(ost, dst);
     }
-    free(v);
 }
 
 /* Final knobs over seeds: "bs:pl=count;..." by count (desc), then knob.
