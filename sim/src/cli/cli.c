@@ -277,11 +277,12 @@ static int cmd_run(int argc, char **argv, globals *g)
     if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &of[1], &err)
         || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &of[2], &err))
         goto out;
-    /* summary.csv last: its presence marks a complete run. */
+    /* summary.csv last, after the figures: its presence marks a complete
+     * run. */
     if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
+        || plot_runs(out, &cfg, &env, res, n, bso, plo, &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
-    if (plot_runs(out, &cfg, &env, res, n, bso, plo, &err)) goto out;
     ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi);
     long wrapped = 0;
     for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
@@ -347,7 +348,10 @@ static int collect(void *p, const ws_cell *c, const ws_run_record *r, ws_error *
     return 0;
 }
 
-static int set_kv(ws_run_config *cfg, const char *key, const char *value, ws_error *err)
+/* KEY=VALUE into the config from option `opt` (e.g. --eta), whose name
+ * an error carries. */
+static int set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
+                  ws_error *err)
 {
     size_t len = strlen(key) + strlen(value) + 2;
     char *s = malloc(len);
@@ -355,6 +359,7 @@ static int set_kv(ws_run_config *cfg, const char *key, const char *value, ws_err
     snprintf(s, len, "%s=%s", key, value);
     int rc = ws_run_config_set(cfg, s, err);
     free(s);
+    if (rc) ws_cli_relabel(err, key, opt);
     return rc;
 }
 
@@ -421,7 +426,9 @@ static int cmd_simulate(int argc, char **argv, globals *g)
         if (is_wi) continue;
         if (c >= OPT_GPU && c <= OPT_PLO) {
             workload |= c == OPT_WORKLOAD;
-            if (set_kv(&cfg, keys[c - OPT_GPU], optarg, &err)) goto out;
+            char opt[32];
+            snprintf(opt, sizeof opt, "--%s", keys[c - OPT_GPU]);
+            if (set_kv(&cfg, keys[c - OPT_GPU], optarg, opt, &err)) goto out;
             continue;
         }
         switch (c) {
@@ -436,7 +443,9 @@ static int cmd_simulate(int argc, char **argv, globals *g)
             char key[256];
             snprintf(key, sizeof key, "%s.params.%.*s", c == OPT_BSO_PARAM ? "bso" : "plo",
                      (int)(eq - optarg), optarg);
-            if (set_kv(&cfg, key, eq + 1, &err)) goto out;
+            if (set_kv(&cfg, key, eq + 1, c == OPT_BSO_PARAM ? "--bso-param" : "--plo-param",
+                       &err))
+                goto out;
             break;
         }
         case OPT_FORMAT: format = optarg; break;
@@ -543,12 +552,12 @@ static int cmd_pareto(int argc, char **argv, globals *g)
         if (is_wi) continue;
         switch (c) {
         case OPT_HELP: printf("%s\n%s", PARETO_HELP, GLOBAL_HELP); rc = 0; goto out;
-        case OPT_GPU: if (set_kv(&cfg, "gpu", optarg, &err)) goto out; break;
+        case OPT_GPU: if (set_kv(&cfg, "gpu", optarg, "--gpu", &err)) goto out; break;
         case OPT_WORKLOAD:
             workload = 1;
-            if (set_kv(&cfg, "workload", optarg, &err)) goto out;
+            if (set_kv(&cfg, "workload", optarg, "--workload", &err)) goto out;
             break;
-        case OPT_ETA: if (set_kv(&cfg, "eta", optarg, &err)) goto out; break;
+        case OPT_ETA: if (set_kv(&cfg, "eta", optarg, "--eta", &err)) goto out; break;
         case OPT_FORMAT: format = optarg; break;
         case 'P': plot = optarg; break;
         case 'H': history = optarg; break;

@@ -93,7 +93,27 @@ int ws_cli_bad_option(const char *cmd, char **argv, int c)
     return ws_cli_usage(cmd, "unknown option '%s'", arg);
 }
 
-int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err)
+void ws_cli_relabel(ws_error *err, const char *key, const char *opt)
+{
+    char prefix[160], msg[WS_ERROR_MAX];
+    if (!opt) return;
+    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
+    size_t n = strlen(prefix);
+    if (!strncmp(err->msg, prefix, n)) {
+        snprintf(msg, sizeof msg, "%s %s", opt, err->msg + n);
+        ws_fail(err, "%s", msg);
+        return;
+    }
+    snprintf(prefix, sizeof prefix, "--set %s: ", key);
+    n = strlen(prefix);
+    if (!strncmp(err->msg, prefix, n)) {
+        snprintf(msg, sizeof msg, "%s: %s", opt, err->msg + n);
+        ws_fail(err, "%s", msg);
+    }
+}
+
+int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const char *opt,
+                    ws_error *err)
 {
     size_t len = strlen(key) + strlen(list) + 4;
     char *s = malloc(len);
@@ -101,6 +121,7 @@ int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_er
     snprintf(s, len, "%s=[%s]", key, list);
     int rc = ws_run_config_set(cfg, s, err);
     free(s);
+    if (rc) ws_cli_relabel(err, key, opt);
     return rc;
 }
 
@@ -159,14 +180,7 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
     free(s);
     if (rc) {
         /* "--set KEY: KEY must be ..." -> "--power-cap must be ..." */
-        char prefix[96], msg[WS_ERROR_MAX];
-        snprintf(prefix, sizeof prefix, "--set %s: %s ", whatif_opts[i].key,
-                 whatif_opts[i].key);
-        if (!strncmp(err->msg, prefix, strlen(prefix))) {
-            snprintf(msg, sizeof msg, "%s %s", whatif_opts[i].name,
-                     err->msg + strlen(prefix));
-            ws_fail(err, "%s", msg);
-        }
+        ws_cli_relabel(err, whatif_opts[i].key, whatif_opts[i].name);
         return -1;
     }
     char **where = &cfg->whatif.where[whatif_opts[i].slot];

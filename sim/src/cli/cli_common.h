@@ -45,8 +45,15 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot);
  * closed, and a failed write there (full disk, /dev/full, closed pipe) is
  * one line on stderr and status 1 (rc if that was already nonzero). */
 int ws_cli_exit(int rc);
-/* "v100,a40" -> the config key `key` set to [v100, a40]. */
-int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, ws_error *err);
+/* "v100,a40" -> the config key `key` set to [v100, a40]; an error names
+ * `opt` (the option the user typed, e.g. "--gpus"), or "--set KEY" when
+ * opt is NULL. */
+int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const char *opt,
+                    ws_error *err);
+/* An error of ws_run_config_set("KEY=..."), which reads "--set KEY: KEY
+ * must be ...", rewritten to name the option the user typed: "OPT must
+ * be ..." (or "OPT: ..."). Nothing changes when opt is NULL. */
+void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
 
 /* The what-if options (plan, simulate, run, pareto, sweep, curves): they
  * set the config keys of the same name (wattsim/config.h

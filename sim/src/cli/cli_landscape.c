@@ -100,18 +100,18 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
             if (i) strcat(buf, ",");
             strcat(buf, cat->gpus[i]);
         }
-        int bad = cat->n_gpus && ws_cli_set_list(cfg, "gpu", buf, err);
+        int bad = cat->n_gpus && ws_cli_set_list(cfg, "gpu", buf, NULL, err);
         buf[0] = '\0';
         for (size_t i = 0; i < cat->n; i++) {
             if (i) strcat(buf, ",");
             strcat(buf, cat->items[i].name);
         }
-        bad = bad || ws_cli_set_list(cfg, "workload", buf, err);
+        bad = bad || ws_cli_set_list(cfg, "workload", buf, NULL, err);
         free(buf);
         if (bad) goto out;
     }
-    if ((lo->gpus && ws_cli_set_list(cfg, "gpu", lo->gpus, err))
-        || (lo->workloads && ws_cli_set_list(cfg, "workload", lo->workloads, err)))
+    if ((lo->gpus && ws_cli_set_list(cfg, "gpu", lo->gpus, "--gpus", err))
+        || (lo->workloads && ws_cli_set_list(cfg, "workload", lo->workloads, "--workloads", err)))
         goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(cfg, sets[i], err)) goto out;
