@@ -117,7 +117,11 @@ int ws_mpi_agree(int ok, ws_error *err);
 int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err);
 
 /* Recurrences of simulation i (all of a job's simulations have as many). */
-long ws_sweep_recurrences(const ws_sweep *s, size_t i);
+static inline long ws_sweep_recurrences(const ws_sweep *s, size_t i)
+{
+    size_t per_job = s->n_etas * s->n_betas * s->n_seeds;
+    return s->recurrences[(i / per_job) % (s->n_gpus * s->n_work)];
+}
 
 /* The most frequent final knob of a cell's successful seeds (ties: the one
  * seen first in seed order); *n its count, 0 (and bs = pl = 0) when none. */
@@ -156,7 +160,10 @@ typedef struct ws_sweep_summary {
     double save_steady_energy, save_steady_time;
 } ws_sweep_summary;
 
-size_t ws_sweep_n_cells(const ws_sweep *s);
+static inline size_t ws_sweep_n_cells(const ws_sweep *s)
+{
+    return s->n_seeds ? s->n_sims / s->n_seeds : 0;
+}
 void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *out);
 
 /* Summaries, one row/object per cell in plan order. */

@@ -2,7 +2,8 @@
  * `--isolate`: each sweep cell (all seeds of one policy pair x gpu x
  * workload x eta x beta) runs in a forked child process, so a policy that
  * crashes, aborts or hangs takes down only its cell. The child runs the
- * cell's simulations with the same code as in process (ws_sweep_run_sim)
+ * cell's simulations with the same code as in process (ws_sweep_run_sim,
+ * passed in as `run`)
  * and sends each result as a journal record (journal.c: binary, exact,
  * with a checksum) over a pipe; the parent applies them only when the child exited
  * with status 0 after sending every one. Otherwise -- a signal, a nonzero
@@ -54,7 +55,7 @@ static int cell_has_work(const ws_sweep *s, const unsigned char *todo, size_t ce
 
 /* In the child: run the cell, write the records, never return. */
 static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                       size_t cell, int fd)
+                       size_t cell, ws_sweep_run_fn run, int fd)
 {
     /* A crashing policy must end this process with its signal, not with a
      * sanitizer's or the plugin's report, so the parent can name it; and its
@@ -73,7 +74,7 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
     for (size_t k = 0; k < s->n_seeds; k++) {
         size_t i = cell * s->n_seeds + k;
         if (!todo[i]) continue;
-        ws_sweep_run_sim(s, pol, i);
+        run(s, pol, i);
         if (ws_sweep_record_write(f, s, i) < 0 || fflush(f)) _exit(3);
     }
     /* _exit: no atexit handlers, no flushing of the parent's stdio buffers,
@@ -144,7 +145,7 @@ static void release(child *c)
 }
 
 static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                 size_t cell, double timeout, child *c, ws_error *err)
+                 size_t cell, double timeout, ws_sweep_run_fn run, child *c, ws_error *err)
 {
     int fd[2];
     if (pipe(fd)) return ws_fail(err, "cannot start a policy process: pipe: %s", strerror(errno));
@@ -157,7 +158,7 @@ static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *t
     }
     if (pid == 0) {
         close(fd[0]);
-        child_main(s, pol, todo, cell, fd[1]);
+        child_main(s, pol, todo, cell, run, fd[1]);
     }
     close(fd[1]);
     /* Non-blocking: drain() reads until the pipe is empty, never waits. */
@@ -195,8 +196,8 @@ static void drain(child *c)
 }
 
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                          int jobs, double timeout, ws_sweep_done_fn done, void *ctx,
-                          ws_error *err)
+                          int jobs, double timeout, ws_sweep_run_fn run, ws_sweep_done_fn done,
+                          void *ctx, ws_error *err)
 {
     size_t n_cells = ws_sweep_n_cells(s), next = 0;
     if (jobs < 1) jobs = 1;
@@ -212,7 +213,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             if (kids[k].pid) continue;
             while (next < n_cells && !cell_has_work(s, todo, next)) next++;
             if (next >= n_cells) break;
-            if (start(s, pol, todo, next, timeout, &kids[k], err)) { rc = -1; break; }
+            if (start(s, pol, todo, next, timeout, run, &kids[k], err)) { rc = -1; break; }
             next++;
             active++;
         }

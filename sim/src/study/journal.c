@@ -46,6 +46,23 @@ static const char MAGIC[16] = "wattsim-jrnl-v2\n";
 
 /* ------------------------------------------------------------ records */
 
+void ws_sweep_sim_reset(ws_sweep_sim *sim, long r)
+{
+    double *rc = sim->rec_cost;
+    free(sim->error);
+    memset(sim, 0, sizeof *sim);
+    sim->rec_cost = rc;
+    if (rc) memset(rc, 0, (size_t)r * sizeof *rc);
+}
+
+void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg)
+{
+    ws_sweep_sim *sim = &s->sims[i];
+    ws_sweep_sim_reset(sim, ws_sweep_recurrences(s, i));
+    sim->failed = 1;
+    sim->error = strdup(msg);       /* NULL (out of memory) reads as "" */
+}
+
 static uint32_t crc_of(const unsigned char *rec, const void *trailer, size_t n)
 {
     uLong c = crc32(0L, Z_NULL, 0);

@@ -122,11 +122,6 @@ size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
              * s->n_betas + beta) * s->n_seeds) + seed;
 }
 
-size_t ws_sweep_n_cells(const ws_sweep *s)
-{
-    return s->n_seeds ? s->n_sims / s->n_seeds : 0;
-}
-
 /* Axis indices of simulation i. */
 static void unindex(const ws_sweep *s, size_t i, size_t ax[6])
 {
@@ -163,30 +158,6 @@ void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
              s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]]);
 }
 
-long ws_sweep_recurrences(const ws_sweep *s, size_t i)
-{
-    size_t ax[6];
-    unindex(s, i, ax);
-    return s->recurrences[ax[1] * s->n_work + ax[2]];
-}
-
-/* Zero a simulation's numbers; rec_cost (when kept) has r entries. */
-static void sim_reset(ws_sweep_sim *sim, long r)
-{
-    double *rc = sim->rec_cost;
-    free(sim->error);
-    memset(sim, 0, sizeof *sim);
-    sim->rec_cost = rc;
-    if (rc) memset(rc, 0, (size_t)r * sizeof *rc);
-}
-
-void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg)
-{
-    ws_sweep_sim *sim = &s->sims[i];
-    sim_reset(sim, ws_sweep_recurrences(s, i));
-    sim->failed = 1;
-    sim->error = strdup(msg);       /* NULL (out of memory) reads as "" */
-}
 
 /* Aggregation as the records arrive (they come recurrence by recurrence):
  * the tries of the current recurrence are summed, and a finished
@@ -238,7 +209,7 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     job.beta = s->betas[ax[4]];
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
-    sim_reset(sim, R);
+    ws_sweep_sim_reset(sim, R);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     rec_sink rs = {sim, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
@@ -480,8 +451,8 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     int threads = opts->threads < 1 ? 1 : opts->threads;
     ws_policy_stdout_hold();
     if (opts->isolate) {
-        if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, finished_cb,
-                                  &pl, err)) {
+        if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, ws_sweep_run_sim,
+                                  finished_cb, &pl, err)) {
             ws_policy_stdout_release();
             if (pl.progress) ws_progress_end(pl.progress);
             goto out;

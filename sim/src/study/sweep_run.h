@@ -2,8 +2,9 @@
  * Internal (not installed): the parts of a sweep that sweep.c (set-up,
  * threads, summaries), isolate.c (cells in child processes) and journal.c
  * (the binary record of a simulation, on disk and over a child's pipe)
- * share. sweep.c calls isolate.c and journal.c; neither calls back into
- * sweep.c except through what is declared here and in wattsim/sweep.h.
+ * share. sweep.c calls isolate.c and journal.c, which never call into
+ * sweep.c: isolate.c gets the function that runs a simulation as an
+ * argument, and what both read of a sweep is inline in wattsim/sweep.h.
  */
 #ifndef WATTSIM_SWEEP_RUN_H
 #define WATTSIM_SWEEP_RUN_H
@@ -29,8 +30,15 @@ typedef void (*ws_sweep_done_fn)(void *ctx, size_t i);
  * several threads for distinct i. */
 int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i);
 
-/* Record simulation i as failed with msg: numbers zeroed, message copied. */
+/* Zero a simulation's numbers (and its r per-recurrence costs, when kept);
+ * record simulation i as failed with msg: numbers zeroed, message copied.
+ * In journal.c, with the rest of a simulation's record. */
+void ws_sweep_sim_reset(ws_sweep_sim *sim, long r);
 void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg);
+
+/* How a child runs simulation i (ws_sweep_run_sim): passed in, so that
+ * isolate.c never calls back into sweep.c by name. */
+typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i);
 
 /* Run, for every cell, its simulations with todo[i] set in a forked child
  * (see isolate.c), up to `jobs` children at a time, each killed after
@@ -39,7 +47,8 @@ void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg);
  * started (fork or pipe failing). */
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol,
                           const unsigned char *todo, int jobs, double timeout,
-                          ws_sweep_done_fn done, void *ctx, ws_error *err);
+                          ws_sweep_run_fn run, ws_sweep_done_fn done, void *ctx,
+                          ws_error *err);
 
 /* ------------------------------------------------------------ records */
 
