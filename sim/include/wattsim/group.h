@@ -46,9 +46,15 @@ typedef struct ws_group_trace {
     size_t n_rows;
 } ws_group_trace;
 
+/* Bounds of a group row, so that scaled energies, times and costs stay
+ * finite: |start_time|, |end_time| <= 1e15 s, runtime_ratio in (0, 1e6]. */
+#define WS_GROUP_MAX_TIME 1e15
+#define WS_GROUP_MAX_RATIO 1e6
+
 /* Parse and validate a group trace (plain or gzip). Every error names
  * FILE:LINE: a missing, unknown or duplicate column, a value that is not a
- * finite number, end_time before start_time, runtime_ratio <= 0, a dataset
+ * finite number or is outside the bounds above, end_time before
+ * start_time, runtime_ratio <= 0, a dataset
  * not in the catalogue, a group whose rows name two datasets, a row that
  * starts before the previous row of its group. */
 int ws_group_trace_load(const char *path, const ws_catalogue *cat,

@@ -30,12 +30,20 @@ typedef struct ws_train_row {
     long line;
 } ws_train_row;
 
+/* Plausibility bounds of a power row, so that every derived quantity stays
+ * finite: a run of max_epochs (< 2^31) epochs then costs at most
+ * 1e9 s x 1e6 W x 2^31 ~ 2e24 J, and totals over any number of recurrences
+ * and seeds cannot overflow a double. A row outside them is refused with
+ * FILE:LINE. */
+#define WS_MAX_TIME_PER_EPOCH 1e9      /* s, about 31 years */
+#define WS_MAX_AVERAGE_POWER 1e6       /* W, a thousand times any GPU */
+
 typedef struct ws_power_row {
     int dataset, network, optimizer;
     int bs;
     int pl;
-    double time;                       /* s per epoch, > 0 */
-    double power;                      /* W, > 0 */
+    double time;                       /* s per epoch, in (0, WS_MAX_TIME_PER_EPOCH] */
+    double power;                      /* W, in (0, WS_MAX_AVERAGE_POWER] */
     long line;
 } ws_power_row;
 

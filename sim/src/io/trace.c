@@ -338,6 +338,13 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
         || pos_num_field(c, &cols[P_TIME], &row->time, err)
         || pos_num_field(c, &cols[P_POWER], &row->power, err))
         return -1;
+    /* Bounded so that a run's energy and cost, and their totals, stay finite. */
+    if (row->time > WS_MAX_TIME_PER_EPOCH)
+        return bad(c, &cols[P_TIME], "must be at most 1e9 s (bounded so that energies and"
+                   " costs stay finite)", err);
+    if (row->power > WS_MAX_AVERAGE_POWER)
+        return bad(c, &cols[P_POWER], "must be at most 1e6 W (bounded so that energies and"
+                   " costs stay finite)", err);
     row->line = ws_csv_line(c);
     return 0;
 }

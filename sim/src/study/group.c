@@ -145,6 +145,12 @@ static int read_row(ws_csv *c, const int col[C_N], const ws_catalogue *cat,
     if (!(r.ratio > 0))
         return ws_fail(err, "%s:%ld: runtime_ratio %.17g must be > 0", path, line,
                        r.ratio);
+    if (r.ratio > WS_GROUP_MAX_RATIO)
+        return ws_fail(err, "%s:%ld: runtime_ratio %.17g must be at most 1e6 (bounded so"
+                       " that energies and costs stay finite)", path, line, r.ratio);
+    if (fabs(r.start) > WS_GROUP_MAX_TIME || fabs(r.end) > WS_GROUP_MAX_TIME)
+        return ws_fail(err, "%s:%ld: start_time and end_time must be within +-1e15 s,"
+                       " got %.17g and %.17g", path, line, r.start, r.end);
     const char *ds = ws_csv_field(c, (size_t)col[C_DATASET]);
     const ws_workload_spec *spec = find_dataset(cat, ds);
     if (!spec) {
