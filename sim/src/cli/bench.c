@@ -236,7 +236,7 @@ static int sweeps(const char *traces, const char *catalogue, const row *rows, si
     for (size_t i = 0; i < n_rows; i++) p->recs += 11.0 * 100 * 3 * (double)rows[i].recur;
     snprintf(out, sizeof out, "%s/paper", dir);
     char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", "seeds=1..100", "--threads",
-                  "1", "--no-plot", "--traces", (char *)traces, "--catalogue",
+                  "1", "--no-plot", "--quiet", "--traces", (char *)traces, "--catalogue",
                   (char *)catalogue, "--out", out, NULL};
     if (run_child(a1, p)) return ws_fail(err, "cannot run %s", wattsim);
     long counts[3] = {1000, 10000, 100000};
@@ -247,7 +247,7 @@ static int sweeps(const char *traces, const char *catalogue, const row *rows, si
         snprintf(seeds, sizeof seeds, "seeds=1..%ld", counts[c]);
         snprintf(out, sizeof out, "%s/one%d", dir, c);
         char *a2[] = {wattsim, "sweep", one, "--set", seeds, "--threads", "1", "--no-plot",
-                      "--traces", (char *)traces, "--catalogue", (char *)catalogue,
+                      "--quiet", "--traces", (char *)traces, "--catalogue", (char *)catalogue,
                       "--out", out, NULL};
         if (run_child(a2, q)) return ws_fail(err, "cannot run %s", wattsim);
     }

@@ -91,6 +91,19 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
 
 /* ------------------------------------------------------------ stats */
 
+/* The t quantile of a CI with df degrees of freedom, remembered for the
+ * last df: every cell of a sweep has as many seeds, and every table asks
+ * again (the incomplete-beta inversion is most of a summary's time). */
+static double t975(double df)
+{
+    static _Thread_local double last_df = -1, last_t;
+    if (df != last_df) {
+        last_t = gsl_cdf_tdist_Pinv(0.975, df);
+        last_df = df;
+    }
+    return last_t;
+}
+
 void ws_ci95(const double *x, size_t n, double *mean, double *lo, double *hi)
 {
     double m = 0;
@@ -101,7 +114,7 @@ void ws_ci95(const double *x, size_t n, double *mean, double *lo, double *hi)
     double ss = 0;
     for (size_t i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
     double sd = sqrt(ss / (double)(n - 1));
-    double half = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sd / sqrt((double)n);
+    double half = t975((double)(n - 1)) * sd / sqrt((double)n);
     *lo = m - half;
     *hi = m + half;
 }
@@ -533,7 +546,7 @@ static void seed_ci95(const ws_sweep *s, size_t base, size_t oref, int f, ws_sta
     for (size_t i = 0; i < n; i++)
         if (seed_value(s, base, oref, i, f, &x)) ss += (x - m) * (x - m);
     double sd = sqrt(ss / (double)(k - 1));
-    double half = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sd / sqrt((double)k);
+    double half = t975((double)(k - 1)) * sd / sqrt((double)k);
     st->lo = m - half;
     st->hi = m + half;
 }
