@@ -219,7 +219,15 @@ int ws_cmd_report(int argc, char **argv)
         goto out;
     }
     if (ws_outdir_lock(dir, &err)) goto out;
-    if (ws_cli_catalogue(catalogue, &cat, &err) || ws_paper_numbers_read(dir, &cat, &pn, &err))
+    /* The catalogue (display names) only when there is a reproduction to
+     * compare: a report of any other folder needs none. */
+    struct stat pst;
+    char pot[8400], sav[8400];
+    snprintf(pot, sizeof pot, "%s/potential/potential.csv", dir);
+    snprintf(sav, sizeof sav, "%s/comparison/savings.csv", dir);
+    int paper = stat(pot, &pst) == 0 || stat(sav, &pst) == 0;
+    if ((paper && ws_cli_catalogue(catalogue, &cat, &err))
+        || ws_paper_numbers_read(dir, &cat, &pn, &err))
         goto out;
     if (pn.have_potential || pn.have_savings) {
         FILE *k = open_memstream(&key, &key_len);
