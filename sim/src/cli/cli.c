@@ -67,9 +67,11 @@ enum { OPT_TRACES = 1000, OPT_CATALOGUE, OPT_SET, OPT_OUT, OPT_FORMAT, OPT_FORCE
 static const char *GLOBAL_HELP =
     "Options of every command:\n"
     "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
-    "                     fetched Zeus traces, " WS_DEFAULT_TRACES ")\n"
+    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
+    "                     beside the executable's folder)\n"
     "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
-    "                     " WS_DEFAULT_CATALOGUE ")\n"
+    "                     share/wattsim/workloads.yaml beside the executable's\n"
+    "                     folder)\n"
     "  --verbose          let policies log what they do (stderr)\n"
     "  --quiet            no progress display (a bar on a terminal, else a\n"
     "                     line every 10 s, for commands running over 1 s)\n"

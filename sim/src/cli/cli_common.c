@@ -17,31 +17,39 @@
 #include "wattsim/outfile.h"
 
 
-/* Same precedence as cli.c: option, config, $WATTSIM_TRACES, built-in. */
+const char *ws_cli_data_path(const char *path_in_data, char *buf, size_t len)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    int w = snprintf(buf, len, "%s/%s/%s", exe, WS_REL_DATA_DIR, path_in_data);
+    return w > 0 && (size_t)w < len ? buf : NULL;
+}
+
+/* Same precedence as cli.c: option, config, $WATTSIM_TRACES, data folder. */
 const char *ws_cli_traces(const char *opt, const ws_run_config *cfg)
 {
+    static char dflt[4200];
     if (opt) return opt;
     if (cfg && cfg->traces) return cfg->traces;
     const char *env = getenv("WATTSIM_TRACES");
-    return env && *env ? env : WS_DEFAULT_TRACES;
+    if (env && *env) return env;
+    const char *p = ws_cli_data_path("traces/zeus-nsdi23", dflt, sizeof dflt);
+    return p ? p : "traces/fetched/zeus-nsdi23";
 }
 
 int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err)
 {
+    char dflt[4200];
     const char *p = opt;
-    if (!p) p = getenv("WATTSIM_CATALOGUE");
-    char installed[4096];
-    if ((!p || !*p) && access(WS_DEFAULT_CATALOGUE, R_OK) != 0) {
-        /* An installed wattsim: bin/../share/wattsim/workloads.yaml. */
-        ssize_t n = readlink("/proc/self/exe", installed, sizeof installed - 64);
-        if (n > 0) installed[n] = '\0';
-        char *slash = n > 0 ? strrchr(installed, '/') : NULL;
-        if (slash) {
-            strcpy(slash, "/../share/wattsim/workloads.yaml");
-            p = installed;
-        }
-    }
-    if (!p || !*p) p = WS_DEFAULT_CATALOGUE;
+    if (!p || !*p) p = getenv("WATTSIM_CATALOGUE");
+    if (!p || !*p) p = ws_cli_data_path("workloads.yaml", dflt, sizeof dflt);
+    if (!p) return ws_fail(err, "cannot find the workload catalogue (share/wattsim/"
+                           "workloads.yaml beside the executable); give --catalogue FILE");
     return ws_catalogue_load(p, cat, err);
 }
 

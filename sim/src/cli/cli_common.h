@@ -11,20 +11,24 @@
 
 #define WS_EXIT_USAGE 2
 
-/* Set by the build (sim/CMakeLists.txt); these are fallbacks. */
-#ifndef WS_DEFAULT_TRACES
-#define WS_DEFAULT_TRACES "traces/fetched/zeus-nsdi23"
-#endif
-#ifndef WS_DEFAULT_CATALOGUE
-#define WS_DEFAULT_CATALOGUE "configs/workloads.yaml"
+/* Where an installed wattsim keeps its data, relative to the folder of the
+ * executable (set by the build from the install layout; the build tree
+ * mirrors it: build/share/wattsim links to configs/ and traces/fetched/). */
+#ifndef WS_REL_DATA_DIR
+#define WS_REL_DATA_DIR "../share/wattsim"
 #endif
 
+/* PATH_IN_DATA under the data folder beside the running executable
+ * (e.g. "workloads.yaml" -> /opt/ws/bin/../share/wattsim/workloads.yaml),
+ * into buf; returns buf, or NULL if /proc/self/exe cannot be read. */
+const char *ws_cli_data_path(const char *path_in_data, char *buf, size_t len);
+
 /* The trace folder: the option, else the config's `traces`, else
- * $WATTSIM_TRACES, else the fetched traces of this build. */
+ * $WATTSIM_TRACES, else the data folder's traces/zeus-nsdi23 (the fetched
+ * Zeus traces). */
 const char *ws_cli_traces(const char *opt, const ws_run_config *cfg);
 /* Load the workload catalogue: the option, else $WATTSIM_CATALOGUE, else
- * the source tree's configs/workloads.yaml, else the installed copy
- * (bin/../share/wattsim/workloads.yaml). */
+ * the data folder's workloads.yaml. */
 int ws_cli_catalogue(const char *opt, ws_catalogue *cat, ws_error *err);
 /* Trace size limits: `opt` (the --max-trace-bytes value, N with an
  * optional K/M/G suffix), else $WATTSIM_MAX_TRACE_BYTES, else the reader's

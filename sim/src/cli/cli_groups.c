@@ -101,10 +101,12 @@ static const char *REPLAY_HELP =
 
 static const char *COMMON_HELP =
     "Options of every command:\n"
-    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else\n"
-    "                     " WS_DEFAULT_TRACES ")\n"
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
+    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
+    "                     beside the executable's folder)\n"
     "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
-    "                     " WS_DEFAULT_CATALOGUE ")\n"
+    "                     share/wattsim/workloads.yaml beside the executable's\n"
+    "                     folder)\n"
     "  --help             this help\n";
 
 enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,

@@ -22,8 +22,10 @@
 
 #include "wattsim/rng.h"
 
-#ifndef WS_POLICY_INSTALL_DIR
-#define WS_POLICY_INSTALL_DIR "/usr/local/lib/wattsim/policies"
+/* The installed policy folder relative to the executable's folder (set by
+ * the build from the install layout). */
+#ifndef WS_REL_POLICY_DIR
+#define WS_REL_POLICY_DIR "../lib/wattsim/policies"
 #endif
 
 /* ------------------------------------------------------------ guards */
@@ -173,8 +175,9 @@ const char *ws_policy_dir(void)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            const char *rel[] = {"/../policies", "/../lib/wattsim/policies",
-                                 "/../../policies"};
+            /* Installed; the build tree (build/sim/wattsim, build/tests/test_NAME
+             * -> build/policies). */
+            const char *rel[] = {"/" WS_REL_POLICY_DIR, "/../policies"};
             for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
                 struct stat st;
                 snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
@@ -189,8 +192,6 @@ const char *ws_policy_dir(void)
             }
         }
     }
-    struct stat st;
-    if (stat(WS_POLICY_INSTALL_DIR, &st) == 0) return WS_POLICY_INSTALL_DIR;
     return NULL;
 }
 

@@ -1,0 +1,156 @@
+/*
+ * The policy kit as a user gets it: `cmake --install` into a temporary
+ * prefix, which is then moved (an installed wattsim finds its catalogue,
+ * policies and traces relative to itself), and policies built out of tree
+ * against the installed kit with pkg-config and with CMake
+ * (find_package(wattsim), wattsim_add_policy), then simulated.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "run_cli.h"
+#include "tmpdir.h"
+
+/* The environment of ctest points at the build tree: a user's has none. */
+#define CLEAN_ENV "env -u WATTSIM_POLICY_DIR -u WATTSIM_TRACES -u WATTSIM_CATALOGUE "
+
+static char prefix[600];
+
+static void install_kit(void)
+{
+    tmpdir_make("/tmp/wsinstall.XXXXXX");
+    cr_assert_eq(run_shell("cmake --install '%s' --prefix '%s/stage' >'%s/install.log' 2>&1",
+                           WS_BUILD_DIR, tmp, tmp), 0, "cmake --install failed (%s/install.log)",
+                 tmp);
+    /* Move the tree: nothing may depend on the prefix it was installed to. */
+    cr_assert_eq(run_shell("mv '%s/stage' '%s/moved'", tmp, tmp), 0);
+    snprintf(prefix, sizeof prefix, "%s/moved", tmp);
+}
+
+TestSuite(install, .init = install_kit, .fini = tmpdir_remove, .timeout = 300);
+
+static int exists(const char *rel)
+{
+    char p[900];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", prefix, rel);
+    return stat(p, &st) == 0;
+}
+
+/* Output of a shell command (its stdout), malloc'd. */
+static char *capture(const char *fmt, const char *a, const char *b)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap);
+    cr_assert_not_null(s);
+    for (size_t r; (r = fread(s + n, 1, cap - 1 - n, p)) > 0;) {
+        n += r;
+        if (n == cap - 1) cr_assert_not_null(s = realloc(s, cap *= 2));
+    }
+    s[n] = '\0';
+    pclose(p);
+    return s;
+}
+
+Test(install, layout)
+{
+    static const char *files[] = {
+        "bin/wattsim", "lib/libwattsim.a", "lib/libwattsim.so", "include/wattsim/policy.h",
+        "include/wattsim/engine.h", "lib/pkgconfig/wattsim.pc",
+        "lib/cmake/wattsim/wattsimConfig.cmake", "lib/cmake/wattsim/wattsimConfigVersion.cmake",
+        "lib/wattsim/policies/zeus.so", "lib/wattsim/policies/jit.so",
+        "share/wattsim/workloads.yaml", "share/wattsim/examples/capped.c",
+        "share/wattsim/traces/zeus-nsdi23"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        cr_expect(exists(files[i]), "%s/%s is not installed", prefix, files[i]);
+}
+
+/* The moved install finds everything by itself, gives the same numbers as
+ * the build tree, and its help names no build-tree path. */
+Test(install, runs_relative_to_its_prefix)
+{
+    const char *args = "simulate --workload squad --gpu v100 --seed 2 --format json";
+    char *installed = capture("cd / && " CLEAN_ENV "'%s/bin/wattsim' %s", prefix, args);
+    char *built = capture("cd / && " CLEAN_ENV "'%s/sim/wattsim' %s", WS_BUILD_DIR, args);
+    cr_assert(strstr(installed, "\"workload\": \"squad\""), "installed run: %.200s", installed);
+    cr_expect_str_eq(installed, built);
+    free(installed);
+    free(built);
+    char *list = capture("cd / && " CLEAN_ENV "'%s/bin/wattsim' list policies%s", prefix, "");
+    char want[900];
+    snprintf(want, sizeof want, "(from %s/lib/wattsim/policies)\n", prefix);
+    cr_expect(strstr(list, want), "list policies: %s", list);
+    free(list);
+    static const char *cmds[] = {"--help", "simulate --help", "run --help", "sweep --help",
+                                 "groups --help", "list --help", "pareto --help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char *h = capture(CLEAN_ENV "'%s/bin/wattsim' %s 2>&1", prefix, cmds[i]);
+        cr_expect(!strstr(h, WS_SOURCE_DIR) && !strstr(h, WS_BUILD_DIR),
+                  "'wattsim %s' names a build-tree path", cmds[i]);
+        free(h);
+    }
+}
+
+/* Build the installed example with cc and pkg-config, run it. */
+Test(install, example_with_pkg_config)
+{
+    cr_assert_eq(run_shell("cd '%s' && export PKG_CONFIG_PATH='%s/lib/pkgconfig' &&"
+                           " pkg-config --cflags --libs wattsim >pc.txt &&"
+                           " cc -std=c17 -Wall -Wextra -Werror -Wno-unused-parameter -O2 -fPIC"
+                           " -shared $(pkg-config --cflags wattsim) -o capped.so"
+                           " '%s/share/wattsim/examples/capped.c'", tmp, prefix, prefix), 0);
+    char *run = capture("cd / && " CLEAN_ENV "'%s/bin/wattsim' simulate --workload imagenet"
+                        " --gpu v100 --plo '%s/capped.so' --plo-param max_watts=175"
+                        " --format json", prefix, tmp);
+    cr_assert(strstr(run, "\"history\": ["), "%.300s", run);
+    /* Every run is at a limit at or below the cap. */
+    int runs = 0;
+    for (const char *p = strstr(run, "\"pl\": "); p; p = strstr(p + 1, "\"pl\": ")) {
+        cr_expect_leq(atoi(p + 6), 175);
+        runs++;
+    }
+    cr_expect_gt(runs, 0);
+    free(run);
+}
+
+/* A program linked against the installed libwattsim (pkg-config --libs). */
+Test(install, program_links_libwattsim)
+{
+    write_file("prog.c",
+               "#include <stdio.h>\n#include <wattsim/sha256.h>\n"
+               "int main(int argc, char **argv) {\n"
+               "    char h[65]; ws_error e = {{0}};\n"
+               "    if (ws_sha256_file(argv[1], h, &e)) { fprintf(stderr, \"%s\\n\", e.msg); return 1; }\n"
+               "    puts(h); return 0;\n}\n");
+    write_file("abc", "abc");
+    char *out = capture("cd '%s' && export PKG_CONFIG_PATH='%s/lib/pkgconfig' &&"
+                        " cc -std=c17 -o prog prog.c $(pkg-config --cflags --libs wattsim) &&"
+                        " LD_LIBRARY_PATH=\"$(pkg-config --variable=libdir wattsim)\" ./prog abc",
+                        tmp, prefix);
+    cr_expect_str_eq(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n");
+    free(out);
+}
+
+/* The same example built with CMake: find_package(wattsim) and
+ * wattsim_add_policy. */
+Test(install, example_with_cmake)
+{
+    write_file("CMakeLists.txt",
+               "cmake_minimum_required(VERSION 3.18)\n"
+               "project(mypolicy C)\n"
+               "find_package(wattsim 0.1 REQUIRED)\n"
+               "wattsim_add_policy(capped SOURCES capped.c)\n");
+    cr_assert_eq(run_shell("cd '%s' && cp '%s/share/wattsim/examples/capped.c' . &&"
+                           " cmake -S . -B b -DCMAKE_PREFIX_PATH='%s' >cmake.log 2>&1 &&"
+                           " cmake --build b >>cmake.log 2>&1 && test -f b/capped.so",
+                           tmp, prefix, prefix), 0, "see %s/cmake.log", tmp);
+    char *run = capture("cd / && " CLEAN_ENV "'%s/bin/wattsim' list policies --plugin"
+                        " '%s/b/capped.so'", prefix, tmp);
+    cr_expect(strstr(run, "policy ABI 2.0") && strstr(run, "  capped     "), "%s", run);
+    free(run);
+}
