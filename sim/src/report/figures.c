@@ -616,7 +616,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     fprintf(f, " font ',%d' margins 0.17,0.97,0.14,0.91 spacing 0,0.06\n", WS_PLOT_FONT_PT + 1);
     fprintf(f, "set xrange [1:%ld]   # exactly the recurrences\n", max_rec);
     fputs("unset xlabel\nset format x ''\nset key left top font ',7' samplen 2 spacing 1\n"
-          "set style fill transparent solid 0.3 noborder\n", f);
+          "set style fill transparent solid 0.4 border\n", f);
     fprintf(f, "band = '95 %% CI over %zu seeds'\n", n);
     /* headroom above the lines for the key (costs rise left to right) */
     fprintf(f, "set ylabel 'Cumulative cost (%s)' font ',7'\nset yrange [0:%.6g]\n", uc.name,
