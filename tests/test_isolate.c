@@ -353,3 +353,97 @@ Test(isolate, input_errors_stop_with_status_2_and_no_outputs, .init = mktmp, .fi
                      " --no-plot --out %s/c --resume >/dev/null 2>&1", tmp, tmp), 2);
     cr_expect(!exists("%s/c", tmp));
 }
+
+/* ------------------------------------------------ process-group cleanup */
+
+#define SPAWN WS_TEST_PLUGIN_DIR "/spawn.so"
+
+/* Is the process gone (or a zombie nobody reaped yet)? Waits up to 3 s. */
+static int gone(long pid)
+{
+    for (int i = 0; i < 300; i++) {
+        char path[64], st = '?';
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) return 1;
+        int n = fscanf(f, "%*d (%*[^)]) %c", &st);
+        fclose(f);
+        if (n == 1 && (st == 'Z' || st == 'X')) return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* The spawn plugin's pids (cell child, grandchild), once it wrote them. */
+static void spawn_pids(long *child, long *grand)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/pids", tmp);
+    FILE *f = NULL;
+    for (int i = 0; i < 1000 && !(f = fopen(path, "r")); i++) usleep(10000);
+    cr_assert_not_null(f, "the spawn plugin never wrote its pids");
+    cr_assert_eq(fscanf(f, "%ld %ld", child, grand), 2);
+    fclose(f);
+}
+
+static void write_spawn_config(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/spawn.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\nrecurrences: 5\n"
+               "bso: {name: %s, params: {pidfile: %s/pids}}\nplo: jit\n", SPAWN, tmp);
+    fclose(f);
+}
+
+Test(isolate, grandchild_does_not_survive_the_timeout, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    write_spawn_config();
+    cr_assert_eq(run_shell(CLI " sweep %s/spawn.yaml --isolate --cell-timeout 1" ARGS
+                           " --out %s/o >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 1);
+    long child, grand;
+    spawn_pids(&child, &grand);
+    cr_expect(gone(child), "cell process %ld survived", child);
+    cr_expect(gone(grand), "grandchild %ld survived the time-out", grand);
+    if (!gone(grand)) kill((pid_t)grand, SIGKILL);
+}
+
+static void stop_parent(int sig, int want_status)
+{
+    write_spawn_config();
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "exec " CLI " sweep %s/spawn.yaml --isolate" ARGS
+                 " --out %s/o >/dev/null 2>%s/err.txt", tmp, tmp, tmp);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    long child, grand;
+    spawn_pids(&child, &grand);
+    cr_assert_eq(kill(pid, sig), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == want_status, "wattsim ended with %#x", st);
+    cr_expect(gone(child), "cell process %ld survived", child);
+    cr_expect(gone(grand), "grandchild %ld survived", grand);
+    if (!gone(child)) kill((pid_t)child, SIGKILL);
+    if (!gone(grand)) kill((pid_t)grand, SIGKILL);
+    char *err = slurp("%s/err.txt", tmp);
+    cr_expect_eq(count_lines(err), 1, "%s", err);
+    cr_expect_not_null(strstr(err, sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM"),
+                       "%s", err);
+    free(err);
+}
+
+Test(isolate, sigterm_leaves_no_policy_process, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    stop_parent(SIGTERM, 143);
+}
+
+Test(isolate, sigint_leaves_no_policy_process, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    stop_parent(SIGINT, 130);
+}

@@ -14,6 +14,12 @@
  *
  * The parent is one thread with up to `jobs` children, watched with poll():
  * results and the timing do not depend on how many run at a time.
+ *
+ * Each child leads its own process group, and the group is what gets
+ * killed: on the time-out, after the child ends (anything a plugin spawned
+ * goes with it), and when the parent gets SIGINT or SIGTERM -- then every
+ * group is killed and reaped, and wattsim exits with 128 + the signal
+ * (130, 143) after one line; the journal keeps the cells already done.
  */
 #define _GNU_SOURCE                /* strsignal */
 #include <errno.h>
@@ -39,6 +45,20 @@ typedef struct child {
     int timed_out;
 } child;
 
+/* SIGINT/SIGTERM while cells run: noted by the handler, acted on by the
+ * loop (poll returns EINTR). */
+static volatile sig_atomic_t stop_sig;
+static void on_stop(int sig) { stop_sig = sig; }
+
+/* Kill a child's whole process group (and the child, should setpgid have
+ * failed), then reap the child. */
+static void kill_group(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -61,7 +81,9 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
      * sanitizer's or the plugin's report, so the parent can name it; and its
      * output (ASan reports included) must not interleave with the parent's
      * one line per failure. */
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE};
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE,
+                               SIGINT, SIGTERM};
+    setpgid(0, 0);                 /* its own group, which the parent kills */
     for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) signal(sigs[k], SIG_DFL);
     int dn = open("/dev/null", O_WRONLY);
     if (dn >= 0) {
@@ -161,6 +183,7 @@ static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *t
         child_main(s, pol, todo, cell, run, fd[1]);
     }
     close(fd[1]);
+    setpgid(pid, pid);             /* also here: no race with a kill before the child's */
     /* Non-blocking: drain() reads until the pipe is empty, never waits. */
     fcntl(fd[0], F_SETFL, fcntl(fd[0], F_GETFL) | O_NONBLOCK);
     c->pid = pid;
@@ -205,6 +228,12 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
     struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
     int *slot = calloc((size_t)jobs, sizeof *slot);
     int rc = 0, active = 0;
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop;       /* no SA_RESTART: poll returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    stop_sig = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     if (!kids || !pfd || !slot) { rc = ws_fail(err, "out of memory"); goto out; }
     for (int k = 0; k < jobs; k++) kids[k].fd = -1;
     for (;;) {
@@ -217,7 +246,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             next++;
             active++;
         }
-        if (rc || !active) break;
+        if (rc || !active || stop_sig) break;
         /* Wait for output, an exit or the nearest deadline. */
         int n = 0, wait_ms = -1;
         double t = now();
@@ -229,6 +258,9 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             } else if (wait_ms < 0 || wait_ms > 10) {
                 wait_ms = 10;      /* stream closed, process not yet gone */
             }
+            /* A grandchild may hold the pipe open after the child is gone:
+             * look for exits at least every 50 ms. */
+            if (wait_ms < 0 || wait_ms > 50) wait_ms = 50;
             if (isfinite(kids[k].deadline)) {
                 double ms = ceil((kids[k].deadline - t) * 1000);
                 int m = ms < 0 ? 0 : ms > 1e9 ? 1000000000 : (int)ms;
@@ -239,6 +271,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             rc = ws_fail(err, "poll: %s", strerror(errno));
             break;
         }
+        if (stop_sig) break;
         for (int q = 0; q < n; q++)
             if (pfd[q].revents) drain(&kids[slot[q]]);
         t = now();
@@ -249,11 +282,21 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             pid_t w = 0;
             if (t >= c->deadline) {
                 /* SIGKILL cannot be caught: the wait is short. */
+                kill(-c->pid, SIGKILL);
                 kill(c->pid, SIGKILL);
                 c->timed_out = 1;
                 while ((w = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
-            } else if (c->fd < 0) {
-                w = waitpid(c->pid, &status, WNOHANG);
+            } else {
+                /* Ended? Look without reaping: while the child is a zombie its
+                 * pid, and so its group id, cannot be reused, so the group
+                 * kill below hits only what it spawned. */
+                siginfo_t si = {0};
+                if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0
+                    && si.si_pid == c->pid) {
+                    kill(-c->pid, SIGKILL);   /* whatever it spawned goes too */
+                    while ((w = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
+                    if (c->fd >= 0) drain(c); /* what it sent before it ended */
+                }
             }
             if (w == 0) continue;
             if (w < 0) status = 255 << 8;      /* lost (should not happen): a failure */
@@ -265,15 +308,21 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
         }
     }
 out:
-    /* Only after a failure to start one: stop the rest. */
+    /* After a failure to start one, or a signal: stop the rest. */
     for (int k = 0; kids && k < jobs; k++)
         if (kids[k].pid) {
-            kill(kids[k].pid, SIGKILL);
-            waitpid(kids[k].pid, NULL, 0);
+            kill_group(kids[k].pid);
             release(&kids[k]);
         }
     free(kids);
     free(pfd);
     free(slot);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (stop_sig) {
+        fprintf(stderr, "wattsim: interrupted by %s; policy processes stopped (--resume continues"
+                " from the journal)\n", stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+        exit(128 + stop_sig);      /* stdio (the journal) is flushed */
+    }
     return rc;
 }
