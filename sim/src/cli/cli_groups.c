@@ -20,6 +20,7 @@
 
 #include "cli_common.h"
 #include "cli_groups.h"
+#include "wattsim/progress.h"
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
 #include "wattsim/group.h"
@@ -78,6 +79,7 @@ static const char *REPLAY_HELP =
     "usage: wattsim groups replay --trace FILE [--gpu G] [--eta X] [--beta X]\n"
     "                             [--bso NAME] [--plo NAME] [--seed N]\n"
     "                             [--out DIR] [--format table|csv|json] [--force]\n"
+    "                             [--quiet]\n"
     "\n"
     "Replay every group of a group trace as the published Zeus simulator does\n"
     "(simulate_one_alibaba_group): a submission that starts while others of its\n"
@@ -96,6 +98,8 @@ static const char *REPLAY_HELP =
     "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
     "  --seed N           added to every group's seed; default 0\n"
     "  --force            replace earlier outputs in --out DIR\n"
+    "  --quiet            no progress display (shown on stderr once a replay\n"
+    "                     has taken over 1 s: a bar, or a line every 10 s)\n"
     "  --out DIR          also write groups.csv, groups.json and history.csv\n"
     "  --format F         stdout: table (default), csv or json\n";
 
@@ -111,7 +115,7 @@ static const char *COMMON_HELP =
 
 enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,
        O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_TRACES,
-       O_CATALOGUE, O_HELP, O_FORCE };
+       O_CATALOGUE, O_HELP, O_FORCE, O_QUIET };
 
 typedef struct common {
     const char *traces, *catalogue;
@@ -459,10 +463,12 @@ static int cmd_replay(int argc, char **argv, common *co)
         {"force", no_argument, 0, O_FORCE},
         {"traces", required_argument, 0, O_TRACES},
         {"catalogue", required_argument, 0, O_CATALOGUE},
+        {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
     const char *trace = NULL, *gpu = "v100", *bso = "zeus", *plo = "jit", *out = NULL;
+    ws_progress bar = {0};                /* silent until started */
     const char *format = "table";
     double eta = 0.5, beta = 2.0;
     long seed = 0;
@@ -489,6 +495,7 @@ static int cmd_replay(int argc, char **argv, common *co)
         case O_FORMAT: format = optarg; break;
         case O_TRACES: co->traces = optarg; break;
         case O_CATALOGUE: co->catalogue = optarg; break;
+        case O_QUIET: ws_progress_set_quiet(1); break;
         default: return ws_cli_bad_option("groups replay", argv, c);
         }
     }
@@ -541,6 +548,7 @@ static int cmd_replay(int argc, char **argv, common *co)
     }
     char pol_name[256];
     snprintf(pol_name, sizeof pol_name, "%s/%s", pol.bt->name, pol.pt->name);
+    ws_progress_start(&bar, "groups", gt.n);
     for (size_t i = 0; i < gt.n; i++) {
         const ws_group *g = &gt.groups[i];
         const size_t w = (size_t)(g->spec - cat.items);
@@ -562,7 +570,9 @@ static int cmd_replay(int argc, char **argv, common *co)
         }
         sum_into(&all.pol, &res[i].pol);
         sum_into(&all.def, &res[i].def);
+        ws_progress_step(&bar, 1);
     }
+    ws_progress_end(&bar);
     replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta};
     if (out) {
         char path[4096];
@@ -579,6 +589,7 @@ static int cmd_replay(int argc, char **argv, common *co)
     report(stdout, (ws_format)fmt, &in);
     rc = 0;
 done:
+    ws_progress_end(&bar);
     if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
     if (jts)
