@@ -36,19 +36,7 @@
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-journal-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
+static char *slurp(const char *path) { return slurp_file(path); }
 
 static long file_size(const char *path)
 {

@@ -26,16 +26,7 @@ static char *slurp(const char *dir, const char *name)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/%s/%s", tmp, dir, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    return slurp_file(path);
 }
 
 static void need_mpi(void)
@@ -101,4 +92,37 @@ Test(mpi, a_config_error_is_one_line_from_rank_zero, .init = mktmp, .fini = rmtm
     char *second = strstr(e, "bad.yaml:3:");
     cr_expect_null(second ? strstr(second + 1, "bad.yaml:3:") : NULL, "printed once:\n%s", e);
     free(e);
+}
+
+Test(mpi, each_rank_resumes_its_own_journal, .init = mktmp, .fini = rmtmp, .timeout = 600)
+{
+    need_mpi();
+    /* Each rank's journal is the journal of shard rank/size: make them with
+     * --shard (as if each rank had been killed after finishing), put them
+     * where the ranks look, and resume: nothing is run again, the outputs
+     * are one process's bytes, the journals are gone. */
+    write_file("c.yaml", "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\n"
+                         "seed: 1..4\nrecurrences: 25\nbso: zeus\nplo: jit\n");
+    cr_assert_eq(run_shell(CLI " sweep %s/c.yaml" ARGS " --out %s/one >/dev/null 2>&1", tmp,
+                           tmp), 0);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(run_shell(CLI " sweep %s/c.yaml --shard %d/2" ARGS " --out %s/s%d"
+                               " >/dev/null 2>&1", tmp, k, tmp, k), 0);
+        cr_assert_eq(run_shell("mkdir -p %s/m && cp %s/s%d/sweep.journal"
+                               " %s/m/sweep.journal.%d-of-2", tmp, tmp, k, tmp, k), 0);
+    }
+    cr_assert_eq(run_shell(MPIRUN "2 " CLI " sweep %s/c.yaml --resume" ARGS " --out %s/m"
+                           " >%s/o.txt 2>&1", tmp, tmp, tmp), 0);
+    char *o = slurp(".", "o.txt");
+    /* rank 0 reports its own share: 12 of the 24 simulations */
+    cr_expect_not_null(strstr(o, "24 simulations (12 from the journal), 6 cells"), "%s", o);
+    free(o);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
+    for (int i = 0; i < 3; i++) {
+        char *a = slurp("one", files[i]), *b = slurp("m", files[i]);
+        cr_expect_str_eq(a, b, "%s differs after a resume with 2 ranks", files[i]);
+        free(a);
+        free(b);
+    }
+    cr_expect_eq(run_shell("ls %s/m | grep -q journal", tmp), 1, "the rank journals are gone");
 }

@@ -61,4 +61,22 @@ static inline void write_file(const char *name, const char *text)
     cr_assert_eq(fclose(f), 0);
 }
 
+/* The whole of a file, NUL-terminated (malloc'd); fails the test if it
+ * cannot be read. */
+static inline char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    cr_assert_geq(n, 0);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
 #endif
