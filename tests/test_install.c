@@ -154,3 +154,54 @@ Test(install, example_with_cmake)
     cr_expect(strstr(run, "policy ABI 2.0") && strstr(run, "  capped     "), "%s", run);
     free(run);
 }
+
+/* `policy new` skeletons (bso and plo) build against the installed kit with
+ * CMake and with pkg-config, pass `policy check` and simulate unchanged. */
+Test(install, policy_new_skeletons)
+{
+    static const char *kinds[] = {"bso", "plo"};
+    for (int k = 0; k < 2; k++) {
+        const char *kind = kinds[k];
+        cr_assert_eq(run_shell("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' policy new my_%s"
+                               " --kind %s >new.log 2>&1", tmp, prefix, kind, kind), 0,
+                     "policy new --kind %s failed (%s/new.log)", kind, tmp);
+        cr_assert_eq(run_shell("cd '%s/my_%s' && cmake -S . -B build -DCMAKE_PREFIX_PATH='%s'"
+                               " >cmake.log 2>&1 && cmake --build build >>cmake.log 2>&1",
+                               tmp, kind, prefix), 0, "CMake build of my_%s failed", kind);
+        cr_assert_eq(run_shell("cd '%s/my_%s' && PKG_CONFIG_PATH='%s/lib/pkgconfig' cc"
+                               " -std=c17 -Wall -Wextra -Werror -Wno-unused-parameter -fPIC"
+                               " -shared $(PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config"
+                               " --cflags wattsim) -o pc.so my_%s.c", tmp, kind, prefix,
+                               prefix, kind), 0, "pkg-config build of my_%s failed", kind);
+        cr_expect_eq(run_shell(CLEAN_ENV "'%s/bin/wattsim' policy check"
+                               " '%s/my_%s/build/my_%s.so' >'%s/check-%s.log'", prefix, tmp,
+                               kind, kind, tmp, kind), 0, "policy check my_%s (%s/check-%s.log)",
+                     kind, tmp, kind);
+        cr_expect_eq(run_shell(CLEAN_ENV "'%s/bin/wattsim' simulate --workload imagenet"
+                               " --gpu v100 --%s '%s/my_%s/pc.so' >/dev/null", prefix, kind,
+                               tmp, kind), 0, "simulate with my_%s", kind);
+    }
+    /* Files that exist are not replaced without --force. */
+    char *out = capture("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' policy new my_bso 2>&1;"
+                        " echo status $?", tmp, prefix);
+    cr_expect(strstr(out, "my_bso/my_bso.c already exists (use --force to replace it)")
+              && strstr(out, "status 2"), "%s", out);
+    free(out);
+}
+
+/* The guide's example, built from the install with pkg-config, swept
+ * against zeus:jit. */
+Test(install, egreedy_sweep_against_zeus)
+{
+    cr_assert_eq(run_shell("cd '%s' && PKG_CONFIG_PATH='%s/lib/pkgconfig' cc -std=c17 -O2"
+                           " -Wall -Wextra -Werror -Wno-unused-parameter -fPIC -shared"
+                           " $(PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags wattsim)"
+                           " -o egreedy.so '%s/share/wattsim/examples/egreedy.c'", tmp, prefix,
+                           prefix, prefix), 0);
+    write_file("cmp.yaml", "gpu: v100\nworkload: squad\nseed: 1..4\nrecurrences: 40\n");
+    char *out = capture("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' sweep cmp.yaml --no-plot"
+                        " --out sw --policies ./egreedy.so:jit,zeus:jit 2>&1 &&"
+                        " cat sw/sweep.csv", tmp, prefix);
+    cr_expect(strstr(out, "\n./egreedy.so,jit,") && strstr(out, "\nzeus,jit,"), "%s", out);
+    free(out);
+}

@@ -32,6 +32,7 @@
 #include "wattsim/whatif.h"
 #include "cli_common.h"
 #include "cli_sweep.h"
+#include "cli_policy.h"
 #include "cli_groups.h"
 #include "cli_trace.h"
 #include "cli_plan.h"
@@ -802,6 +803,7 @@ static const char *MAIN_HELP =
     "  report DIR     index (REPORT.md, report.html) of figures and tables\n"
     "  groups         concurrent recurrences: synth or replay a group trace\n"
     "  trace          import your own telemetry and metrics; check a trace folder\n"
+    "  policy         new: a policy skeleton; check: a plugin's conformance\n"
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
@@ -862,6 +864,7 @@ static int wattsim_main(int argc, char **argv)
     else if (!strcmp(cmd, "groups")) rc = ws_cli_groups(argc - 1, argv + 1);
     else if (!strcmp(cmd, "trace")) rc = ws_cli_trace(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plan")) rc = ws_cmd_plan(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "policy")) rc = ws_cmd_policy(argc - 1, argv + 1);
     else {
         fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
         return EXIT_USAGE;

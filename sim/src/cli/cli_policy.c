@@ -1,0 +1,356 @@
+/*
+ * wattsim policy new NAME [--kind bso|plo] [--force] [DIR]: a policy
+ * skeleton (NAME.c, CMakeLists.txt) that builds out of tree against the
+ * installed kit and runs unchanged.
+ * wattsim policy check FILE.so [--policy NAME] [--jobs N]: the conformance
+ * checks of wattsim/conformance.h, one line per check; exit 1 on a failure.
+ */
+#include "cli_policy.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "wattsim/conformance.h"
+#include "wattsim/outfile.h"
+
+static const char *POLICY_HELP =
+    "usage: wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
+    "       wattsim policy check FILE.so [--policy NAME] [--jobs N]\n"
+    "\n"
+    "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
+    "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
+    "as it is, and a CMakeLists.txt that builds NAME.so against the installed\n"
+    "kit (find_package(wattsim)). NAME: a letter, then letters, digits or _\n"
+    "(lower case). Existing files are not replaced without --force.\n"
+    "\n"
+    "check: load the plugin and exercise each of its policies (or NAME) on\n"
+    "generated jobs: loading (ABI version, required functions, parameter\n"
+    "specs), default parameters, one batch size, many, eta 0 and 1, no early\n"
+    "stopping, concurrent submissions (bso), determinism for a seed, no state\n"
+    "shared between instances, N jobs without leaking (default 10000) and the\n"
+    "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n";
+
+/* ------------------------------------------------------------ new */
+
+static const char *BSO_TEMPLATE =
+    "/*\n"
+    " * @NAME@: a batch-size optimizer (wattsim policy ABI 2). It tries every\n"
+    " * batch size once, b0 first, then always the one whose runs cost least\n"
+    " * on average. Replace the logic in predict/observe with your own.\n"
+    " *\n"
+    " *     cmake -S . -B build && cmake --build build\n"
+    " *     wattsim simulate --workload imagenet --bso ./build/@NAME@.so\n"
+    " *     wattsim policy check ./build/@NAME@.so\n"
+    " */\n"
+    "#include <math.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <wattsim/policy.h>\n"
+    "\n"
+    "/* Parameters, in the order create() receives their values. */\n"
+    "static const ws_param_spec params[] = {\n"
+    "    {\"penalty\", WS_PARAM_DOUBLE, {.d = 2.0}, 1.0, 100.0,\n"
+    "     \"cost factor for a run that did not reach the target\"},\n"
+    "    {0},\n"
+    "};\n"
+    "\n"
+    "/* Per-instance state: the host allocates state_size zeroed bytes. */\n"
+    "typedef struct state {\n"
+    "    double penalty;\n"
+    "    long *n;            /* runs observed per batch-size index */\n"
+    "    double *sum;        /* their total (penalised) cost */\n"
+    "} state;\n"
+    "\n"
+    "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
+    "{\n"
+    "    ((state *)st)->penalty = v[0].d;\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "static void s_destroy(void *st)\n"
+    "{\n"
+    "    free(((state *)st)->n);\n"
+    "    free(((state *)st)->sum);\n"
+    "}\n"
+    "\n"
+    "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    s->n = calloc((size_t)job->n_bs, sizeof *s->n);\n"
+    "    s->sum = calloc((size_t)job->n_bs, sizeof *s->sum);\n"
+    "    return s->n && s->sum ? 0 : -1;\n"
+    "}\n"
+    "\n"
+    "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int *bs)\n"
+    "{\n"
+    "    const state *s = st;\n"
+    "    int b0 = ws_job_bs_index(job, job->b0), best = b0;\n"
+    "    if (s->n[b0] == 0) { *bs = job->b0; return 0; }\n"
+    "    for (int i = 0; i < job->n_bs; i++)\n"
+    "        if (s->n[i] == 0) { *bs = job->bs[i]; return 0; }\n"
+    "    for (int i = 0; i < job->n_bs; i++)\n"
+    "        if (s->sum[i] / s->n[i] < s->sum[best] / s->n[best]) best = i;\n"
+    "    *bs = job->bs[best];\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "static int s_observe(void *st, const ws_job *job, const ws_ctx *ctx, int bs,\n"
+    "                     double cost, int reached)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    int i = ws_job_bs_index(job, bs);\n"
+    "    if (i < 0) return -1;\n"
+    "    s->n[i]++;\n"
+    "    s->sum[i] += reached ? cost : s->penalty * cost;\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "static const ws_bso_type bso = {\n"
+    "    .abi_version = WS_ABI_VERSION,\n"
+    "    .name = \"@NAME@\",\n"
+    "    .summary = \"every batch size once, then the least average cost\",\n"
+    "    .state_size = sizeof(state),\n"
+    "    .params = params,\n"
+    "    .create = s_create,\n"
+    "    .destroy = s_destroy,\n"
+    "    .register_job = s_register,\n"
+    "    .predict = s_predict,\n"
+    "    .observe = s_observe,\n"
+    "};\n"
+    "\n"
+    "static const ws_bso_type *const bsos[] = {&bso, NULL};\n"
+    "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", bsos, NULL,\n"
+    "                                 WS_ABI_VERSION_OF(2, 0)};\n"
+    "\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+
+static const char *PLO_TEMPLATE =
+    "/*\n"
+    " * @NAME@: a power-limit optimizer (wattsim policy ABI 2). For each batch\n"
+    " * size it asks the host to profile every limit (WS_PL_UNKNOWN), then\n"
+    " * answers the one whose epoch took least energy, if it is at most\n"
+    " * `slowdown` times slower than the fastest. Replace with your own logic.\n"
+    " *\n"
+    " *     cmake -S . -B build && cmake --build build\n"
+    " *     wattsim simulate --workload imagenet --plo ./build/@NAME@.so\n"
+    " *     wattsim policy check ./build/@NAME@.so\n"
+    " */\n"
+    "#include <math.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <wattsim/policy.h>\n"
+    "\n"
+    "static const ws_param_spec params[] = {\n"
+    "    {\"slowdown\", WS_PARAM_DOUBLE, {.d = 1.2}, 1.0, 10.0,\n"
+    "     \"largest time per epoch accepted, relative to the fastest limit\"},\n"
+    "    {0},\n"
+    "};\n"
+    "\n"
+    "typedef struct state {\n"
+    "    double slowdown;\n"
+    "    int *pl;            /* answer per batch-size index; 0 = not profiled */\n"
+    "    double *fastest, *best_energy;\n"
+    "    int *best_pl;\n"
+    "} state;\n"
+    "\n"
+    "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
+    "{\n"
+    "    ((state *)st)->slowdown = v[0].d;\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "static void s_destroy(void *st)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    free(s->pl);\n"
+    "    free(s->fastest);\n"
+    "    free(s->best_energy);\n"
+    "    free(s->best_pl);\n"
+    "}\n"
+    "\n"
+    "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    size_t n = (size_t)job->n_bs;\n"
+    "    s->pl = calloc(n, sizeof *s->pl);\n"
+    "    s->best_pl = calloc(n, sizeof *s->best_pl);\n"
+    "    s->fastest = calloc(n, sizeof *s->fastest);\n"
+    "    s->best_energy = calloc(n, sizeof *s->best_energy);\n"
+    "    return s->pl && s->best_pl && s->fastest && s->best_energy ? 0 : -1;\n"
+    "}\n"
+    "\n"
+    "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    int i = ws_job_bs_index(job, bs);\n"
+    "    if (i < 0) return -1;\n"
+    "    if (!s->pl[i] && s->best_pl[i]) s->pl[i] = s->best_pl[i];\n"
+    "    *pl = s->pl[i] ? s->pl[i] : WS_PL_UNKNOWN;\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* Reported for every limit of bs, highest (fastest) first; the epoch's\n"
+    " * time and power are in the context. */\n"
+    "static int s_profile(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int pl,\n"
+    "                     double epoch_cost)\n"
+    "{\n"
+    "    state *s = st;\n"
+    "    int i = ws_job_bs_index(job, bs);\n"
+    "    if (i < 0 || !WS_CTX_HAS(ctx, profile_power_w)) return -1;\n"
+    "    double t = ctx->profile_time_s, e = t * ctx->profile_power_w;\n"
+    "    if (!s->best_pl[i]) {\n"
+    "        s->fastest[i] = t;\n"
+    "        s->best_pl[i] = pl;\n"
+    "        s->best_energy[i] = e;\n"
+    "    } else if (t <= s->slowdown * s->fastest[i] && e < s->best_energy[i]) {\n"
+    "        s->best_pl[i] = pl;\n"
+    "        s->best_energy[i] = e;\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "static const ws_plo_type plo = {\n"
+    "    .abi_version = WS_ABI_VERSION,\n"
+    "    .name = \"@NAME@\",\n"
+    "    .summary = \"least epoch energy within a slowdown of the fastest limit\",\n"
+    "    .state_size = sizeof(state),\n"
+    "    .params = params,\n"
+    "    .create = s_create,\n"
+    "    .destroy = s_destroy,\n"
+    "    .predict = s_predict,\n"
+    "    .observe_profile = s_profile,\n"
+    "    .register_job = s_register,\n"
+    "};\n"
+    "\n"
+    "static const ws_plo_type *const plos[] = {&plo, NULL};\n"
+    "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", NULL, plos,\n"
+    "                                 WS_ABI_VERSION_OF(2, 0)};\n"
+    "\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+
+static const char *CMAKE_TEMPLATE =
+    "# Builds @NAME@.so against the installed wattsim kit:\n"
+    "#   cmake -S . -B build [-DCMAKE_PREFIX_PATH=WATTSIM_PREFIX] && cmake --build build\n"
+    "cmake_minimum_required(VERSION 3.18)\n"
+    "project(@NAME@ C)\n"
+    "find_package(wattsim 0.1 REQUIRED)\n"
+    "wattsim_add_policy(@NAME@ SOURCES @NAME@.c)\n";
+
+static int name_ok(const char *s)
+{
+    if (!s || !(*s >= 'a' && *s <= 'z') || strlen(s) > 64) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+/* Write template t with @NAME@ replaced, through an atomic output file. */
+static int write_template(const char *path, const char *t, const char *name, int force,
+                          ws_error *err)
+{
+    struct stat st;
+    if (!force && lstat(path, &st) == 0)
+        return ws_fail(err, "%s already exists (use --force to replace it)", path);
+    ws_outfile o = {0};
+    if (ws_outfile_open(&o, path, err)) return -1;
+    for (const char *p = t; *p;) {
+        const char *at = strstr(p, "@NAME@");
+        size_t n = at ? (size_t)(at - p) : strlen(p);
+        fwrite(p, 1, n, o.f);
+        if (!at) break;
+        fputs(name, o.f);
+        p = at + 6;
+    }
+    return ws_outfile_commit(&o, err);
+}
+
+static int cmd_new(int argc, char **argv)
+{
+    static const struct option opts[] = {{"kind", required_argument, 0, 'k'},
+                                         {"force", no_argument, 0, 'f'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *kind = "bso";
+    int force = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'k') kind = optarg;
+        else if (c == 'f') force = 1;
+        else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
+        else return ws_cli_bad_option("policy new", argv, c);
+    }
+    if (optind >= argc || argc - optind > 2)
+        return ws_cli_usage("policy new", "%s", "needs NAME and at most one DIR");
+    const char *name = argv[optind], *dir = optind + 1 < argc ? argv[optind + 1] : name;
+    if (!name_ok(name))
+        return ws_cli_usage("policy new", "bad NAME '%s' (a lower-case letter, then"
+                            " lower-case letters, digits or _; at most 64)", name);
+    if (strcmp(kind, "bso") && strcmp(kind, "plo"))
+        return ws_cli_usage("policy new", "--kind: '%s' is not bso or plo", kind);
+    char src[4200], cml[4200];
+    snprintf(src, sizeof src, "%s/%s.c", dir, name);
+    snprintf(cml, sizeof cml, "%s/CMakeLists.txt", dir);
+    ws_error err = {{0}};
+    if (write_template(src, strcmp(kind, "bso") ? PLO_TEMPLATE : BSO_TEMPLATE, name, force,
+                       &err)
+        || write_template(cml, CMAKE_TEMPLATE, name, force, &err))
+        return ws_cli_die(&err);
+    printf("wrote %s and %s: build with\n  cmake -S %s -B %s/build && cmake --build"
+           " %s/build\n", src, cml, dir, dir, dir);
+    return 0;
+}
+
+/* ------------------------------------------------------------ check */
+
+static void print_check(void *ctx, int pass, const char *check, const char *who,
+                        const char *detail)
+{
+    printf("%s %-14s %s%s%s\n", pass ? "PASS" : "FAIL", check, who, *who ? ": " : "",
+           detail);
+    fflush(stdout);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {{"policy", required_argument, 0, 'p'},
+                                         {"jobs", required_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *only = NULL;
+    long jobs = 10000;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'p') only = optarg;
+        else if (c == 'j') {
+            char *end;
+            errno = 0;
+            jobs = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || jobs < 10 || jobs > 10000000)
+                return ws_cli_usage("policy check", "--jobs: want an integer in"
+                                    " [10, 10000000], got '%s'", optarg);
+        } else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
+        else return ws_cli_bad_option("policy check", argv, c);
+    }
+    if (argc - optind != 1) return ws_cli_usage("policy check", "%s", "needs one FILE.so");
+    ws_error err = {{0}};
+    int failed = ws_conformance_check(argv[optind], only, jobs, print_check, NULL, &err);
+    if (failed < 0) return ws_cli_die(&err);
+    printf("%s: %d check%s failed\n", argv[optind], failed, failed == 1 ? "" : "s");
+    return failed ? 1 : 0;
+}
+
+int ws_cmd_policy(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "new")) return cmd_new(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "check")) return cmd_check(argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(POLICY_HELP, stdout);
+        return 0;
+    }
+    return ws_cli_usage("policy", "%s", "needs 'new' or 'check'");
+}
