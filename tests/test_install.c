@@ -65,7 +65,8 @@ Test(install, layout)
         "lib/cmake/wattsim/wattsimConfig.cmake", "lib/cmake/wattsim/wattsimConfigVersion.cmake",
         "lib/wattsim/policies/zeus.so", "lib/wattsim/policies/jit.so",
         "share/wattsim/workloads.yaml", "share/wattsim/examples/capped.c",
-        "share/wattsim/traces/zeus-nsdi23"};
+        "share/wattsim/traces/zeus-nsdi23", "share/wattsim/examples/egreedy.c",
+        "share/doc/wattsim/writing-a-policy.md"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_expect(exists(files[i]), "%s/%s is not installed", prefix, files[i]);
 }
