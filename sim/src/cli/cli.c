@@ -853,6 +853,9 @@ static int wattsim_main(int argc, char **argv)
         rc = ws_cmd_sweep(argc - 2, argv + 2, 0, 1);
     else if (!strcmp(cmd, "merge") && argc > 2 && !strcmp(argv[2], "curves"))
         rc = ws_cmd_sweep(argc - 2, argv + 2, 1, 1);
+    else if (!strcmp(cmd, "merge") && argc > 2
+             && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+        rc = ws_cmd_sweep(argc - 1, argv + 1, 0, 1);     /* the sweep help covers merge */
     else if (!strcmp(cmd, "merge")) {
         fputs("wattsim merge: usage: wattsim merge sweep|curves CONFIG DIR... [options]"
               " (see 'wattsim sweep --help')\n", stderr);

@@ -621,20 +621,47 @@ static int by_count(const void *a, const void *b)
     return by_knob(a, b);
 }
 
+/* Room tally_knobs needs: the most knobs of any job. */
+static size_t knob_room(const ws_sweep *s)
+{
+    size_t most = 1;
+    for (size_t j = 0; j < s->n_gpus * s->n_work; j++) {
+        const ws_job *job = &s->jobs[j].job;
+        if ((size_t)job->knob_start[job->n_bs] > most) most = (size_t)job->knob_start[job->n_bs];
+    }
+    return most;
+}
+
 /* The distinct final knobs of a cell's successful seeds into k (room for
- * n_seeds), each with its count and first seed, in (bs, pl) order. */
+ * knob_room), each with its count and first seed, in (bs, pl) order: one
+ * counter per knob of the job's table (sorted by batch size, then power
+ * limit), so memory does not grow with seeds and time is linear in them. */
 static size_t tally_knobs(const ws_sweep *s, size_t cell, knob_count *k)
 {
-    size_t n = 0, m = 0;
+    size_t per_job = s->n_etas * s->n_betas * s->n_seeds;
+    const ws_job *job = &s->jobs[(cell * s->n_seeds / per_job) % (s->n_gpus * s->n_work)].job;
+    int nk = job->knob_start[job->n_bs];
+    for (int b = 0; b < job->n_bs; b++)
+        for (int q = job->knob_start[b]; q < job->knob_start[b + 1]; q++)
+            k[q] = (knob_count){job->bs[b], job->knob_pl[q], 0, 0};
     for (size_t i = 0; i < s->n_seeds; i++) {
         const ws_sweep_sim *x = &s->sims[cell * s->n_seeds + i];
-        if (!x->failed) k[n++] = (knob_count){x->final_bs, x->final_pl, 1, i};
+        if (x->failed) continue;
+        int lo = 0, hi = job->n_bs;                 /* the batch size, by bisection */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (job->bs[mid] < x->final_bs) lo = mid + 1; else hi = mid;
+        }
+        for (int q = lo < job->n_bs && job->bs[lo] == x->final_bs ? job->knob_start[lo] : nk;
+             q < (lo < job->n_bs ? job->knob_start[lo + 1] : nk); q++)
+            if (job->knob_pl[q] == x->final_pl) {
+                if (!k[q].n++) k[q].first = i;
+                break;
+            }
     }
-    qsort(k, n, sizeof *k, by_knob);
-    for (size_t i = 0; i < n; i++) {
-        if (m && k[m - 1].bs == k[i].bs && k[m - 1].pl == k[i].pl) { k[m - 1].n++; continue; }
-        k[m++] = k[i];             /* the first of a run has the smallest seed */
-    }
+    size_t m = 0;
+    for (int q = 0; q < nk; q++)
+        if (k[q].n) k[m++] = k[q];
     return m;
 }
 
@@ -649,7 +676,7 @@ void ws_sweep_top_knob(const ws_sweep *s, size_t cell, int *bs, int *pl, size_t 
 {
     *bs = *pl = 0;
     *n = 0;
-    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    knob_count *k = malloc(knob_room(s) * sizeof *k);
     if (!k) return;
     size_t m = tally_knobs(s, cell, k), first = 0;
     for (size_t i = 0; i < m; i++)
@@ -704,7 +731,7 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         fputs(",whatif", f);
     }
     fputc('\n', f);
-    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    knob_count *k = malloc(knob_room(s) * sizeof *k);
     if (!k) return;
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
@@ -746,7 +773,7 @@ static void stat_json(FILE *f, const char *name, const ws_stat *st)
 
 void ws_sweep_write_json(FILE *f, const ws_sweep *s)
 {
-    knob_count *k = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof *k);
+    knob_count *k = malloc(knob_room(s) * sizeof *k);
     if (!k) return;
     fputs("{\"seeds\": [", f);
     for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
