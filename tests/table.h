@@ -14,7 +14,8 @@
 
 #include "wattsim/csv.h"
 
-static inline char *slurp(const char *path)
+/* The whole file, NUL-terminated; its length in *len (binary files). */
+static inline char *slurp_n(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot open %s", path);
@@ -25,8 +26,11 @@ static inline char *slurp(const char *path)
     cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
     s[n] = '\0';
     fclose(f);
+    if (len) *len = (size_t)n;
     return s;
 }
+
+static inline char *slurp(const char *path) { return slurp_n(path, NULL); }
 
 /* A small table read from CSV: header + rows of strings. */
 typedef struct table {

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "table.h"
 #include "tmpdir.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
@@ -39,21 +40,6 @@ static void rmtmp(void)
 {
     umount2(tp("fs"), MNT_DETACH);          /* harmless when not mounted */
     tmpdir_remove();
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    if (len) *len = (size_t)n;
-    return s;
 }
 
 static int ends_with(const char *s, size_t n, const char *tail, size_t k)
@@ -82,7 +68,7 @@ static int check_tree(const char *dir, const char *what)
         /* The lock is empty by design; an interrupted sweep's journal is
          * resumable state, read line by line, not an output. */
         if (!strcmp(name, ".wattsim.lock") || strstr(name, ".journal")) continue;
-        char *s = slurp(path, &len);
+        char *s = slurp_n(path, &len);
         size_t k = strlen(name);
         int ok;
         if (k > 4 && !strcmp(name + k - 4, ".png"))
@@ -135,7 +121,7 @@ static int run_all(const char *prefix, const char *out_, const char *label)
         snprintf(cmd, sizeof cmd, commands[i].fmt, tmp, out);
         snprintf(what, sizeof what, "%s, %s", commands[i].name, label);
         int st = run_shell("(%s %s) >/dev/null 2>%s/err.txt", prefix, cmd, tmp);
-        char *e = slurp(tp("err.txt"), NULL);
+        char *e = slurp_n(tp("err.txt"), NULL);
         if (getenv("WS_FULL_PRINT")) fprintf(stderr, "%-32s %d %s", what, st, st ? e : "\n");
         if (st == 0) {
             cr_expect_str_eq(e, "", "%s: exit 0 with: %s", what, e);

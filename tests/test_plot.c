@@ -17,6 +17,7 @@
 
 #include "wattsim/plot.h"
 
+#include "table.h"
 #include "tmpdir.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
@@ -26,20 +27,6 @@
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-plot-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 static int exists(const char *path)
 {

@@ -29,7 +29,9 @@ static const char *REPORT_HELP =
     "beta-sensitivity) come in the paper's order, others after them by name.\n"
     "When DIR holds the reproduction's potential/ or comparison/ outputs, also\n"
     "write DIR/paper.md, wattsim's numbers beside the paper's, and put that\n"
-    "table at the top of both reports as the key numbers.\n";
+    "table at the top of both reports as the key numbers.\n"
+    "\n"
+    "  --force            replace REPORT.md, report.html and paper.md if there\n";
 
 static char *slurp(const char *path, size_t *len)
 {
