@@ -25,7 +25,7 @@ static void plan(double eta, const char *bso, const char *plo, const ws_whatif *
                  ws_registry *reg)
 {
     fixture_job(tr, jt, eta, 2.0);
-    ws_policy_pair pair = {(char *)bso, (char *)plo, NULL};
+    ws_policy_pair pair = {.bso = (char *)bso, .plo = (char *)plo};
     ws_error err = {{0}};
     cr_assert_eq(ws_plan_compute(&jt->job, wi, n, seeds, &pair, bso ? 1 : 0, reg, out, &err),
                  0, "%s", err.msg);

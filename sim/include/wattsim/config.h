@@ -75,6 +75,13 @@ typedef struct ws_policy_ref {
     size_t n_params;
 } ws_policy_ref;
 
+/* One policy as written on a command line: NAME or NAME{KEY=VALUE,...}
+ * (NAME a built-in name, a path, or FILE.so:NAME), from s[0, len). `where`
+ * names the option in errors ("--policies"). Free with ws_policy_ref_free. */
+int ws_policy_ref_parse(const char *s, size_t len, const char *where, ws_policy_ref *out,
+                        ws_error *err);
+void ws_policy_ref_free(ws_policy_ref *p);
+
 /*
  * What-if transforms of a run config (README "What-if transforms"): keys
  * power_cap, input_stall, idle_power, carbon, start, price, objective.

@@ -28,11 +28,23 @@
 #include "wattsim/trace.h"
 
 typedef struct ws_policy_pair {
-    char *bso, *plo;                 /* names as given (built-in or .so) */
-    char *label;                     /* "bso+plo" by registered names */
+    char *bso, *plo;                 /* names as given (built-in, .so or
+                                        FILE.so:NAME), without parameters */
+    char *label;                     /* "bso+plo" by registered names, with
+                                        the parameters given in --policies
+                                        ("egreedy{epsilon=0.3}+jit"); the
+                                        names as given when two builds of a
+                                        policy would share a label */
+    ws_policy_ref bso_ref, plo_ref;  /* parameters given in --policies */
+    /* Provenance, set by the sweep: the resolved parameters
+     * (ws_params_format) and the sha256 of each policy's .so. */
+    char *bso_params, *plo_params;
+    char bso_sha256[65], plo_sha256[65];
 } ws_policy_pair;
 
-/* "zeus:jit,default:default" -> pairs. */
+/* "zeus:jit,default:default" -> pairs. Either side may carry parameters,
+ * NAME{KEY=VALUE,...} (e.g. "zeus{window=10}:jit"), and a policy may appear
+ * several times with different parameters or from different files. */
 int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
                           ws_error *err);
 void ws_policy_pairs_free(ws_policy_pair *p, size_t n);

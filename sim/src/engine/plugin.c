@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "wattsim/rng.h"
+#include "wattsim/sha256.h"
 
 /* The installed policy folder relative to the executable's folder (set by
  * the build from the install layout). */
@@ -108,6 +109,7 @@ typedef struct loaded {
     int abi_version;           /* the plugin's, normalised (1 -> 100) */
     int folder;                /* found in a policy folder (built-in or
                                   $WATTSIM_POLICY_DIR), not named by path */
+    char sha256[65];           /* "" until asked for */
 } loaded;
 
 struct ws_registry {
@@ -507,7 +509,7 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
             }
         if (name_free(r, path, folder, 0, pc[i]->name, err)) goto fail;
     }
-    loaded f = {h, real, abi_normalise(pl->abi_version), folder};
+    loaded f = {h, real, abi_normalise(pl->abi_version), folder, ""};
     size_t fi = r->n_files;
     ws_bso_type **nbso = realloc(r->bso, (r->n_bso + nb + 1) * sizeof *nbso);
     if (nbso) r->bso = nbso;
@@ -796,7 +798,40 @@ const ws_plo_type *ws_registry_plo_at(const ws_registry *r, size_t i) { return r
 const char *ws_registry_bso_file(const ws_registry *r, size_t i) { return r->files[r->bso_file[i]].path; }
 const char *ws_registry_plo_file(const ws_registry *r, size_t i) { return r->files[r->plo_file[i]].path; }
 
+int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *err)
+{
+    out[0] = '\0';
+    loaded *f = NULL;
+    for (size_t i = 0; i < r->n_bso && !f; i++)
+        if ((const void *)r->bso[i] == t) f = &r->files[r->bso_file[i]];
+    for (size_t i = 0; i < r->n_plo && !f; i++)
+        if ((const void *)r->plo[i] == t) f = &r->files[r->plo_file[i]];
+    if (!f) return 0;
+    if (!f->sha256[0] && ws_sha256_file(f->path, f->sha256, err)) return -1;
+    memcpy(out, f->sha256, 65);
+    return 0;
+}
+
 /* ------------------------------------------------------------ parameters */
+
+int ws_params_format(const ws_param_spec *spec, const ws_value *v, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (size_t i = 0; spec && spec[i].name; i++) {
+        int n = 0;
+        const char *sep = i ? "," : "";
+        switch (spec[i].kind) {
+        case WS_PARAM_INT: n = snprintf(buf + used, len - used, "%s%s=%ld", sep, spec[i].name, v[i].i); break;
+        case WS_PARAM_DOUBLE: n = snprintf(buf + used, len - used, "%s%s=%.17g", sep, spec[i].name, v[i].d); break;
+        case WS_PARAM_BOOL: n = snprintf(buf + used, len - used, "%s%s=%s", sep, spec[i].name, v[i].b ? "true" : "false"); break;
+        case WS_PARAM_STRING: n = snprintf(buf + used, len - used, "%s%s=%s", sep, spec[i].name, v[i].s ? v[i].s : ""); break;
+        }
+        if (n < 0 || (size_t)n >= len - used) return -1;
+        used += (size_t)n;
+    }
+    return 0;
+}
 
 size_t ws_params_count(const ws_param_spec *spec)
 {

@@ -995,6 +995,66 @@ static void policy_free(ws_policy_ref *p)
     memset(p, 0, sizeof *p);
 }
 
+static bool valid_param_name(const char *s);
+
+void ws_policy_ref_free(ws_policy_ref *p) { policy_free(p); }
+
+int ws_policy_ref_parse(const char *s, size_t len, const char *where, ws_policy_ref *out,
+                        ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *brace = memchr(s, '{', len);
+    size_t nlen = brace ? (size_t)(brace - s) : len;
+    if (nlen == 0)
+        return ws_fail(err, "%s: '%.*s' has no policy name", where, (int)len, s);
+    if (brace && s[len - 1] != '}')
+        return ws_fail(err, "%s: '%.*s': parameters must end with '}'", where, (int)len, s);
+    if (!(out->name = strndup(s, nlen)) || !(out->where = strdup(where))) goto oom;
+    if (!brace) return 0;
+    const char *q = brace + 1, *end = s + len - 1;
+    while (q < end) {
+        size_t n = strcspn(q, ",}");
+        if (q + n > end) n = (size_t)(end - q);
+        const char *eq = memchr(q, '=', n);
+        if (!eq || eq == q || eq + 1 == q + n) {
+            ws_fail(err, "%s: '%.*s' is not KEY=VALUE in '%.*s'", where, (int)n, q, (int)len, s);
+            policy_free(out);
+            return -1;
+        }
+        ws_param_raw r = {strndup(q, (size_t)(eq - q)), strndup(eq + 1, (size_t)(q + n - eq - 1)),
+                          strdup(where)};
+        ws_param_raw *np = realloc(out->params, (out->n_params + 1) * sizeof *np);
+        if (!r.key || !r.value || !r.where || !np) {
+            free(r.key);
+            free(r.value);
+            free(r.where);
+            if (np) out->params = np;
+            goto oom;
+        }
+        out->params = np;
+        if (!valid_param_name(r.key)) {
+            ws_fail(err, "%s: bad parameter name '%s' in '%.*s'", where, r.key, (int)len, s);
+            out->params[out->n_params++] = r;
+            policy_free(out);
+            return -1;
+        }
+        for (size_t i = 0; i < out->n_params; i++)
+            if (!strcmp(out->params[i].key, r.key)) {
+                ws_fail(err, "%s: parameter '%s' given twice in '%.*s'", where, r.key,
+                        (int)len, s);
+                out->params[out->n_params++] = r;
+                policy_free(out);
+                return -1;
+            }
+        out->params[out->n_params++] = r;
+        q += n + (q + n < end);
+    }
+    return 0;
+oom:
+    policy_free(out);
+    return ws_fail(err, "out of memory");
+}
+
 /* Parameter names must be reachable as `--set bso.params.NAME=...`. */
 static bool valid_param_name(const char *s)
 {

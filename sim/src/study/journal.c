@@ -270,6 +270,9 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         hash_str(&h, s->pairs[p].label);
         hash_params(&h, &cfg->bso, s->pairs[p].bso);
         hash_params(&h, &cfg->plo, s->pairs[p].plo);
+        /* The parameters as resolved, whether from the config or --policies. */
+        hash_str(&h, s->pairs[p].bso_params ? s->pairs[p].bso_params : "");
+        hash_str(&h, s->pairs[p].plo_params ? s->pairs[p].plo_params : "");
         if (hash_policy_file(&h, reg, pol[p].bt, 1, err)
             || hash_policy_file(&h, reg, pol[p].pt, 0, err))
             return -1;

@@ -16,19 +16,16 @@
 
 /* ------------------------------------------------------------ pairs */
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) { memcpy(d, s, n); d[n] = '\0'; }
-    return d;
-}
-
 void ws_policy_pairs_free(ws_policy_pair *p, size_t n)
 {
     for (size_t i = 0; p && i < n; i++) {
         free(p[i].bso);
         free(p[i].plo);
         free(p[i].label);
+        ws_policy_ref_free(&p[i].bso_ref);
+        ws_policy_ref_free(&p[i].plo_ref);
+        free(p[i].bso_params);
+        free(p[i].plo_params);
     }
     free(p);
 }
@@ -44,8 +41,11 @@ static const char *pair_colon(const char *q, size_t len)
 {
     const char *c[4];
     size_t n = 0;
+    int depth = 0;
     for (const char *p = q; p < q + len; p++)
-        if (*p == ':') {
+        if (*p == '{') depth++;
+        else if (*p == '}') depth--;
+        else if (*p == ':' && depth == 0) {
             if (n == 3) return NULL;
             c[n++] = p;
         }
@@ -67,15 +67,23 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
     if (!p) return ws_fail(err, "out of memory");
     size_t k = 0;
     for (const char *q = s;; k++) {
-        size_t len = strcspn(q, ",");
+        size_t len = 0;              /* up to a ',' outside braces */
+        for (int depth = 0; q[len] && (q[len] != ',' || depth); len++)
+            depth += (q[len] == '{') - (q[len] == '}');
         const char *colon = pair_colon(q, len);
         if (!colon || colon == q || colon + 1 == q + len) {
             ws_policy_pairs_free(p, k);
             return ws_fail(err, "--policies: '%.*s' is not BSO:PLO (e.g. zeus:jit)",
                            (int)len, q);
         }
-        p[k].bso = dup_n(q, (size_t)(colon - q));
-        p[k].plo = dup_n(colon + 1, (size_t)(q + len - colon - 1));
+        if (ws_policy_ref_parse(q, (size_t)(colon - q), "--policies", &p[k].bso_ref, err)
+            || ws_policy_ref_parse(colon + 1, (size_t)(q + len - colon - 1), "--policies",
+                                   &p[k].plo_ref, err)) {
+            ws_policy_pairs_free(p, k + 1);
+            return -1;
+        }
+        p[k].bso = strdup(p[k].bso_ref.name);
+        p[k].plo = strdup(p[k].plo_ref.name);
         if (!p[k].bso || !p[k].plo) {
             ws_policy_pairs_free(p, k + 1);
             return ws_fail(err, "out of memory");
@@ -306,6 +314,21 @@ static int find_pair(const ws_policy_pair *p, size_t n, const char *label)
     return -1;
 }
 
+/* "{k=v,...}" as given in --policies, or "" without parameters. */
+static void given_params(const ws_policy_ref *ref, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!ref || !ref->n_params) return;
+    size_t used = 0;
+    for (size_t i = 0; i < ref->n_params && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "{", ref->params[i].key,
+                         ref->params[i].value);
+        if (n < 0) return;
+        used += (size_t)n;
+    }
+    if (used + 1 < len) strcat(buf, "}");
+}
+
 static const ws_param_raw *params_for(const ws_policy_ref *ref, const char *name, size_t *n)
 {
     if (ref->name && !strcmp(ref->name, name)) { *n = ref->n_params; return ref->params; }
@@ -342,8 +365,17 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         const ws_bso_type *bt = ws_registry_bso(env->registry, b, err);
         const ws_plo_type *pt = bt ? ws_registry_plo(env->registry, p, err) : NULL;
         if (!bt || !pt) { ws_fail_prefix(err, "policy pair %s:%s", b, p); goto out; }
-        char label[160];
-        snprintf(label, sizeof label, "%s+%s", bt->name, pt->name);
+        const ws_policy_ref *bref = i < n_pairs ? &pairs[i].bso_ref : NULL;
+        const ws_policy_ref *pref = i < n_pairs ? &pairs[i].plo_ref : NULL;
+        char label[600], bgiven[256], pgiven[256];
+        given_params(bref, bgiven, sizeof bgiven);
+        given_params(pref, pgiven, sizeof pgiven);
+        snprintf(label, sizeof label, "%s%s+%s%s", bt->name, bgiven, pt->name, pgiven);
+        int same = find_pair(s->pairs, s->n_pairs, label);
+        if (same >= 0 && !strcmp(s->pairs[same].bso, b) && !strcmp(s->pairs[same].plo, p))
+            continue;                           /* the same pair twice */
+        if (same >= 0)                          /* two builds: the names as given */
+            snprintf(label, sizeof label, "%s%s+%s%s", b, bgiven, p, pgiven);
         if (find_pair(s->pairs, s->n_pairs, label) >= 0) continue;
         ws_policy_pair *q = &s->pairs[s->n_pairs];
         q->bso = strdup(b);
@@ -354,13 +386,26 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         r->bt = bt;
         r->pt = pt;
         size_t nr;
-        const ws_param_raw *raw = params_for(&cfg->bso, b, &nr);
+        const ws_param_raw *raw = bref && bref->n_params ? bref->params : params_for(&cfg->bso, b, &nr);
+        if (bref && bref->n_params) nr = bref->n_params;
         char who[96];
         snprintf(who, sizeof who, "bso %s", bt->name);
         if (ws_params_resolve(bt->params, raw, nr, who, &r->bp, err)) goto out;
-        raw = params_for(&cfg->plo, p, &nr);
+        raw = pref && pref->n_params ? pref->params : params_for(&cfg->plo, p, &nr);
+        if (pref && pref->n_params) nr = pref->n_params;
         snprintf(who, sizeof who, "plo %s", pt->name);
         if (ws_params_resolve(pt->params, raw, nr, who, &r->pp, err)) goto out;
+        char buf[1024];
+        if (ws_params_format(bt->params, r->bp, buf, sizeof buf)
+            || !(q->bso_params = strdup(buf))
+            || ws_params_format(pt->params, r->pp, buf, sizeof buf)
+            || !(q->plo_params = strdup(buf))) {
+            ws_fail(err, "policy pair %s: parameters too long", label);
+            goto out;
+        }
+        if (ws_registry_sha256(env->registry, bt, q->bso_sha256, err)
+            || ws_registry_sha256(env->registry, pt, q->plo_sha256, err))
+            goto out;
     }
     s->ref_default = (size_t)find_pair(s->pairs, s->n_pairs, "default+default");
     s->ref_oracle = (size_t)find_pair(s->pairs, s->n_pairs, "oracle+oracle");
@@ -730,6 +775,7 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
         fputs(",whatif", f);
     }
+    fputs(",bso_params,bso_sha256,plo_params,plo_sha256", f);
     fputc('\n', f);
     knob_count *k = malloc(knob_room(s) * sizeof *k);
     if (!k) return;
@@ -737,7 +783,10 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
         const ws_policy_pair *p = &s->pairs[o.pair];
-        fprintf(f, "%s,%s,%s,%s,%s,", p->bso, p->plo, p->label, s->gpus[o.gpu], s->work[o.work]);
+        str_csv(f, p->bso); fputc(',', f);
+        str_csv(f, p->plo); fputc(',', f);
+        str_csv(f, p->label);
+        fprintf(f, ",%s,%s,", s->gpus[o.gpu], s->work[o.work]);
         num(f, s->etas[o.eta]); fputc(',', f);
         num(f, s->betas[o.beta]);
         fprintf(f, ",%zu,%zu,%zu,%ld", s->n_seeds, o.seeds_ok, o.seeds_failed, o.recurrences);
@@ -758,7 +807,10 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         if (co2) stat_csv(f, &o.co2);
         if (usd) stat_csv(f, &o.usd);
         if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
-        fputc('\n', f);
+        fputc(',', f); str_csv(f, p->bso_params ? p->bso_params : "");
+        fprintf(f, ",%s,", p->bso_sha256);
+        str_csv(f, p->plo_params ? p->plo_params : "");
+        fprintf(f, ",%s\n", p->plo_sha256);
     }
     free(k);
 }
@@ -792,6 +844,10 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); ws_json_str(f, p->bso);
         fputs(", \"plo\": ", f); ws_json_str(f, p->plo);
         fputs(", \"policy\": ", f); ws_json_str(f, p->label);
+        fputs(", \"bso_params\": ", f); ws_json_str(f, p->bso_params ? p->bso_params : "");
+        fputs(", \"bso_sha256\": ", f); ws_json_str(f, p->bso_sha256);
+        fputs(", \"plo_params\": ", f); ws_json_str(f, p->plo_params ? p->plo_params : "");
+        fputs(", \"plo_sha256\": ", f); ws_json_str(f, p->plo_sha256);
         fputs(", \"gpu\": ", f); ws_json_str(f, s->gpus[o.gpu]);
         fputs(", \"workload\": ", f); ws_json_str(f, s->work[o.work]);
         fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);

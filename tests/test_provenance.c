@@ -1,0 +1,100 @@
+/*
+ * Parameter studies and provenance: --policies takes parameters
+ * (NAME{KEY=VALUE,...}), a policy may appear several times with different
+ * parameters or from two builds, and every sweep output row names each
+ * policy's resolved parameters and the sha256 of its .so.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "run_cli.h"
+#include "tmpdir.h"
+#include "wattsim/sha256.h"
+
+#define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+
+TestSuite(provenance, .init = NULL, .timeout = 120);
+
+/* The line of sweep.csv whose `policy` column is `label`. */
+static const char *row(const char *csv, const char *label)
+{
+    static char line[4096];
+    for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        const char *e = strchr(p + 1, '\n');
+        size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
+        snprintf(line, sizeof line, "%.*s", (int)n, p + 1);
+        if (strstr(line, label)) return line;
+    }
+    return NULL;
+}
+
+Test(provenance, policies_with_parameters_and_two_builds)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    cr_assert_eq(run_shell("cp '%s' '%s/copy.so'", PLUGIN("egreedy"), tmp), 0);
+    write_file("c.yaml", "gpu: v100\nworkload: squad\nseed: 1..3\nrecurrences: 30\n");
+    char policies[1200], cfg[600], out[600], csvpath[700];
+    snprintf(policies, sizeof policies,
+             "%s:egreedy:jit,%s{epsilon=0.5,decay=false}:jit,%s/copy.so:egreedy:jit,"
+             "zeus{window=10}:jit", PLUGIN("egreedy"), PLUGIN("egreedy"), tmp);
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "sweep", cfg, "--traces", TRACES,
+                                            "--no-plot", "--out", out, "--policies", policies,
+                                            NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    snprintf(csvpath, sizeof csvpath, "%s/sweep.csv", out);
+    FILE *f = fopen(csvpath, "r");
+    cr_assert_not_null(f);
+    char csv[1 << 16];
+    csv[fread(csv, 1, sizeof csv - 1, f)] = '\0';
+    fclose(f);
+    cr_expect(strstr(csv, ",bso_params,bso_sha256,plo_params,plo_sha256\n"), "header");
+
+    char h1[65];
+    ws_error err = {{0}};
+    cr_assert_eq(ws_sha256_file(PLUGIN("egreedy"), h1, &err), 0);
+    /* The plain build, by its registered name. */
+    const char *a = row(csv, ",egreedy+jit,");
+    cr_assert_not_null(a, "%s", csv);
+    char want[400];
+    snprintf(want, sizeof want, ",\"epsilon=0.10000000000000001,decay=true,penalty=2\",%s,,", h1);
+    cr_expect(strstr(a, want), "row %s lacks %s", a, want);
+    /* With parameters: its own label and its resolved values. */
+    const char *b = row(csv, "\"egreedy{epsilon=0.5,decay=false}+jit\"");
+    cr_assert_not_null(b, "%s", csv);
+    cr_expect(strstr(b, ",\"epsilon=0.5,decay=false,penalty=2\","), "%s", b);
+    /* The second build of the same policy: labelled by its path. */
+    char lab[700];
+    snprintf(lab, sizeof lab, ",%s/copy.so:egreedy+jit,", tmp);
+    cr_expect_not_null(row(csv, lab), "no row %s in %s", lab, csv);
+    /* A built-in with parameters: the built-in's file hash. */
+    const char *z = row(csv, ",zeus{window=10}+jit,");
+    cr_assert_not_null(z, "%s", csv);
+    char hz[65];
+    cr_assert_eq(ws_sha256_file(WS_POLICY_BUILD_DIR "/zeus.so", hz, &err), 0);
+    snprintf(want, sizeof want, ",\"rounds=2,window=10\",%s,", hz);
+    cr_expect(strstr(z, want), "row %s lacks %s", z, want);
+    tmpdir_remove();
+}
+
+Test(provenance, bad_parameters_in_policies)
+{
+    static const struct { const char *pol, *msg; } cases[] = {
+        {"zeus{window}:jit", "wattsim: --policies: 'window' is not KEY=VALUE in 'zeus{window}'\n"},
+        {"zeus{window=1}x:jit", "wattsim: --policies: 'zeus{window=1}x': parameters must end with '}'\n"},
+        {"zeus{window=1,window=2}:jit",
+         "wattsim: --policies: parameter 'window' given twice in 'zeus{window=1,window=2}'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cli_result r = cli_run((const char *[]){"wattsim", "sweep",
+                                                WS_SOURCE_DIR "/configs/default.yaml",
+                                                "--policies", cases[i].pol, "--out",
+                                                "/nonexistent/never", NULL});
+        cr_expect_eq(r.status, 2, "%s: status %d", cases[i].pol, r.status);
+        cr_expect_str_eq(r.err, cases[i].msg);
+        cli_free(&r);
+    }
+}
