@@ -18,6 +18,12 @@ unsigned long ws_stream_seed(unsigned long seed, unsigned role);
  * Give it back with ws_rng_give (which frees it when the pool is full). */
 gsl_rng *ws_rng_take(unsigned long seed);
 void ws_rng_give(gsl_rng *r);
+/* Seed this thread's next generators for seeds[0..2] together (a
+ * simulation's three streams: ws_stream_seed(seed, 0..2)), faster than
+ * three gsl_rng_set; ws_rng_take(seeds[k]) then returns them, with the
+ * state gsl_rng_set gives (checked at start-up, else this does nothing).
+ * Returns 1 when it seeded them, 0 when ws_rng_take will seed as usual. */
+int ws_rng_preseed(const unsigned long seeds[3]);
 /* Free this thread's pooled generators (a thread's pool is freed when it
  * exits; the main thread may call this before exiting). */
 void ws_rng_pool_clear(void);

@@ -90,7 +90,11 @@ static double floor_time(long sims, const draws *d)
     unsigned long acc_u = 0;
     for (long s = 0; s < sims; s++) {
         gsl_rng *r[3];
-        for (int k = 0; k < 3; k++) r[k] = ws_rng_take(ws_stream_seed((unsigned long)s + 1, k));
+        const unsigned long st[3] = {ws_stream_seed((unsigned long)s + 1, 0),
+                                     ws_stream_seed((unsigned long)s + 1, 1),
+                                     ws_stream_seed((unsigned long)s + 1, 2)};
+        ws_rng_preseed(st);                       /* as the sweep seeds them */
+        for (int k = 0; k < 3; k++) r[k] = ws_rng_take(st[k]);
         if (!r[0] || !r[1] || !r[2]) return NAN;
         for (unsigned long i = 0; i < d[s].gaussian; i++) acc += gsl_ran_gaussian_ziggurat(r[1], 1.0);
         for (unsigned long i = 0; i < d[s].uniform; i++) acc_u += gsl_rng_uniform_int(r[0], 7);
@@ -139,6 +143,10 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
                     d = nd;
                     d_cap = nc;
                 }
+                const unsigned long st[3] = {ws_stream_seed(sp.seed, 0),
+                                             ws_stream_seed(sp.seed, 1),
+                                             ws_stream_seed(sp.seed, 2)};
+                ws_rng_preseed(st);
                 ws_bso *b = ws_bso_new(bt, bp, sp.seed, err);
                 ws_plo *p = b ? ws_plo_new(pt, pp, sp.seed, err) : NULL;
                 ws_sim_totals tot;

@@ -13,6 +13,7 @@
 #include "sweep_run.h"
 #include "wattsim/progress.h"
 #include "wattsim/report.h"
+#include "wattsim/rng.h"
 
 /* ------------------------------------------------------------ pairs */
 
@@ -231,6 +232,9 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
     ws_sweep_sim_reset(sim, R);
+    const unsigned long streams[3] = {ws_stream_seed(seed, 0), ws_stream_seed(seed, 1),
+                                      ws_stream_seed(seed, 2)};
+    ws_rng_preseed(streams);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     rec_sink rs = {sim, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
