@@ -5,8 +5,8 @@
  *
  * Engine: for a BSO/PLO pair (default zeus + jit) on every GPU x workload
  * of the catalogue, one core, seeds 1, 2, ... with default recurrences
- * until --seconds have passed (or exactly --seeds seeds): recurrences per
- * second and ns per recurrence. Next to it the random-draw floor: the same
+ * until --seconds of this thread's CPU time have passed (or exactly --seeds
+ * seeds): recurrences per CPU second and ns per recurrence. Next to it the random-draw floor: the same
  * number of Gaussian and integer draws the policies and the engine made
  * (counted by the policy host; the engine draws one recorded run per try),
  * timed alone on one generator, plus seeding the three streams of each
@@ -51,6 +51,16 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* This thread's CPU time: the engine's and the floor's clock, so that
+ * other processes on a shared machine slow the figures less than wall
+ * time would (they still share caches and memory bandwidth). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static const char *HELP =
     "usage: wattsim-bench [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
     "                     [--seconds S | --seeds N] [--no-sweeps] [--json FILE]\n"
@@ -62,7 +72,8 @@ static const char *HELP =
     "child processes on one thread, the paper-scale sweep and a one-job sweep with\n"
     "10^3, 10^4 and 10^5 seeds: wall time and peak RSS.\n"
     "\n"
-    "  --seconds S   at least S s per GPU x workload (default 0.5)\n"
+    "  --seconds S   at least S s of CPU time per GPU x workload (default 0.5);\n"
+    "                engine and floor are timed in this thread's CPU time\n"
     "  --seeds N     exactly N seeds per GPU x workload instead (fixed work, for\n"
     "                instruction counts)\n"
     "  --no-sweeps   engine only\n"
@@ -86,7 +97,7 @@ static volatile unsigned long sink_u;
  * the engine uses them. */
 static double floor_time(long sims, const draws *d)
 {
-    double t0 = now(), acc = 0;
+    double t0 = cpu_now(), acc = 0;
     unsigned long acc_u = 0;
     for (long s = 0; s < sims; s++) {
         gsl_rng *r[3];
@@ -102,7 +113,7 @@ static double floor_time(long sims, const draws *d)
     }
     sink_d = acc;
     sink_u = acc_u;
-    return now() - t0;
+    return cpu_now() - t0;
 }
 
 static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_type *pt,
@@ -132,7 +143,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
             snprintf(r->work, sizeof r->work, "%s", cat->items[w].name);
             r->recur = jt.default_recurrences;
             ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = 0};
-            double t0 = now();
+            double t0 = cpu_now();
             for (;;) {
                 if (fixed_seeds ? r->seeds >= fixed_seeds : r->secs >= seconds) break;
                 sp.seed = (unsigned long)++r->seeds;
@@ -163,7 +174,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
                 ws_bso_free(b);
                 if (bad) { ws_job_free(&jt); ws_traces_free(&tr); goto out; }
                 r->recs += tot.recurrences;
-                r->secs = now() - t0;
+                r->secs = cpu_now() - t0;
             }
             r->floor_secs = floor_time(r->seeds, d);
             ws_job_free(&jt);
@@ -186,7 +197,7 @@ typedef struct sweep_fig {
     char name[64];
     long sims;
     double recs;             /* recurrences, 0 when not counted */
-    double secs;
+    double secs, cpu_secs;   /* wall; the child's user + system time */
     long rss_kib;
     int status;
 } sweep_fig;
@@ -208,6 +219,8 @@ static int run_child(char *const argv[], sweep_fig *f)
     while (wait4(pid, &st, 0, &ru) < 0)
         if (errno != EINTR) return -1;
     f->secs = now() - t0;
+    f->cpu_secs = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec
+                  + (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     f->rss_kib = ru.ru_maxrss;
     f->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return 0;
@@ -340,13 +353,16 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (do_sweeps) {
         if (sweeps(traces, catalogue, rows, n_rows, &cat, figs, &n_figs, &err)) goto out;
-        printf("\n%-22s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
-               "rss_kib", "recur_per_s", "x_engine");
+        printf("\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
+               "cpu_s", "rss_kib", "recur_per_s", "x_engine");
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
-            printf("%-22s %9ld %9.2f %10ld ", f->name, f->sims, f->secs, f->rss_kib);
+            printf("%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
+                   f->rss_kib);
+            /* per CPU second, like the engine's figures */
             if (f->recs > 0)
-                printf("%14.0f %9.2f", f->recs / f->secs, (tot_recs / tot_secs) / (f->recs / f->secs));
+                printf("%14.0f %9.2f", f->recs / f->cpu_secs,
+                       (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
             else
                 printf("%14s %9s", "-", "-");
             printf("%s\n", f->status ? "  (failed)" : "");
@@ -360,7 +376,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n_rows; i++) {
             const row *r = &rows[i];
             fprintf(j, "%s\n  {\"gpu\": \"%s\", \"workload\": \"%s\", \"recurrences\": %ld,"
-                       " \"seeds\": %ld, \"seconds\": %.6f, \"recur_per_s\": %.0f,"
+                       " \"seeds\": %ld, \"cpu_seconds\": %.6f, \"recur_per_s\": %.0f,"
                        " \"ns_per_recurrence\": %.2f, \"floor_ns_per_recurrence\": %.2f}",
                     i ? "," : "", r->gpu, r->work, r->recs, r->seeds, r->secs,
                     (double)r->recs / r->secs, 1e9 * r->secs / (double)r->recs,
@@ -372,9 +388,10 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
             fprintf(j, "%s\n  {\"name\": \"%s\", \"simulations\": %ld, \"threads\": 1,"
-                       " \"seconds\": %.3f, \"peak_rss_kib\": %ld, \"exit_status\": %d",
-                    i ? "," : "", f->name, f->sims, f->secs, f->rss_kib, f->status);
-            if (f->recs > 0) fprintf(j, ", \"recur_per_s\": %.0f", f->recs / f->secs);
+                       " \"seconds\": %.3f, \"cpu_seconds\": %.3f, \"peak_rss_kib\": %ld,"
+                       " \"exit_status\": %d",
+                    i ? "," : "", f->name, f->sims, f->secs, f->cpu_secs, f->rss_kib, f->status);
+            if (f->recs > 0) fprintf(j, ", \"recur_per_cpu_s\": %.0f", f->recs / f->cpu_secs);
             fputc('}', j);
         }
         fputs("\n]}\n", j);
