@@ -1,7 +1,8 @@
 /*
  * Test plugin: a BSO that misbehaves towards the host process rather than
  * in its answers. Parameter `mode`:
- *   0  writes to stdout in every call (stdio and fd 1 directly), then plays b0
+ *   0  writes to stdout in every call (stdio and fd 1 directly), then plays b0;
+ *      logs a warning in observe (the log line names cell, seed, recurrence, try)
  *   1  calls exit(0) in observe (the first run's outcome)
  *   2  calls exit(0) in create
  * wattsim must keep its stdout clean (0) and turn an exit into status 1 with
@@ -20,11 +21,13 @@ static const ws_param_spec params[] = {
 
 typedef struct rude {
     long mode;
+    const ws_host *host;
 } rude;
 
 static int r_create(void *state, const ws_value *v, const ws_host *host)
 {
     ((rude *)state)->mode = v[0].i;
+    ((rude *)state)->host = host;
     if (v[0].i == 2) exit(0);
     printf("rude: create\n");
     return 0;
@@ -43,6 +46,8 @@ static int r_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs,
 {
     if (((rude *)state)->mode == 1) exit(0);
     puts("rude: observe");
+    const ws_host *h = ((rude *)state)->host;
+    h->log(h->ctx, WS_LOG_WARN, "observed");
     return 0;
 }
 

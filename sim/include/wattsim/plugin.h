@@ -87,6 +87,11 @@ size_t ws_params_count(const ws_param_spec *spec);
 typedef struct ws_bso ws_bso;
 typedef struct ws_plo ws_plo;
 
+/* Where a pair of instances runs ("v100/squad eta 0.5 beta 2"), for the
+ * policies' log lines: "wattsim: bso NAME [WHERE, seed S, recurrence R try
+ * A]: LEVEL: MESSAGE". Either instance may be NULL. */
+void ws_policy_log_where(ws_bso *b, ws_plo *p, const char *where);
+
 /* Log level for policies' host->log (default WS_LOG_WARN, to stderr). */
 void ws_policy_set_log_level(int level);
 

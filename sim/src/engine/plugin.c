@@ -950,6 +950,9 @@ typedef struct host_ctx {
     gsl_rng *rng;
     unsigned long n_gaussian, n_uniform;   /* draws made (for the benchmark) */
     const char *who;           /* "bso zeus" */
+    char where[128];           /* the cell, set by ws_policy_log_where */
+    unsigned long seed;
+    const ws_ctx *call;        /* the context of the call in progress */
     char last_error[256];      /* last WS_LOG_ERROR message, for the error
                                   line of a failing call */
 } host_ctx;
@@ -985,8 +988,13 @@ static void h_log(void *ctx, int level, const char *msg)
     if (level > log_level) return;
     if (level < 0) level = 0;
     if (level > 3) level = 3;
-    fprintf(stderr, "wattsim: %s: %s: %s\n", ((host_ctx *)ctx)->who,
-            names[level], msg ? msg : "");
+    char at[200] = "";
+    if (h->call && h->call->recurrence > 0)
+        snprintf(at, sizeof at, " [%s%sseed %lu, recurrence %ld try %d]", h->where,
+                 h->where[0] ? ", " : "", h->seed, h->call->recurrence, h->call->attempt);
+    else
+        snprintf(at, sizeof at, " [%s%sseed %lu]", h->where, h->where[0] ? ", " : "", h->seed);
+    fprintf(stderr, "wattsim: %s%s: %s: %s\n", h->who, at, names[level], msg ? msg : "");
 }
 
 typedef struct instance {
@@ -1007,6 +1015,7 @@ static int instance_init(instance *in, const char *kind, const char *name,
     in->guarded = 1;
     in->hc.who = in->who;
     in->hc.rng = ws_rng_take(ws_stream_seed(seed, role));
+    in->hc.seed = seed;
     /* calloc(0) may return NULL: always allocate at least one byte. */
     in->state = calloc(1, state_size ? state_size : 1);
     if (!in->hc.rng || !in->state) return ws_fail(err, "%s: out of memory", in->who);
@@ -1124,6 +1133,12 @@ void ws_plo_free(ws_plo *p)
     free(p);
 }
 
+void ws_policy_log_where(ws_bso *b, ws_plo *p, const char *where)
+{
+    if (b) snprintf(b->in.hc.where, sizeof b->in.hc.where, "%s", where);
+    if (p) snprintf(p->in.hc.where, sizeof p->in.hc.where, "%s", where);
+}
+
 const char *ws_bso_who(const ws_bso *b) { return b->in.who; }
 
 void ws_bso_draws(const ws_bso *b, unsigned long *gaussian, unsigned long *uniform)
@@ -1152,6 +1167,7 @@ static int failed(instance *in, const char *call, int rc, ws_error *err)
 int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *err)
 {
     call_enter(b->in.who, "register_job");
+    b->in.hc.call = ctx;
     int rc = b->v1 ? V1(v1_register_fn, b->t->register_job)(b->in.state, job)
                    : b->t->register_job(b->in.state, job, ctx);
     call_leave();
@@ -1163,6 +1179,7 @@ int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_inde
 {
     int bs = 0;
     call_enter(b->in.who, "predict");
+    b->in.hc.call = ctx;
     int rc = b->v1 ? V1(v1_bso_predict_fn, b->t->predict)(b->in.state, job, &bs)
                    : b->t->predict(b->in.state, job, ctx, &bs);
     call_leave();
@@ -1180,6 +1197,7 @@ int ws_bso_observe(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int bs,
                    double cost, int reached, ws_error *err)
 {
     call_enter(b->in.who, "observe");
+    b->in.hc.call = ctx;
     int rc = b->v1 ? V1(v1_bso_observe_fn, b->t->observe)(b->in.state, job, bs, cost, reached)
                    : b->t->observe(b->in.state, job, ctx, bs, cost, reached);
     call_leave();
@@ -1190,6 +1208,7 @@ int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *e
 {
     if (!p->t->register_job) return 0;
     call_enter(p->in.who, "register_job");
+    p->in.hc.call = ctx;
     int rc = p->v1 ? V1(v1_register_fn, p->t->register_job)(p->in.state, job)
                    : p->t->register_job(p->in.state, job, ctx);
     call_leave();
@@ -1202,6 +1221,7 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *
     int pl = -1;
     const int bs = job->bs[i];
     call_enter(p->in.who, "predict");
+    p->in.hc.call = ctx;
     int rc = p->v1 ? V1(v1_plo_predict_fn, p->t->predict)(p->in.state, job, bs, &pl)
                    : p->t->predict(p->in.state, job, ctx, bs, &pl);
     call_leave();
@@ -1219,6 +1239,7 @@ int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int 
                            int pl, double epoch_cost, ws_error *err)
 {
     call_enter(p->in.who, "observe_profile");
+    p->in.hc.call = ctx;
     int rc = p->v1 ? V1(v1_plo_profile_fn, p->t->observe_profile)(p->in.state, job, bs,
                                                                    pl, epoch_cost)
                    : p->t->observe_profile(p->in.state, job, ctx, bs, pl, epoch_cost);
@@ -1231,6 +1252,7 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, 
 {
     if (!p->t->observe_run) return 0;
     call_enter(p->in.who, "observe_run");
+    p->in.hc.call = ctx;
     int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
                                                            reached)
                    : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);

@@ -150,6 +150,12 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                 ws_sim_params sp = {.recurrences = r->recurrences, .seed = r->cell.seed};
                 ws_bso *bso = ws_bso_new(bt, bso_params, r->cell.seed, err);
                 ws_plo *plo = bso ? ws_plo_new(pt, plo_params, r->cell.seed, err) : NULL;
+                if (plo) {
+                    char where[128];
+                    snprintf(where, sizeof where, "cell %zu %s/%s eta %g beta %g", idx,
+                             r->cell.gpu, r->cell.workload, r->cell.eta, r->cell.beta);
+                    ws_policy_log_where(bso, plo, where);
+                }
                 sink_ctx sc = {sink, ctx, &r->cell, err};
                 int bad = !bso || !plo
                           || ws_simulate_whatif(&job, bso, plo, &sp, env->whatif,

@@ -237,6 +237,11 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
     ws_rng_preseed(streams);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
+    if (plo) {
+        char where[128];
+        ws_sweep_cell_name(s, i / s->n_seeds, where, sizeof where);
+        ws_policy_log_where(bso, plo, where);
+    }
     rec_sink rs = {sim, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
     ws_sim_totals tot;
     int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
