@@ -19,6 +19,7 @@ static char prefix[600];
 
 static void install_kit(void)
 {
+    cli_no_asan_quarantine();
     tmpdir_make("/tmp/wsinstall.XXXXXX");
     cr_assert_eq(run_shell("cmake --install '%s' --prefix '%s/stage' >'%s/install.log' 2>&1",
                            WS_BUILD_DIR, tmp, tmp), 0, "cmake --install failed (%s/install.log)",
@@ -130,7 +131,7 @@ Test(install, program_links_libwattsim)
                "    puts(h); return 0;\n}\n");
     write_file("abc", "abc");
     char *out = capture("cd '%s' && export PKG_CONFIG_PATH='%s/lib/pkgconfig' &&"
-                        " cc -std=c17 -o prog prog.c $(pkg-config --cflags --libs wattsim) &&"
+                        " cc -std=c17 " WS_TEST_LINK_FLAGS " -o prog prog.c $(pkg-config --cflags --libs wattsim) &&"
                         " LD_LIBRARY_PATH=\"$(pkg-config --variable=libdir wattsim)\" ./prog abc",
                         tmp, prefix);
     cr_expect_str_eq(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n");

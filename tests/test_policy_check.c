@@ -15,18 +15,7 @@ static const char *CHECKS[] = {"load", "params", "one-size", "many-sizes", "eta-
                                "independence", "leak", "timing"};
 #define N_CHECKS (sizeof CHECKS / sizeof *CHECKS)
 
-/* Under ASan (scripts/test --asan) freed memory sits in a quarantine, which
- * the leak check would see as growth: the checked processes run without. */
-static void no_quarantine(void)
-{
-    const char *o = getenv("ASAN_OPTIONS");
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s%squarantine_size_mb=0:thread_local_quarantine_size_kb=0",
-             o ? o : "", o && *o ? ":" : "");
-    setenv("ASAN_OPTIONS", buf, 1);
-}
-
-TestSuite(policy_check, .init = no_quarantine);
+TestSuite(policy_check, .init = cli_no_asan_quarantine);
 
 /* Run the checker; *fails gets, per CHECKS entry, 1 for FAIL, 0 for PASS,
  * -1 when there is no line for it. */
