@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli_sweep.h"
+#include "wattsim/progress.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
@@ -58,6 +59,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         {"force", no_argument, 0, 'f'},
         {"traces", required_argument, 0, 't'},
         {"catalogue", required_argument, 0, 'c'},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -76,6 +78,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         case 'f': lo->force = 1; break;
         case 't': lo->traces = optarg; break;
         case 'c': lo->catalogue = optarg; break;
+        case 'q': ws_progress_set_quiet(1); break;
         case ':': free(sets); ws_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]); return -1;
         default: free(sets); ws_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]); return -1;
         }
@@ -129,7 +132,7 @@ out:
 
 static const char *POTENTIAL_HELP =
     "usage: wattsim potential [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
-    "                         --out DIR [--force]\n"
+    "                         --out DIR [--force] [--quiet]\n"
     "\n"
     "Energy-saving potential: for each GPU and workload, the ETA of the default\n"
     "knob (b0 at the highest power limit) versus the least-ETA knob among those\n"
@@ -265,14 +268,16 @@ out:
 
 static const char *FRONTIERS_HELP =
     "usage: wattsim frontiers [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
-    "                         --out DIR [--force]\n"
+    "                         --out DIR [--force] [--quiet]\n"
     "\n"
     "The pareto figure (see 'wattsim pareto --plot') of every GPU x workload x\n"
     "eta of CONFIG (default: every GPU and workload of the catalogue, eta 0.5):\n"
-    "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg,pdf}.\n";
+    "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg,pdf}. Progress (figures done)\n"
+    "on stderr once it has taken a second; --quiet turns it off.\n";
 
 int ws_cmd_frontiers(int argc, char **argv)
 {
+    ws_progress bar = {0};                    /* silent until started */
     land_opts lo = {0};
     ws_run_config cfg;
     ws_catalogue cat = {0};
@@ -288,6 +293,7 @@ int ws_cmd_frontiers(int argc, char **argv)
     ws_outfile_set_force(lo.force);
     if (ws_outdir_lock(lo.out, &err)) goto out;
     size_t made = 0;
+    ws_progress_start(&bar, "figures", cfg.n_gpus * cfg.n_workloads * cfg.n_etas);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         ws_traces tr = {0};
         ws_csv_limits lim;
@@ -324,15 +330,18 @@ int ws_cmd_frontiers(int argc, char **argv)
                                              argv - 1, &err);
                 }
                 made += !bad;
+                ws_progress_step(&bar, 1);
                 ws_pareto_free(&p);
                 ws_job_free(&jt);
                 if (bad) { ws_traces_free(&tr); goto out; }
             }
         ws_traces_free(&tr);
     }
+    ws_progress_end(&bar);
     printf("%zu frontier figures in %s/\n", made, lo.out);
     rc = 0;
 out:
+    ws_progress_end(&bar);
     if (rc && err.msg[0]) ws_cli_die(&err);
     free(command);
     ws_catalogue_free(&cat);
