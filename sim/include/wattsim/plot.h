@@ -21,9 +21,10 @@
  * When gnuplot is not on PATH the data and script are still written and one
  * line on stderr says how to render them; this is not an error.
  *
- * Every figure also gets a line in its folder's manifest.tsv (file, kind,
- * title, the command that produced it) that `wattsim report` turns into an
- * index.
+ * Every figure a command writes into its output folder also gets a line in
+ * that folder's manifest.tsv (file, kind, title, the command that produced
+ * it) that `wattsim report` turns into an index; `pareto --plot FILE`, which
+ * writes where the user said, adds none.
  */
 #ifndef WATTSIM_PLOT_H
 #define WATTSIM_PLOT_H
