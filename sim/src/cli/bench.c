@@ -395,7 +395,8 @@ int main(int argc, char **argv)
             fputc('}', j);
         }
         fputs("\n]}\n", j);
-        if (fclose(j)) { ws_fail(&err, "%s: cannot write", json); goto out; }
+        int bad = ferror(j);            /* an earlier write failed, or the close */
+        if (fclose(j) || bad) { ws_fail(&err, "%s: cannot write", json); goto out; }
     }
     rc = 0;
 out:
