@@ -98,3 +98,34 @@ Test(provenance, bad_parameters_in_policies)
         cli_free(&r);
     }
 }
+
+/* `run`'s summary.csv and summary.json record the policies' resolved
+ * parameters and their files' hashes. */
+Test(provenance, run_summary_records_parameters_and_hashes)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    char yaml[1024], cfg[600];
+    snprintf(yaml, sizeof yaml, "gpu: v100\nworkload: squad\nseed: 1\nrecurrences: 10\n"
+             "bso: {name: zeus, params: {window: 3}}\nplo: jit\nout: %s/out\n", tmp);
+    write_file("c.yaml", yaml);
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--traces", TRACES, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    char hz[65], hj[65], want[600];
+    ws_error err = {{0}};
+    cr_assert_eq(ws_sha256_file(WS_POLICY_BUILD_DIR "/zeus.so", hz, &err), 0);
+    cr_assert_eq(ws_sha256_file(WS_POLICY_BUILD_DIR "/jit.so", hj, &err), 0);
+    snprintf(want, sizeof want, ",\"rounds=2,window=3\",%s,,%s\n", hz, hj);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = fopen(tp("out/summary.csv"), "r");
+    cr_assert_not_null(f);
+    cr_assert_gt(getdelim(&csv, &len, '\0', f), 0);
+    fclose(f);
+    cr_expect(strstr(csv, ",final_bs,final_pl,bso_params,bso_sha256,plo_params,plo_sha256\n"),
+              "%s", csv);
+    cr_expect(strstr(csv, want), "%s lacks %s", csv, want);
+    free(csv);
+    tmpdir_remove();
+}

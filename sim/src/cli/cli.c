@@ -139,14 +139,38 @@ static int history_sink(void *p, const ws_cell *c, const ws_run_record *r, ws_er
 
 static int write_summary(const char *dir, const char *name, ws_format fmt,
                          const ws_cell_result *res, size_t n, const char *bso,
-                         const char *plo, const ws_whatif *wi, ws_outfile *o,
-                         ws_error *err)
+                         const char *plo, const ws_whatif *wi, const ws_policy_prov *prov,
+                         ws_outfile *o, ws_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (ws_outfile_open(o, path, err)) return -1;
-    ws_report_cells(o->f, fmt, res, n, bso, plo, wi);
+    ws_report_cells(o->f, fmt, res, n, bso, plo, wi, prov);
     return 0;
+}
+
+/* The run's policies: their parameters as resolved and their files' hashes. */
+static int policy_prov(ws_registry *reg, const ws_run_config *cfg, ws_policy_prov *pv,
+                       ws_error *err)
+{
+    const ws_bso_type *bt = ws_registry_bso(reg, cfg->bso.name, err);
+    const ws_plo_type *pt = bt ? ws_registry_plo(reg, cfg->plo.name, err) : NULL;
+    ws_value *bv = NULL, *pv_ = NULL;
+    int rc = -1;
+    if (!pt || ws_params_resolve(bt->params, cfg->bso.params, cfg->bso.n_params, "bso", &bv, err)
+        || ws_params_resolve(pt->params, cfg->plo.params, cfg->plo.n_params, "plo", &pv_, err))
+        goto out;
+    if (ws_params_format(bt->params, bv, pv->bso_params, sizeof pv->bso_params)
+        || ws_params_format(pt->params, pv_, pv->plo_params, sizeof pv->plo_params)) {
+        ws_fail(err, "policy parameters too long to record");
+        goto out;
+    }
+    rc = ws_registry_sha256(reg, bt, pv->bso_sha256, err)
+         || ws_registry_sha256(reg, pt, pv->plo_sha256, err) ? -1 : 0;
+out:
+    if (bt) ws_params_free(bt->params, bv);
+    if (pt) ws_params_free(pt->params, pv_);
+    return rc;
 }
 
 /* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
@@ -277,8 +301,12 @@ static int cmd_run(int argc, char **argv, globals *g)
     if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
     const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
     const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
-    if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &of[1], &err)
-        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &of[2], &err))
+    ws_policy_prov prov;
+    if (policy_prov(reg, &cfg, &prov, &err)
+        || write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &prov, &of[1],
+                         &err)
+        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &prov,
+                         &of[2], &err))
         goto out;
     /* summary.csv last, after the figures: its presence marks a complete
      * run. */
@@ -286,7 +314,7 @@ static int cmd_run(int argc, char **argv, globals *g)
         || plot_runs(out, &cfg, &env, res, n, bso, plo, &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
-    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi);
+    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, NULL);
     long wrapped = 0;
     for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
     ws_study_wrap_note(&wi, wrapped);

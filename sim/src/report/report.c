@@ -282,7 +282,8 @@ static int same_group(const ws_cell *a, const ws_cell *b)
 }
 
 void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
-                     const char *bso, const char *plo, const ws_whatif *wi)
+                     const char *bso, const char *plo, const ws_whatif *wi,
+                     const ws_policy_prov *prov)
 {
     const int has_wi = ws_report_has_whatif(wi);
     char desc[1024] = "";
@@ -291,7 +292,8 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         fputs("cell,gpu,workload,eta,beta,seed,bso,plo,b0,recurrences,runs,skipped,"
               "energy_j,time_s,cost,final_bs,final_pl", f);
         csv_amounts_header(f, wi);
-        fputs(has_wi ? ",whatif\n" : "\n", f);
+        if (has_wi) fputs(",whatif", f);
+        fputs(prov ? ",bso_params,bso_sha256,plo_params,plo_sha256\n" : "\n", f);
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
             fprintf(f, "%zu,", c->index);
@@ -310,6 +312,12 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fprintf(f, ",%d,%d", r[i].tot.final_bs, r[i].tot.final_pl);
             csv_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
             if (has_wi) { fputc(',', f); ws_csv_str(f, desc); }
+            if (prov) {
+                fputc(',', f); ws_csv_str(f, prov->bso_params);
+                fprintf(f, ",%s,", prov->bso_sha256);
+                ws_csv_str(f, prov->plo_params);
+                fprintf(f, ",%s", prov->plo_sha256);
+            }
             fputc('\n', f);
         }
         return;
@@ -325,6 +333,12 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
             fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
             fputs(", \"plo\": ", f); ws_json_str(f, plo);
+            if (prov) {
+                fputs(", \"bso_params\": ", f); ws_json_str(f, prov->bso_params);
+                fputs(", \"bso_sha256\": ", f); ws_json_str(f, prov->bso_sha256);
+                fputs(", \"plo_params\": ", f); ws_json_str(f, prov->plo_params);
+                fputs(", \"plo_sha256\": ", f); ws_json_str(f, prov->plo_sha256);
+            }
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
             ws_json_num(f, r[i].tot.energy_j);
