@@ -129,3 +129,16 @@ Test(provenance, run_summary_records_parameters_and_hashes)
     free(csv);
     tmpdir_remove();
 }
+
+/* plan runs policies with their defaults: parameters there are refused,
+ * not ignored. */
+Test(provenance, plan_refuses_parameters)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "plan", "--traces", TRACES,
+                                            "--workload", "squad", "--policies",
+                                            "zeus{window=3}:jit", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "wattsim: --policies: plan runs policies with their default"
+                            " parameters; drop the {...} after zeus\n");
+    cli_free(&r);
+}

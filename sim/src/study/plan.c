@@ -121,8 +121,16 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
         return ws_fail(err, "out of memory");
     }
     int bad = resolve(reg, "default", "default", &dbt, &dpt, err);
-    for (size_t q = 0; q < n_pairs && !bad; q++)
+    for (size_t q = 0; q < n_pairs && !bad; q++) {
+        if (pairs[q].bso_ref.n_params || pairs[q].plo_ref.n_params) {
+            /* plan runs each policy with its defaults: say so, do not ignore. */
+            bad = ws_fail(err, "--policies: plan runs policies with their default"
+                          " parameters; drop the {...} after %s", pairs[q].bso_ref.n_params
+                          ? pairs[q].bso : pairs[q].plo);
+            break;
+        }
         bad = resolve(reg, pairs[q].bso, pairs[q].plo, &bts[q], &pts[q], err);
+    }
     ws_pareto par = {0};
     if (bad || ws_pareto_compute(job, &par, err)) {
         free(bts);
