@@ -126,3 +126,33 @@ Test(mpi, each_rank_resumes_its_own_journal, .init = mktmp, .fini = rmtmp, .time
     }
     cr_expect_eq(run_shell("ls %s/m | grep -q journal", tmp), 1, "the rank journals are gone");
 }
+
+Test(mpi, groups_replay_with_two_and_three_ranks, .init = mktmp, .fini = rmtmp, .timeout = 600)
+{
+    need_mpi();
+    cr_assert_eq(run_shell(CLI " groups synth --out %s/t.csv --groups 7 --jobs-per-group 10"
+                           " >/dev/null", tmp), 0);
+    const char *rep = " groups replay --trace %s/t.csv --traces " TRACES " --catalogue "
+                      CATALOGUE;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s%s --out %%s/one >%%s/one.txt", CLI, rep);
+    cr_assert_eq(run_shell(cmd, tmp, tmp, tmp), 0);
+    const char *files[] = {"history.csv", "groups.csv", "groups.json"};
+    for (int r = 2; r <= 3; r++) {
+        char dir[16], txt[16];
+        snprintf(dir, sizeof dir, "r%d", r);
+        snprintf(txt, sizeof txt, "r%d.txt", r);
+        snprintf(cmd, sizeof cmd, MPIRUN "%d %s%s --out %%s/%s >%%s/%s", r, CLI, rep, dir, txt);
+        cr_assert_eq(run_shell(cmd, tmp, tmp, tmp), 0);
+        for (int i = 0; i < 3; i++) {
+            char *a = slurp("one", files[i]), *b = slurp(dir, files[i]);
+            cr_expect_str_eq(a, b, "%s differs with %d ranks", files[i], r);
+            free(a);
+            free(b);
+        }
+        char *a = slurp(".", "one.txt"), *b = slurp(".", txt);
+        cr_expect_str_eq(a, b, "stdout differs with %d ranks", r);
+        free(a);
+        free(b);
+    }
+}

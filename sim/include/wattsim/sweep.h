@@ -127,6 +127,10 @@ int ws_mpi_all_ok(int ok);
  * failing rank's message ("rank N: ..." for N > 0), for rank 0 to print. */
 int ws_mpi_agree(int ok, ws_error *err);
 int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err);
+/* Collective: every rank's bytes, concatenated in rank order, into *all
+ * (malloc'd, *total bytes) on rank 0; NULL elsewhere. */
+int ws_mpi_gather_bytes(const char *buf, size_t len, char **all, size_t *total,
+                        ws_error *err);
 
 /* Recurrences of simulation i (all of a job's simulations have as many). */
 static inline long ws_sweep_recurrences(const ws_sweep *s, size_t i)

@@ -20,6 +20,8 @@
 
 #include "cli_common.h"
 #include "cli_groups.h"
+#include <stdint.h>
+#include "wattsim/sweep.h"
 #include "wattsim/progress.h"
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -515,6 +517,17 @@ static int cmd_replay(int argc, char **argv, common *co)
     pair pol = {0}, def = {0};
     ws_outfile of[3] = {{0}};
     int rc = EXIT_USAGE;
+    /* Under mpirun (an MPI build): rank r replays the groups i with
+     * i mod R = r into memory; rank 0 gathers them and writes everything
+     * in group order, so the files are one process's bytes. */
+    int mpi = 0, mrank = 0, msize = 1, mphase = 0;
+    char *chunks = NULL;
+    size_t chunks_len = 0;
+    FILE *cf = NULL;
+#ifdef WS_HAVE_MPI
+    mpi = ws_mpi_active(&mrank, &msize);
+    if (mpi && mrank) ws_progress_set_quiet(1);
+#endif
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
     ws_csv_limits lim;
     if (ws_cli_limits(NULL, &lim, &err) || ws_cli_catalogue(co->catalogue, &cat, &err)
@@ -527,7 +540,7 @@ static int cmd_replay(int argc, char **argv, common *co)
     res = calloc(gt.n, sizeof *res);
     if (!jts || !res) { ws_fail(&err, "out of memory"); goto done; }
     history_ctx h = {NULL, NULL, NULL};
-    if (out) {
+    if (out && mrank == 0) {
         char path[4096];
         snprintf(path, sizeof path, "%s/groups.csv", out);
         if (!force && access(path, F_OK) == 0) {
@@ -546,10 +559,30 @@ static int cmd_replay(int argc, char **argv, common *co)
         fputs("group,policy,recurrence,attempt,start_time,end_time,runtime_ratio,"
               "concurrent,bs,pl,energy_j,time_s,cost,epochs,reached,profiled\n", h.f);
     }
+    FILE *hist = h.f;                /* rank 0's history.csv (or NULL) */
+    (void)hist;
+#ifdef WS_HAVE_MPI
+    if (mpi) {
+        mphase = 1;
+        if (!ws_mpi_agree(1, &err)) { mphase = 2; goto done; }
+        if (!(cf = open_memstream(&chunks, &chunks_len))) {
+            ws_fail(&err, "out of memory");
+            goto done;
+        }
+    }
+#endif
     char pol_name[256];
     snprintf(pol_name, sizeof pol_name, "%s/%s", pol.bt->name, pol.pt->name);
     ws_progress_start(&bar, "groups", gt.n);
     for (size_t i = 0; i < gt.n; i++) {
+        if (mpi && i % (size_t)msize != (size_t)mrank) continue;
+        /* A chunk: the group's index, its history's length, its results,
+         * its history. */
+        char *hb = NULL;
+        size_t hl = 0;
+        if (mpi && out) {
+            if (!(h.f = open_memstream(&hb, &hl))) { ws_fail(&err, "out of memory"); goto done; }
+        }
         const ws_group *g = &gt.groups[i];
         const size_t w = (size_t)(g->spec - cat.items);
         if (!jts[w].bs && ws_job_build(&jts[w], &tr, g->spec, eta, beta, &err)) {
@@ -568,11 +601,66 @@ static int cmd_replay(int argc, char **argv, common *co)
             ws_fail_prefix(&err, "%s: group '%s' (default/default)", trace, g->name);
             goto done;
         }
-        sum_into(&all.pol, &res[i].pol);
-        sum_into(&all.def, &res[i].def);
+        if (mpi) {
+            uint64_t head[2] = {i, 0};
+            int bad = h.f && fclose(h.f);
+            h.f = NULL;
+            head[1] = hl;
+            bad = bad || fwrite(head, sizeof head, 1, cf) != 1
+                  || fwrite(&res[i], sizeof res[i], 1, cf) != 1
+                  || (hl && fwrite(hb, 1, hl, cf) != hl);
+            free(hb);
+            if (bad) { ws_fail(&err, "out of memory"); goto done; }
+        } else {
+            sum_into(&all.pol, &res[i].pol);
+            sum_into(&all.def, &res[i].def);
+        }
         ws_progress_step(&bar, 1);
     }
     ws_progress_end(&bar);
+#ifdef WS_HAVE_MPI
+    if (mpi) {
+        /* Every rank's chunks to rank 0, then history and sums in group order. */
+        mphase = 2;
+        int packed = fclose(cf) == 0;
+        cf = NULL;
+        char *all_c = NULL;
+        size_t total = 0;
+        if (!ws_mpi_agree(packed, &err)
+            || ws_mpi_gather_bytes(chunks, chunks_len, &all_c, &total, &err))
+            goto done;
+        if (mrank) { free(all_c); rc = 0; goto done; }
+        const char **hist_at = calloc(gt.n ? gt.n : 1, sizeof *hist_at);
+        size_t *hist_len = calloc(gt.n ? gt.n : 1, sizeof *hist_len);
+        size_t got = 0;
+        for (size_t p = 0; hist_at && hist_len && p + 16 + sizeof *res <= total;) {
+            uint64_t head[2];
+            memcpy(head, all_c + p, sizeof head);
+            p += sizeof head;
+            if (head[0] >= gt.n || head[1] > total - p - sizeof *res) break;
+            memcpy(&res[head[0]], all_c + p, sizeof *res);
+            p += sizeof *res;
+            hist_at[head[0]] = all_c + p;
+            hist_len[head[0]] = head[1];
+            p += head[1];
+            got++;
+        }
+        int bad = got != gt.n;
+        for (size_t i = 0; !bad && i < gt.n; i++) {
+            if (hist && hist_len[i] && fwrite(hist_at[i], 1, hist_len[i], hist) != hist_len[i])
+                bad = 1;
+            sum_into(&all.pol, &res[i].pol);
+            sum_into(&all.def, &res[i].def);
+        }
+        free(hist_at);
+        free(hist_len);
+        free(all_c);
+        if (bad) {
+            ws_fail(&err, "MPI: the ranks' results do not cover the %zu groups", gt.n);
+            goto done;
+        }
+    }
+#endif
     replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta};
     if (out) {
         char path[4096];
@@ -589,6 +677,17 @@ static int cmd_replay(int argc, char **argv, common *co)
     report(stdout, (ws_format)fmt, &in);
     rc = 0;
 done:
+#ifdef WS_HAVE_MPI
+    /* A rank that stopped before a collective step releases the others;
+     * only rank 0 prints. */
+    if (mpi && mphase == 0 && !ws_mpi_agree(0, &err)) mphase = 2;
+    if (mpi && mphase == 1) ws_mpi_agree(0, &err);
+    if (mpi && mrank) err.msg[0] = '\0';
+#endif
+    (void)mphase;
+    (void)chunks_len;
+    if (cf) fclose(cf);
+    free(chunks);
     ws_progress_end(&bar);
     if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);

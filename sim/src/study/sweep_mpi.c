@@ -53,6 +53,42 @@ int ws_mpi_agree(int ok, ws_error *err)
     return 0;
 }
 
+int ws_mpi_gather_bytes(const char *buf, size_t len, char **all, size_t *total,
+                        ws_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    *all = NULL;
+    *total = 0;
+    if (!ws_mpi_all_ok(len <= (size_t)0x7fffffff))      /* MPI counts are int */
+        return ws_fail(err, "MPI: over 2 GiB of results on one rank: use more ranks");
+    int mine = (int)len, *counts = NULL, *displs = NULL;
+    if (rank == 0) {
+        counts = calloc((size_t)size, sizeof *counts);
+        displs = calloc((size_t)size, sizeof *displs);
+    }
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    long long sum = 0;
+    char *buf0 = NULL;
+    if (rank == 0 && counts && displs) {
+        for (int r = 0; r < size; r++) { displs[r] = (int)sum; sum += counts[r]; }
+        buf0 = sum > 0 && sum <= 0x7fffffff ? malloc((size_t)sum) : NULL;
+    }
+    int can = rank != 0 || (counts && displs && sum <= 0x7fffffff && (buf0 || sum == 0));
+    if (!ws_mpi_all_ok(can)) {
+        free(counts); free(displs); free(buf0);
+        return ws_fail(err, "MPI: rank 0 cannot hold every rank's results");
+    }
+    /* One gather: fine up to 2 GiB in all. */
+    MPI_Gatherv(buf, mine, MPI_BYTE, buf0, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(displs);
+    *all = buf0;
+    *total = (size_t)sum;
+    return 0;
+}
+
 int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
 {
     /* This rank's records, in plan order. */
@@ -63,57 +99,33 @@ int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
     for (size_t i = (size_t)rank; !bad && i < s->n_sims; i += (size_t)size)
         bad = ws_sweep_record_write(f, s, i) < 0;
     if (f && fclose(f)) bad = 1;
-    if (!bad && len > (size_t)0x7fffffff) bad = 1;    /* MPI counts are int */
-    int ok = ws_mpi_all_ok(!bad);
-    if (!ok) {
+    if (!ws_mpi_all_ok(!bad)) {
         free(buf);
-        return ws_fail(err, "MPI: a rank could not pack its results (out of memory, or"
-                       " over 2 GiB of records on one rank: use more ranks)");
+        return ws_fail(err, "MPI: a rank could not pack its results (out of memory)");
     }
-    int mine = (int)len, *counts = NULL, *displs = NULL;
-    char *all = NULL;
-    if (rank == 0) {
-        counts = calloc((size_t)size, sizeof *counts);
-        displs = calloc((size_t)size, sizeof *displs);
-    }
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long long total = 0;
-    if (rank == 0) {
-        for (int r = 0; r < size; r++) { displs[r] = (int)total; total += counts[r]; }
-        if (total > 0x7fffffff) total = -1;
-        all = total > 0 ? malloc((size_t)total) : NULL;
-    }
-    /* One gather: fine up to 2 GiB of records (32 M simulations). */
-    int can = rank != 0 || (total >= 0 && (all || total == 0) && counts && displs);
-    if (!ws_mpi_all_ok(can)) {
-        free(buf); free(counts); free(displs); free(all);
-        return ws_fail(err, "MPI: rank 0 cannot hold every rank's results");
-    }
-    MPI_Gatherv(buf, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    char *all;
+    size_t total;
+    int rc = ws_mpi_gather_bytes(buf, len, &all, &total, err);
     free(buf);
-    int rc = 0;
-    if (rank == 0) {
-        /* Apply every record, by index: the order they came in is irrelevant. */
-        const unsigned char *p = (const unsigned char *)all, *end = p + total;
-        size_t got = 0;
-        while (p < end && !rc) {
-            size_t left = (size_t)(end - p);
-            size_t n = left < WS_RECORD_SIZE ? 0 : ws_sweep_record_len(s, p);
-            size_t i;
-            int okr;
-            if (!n || n > left) rc = ws_fail(err, "MPI: a cut-off record from a rank");
-            else if (ws_sweep_record_parse(s, p, 1, &i, &okr, err))
-                rc = ws_fail_prefix(err, "MPI: a bad record from a rank");
-            p += n;
-            got++;
-        }
-        if (!rc && got != s->n_sims)
-            rc = ws_fail(err, "MPI: %zu results for %zu simulations", got, s->n_sims);
-        s->n_failed = 0;
-        for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
+    if (rc || rank != 0) { free(all); return rc; }
+    /* Apply every record, by index: the order they came in is irrelevant. */
+    const unsigned char *p = (const unsigned char *)all, *end = p + total;
+    size_t got = 0;
+    while (p < end && !rc) {
+        size_t left = (size_t)(end - p);
+        size_t n = left < WS_RECORD_SIZE ? 0 : ws_sweep_record_len(s, p);
+        size_t i;
+        int okr;
+        if (!n || n > left) rc = ws_fail(err, "MPI: a cut-off record from a rank");
+        else if (ws_sweep_record_parse(s, p, 1, &i, &okr, err))
+            rc = ws_fail_prefix(err, "MPI: a bad record from a rank");
+        p += n;
+        got++;
     }
-    free(counts);
-    free(displs);
+    if (!rc && got != s->n_sims)
+        rc = ws_fail(err, "MPI: %zu results for %zu simulations", got, s->n_sims);
+    s->n_failed = 0;
+    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
     free(all);
     return rc;
 }
