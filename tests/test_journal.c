@@ -380,3 +380,44 @@ Test(shard, curves_merge_too, .init = mktmp, .fini = rmtmp, .timeout = 300)
     const char *files[] = {"curves.csv"};
     expect_same_files("one", "m", files, 1);
 }
+
+/* ------------------------------------------------------------ memory */
+
+#include <sys/resource.h>
+
+/* Peak RSS (KiB) of `wattsim sweep` on c.yaml with `recurrences` set. */
+static long sweep_peak_kib(long recurrences)
+{
+    char rec[64], cfg[600], out[600];
+    snprintf(rec, sizeof rec, "recurrences=%ld", recurrences);
+    snprintf(cfg, sizeof cfg, "%s/m.yaml", tmp);
+    snprintf(out, sizeof out, "%s/m%ld", tmp, recurrences);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int dn = open("/dev/null", O_WRONLY);
+        dup2(dn, 1);
+        dup2(dn, 2);
+        execl(CLI, CLI, "sweep", cfg, "--set", rec, "--threads", "1", "--traces", TRACES,
+              "--catalogue", CATALOGUE, "--no-plot", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the sweep failed");
+    return ru.ru_maxrss;
+}
+
+Test(memory, a_sweep_does_not_grow_with_recurrences, .init = mktmp, .fini = rmtmp,
+     .timeout = 600)
+{
+    /* 300 simulations. Keeping every recurrence (three doubles each) took
+     * 300 x 20,000 x 24 bytes = 137 MiB more at 20,000 recurrences than at
+     * 20; aggregated as they run, the two peaks are a few MiB apart. */
+    write_file("m.yaml", "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1..100\n"
+                         "bso: zeus\nplo: jit\n");
+    long small = sweep_peak_kib(20), big = sweep_peak_kib(20000);
+    cr_expect_lt(big - small, 8 * 1024, "peak RSS %ld KiB at 20 recurrences, %ld KiB at 20,000",
+                 small, big);
+}
