@@ -296,15 +296,41 @@ static int copy_params(const char *path, const char *kind, const char *name,
 /* The members version 1 had end where param_spec_size begins. */
 #define V1_SIZE(T) offsetof(T, param_spec_size)
 
+/* What a BSO and a PLO descriptor share: a known ABI version and a valid
+ * name (before anything is copied), then the host's own copy of the
+ * parameter specs, read at the strides the plugin was built with. */
+static int check_head(const char *path, const char *kind, const char *name,
+                      int abi_version, ws_error *err)
+{
+    if (check_version(path, kind, name, abi_version, err)) return -1;
+    if (!name_ok(name))
+        return ws_fail(err, "%s: %s has an invalid name (want 1-64 of"
+                       " [a-z0-9_-])", path, kind);
+    return 0;
+}
+
+static int take_params(const char *path, const char *kind, const char *name,
+                       int abi_version, const ws_param_spec *src_params,
+                       const ws_param_spec **params, size_t *spec_size,
+                       size_t *value_size, ws_error *err)
+{
+    size_t ss, vs;
+    ws_param_spec *ps;
+    if (strides(path, kind, name, abi_version, *spec_size, *value_size, &ss, &vs, err)
+        || copy_params(path, kind, name, src_params, ss, &ps, err))
+        return -1;
+    *params = ps;
+    *spec_size = ss;
+    *value_size = vs;
+    return 0;
+}
+
 static int check_bso(const char *path, const ws_bso_type *src, ws_bso_type **out,
                      ws_error *err)
 {
     const char *kind = "bso";
     *out = NULL;
-    if (check_version(path, kind, src->name, src->abi_version, err)) return -1;
-    if (!name_ok(src->name))
-        return ws_fail(err, "%s: bso has an invalid name (want 1-64 of"
-                       " [a-z0-9_-])", path);
+    if (check_head(path, kind, src->name, src->abi_version, err)) return -1;
     ws_bso_type *t = calloc(1, sizeof *t);
     if (!t) return ws_fail(err, "out of memory");
     memcpy(t, src, abi_normalise(src->abi_version) < 200 ? V1_SIZE(ws_bso_type) : sizeof *t);
@@ -315,16 +341,8 @@ static int check_bso(const char *path, const ws_bso_type *src, ws_bso_type **out
     NEED(t, register_job);
     NEED(t, predict);
     NEED(t, observe);
-    size_t ss, vs;
-    ws_param_spec *ps;
-    if (strides(path, kind, t->name, t->abi_version, t->param_spec_size,
-                t->value_size, &ss, &vs, err)
-        || copy_params(path, kind, t->name, src->params, ss, &ps, err))
-        return -1;
-    t->params = ps;
-    t->param_spec_size = ss;
-    t->value_size = vs;
-    return 0;
+    return take_params(path, kind, t->name, t->abi_version, src->params, &t->params,
+                       &t->param_spec_size, &t->value_size, err);
 }
 
 static int check_plo(const char *path, const ws_plo_type *src, ws_plo_type **out,
@@ -332,10 +350,7 @@ static int check_plo(const char *path, const ws_plo_type *src, ws_plo_type **out
 {
     const char *kind = "plo";
     *out = NULL;
-    if (check_version(path, kind, src->name, src->abi_version, err)) return -1;
-    if (!name_ok(src->name))
-        return ws_fail(err, "%s: plo has an invalid name (want 1-64 of"
-                       " [a-z0-9_-])", path);
+    if (check_head(path, kind, src->name, src->abi_version, err)) return -1;
     ws_plo_type *t = calloc(1, sizeof *t);
     if (!t) return ws_fail(err, "out of memory");
     memcpy(t, src, abi_normalise(src->abi_version) < 200 ? V1_SIZE(ws_plo_type) : sizeof *t);
@@ -345,16 +360,8 @@ static int check_plo(const char *path, const ws_plo_type *src, ws_plo_type **out
     NEED(t, destroy);
     NEED(t, predict);
     NEED(t, observe_profile);
-    size_t ss, vs;
-    ws_param_spec *ps;
-    if (strides(path, kind, t->name, t->abi_version, t->param_spec_size,
-                t->value_size, &ss, &vs, err)
-        || copy_params(path, kind, t->name, src->params, ss, &ps, err))
-        return -1;
-    t->params = ps;
-    t->param_spec_size = ss;
-    t->value_size = vs;
-    return 0;
+    return take_params(path, kind, t->name, t->abi_version, src->params, &t->params,
+                       &t->param_spec_size, &t->value_size, err);
 }
 
 static int push(void *arr, size_t *n, size_t size, const void *item)
