@@ -58,28 +58,17 @@ static int read_epochs(const ws_power_import *in, epoch_row **out, size_t *n_out
     if (!c) return -1;
     epoch_row *rows = NULL;
     size_t n = 0, cap = 0, nf;
-    int rc = -1, r = ws_csv_next(c, err);
-    if (r < 0) goto out;
-    if (r == 0) {
-        ws_fail(err, "%s:1: empty file (expected the header dataset,network,"
-                "optimizer,batch_size,power_limit,epoch,start,end)", path);
+    int rc = -1, r = -1;
+    if (ws_imp_header(c, path, "the header dataset,network,optimizer,"
+                      "batch_size,power_limit,epoch,start,end", cols, E_N, err))
         goto out;
-    }
-    if (ws_imp_columns(c, cols, E_N, 1, err)) goto out;
     nf = ws_csv_nfields(c);
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
-        if (ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %zu", path, line,
-                    ws_csv_nfields(c), nf);
-            goto out;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            epoch_row *p = realloc(rows, cap * sizeof *p);
-            if (!p) { ws_fail(err, "out of memory"); goto out; }
-            rows = p;
-        }
+        if (ws_imp_row_width(c, path, nf, err)) goto out;
+        epoch_row *grown = ws_imp_grow(rows, &cap, n, sizeof *rows, 64, err);
+        if (!grown) goto out;
+        rows = grown;
         epoch_row *e = &rows[n];
         memset(e, 0, sizeof *e);
         e->line = line;

@@ -95,6 +95,36 @@ int ws_imp_posint(const char *s, long max, long *v)
     return 0;
 }
 
+int ws_imp_header(ws_csv *c, const char *path, const char *expect,
+                  ws_imp_col *cols, size_t n, ws_error *err)
+{
+    int r = ws_csv_next(c, err);
+    if (r < 0) return -1;
+    if (r == 0) return ws_fail(err, "%s:1: empty file (expected %s)", path, expect);
+    return ws_imp_columns(c, cols, n, 1, err);
+}
+
+int ws_imp_row_width(ws_csv *c, const char *path, size_t nf, ws_error *err)
+{
+    if (ws_csv_nfields(c) == nf) return 0;
+    return ws_fail(err, "%s:%ld: %zu fields, but the header has %zu", path,
+                   ws_csv_line(c), ws_csv_nfields(c), nf);
+}
+
+void *ws_imp_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first,
+                  ws_error *err)
+{
+    if (n < *cap) return arr;
+    size_t ncap = *cap ? 2 * *cap : first;
+    void *p = realloc(arr, ncap * size);
+    if (!p) {
+        ws_fail(err, "out of memory");
+        return NULL;
+    }
+    *cap = ncap;
+    return p;
+}
+
 int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
                    ws_error *err)
 {

@@ -28,6 +28,18 @@ typedef struct ws_imp_col {
 int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
                    ws_error *err);
 
+/* Read the header of a CSV table into cols (strictly): an empty file is
+ * "PATH:1: empty file (expected EXPECT)". 0 or -1. */
+int ws_imp_header(ws_csv *c, const char *path, const char *expect,
+                  ws_imp_col *cols, size_t n, ws_error *err);
+/* The current record has the header's nf fields. 0 or -1 ("PATH:LINE"). */
+int ws_imp_row_width(ws_csv *c, const char *path, size_t nf, ws_error *err);
+/* Room for element n of arr (elements of `size` bytes, *cap of them),
+ * doubling from `first`: the array, moved or not, or NULL when out of
+ * memory (arr is then left as it was, still to be freed). */
+void *ws_imp_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first,
+                  ws_error *err);
+
 /* "YYYY-MM-DD HH:MM:SS.mmm" of t (seconds read as UTC wall time). */
 void ws_imp_fmt_time(double t, char *buf, size_t size);
 /* nvidia-smi's "YYYY/MM/DD HH:MM:SS[.fff]", read as if UTC. 0 or -1. */

@@ -86,12 +86,10 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                     path, line, e);
             goto out;
         }
-        if (out->n_win == cap) {
-            cap = cap ? 2 * cap : 256;
-            ws_tel_window *p = realloc(out->win, cap * sizeof *p);
-            if (!p) { ws_fail(err, "out of memory"); goto out; }
-            out->win = p;
-        }
+        ws_tel_window *grown = ws_imp_grow(out->win, &cap, out->n_win,
+                                           sizeof *out->win, 256, err);
+        if (!grown) goto out;
+        out->win = grown;
         out->win[out->n_win++] = (ws_tel_window){start, elapsed, line};
         size_t g = 0;
         for (size_t i = 0; i < nf; i++) {
