@@ -3,7 +3,7 @@
  * real gnuplot (quotes, backquotes, newlines, @macros), the issue-7 payload
  * in a --plot name, the private-folder rendering (fixed names, captured
  * output, one-line failure, no half-written image), and the kept .gp script
- * rendering on its own from any folder.
+ * rendering on its own from any folder, and PDFs without a time stamp.
  * Needs gnuplot and the fetched Zeus traces (scripts/fetch-traces).
  */
 #define _GNU_SOURCE
@@ -223,4 +223,35 @@ Test(plot, truncated_image_is_not_put_in_place, .init = mktmp, .fini = rmtmp, .t
     free(e);
     cr_expect(!exists(tp("out/f.png")));
     cr_expect_eq(count_prefix(tp("out"), ".wattsim-plot-"), 0);
+}
+
+/* cairo stamps a PDF with the time it was drawn; wattsim overwrites the
+ * stamp (same length) with SOURCE_DATE_EPOCH, else the Unix epoch, so a
+ * figure is the same bytes from one run to the next. */
+Test(plot, pdf_creation_date_is_fixed, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    static const char pdf[] = "%PDF-1.5\n<< /Producer (cairo)\n   /CreationDate (D:20261123161447Z)\n"
+                              ">>\n%%EOF\n";
+    char body[256];
+    snprintf(body, sizeof body, "printf '%%s' '%s' > out0.pdf", pdf);
+    fake_gnuplot(body);
+    cr_assert_eq(run_shell("PATH=%s/bin:/usr/bin:/bin " PARETO " --plot %s/a.pdf >/dev/null", tmp,
+                           tmp), 0);
+    cr_assert_eq(run_shell("SOURCE_DATE_EPOCH=1700000000 PATH=%s/bin:/usr/bin:/bin " PARETO
+                           " --plot %s/b.pdf >/dev/null", tmp, tmp), 0);
+    char *a = slurp(tp("a.pdf")), *b = slurp(tp("b.pdf"));
+    cr_expect_eq(strlen(a), strlen(pdf));
+    cr_expect(strstr(a, "/CreationDate (D:19700101000000Z)\n"), "%s", a);
+    cr_expect(strstr(b, "/CreationDate (D:20231114221320Z)\n"), "%s", b);
+    cr_expect(strstr(a, "%%EOF\n"), "%s", a);
+    free(a);
+    free(b);
+}
+
+Test(plot, real_pdf_is_byte_reproducible, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    cr_assert_eq(run_shell(PARETO " --plot %s/a.pdf >/dev/null", tmp), 0);
+    sleep(1); /* cairo's stamp has a resolution of one second */
+    cr_assert_eq(run_shell(PARETO " --plot %s/b.pdf >/dev/null", tmp), 0);
+    cr_expect_eq(run_shell("cmp -s %s/a.pdf %s/b.pdf", tmp, tmp), 0, "two renderings differ");
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wattsim/csv.h"
@@ -316,6 +317,59 @@ static int image_complete(const char *path, int kind)
     return ok;
 }
 
+/* cairo stamps a PDF with the time it was drawn (/CreationDate
+ * (D:YYYYMMDDHHMMSSZ)), so the same figure would differ byte for byte
+ * from one run to the next. Overwrite the stamp in place, same length so
+ * the cross-reference offsets stay right, with SOURCE_DATE_EPOCH when set
+ * (the reproducible-builds convention), else the Unix epoch. */
+static int pdf_fix_date(const char *path)
+{
+    static const char key[] = "/CreationDate (D:";
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return -1;
+    struct stat st;
+    char *buf = NULL;
+    int rc = -1;
+    if (fstat(fd, &st) != 0) goto out;
+    if (st.st_size <= 0 || st.st_size > (64L << 20)) { /* not a figure of ours */
+        rc = 0;
+        goto out;
+    }
+    buf = malloc((size_t)st.st_size);
+    if (!buf || pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+        if (!errno) errno = EIO;
+        goto out;
+    }
+    rc = 0;
+    size_t n = (size_t)st.st_size, k = sizeof key - 1;
+    for (size_t i = 0; i + k + 15 <= n; i++) {
+        if (memcmp(buf + i, key, k)) continue;
+        const char *d = buf + i + k;
+        size_t j = 0;
+        while (j < 14 && d[j] >= '0' && d[j] <= '9') j++;
+        if (j != 14 || d[14] != 'Z') continue;
+        time_t t = 0;
+        const char *sde = getenv("SOURCE_DATE_EPOCH");
+        if (sde && *sde) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(sde, &end, 10);
+            if (!*end && !errno && v >= 0 && v < 253402300800LL) t = (time_t)v;
+        }
+        struct tm tm;
+        char stamp[16];
+        errno = EIO;
+        if (!gmtime_r(&t, &tm) || strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &tm) != 14
+            || pwrite(fd, stamp, 14, (off_t)(i + k)) != 14)
+            rc = -1;
+        break;
+    }
+out:
+    free(buf);
+    if (close(fd) != 0) rc = -1;
+    return rc;
+}
+
 /* The last non-empty line of gnuplot's log, one line, for the error. */
 static void last_log_line(const char *log, char *buf, size_t size)
 {
@@ -369,6 +423,9 @@ static int run_gnuplot(const char *dir, int i, int kind, const char *script, con
     if (!image_complete(out, kind))
         return ws_fail(err, "%s: gnuplot wrote no complete image for %s (disk full?)%s%s", script,
                        image, line[0] ? ": " : "", line);
+    if (kind == 2 && pdf_fix_date(out))
+        return ws_fail(err, "%s: cannot fix the creation date in %s: %s", script, image,
+                       strerror(errno));
     return 0;
 }
 
