@@ -6,7 +6,7 @@
  * ranges, unknown and duplicate keys. Errors name FILE:LINE:COL (1-based, as
  * libyaml marks them) and what to do. Policy parameters stay raw strings
  * here, each with its location, because only the loaded plugin knows their
- * types (see ws_policy_params_resolve in plugin.h).
+ * types (see ws_params_resolve in params.h).
  */
 #ifndef WATTSIM_CONFIG_H
 #define WATTSIM_CONFIG_H

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include "wattsim/config.h"
 #include "wattsim/error.h"
+#include "wattsim/params.h"
 #include "wattsim/policy.h"
 
 typedef struct ws_registry ws_registry;
@@ -61,26 +62,10 @@ const char *ws_registry_plo_file(const ws_registry *r, size_t i);
 int ws_registry_bso_abi(const ws_registry *r, size_t i);
 int ws_registry_plo_abi(const ws_registry *r, size_t i);
 
-/* Typed parameter values for a descriptor's spec, from raw YAML strings.
- * `who` names the policy in errors ("bso zeus"). *out has one value per
- * spec entry (NULL when the spec is empty); free with ws_params_free. */
-int ws_params_resolve(const ws_param_spec *spec, const ws_param_raw *raw,
-                      size_t n_raw, const char *who, ws_value **out,
-                      ws_error *err);
-void ws_params_free(const ws_param_spec *spec, ws_value *values);
-/* A policy's resolved parameters as one canonical line, in spec order:
- * "rounds=2,window=0" ("" when it has none); numbers printed so that they
- * read back exactly. For outputs and fingerprints (provenance). Returns 0,
- * or -1 when buf is too small. */
-int ws_params_format(const ws_param_spec *spec, const ws_value *values, char *buf,
-                     size_t len);
 /* The sha256 (64 hex digits) of the .so file that defines descriptor `t`
  * (a ws_bso_type or ws_plo_type of this registry), computed once per file;
  * "" for a descriptor the registry did not load (one built into wattsim). */
 int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *err);
-
-/* Number of entries of a spec (NULL = 0). */
-size_t ws_params_count(const ws_param_spec *spec);
 
 /* ------------------------------------------------------------ instances */
 

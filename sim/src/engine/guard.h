@@ -1,0 +1,29 @@
+/*
+ * The policy host's guards (private to the engine): which policy call a
+ * thread is in, for the exit() guard, and the stdout redirection while
+ * policy code may run. See guard.c.
+ */
+#ifndef WATTSIM_ENGINE_GUARD_H
+#define WATTSIM_ENGINE_GUARD_H
+
+#include <stddef.h>
+
+/* The policy ("bso zeus", or a plugin path) and call this thread is in;
+ * call NULL outside policy code. Set around every call into a plugin:
+ * inline, because that is once per policy call of every simulation. */
+extern _Thread_local const char *ws_guard_who, *ws_guard_call;
+
+static inline void ws_guard_call_enter(const char *who, const char *name)
+{
+    ws_guard_who = who;
+    ws_guard_call = name;
+}
+
+static inline void ws_guard_call_leave(void) { ws_guard_call = NULL; }
+
+/* fd 1 to stderr while any holder exists (nested, thread-safe); the first
+ * enter also installs the exit() guard. */
+void ws_guard_stdout_enter(void);
+void ws_guard_stdout_leave(void);
+
+#endif

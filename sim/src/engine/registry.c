@@ -1,0 +1,585 @@
+/*
+ * Plugin registry: loading policy plugins (dlopen) from the policy folders
+ * or paths the user names, and looking policies up by name. See
+ * wattsim/plugin.h; descriptor checks are in descriptor.c.
+ */
+#include "wattsim/plugin.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wattsim/sha256.h"
+#include "descriptor.h"
+#include "guard.h"
+
+/* The installed policy folder relative to the executable's folder (set by
+ * the build from the install layout). */
+#ifndef WS_REL_POLICY_DIR
+#define WS_REL_POLICY_DIR "../lib/wattsim/policies"
+#endif
+
+/* ------------------------------------------------------------ registry */
+
+/*
+ * The registry keeps its own copy of every descriptor, normalised to this
+ * host's layout at load: a version-1 descriptor is copied up to the members
+ * version 1 had (the rest zeroed), a newer one up to the members this host
+ * knows, and its parameter specs are re-packed with this host's stride. The
+ * rest of wattsim reads only these copies; the calls still go to
+ * the plugin's functions through the signatures of its version (plugin.c).
+ */
+typedef struct loaded {
+    void *handle;
+    char *path;
+    int abi_version;           /* the plugin's, normalised (1 -> 100) */
+    int folder;                /* found in a policy folder (built-in or
+                                  $WATTSIM_POLICY_DIR), not named by path */
+    char sha256[65];           /* "" until asked for */
+} loaded;
+
+struct ws_registry {
+    loaded *files;
+    size_t n_files;
+    ws_bso_type **bso;         /* owned copies */
+    size_t *bso_file;
+    size_t n_bso;
+    ws_plo_type **plo;
+    size_t *plo_file;
+    size_t n_plo;
+    int scanned;               /* the policy folders have been loaded */
+    char *broken;              /* the first error of a folder plugin that
+                                  failed to load, for lookups that miss */
+    size_t n_broken;
+    struct clash {             /* a folder plugin refused for a name clash: */
+        int bso;               /* looking that name up is an error */
+        char *name, *msg;
+    } *clash;
+    size_t n_clash;
+};
+
+ws_registry *ws_registry_new(void) { return calloc(1, sizeof(ws_registry)); }
+
+void ws_registry_free(ws_registry *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_bso; i++) {
+        free((void *)r->bso[i]->params);
+        free(r->bso[i]);
+    }
+    for (size_t i = 0; i < r->n_plo; i++) {
+        free((void *)r->plo[i]->params);
+        free(r->plo[i]);
+    }
+    if (r->n_files) ws_guard_stdout_enter();
+    for (size_t i = 0; i < r->n_files; i++) {
+        ws_guard_call_enter(r->files[i].path, "unloading");
+        dlclose(r->files[i].handle);
+        ws_guard_call_leave();
+        free(r->files[i].path);
+    }
+    if (r->n_files) ws_guard_stdout_leave();
+    free(r->files);
+    free(r->bso);
+    free(r->bso_file);
+    free(r->plo);
+    free(r->plo_file);
+    free(r->broken);
+    for (size_t i = 0; i < r->n_clash; i++) {
+        free(r->clash[i].name);
+        free(r->clash[i].msg);
+    }
+    free(r->clash);
+    free(r);
+}
+
+const char *ws_policy_dir(void)
+{
+    static char dir[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            /* Installed; the build tree (build/sim/wattsim, build/tests/test_NAME
+             * -> build/policies). */
+            const char *rel[] = {"/" WS_REL_POLICY_DIR, "/../policies"};
+            for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+                struct stat st;
+                snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
+                if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+                    char *real = realpath(dir, NULL);
+                    if (real) {
+                        snprintf(dir, sizeof dir, "%s", real);
+                        free(real);
+                    }
+                    return dir;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static int push(void *arr, size_t *n, size_t size, const void *item)
+{
+    void **a = arr;
+    char *p = realloc(*a, (*n + 1) * size);
+    if (!p) return -1;
+    memcpy(p + *n * size, item, size);
+    *a = p;
+    return 0;
+}
+
+/* The plugin's ws_plugin, through the version-2 entry point or, failing
+ * that, the version-1 one. */
+static const ws_plugin *call_entry(void *h, const char *path, ws_error *err)
+{
+    ws_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(h, WS_PLUGIN_ENTRY_NAME);
+    if (entry) {
+        const ws_plugin *pl = entry(WS_ABI_VERSION);
+        if (!pl)
+            ws_fail(err, "%s: %s(%d) returned NULL (the plugin cannot run in"
+                    " this wattsim)", path, WS_PLUGIN_ENTRY_NAME, WS_ABI_VERSION);
+        return pl;
+    }
+    const ws_plugin *(*entry_v1)(void);
+    *(void **)&entry_v1 = dlsym(h, WS_PLUGIN_ENTRY_V1_NAME);
+    if (!entry_v1) {
+        ws_fail(err, "%s: not a wattsim policy plugin: no symbol %s"
+                " (define `const ws_plugin *%s(int host_version)`)", path,
+                WS_PLUGIN_ENTRY_NAME, WS_PLUGIN_ENTRY_NAME);
+        return NULL;
+    }
+    const ws_plugin *pl = entry_v1();
+    if (!pl) ws_fail(err, "%s: %s() returned NULL", path, WS_PLUGIN_ENTRY_V1_NAME);
+    return pl;
+}
+
+static void free_copies(ws_bso_type **b, size_t nb, ws_plo_type **p, size_t np)
+{
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i]) free((void *)b[i]->params);
+        free(b[i]);
+    }
+    for (size_t i = 0; i < np; i++) {
+        if (p[i]) free((void *)p[i]->params);
+        free(p[i]);
+    }
+    free(b);
+    free(p);
+}
+
+/*
+ * Whether a policy of this kind and name may join the registry from a file
+ * (folder: found in a policy folder). Names are unique among the policy
+ * folders' plugins, which are addressed by bare name; a plugin named by
+ * path may reuse a name of another plugin named by path (two builds of one
+ * policy: address them as FILE.so:NAME), but not a folder plugin's.
+ */
+static int name_free(ws_registry *r, const char *path, int folder, int bso,
+                     const char *name, ws_error *err)
+{
+    size_t n = bso ? r->n_bso : r->n_plo;
+    for (size_t j = 0; j < n; j++) {
+        if (strcmp(bso ? r->bso[j]->name : r->plo[j]->name, name)) continue;
+        const loaded *f = &r->files[bso ? r->bso_file[j] : r->plo_file[j]];
+        if (!f->folder && !folder) continue;
+        ws_fail(err, "%s: %s '%s' is already defined by %s", path,
+                bso ? "bso" : "plo", name, f->path);
+        if (folder) {
+            /* Remember it: the name must not quietly mean the other one. */
+            struct clash c = {bso, strdup(name), strdup(err->msg)};
+            if (!c.name || !c.msg || push(&r->clash, &r->n_clash, sizeof c, &c)) {
+                free(c.name);
+                free(c.msg);
+            } else {
+                r->n_clash++;
+            }
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static int load_file(ws_registry *r, const char *path, int folder, ws_error *err);
+
+int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
+{
+    return load_file(r, path, 0, err);
+}
+
+static int load_file(ws_registry *r, const char *path, int folder, ws_error *err)
+{
+    char *real = realpath(path, NULL);
+    if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
+    for (size_t i = 0; i < r->n_files; i++)
+        if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
+
+    ws_guard_stdout_enter();
+    ws_guard_call_enter(path, "loading");
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    const ws_plugin *pl = h ? call_entry(h, path, err) : NULL;
+    ws_guard_call_leave();
+    ws_guard_stdout_leave();
+    if (!h) {
+        ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
+        free(real);
+        return -1;
+    }
+    ws_bso_type **bc = NULL;
+    ws_plo_type **pc = NULL;
+    size_t nb = 0, np = 0;
+    if (!pl) goto fail;
+    if (ws_descriptor_check_version(path, "plugin", pl->name, pl->abi_version, err)) goto fail;
+    if (ws_abi_normalise(pl->abi_version) >= 200) {
+        int need = pl->requires_version ? pl->requires_version : WS_ABI_VERSION_OF(2, 0);
+        if (need > WS_ABI_VERSION) {
+            ws_fail(err, "%s: plugin '%s' needs policy ABI version %d.%d, but this"
+                    " wattsim speaks version %d.%d; upgrade wattsim", path,
+                    pl->name ? pl->name : "?", need / 100, need % 100,
+                    WS_ABI_MAJOR, WS_ABI_MINOR);
+            goto fail;
+        }
+    }
+    while (pl->bso && pl->bso[nb]) nb++;
+    while (pl->plo && pl->plo[np]) np++;
+    if (nb + np == 0) {
+        ws_fail(err, "%s: plugin '%s' defines no policy", path,
+                pl->name ? pl->name : "?");
+        goto fail;
+    }
+    bc = calloc(nb + 1, sizeof *bc);
+    pc = calloc(np + 1, sizeof *pc);
+    if (!bc || !pc) goto oom;
+    for (size_t i = 0; i < nb; i++) {
+        if (ws_descriptor_check_bso(path, pl->bso[i], &bc[i], err)) goto fail;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(bc[j]->name, bc[i]->name)) {
+                ws_fail(err, "%s: bso '%s' is defined twice in this plugin", path,
+                        bc[i]->name);
+                goto fail;
+            }
+        if (name_free(r, path, folder, 1, bc[i]->name, err)) goto fail;
+    }
+    for (size_t i = 0; i < np; i++) {
+        if (ws_descriptor_check_plo(path, pl->plo[i], &pc[i], err)) goto fail;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(pc[j]->name, pc[i]->name)) {
+                ws_fail(err, "%s: plo '%s' is defined twice in this plugin", path,
+                        pc[i]->name);
+                goto fail;
+            }
+        if (name_free(r, path, folder, 0, pc[i]->name, err)) goto fail;
+    }
+    loaded f = {h, real, ws_abi_normalise(pl->abi_version), folder, ""};
+    size_t fi = r->n_files;
+    ws_bso_type **nbso = realloc(r->bso, (r->n_bso + nb + 1) * sizeof *nbso);
+    if (nbso) r->bso = nbso;
+    size_t *nbf = realloc(r->bso_file, (r->n_bso + nb + 1) * sizeof *nbf);
+    if (nbf) r->bso_file = nbf;
+    ws_plo_type **nplo = realloc(r->plo, (r->n_plo + np + 1) * sizeof *nplo);
+    if (nplo) r->plo = nplo;
+    size_t *npf = realloc(r->plo_file, (r->n_plo + np + 1) * sizeof *npf);
+    if (npf) r->plo_file = npf;
+    if (!nbso || !nbf || !nplo || !npf || push(&r->files, &r->n_files, sizeof f, &f))
+        goto oom;
+    r->n_files++;
+    for (size_t i = 0; i < nb; i++) {
+        r->bso[r->n_bso] = bc[i];
+        r->bso_file[r->n_bso++] = fi;
+    }
+    for (size_t i = 0; i < np; i++) {
+        r->plo[r->n_plo] = pc[i];
+        r->plo_file[r->n_plo++] = fi;
+    }
+    free(bc);
+    free(pc);
+    return 0;
+oom:
+    ws_fail(err, "out of memory");
+fail:
+    free_copies(bc, nb, pc, np);
+    ws_guard_stdout_enter();
+    ws_guard_call_enter(path, "unloading");
+    dlclose(h);
+    ws_guard_call_leave();
+    ws_guard_stdout_leave();
+    free(real);
+    return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.so files of dir, sorted by name (the registry's order must not
+ * depend on the file system). Returns the count, or -1. */
+static long so_files(const char *dir, char ***out, ws_error *err)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d) return ws_fail(err, "%s: cannot open policy folder: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so")) continue;
+        char *s = strdup(e->d_name);
+        if (!s || push(&names, &n, sizeof s, &s)) { free(s); break; }
+        n++;
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    *out = names;
+    return (long)n;
+}
+
+/* Load every *.so of dir. strict: stop at the first that fails (and fail);
+ * otherwise skip it, remembering its error for lookups that miss. */
+static int load_folder(ws_registry *r, const char *dir, int strict, ws_error *err)
+{
+    char **names;
+    long n = so_files(dir, &names, err);
+    if (n < 0) return -1;
+    int rc = 0;
+    for (long i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ws_error e = {{0}};
+        if (!rc && load_file(r, path, 1, &e)) {
+            if (strict) {
+                *err = e;
+                rc = -1;
+            } else {
+                if (!r->broken) r->broken = strdup(e.msg);
+                r->n_broken++;
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int ws_registry_load_dir(ws_registry *r, const char *dir, ws_error *err)
+{
+    return load_folder(r, dir, 1, err);
+}
+
+/* The built-in folder, then each folder of $WATTSIM_POLICY_DIR (':'
+ * separated), once per registry. A plugin there that fails to load is
+ * skipped; lookups of other policies still work. */
+static int ensure_builtin(ws_registry *r, ws_error *err)
+{
+    if (r->scanned) return 0;
+    const char *dir = ws_policy_dir();
+    const char *extra = getenv("WATTSIM_POLICY_DIR");
+    if (!dir && !(extra && *extra))
+        return ws_fail(err, "cannot find the built-in policy folder (lib/wattsim/policies"
+                       " beside the wattsim executable); reinstall wattsim or set"
+                       " WATTSIM_POLICY_DIR to a folder of policy .so files");
+    r->scanned = 1;
+    if (dir && load_folder(r, dir, 0, err)) return -1;
+    for (const char *q = extra; q && *q;) {
+        size_t len = strcspn(q, ":");
+        if (len > 0 && len < PATH_MAX) {
+            char d[PATH_MAX];
+            memcpy(d, q, len);
+            d[len] = '\0';
+            struct stat st;
+            if (stat(d, &st) || !S_ISDIR(st.st_mode))
+                return ws_fail(err, "WATTSIM_POLICY_DIR: %s: not a folder", d);
+            if (load_folder(r, d, 0, err)) return -1;
+        }
+        q += len;
+        if (*q) q++;
+    }
+    return 0;
+}
+
+int ws_registry_scan(ws_registry *r, ws_error *err) { return ensure_builtin(r, err); }
+
+size_t ws_registry_broken(const ws_registry *r, const char **first)
+{
+    if (first) *first = r->broken;
+    return r->n_broken;
+}
+
+int ws_registry_bso_abi(const ws_registry *r, size_t i) { return r->files[r->bso_file[i]].abi_version; }
+int ws_registry_plo_abi(const ws_registry *r, size_t i) { return r->files[r->plo_file[i]].abi_version; }
+
+static int is_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') || (n > 3 && !strcmp(name + n - 3, ".so"));
+}
+
+/* "FILE.so:NAME": the length of FILE.so, or 0 if name is not of that form. */
+static size_t qualified(const char *name)
+{
+    const char *q = NULL;
+    for (const char *p = strstr(name, ".so:"); p; p = strstr(p + 1, ".so:")) q = p;
+    return q && q[4] && !strchr(q + 4, '/') ? (size_t)(q + 3 - name) : 0;
+}
+
+/* Load a plugin named by path (after the policy folders, so that a name
+ * clash with them is reported) and return its file index. */
+static int path_file(ws_registry *r, const char *path, size_t *file, ws_error *err)
+{
+    const char *extra = getenv("WATTSIM_POLICY_DIR");
+    /* A missing built-in folder is no reason to refuse a plugin by path. */
+    if ((ws_policy_dir() || (extra && *extra)) && ensure_builtin(r, err)) return -1;
+    char *real = realpath(path, NULL);
+    if (real) {
+        for (size_t i = 0; i < r->n_files; i++)
+            if (!strcmp(r->files[i].path, real)) {
+                free(real);
+                *file = i;
+                return 0;
+            }
+        free(real);
+    }
+    if (load_file(r, path, 0, err)) return -1;
+    *file = r->n_files - 1;
+    return 0;
+}
+
+/* The policy of a kind named `want` (NULL: the only one, or the one named
+ * after the file's stem) in a plugin named by path. */
+static int from_path(ws_registry *r, const char *path, const char *want, int want_bso,
+                     size_t *out, ws_error *err)
+{
+    size_t file;
+    if (path_file(r, path, &file, err)) return -1;
+    const char *kind = want_bso ? "bso" : "plo";
+    /* The file's stem ("zeus" for .../zeus.so) picks among several. */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t stem = strlen(base);
+    if (stem > 3 && !strcmp(base + stem - 3, ".so")) stem -= 3;
+    size_t found = (size_t)-1, count = 0;
+    size_t n = want_bso ? r->n_bso : r->n_plo;
+    char list[512] = "";
+    for (size_t i = 0; i < n; i++) {
+        if ((want_bso ? r->bso_file[i] : r->plo_file[i]) != file) continue;
+        const char *nm = want_bso ? r->bso[i]->name : r->plo[i]->name;
+        if (want ? !strcmp(nm, want) : strlen(nm) == stem && !strncmp(nm, base, stem)) {
+            *out = i;
+            return 0;
+        }
+        if (count++) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, nm, sizeof list - strlen(list) - 1);
+        found = i;
+    }
+    if (want)
+        return ws_fail(err, "%s: defines no %s policy '%s' (%s%s)", path, kind, want,
+                       count ? "its policies: " : "it defines no ", count ? list : kind);
+    if (count == 0)
+        return ws_fail(err, "%s: defines no %s policy", path, kind);
+    if (count > 1)
+        return ws_fail(err, "%s: defines %zu %s policies and none is named '%.*s';"
+                       " name the file after the one you want, or write %s:NAME",
+                       path, count, kind, (int)stem, base, path);
+    *out = found;
+    return 0;
+}
+
+static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t n = bso ? r->n_bso : r->n_plo;
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = bso ? r->bso[i]->name : r->plo[i]->name;
+        strncat(buf, nm, len - strlen(buf) - 1);
+        if (i + 1 < n) strncat(buf, ", ", len - strlen(buf) - 1);
+    }
+}
+
+/* Index of the policy of a kind a user's name designates: a bare name, a
+ * path to a .so, or FILE.so:NAME. */
+static int lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_error *err)
+{
+    const char *kind = bso ? "bso" : "plo";
+    size_t q = qualified(name);
+    if (q) {
+        char path[PATH_MAX];
+        if (q >= sizeof path) return ws_fail(err, "%.40s...: path too long", name);
+        memcpy(path, name, q);
+        path[q] = '\0';
+        return from_path(r, path, name + q + 1, bso, out, err);
+    }
+    if (is_path(name)) return from_path(r, name, NULL, bso, out, err);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < r->n_clash; i++)
+            if (r->clash[i].bso == bso && !strcmp(r->clash[i].name, name))
+                return ws_fail(err, "%s", r->clash[i].msg);
+        size_t n = bso ? r->n_bso : r->n_plo, hit = (size_t)-1;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(bso ? r->bso[i]->name : r->plo[i]->name, name)) continue;
+            if (hit != (size_t)-1)
+                return ws_fail(err, "%s policy '%s' is defined by both %s and %s; name"
+                               " one as FILE.so:%s", kind, name,
+                               r->files[bso ? r->bso_file[hit] : r->plo_file[hit]].path,
+                               r->files[bso ? r->bso_file[i] : r->plo_file[i]].path, name);
+            hit = i;
+        }
+        if (hit != (size_t)-1) {
+            *out = hit;
+            return 0;
+        }
+        if (pass == 0 && ensure_builtin(r, err)) return -1;
+    }
+    char list[512];
+    list_names(r, bso, list, sizeof list);
+    if (r->n_broken)
+        return ws_fail(err, "unknown %s policy '%s' (known: %s; or give a path to a .so);"
+                       " %zu plugin%s in the policy folders did not load, first: %s", kind,
+                       name, list, r->n_broken, r->n_broken > 1 ? "s" : "", r->broken);
+    return ws_fail(err, "unknown %s policy '%s' (known: %s; or give a path to a .so)",
+                   kind, name, list);
+}
+
+const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err)
+{
+    size_t i;
+    return lookup(r, name, 1, &i, err) ? NULL : r->bso[i];
+}
+
+const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err)
+{
+    size_t i;
+    return lookup(r, name, 0, &i, err) ? NULL : r->plo[i];
+}
+
+size_t ws_registry_n_bso(const ws_registry *r) { return r->n_bso; }
+size_t ws_registry_n_plo(const ws_registry *r) { return r->n_plo; }
+const ws_bso_type *ws_registry_bso_at(const ws_registry *r, size_t i) { return r->bso[i]; }
+const ws_plo_type *ws_registry_plo_at(const ws_registry *r, size_t i) { return r->plo[i]; }
+const char *ws_registry_bso_file(const ws_registry *r, size_t i) { return r->files[r->bso_file[i]].path; }
+const char *ws_registry_plo_file(const ws_registry *r, size_t i) { return r->files[r->plo_file[i]].path; }
+
+int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *err)
+{
+    out[0] = '\0';
+    loaded *f = NULL;
+    for (size_t i = 0; i < r->n_bso && !f; i++)
+        if ((const void *)r->bso[i] == t) f = &r->files[r->bso_file[i]];
+    for (size_t i = 0; i < r->n_plo && !f; i++)
+        if ((const void *)r->plo[i] == t) f = &r->files[r->plo_file[i]];
+    if (!f) return 0;
+    if (!f->sha256[0] && ws_sha256_file(f->path, f->sha256, err)) return -1;
+    memcpy(out, f->sha256, 65);
+    return 0;
+}
