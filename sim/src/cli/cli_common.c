@@ -15,6 +15,8 @@
 #include "wattsim/plot.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
+#include "wattsim/plugin.h"
+#include "wattsim/progress.h"
 
 
 const char *ws_cli_data_path(const char *path_in_data, char *buf, size_t len)
@@ -270,4 +272,57 @@ int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
     }
     cfg->jobs[cfg->n_jobs++] = w;
     return 0;
+}
+
+const char WS_CLI_GLOBAL_HELP[] =
+    "Options of every command:\n"
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
+    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
+    "                     beside the executable's folder)\n"
+    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
+    "                     share/wattsim/workloads.yaml beside the executable's\n"
+    "                     folder)\n"
+    "  --verbose          let policies log what they do (stderr)\n"
+    "  --quiet            no progress display (a bar on a terminal, else a\n"
+    "                     line every 10 s, for commands running over 1 s)\n"
+    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"
+    "                     decompressed (suffix K, M or G; default:\n"
+    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
+    "  --help             this help\n";
+
+int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg)
+{
+    switch (c) {
+    case WS_OPT_TRACES: g->traces = arg; return 1;
+    case WS_OPT_CATALOGUE: g->catalogue = arg; return 1;
+    case WS_OPT_VERBOSE: g->verbose = 1; ws_policy_set_log_level(WS_LOG_DEBUG); return 1;
+    case WS_OPT_MAX_TRACE_BYTES: g->max_trace_bytes = arg; return 1;
+    case WS_OPT_QUIET: ws_progress_set_quiet(1); return 1;
+    }
+    return 0;
+}
+
+int ws_cli_trace_limits(ws_cli_globals *g, ws_error *err)
+{
+    return ws_cli_limits(g->max_trace_bytes, &g->limits, err);
+}
+
+int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
+                  ws_error *err)
+{
+    size_t len = strlen(key) + strlen(value) + 2;
+    char *s = malloc(len);
+    if (!s) return ws_fail(err, "out of memory");
+    snprintf(s, len, "%s=%s", key, value);
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    if (rc) ws_cli_relabel(err, key, opt);
+    return rc;
+}
+
+int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err)
+{
+    if (!*where || strcmp(*where, "--set")) return 0;
+    free(*where);
+    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
 }

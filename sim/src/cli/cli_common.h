@@ -116,4 +116,44 @@ int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg);
  * prints a usage error for `cmd` and returns WS_EXIT_USAGE. */
 int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd);
 
+/*
+ * The options every command takes (run, simulate, pareto, list, groups):
+ * where traces and the catalogue are, --verbose, --quiet,
+ * --max-trace-bytes, --help.
+ */
+typedef struct ws_cli_globals {
+    const char *traces;
+    const char *catalogue;
+    int verbose;
+    const char *max_trace_bytes;     /* --max-trace-bytes, unparsed */
+    ws_csv_limits limits;            /* filled by ws_cli_trace_limits() */
+} ws_cli_globals;
+
+enum { WS_OPT_TRACES = 3200, WS_OPT_CATALOGUE, WS_OPT_VERBOSE, WS_OPT_QUIET,
+       WS_OPT_MAX_TRACE_BYTES, WS_OPT_HELP };
+#define WS_CLI_GLOBAL_OPTIONS                                          \
+    {"traces", required_argument, 0, WS_OPT_TRACES},                   \
+    {"catalogue", required_argument, 0, WS_OPT_CATALOGUE},             \
+    {"verbose", no_argument, 0, WS_OPT_VERBOSE},                       \
+    {"quiet", no_argument, 0, WS_OPT_QUIET},                           \
+    {"max-trace-bytes", required_argument, 0, WS_OPT_MAX_TRACE_BYTES}, \
+    {"help", no_argument, 0, WS_OPT_HELP}
+/* Their --help text. */
+extern const char WS_CLI_GLOBAL_HELP[];
+/* Handle a global option; 1 if it was one (--help is not: the command
+ * prints its own help). */
+int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg);
+/* The decompressed-size limit per trace file, so that a gzip bomb fails
+ * with a message instead of filling memory: --max-trace-bytes, else
+ * $WATTSIM_MAX_TRACE_BYTES, else the reader's default (0 here); into
+ * g->limits. */
+int ws_cli_trace_limits(ws_cli_globals *g, ws_error *err);
+/* KEY=VALUE into the config from option `opt` (e.g. --eta), whose name
+ * an error carries. */
+int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
+                  ws_error *err);
+/* Values given as --gpu/--workload went through ws_run_config_set, which
+ * labels them "--set"; name the option the user typed (opt) instead. */
+int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);
+
 #endif

@@ -1,0 +1,423 @@
+/*
+ * `wattsim run CONFIG` and `wattsim simulate`: a config's run plan, or one
+ * recurring job given by options, through ws_study_run. Errors follow the
+ * CLI's convention (cli.c): one line "wattsim: ...", exit status 2, and no
+ * output file is left half-written.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wattsim/config.h"
+#include "wattsim/engine.h"
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plot.h"
+#include "wattsim/plugin.h"
+#include "wattsim/report.h"
+#include "wattsim/study.h"
+#include "wattsim/trace.h"
+#include "wattsim/whatif.h"
+#include "cli_run.h"
+
+#define EXIT_USAGE WS_EXIT_USAGE
+
+/* ------------------------------------------------------------ run */
+
+static const char *RUN_HELP =
+    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
+    "\n"
+    "Run every cell of a config's run plan (gpu x workload x eta x beta x seed)\n"
+    "and write summary.csv, summary.json and history.csv into the output folder.\n"
+    "The summary is printed in the chosen format (table: means over seeds).\n"
+    "\n"
+    "  --set KEY=VALUE    override a config key, e.g. --set eta=0.3,\n"
+    "                     --set seeds=1..100, --set bso.params.window=10\n"
+    "  --out DIR          output folder (default: the config's `out`)\n"
+    "  --format F         stdout format: table (default), csv or json\n"
+    "  --force            replace existing outputs in the folder\n"
+    WS_CLI_JOB_HELP
+    "                     (added to the config's workloads and jobs)\n"
+    "\n" WS_CLI_WHATIF_HELP;
+
+typedef struct history_ctx {
+    FILE *f;
+    const ws_whatif *wi;
+} history_ctx;
+
+static int history_sink(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
+{
+    history_ctx *h = p;
+    ws_report_history_row(h->f, c, r, h->wi);
+    return 0;
+}
+
+static int write_summary(const char *dir, const char *name, ws_format fmt,
+                         const ws_cell_result *res, size_t n, const char *bso,
+                         const char *plo, const ws_whatif *wi, const ws_policy_prov *prov,
+                         ws_outfile *o, ws_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (ws_outfile_open(o, path, err)) return -1;
+    ws_report_cells(o->f, fmt, res, n, bso, plo, wi, prov);
+    return 0;
+}
+
+/* The run's policies: their parameters as resolved and their files' hashes. */
+static int policy_prov(ws_registry *reg, const ws_run_config *cfg, ws_policy_prov *pv,
+                       ws_error *err)
+{
+    const ws_bso_type *bt = ws_registry_bso(reg, cfg->bso.name, err);
+    const ws_plo_type *pt = bt ? ws_registry_plo(reg, cfg->plo.name, err) : NULL;
+    ws_value *bv = NULL, *pv_ = NULL;
+    int rc = -1;
+    if (!pt || ws_params_resolve(bt->params, cfg->bso.params, cfg->bso.n_params, "bso", &bv, err)
+        || ws_params_resolve(pt->params, cfg->plo.params, cfg->plo.n_params, "plo", &pv_, err))
+        goto out;
+    if (ws_params_format(bt->params, bv, pv->bso_params, sizeof pv->bso_params)
+        || ws_params_format(pt->params, pv_, pv->plo_params, sizeof pv->plo_params)) {
+        ws_fail(err, "policy parameters too long to record");
+        goto out;
+    }
+    rc = ws_registry_sha256(reg, bt, pv->bso_sha256, err)
+         || ws_registry_sha256(reg, pt, pv->plo_sha256, err) ? -1 : 0;
+out:
+    if (bt) ws_params_free(bt->params, bv);
+    if (pt) ws_params_free(pt->params, pv_);
+    return rc;
+}
+
+/* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
+ * the policies settled on in the first cell of that pair marked. */
+static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_env *env,
+                     const ws_cell_result *res, size_t n, const char *bso,
+                     const char *plo, ws_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ws_cell *c = &res[i].cell;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(res[j].cell.gpu, c->gpu) && !strcmp(res[j].cell.workload, c->workload);
+        if (seen) continue;
+        ws_traces tr = {0};
+        ws_job_table jt = {0};
+        ws_pareto par = {0};
+        const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
+        int rc = !spec || ws_study_traces(cfg, env, c->gpu, &tr, err)
+                 || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
+                 || ws_pareto_compute(&jt.job, &par, err);
+        if (!rc) {
+            char label[128], path[4096];
+            snprintf(label, sizeof label, "%s+%s settled (seed %lu)", bso, plo, c->seed);
+            snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
+            ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
+            char subject[256];
+            snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
+                     ws_catalogue_gpu_display(env->catalogue, c->gpu));
+            rc = ws_plot_pareto(path, &jt.job, &par, &st, subject, err);
+        }
+        ws_pareto_free(&par);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, 0, OPT_SET},
+        {"out", required_argument, 0, OPT_OUT},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"force", no_argument, 0, OPT_FORCE},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
+    };
+    const char *out = NULL, *format = NULL;
+    ws_cli_job job = {0};
+    int force = 0, c;
+    char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    int n_sets = 0, n_wi = 0;
+    struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
+    if (!sets || !wis) { free(sets); free(wis); return EXIT_USAGE; }
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (ws_cli_global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_OBJECTIVE) {
+            wis[n_wi].c = c;       /* applied after the config is read */
+            wis[n_wi++].arg = optarg;
+            continue;
+        }
+        switch (c) {
+        case WS_OPT_HELP: printf("%s\n%s", RUN_HELP, WS_CLI_GLOBAL_HELP); free(sets); free(wis); return 0;
+        case OPT_SET: sets[n_sets++] = optarg; break;
+        case OPT_OUT: out = optarg; break;
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_FORCE: force = 1; break;
+        default: free(sets); free(wis); return ws_cli_bad_option("run", argv, c);
+        }
+    }
+    if (optind != argc - 1) {
+        free(sets);
+        free(wis);
+        return ws_cli_usage("run", "%s", optind >= argc ? "needs a CONFIG file"
+                                                         : "takes one CONFIG file");
+    }
+    ws_error err = {{0}};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_registry *reg = ws_registry_new();
+    ws_cell_result *res = NULL;
+    size_t n = 0;
+    ws_outfile of[3] = {{0}};
+    ws_whatif wi = {0};
+    int rc = EXIT_USAGE;
+    ws_run_config_init(&cfg);
+    if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
+    for (int i = 0; i < n_sets; i++)
+        if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
+    for (int i = 0; i < n_wi; i++)
+        if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
+    if ((rc = ws_cli_job_apply(&job, &cfg, "run"))) goto out;
+    rc = EXIT_USAGE;
+    if (ws_run_config_validate(&cfg, &err)) goto out;
+    if (!format) format = cfg.format ? cfg.format : "table";
+    int fmt = ws_format_parse(format);
+    if (fmt < 0) {
+        rc = ws_cli_usage("run", "unknown format '%s' (table, csv or json)", format);
+        goto out;
+    }
+    if (!out) out = cfg.out_dir;
+    if (!out) {
+        ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR",
+                cfg.path);
+        goto out;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    struct stat st;
+    if (!force && stat(path, &st) == 0) {
+        ws_fail(&err, "%s: outputs of an earlier run are there; pass --force to replace"
+                " them or --out another folder", out);
+        goto out;
+    }
+    if (ws_cli_trace_limits(g, &err) || ws_cli_catalogue(g->catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
+        goto out;
+    /* A failed run leaves no trace: not even the folder, if it made it
+     * (main's ws_outfile_cleanup removes every folder made on the way). */
+    ws_outfile_set_force(force);
+    if (ws_outdir_lock(out, &err)) goto out;
+    snprintf(path, sizeof path, "%s/history.csv", out);
+    if (ws_outfile_open(&of[0], path, &err)) goto out;
+    ws_report_history_header(of[0].f, &wi);
+    history_ctx hc = {of[0].f, &wi};
+    ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1, &wi};
+    if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
+    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
+    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
+    ws_policy_prov prov;
+    if (policy_prov(reg, &cfg, &prov, &err)
+        || write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &prov, &of[1],
+                         &err)
+        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &prov,
+                         &of[2], &err))
+        goto out;
+    /* summary.csv last, after the figures: its presence marks a complete
+     * run. */
+    if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
+        || plot_runs(out, &cfg, &env, res, n, bso, plo, &err)
+        || ws_outfile_commit(&of[1], &err))
+        goto out;
+    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, NULL);
+    long wrapped = 0;
+    for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
+    ws_study_wrap_note(&wi, wrapped);
+    if (fmt == WS_FMT_TABLE)
+        printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv,"
+               " pareto-GPU-WORKLOAD.png)\n", n, out);
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);
+    ws_whatif_free(&wi);
+    free(res);
+    free(sets);
+    free(wis);
+    ws_registry_free(reg);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ simulate */
+
+static const char *SIMULATE_HELP =
+    "usage: wattsim simulate --gpu G (--workload W | --job D/N/O --target X\n"
+    "                        --max-epochs N --b0 B) [--eta X] [--beta X] [--seed N]\n"
+    "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
+    "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
+    "\n"
+    "Simulate one recurring job and print every run (table) or one JSON object\n"
+    "with the totals and the history.\n"
+    "\n"
+    "  --gpu G            GPU (see 'wattsim list gpus'); default v100\n"
+    "  --workload W       workload (see 'wattsim list workloads'); required\n"
+    "  --eta X            cost weight of energy, in [0, 1]; default 0.5\n"
+    "  --beta X           early-stopping factor (inf = off); default 2\n"
+    "  --seed N           random seed; default 1\n"
+    "  --recurrences N    default 2*|B|*|P|; at most 10000000\n"
+    "  --bso NAME         batch-size optimizer or path to a .so; default zeus\n"
+    "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
+    "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"
+    "  --plo-param K=V    a PLO parameter\n"
+    "  --format F         table (default) or json\n"
+    WS_CLI_JOB_HELP
+    "\n" WS_CLI_WHATIF_HELP;
+
+typedef struct records {
+    ws_run_record *r;
+    size_t n, cap;
+} records;
+
+static int collect(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
+{
+    records *h = p;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 256;
+        ws_run_record *q = realloc(h->r, cap * sizeof *q);
+        if (!q) return ws_fail(err, "out of memory");
+        h->r = q;
+        h->cap = cap;
+    }
+    h->r[h->n++] = *r;
+    return 0;
+}
+
+static int relabel(ws_policy_ref *p, const char *opt, const char *param_opt, ws_error *err)
+{
+    if (p->where && !strcmp(p->where, "--set")) {
+        free(p->where);
+        if (!(p->where = strdup(opt))) return ws_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < p->n_params; i++)
+        if (p->params[i].where && !strcmp(p->params[i].where, "--set")) {
+            free(p->params[i].where);
+            if (!(p->params[i].where = strdup(param_opt))) return ws_fail(err, "out of memory");
+        }
+    return 0;
+}
+
+int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, OPT_GPU},
+        {"workload", required_argument, 0, OPT_WORKLOAD},
+        {"eta", required_argument, 0, OPT_ETA},
+        {"beta", required_argument, 0, OPT_BETA},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"recurrences", required_argument, 0, OPT_RECURRENCES},
+        {"bso", required_argument, 0, OPT_BSO},
+        {"plo", required_argument, 0, OPT_PLO},
+        {"bso-param", required_argument, 0, OPT_BSO_PARAM},
+        {"plo-param", required_argument, 0, OPT_PLO_PARAM},
+        {"format", required_argument, 0, OPT_FORMAT},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
+    };
+    static const char *keys[] = {
+        [OPT_GPU - OPT_GPU] = "gpu", [OPT_WORKLOAD - OPT_GPU] = "workload",
+        [OPT_ETA - OPT_GPU] = "eta", [OPT_BETA - OPT_GPU] = "beta",
+        [OPT_SEED - OPT_GPU] = "seed", [OPT_RECURRENCES - OPT_GPU] = "recurrences",
+        [OPT_BSO - OPT_GPU] = "bso.name", [OPT_PLO - OPT_GPU] = "plo.name",
+    };
+    ws_error err = {{0}};
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_registry *reg = ws_registry_new();
+    ws_cell_result *res = NULL;
+    records hist = {0};
+    ws_whatif wi = {0};
+    size_t n = 0;
+    int rc = EXIT_USAGE, c, workload = 0, is_wi;
+    const char *format = "table";
+    ws_cli_job job = {0};
+    ws_run_config_init(&cfg);
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (ws_cli_global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
+        if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
+        if (is_wi) continue;
+        if (c >= OPT_GPU && c <= OPT_PLO) {
+            workload |= c == OPT_WORKLOAD;
+            char opt[32];
+            snprintf(opt, sizeof opt, "--%s", keys[c - OPT_GPU]);
+            if (ws_cli_set_kv(&cfg, keys[c - OPT_GPU], optarg, opt, &err)) goto out;
+            continue;
+        }
+        switch (c) {
+        case WS_OPT_HELP: printf("%s\n%s", SIMULATE_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case OPT_BSO_PARAM:
+        case OPT_PLO_PARAM: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq) {
+                rc = ws_cli_usage("simulate", "parameter '%s' is not KEY=VALUE", optarg);
+                goto out;
+            }
+            char key[256];
+            snprintf(key, sizeof key, "%s.params.%.*s", c == OPT_BSO_PARAM ? "bso" : "plo",
+                     (int)(eq - optarg), optarg);
+            if (ws_cli_set_kv(&cfg, key, eq + 1, c == OPT_BSO_PARAM ? "--bso-param" : "--plo-param",
+                       &err))
+                goto out;
+            break;
+        }
+        case OPT_FORMAT: format = optarg; break;
+        default: rc = ws_cli_bad_option("simulate", argv, c); goto out;
+        }
+    }
+    if (optind != argc) {
+        rc = ws_cli_usage("simulate", "unexpected argument '%s'", argv[optind]);
+        goto out;
+    }
+    if (!workload == !job.job) {
+        rc = ws_cli_usage("simulate", "%s", workload ? "takes --workload W or --job D/N/O,"
+                          " not both" : "needs --workload W (or --job D/N/O)");
+        goto out;
+    }
+    if ((rc = ws_cli_job_apply(&job, &cfg, "simulate"))) goto out;
+    rc = EXIT_USAGE;
+    if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
+        || relabel(&cfg.plo, "--plo", "--plo-param", &err)
+        || ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+        goto out;
+    int fmt = ws_format_parse(format);
+    if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
+        rc = ws_cli_usage("simulate", "unknown format '%s' (table or json)", format);
+        goto out;
+    }
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_trace_limits(g, &err)
+        || ws_cli_catalogue(g->catalogue, &cat, &err)
+        || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
+        goto out;
+    ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0, &wi};
+    if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
+    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
+    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
+    for (size_t i = 0; i < n; i++) {
+        ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n, &wi);
+        ws_study_wrap_note(&wi, res[i].tot.wrapped);
+    }
+    rc = 0;
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_whatif_free(&wi);
+    free(hist.r);
+    free(res);
+    ws_registry_free(reg);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
