@@ -85,6 +85,8 @@ typedef struct ws_sweep {
 /* Index of a simulation; the cell (all but seed) is index / n_seeds. */
 size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
                       size_t eta, size_t beta, size_t seed);
+/* Its axis indices (pair, gpu, workload, eta, beta, seed): the inverse. */
+void ws_sweep_axes(const ws_sweep *s, size_t i, size_t ax[6]);
 
 typedef struct ws_sweep_opts {
     int threads;            /* >= 1: worker threads, or children at a time */
@@ -142,6 +144,15 @@ static inline long ws_sweep_recurrences(const ws_sweep *s, size_t i)
 /* The most frequent final knob of a cell's successful seeds (ties: the one
  * seen first in seed order); *n its count, 0 (and bs = pl = 0) when none. */
 void ws_sweep_top_knob(const ws_sweep *s, size_t cell, int *bs, int *pl, size_t *n);
+
+/* A final knob and how many of a cell's successful seeds ended there
+ * (first: the first such seed). */
+typedef struct ws_knob_count { int bs, pl; size_t n, first; } ws_knob_count;
+/* Room ws_sweep_final_knobs needs: the most knobs of any job. */
+size_t ws_sweep_knob_room(const ws_sweep *s);
+/* The distinct final knobs of a cell's successful seeds into k, by count
+ * (descending), then knob; returns how many. */
+size_t ws_sweep_final_knobs(const ws_sweep *s, size_t cell, ws_knob_count *k);
 
 /* "zeus+jit v100/squad eta 0.5 beta 2": a cell in messages. */
 void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n);

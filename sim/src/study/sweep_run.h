@@ -1,6 +1,6 @@
 /*
  * Internal (not installed): the parts of a sweep that sweep.c (set-up,
- * threads, summaries), isolate.c (cells in child processes) and journal.c
+ * threads), isolate.c (cells in child processes) and journal.c
  * (the binary record of a simulation, on disk and over a child's pipe)
  * share. sweep.c calls isolate.c and journal.c, which never call into
  * sweep.c: isolate.c gets the function that runs a simulation as an

@@ -1,0 +1,196 @@
+/*
+ * A sweep's tables (see wattsim/sweep.h): the per-cell summaries as CSV
+ * (sweep.csv) and JSON (sweep.json), and the learning curves (curves.csv).
+ * Numbers are printed with 17 significant digits, so they read back
+ * bit for bit.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/report.h"
+#include "wattsim/sweep.h"
+
+static void num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, "%.17g", x);
+    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line end. */
+static void str_csv(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void stat_csv(FILE *f, const ws_stat *st)
+{
+    fputc(',', f); num(f, st->mean);
+    fputc(',', f); num(f, st->lo);
+    fputc(',', f); num(f, st->hi);
+}
+
+void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
+{
+    fputs("bso,plo,policy,gpu,workload,eta,beta,seeds,seeds_ok,seeds_failed,recurrences,"
+          "energy_j,energy_j_lo,energy_j_hi,time_s,time_s_lo,time_s_hi,"
+          "cost,cost_lo,cost_hi,steady_energy_j,steady_energy_j_lo,steady_energy_j_hi,"
+          "steady_time_s,steady_time_s_lo,steady_time_s_hi,"
+          "saving_energy,saving_time,saving_cost,saving_steady_energy,saving_steady_time,"
+          "regret,regret_lo,regret_hi,final_knobs,error", f);
+    const int co2 = s->whatif && s->whatif->has_carbon, usd = s->whatif && s->whatif->has_price;
+    if (co2) fputs(",co2_g,co2_g_lo,co2_g_hi", f);
+    if (usd) fputs(",usd,usd_lo,usd_hi", f);
+    char wdesc[1024] = "";
+    if (ws_whatif_active(s->whatif)) {
+        ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
+        fputs(",whatif", f);
+    }
+    fputs(",bso_params,bso_sha256,plo_params,plo_sha256", f);
+    fputc('\n', f);
+    ws_knob_count *k = malloc(ws_sweep_knob_room(s) * sizeof *k);
+    if (!k) return;
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        ws_sweep_summary o;
+        ws_sweep_summarise(s, c, &o);
+        const ws_policy_pair *p = &s->pairs[o.pair];
+        str_csv(f, p->bso); fputc(',', f);
+        str_csv(f, p->plo); fputc(',', f);
+        str_csv(f, p->label);
+        fprintf(f, ",%s,%s,", s->gpus[o.gpu], s->work[o.work]);
+        num(f, s->etas[o.eta]); fputc(',', f);
+        num(f, s->betas[o.beta]);
+        fprintf(f, ",%zu,%zu,%zu,%ld", s->n_seeds, o.seeds_ok, o.seeds_failed, o.recurrences);
+        stat_csv(f, &o.energy);
+        stat_csv(f, &o.time);
+        stat_csv(f, &o.cost);
+        stat_csv(f, &o.steady_energy);
+        stat_csv(f, &o.steady_time);
+        double sv[5] = {o.save_energy, o.save_time, o.save_cost, o.save_steady_energy,
+                        o.save_steady_time};
+        for (int i = 0; i < 5; i++) { fputc(',', f); num(f, sv[i]); }
+        stat_csv(f, &o.regret);
+        fputc(',', f);
+        size_t m = ws_sweep_final_knobs(s, c, k);
+        for (size_t i = 0; i < m; i++) fprintf(f, "%s%d:%d=%zu", i ? ";" : "", k[i].bs, k[i].pl, k[i].n);
+        fputc(',', f);
+        str_csv(f, o.error);
+        if (co2) stat_csv(f, &o.co2);
+        if (usd) stat_csv(f, &o.usd);
+        if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
+        fputc(',', f); str_csv(f, p->bso_params ? p->bso_params : "");
+        fprintf(f, ",%s,", p->bso_sha256);
+        str_csv(f, p->plo_params ? p->plo_params : "");
+        fprintf(f, ",%s\n", p->plo_sha256);
+    }
+    free(k);
+}
+
+static void stat_json(FILE *f, const char *name, const ws_stat *st)
+{
+    fprintf(f, ", \"%s\": {\"mean\": ", name); ws_json_num(f, st->mean);
+    fputs(", \"ci95\": [", f); ws_json_num(f, st->lo);
+    fputs(", ", f); ws_json_num(f, st->hi);
+    fputs("]}", f);
+}
+
+void ws_sweep_write_json(FILE *f, const ws_sweep *s)
+{
+    ws_knob_count *k = malloc(ws_sweep_knob_room(s) * sizeof *k);
+    if (!k) return;
+    fputs("{\"seeds\": [", f);
+    for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
+    fputc(']', f);
+    if (ws_whatif_active(s->whatif)) {
+        char d[1024];
+        ws_whatif_describe(s->whatif, d, sizeof d);
+        fputs(", \"whatif\": ", f);
+        ws_json_str(f, d);
+    }
+    fputs(", \"cells\": [", f);
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        ws_sweep_summary o;
+        ws_sweep_summarise(s, c, &o);
+        const ws_policy_pair *p = &s->pairs[o.pair];
+        fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); ws_json_str(f, p->bso);
+        fputs(", \"plo\": ", f); ws_json_str(f, p->plo);
+        fputs(", \"policy\": ", f); ws_json_str(f, p->label);
+        fputs(", \"bso_params\": ", f); ws_json_str(f, p->bso_params ? p->bso_params : "");
+        fputs(", \"bso_sha256\": ", f); ws_json_str(f, p->bso_sha256);
+        fputs(", \"plo_params\": ", f); ws_json_str(f, p->plo_params ? p->plo_params : "");
+        fputs(", \"plo_sha256\": ", f); ws_json_str(f, p->plo_sha256);
+        fputs(", \"gpu\": ", f); ws_json_str(f, s->gpus[o.gpu]);
+        fputs(", \"workload\": ", f); ws_json_str(f, s->work[o.work]);
+        fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);
+        fputs(", \"beta\": ", f); ws_json_num(f, s->betas[o.beta]);
+        fprintf(f, ", \"seeds_ok\": %zu, \"seeds_failed\": %zu, \"error\": ", o.seeds_ok,
+                o.seeds_failed);
+        ws_json_str(f, o.error);
+        fprintf(f, ", \"recurrences\": %ld", o.recurrences);
+        stat_json(f, "energy_j", &o.energy);
+        stat_json(f, "time_s", &o.time);
+        stat_json(f, "cost", &o.cost);
+        stat_json(f, "steady_energy_j", &o.steady_energy);
+        stat_json(f, "steady_time_s", &o.steady_time);
+        stat_json(f, "regret", &o.regret);
+        if (s->whatif && s->whatif->has_carbon) stat_json(f, "co2_g", &o.co2);
+        if (s->whatif && s->whatif->has_price) stat_json(f, "usd", &o.usd);
+        fputs(", \"saving\": {\"energy\": ", f); ws_json_num(f, o.save_energy);
+        fputs(", \"time\": ", f); ws_json_num(f, o.save_time);
+        fputs(", \"cost\": ", f); ws_json_num(f, o.save_cost);
+        fputs(", \"steady_energy\": ", f); ws_json_num(f, o.save_steady_energy);
+        fputs(", \"steady_time\": ", f); ws_json_num(f, o.save_steady_time);
+        fputs("}, \"final_knobs\": {", f);
+        size_t m = ws_sweep_final_knobs(s, c, k);
+        for (size_t i = 0; i < m; i++)
+            fprintf(f, "%s\"%d:%d\": %zu", i ? ", " : "", k[i].bs, k[i].pl, k[i].n);
+        fputs("}}", f);
+    }
+    fputs("\n]}\n", f);
+    free(k);
+}
+
+void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
+{
+    fputs("policy,gpu,workload,eta,beta,recurrence,cum_cost,cum_cost_lo,cum_cost_hi,"
+          "regret,regret_lo,regret_hi", f);
+    char wdesc[1024] = "";
+    if (ws_whatif_active(s->whatif)) {
+        ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
+        fputs(",whatif", f);
+    }
+    fputc('\n', f);
+    size_t n = s->n_seeds;
+    double *cum = calloc(2 * (n ? n : 1), sizeof *cum), *oc = calloc(2 * (n ? n : 1), sizeof *oc);
+    if (!cum || !oc) goto out;
+    for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
+        size_t ax[6], base = c * n;
+        ws_sweep_axes(s, base, ax);
+        size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
+        memset(cum, 0, n * sizeof *cum);
+        memset(oc, 0, n * sizeof *oc);
+        long R = s->curves ? ws_sweep_recurrences(s, base) : 0;
+        for (long r = 0; r < R; r++) {
+            ws_stat a, b;
+            ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &b);
+            fprintf(f, "%s,%s,%s,", s->pairs[ax[0]].label, s->gpus[ax[1]], s->work[ax[2]]);
+            num(f, s->etas[ax[3]]); fputc(',', f);
+            num(f, s->betas[ax[4]]);
+            fprintf(f, ",%ld", r + 1);
+            stat_csv(f, &a);
+            stat_csv(f, &b);
+            if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
+            fputc('\n', f);
+        }
+    }
+out:
+    free(cum);
+    free(oc);
+}
