@@ -12,9 +12,11 @@ int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore)
     b->n_arms = 0;
     b->stats = calloc((size_t)job->n_bs, sizeof *b->stats);
     b->arms = calloc((size_t)job->n_bs, sizeof *b->arms);
-    b->theta = calloc((size_t)job->n_bs, sizeof *b->theta);
+    /* All zero: no observations, mean 0 and infinite precision (sd 0). */
+    b->post = calloc((size_t)job->n_bs, sizeof *b->post);
+    b->warm = 0;
     b->cold = calloc((size_t)job->n_bs, sizeof *b->cold);
-    return b->stats && b->arms && b->theta && b->cold ? 0 : -1;
+    return b->stats && b->arms && b->post && b->cold ? 0 : -1;
 }
 
 void ws_bandit_free(ws_bandit *b)
@@ -23,11 +25,11 @@ void ws_bandit_free(ws_bandit *b)
         for (int i = 0; i < b->n_bs; i++) free(b->stats[i].rewards);
     free(b->stats);
     free(b->arms);
-    free(b->theta);
+    free(b->post);
     free(b->cold);
     b->stats = NULL;
     b->arms = NULL;
-    b->theta = NULL;
+    b->post = NULL;
     b->cold = NULL;
 }
 
@@ -48,6 +50,7 @@ int ws_bandit_observe(ws_bandit *b, int i, double reward)
     double d = reward - s->mean;
     s->mean += d / (double)s->n;
     s->m2 += d * (reward - s->mean);
+    b->post[i] = ws_bandit_post_of(b, i);
     return 0;
 }
 
@@ -55,6 +58,7 @@ void ws_bandit_set_arms(ws_bandit *b, const int *idx, int n)
 {
     for (int k = 0; k < n; k++) b->arms[k] = idx[k];
     b->n_arms = n;
+    b->warm = 0;
 }
 
 void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec)
@@ -81,24 +85,44 @@ void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec)
     *prec = var > 0 ? (double)n / var : INFINITY;
 }
 
+ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i)
+{
+    double mean, prec;
+    ws_bandit_posterior(b, i, &mean, &prec);
+    /* prec is INFINITY or n / var with var > 0, so a finite prec is at most
+     * DBL_MAX and 1 / prec > 0: sd == 0 marks exactly the infinite ones. */
+    return (ws_arm_post){mean, isinf(prec) ? 0.0 : sqrt(1.0 / prec)};
+}
+
 int ws_bandit_predict(ws_bandit *b, const ws_host *host)
 {
-    int n_cold = 0;
-    for (int k = 0; k < b->n_arms; k++)
-        if (b->stats[b->arms[k]].n < b->explore) b->cold[n_cold++] = b->arms[k];
-    if (n_cold)
-        return b->cold[host->uniform_int(host->ctx, (unsigned long)n_cold)];
-    int best = b->arms[0];
-    double best_theta = -INFINITY;
-    for (int k = 0; k < b->n_arms; k++) {
-        double mean, prec;
-        ws_bandit_posterior(b, b->arms[k], &mean, &prec);
-        double theta = isinf(prec) ? mean
-                                   : mean + host->gaussian(host->ctx, sqrt(1.0 / prec));
-        if (theta > best_theta || k == 0) {
-            best_theta = theta;
-            best = b->arms[k];
-        }
+    if (!b->warm) {
+        int n_cold = 0;
+        for (int k = 0; k < b->n_arms; k++)
+            if (b->stats[b->arms[k]].n < b->explore) b->cold[n_cold++] = b->arms[k];
+        if (n_cold)
+            return b->cold[host->uniform_int(host->ctx, (unsigned long)n_cold)];
+        b->warm = 1;
+    }
+    /* Thompson sampling: the posteriors are ready (ws_bandit_observe). The
+     * first arm is taken whatever its theta (even NaN); a later one when
+     * strictly greater, so ties go to the first. The selects are written
+     * without branches: which arm wins is random, a branch would often be
+     * mispredicted. */
+    double (*const gaussian)(void *, double) = host->gaussian;
+    void *const hctx = host->ctx;
+    const ws_arm_post *const post = b->post;
+    const int *const arms = b->arms;
+    int best = arms[0];
+    if (b->n_arms == 0) return best;
+    ws_arm_post a = post[best];
+    double best_theta = a.sd == 0 ? a.mean : a.mean + gaussian(hctx, a.sd);
+    for (int k = 1; k < b->n_arms; k++) {
+        a = post[arms[k]];
+        const double theta = a.sd == 0 ? a.mean : a.mean + gaussian(hctx, a.sd);
+        const int better = theta > best_theta;
+        best = better ? arms[k] : best;
+        best_theta = better ? theta : best_theta;
     }
     return best;
 }

@@ -17,6 +17,14 @@
  * every size, so that a bandit built later (after pruning) is fitted on
  * everything seen so far. With window = 0 they are running (Welford) sums:
  * O(1) per observation; with a window, the rewards are kept.
+ *
+ * Speed: a predict draws one Gaussian per arm, and an arm's posterior
+ * changes only when that arm is observed. So each observation refreshes
+ * its arm's posterior mean and standard deviation sqrt(1 / precision)
+ * (ws_bandit_posterior, the same arithmetic, so the same bits), and
+ * predict only reads them: no division or square root per draw. Arms only
+ * warm up (n never falls), so once every arm has `explore` observations
+ * predict stops looking for cold ones until the arms change.
  */
 #ifndef WS_POLICIES_BANDIT_H
 #define WS_POLICIES_BANDIT_H
@@ -30,6 +38,13 @@ typedef struct ws_arm_stats {
     long cap;
 } ws_arm_stats;
 
+/* An arm's posterior as predict samples it, refreshed by each observation:
+ * theta = mean when sd == 0 (infinite precision: no draw), else
+ * mean + N(0, sd). Finite precision always gives sd > 0. */
+typedef struct ws_arm_post {
+    double mean, sd;
+} ws_arm_post;
+
 typedef struct ws_bandit {
     int n_bs;               /* size of the job's batch-size set */
     ws_arm_stats *stats;    /* per batch-size index */
@@ -37,7 +52,8 @@ typedef struct ws_bandit {
     int n_arms;
     long window;            /* 0 = all observations */
     long explore;           /* observations before sampling */
-    double *theta;          /* scratch, n_bs */
+    ws_arm_post *post;      /* per batch-size index */
+    int warm;               /* every arm has `explore` observations */
     int *cold;              /* scratch, n_bs */
 } ws_bandit;
 
@@ -45,10 +61,13 @@ int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore);
 void ws_bandit_free(ws_bandit *b);
 /* Record a reward for batch-size index i (any size, arm or not). */
 int ws_bandit_observe(ws_bandit *b, int i, double reward);
-/* Make the given batch-size indices the arms. */
+/* Make the given batch-size indices the arms (set arms[] and n_arms
+ * directly only before the first predict). */
 void ws_bandit_set_arms(ws_bandit *b, const int *idx, int n);
 /* Mean and posterior precision of index i from its (windowed) rewards. */
 void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec);
+/* What predict samples for index i, from ws_bandit_posterior. */
+ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i);
 /* Pick an arm; returns its batch-size index. */
 int ws_bandit_predict(ws_bandit *b, const ws_host *host);
 

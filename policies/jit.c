@@ -3,6 +3,9 @@
  * A batch size's power limit is unknown until the host profiles it; then it
  * is the profiled limit of least epoch cost. Ties keep the first reported,
  * which is the higher limit since the host profiles from the top.
+ * Successive calls are mostly about the same batch size (the BSO settles;
+ * profiling reports one size's limits in a row), so the last index found
+ * is checked before searching job->bs.
  */
 #include <stdlib.h>
 #include <wattsim/policy.h>
@@ -10,6 +13,7 @@
 typedef struct jit {
     int *best_pl;            /* per batch-size index; 0 = not profiled */
     double *best_cost;
+    int last;                /* batch-size index of the last call */
 } jit;
 
 static int j_create(void *state, const ws_value *v, const ws_host *host) { return 0; }
@@ -27,13 +31,23 @@ static int j_register(void *state, const ws_job *job, const ws_ctx *ctx)
     if (j->best_pl) return -1;
     j->best_pl = calloc((size_t)job->n_bs, sizeof *j->best_pl);
     j->best_cost = calloc((size_t)job->n_bs, sizeof *j->best_cost);
+    j->last = -1;
     return j->best_pl && j->best_cost ? 0 : -1;
+}
+
+/* Index of bs in job->bs, or -1. */
+static inline int index_of(jit *j, const ws_job *job, int bs)
+{
+    if (j->last >= 0 && job->bs[j->last] == bs) return j->last;
+    const int i = ws_job_bs_index(job, bs);
+    if (i >= 0) j->last = i;
+    return i;
 }
 
 static int j_predict(void *state, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
 {
     jit *j = state;
-    int i = ws_job_bs_index(job, bs);
+    const int i = index_of(j, job, bs);
     if (i < 0) return -1;
     *pl = j->best_pl[i] ? j->best_pl[i] : WS_PL_UNKNOWN;
     return 0;
@@ -43,7 +57,7 @@ static int j_observe_profile(void *state, const ws_job *job, const ws_ctx *ctx, 
                              double cost)
 {
     jit *j = state;
-    int i = ws_job_bs_index(job, bs);
+    const int i = index_of(j, job, bs);
     if (i < 0) return -1;
     if (!j->best_pl[i] || j->best_cost[i] > cost) {
         j->best_pl[i] = pl;

@@ -13,6 +13,9 @@
  *
  * Observations of a size the pruning did not ask for (possible when
  * submissions overlap) are kept for the bandit but do not advance pruning.
+ *
+ * The host reports the batch size zeus predicted last nearly always, so
+ * observe checks that index before searching job->bs for it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -46,6 +49,7 @@ typedef struct zeus {
     long round;
     double best_cost;
     int expecting;           /* index predicted, awaiting its outcome; -1 */
+    int last;                /* index predict returned last; -1 */
     int pruning;             /* still pruning */
 } zeus;
 
@@ -133,6 +137,7 @@ static int z_register(void *state, const ws_job *job, const ws_ctx *ctx)
     z->pivot = ws_job_bs_index(job, job->b0);
     if (z->pivot < 0) return -1;
     z->expecting = -1;
+    z->last = -1;
     z->round = 0;
     if (z->rounds == 0) {
         z->pruning = 0;
@@ -148,11 +153,12 @@ static int z_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     zeus *z = state;
     if (z->pruning) {
-        z->expecting = z->cand[z->pos];
+        z->expecting = z->last = z->cand[z->pos];
         *bs = job->bs[z->expecting];
         return 0;
     }
-    *bs = job->bs[ws_bandit_predict(&z->bandit, z->host)];
+    z->last = ws_bandit_predict(&z->bandit, z->host);
+    *bs = job->bs[z->last];
     return 0;
 }
 
@@ -160,7 +166,7 @@ static int z_observe(void *state, const ws_job *job, const ws_ctx *ctx, int bs, 
                      int reached)
 {
     zeus *z = state;
-    int i = ws_job_bs_index(job, bs);
+    const int i = z->last >= 0 && job->bs[z->last] == bs ? z->last : ws_job_bs_index(job, bs);
     if (i < 0) return -1;
     if (ws_bandit_observe(&z->bandit, i, -cost)) return -1;
     if (!z->pruning || i != z->expecting) return 0;

@@ -193,3 +193,116 @@ Test(policies, oracle_least_expected_cost)
     cr_expect_eq(plo_predict(&e, 64), 200, "no knob of 64 qualifies: its highest limit");
     close_env(&e);
 }
+
+/* ------------------------------------------------ Thompson sampling, fast
+ * ws_bandit_predict reads each arm's posterior (mean, sd) kept up to date
+ * by ws_bandit_observe and draws without branching on the winner. Here it
+ * runs next to the straightforward computation (posterior and sqrt(1 /
+ * precision) per arm at every predict, the argmax with `theta >
+ * best_theta || k == 0`), on the same draws: the standard deviations asked
+ * for and the arm picked must be the same, bit for bit, on a long random
+ * history, with and without a window, through arm changes. */
+#include "bandit.h"
+
+typedef struct rec_host {
+    unsigned long x;        /* LCG state: the draws */
+    double sd[16];          /* standard deviations asked for */
+    int n_sd;
+    unsigned long n_int;
+} rec_host;
+
+static double lcg01(rec_host *h)
+{
+    h->x = h->x * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(h->x >> 11) * 0x1p-53;
+}
+
+static double rec_uniform(void *ctx) { return lcg01(ctx); }
+static unsigned long rec_uniform_int(void *ctx, unsigned long n)
+{
+    rec_host *h = ctx;
+    h->n_int++;
+    return (unsigned long)(lcg01(h) * (double)n);
+}
+static double rec_gaussian(void *ctx, double sd)
+{
+    rec_host *h = ctx;
+    cr_assert_lt(h->n_sd, 16);
+    h->sd[h->n_sd++] = sd;
+    return sd * (2.0 * lcg01(h) - 1.0);
+}
+
+/* The bandit's predict before the posteriors were kept: recomputed per arm. */
+static int reference_predict(const ws_bandit *b, rec_host *h)
+{
+    int cold[16], n_cold = 0;
+    for (int k = 0; k < b->n_arms; k++)
+        if (b->stats[b->arms[k]].n < b->explore) cold[n_cold++] = b->arms[k];
+    if (n_cold) return cold[rec_uniform_int(h, (unsigned long)n_cold)];
+    int best = b->arms[0];
+    double best_theta = -INFINITY;
+    for (int k = 0; k < b->n_arms; k++) {
+        double mean, prec;
+        ws_bandit_posterior(b, b->arms[k], &mean, &prec);
+        double theta = isinf(prec) ? mean : mean + rec_gaussian(h, sqrt(1.0 / prec));
+        if (theta > best_theta || k == 0) {
+            best_theta = theta;
+            best = b->arms[k];
+        }
+    }
+    return best;
+}
+
+static void bandit_matches_reference(long window, long explore)
+{
+    enum { N_BS = 9 };
+    int bs[N_BS] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    ws_job job = {.n_bs = N_BS, .bs = bs};
+    ws_bandit b;
+    cr_assert_eq(ws_bandit_init(&b, &job, window, explore), 0);
+    const int all[N_BS] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, some[4] = {1, 3, 4, 8};
+    ws_bandit_set_arms(&b, all, N_BS);
+    rec_host fast = {.x = 7}, ref = {.x = 7}, noise = {.x = 99};
+    const ws_host h = {WS_ABI_VERSION, &fast, rec_uniform, rec_uniform_int, rec_gaussian,
+                          fake_log};
+    long draws = 0, exact_arms = 0, ties = 0;
+    for (int step = 0; step < 3000; step++) {
+        if (step == 1500) ws_bandit_set_arms(&b, some, 4);    /* pruning ends */
+        fast.n_sd = ref.n_sd = 0;
+        const int want = reference_predict(&b, &ref);
+        const int got = ws_bandit_predict(&b, &h);
+        cr_assert_eq(got, want, "step %d: arm %d, the reference picks %d", step, got, want);
+        cr_assert_eq(fast.n_sd, ref.n_sd, "step %d: %d draws, the reference %d", step,
+                     fast.n_sd, ref.n_sd);
+        cr_assert_eq(fast.x, ref.x, "step %d: the streams diverged", step);
+        for (int k = 0; k < fast.n_sd; k++)
+            cr_assert(memcmp(&fast.sd[k], &ref.sd[k], sizeof(double)) == 0,
+                      "step %d draw %d: sd %.17g, the reference %.17g", step, k, fast.sd[k],
+                      ref.sd[k]);
+        draws += fast.n_sd;
+        /* Rewards: per arm a level plus noise; arms 2 and 8 always the
+         * same reward (variance 0: infinite precision, no draw; often the
+         * best, tied: the first wins); now and then an observation of a
+         * size that is not the one predicted. */
+        const int i = step % 7 == 6 ? (step / 7) % N_BS : got;
+        const double r = i == 2 || i == 8 ? -45.0 : -(40.0 + 3.0 * i) - 10.0 * lcg01(&noise);
+        ties += got == 2;
+        cr_assert_eq(ws_bandit_observe(&b, i, r), 0);
+        double m, prec;
+        ws_bandit_posterior(&b, 2, &m, &prec);
+        exact_arms += isinf(prec);
+    }
+    /* The history exercised both kinds of arm and the sampling. */
+    cr_expect_gt(draws, 3000);
+    cr_expect_gt(exact_arms, 0);
+    cr_expect_gt(ties, 100);
+    cr_expect_gt(fast.n_int, 0);
+    ws_bandit_free(&b);
+}
+
+Test(policies, bandit_fast_predict_is_the_straightforward_one_bit_for_bit)
+{
+    bandit_matches_reference(0, 2);
+    bandit_matches_reference(5, 2);
+    bandit_matches_reference(0, 1);
+}
