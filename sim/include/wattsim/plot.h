@@ -90,6 +90,8 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y);
 /* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
  * corner by more than a hair); defines X0, X1, Y0, Y1 in the script. */
 void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);
+/* The same ranges, as numbers: x0, x1, y0, y1. */
+void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4]);
 
 /* Inside a multiplot, after the zoomed panel: a panel at (ox, oy) of size
  * (w, h) (screen fractions) with the whole landscape `all` on log-log

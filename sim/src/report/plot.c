@@ -157,20 +157,41 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
     }
 }
 
-/* Log-axis tics at 1, 2, 5 x 10^k: default log tics label only decades,
- * too few when a range spans one or two of them. */
+/* Log-axis tics: 1, 2, 5 x 10^k, since gnuplot's default labels only
+ * decades, too few when a range spans one or two of them; fewer when that
+ * would be crowded (an overview of four decades of TTA has room for about
+ * five labels across): 1, 3 x 10^k, then decades, then every other
+ * decade. Labels of 10^4 and more take an SI suffix (20k, 1M). */
 static void log_tics(FILE *f, const char *axis, double lo, double hi)
 {
-    fprintf(f, "set %stics (", axis);
-    int first = 1;
-    for (int k = (int)floor(log10(lo)) - 1; k <= (int)ceil(log10(hi)); k++)
-        for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) {
-            double v = m * pow(10, k);
-            if (v < lo || v > hi) continue;
-            fprintf(f, "%s'%g' %g", first ? "" : ", ", v, v);
-            first = 0;
+    static const int steps[4][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}, {1, 0, 0}};
+    int most = axis[0] == 'x' ? 5 : 7, k0 = (int)floor(log10(lo)) - 1, k1 = (int)ceil(log10(hi));
+    for (int d = 0; d < 4; d++) {
+        int n = 0, every = d == 3 ? 2 : 1;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass) fprintf(f, "set %stics (", axis);
+            int first = 1;
+            for (int k = k0; k <= k1; k++) {
+                if (every > 1 && k % every) continue;
+                for (int j = 0; j < 3 && steps[d][j]; j++) {
+                    double v = steps[d][j] * pow(10, k);
+                    if (v < lo || v > hi) continue;
+                    if (!pass) { n++; continue; }
+                    char lab[32];
+                    if (v >= 1e6) snprintf(lab, sizeof lab, "%gM", v / 1e6);
+                    else if (v >= 1e4) snprintf(lab, sizeof lab, "%gk", v / 1e3);
+                    else snprintf(lab, sizeof lab, "%g", v);
+                    fprintf(f, "%s'%s' %g", first ? "" : ", ", lab, v);
+                    first = 0;
+                }
+            }
+            if (!pass && n > most && d < 3) break;      /* crowded: next spacing */
+            if (pass) {
+                fputs(")\n", f);
+                return;
+            }
         }
-    fputs(")\n", f);
+    }
 }
 
 void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1)
@@ -206,16 +227,24 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
            && y <= b->y1 + fmax(b->y1 - b->y0, 0.25 * b->y1);
 }
 
-void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all)
+void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4])
 {
     /* Linear axes over the zoom box plus a margin; never past the data. */
     double dx = zoom->x1 - zoom->x0, dy = zoom->y1 - zoom->y0;
     if (!(dx > 0)) dx = 0.1 * fmax(fabs(zoom->x0), 1e-9);
     if (!(dy > 0)) dy = 0.1 * fmax(fabs(zoom->y0), 1e-9);
-    double x0 = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.02 * dx), x1 = zoom->x1 + 0.12 * dx;
-    double y0 = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.02 * dy), y1 = zoom->y1 + 0.12 * dy;
+    r[0] = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.02 * dx);
+    r[1] = zoom->x1 + 0.12 * dx;
+    r[2] = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.02 * dy);
+    r[3] = zoom->y1 + 0.12 * dy;
+}
+
+void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all)
+{
+    double r[4];
+    ws_plot_zoom_range(zoom, all, r);
     fprintf(f, "X0 = %.6g; X1 = %.6g; Y0 = %.6g; Y1 = %.6g   # the zoomed region\n"
-               "set xrange [X0:X1]\nset yrange [Y0:Y1]\n", x0, x1, y0, y1);
+               "set xrange [X0:X1]\nset yrange [Y0:Y1]\n", r[0], r[1], r[2], r[3]);
 }
 
 void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
