@@ -142,7 +142,7 @@ static void check_sequential(const char *workload, const char *bso, const char *
     ws_group g = make_group((const double (*)[3])rows, (size_t)n);
     policies(bso, plo, seed, &b, &p);
     ws_group_totals gt;
-    cr_assert_eq(ws_group_simulate(&jt.job, b, p, &g, seed, collect_group, &grp, &gt, &err),
+    cr_assert_eq(ws_group_simulate(&jt.job, b, p, &g, seed, NULL, collect_group, &grp, &gt, &err),
                  0, "%s", err.msg);
     ws_bso_free(b);
     ws_plo_free(p);
@@ -317,7 +317,7 @@ static int toy_replay(int b0, double beta, const int *script, int n_script,
     cr_assert(b && p);
     ws_group g = make_group(rows, n);
     out->n = 0;
-    int rc = ws_group_simulate(&jt.job, b, p, &g, 1, collect_group, out, tot, err);
+    int rc = ws_group_simulate(&jt.job, b, p, &g, 1, NULL, collect_group, out, tot, err);
     free(g.rows);
     ws_bso_free(b);
     ws_plo_free(p);
@@ -765,5 +765,52 @@ Test(group, cli_synth_then_replay, .timeout = 120)
     cr_expect_eq(r.out_len, 0);
     struct stat st;
     cr_expect_neq(stat(bad_out, &st), 0, "an output folder was created");
+    cli_free(&r);
+}
+
+/* groups replay --price 0.25 (a constant $/kWh): every group's usd is its
+ * energy_j / 3.6e6 * 0.25, for the policy and for default/default, in
+ * the columns after final_bs,final_pl.
+ * --objective carbon is refused in one line, exit 2. */
+Test(group, cli_replay_charges_a_price, .timeout = 120)
+{
+    char a[512];
+    snprintf(a, sizeof a, "%s/a.csv", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "groups", "synth", "--out", a,
+                                            "--groups", "2", "--jobs-per-group", "4",
+                                            "--datasets", "squad", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "groups", "replay", "--trace", a, "--traces",
+                                 TRACES, "--price", "0.25", "--format", "csv", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *hdr = "group,dataset,rows,submissions,runs,retries,concurrent,skipped,"
+                      "energy_j,time_s,cost,default_energy_j,default_time_s,default_cost,"
+                      "energy_saving_pct,time_saving_pct,cost_saving_pct,final_bs,final_pl,"
+                      "usd,default_usd,usd_saving_pct\n";
+    cr_assert(!strncmp(r.out, hdr, strlen(hdr)), "%s", r.out);
+    cr_expect_eq(cli_lines(r.out), 3, "%s", r.out);
+    const char *line = strchr(r.out, '\n') + 1;
+    for (int g = 0; g < 2; g++) {
+        double v[22];
+        const char *p = strchr(line, ',') + 1;
+        p = strchr(p, ',') + 1;              /* group, dataset */
+        for (int k = 2; k < 22; k++) {
+            v[k] = atof(p);
+            p = strchr(p, ',') + 1;
+        }
+        cr_expect(fabs(v[19] - v[8] / 3.6e6 * 0.25) <= 1e-12 * v[19], "group %d usd %.17g", g,
+                  v[19]);
+        cr_expect(fabs(v[20] - v[11] / 3.6e6 * 0.25) <= 1e-12 * v[20],
+                  "group %d default usd %.17g", g, v[20]);
+        line = strchr(line, '\n') + 1;
+    }
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "groups", "replay", "--trace", a, "--traces",
+                                 TRACES, "--price", "0.25", "--objective", "price", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "wattsim: --objective: groups replay weighs energy only (its"
+                     " costs and best batch sizes stay energy costs); drop --objective\n");
+    cr_expect_eq(r.out_len, 0);
     cli_free(&r);
 }

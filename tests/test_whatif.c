@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "tmpdir.h"
 #include "wattsim/engine.h"
+#include "wattsim/group.h"
 #include "wattsim/pareto.h"
 #include "wattsim/series.h"
 #include "wattsim/whatif.h"
@@ -342,6 +343,19 @@ static int keep(void *p, const ws_run_record *r)
     return 0;
 }
 
+typedef struct grecs {
+    ws_group_record r[64];
+    int n;
+} grecs;
+
+static int keep_group(void *p, const ws_group_record *r)
+{
+    grecs *c = p;
+    cr_assert_lt(c->n, 64);
+    c->r[c->n++] = *r;
+    return 0;
+}
+
 static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
 {
     ws_traces tr;
@@ -439,6 +453,77 @@ Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
         ws_bso_free(b);
         ws_plo_free(p);
     }
+    ws_registry_free(reg);
+    ws_series_free(&w.carbon);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
+
+/* The same carbon PLO in a group replay (ws_group_simulate with an
+ * environment): intensity 400 for ten minutes, 100 after; four
+ * submissions that never overlap, at trace times 1000, 1120, 1700 and
+ * 1900, with t0 = 1000 the series' start. They start at series times 0,
+ * 120, 700 and 900 s: intensities 400, 400, 100, 100, so the PLO's weights
+ * are 1, 1, 100/300 and 100/250 and it picks 100, 100, 200, 200 W (as in
+ * the engine test above); without the environment it sees NAN and stays
+ * at 100 W. Each run (at most 60 s) is charged its energy at its start's
+ * intensity. An objective other than energy is refused. */
+Test(whatif, carbon_plo_sees_the_intensity_in_a_group_replay, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_whatif w = {0};
+    load(&w.carbon, "timestamp,duration,value\n2022-10-20T00:00:00Z,10,400\n"
+                    "2022-10-20T00:10:00Z,60,100\n", WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    ws_group_row rows[4] = {{1000, 1010, 1, 2}, {1120, 1130, 1, 3}, {1700, 1710, 1, 4},
+                            {1900, 1910, 1, 5}};
+    ws_group g = {"g", NULL, rows, 4};
+    ws_registry *reg = ws_registry_new();
+    ws_error err = {{0}};
+    for (int with = 1; with >= 0; with--) {
+        ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
+        ws_plo *p = ws_plo_new(fixture_plo(reg, "carbon"), NULL, 1, &err);
+        cr_assert(b && p, "%s", err.msg);
+        grecs r = {0};
+        ws_group_totals tot;
+        ws_group_env env = {with ? &w : NULL, 1000};
+        cr_assert_eq(ws_group_simulate(&jt.job, b, p, &g, 1, &env, keep_group, &r, &tot,
+                                       &err), 0, "%s", err.msg);
+        cr_assert_eq(r.n, 4);
+        const int want[2][4] = {{100, 100, 100, 100}, {100, 100, 200, 200}};
+        const double rate[4] = {400, 400, 100, 100}, start[4] = {0, 120, 700, 900};
+        double co2 = 0;
+        for (int i = 0; i < 4; i++) {
+            const ws_run_record *x = &r.r[i].run;
+            cr_assert_eq(x->pl, want[with][i], "%s series, run %d: %d W",
+                         with ? "with" : "without", i + 1, x->pl);
+            cr_assert(x->reached);
+            cr_assert_eq(x->start_s, with ? start[i] : 0.0);
+            cr_assert(REL(x->co2_g, with ? x->energy_j / 3.6e6 * rate[i] : 0.0),
+                      "run %d: %g g", i + 1, x->co2_g);
+            co2 += x->co2_g;
+        }
+        if (with) cr_assert(REL(r.r[2].run.co2_g, 8000 / 3.6e6 * 100));
+        cr_assert(REL(tot.co2_g, co2));
+        cr_assert_eq(tot.usd, 0.0);
+        cr_assert_eq(tot.wrapped, 0);
+        ws_bso_free(b);
+        ws_plo_free(p);
+    }
+    w.objective = WS_OBJ_CARBON;
+    ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
+    ws_plo *p = ws_plo_new(fixture_plo(reg, "carbon"), NULL, 1, &err);
+    ws_group_env env = {&w, 1000};
+    ws_group_totals tot;
+    cr_assert_eq(ws_group_simulate(&jt.job, b, p, &g, 1, &env, NULL, NULL, &tot, &err), -1);
+    cr_assert_str_eq(err.msg, "group replay weighs energy only: objective carbon is not"
+                     " supported");
+    ws_bso_free(b);
+    ws_plo_free(p);
     ws_registry_free(reg);
     ws_series_free(&w.carbon);
     ws_job_free(&jt);

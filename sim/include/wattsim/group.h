@@ -24,6 +24,7 @@
 #include "wattsim/engine.h"
 #include "wattsim/error.h"
 #include "wattsim/plugin.h"
+#include "wattsim/whatif.h"
 
 /* One submission of a group as the trace records it. */
 typedef struct ws_group_row {
@@ -87,19 +88,43 @@ typedef struct ws_group_totals {
     long skipped;              /* submissions that never ran (budget 0) */
     long concurrent;           /* submissions started with best-known knobs */
     int final_bs, final_pl;    /* knob of the last completion that reached */
+    double co2_g, usd;         /* with a carbon / price series (else 0) */
+    long wrapped;              /* runs that reached past a series' end */
 } ws_group_totals;
+
+/*
+ * The environment of a replay: the what-if carbon and price series (wi
+ * NULL, or without a series: policies see NAN carbon_intensity / price and
+ * runs carry no grams or dollars). Trace time t0 (the earliest start_time
+ * of the whole trace, so that the groups of a cluster share one clock) is
+ * series time wi->start; a submission that starts at trace time t is at
+ * wi->start + (t - t0). Policies see the rates at the start of the
+ * submission they choose for (submit) or learn from (complete); a run's
+ * grams and dollars integrate its scaled energy over its scaled duration
+ * from its start, as the engine does (ws_whatif_run). Only the energy
+ * objective is supported: the replay's costs (and the best batch size that
+ * concurrent submissions use) stay energy costs.
+ */
+typedef struct ws_group_env {
+    const ws_whatif *wi;
+    double t0;
+} ws_group_env;
 
 /*
  * Replay one group. Policies see a copy of *job with concurrent = 1; the
  * engine's random stream is seeded from ws_stream_seed(seed, 0), as in
- * ws_simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy
- * error, a chain of WS_MAX_TRIES submissions without reaching the target
- * — the published simulator would retry forever — or a nonzero sink).
+ * ws_simulate. `env` and `sink` may be NULL. Returns 0, or -1 with err set
+ * (a policy error, a chain of WS_MAX_TRIES submissions without reaching
+ * the target — the published simulator would retry forever — an objective
+ * other than energy, or a nonzero sink).
  */
 int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
-                      const ws_group *g, unsigned long seed,
+                      const ws_group *g, unsigned long seed, const ws_group_env *env,
                       ws_group_sink sink, void *ctx, ws_group_totals *out,
                       ws_error *err);
+
+/* The earliest start_time of the trace (0 for an empty one): its t0. */
+double ws_group_trace_t0(const ws_group_trace *t);
 
 /*
  * A SYNTHETIC group trace (the Alibaba group file of the paper is not

@@ -29,7 +29,9 @@
 #include "wattsim/outfile.h"
 #include "wattsim/plugin.h"
 #include "wattsim/report.h"
+#include "wattsim/study.h"
 #include "wattsim/trace.h"
+#include "wattsim/whatif.h"
 
 
 #define EXIT_USAGE WS_EXIT_USAGE
@@ -81,7 +83,7 @@ static const char *REPLAY_HELP =
     "usage: wattsim groups replay --trace FILE [--gpu G] [--eta X] [--beta X]\n"
     "                             [--bso NAME] [--plo NAME] [--seed N]\n"
     "                             [--out DIR] [--format table|csv|json] [--force]\n"
-    "                             [--quiet]\n"
+    "                             [--carbon FILE] [--price X|FILE] [--start TIME]\n"
     "\n"
     "Replay every group of a group trace as the published Zeus simulator does\n"
     "(simulate_one_alibaba_group): a submission that starts while others of its\n"
@@ -92,6 +94,13 @@ static const char *REPLAY_HELP =
     "row's runtime_ratio. Prints per-group and cluster-wide ETA, TTA and cost\n"
     "and the savings versus default.\n"
     "\n"
+    "With --carbon and/or --price, the earliest start_time of the trace is\n"
+    "--start (default: the series' start) and every group runs on that one\n"
+    "clock: policies see the carbon intensity and price at the start of each\n"
+    "submission, and each run is charged grams CO2eq and dollars for its scaled\n"
+    "energy over its scaled duration from its start; the outputs add co2_g/usd\n"
+    "columns (table: CO2 kg, $ and their savings). The objective stays energy.\n"
+    "\n"
     "  --trace FILE       group trace (CSV, plain or gzip); required\n"
     "  --gpu G            GPU; default v100\n"
     "  --eta X            cost weight of energy, in [0, 1]; default 0.5\n"
@@ -100,28 +109,12 @@ static const char *REPLAY_HELP =
     "  --plo NAME         power-limit optimizer or path to a .so; default jit\n"
     "  --seed N           added to every group's seed; default 0\n"
     "  --force            replace earlier outputs in --out DIR\n"
-    "  --quiet            no progress display (shown on stderr once a replay\n"
-    "                     has taken over 1 s: a bar, or a line every 10 s)\n"
     "  --out DIR          also write groups.csv, groups.json and history.csv\n"
-    "  --format F         stdout: table (default), csv or json\n";
-
-static const char *COMMON_HELP =
-    "Options of every command:\n"
-    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
-    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
-    "                     beside the executable's folder)\n"
-    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
-    "                     share/wattsim/workloads.yaml beside the executable's\n"
-    "                     folder)\n"
-    "  --help             this help\n";
+    "  --format F         stdout: table (default), csv or json\n"
+    "\n" WS_CLI_WHATIF_HELP;
 
 enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,
-       O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_TRACES,
-       O_CATALOGUE, O_HELP, O_FORCE, O_QUIET };
-
-typedef struct common {
-    const char *traces, *catalogue;
-} common;
+       O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_FORCE };
 
 
 
@@ -159,7 +152,7 @@ static int opt_long(const char *cmd, const char *name, const char *s, long lo,
 
 /* ------------------------------------------------------------ synth */
 
-static int cmd_synth(int argc, char **argv, common *co)
+static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
 {
     static const struct option opts[] = {
         {"out", required_argument, 0, O_OUT},
@@ -170,18 +163,16 @@ static int cmd_synth(int argc, char **argv, common *co)
         {"datasets", required_argument, 0, O_DATASETS},
         {"ratio-sigma", required_argument, 0, O_SIGMA},
         {"force", no_argument, 0, O_FORCE},
-        {"traces", required_argument, 0, O_TRACES},
-        {"catalogue", required_argument, 0, O_CATALOGUE},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0},
+        WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *datasets = NULL;
     long groups = 12, jobs = 40, seed = 1;
     double overlap = 0.3, sigma = 0.5;
     int c, force = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (ws_cli_global_opt(co, c, optarg)) continue;
         switch (c) {
-        case O_HELP: printf("%s\n%s", SYNTH_HELP, COMMON_HELP); return 0;
+        case WS_OPT_HELP: printf("%s\n%s", SYNTH_HELP, WS_CLI_GLOBAL_HELP); return 0;
         case O_FORCE: force = 1; break;
         case O_OUT: out = optarg; break;
         case O_GROUPS:
@@ -201,8 +192,6 @@ static int cmd_synth(int argc, char **argv, common *co)
         case O_SIGMA:
             if (opt_double("synth", "ratio-sigma", optarg, 0, 10, &sigma)) return EXIT_USAGE;
             break;
-        case O_TRACES: co->traces = optarg; break;
-        case O_CATALOGUE: co->catalogue = optarg; break;
         default: return ws_cli_bad_option("groups synth", argv, c);
         }
     }
@@ -272,17 +261,32 @@ typedef struct history_ctx {
     FILE *f;
     const char *group;
     const char *policy;
+    const ws_whatif *wi;       /* co2_g / usd columns for its series */
 } history_ctx;
+
+/* The history's header: one row per run, co2_g and usd when a carbon or
+ * price series is given. */
+static void history_header(FILE *f, const ws_whatif *wi)
+{
+    fputs("group,policy,recurrence,attempt,start_time,end_time,runtime_ratio,"
+          "concurrent,bs,pl,energy_j,time_s,cost,epochs,reached,profiled", f);
+    if (wi->has_carbon) fputs(",co2_g", f);
+    if (wi->has_price) fputs(",usd", f);
+    fputc('\n', f);
+}
 
 static int history_row(void *p, const ws_group_record *r)
 {
     history_ctx *h = p;
     if (!h->f) return 0;
     ws_csv_str(h->f, h->group);
-    fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d\n",
+    fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d",
             h->policy, r->run.recurrence, r->run.attempt, r->start, r->end, r->ratio,
             r->concurrent, r->run.bs, r->run.pl, r->run.energy_j, r->run.time_s,
             r->run.cost, r->run.epochs, r->run.reached, r->run.profiled);
+    if (h->wi->has_carbon) fprintf(h->f, ",%.17g", r->run.co2_g);
+    if (h->wi->has_price) fprintf(h->f, ",%.17g", r->run.usd);
+    fputc('\n', h->f);
     return 0;
 }
 
@@ -301,10 +305,13 @@ static void sum_into(ws_group_totals *a, const ws_group_totals *b)
     a->retries += b->retries;
     a->skipped += b->skipped;
     a->concurrent += b->concurrent;
+    a->co2_g += b->co2_g;
+    a->usd += b->usd;
+    a->wrapped += b->wrapped;
 }
 
 static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
-                     const group_result *r)
+                     const group_result *r, const ws_whatif *wi)
 {
     ws_csv_str(f, group);
     fputc(',', f);
@@ -320,11 +327,16 @@ static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
         if (i) fputc(',', f);
         ws_csv_num(f, v[i]);
     }
-    fprintf(f, ",%d,%d\n", r->pol.final_bs, r->pol.final_pl);
+    fprintf(f, ",%d,%d", r->pol.final_bs, r->pol.final_pl);
+    const double a[] = {r->pol.co2_g, r->def.co2_g, saving(r->pol.co2_g, r->def.co2_g),
+                        r->pol.usd, r->def.usd, saving(r->pol.usd, r->def.usd)};
+    for (size_t i = 0; i < 6; i++)
+        if (i < 3 ? wi->has_carbon : wi->has_price) { fputc(',', f); ws_csv_num(f, a[i]); }
+    fputc('\n', f);
 }
 
 static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
-                     const group_result *r)
+                     const group_result *r, const ws_whatif *wi)
 {
     fputc('{', f);
     if (group) { fputs("\"group\": ", f); ws_json_str(f, group); fputs(", ", f); }
@@ -344,6 +356,15 @@ static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
         fprintf(f, ", \"%s\": ", k[i]);
         ws_json_num(f, v[i]);
     }
+    const char *ak[] = {"co2_g", "default_co2_g", "co2_saving_pct",
+                        "usd", "default_usd", "usd_saving_pct"};
+    const double a[] = {r->pol.co2_g, r->def.co2_g, saving(r->pol.co2_g, r->def.co2_g),
+                        r->pol.usd, r->def.usd, saving(r->pol.usd, r->def.usd)};
+    for (size_t i = 0; i < 6; i++)
+        if (i < 3 ? wi->has_carbon : wi->has_price) {
+            fprintf(f, ", \"%s\": ", ak[i]);
+            ws_json_num(f, a[i]);
+        }
     if (group) fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r->pol.final_bs,
                        r->pol.final_pl);
     fputc('}', f);
@@ -355,7 +376,16 @@ typedef struct replay_info {
     const group_result *all;
     const char *gpu, *bso, *plo;
     double eta, beta;
+    const ws_whatif *wi;
+    double t0;                 /* trace time of the series' start */
 } replay_info;
+
+/* A saving in a %7 column; "-" when there is none (a zero default). */
+static void table_pct(FILE *f, double pct)
+{
+    if (isfinite(pct)) fprintf(f, "%7.1f", pct);
+    else fprintf(f, "%7s", "-");
+}
 
 static void report(FILE *f, ws_format fmt, const replay_info *in)
 {
@@ -363,10 +393,13 @@ static void report(FILE *f, ws_format fmt, const replay_info *in)
     if (fmt == WS_FMT_CSV) {
         fputs("group,dataset,rows,submissions,runs,retries,concurrent,skipped,"
               "energy_j,time_s,cost,default_energy_j,default_time_s,default_cost,"
-              "energy_saving_pct,time_saving_pct,cost_saving_pct,final_bs,final_pl\n", f);
+              "energy_saving_pct,time_saving_pct,cost_saving_pct,final_bs,final_pl", f);
+        if (in->wi->has_carbon) fputs(",co2_g,default_co2_g,co2_saving_pct", f);
+        if (in->wi->has_price) fputs(",usd,default_usd,usd_saving_pct", f);
+        fputc('\n', f);
         for (size_t i = 0; i < gt->n; i++)
             csv_line(f, gt->groups[i].name, gt->groups[i].spec->name,
-                     (long)gt->groups[i].n, &in->res[i]);
+                     (long)gt->groups[i].n, &in->res[i], in->wi);
         return;
     }
     if (fmt == WS_FMT_JSON) {
@@ -376,13 +409,19 @@ static void report(FILE *f, ws_format fmt, const replay_info *in)
         fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
         fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
         fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
+        if (ws_whatif_active(in->wi)) {
+            char desc[1024];
+            ws_whatif_describe(in->wi, desc, sizeof desc);
+            fputs(", \"whatif\": ", f);
+            ws_json_str(f, desc);
+        }
         fputs(", \"cluster\": ", f);
-        json_obj(f, NULL, NULL, (long)gt->n_rows, in->all);
+        json_obj(f, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
         fputs(", \"groups\": [", f);
         for (size_t i = 0; i < gt->n; i++) {
             fputs(i ? ",\n  " : "\n  ", f);
             json_obj(f, gt->groups[i].name, gt->groups[i].spec->name,
-                     (long)gt->groups[i].n, &in->res[i]);
+                     (long)gt->groups[i].n, &in->res[i], in->wi);
         }
         fputs("\n]}\n", f);
         return;
@@ -390,24 +429,44 @@ static void report(FILE *f, ws_format fmt, const replay_info *in)
     char beta[32];
     if (isinf(in->beta)) snprintf(beta, sizeof beta, "inf");
     else snprintf(beta, sizeof beta, "%g", in->beta);
-    fprintf(f, "%s on %s, eta %g, beta %s: %s/%s versus default/default\n\n", gt->path,
+    fprintf(f, "%s on %s, eta %g, beta %s: %s/%s versus default/default\n", gt->path,
             in->gpu, in->eta, beta, in->bso, in->plo);
-    fprintf(f, "%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s\n", "group",
+    if (ws_whatif_active(in->wi)) {
+        char desc[1024];
+        ws_whatif_describe(in->wi, desc, sizeof desc);
+        fprintf(f, "what-if: %s (trace time %g s = the start)\n", desc, in->t0);
+    }
+    const int co2 = in->wi->has_carbon, usd = in->wi->has_price;
+    fprintf(f, "\n%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s", "group",
             "dataset", "rows", "retry", "conc", "ETA MJ", "TTA h", "def MJ", "def h",
             "ETA %", "TTA %", "cost %");
+    if (co2) fprintf(f, " %9s %7s", "CO2 kg", "CO2 %");
+    if (usd) fprintf(f, " %9s %7s", "$", "$ %");
+    fputc('\n', f);
     for (size_t i = 0; i <= gt->n; i++) {
         const group_result *r = i < gt->n ? &in->res[i] : in->all;
-        if (i == gt->n)
-            fputs("---------------------------------------------------------------"
-                  "-----------------------------------------------\n", f);
+        if (i == gt->n) {
+            /* 114 columns, 18 more per amount */
+            for (int d = 0; d < 114 + 18 * (co2 + usd); d++) fputc('-', f);
+            fputc('\n', f);
+        }
         fprintf(f, "%-16.16s %-13.13s %5ld %5ld %5ld %10.3f %9.2f %10.3f %9.2f %7.1f"
-                " %7.1f %7.1f\n", i < gt->n ? gt->groups[i].name : "cluster",
+                " %7.1f %7.1f", i < gt->n ? gt->groups[i].name : "cluster",
                 i < gt->n ? gt->groups[i].spec->name : "",
                 i < gt->n ? (long)gt->groups[i].n : (long)gt->n_rows,
                 r->pol.retries, r->pol.concurrent, r->pol.energy_j / 1e6,
                 r->pol.time_s / 3600.0, r->def.energy_j / 1e6, r->def.time_s / 3600.0,
                 saving(r->pol.energy_j, r->def.energy_j),
                 saving(r->pol.time_s, r->def.time_s), saving(r->pol.cost, r->def.cost));
+        if (co2) {
+            fprintf(f, " %9.3f ", r->pol.co2_g / 1e3);
+            table_pct(f, saving(r->pol.co2_g, r->def.co2_g));
+        }
+        if (usd) {
+            fprintf(f, " %9.2f ", r->pol.usd);
+            table_pct(f, saving(r->pol.usd, r->def.usd));
+        }
+        fputc('\n', f);
     }
     fprintf(f, "\n%% = saving versus default (positive: %s/%s uses less); energy and"
             " time scaled by runtime_ratio\n", in->bso, in->plo);
@@ -438,19 +497,30 @@ static void pair_free(pair *p)
 }
 
 static int run_group(const ws_job *job, const pair *p, const ws_group *g,
-                     unsigned long seed, history_ctx *h, ws_group_totals *tot,
-                     ws_error *err)
+                     unsigned long seed, const ws_group_env *env, history_ctx *h,
+                     ws_group_totals *tot, ws_error *err)
 {
     ws_bso *bso = ws_bso_new(p->bt, p->bv, seed, err);
     ws_plo *plo = bso ? ws_plo_new(p->pt, p->pv, seed, err) : NULL;
     int rc = !bso || !plo
-             || ws_group_simulate(job, bso, plo, g, seed, history_row, h, tot, err);
+             || ws_group_simulate(job, bso, plo, g, seed, env, history_row, h, tot, err);
     ws_plo_free(plo);
     ws_bso_free(bso);
     return rc ? -1 : 0;
 }
 
-static int cmd_replay(int argc, char **argv, common *co)
+/* What the command line asks of a replay. */
+typedef struct replay_opts {
+    const char *trace, *gpu, *bso, *plo, *out;
+    int fmt, force;
+    double eta, beta;
+    long seed;
+    const ws_whatif_spec *whatif;        /* --carbon, --price, --start, ... */
+} replay_opts;
+
+static int replay(const replay_opts *o, ws_cli_globals *co);
+
+static int cmd_replay(int argc, char **argv, ws_cli_globals *co)
 {
     static const struct option opts[] = {
         {"trace", required_argument, 0, O_TRACE},
@@ -463,49 +533,65 @@ static int cmd_replay(int argc, char **argv, common *co)
         {"out", required_argument, 0, O_OUT},
         {"format", required_argument, 0, O_FORMAT},
         {"force", no_argument, 0, O_FORCE},
-        {"traces", required_argument, 0, O_TRACES},
-        {"catalogue", required_argument, 0, O_CATALOGUE},
-        {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0},
+        WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
-    const char *trace = NULL, *gpu = "v100", *bso = "zeus", *plo = "jit", *out = NULL;
-    ws_progress bar = {0};                /* silent until started */
+    replay_opts o = {NULL, "v100", "zeus", "jit", NULL, 0, 0, 0.5, 2.0, 0, NULL};
     const char *format = "table";
-    double eta = 0.5, beta = 2.0;
-    long seed = 0;
-    int c, force = 0;
+    ws_error err = {{0}};
+    ws_run_config wcfg;                  /* only its what-if keys are used */
+    int c, is_wi, rc = EXIT_USAGE;
+    ws_run_config_init(&wcfg);
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (ws_cli_global_opt(co, c, optarg)) continue;
+        if ((is_wi = ws_cli_whatif_opt(&wcfg, c, optarg, &err)) < 0) goto out;
+        if (is_wi) continue;
         switch (c) {
-        case O_HELP: printf("%s\n%s", REPLAY_HELP, COMMON_HELP); return 0;
-        case O_FORCE: force = 1; break;
-        case O_TRACE: trace = optarg; break;
-        case O_GPU: gpu = optarg; break;
+        case WS_OPT_HELP: printf("%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case O_FORCE: o.force = 1; break;
+        case O_TRACE: o.trace = optarg; break;
+        case O_GPU: o.gpu = optarg; break;
         case O_ETA:
-            if (opt_double("replay", "eta", optarg, 0, 1, &eta)) return EXIT_USAGE;
+            if (opt_double("replay", "eta", optarg, 0, 1, &o.eta)) goto out;
             break;
         case O_BETA:
-            if (opt_double("replay", "beta", optarg, 1e-300, INFINITY, &beta))
-                return EXIT_USAGE;
+            if (opt_double("replay", "beta", optarg, 1e-300, INFINITY, &o.beta)) goto out;
             break;
-        case O_BSO: bso = optarg; break;
-        case O_PLO: plo = optarg; break;
+        case O_BSO: o.bso = optarg; break;
+        case O_PLO: o.plo = optarg; break;
         case O_SEED:
-            if (opt_long("replay", "seed", optarg, 0, 0x7fffffffL, &seed)) return EXIT_USAGE;
+            if (opt_long("replay", "seed", optarg, 0, 0x7fffffffL, &o.seed)) goto out;
             break;
-        case O_OUT: out = optarg; break;
+        case O_OUT: o.out = optarg; break;
         case O_FORMAT: format = optarg; break;
-        case O_TRACES: co->traces = optarg; break;
-        case O_CATALOGUE: co->catalogue = optarg; break;
-        case O_QUIET: ws_progress_set_quiet(1); break;
-        default: return ws_cli_bad_option("groups replay", argv, c);
+        default: rc = ws_cli_bad_option("groups replay", argv, c); goto out;
         }
     }
-    if (optind != argc) return ws_cli_usage("groups replay", "unexpected argument '%s'", argv[optind]);
-    if (!trace) return ws_cli_usage("groups replay", "%s", "needs --trace FILE");
-    const int fmt = ws_format_parse(format);
-    if (fmt < 0) return ws_cli_usage("groups replay", "unknown format '%s' (table, csv or json)", format);
+    if (optind != argc) {
+        rc = ws_cli_usage("groups replay", "unexpected argument '%s'", argv[optind]);
+        goto out;
+    }
+    if (!o.trace) { rc = ws_cli_usage("groups replay", "%s", "needs --trace FILE"); goto out; }
+    if ((o.fmt = ws_format_parse(format)) < 0) {
+        rc = ws_cli_usage("groups replay", "unknown format '%s' (table, csv or json)", format);
+        goto out;
+    }
+    if (ws_whatif_spec_validate(&wcfg.whatif, &err)) goto out;
+    o.whatif = &wcfg.whatif;
+    rc = replay(&o, co);
+out:
+    if (rc && err.msg[0]) ws_cli_die(&err);
+    ws_run_config_free(&wcfg);
+    return rc;
+}
 
+static int replay(const replay_opts *o, ws_cli_globals *co)
+{
+    const char *trace = o->trace, *gpu = o->gpu, *out = o->out;
+    const int fmt = o->fmt, force = o->force;
+    const double eta = o->eta, beta = o->beta;
+    const long seed = o->seed;
+    ws_progress bar = {0};                /* silent until started */
+    ws_whatif wi = {0};
     ws_error err = {{0}};
     ws_catalogue cat = {0};
     ws_group_trace gt = {0};
@@ -529,17 +615,27 @@ static int cmd_replay(int argc, char **argv, common *co)
     if (mpi && mrank) ws_progress_set_quiet(1);
 #endif
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
-    ws_csv_limits lim;
-    if (ws_cli_limits(NULL, &lim, &err) || ws_cli_catalogue(co->catalogue, &cat, &err)
-        || ws_group_trace_load(trace, &cat, &lim, &gt, &err)
-        || resolve_pair(reg, bso, plo, &pol, &err)
-        || resolve_pair(reg, "default", "default", &def, &err)
-        || ws_traces_load(&tr, ws_cli_traces(co->traces, NULL), gpu, &lim, &err))
+    const ws_csv_limits *lim = &co->limits;
+    if (ws_cli_trace_limits(co, &err) || ws_whatif_load(&wi, o->whatif, lim, &err))
         goto done;
+    if (wi.objective != WS_OBJ_ENERGY) {
+        ws_fail(&err, "%s: groups replay weighs energy only (its costs and best batch"
+                " sizes stay energy costs); drop --objective",
+                o->whatif->where[WS_WI_OBJECTIVE] ? o->whatif->where[WS_WI_OBJECTIVE]
+                                                  : "--objective");
+        goto done;
+    }
+    if (ws_cli_catalogue(co->catalogue, &cat, &err)
+        || ws_group_trace_load(trace, &cat, lim, &gt, &err)
+        || resolve_pair(reg, o->bso, o->plo, &pol, &err)
+        || resolve_pair(reg, "default", "default", &def, &err)
+        || ws_traces_load(&tr, ws_cli_traces(co->traces, NULL), gpu, lim, &err))
+        goto done;
+    const ws_group_env env = {&wi, ws_group_trace_t0(&gt)};
     jts = calloc(cat.n, sizeof *jts);
     res = calloc(gt.n, sizeof *res);
     if (!jts || !res) { ws_fail(&err, "out of memory"); goto done; }
-    history_ctx h = {NULL, NULL, NULL};
+    history_ctx h = {NULL, NULL, NULL, &wi};
     if (out && mrank == 0) {
         char path[4096];
         snprintf(path, sizeof path, "%s/groups.csv", out);
@@ -556,8 +652,7 @@ static int cmd_replay(int argc, char **argv, common *co)
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;
         h.f = of[0].f;
-        fputs("group,policy,recurrence,attempt,start_time,end_time,runtime_ratio,"
-              "concurrent,bs,pl,energy_j,time_s,cost,epochs,reached,profiled\n", h.f);
+        history_header(h.f, &wi);
     }
     FILE *hist = h.f;                /* rank 0's history.csv (or NULL) */
     (void)hist;
@@ -585,19 +680,20 @@ static int cmd_replay(int argc, char **argv, common *co)
         }
         const ws_group *g = &gt.groups[i];
         const size_t w = (size_t)(g->spec - cat.items);
-        if (!jts[w].bs && ws_job_build(&jts[w], &tr, g->spec, eta, beta, &err)) {
+        if (!jts[w].bs
+            && ws_study_job(&wi, &tr, g->spec, eta, beta, &jts[w], mrank == 0, &err)) {
             ws_fail_prefix(&err, "%s: group '%s'", trace, g->name);
             goto done;
         }
         const unsigned long s = ws_group_seed(g->name) + (unsigned long)seed;
         h.group = g->name;
         h.policy = pol_name;
-        if (run_group(&jts[w].job, &pol, g, s, &h, &res[i].pol, &err)) {
+        if (run_group(&jts[w].job, &pol, g, s, &env, &h, &res[i].pol, &err)) {
             ws_fail_prefix(&err, "%s: group '%s' (%s)", trace, g->name, pol_name);
             goto done;
         }
         h.policy = "default/default";
-        if (run_group(&jts[w].job, &def, g, s, &h, &res[i].def, &err)) {
+        if (run_group(&jts[w].job, &def, g, s, &env, &h, &res[i].def, &err)) {
             ws_fail_prefix(&err, "%s: group '%s' (default/default)", trace, g->name);
             goto done;
         }
@@ -661,7 +757,8 @@ static int cmd_replay(int argc, char **argv, common *co)
         }
     }
 #endif
-    replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta};
+    replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta, &wi,
+                      env.t0};
     if (out) {
         char path[4096];
         snprintf(path, sizeof path, "%s/groups.json", out);
@@ -675,6 +772,7 @@ static int cmd_replay(int argc, char **argv, common *co)
             goto done;
     }
     report(stdout, (ws_format)fmt, &in);
+    ws_study_wrap_note(&wi, all.pol.wrapped + all.def.wrapped);
     rc = 0;
 done:
 #ifdef WS_HAVE_MPI
@@ -702,6 +800,7 @@ done:
     ws_group_trace_free(&gt);
     ws_registry_free(reg);
     ws_catalogue_free(&cat);
+    ws_whatif_free(&wi);
     return rc;
 }
 
@@ -709,7 +808,7 @@ done:
 
 int ws_cli_groups(int argc, char **argv)
 {
-    common co = {0};
+    ws_cli_globals co = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(GROUPS_HELP, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;

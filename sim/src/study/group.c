@@ -22,6 +22,10 @@
  *    is not recorded, and it is retried like any failure.
  *  - History energy and time are scaled by the row's runtime_ratio.
  *  - After the last arrival, everything in flight completes (t = inf).
+ *  - With an environment (ws_group_env, not in the Python): the policies'
+ *    carbon intensity and price are the series' rates at the start of the
+ *    submission they choose for or learn from; a run's grams and dollars
+ *    are ws_whatif_run of its scaled energy and duration from its start.
  * Two differences, both where the Python would not give an answer: a
  * concurrent submission whose best-known size has no power limit yet is
  * profiled just in time (the Python asserts), and a chain of WS_MAX_TRIES
@@ -278,6 +282,14 @@ void ws_group_trace_free(ws_group_trace *t)
     memset(t, 0, sizeof *t);
 }
 
+double ws_group_trace_t0(const ws_group_trace *t)
+{
+    double t0 = INFINITY;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->groups[i].n && t->groups[i].rows[0].start < t0) t0 = t->groups[i].rows[0].start;
+    return isinf(t0) ? 0.0 : t0;
+}
+
 unsigned long ws_group_seed(const char *name)
 {
     return (unsigned long)adler32(adler32(0L, Z_NULL, 0), (const Bytef *)name,
@@ -308,6 +320,8 @@ typedef struct replay {
     int best_i;                /* best known batch-size index */
     ws_group_sink sink;
     void *ctx;
+    const ws_whatif *wi;       /* NULL: no environment */
+    double t0;                 /* trace time of wi->start */
     ws_group_totals tot;
     ws_ctx pctx;               /* the policies' call context */
 } replay;
@@ -346,6 +360,14 @@ static int heap_pop(replay *s)
     return top;
 }
 
+/* The policies' carbon intensity and price at trace time t (NAN without
+ * a series). */
+static void env_at(replay *s, double t)
+{
+    if (s->wi) ws_whatif_rates(s->wi, s->wi->start + (t - s->t0), &s->pctx.carbon_intensity,
+                               &s->pctx.price);
+}
+
 /* Start a submission over [start, end]: choose its knobs and compute what
  * it will do. */
 static int submit(replay *s, double start, double end, double ratio, long row,
@@ -357,6 +379,7 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     s->pctx.recurrence = row;
     s->pctx.attempt = attempt;
     ws_ctx_clear_run(&s->pctx);
+    env_at(s, start);
     if (concurrent) {
         i = s->best_i;
     } else if (ws_bso_predict(s->bso, job, &s->pctx, &i, err)) {
@@ -384,6 +407,7 @@ static int complete(replay *s, ws_error *err)
     s->pctx.recurrence = u.row;
     s->pctx.attempt = u.attempt;
     ws_run_ctx(&s->pctx, job, o);
+    env_at(s, u.start);
     if (ws_bso_observe(s->bso, job, &s->pctx, o->bs, o->cost, o->reached, err)) return -1;
     if (o->ran) {
         if (ws_plo_observe_run(s->plo, job, &s->pctx, o->bs, o->pl, o->cost, o->reached, err))
@@ -394,9 +418,21 @@ static int complete(replay *s, ws_error *err)
         s->tot.time_s += T;
         s->tot.cost += cost;
         s->tot.runs++;
+        double co2 = 0, usd = 0, start_s = 0, objective_cost = cost;
+        int wrapped = 0;
+        if (s->wi) {
+            /* objective_cost is the energy cost: the objective is energy */
+            start_s = u.start - s->t0;
+            ws_whatif_run(s->wi, s->wi->start + start_s, E, T, job->eta, job->max_power,
+                          &co2, &usd, &objective_cost, &wrapped);
+            s->tot.co2_g += co2;
+            s->tot.usd += usd;
+            s->tot.wrapped += wrapped;
+        }
         if (s->sink) {
             ws_group_record r = {{u.row, u.attempt, o->bs, o->pl, E, T, cost,
-                                  o->epochs, o->reached, o->profiled, 0, 0, 0, 0},
+                                  o->epochs, o->reached, o->profiled, co2, usd, start_s,
+                                  wrapped},
                                  u.start, u.end, u.ratio, u.concurrent};
             if (s->sink(s->ctx, &r)) return -1;
         }
@@ -423,14 +459,16 @@ static int complete(replay *s, ws_error *err)
 }
 
 int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
-                      const ws_group *g, unsigned long seed,
+                      const ws_group *g, unsigned long seed, const ws_group_env *env,
                       ws_group_sink sink, void *ctx, ws_group_totals *out,
                       ws_error *err)
 {
     ws_job cj = *job;
     cj.concurrent = 1;
+    const ws_whatif *wi = env && ws_whatif_active(env->wi) ? env->wi : NULL;
     replay s = {.job = &cj, .bso = bso, .plo = plo, .min_cost = INFINITY,
-                .best_i = ws_job_bs_index(job, job->b0), .sink = sink, .ctx = ctx};
+                .best_i = ws_job_bs_index(job, job->b0), .sink = sink, .ctx = ctx,
+                .wi = wi, .t0 = env ? env->t0 : 0.0};
     s.tot.final_bs = s.tot.final_pl = -1;
     int rc = -1;
     const size_t n = g->n ? g->n : 1;
@@ -445,6 +483,11 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     if (s.best_i < 0) {
         ws_fail(err, "%s on %s: b0 %d is not a batch size of the job", job->workload,
                 job->gpu, job->b0);
+        goto out;
+    }
+    if (wi && wi->objective != WS_OBJ_ENERGY) {
+        ws_fail(err, "group replay weighs energy only: objective %s is not supported",
+                wi->objective == WS_OBJ_CARBON ? "carbon" : "price");
         goto out;
     }
     gsl_rng_set(s.rng, ws_stream_seed(seed, 0));
