@@ -215,7 +215,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     ws_plot_str(f, title);
     fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0,0.045\n", WS_PLOT_FONT_PT + 1,
             0.5 / (0.8 + 1.45 * (double)rows), 1.0 - 0.72 / (0.8 + 1.45 * (double)rows));
-    fputs("set key at screen 0.5, screen 1 - 0.3 / H center top horizontal maxrows 1 samplen 1.5 font ',7'\n"
+    fputs("set key at screen 0.5, screen 1 - 0.3 / H center top horizontal maxrows 1 Left reverse samplen 1.5 width 1 font ',7'\n"
           "x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
     for (size_t r = 0; r < n_refs; r++)
         for (int m = 0; m < 2; m++) {
