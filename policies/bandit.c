@@ -15,6 +15,7 @@ int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore)
     /* All zero: no observations, mean 0 and infinite precision (sd 0). */
     b->post = calloc((size_t)job->n_bs, sizeof *b->post);
     b->warm = 0;
+    b->stale = -1;
     b->cold = calloc((size_t)job->n_bs, sizeof *b->cold);
     return b->stats && b->arms && b->post && b->cold ? 0 : -1;
 }
@@ -50,7 +51,9 @@ int ws_bandit_observe(ws_bandit *b, int i, double reward)
     double d = reward - s->mean;
     s->mean += d / (double)s->n;
     s->m2 += d * (reward - s->mean);
-    b->post[i] = ws_bandit_post_of(b, i);
+    /* Refreshed at the next predict (one index may wait). */
+    if (b->stale >= 0 && b->stale != i) b->post[b->stale] = ws_bandit_post_of(b, b->stale);
+    b->stale = i;
     return 0;
 }
 
@@ -104,7 +107,15 @@ int ws_bandit_predict(ws_bandit *b, const ws_host *host)
             return b->cold[host->uniform_int(host->ctx, (unsigned long)n_cold)];
         b->warm = 1;
     }
-    /* Thompson sampling: the posteriors are ready (ws_bandit_observe). The
+    /* The arm observed last: its posterior is computed here, not in
+     * observe, because its chain of three divisions and a square root
+     * (about 60 cycles) then overlaps with the draws: a draw needs its sd
+     * only for its last multiplication. */
+    if (b->stale >= 0) {
+        b->post[b->stale] = ws_bandit_post_of(b, b->stale);
+        b->stale = -1;
+    }
+    /* Thompson sampling: the posteriors are ready. The
      * first arm is taken whatever its theta (even NaN); a later one when
      * strictly greater, so ties go to the first. The selects are written
      * without branches: which arm wins is random, a branch would often be

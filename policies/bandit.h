@@ -19,10 +19,11 @@
  * O(1) per observation; with a window, the rewards are kept.
  *
  * Speed: a predict draws one Gaussian per arm, and an arm's posterior
- * changes only when that arm is observed. So each observation refreshes
- * its arm's posterior mean and standard deviation sqrt(1 / precision)
- * (ws_bandit_posterior, the same arithmetic, so the same bits), and
- * predict only reads them: no division or square root per draw. Arms only
+ * changes only when that arm is observed. So each observation marks its
+ * arm's posterior mean and standard deviation sqrt(1 / precision) for
+ * refreshing (ws_bandit_posterior, the same arithmetic, so the same bits)
+ * once, at the next predict, which otherwise only reads them: no division
+ * or square root per draw. Arms only
  * warm up (n never falls), so once every arm has `explore` observations
  * predict stops looking for cold ones until the arms change.
  */
@@ -54,6 +55,7 @@ typedef struct ws_bandit {
     long explore;           /* observations before sampling */
     ws_arm_post *post;      /* per batch-size index */
     int warm;               /* every arm has `explore` observations */
+    int stale;              /* index whose post awaits the next predict; -1 */
     int *cold;              /* scratch, n_bs */
 } ws_bandit;
 

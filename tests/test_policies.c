@@ -288,6 +288,8 @@ static void bandit_matches_reference(long window, long explore)
         const double r = i == 2 || i == 8 ? -45.0 : -(40.0 + 3.0 * i) - 10.0 * lcg01(&noise);
         ties += got == 2;
         cr_assert_eq(ws_bandit_observe(&b, i, r), 0);
+        if (step % 11 == 10)        /* two observations between predicts */
+            cr_assert_eq(ws_bandit_observe(&b, (i + 4) % N_BS, r - 1.0), 0);
         double m, prec;
         ws_bandit_posterior(&b, 2, &m, &prec);
         exact_arms += isinf(prec);

@@ -59,16 +59,14 @@ double ws_py_floordiv(double a, double b)
     return fl;
 }
 
-int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
-                       int *k, int *profiled, ws_error *err)
+/* Just-in-time profiling of every limit of i, highest first, and the
+ * second predict. Out of line: once per batch size with jit, never with
+ * most other PLOs. */
+static int run_profile(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i, int *k,
+                       ws_error *err)
 {
-    *profiled = 0;
-    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
-    if (*k >= 0) return 0;
-    /* Just-in-time profiling, highest power limit first. */
     const int bs = job->bs[i];
     const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
-    *profiled = 1;
     for (int q = k1 - 1; q >= k0; q--) {
         ctx->profile_time_s = job->knob_time[q];
         ctx->profile_power_w = job->knob_power[q];
@@ -84,9 +82,28 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
     return 0;
 }
 
-void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
-                    int profiled, double min_cost, double energy_weight,
-                    ws_outcome *o)
+/* The run.h functions are static inline here and inlined into the
+ * engine's loop (no call, no spilling of the job's constants per try);
+ * the exported ones, for group.c and the conformance check, wrap them. */
+static inline int run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
+                                  int *k, int *profiled, ws_error *err)
+{
+    *profiled = 0;
+    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
+    if (*k >= 0) return 0;
+    *profiled = 1;
+    return run_profile(job, plo, ctx, i, k, err);
+}
+
+int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
+                       int *k, int *profiled, ws_error *err)
+{
+    return run_power_limit(job, plo, ctx, i, k, profiled, err);
+}
+
+static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+                               int profiled, double min_cost, double energy_weight,
+                               ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
@@ -140,7 +157,14 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     o->cost = eta * E + (1.0 - eta) * max_power * T;
 }
 
-void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
+void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+                    int profiled, double min_cost, double energy_weight,
+                    ws_outcome *o)
+{
+    run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, o);
+}
+
+static inline void run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
 {
     ctx->run_started = o->ran;
     ctx->run_epochs = o->epochs;
@@ -148,6 +172,11 @@ void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
     ctx->run_epoch_budget = o->budget;
     ctx->run_time_s = o->time_s;
     ctx->run_energy_j = o->energy_j;
+}
+
+void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
+{
+    run_ctx(ctx, job, o);
 }
 
 int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
@@ -191,16 +220,16 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
             pc.attempt = attempt;
             ws_ctx_clear_run(&pc);
             if (ws_bso_predict(bso, job, &pc, &i, err)) goto out;
-            if (ws_run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
+            if (run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
             ws_outcome o;
             const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
-            ws_run_outcome(job, rng, i, k, profiled, min_cost, weight, &o);
+            run_outcome(job, rng, i, k, profiled, min_cost, weight, &o);
             double co2 = 0.0, usd = 0.0;
             int wrapped = 0;
             if (accounts && o.ran)
                 ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
                               job->max_power, &co2, &usd, &o.cost, &wrapped);
-            ws_run_ctx(&pc, job, &o);
+            run_ctx(&pc, job, &o);
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
                 tot.skipped++;
