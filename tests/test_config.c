@@ -455,7 +455,7 @@ Test(errors, file_level)
     expect_data_error("empty_doc.yaml", ": empty config");
     expect_data_error("list_root.yaml",
                       ":1:1: the config must be a mapping with keys gpu, workload, job, "
-                      "eta, beta, seed, recurrences, bso, plo, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, got a list");
+                      "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, got a list");
     expect_data_error("two_docs.yaml",
                       ":2:1: a second YAML document ('---'); a config is one document");
 }
@@ -464,7 +464,7 @@ Test(errors, keys)
 {
     expect_data_error("unknown_key.yaml",
                       ":2:1: unknown key 'etaa' (expected one of: gpu, workload, job, eta, "
-                      "beta, seed, recurrences, bso, plo, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective)");
+                      "beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective)");
     expect_data_error("dup_key.yaml", ":4:1: duplicate key 'eta' (first at 2:1)");
     expect_data_error("dup_plural.yaml",
                       ":3:1: duplicate key 'seeds': 'seed' means the same (first at 2:1)");
@@ -562,8 +562,8 @@ static const char *const value_errors[][2] = {
     { "workload: [a, b, a]\n", ":1:18: workload 'a' is listed twice (first at 1:12)" },
     { "workload: w\nout: [a]\n", ":2:6: out must be a non-empty string, got a list" },
     { "workload: w\ntraces:\n", ":2:8: traces must be a non-empty string, got nothing" },
-    { "workload: w\nbso: [a]\n",
-      ":2:6: bso must be a policy name or a mapping {name, params}, got a list" },
+    { "workload: w\nbso: [[a]]\n",
+      ":2:7: bso must be a policy name or a mapping {name, params}, got a list" },
     { "workload: w\nbso: {params: {}}\n", ":2:6: bso is missing key 'name'" },
     { "workload: w\nplo: {name: jit, foo: 1}\n",
       ":2:18: unknown key 'foo' in plo (expected one of: name, params)" },
@@ -683,16 +683,16 @@ Test(set, errors)
 {
     expect_set_error("etaa=1",
                      "--set etaa: unknown key 'etaa' (expected one of: gpu, workload, job, "
-                     "eta, beta, seed, recurrences, bso, plo, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, "
+                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, "
                      "bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     expect_set_error("bso.params.=1",
                      "--set bso.params.: unknown key 'bso.params.' (expected one of: gpu, "
-                     "workload, job, eta, beta, seed, recurrences, bso, plo, out, traces, "
+                     "workload, job, eta, beta, seed, recurrences, bso, plo, policies, out, traces, "
                      "format, power_cap, input_stall, idle_power, carbon, start, price, objective, bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     /* the key is checked before the value */
     expect_set_error("etaa=[1",
                      "--set etaa: unknown key 'etaa' (expected one of: gpu, workload, job, "
-                     "eta, beta, seed, recurrences, bso, plo, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, "
+                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, "
                      "bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     expect_set_error("eta", "--set eta: expected KEY=VALUE");
     expect_set_error("=0.5", "--set =0.5: expected KEY=VALUE");

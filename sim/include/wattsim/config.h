@@ -75,6 +75,12 @@ typedef struct ws_policy_ref {
     size_t n_params;
 } ws_policy_ref;
 
+/* One pair of a config's `policies:` list. */
+typedef struct ws_policy_pair_ref {
+    ws_policy_ref bso, plo;
+    char *where;          /* location of the entry */
+} ws_policy_pair_ref;
+
 /* One policy as written on a command line: NAME or NAME{KEY=VALUE,...}
  * (NAME a built-in name, a path, or FILE.so:NAME), from s[0, len). `where`
  * names the option in errors ("--policies"). Free with ws_policy_ref_free. */
@@ -120,8 +126,17 @@ typedef struct ws_run_config {
     unsigned long *seeds; size_t n_seeds;
     long recurrences;             /* 0 = default 2*|B|*|P|; at most
                                      WS_MAX_RECURRENCES */
-    ws_policy_ref bso;
-    ws_policy_ref plo;
+    ws_policy_ref bso;            /* `bso:` as one policy (default zeus); */
+    ws_policy_ref plo;            /* name NULL when `bso:` is a list */
+    /* The policy axis (README "Policy pairs in a config"): `bso:` and `plo:`
+     * as YAML lists, whose cross product (bso-major) is the pairs, or
+     * `policies:`, a list of pairs (not with bso: or plo:). NULL/0 when not
+     * given. Read the pairs through ws_run_config_n_pairs/_pair. */
+    ws_policy_ref *bsos;          size_t n_bsos;
+    ws_policy_ref *plos;          size_t n_plos;
+    ws_policy_pair_ref *pairs;    size_t n_pairs;
+    char *where_bsos, *where_plos, *where_pairs;  /* where each list was
+                                     given ("FILE:LINE:COL", "--set") */
     char *out_dir;                /* NULL = none given */
     char *traces;                 /* NULL = none given */
     char *format;                 /* "table", "csv" or "json"; NULL = table */
@@ -139,6 +154,15 @@ int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err);
  * "seeds=1..100"). */
 int ws_run_config_set(ws_run_config *cfg, const char *assignment,
                       ws_error *err);
+/* The config's policy pairs: the `policies:` list, else the cross product
+ * of bso x plo (a single policy is a list of one), bso-major. At least 1. */
+size_t ws_run_config_n_pairs(const ws_run_config *cfg);
+void ws_run_config_pair(const ws_run_config *cfg, size_t i, const ws_policy_ref **bso,
+                        const ws_policy_ref **plo);
+/* Where the config's policy axis was given (for "one pair only" errors),
+ * or NULL when it has one pair. */
+const char *ws_run_config_pairs_where(const ws_run_config *cfg);
+
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);
 void ws_run_config_free(ws_run_config *cfg);

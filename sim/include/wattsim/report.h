@@ -43,14 +43,9 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job,
                       const ws_pareto *p, const ws_whatif *wi);
 
 /* run: per-cell results (csv/json) or a per-group summary (table). */
-/* Provenance of a run's policies: resolved parameters (ws_params_format)
- * and the sha256 of each .so. */
-typedef struct ws_policy_prov {
-    char bso_params[1024], plo_params[1024];
-    char bso_sha256[65], plo_sha256[65];
-} ws_policy_prov;
-
-/* prov may be NULL (then no provenance columns/keys). */
+/* prov may be NULL (then no provenance columns/keys). A cell of a run
+ * (cell.policy set) gives its own pair's names and provenance; bso, plo
+ * and prov's values are for cells without (ws_policy_prov: study.h). */
 void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                      const char *bso, const char *plo, const ws_whatif *wi,
                      const ws_policy_prov *prov);

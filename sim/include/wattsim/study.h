@@ -1,9 +1,10 @@
 /*
- * A study: the run plan of a config (cells: gpu x workload x eta x beta x
- * seed, one policy pair) and its execution. Traces are loaded once per
- * GPU, job tables once per (GPU, workload), policies resolved once; each
- * cell gets fresh policy instances seeded from its seed alone, so a cell's
- * result does not depend on which other cells run or in which order.
+ * A study: the run plan of a config (cells: policy pair x gpu x workload x
+ * eta x beta x seed) and its execution. Traces are loaded once per pair
+ * and GPU, job tables once per (pair, GPU, workload), policies resolved
+ * once; each cell gets fresh policy instances seeded from its seed alone,
+ * so a cell's result does not depend on which other cells (or pairs) run
+ * or in which order.
  */
 #ifndef WATTSIM_STUDY_H
 #define WATTSIM_STUDY_H
@@ -16,12 +17,31 @@
 #include "wattsim/trace.h"
 #include "wattsim/whatif.h"
 
+/* Provenance of a policy pair: resolved parameters (ws_params_format)
+ * and the sha256 of each .so. */
+typedef struct ws_policy_prov {
+    char bso_params[1024], plo_params[1024];
+    char bso_sha256[65], plo_sha256[65];
+} ws_policy_prov;
+
+/* One policy pair of a run, resolved before anything runs. */
+typedef struct ws_study_pair {
+    char bso[72], plo[72];             /* registered names */
+    char label[600];                   /* "zeus{window=10}+jit": the names and
+                                          the parameters given, as sweep.csv
+                                          labels pairs (the names as given when
+                                          two builds would share a label) */
+    ws_policy_prov prov;
+} ws_study_pair;
+
 typedef struct ws_cell {
     size_t index;                      /* position in the run plan */
     const char *gpu;
     const char *workload;
     double eta, beta;
     unsigned long seed;
+    size_t pair;                       /* index of its policy pair */
+    const ws_study_pair *policy;       /* that pair; NULL outside a run */
 } ws_cell;
 
 typedef struct ws_cell_result {
@@ -46,7 +66,10 @@ typedef struct ws_study_env {
                                           (ws_whatif_load); NULL = none */
 } ws_study_env;
 
-/* Run every cell. *out (malloc'd, *n_out entries) holds the results. */
+/* Run every cell: the plan is policy pair x gpu x workload x eta x beta x
+ * seed, the pairs those of ws_run_config_n_pairs. *out (malloc'd, *n_out
+ * entries) holds the results, followed in the same allocation by the pairs
+ * their cells point to: free(*out) frees both. */
 int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                  ws_cell_sink sink, void *ctx, ws_cell_result **out,
                  size_t *n_out, ws_error *err);

@@ -48,6 +48,13 @@ typedef struct ws_policy_pair {
 int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
                           ws_error *err);
 void ws_policy_pairs_free(ws_policy_pair *p, size_t n);
+/* The config's pairs (ws_run_config_n_pairs), for a sweep without
+ * --policies: a `policies:` list or bso/plo lists give each pair its
+ * parameters (and label) as --policies would; a config with one pair gives
+ * its names only (its parameters apply through cfg, see ws_sweep_run_opts).
+ * In study_pairs.c. */
+int ws_policy_pairs_from_config(const ws_run_config *cfg, ws_policy_pair **out, size_t *n,
+                                ws_error *err);
 
 /* One simulation of the plan, aggregated as it runs: its totals and its
  * steady state, never its recurrences (except the per-recurrence cost that

@@ -30,8 +30,9 @@
 static const char *RUN_HELP =
     "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
     "\n"
-    "Run every cell of a config's run plan (gpu x workload x eta x beta x seed)\n"
-    "and write summary.csv, summary.json and history.csv into the output folder.\n"
+    "Run every cell of a config's run plan (policy pair x gpu x workload x eta x\n"
+    "beta x seed; bso: and plo: lists, or a policies: list, make the pairs) and\n"
+    "write summary.csv, summary.json and history.csv into the output folder.\n"
     "The summary is printed in the chosen format (table: means over seeds).\n"
     "\n"
     "  --set KEY=VALUE    override a config key, e.g. --set eta=0.3,\n"
@@ -67,35 +68,11 @@ static int write_summary(const char *dir, const char *name, ws_format fmt,
     return 0;
 }
 
-/* The run's policies: their parameters as resolved and their files' hashes. */
-static int policy_prov(ws_registry *reg, const ws_run_config *cfg, ws_policy_prov *pv,
-                       ws_error *err)
-{
-    const ws_bso_type *bt = ws_registry_bso(reg, cfg->bso.name, err);
-    const ws_plo_type *pt = bt ? ws_registry_plo(reg, cfg->plo.name, err) : NULL;
-    ws_value *bv = NULL, *pv_ = NULL;
-    int rc = -1;
-    if (!pt || ws_params_resolve(bt->params, cfg->bso.params, cfg->bso.n_params, "bso", &bv, err)
-        || ws_params_resolve(pt->params, cfg->plo.params, cfg->plo.n_params, "plo", &pv_, err))
-        goto out;
-    if (ws_params_format(bt->params, bv, pv->bso_params, sizeof pv->bso_params)
-        || ws_params_format(pt->params, pv_, pv->plo_params, sizeof pv->plo_params)) {
-        ws_fail(err, "policy parameters too long to record");
-        goto out;
-    }
-    rc = ws_registry_sha256(reg, bt, pv->bso_sha256, err)
-         || ws_registry_sha256(reg, pt, pv->plo_sha256, err) ? -1 : 0;
-out:
-    if (bt) ws_params_free(bt->params, bv);
-    if (pt) ws_params_free(pt->params, pv_);
-    return rc;
-}
-
 /* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
- * the policies settled on in the first cell of that pair marked. */
+ * the policies settled on in the first cell of that pair marked (of the
+ * first policy pair, when the run has several). */
 static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_env *env,
-                     const ws_cell_result *res, size_t n, const char *bso,
-                     const char *plo, ws_error *err)
+                     const ws_cell_result *res, size_t n, ws_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         const ws_cell *c = &res[i].cell;
@@ -111,8 +88,8 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
                  || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
                  || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
-            char label[128], path[4096];
-            snprintf(label, sizeof label, "%s+%s settled (seed %lu)", bso, plo, c->seed);
+            char label[700], path[4096];
+            snprintf(label, sizeof label, "%s settled (seed %lu)", c->policy->label, c->seed);
             snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
             ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
             char subject[256];
@@ -217,19 +194,18 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     history_ctx hc = {of[0].f, &wi};
     ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1, &wi};
     if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
-    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
-    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
-    ws_policy_prov prov;
-    if (policy_prov(reg, &cfg, &prov, &err)
-        || write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &prov, &of[1],
-                         &err)
-        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi, &prov,
-                         &of[2], &err))
+    /* Each cell carries its pair's names and provenance (cell.policy). */
+    const ws_study_pair *first = res[0].cell.policy;
+    const char *bso = first->bso, *plo = first->plo;
+    if (write_summary(out, "summary.csv", WS_FMT_CSV, res, n, bso, plo, &wi, &first->prov,
+                      &of[1], &err)
+        || write_summary(out, "summary.json", WS_FMT_JSON, res, n, bso, plo, &wi,
+                         &first->prov, &of[2], &err))
         goto out;
     /* summary.csv last, after the figures: its presence marks a complete
      * run. */
     if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[2], &err)
-        || plot_runs(out, &cfg, &env, res, n, bso, plo, &err)
+        || plot_runs(out, &cfg, &env, res, n, &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
     ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, NULL);
@@ -398,16 +374,22 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         rc = ws_cli_usage("simulate", "unknown format '%s' (table or json)", format);
         goto out;
     }
+    /* One job, one pair: --bso and --plo name one policy each, so this
+     * only guards the invariant. */
+    if (ws_run_config_n_pairs(&cfg) != 1) {
+        rc = ws_cli_usage("simulate", "%s", "runs one policy pair; use run or sweep for several");
+        goto out;
+    }
     if (ws_run_config_validate(&cfg, &err) || ws_cli_trace_limits(g, &err)
         || ws_cli_catalogue(g->catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0, &wi};
     if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
-    const char *bso = ws_registry_bso(reg, cfg.bso.name, &err)->name;
-    const char *plo = ws_registry_plo(reg, cfg.plo.name, &err)->name;
     for (size_t i = 0; i < n; i++) {
-        ws_report_simulate(stdout, (ws_format)fmt, &res[i], bso, plo, hist.r, hist.n, &wi);
+        const ws_study_pair *pair = res[i].cell.policy;
+        ws_report_simulate(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo, hist.r,
+                           hist.n, &wi);
         ws_study_wrap_note(&wi, res[i].tot.wrapped);
     }
     rc = 0;

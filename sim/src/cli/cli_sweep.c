@@ -51,9 +51,9 @@ static const char *SWEEP_HELP =
     "\n"
     "  --set KEY=VALUE    override a config key (eta=[0,0.5,1], seeds=1..10, ...)\n"
     "  --policies LIST    policy pairs BSO:PLO, comma-separated, e.g.\n"
-    "                     zeus:jit,grid:grid (default: the config's bso:plo);\n"
-    "                     a side may be a path, FILE.so:NAME, and carry\n"
-    "                     parameters: zeus{window=10}:jit\n"
+    "                     zeus:jit,grid:grid (default: the config's pairs: its\n"
+    "                     policies: list, or bso x plo); a side may be a path,\n"
+    "                     FILE.so:NAME, and carry parameters: zeus{window=10}:jit\n"
     "  --out DIR          output folder (default: the config's `out`)\n"
     "  --threads N        worker threads (default: online CPUs); outputs do not\n"
     "                     depend on it\n"
@@ -345,12 +345,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     }
     if (policies) {
         if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
-    } else {
-        pairs = calloc(1, sizeof *pairs);
-        if (!pairs) goto out;
-        n_pairs = 1;
-        pairs[0].bso = strdup(cfg.bso.name);
-        pairs[0].plo = strdup(cfg.plo.name);
+    } else if (ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
+        goto out;
     }
     char *marker = join(out, curves ? "curves.csv" : "sweep.csv");
     struct stat st;

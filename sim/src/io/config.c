@@ -26,7 +26,7 @@
 
 enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
        K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
-       K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_COUNT };
+       K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_POLICIES, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -37,6 +37,7 @@ static const keydef run_keys[] = {
     { "recurrences", K_RECURRENCES, true },
     { "bso", K_BSO, true },
     { "plo", K_PLO, true },
+    { "policies", K_POLICIES, true },
     { "out", K_OUT, true },
     { "traces", K_TRACES, true },
     { "format", K_FORMAT, true },
@@ -148,8 +149,17 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
                            "got %s", what, (long)WS_MAX_RECURRENCES, describe(v, got, sizeof got));
         t->recurrences = (long)u;
         return 0;
-    case K_BSO:      return parse_policy(c, v, what, &t->bso);
-    case K_PLO:      return parse_policy(c, v, what, &t->plo);
+    case K_BSO:
+        if (v->kind != Y_LIST) return parse_policy(c, v, what, &t->bso);
+        if (!(t->where_bsos = where_of(c, v))) return fail_oom(c);
+        return policy_list(c, v, what, &t->bsos, &t->n_bsos);
+    case K_PLO:
+        if (v->kind != Y_LIST) return parse_policy(c, v, what, &t->plo);
+        if (!(t->where_plos = where_of(c, v))) return fail_oom(c);
+        return policy_list(c, v, what, &t->plos, &t->n_plos);
+    case K_POLICIES:
+        if (!(t->where_pairs = where_of(c, v))) return fail_oom(c);
+        return pair_list(c, v, what, &t->pairs, &t->n_pairs);
     case K_OUT:      return get_string(c, v, what, &t->out_dir);
     case K_TRACES:   return get_string(c, v, what, &t->traces);
     case K_FORMAT:
@@ -157,7 +167,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
             return fail_at(c, v, "%s must be one of table, csv, json, got %s",
                            what, describe(v, got, sizeof got));
         return get_string(c, v, what, &t->format);
-    default:
+    case K_POWER_CAP: case K_INPUT_STALL: case K_IDLE_POWER: case K_CARBON:
+    case K_START: case K_PRICE: case K_OBJECTIVE:
         return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);
@@ -189,8 +200,12 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_BETA:        SWAP_FIELD(cfg, t, betas); SWAP_FIELD(cfg, t, n_betas); break;
     case K_SEED:        SWAP_FIELD(cfg, t, seeds); SWAP_FIELD(cfg, t, n_seeds); break;
     case K_RECURRENCES: SWAP_FIELD(cfg, t, recurrences); break;
-    case K_BSO:         SWAP_FIELD(cfg, t, bso); break;
-    case K_PLO:         SWAP_FIELD(cfg, t, plo); break;
+    case K_BSO:         SWAP_FIELD(cfg, t, bso); SWAP_FIELD(cfg, t, bsos);
+                        SWAP_FIELD(cfg, t, n_bsos); SWAP_FIELD(cfg, t, where_bsos); break;
+    case K_PLO:         SWAP_FIELD(cfg, t, plo); SWAP_FIELD(cfg, t, plos);
+                        SWAP_FIELD(cfg, t, n_plos); SWAP_FIELD(cfg, t, where_plos); break;
+    case K_POLICIES:    SWAP_FIELD(cfg, t, pairs); SWAP_FIELD(cfg, t, n_pairs);
+                        SWAP_FIELD(cfg, t, where_pairs); break;
     case K_OUT:         SWAP_FIELD(cfg, t, out_dir); break;
     case K_TRACES:      SWAP_FIELD(cfg, t, traces); break;
     case K_FORMAT:      SWAP_FIELD(cfg, t, format); break;
@@ -203,7 +218,7 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
                         SWAP_FIELD(cfg, t, whatif.price_value); break;
     case K_OBJECTIVE:   SWAP_FIELD(cfg, t, whatif.objective); break;
     }
-    if (id >= K_POWER_CAP && id < K_COUNT)
+    if (id >= K_POWER_CAP && id <= K_OBJECTIVE)
         SWAP_FIELD(cfg, t, whatif.where[id - K_POWER_CAP]);
 }
 
@@ -268,6 +283,15 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->seeds);
     policy_free(&cfg->bso);
     policy_free(&cfg->plo);
+    for (size_t i = 0; i < cfg->n_bsos; i++) policy_free(&cfg->bsos[i]);
+    free(cfg->bsos);
+    for (size_t i = 0; i < cfg->n_plos; i++) policy_free(&cfg->plos[i]);
+    free(cfg->plos);
+    for (size_t i = 0; i < cfg->n_pairs; i++) pair_free(&cfg->pairs[i]);
+    free(cfg->pairs);
+    free(cfg->where_bsos);
+    free(cfg->where_plos);
+    free(cfg->where_pairs);
     free(cfg->out_dir);
     free(cfg->traces);
     free(cfg->format);
@@ -290,6 +314,13 @@ int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err)
     if (read_file_tree(&c, &root)) return -1;
     memset(&t, 0, sizeof t);
     int rc = match_keys(&c, root, "", run_keys, N_RUN_KEYS, K_COUNT, keys, vals);
+    /* Both would say which policies run: refuse rather than pick one. */
+    const ynode *other = vals[K_BSO] ? keys[K_BSO] : keys[K_PLO];
+    if (rc == 0 && vals[K_POLICIES] && (vals[K_BSO] || vals[K_PLO]))
+        rc = fail_at(&c, keys[K_POLICIES], "'policies' and '%s' (line %lu) both say"
+                     " which policies run; give the pairs in 'policies' only, or drop"
+                     " it and give bso and plo (lists for an axis)", other->text,
+                     other->line);
     /* Values in file order, so the first bad one in the file is reported. */
     for (size_t i = 0; rc == 0 && i < map_pairs(root); i++) {
         int id = key_id(run_keys, N_RUN_KEYS, map_key(root, i)->text);
@@ -349,6 +380,34 @@ static bool is_policy_key(const char *key, const char *prefix)
            (!strncmp(key, "params.", 7) && key[7]);
 }
 
+/* A --set that would make the policy axis ambiguous: part of a policy
+ * that is a list (which one?), bso/plo beside a `policies:` list, or
+ * `policies` beside bso/plo given in the config. */
+static int set_conflict(const ctx *c, const ws_run_config *cfg, int id,
+                        const ws_policy_ref *part)
+{
+    int bso = part ? part == &cfg->bso : id == K_BSO;
+    const char *side = bso ? "bso" : "plo";
+    const char *list = bso ? cfg->where_bsos : cfg->where_plos;
+    if (part && list)
+        return fail_at(c, NULL, "%s is a list (%s); set the whole list instead,"
+                       " e.g. --set '%s=[zeus, gts]'", side, list, side);
+    if ((part || id == K_BSO || id == K_PLO) && cfg->where_pairs)
+        return fail_at(c, NULL, "the config gives its policy pairs in 'policies' (%s);"
+                       " set policies instead, or pass --policies", cfg->where_pairs);
+    if (id == K_POLICIES) {
+        const char *given = cfg->where_bsos ? cfg->where_bsos
+                          : cfg->where_plos ? cfg->where_plos
+                          : cfg->bso.where && strcmp(cfg->bso.where, "default") ? cfg->bso.where
+                          : cfg->plo.where && strcmp(cfg->plo.where, "default") ? cfg->plo.where
+                          : NULL;
+        if (given)
+            return fail_at(c, NULL, "the config gives bso/plo (%s); policies would"
+                           " replace them: set bso and plo instead", given);
+    }
+    return 0;
+}
+
 int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
 {
     char shown[SHOW_SIZE], keyshown[SHOW_SIZE], exp[256];
@@ -382,6 +441,10 @@ int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
         return -1;
     }
 
+    if (set_conflict(&c, cfg, id, policy)) {
+        free(key);
+        return -1;
+    }
     ynode *v = NULL;
     int rc = read_tree(&c, (const unsigned char *)value, strlen(value), &v);
     if (rc == 0 && !v) {        /* "key=" or only a comment: an empty value */
@@ -468,8 +531,12 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
             return fail_cfg(cfg, err, "beta %g is not > 0", cfg->betas[i]);
     if (cfg->recurrences < 0)
         return fail_cfg(cfg, err, "recurrences %ld is negative", cfg->recurrences);
-    if (!nonempty(cfg->bso.name)) return fail_cfg(cfg, err, "no bso policy given");
-    if (!nonempty(cfg->plo.name)) return fail_cfg(cfg, err, "no plo policy given");
+    if (!cfg->n_pairs && !cfg->n_bsos && !nonempty(cfg->bso.name))
+        return fail_cfg(cfg, err, "no bso policy given");
+    if (!cfg->n_pairs && !cfg->n_plos && !nonempty(cfg->plo.name))
+        return fail_cfg(cfg, err, "no plo policy given");
+    if (cfg->n_pairs && (cfg->n_bsos || cfg->n_plos))
+        return fail_cfg(cfg, err, "policies and bso/plo lists both given");
     if (ws_whatif_spec_validate(&cfg->whatif, err)) return -1;
     if (cfg->format && !valid_format(cfg->format))
         return fail_cfg(cfg, err, "format must be one of table, csv, json, "
@@ -484,12 +551,13 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 
     /* The run plan is the cross product; its size must fit a size_t. */
     size_t axes[] = { cfg->n_gpus, cfg->n_workloads + cfg->n_jobs, cfg->n_etas,
-                      cfg->n_betas, cfg->n_seeds };
+                      cfg->n_betas, cfg->n_seeds, cfg->n_pairs ? cfg->n_pairs : 1,
+                      cfg->n_bsos ? cfg->n_bsos : 1, cfg->n_plos ? cfg->n_plos : 1 };
     size_t runs = 1;
     for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
         if (runs > SIZE_MAX / axes[i])
-            return fail_cfg(cfg, err, "the run plan (gpu x workload x eta x beta "
-                            "x seed) has too many runs");
+            return fail_cfg(cfg, err, "the run plan (policy pair x gpu x workload x "
+                            "eta x beta x seed) has too many runs");
         runs *= axes[i];
     }
 
@@ -522,6 +590,32 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
                         show_text(name, shown, sizeof shown));
     }
     return 0;
+}
+
+size_t ws_run_config_n_pairs(const ws_run_config *cfg)
+{
+    if (cfg->n_pairs) return cfg->n_pairs;
+    return (cfg->n_bsos ? cfg->n_bsos : 1) * (cfg->n_plos ? cfg->n_plos : 1);
+}
+
+void ws_run_config_pair(const ws_run_config *cfg, size_t i, const ws_policy_ref **bso,
+                        const ws_policy_ref **plo)
+{
+    if (cfg->n_pairs) {
+        *bso = &cfg->pairs[i].bso;
+        *plo = &cfg->pairs[i].plo;
+        return;
+    }
+    size_t np = cfg->n_plos ? cfg->n_plos : 1;
+    *bso = cfg->n_bsos ? &cfg->bsos[i / np] : &cfg->bso;
+    *plo = cfg->n_plos ? &cfg->plos[i % np] : &cfg->plo;
+}
+
+const char *ws_run_config_pairs_where(const ws_run_config *cfg)
+{
+    if (ws_run_config_n_pairs(cfg) < 2) return NULL;
+    if (cfg->n_pairs) return cfg->where_pairs;
+    return cfg->n_bsos > 1 ? cfg->where_bsos : cfg->where_plos;
 }
 
 /* ---------------------------------------------------------- catalogue */

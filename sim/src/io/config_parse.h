@@ -3,7 +3,7 @@
  * share. config_yaml.c reads YAML text into a tree of nodes that remember
  * their line and column and holds the error, scalar and mapping helpers;
  * config_axes.c turns nodes into axes, workload specs and policy
- * references; config.c builds run configs (with --set) and the catalogue
+ * references, config_policies.c into policy lists and pairs; config.c builds run configs (with --set) and the catalogue
  * on them (see config.c for how reading works). The helpers keep their
  * short names in the source; their symbols are ws_cfg_-prefixed.
  */
@@ -109,6 +109,10 @@ typedef struct keydef {
 #define put_param ws_cfg_put_param
 #define parse_params ws_cfg_parse_params
 #define parse_policy ws_cfg_parse_policy
+#define policy_same ws_cfg_policy_same
+#define policy_list ws_cfg_policy_list
+#define pair_free ws_cfg_pair_free
+#define pair_list ws_cfg_pair_list
 
 static inline size_t map_pairs(const ynode *m) { return m->n / 2; }
 static inline const ynode *map_key(const ynode *m, size_t i) { return m->kids[2 * i]; }
@@ -196,5 +200,13 @@ int parse_params(const ctx *c, const ynode *m, const char *what,
 
 int parse_policy(const ctx *c, const ynode *n, const char *what,
                         ws_policy_ref *p);
+
+/* config_policies.c: `bso:`/`plo:` as lists and `policies:`. */
+bool policy_same(const ws_policy_ref *a, const ws_policy_ref *b);
+int policy_list(const ctx *c, const ynode *n, const char *what, ws_policy_ref **out,
+                size_t *count);
+void pair_free(ws_policy_pair_ref *p);
+int pair_list(const ctx *c, const ynode *n, const char *what, ws_policy_pair_ref **out,
+              size_t *count);
 
 #endif

@@ -253,7 +253,7 @@ void ws_report_history_header(FILE *f, const ws_whatif *wi)
           "cost,reached,profiled", f);
     csv_amounts_header(f, wi);
     if (ws_whatif_accounts(wi)) fputs(",start_s", f);
-    fputc('\n', f);
+    fputs(",policy\n", f);
 }
 
 void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
@@ -272,13 +272,28 @@ void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
     fprintf(f, ",%d,%d", r->reached, r->profiled);
     csv_amounts(f, wi, r->co2_g, r->usd);
     if (ws_whatif_accounts(wi)) { fputc(',', f); ws_csv_num(f, r->start_s); }
+    fputc(',', f);
+    ws_csv_str(f, c->policy ? c->policy->label : "");
     fputc('\n', f);
 }
 
 static int same_group(const ws_cell *a, const ws_cell *b)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->workload, b->workload)
+    return a->pair == b->pair && !strcmp(a->gpu, b->gpu) && !strcmp(a->workload, b->workload)
         && a->eta == b->eta && a->beta == b->beta;
+}
+
+/* The head of a block of the run table; bso NULL: no policy line. */
+static void table_head(FILE *f, const ws_whatif *wi, const char *bso, const char *plo,
+                       int co2, int usd)
+{
+    if (bso) fprintf(f, "bso %s, plo %s\n", bso, plo);
+    table_whatif(f, wi);
+    fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
+            "recur", "energy_MJ");
+    if (co2) fprintf(f, " %10s", "CO2_kg");
+    if (usd) fprintf(f, " %10s", "price_$");
+    fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
 }
 
 void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
@@ -288,8 +303,13 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
     const int has_wi = ws_report_has_whatif(wi);
     char desc[1024] = "";
     if (has_wi) ws_whatif_describe(wi, desc, sizeof desc);
+    /* The policies of cell i: its run's pair, else the arguments. */
+#define CELL_BSO(i) (r[i].cell.policy ? r[i].cell.policy->bso : bso)
+#define CELL_PLO(i) (r[i].cell.policy ? r[i].cell.policy->plo : plo)
+#define CELL_PROV(i) (r[i].cell.policy ? &r[i].cell.policy->prov : prov)
+#define CELL_LABEL(i) (r[i].cell.policy ? r[i].cell.policy->label : "")
     if (fmt == WS_FMT_CSV) {
-        fputs("cell,gpu,workload,eta,beta,seed,bso,plo,b0,recurrences,runs,skipped,"
+        fputs("cell,gpu,workload,eta,beta,seed,bso,plo,policy,b0,recurrences,runs,skipped,"
               "energy_j,time_s,cost,final_bs,final_pl", f);
         csv_amounts_header(f, wi);
         if (has_wi) fputs(",whatif", f);
@@ -302,8 +322,9 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             ws_csv_num(f, c->eta); fputc(',', f);
             ws_csv_num(f, c->beta);
             fprintf(f, ",%lu,", c->seed);
-            ws_csv_str(f, bso); fputc(',', f);
-            ws_csv_str(f, plo);
+            ws_csv_str(f, CELL_BSO(i)); fputc(',', f);
+            ws_csv_str(f, CELL_PLO(i)); fputc(',', f);
+            ws_csv_str(f, CELL_LABEL(i));
             fprintf(f, ",%d,%ld,%ld,%ld,", r[i].b0, r[i].recurrences, r[i].tot.runs,
                     r[i].tot.skipped);
             ws_csv_num(f, r[i].tot.energy_j); fputc(',', f);
@@ -313,10 +334,11 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             csv_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
             if (has_wi) { fputc(',', f); ws_csv_str(f, desc); }
             if (prov) {
-                fputc(',', f); ws_csv_str(f, prov->bso_params);
-                fprintf(f, ",%s,", prov->bso_sha256);
-                ws_csv_str(f, prov->plo_params);
-                fprintf(f, ",%s", prov->plo_sha256);
+                const ws_policy_prov *pv = CELL_PROV(i);
+                fputc(',', f); ws_csv_str(f, pv->bso_params);
+                fprintf(f, ",%s,", pv->bso_sha256);
+                ws_csv_str(f, pv->plo_params);
+                fprintf(f, ",%s", pv->plo_sha256);
             }
             fputc('\n', f);
         }
@@ -331,13 +353,15 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
             fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
             fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
-            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
-            fputs(", \"plo\": ", f); ws_json_str(f, plo);
+            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, CELL_BSO(i));
+            fputs(", \"plo\": ", f); ws_json_str(f, CELL_PLO(i));
+            fputs(", \"policy\": ", f); ws_json_str(f, CELL_LABEL(i));
             if (prov) {
-                fputs(", \"bso_params\": ", f); ws_json_str(f, prov->bso_params);
-                fputs(", \"bso_sha256\": ", f); ws_json_str(f, prov->bso_sha256);
-                fputs(", \"plo_params\": ", f); ws_json_str(f, prov->plo_params);
-                fputs(", \"plo_sha256\": ", f); ws_json_str(f, prov->plo_sha256);
+                const ws_policy_prov *pv = CELL_PROV(i);
+                fputs(", \"bso_params\": ", f); ws_json_str(f, pv->bso_params);
+                fputs(", \"bso_sha256\": ", f); ws_json_str(f, pv->bso_sha256);
+                fputs(", \"plo_params\": ", f); ws_json_str(f, pv->plo_params);
+                fputs(", \"plo_sha256\": ", f); ws_json_str(f, pv->plo_sha256);
             }
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
@@ -355,14 +379,14 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
     }
     /* Table: one line per (gpu, workload, eta, beta), means over seeds. */
     const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
-    fprintf(f, "bso %s, plo %s\n", bso, plo);
-    table_whatif(f, wi);
-    fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
-            "recur", "energy_MJ");
-    if (co2) fprintf(f, " %10s", "CO2_kg");
-    if (usd) fprintf(f, " %10s", "price_$");
-    fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
+    /* One block per policy pair (a run's cells are pair-major). */
+    const int several = n && r[n - 1].cell.pair != r[0].cell.pair;
+    if (n == 0) table_head(f, wi, bso, plo, co2, usd);
     for (size_t i = 0; i < n;) {
+        if (i == 0 || r[i].cell.pair != r[i - 1].cell.pair) {
+            if (several) fprintf(f, "%spolicy %s\n", i ? "\n" : "", CELL_LABEL(i));
+            table_head(f, wi, several ? NULL : CELL_BSO(i), CELL_PLO(i), co2, usd);
+        }
         size_t j = i;
         double e = 0, t = 0, c = 0, runs = 0, g = 0, d = 0;
         while (j < n && same_group(&r[i].cell, &r[j].cell)) {
@@ -403,4 +427,8 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         fprintf(f, " %12.3f %14.6g %8.1f  %s\n", t / m / 3600, c / m, runs / m, fin);
         i = j;
     }
+#undef CELL_BSO
+#undef CELL_PLO
+#undef CELL_PROV
+#undef CELL_LABEL
 }

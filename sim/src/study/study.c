@@ -9,6 +9,7 @@
 
 #include "wattsim/progress.h"
 #include "wattsim/trace.h"
+#include "study_pairs.h"
 
 const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
                                           const ws_catalogue *cat,
@@ -82,7 +83,9 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     *out = NULL;
     *n_out = 0;
     size_t n_work = cfg->n_workloads + cfg->n_jobs;
-    size_t total = cfg->n_gpus * n_work * cfg->n_etas * cfg->n_betas * cfg->n_seeds;
+    size_t n_pairs = ws_run_config_n_pairs(cfg);
+    size_t per_pair = cfg->n_gpus * n_work * cfg->n_etas * cfg->n_betas * cfg->n_seeds;
+    size_t total = n_pairs * per_pair;
     if (total == 0) return ws_fail(err, "%s: the run plan is empty", cfg->path);
 
     ws_progress bar = {0};                  /* mode 0: silent until started */
@@ -97,31 +100,18 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     for (size_t w = 0; w < cfg->n_jobs; w++) specs[cfg->n_workloads + w] = &cfg->jobs[w];
 
     int rc = -1;
-    ws_value *bso_params = NULL, *plo_params = NULL;
-    ws_cell_result *res = calloc(total, sizeof *res);
-    const ws_bso_type *bt = ws_registry_bso(env->registry, cfg->bso.name, err);
-    const ws_plo_type *pt = bt ? ws_registry_plo(env->registry, cfg->plo.name, err) : NULL;
-    if (!res) { ws_fail(err, "out of memory"); goto out; }
-    if (!bt || !pt) {
-        /* Point at where the failing policy was named; a built-in default
-         * ("default") was named nowhere. */
-        const char *where = !bt ? cfg->bso.where : cfg->plo.where;
-        if (where && strcmp(where, "default")) ws_fail_prefix(err, "%s", where);
-        goto out;
-    }
-    char who[96];
-    snprintf(who, sizeof who, "bso %s", bt->name);
-    if (ws_params_resolve(bt->params, cfg->bso.params, cfg->bso.n_params, who,
-                          &bso_params, err))
-        goto out;
-    snprintf(who, sizeof who, "plo %s", pt->name);
-    if (ws_params_resolve(pt->params, cfg->plo.params, cfg->plo.n_params, who,
-                          &plo_params, err))
-        goto out;
+    /* The pairs live after the results, in one block: free(*out) frees both. */
+    ws_cell_result *res = calloc(1, total * sizeof *res + n_pairs * sizeof(ws_study_pair));
+    ws_study_pair *pairs = res ? (ws_study_pair *)(void *)(res + total) : NULL;
+    ws_study_policy *pol = calloc(n_pairs, sizeof *pol);
+    if (!res || !pol) { ws_fail(err, "out of memory"); goto out; }
+    if (ws_study_pairs_resolve(cfg, env->registry, pairs, pol, n_pairs, err)) goto out;
 
     size_t idx = 0;
     if (env->progress) ws_progress_start(&bar, "simulations", total);
+    for (size_t p = 0; p < n_pairs; p++)
     for (size_t g = 0; g < cfg->n_gpus; g++) {
+        const ws_study_policy *use = &pol[p];
         ws_traces tr;
         if (ws_study_traces(cfg, env, cfg->gpus[g], &tr, err)) {
             ws_traces_free(&tr);
@@ -129,7 +119,8 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < n_work; w++) {
             ws_job_table jt;
-            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, 1, err)) {
+            /* The notes of a capped table once, not once per pair. */
+            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, p == 0, err)) {
                 ws_job_free(&jt);
                 ws_traces_free(&tr);
                 goto out;
@@ -139,7 +130,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
             for (size_t s = 0; s < cfg->n_seeds; s++, idx++) {
                 ws_cell_result *r = &res[idx];
                 r->cell = (ws_cell){idx, cfg->gpus[g], specs[w]->name,
-                                    cfg->etas[e], cfg->betas[b], cfg->seeds[s]};
+                                    cfg->etas[e], cfg->betas[b], cfg->seeds[s], p, &pairs[p]};
                 r->b0 = jt.job.b0;
                 r->n_bs = jt.job.n_bs;
                 r->recurrences = cfg->recurrences > 0 ? cfg->recurrences
@@ -148,8 +139,8 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                 job.eta = r->cell.eta;
                 job.beta = r->cell.beta;
                 ws_sim_params sp = {.recurrences = r->recurrences, .seed = r->cell.seed};
-                ws_bso *bso = ws_bso_new(bt, bso_params, r->cell.seed, err);
-                ws_plo *plo = bso ? ws_plo_new(pt, plo_params, r->cell.seed, err) : NULL;
+                ws_bso *bso = ws_bso_new(use->bt, use->bp, r->cell.seed, err);
+                ws_plo *plo = bso ? ws_plo_new(use->pt, use->pp, r->cell.seed, err) : NULL;
                 if (plo) {
                     char where[128];
                     snprintf(where, sizeof where, "cell %zu %s/%s eta %g beta %g", idx,
@@ -166,6 +157,7 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                     ws_fail_prefix(err, "%s/%s eta %g beta %g seed %lu", r->cell.gpu,
                                    r->cell.workload, r->cell.eta, r->cell.beta,
                                    r->cell.seed);
+                    if (n_pairs > 1) ws_fail_prefix(err, "%s", pairs[p].label);
                     ws_job_free(&jt);
                     ws_traces_free(&tr);
                     goto out;
@@ -183,8 +175,8 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
     rc = 0;
 out:
     ws_progress_end(&bar);
-    if (bt) ws_params_free(bt->params, bso_params);
-    if (pt) ws_params_free(pt->params, plo_params);
+    ws_study_policies_free(pol, n_pairs);
+    free(pol);
     free(res);
     free(specs);
     return rc;

@@ -1,0 +1,191 @@
+/*
+ * The policy axis of a config end to end (README "Policy pairs in a
+ * config"): `wattsim run` over bso/plo lists gives each pair exactly the
+ * numbers of a run of that pair alone, with the pair's label and
+ * provenance on every row; a sweep's `policies:` list gives the same bytes
+ * as the same pairs through --policies, which replaces it; errors exit 2
+ * with FILE:LINE:COL.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "run_cli.h"
+#include "table.h"
+#include "tmpdir.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+
+TestSuite(policy_axis, .timeout = 300);
+
+static const char *BASE = "gpu: v100\nworkload: squad\nseed: [1, 2]\nrecurrences: 20\n";
+
+/* A config BASE + extra, written as NAME. */
+static void config(const char *name, const char *extra)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", BASE, extra);
+    write_file(name, text);
+}
+
+/* wattsim CMD CFG --traces T --out OUT [--format csv | --no-plot]
+ * [--policies P]. */
+static cli_result wattsim(const char *cmd, const char *cfg, const char *out,
+                          const char *policies)
+{
+    char c[600], o[600];
+    snprintf(c, sizeof c, "%s", tp(cfg));
+    snprintf(o, sizeof o, "%s", tp(out));
+    const char *argv[12] = {"wattsim", cmd, c, "--traces", TRACES, "--out", o};
+    size_t n = 7;
+    if (!strcmp(cmd, "sweep")) argv[n++] = "--no-plot";
+    else argv[n++] = "--format", argv[n++] = "csv";
+    if (policies) argv[n++] = "--policies", argv[n++] = policies;
+    return cli_run(argv);
+}
+
+static void run_ok(const char *cmd, const char *cfg, const char *out, const char *policies)
+{
+    cli_result r = wattsim(cmd, cfg, out, policies);
+    cr_assert_eq(r.status, 0, "%s %s: %s", cmd, cfg, r.err);
+    cli_free(&r);
+}
+
+/* Every column but those listed, row a of t against row b of u. */
+static void expect_same_row(const table *t, size_t a, const table *u, size_t b,
+                            const char *const *skip)
+{
+    cr_assert_eq(t->nh, u->nh);
+    for (size_t c = 0; c < t->nh; c++) {
+        int skipped = 0;
+        for (size_t k = 0; skip[k]; k++) skipped |= !strcmp(t->hdr[c], skip[k]);
+        if (skipped) continue;
+        cr_expect_str_eq(t->rows[a][c], u->rows[b][c], "column %s, rows %zu and %zu",
+                         t->hdr[c], a, b);
+    }
+}
+
+Test(policy_axis, run_over_pairs_equals_single_runs)
+{
+    tmpdir_make("/tmp/wsaxis.XXXXXX");
+    config("axis.yaml", "bso: zeus\nplo: [jit, {name: default}]\n");
+    config("jit.yaml", "bso: zeus\nplo: jit\n");
+    config("default.yaml", "bso: zeus\nplo: default\n");
+    run_ok("run", "axis.yaml", "axis", NULL);
+    run_ok("run", "jit.yaml", "jit", NULL);
+    run_ok("run", "default.yaml", "default", NULL);
+
+    table ax = read_table(tp("axis/summary.csv"));
+    table one[2] = {read_table(tp("jit/summary.csv")), read_table(tp("default/summary.csv"))};
+    /* Pair-major: 2 pairs x 2 seeds. */
+    cr_assert_eq(ax.n, 4);
+    static const char *const labels[2] = {"zeus+jit", "zeus+default"};
+    static const char *const skip_cell[] = {"cell", NULL};
+    for (size_t p = 0; p < 2; p++) {
+        cr_assert_eq(one[p].n, 2);
+        for (size_t s = 0; s < 2; s++) {
+            cr_expect_str_eq(str(&ax, 2 * p + s, "policy"), labels[p]);
+            cr_expect_eq(num(&ax, 2 * p + s, "cell"), (double)(2 * p + s));
+            /* Names, parameters, hashes and numbers, byte for byte. */
+            expect_same_row(&ax, 2 * p + s, &one[p], s, skip_cell);
+        }
+    }
+    /* The pairs do differ, so the comparison above means something. */
+    cr_expect_str_neq(str(&one[0], 0, "energy_j"), str(&one[1], 0, "energy_j"));
+
+    /* history.csv: each pair's runs, in plan order, as its own run's. */
+    table hax = read_table(tp("axis/history.csv"));
+    table h[2] = {read_table(tp("jit/history.csv")), read_table(tp("default/history.csv"))};
+    cr_assert_eq(hax.n, h[0].n + h[1].n);
+    for (size_t i = 0; i < hax.n; i++) {
+        size_t p = i < h[0].n ? 0 : 1, j = p ? i - h[0].n : i;
+        cr_expect_str_eq(str(&hax, i, "policy"), labels[p]);
+        expect_same_row(&hax, i, &h[p], j, skip_cell);
+    }
+    /* summary.json names each cell's pair. */
+    char *json = slurp_file(tp("axis/summary.json"));
+    cr_expect(strstr(json, "\"plo\": \"default\", \"policy\": \"zeus+default\""), "%s", json);
+    free(json);
+    free_table(&ax);
+    free_table(&hax);
+    for (int p = 0; p < 2; p++) {
+        free_table(&one[p]);
+        free_table(&h[p]);
+    }
+    tmpdir_remove();
+}
+
+Test(policy_axis, sweep_policies_list_equals_cli_policies)
+{
+    tmpdir_make("/tmp/wsaxis.XXXXXX");
+    config("list.yaml", "policies:\n"
+                        "  - {bso: zeus, plo: jit}\n"
+                        "  - bso: {name: zeus, params: {window: 5}}\n"
+                        "    plo: jit\n"
+                        "  - {bso: gts, plo: default}\n");
+    config("plain.yaml", "");
+    run_ok("sweep", "list.yaml", "list", NULL);
+    run_ok("sweep", "plain.yaml", "cli", "zeus:jit,zeus{window=5}:jit,gts:default");
+    char *a = slurp_file(tp("list/sweep.csv")), *b = slurp_file(tp("cli/sweep.csv"));
+    cr_expect_str_eq(a, b);
+    cr_expect(strstr(a, "\nzeus,jit,zeus{window=5}+jit,"), "%s", a);
+    free(a);
+    free(b);
+    a = slurp_file(tp("list/sweep.json"));
+    b = slurp_file(tp("cli/sweep.json"));
+    cr_expect_str_eq(a, b);
+    free(a);
+    free(b);
+
+    /* The bso x plo lists of a sweep config are its pairs. */
+    config("cross.yaml", "bso: [zeus, {name: zeus, params: {window: 5}}]\nplo: jit\n");
+    run_ok("sweep", "cross.yaml", "cross", NULL);
+    run_ok("sweep", "plain.yaml", "cross-cli", "zeus:jit,zeus{window=5}:jit");
+    a = slurp_file(tp("cross/sweep.csv"));
+    b = slurp_file(tp("cross-cli/sweep.csv"));
+    cr_expect_str_eq(a, b);
+    free(a);
+    free(b);
+
+    /* --policies replaces the config's list. */
+    run_ok("sweep", "list.yaml", "replaced", "gts:jit");
+    table t = read_table(tp("replaced/sweep.csv"));
+    cr_assert_eq(t.n, 3);
+    cr_expect_str_eq(str(&t, 0, "policy"), "gts+jit");
+    cr_expect_str_eq(str(&t, 1, "policy"), "default+default");
+    cr_expect_str_eq(str(&t, 2, "policy"), "oracle+oracle");
+    free_table(&t);
+    tmpdir_remove();
+}
+
+Test(policy_axis, errors_exit_2_with_location)
+{
+    tmpdir_make("/tmp/wsaxis.XXXXXX");
+    config("dup.yaml", "bso: [zeus, gts, zeus]\n");
+    cli_result r = wattsim("run", "dup.yaml", "o", NULL);
+    char want[800];
+    snprintf(want, sizeof want, "wattsim: %s:5:18: bso zeus is listed twice (first at 5:7)"
+             " (give it other parameters, or list it once)\n", tp("dup.yaml"));
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, want);
+    cli_free(&r);
+
+    config("both.yaml", "plo: jit\npolicies: [{bso: zeus, plo: jit}]\n");
+    r = wattsim("sweep", "both.yaml", "o", NULL);
+    snprintf(want, sizeof want, "wattsim: %s:6:1: 'policies' and 'plo' (line 5) both say which"
+             " policies run; give the pairs in 'policies' only, or drop it and give bso and"
+             " plo (lists for an axis)\n", tp("both.yaml"));
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, want);
+    cli_free(&r);
+
+    /* A policy that does not resolve: where it was named. */
+    config("unknown.yaml", "plo: [jit, nosuch]\n");
+    r = wattsim("run", "unknown.yaml", "o", NULL);
+    snprintf(want, sizeof want, "wattsim: %s:5:12: unknown plo policy 'nosuch'", tp("unknown.yaml"));
+    cr_expect_eq(r.status, 2);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cli_free(&r);
+    /* Nothing written. */
+    cr_expect_neq(access(tp("o"), F_OK), 0);
+    tmpdir_remove();
+}
