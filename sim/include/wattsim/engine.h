@@ -56,6 +56,9 @@ typedef struct ws_sim_totals {
     int final_bs, final_pl;    /* knob of the last run that reached */
     double co2_g, usd;         /* totals of the runs' emissions and money */
     long wrapped;              /* runs that reached past a series' end */
+    long fail_recurrence;      /* when the simulation failed: the recurrence */
+    int fail_attempt;          /* and try it stopped in (0, 0: before the
+                                  first, in register_job); else 0 */
 } ws_sim_totals;
 
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy

@@ -37,6 +37,15 @@ void ws_csv_num(FILE *f, double x);
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                         const char *bso, const char *plo,
                         const ws_run_record *hist, size_t n, const ws_whatif *wi);
+/* simulate --keep-history: the same, with the simulation's status. JSON
+ * adds "status" ("ok" or "failed") and "error" (null, or the one-line
+ * error), and when it failed "failed_recurrence" and "failed_try" (r->tot's
+ * fail_recurrence, fail_attempt); a failed one's table ends with a line
+ * "failed in recurrence R, try T: ERROR". error NULL: it succeeded. */
+void ws_report_simulate_status(FILE *f, ws_format fmt, const ws_cell_result *r,
+                               const char *bso, const char *plo,
+                               const ws_run_record *hist, size_t n, const ws_whatif *wi,
+                               const char *error);
 
 /* pareto: the knob landscape of one job. */
 void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job,
@@ -54,6 +63,16 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
 void ws_report_history_header(FILE *f, const ws_whatif *wi);
 void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
                            const ws_whatif *wi);
+/* --keep-history: the history CSV with two more columns, status and error.
+ * A run's row ends ",ok,"; a failed simulation's last row has its cell,
+ * the recurrence and try it stopped in (t->fail_recurrence,
+ * t->fail_attempt; 0, 0 before the first), empty run columns, "failed"
+ * and the one-line error. */
+void ws_report_history_header_status(FILE *f, const ws_whatif *wi);
+void ws_report_history_row_status(FILE *f, const ws_cell *c, const ws_run_record *r,
+                                  const ws_whatif *wi);
+void ws_report_history_failed(FILE *f, const ws_cell *c, const ws_sim_totals *t,
+                              const ws_whatif *wi, const char *error);
 
 /* plan: recommendation, savings and break-even (wattsim/plan.h). */
 void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *wi);

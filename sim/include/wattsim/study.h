@@ -56,6 +56,16 @@ typedef struct ws_cell_result {
 typedef int (*ws_cell_sink)(void *ctx, const ws_cell *cell,
                             const ws_run_record *r, ws_error *err);
 
+/* A simulation of the plan that failed (a policy error, a recurrence that
+ * never reached its target, a failing sink): its cell, and in res.tot the
+ * totals of its runs before the failure and where it stopped
+ * (fail_recurrence, fail_attempt). */
+typedef struct ws_study_failure {
+    int failed;                        /* 0: no simulation failed */
+    ws_cell_result res;                /* res.cell.policy points to pair */
+    ws_study_pair pair;
+} ws_study_failure;
+
 typedef struct ws_study_env {
     const char *traces_dir;
     const ws_catalogue *catalogue;
@@ -73,6 +83,11 @@ typedef struct ws_study_env {
 int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                  ws_cell_sink sink, void *ctx, ws_cell_result **out,
                  size_t *n_out, ws_error *err);
+/* The same; when a simulation fails, *failure (may be NULL) says which
+ * and where (errors before any simulation starts leave it 0). */
+int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
+                         ws_cell_sink sink, void *ctx, ws_cell_result **out,
+                         size_t *n_out, ws_study_failure *failure, ws_error *err);
 
 /* The workload spec for a name: inline jobs of cfg first, then the
  * catalogue; NULL with err set if unknown (the message starts with where

@@ -4,12 +4,14 @@
  * CLI's convention (cli.c): one line "wattsim: ...", exit status 2, and no
  * output file is left half-written.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -29,6 +31,7 @@
 
 static const char *RUN_HELP =
     "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
+    "                  [--keep-history]\n"
     "\n"
     "Run every cell of a config's run plan (policy pair x gpu x workload x eta x\n"
     "beta x seed; bso: and plo: lists, or a policies: list, make the pairs) and\n"
@@ -40,6 +43,10 @@ static const char *RUN_HELP =
     "  --out DIR          output folder (default: the config's `out`)\n"
     "  --format F         stdout format: table (default), csv or json\n"
     "  --force            replace existing outputs in the folder\n"
+    "  --keep-history     when a simulation fails, keep history.csv up to the\n"
+    "                     failure (columns status,error added; its last row\n"
+    "                     is the failure) and exit 1; without it a failed run\n"
+    "                     leaves no outputs and exits 2\n"
     WS_CLI_JOB_HELP
     "                     (added to the config's workloads and jobs)\n"
     "\n" WS_CLI_WHATIF_HELP;
@@ -47,13 +54,42 @@ static const char *RUN_HELP =
 typedef struct history_ctx {
     FILE *f;
     const ws_whatif *wi;
+    int status;                /* --keep-history: status,error columns */
 } history_ctx;
 
 static int history_sink(void *p, const ws_cell *c, const ws_run_record *r, ws_error *err)
 {
     history_ctx *h = p;
-    ws_report_history_row(h->f, c, r, h->wi);
+    if (h->status) ws_report_history_row_status(h->f, c, r, h->wi);
+    else ws_report_history_row(h->f, c, r, h->wi);
     return 0;
+}
+
+/* run --keep-history after a failed simulation: history.csv as far as it
+ * got, its last row the failure, committed; the completion mark of an
+ * earlier run that --force was replacing (summary.csv, summary.json) goes,
+ * since this run did not complete. Returns 1 (the exit status), or 2 when
+ * that itself failed (err then names the file). */
+static int keep_history(const char *out, ws_outfile *hist, const ws_study_failure *fail,
+                        const ws_whatif *wi, ws_error *err)
+{
+    ws_report_history_failed(hist->f, &fail->res.cell, &fail->res.tot, wi, err->msg);
+    ws_error werr = {{0}};
+    if (ws_outfile_commit(hist, &werr)) {
+        *err = werr;
+        return WS_EXIT_USAGE;
+    }
+    const char *stale[] = {"summary.csv", "summary.json"};
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", out, stale[i]);
+        if (unlink(path) && errno != ENOENT) {
+            ws_fail(err, "%s: cannot remove the earlier run's file: %s", path,
+                    strerror(errno));
+            return WS_EXIT_USAGE;
+        }
+    }
+    return 1;
 }
 
 static int write_summary(const char *dir, const char *name, ws_format fmt,
@@ -112,11 +148,12 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         {"out", required_argument, 0, OPT_OUT},
         {"format", required_argument, 0, OPT_FORMAT},
         {"force", no_argument, 0, OPT_FORCE},
+        {"keep-history", no_argument, 0, OPT_KEEP_HISTORY},
         WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
     ws_cli_job job = {0};
-    int force = 0, c;
+    int force = 0, keep = 0, c;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int n_sets = 0, n_wi = 0;
     struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
@@ -134,6 +171,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         case OPT_OUT: out = optarg; break;
         case OPT_FORMAT: format = optarg; break;
         case OPT_FORCE: force = 1; break;
+        case OPT_KEEP_HISTORY: keep = 1; break;
         default: free(sets); free(wis); return ws_cli_bad_option("run", argv, c);
         }
     }
@@ -190,10 +228,15 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
-    ws_report_history_header(of[0].f, &wi);
-    history_ctx hc = {of[0].f, &wi};
+    if (keep) ws_report_history_header_status(of[0].f, &wi);
+    else ws_report_history_header(of[0].f, &wi);
+    history_ctx hc = {of[0].f, &wi, keep};
     ws_study_env env = {ws_cli_traces(g->traces, &cfg), &cat, reg, &g->limits, 1, &wi};
-    if (ws_study_run(&cfg, &env, history_sink, &hc, &res, &n, &err)) goto out;
+    ws_study_failure fail;
+    if (ws_study_run_failure(&cfg, &env, history_sink, &hc, &res, &n, &fail, &err)) {
+        if (keep && fail.failed) rc = keep_history(out, &of[0], &fail, &wi, &err);
+        goto out;
+    }
     /* Each cell carries its pair's names and provenance (cell.policy). */
     const ws_study_pair *first = res[0].cell.policy;
     const char *bso = first->bso, *plo = first->plo;
@@ -236,6 +279,7 @@ static const char *SIMULATE_HELP =
     "                        --max-epochs N --b0 B) [--eta X] [--beta X] [--seed N]\n"
     "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
     "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
+    "                        [--keep-history]\n"
     "\n"
     "Simulate one recurring job and print every run (table) or one JSON object\n"
     "with the totals and the history.\n"
@@ -251,6 +295,11 @@ static const char *SIMULATE_HELP =
     "  --bso-param K=V    a BSO parameter (see 'wattsim list policies')\n"
     "  --plo-param K=V    a PLO parameter\n"
     "  --format F         table (default) or json\n"
+    "  --keep-history     when the simulation fails, print its runs up to the\n"
+    "                     failure and the failure (table: a last line; json:\n"
+    "                     \"status\", \"error\", \"failed_recurrence\", \"failed_try\")\n"
+    "                     and exit 1; without it a failed simulation prints\n"
+    "                     nothing on stdout and exits 2\n"
     WS_CLI_JOB_HELP
     "\n" WS_CLI_WHATIF_HELP;
 
@@ -301,6 +350,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         {"bso-param", required_argument, 0, OPT_BSO_PARAM},
         {"plo-param", required_argument, 0, OPT_PLO_PARAM},
         {"format", required_argument, 0, OPT_FORMAT},
+        {"keep-history", no_argument, 0, OPT_KEEP_HISTORY},
         WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
     static const char *keys[] = {
@@ -317,7 +367,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     records hist = {0};
     ws_whatif wi = {0};
     size_t n = 0;
-    int rc = EXIT_USAGE, c, workload = 0, is_wi;
+    int rc = EXIT_USAGE, c, workload = 0, is_wi, keep = 0;
     const char *format = "table";
     ws_cli_job job = {0};
     ws_run_config_init(&cfg);
@@ -350,6 +400,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
             break;
         }
         case OPT_FORMAT: format = optarg; break;
+        case OPT_KEEP_HISTORY: keep = 1; break;
         default: rc = ws_cli_bad_option("simulate", argv, c); goto out;
         }
     }
@@ -385,11 +436,24 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(g->traces, NULL), &cat, reg, &g->limits, 0, &wi};
-    if (ws_study_run(&cfg, &env, collect, &hist, &res, &n, &err)) goto out;
+    ws_study_failure fail;
+    if (ws_study_run_failure(&cfg, &env, collect, &hist, &res, &n, &fail, &err)) {
+        if (keep && fail.failed) {
+            /* the runs before the failure, then the failure */
+            ws_report_simulate_status(stdout, (ws_format)fmt, &fail.res, fail.pair.bso,
+                                      fail.pair.plo, hist.r, hist.n, &wi, err.msg);
+            rc = 1;
+        }
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
         const ws_study_pair *pair = res[i].cell.policy;
-        ws_report_simulate(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo, hist.r,
-                           hist.n, &wi);
+        if (keep)
+            ws_report_simulate_status(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo,
+                                      hist.r, hist.n, &wi, NULL);
+        else
+            ws_report_simulate(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo, hist.r,
+                               hist.n, &wi);
         ws_study_wrap_note(&wi, res[i].tot.wrapped);
     }
     rc = 0;

@@ -283,6 +283,11 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     rc = 0;
 out:
     ws_rng_give(rng);
+    if (rc) {
+        /* where it stopped, for a history kept up to the failure */
+        tot.fail_recurrence = pc.recurrence;
+        tot.fail_attempt = pc.attempt;
+    }
     if (out) *out = tot;
     return rc;
 }

@@ -92,9 +92,31 @@ static void csv_amounts_header(FILE *f, const ws_whatif *wi)
 
 /* ------------------------------------------------------------ simulate */
 
+static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
+                            const char *bso, const char *plo, const ws_run_record *h,
+                            size_t n, const ws_whatif *wi, int with_status,
+                            const char *error);
+
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                         const char *bso, const char *plo,
                         const ws_run_record *h, size_t n, const ws_whatif *wi)
+{
+    report_simulate(f, fmt, r, bso, plo, h, n, wi, 0, NULL);
+}
+
+void ws_report_simulate_status(FILE *f, ws_format fmt, const ws_cell_result *r,
+                               const char *bso, const char *plo,
+                               const ws_run_record *h, size_t n, const ws_whatif *wi,
+                               const char *error)
+{
+    report_simulate(f, fmt, r, bso, plo, h, n, wi, 1, error);
+}
+
+/* with_status: the status and error of --keep-history (error NULL: ok). */
+static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
+                            const char *bso, const char *plo, const ws_run_record *h,
+                            size_t n, const ws_whatif *wi, int with_status,
+                            const char *error)
 {
     const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     const ws_cell *c = &r->cell;
@@ -116,6 +138,16 @@ void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         json_amounts(f, wi, t->co2_g, t->usd);
         if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
         json_whatif(f, wi);
+        if (with_status) {
+            fprintf(f, ", \"status\": \"%s\", \"error\": ", error ? "failed" : "ok");
+            if (error) {
+                ws_json_str(f, error);
+                fprintf(f, ", \"failed_recurrence\": %ld, \"failed_try\": %d",
+                        t->fail_recurrence, t->fail_attempt);
+            } else {
+                fputs("null", f);
+            }
+        }
         fputs(", \"history\": [", f);
         for (size_t i = 0; i < n; i++) {
             fprintf(f, "%s\n  {\"recurrence\": %ld, \"try\": %d, \"bs\": %d, \"pl\": %d, \"energy_j\": ",
@@ -157,8 +189,12 @@ void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
             t->energy_j / 1e6);
     if (co2) fprintf(f, ", %.3f kg CO2eq", t->co2_g / 1e3);
     if (usd) fprintf(f, ", $%.2f", t->usd);
-    fprintf(f, ", time %.3f h, cost %.6g; settled on bs %d at %d W\n",
-            t->time_s / 3600, t->cost, t->final_bs, t->final_pl);
+    fprintf(f, ", time %.3f h, cost %.6g", t->time_s / 3600, t->cost);
+    if (t->final_bs >= 0) fprintf(f, "; settled on bs %d at %d W\n", t->final_bs, t->final_pl);
+    else fputs("; no run reached the target\n", f);
+    if (error)
+        fprintf(f, "failed in recurrence %ld, try %d: %s\n", t->fail_recurrence,
+                t->fail_attempt, error);
 }
 
 /* ------------------------------------------------------------ pareto */
@@ -247,33 +283,82 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
 
 /* ------------------------------------------------------------ run */
 
-void ws_report_history_header(FILE *f, const ws_whatif *wi)
+static void history_header(FILE *f, const ws_whatif *wi)
 {
     fputs("cell,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
           "cost,reached,profiled", f);
     csv_amounts_header(f, wi);
     if (ws_whatif_accounts(wi)) fputs(",start_s", f);
-    fputs(",policy\n", f);
+    fputs(",policy", f);
 }
 
-void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
-                           const ws_whatif *wi)
+/* The cell's columns, then recurrence and try. */
+static void history_cell(FILE *f, const ws_cell *c, long recurrence, int attempt)
 {
     fprintf(f, "%zu,", c->index);
     ws_csv_str(f, c->gpu); fputc(',', f);
     ws_csv_str(f, c->workload); fputc(',', f);
     ws_csv_num(f, c->eta); fputc(',', f);
     ws_csv_num(f, c->beta);
-    fprintf(f, ",%lu,%ld,%d,%d,%d,%d,", c->seed, r->recurrence, r->attempt, r->bs, r->pl,
-            r->epochs);
+    fprintf(f, ",%lu,%ld,%d", c->seed, recurrence, attempt);
+}
+
+static void history_policy(FILE *f, const ws_cell *c)
+{
+    fputc(',', f);
+    ws_csv_str(f, c->policy ? c->policy->label : "");
+}
+
+static void history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
+                        const ws_whatif *wi)
+{
+    history_cell(f, c, r->recurrence, r->attempt);
+    fprintf(f, ",%d,%d,%d,", r->bs, r->pl, r->epochs);
     ws_csv_num(f, r->energy_j); fputc(',', f);
     ws_csv_num(f, r->time_s); fputc(',', f);
     ws_csv_num(f, r->cost);
     fprintf(f, ",%d,%d", r->reached, r->profiled);
     csv_amounts(f, wi, r->co2_g, r->usd);
     if (ws_whatif_accounts(wi)) { fputc(',', f); ws_csv_num(f, r->start_s); }
-    fputc(',', f);
-    ws_csv_str(f, c->policy ? c->policy->label : "");
+    history_policy(f, c);
+}
+
+void ws_report_history_header(FILE *f, const ws_whatif *wi)
+{
+    history_header(f, wi);
+    fputc('\n', f);
+}
+
+void ws_report_history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
+                           const ws_whatif *wi)
+{
+    history_row(f, c, r, wi);
+    fputc('\n', f);
+}
+
+void ws_report_history_header_status(FILE *f, const ws_whatif *wi)
+{
+    history_header(f, wi);
+    fputs(",status,error\n", f);
+}
+
+void ws_report_history_row_status(FILE *f, const ws_cell *c, const ws_run_record *r,
+                                  const ws_whatif *wi)
+{
+    history_row(f, c, r, wi);
+    fputs(",ok,\n", f);
+}
+
+void ws_report_history_failed(FILE *f, const ws_cell *c, const ws_sim_totals *t,
+                              const ws_whatif *wi, const char *error)
+{
+    history_cell(f, c, t->fail_recurrence, t->fail_attempt);
+    /* bs, pl, epochs, energy_j, time_s, cost, reached, profiled: no run */
+    int empty = 8 + (wi && wi->has_carbon) + (wi && wi->has_price) + !!ws_whatif_accounts(wi);
+    for (int i = 0; i < empty; i++) fputc(',', f);
+    history_policy(f, c);
+    fputs(",failed,", f);
+    ws_csv_str(f, error);
     fputc('\n', f);
 }
 

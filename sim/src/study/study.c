@@ -80,6 +80,14 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                  ws_cell_sink sink, void *ctx, ws_cell_result **out,
                  size_t *n_out, ws_error *err)
 {
+    return ws_study_run_failure(cfg, env, sink, ctx, out, n_out, NULL, err);
+}
+
+int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
+                         ws_cell_sink sink, void *ctx, ws_cell_result **out,
+                         size_t *n_out, ws_study_failure *failure, ws_error *err)
+{
+    if (failure) failure->failed = 0;
     *out = NULL;
     *n_out = 0;
     size_t n_work = cfg->n_workloads + cfg->n_jobs;
@@ -158,6 +166,13 @@ int ws_study_run(const ws_run_config *cfg, const ws_study_env *env,
                                    r->cell.workload, r->cell.eta, r->cell.beta,
                                    r->cell.seed);
                     if (n_pairs > 1) ws_fail_prefix(err, "%s", pairs[p].label);
+                    if (failure) {
+                        /* a copy: the results (and their pairs) are freed */
+                        failure->failed = 1;
+                        failure->res = *r;
+                        failure->pair = pairs[p];
+                        failure->res.cell.policy = &failure->pair;
+                    }
                     ws_job_free(&jt);
                     ws_traces_free(&tr);
                     goto out;
