@@ -3,8 +3,8 @@
  * config"): `wattsim run` over bso/plo lists gives each pair exactly the
  * numbers of a run of that pair alone, with the pair's label and
  * provenance on every row; a sweep's `policies:` list gives the same bytes
- * as the same pairs through --policies, which replaces it; errors exit 2
- * with FILE:LINE:COL.
+ * as the same pairs through --policies, which replaces it, and the same
+ * journal fingerprint; errors exit 2 with FILE:LINE:COL.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -187,5 +187,40 @@ Test(policy_axis, errors_exit_2_with_location)
     cli_free(&r);
     /* Nothing written. */
     cr_expect_neq(access(tp("o"), F_OK), 0);
+    tmpdir_remove();
+}
+
+/* The journal's fingerprint: a shard journal of a `policies:` config
+ * merges under the same pairs given by --policies, and is refused when a
+ * pair's parameters differ. */
+Test(policy_axis, journal_fingerprint_covers_config_pairs)
+{
+    tmpdir_make("/tmp/wsaxis.XXXXXX");
+    config("list.yaml", "policies:\n"
+                        "  - {bso: zeus, plo: jit}\n"
+                        "  - {bso: {name: zeus, params: {window: 5}}, plo: jit}\n");
+    config("plain.yaml", "");
+    char cfg[600], shard[600], out[600];
+    snprintf(cfg, sizeof cfg, "%s", tp("list.yaml"));
+    snprintf(shard, sizeof shard, "%s", tp("shard"));
+    cli_result r = cli_run((const char *[]){"wattsim", "sweep", cfg, "--traces", TRACES,
+                                            "--shard", "0/1", "--out", shard, "--no-plot",
+                                            NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    snprintf(cfg, sizeof cfg, "%s", tp("plain.yaml"));
+    snprintf(out, sizeof out, "%s", tp("same"));
+    r = cli_run((const char *[]){"wattsim", "merge", "sweep", cfg, "--traces", TRACES,
+                                 "--policies", "zeus:jit,zeus{window=5}:jit", shard,
+                                 "--out", out, "--no-plot", NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    snprintf(out, sizeof out, "%s", tp("other"));
+    r = cli_run((const char *[]){"wattsim", "merge", "sweep", cfg, "--traces", TRACES,
+                                 "--policies", "zeus:jit,zeus{window=6}:jit", shard,
+                                 "--out", out, "--no-plot", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "the journal is of another plan"), "%s", r.err);
+    cli_free(&r);
     tmpdir_remove();
 }
