@@ -113,9 +113,10 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
         for (int m = 0; m < 2; m++) {
             double x[4], mean = 0, ss = 0;
             for (size_t i = 0; i < 4; i++) {
-                const ws_sweep_sim *a = &s.sims[ws_sweep_index(&s, zeus, 0, w, 0, 0, i)];
-                const ws_sweep_sim *d = &s.sims[ws_sweep_index(&s, ref, 0, w, 0, 0, i)];
-                x[i] = m ? 100 * (1 - a->time_s / d->time_s) : 100 * (1 - a->energy_j / d->energy_j);
+                ws_sweep_sim a, d;
+                ws_sweep_sim_get(&s, ws_sweep_index(&s, zeus, 0, w, 0, 0, i), &a);
+                ws_sweep_sim_get(&s, ws_sweep_index(&s, ref, 0, w, 0, 0, i), &d);
+                x[i] = m ? 100 * (1 - a.time_s / d.time_s) : 100 * (1 - a.energy_j / d.energy_j);
                 mean += x[i] / 4;
             }
             for (size_t i = 0; i < 4; i++) ss += (x[i] - mean) * (x[i] - mean);
@@ -165,9 +166,12 @@ Test(figures, beta_totals_as_percent_of_default_by_hand, .init = mktmp, .fini = 
         cr_expect_str_eq(str(&t, row, "beta"), b ? "inf" : "2");
         double e[3], me = 0, md = 0, ss = 0;
         for (size_t i = 0; i < 3; i++) {
-            e[i] = s.sims[ws_sweep_index(&s, zeus, 0, 0, 0, b, i)].energy_j;
+            ws_sweep_sim z, d;
+            ws_sweep_sim_get(&s, ws_sweep_index(&s, zeus, 0, 0, 0, b, i), &z);
+            ws_sweep_sim_get(&s, ws_sweep_index(&s, s.ref_default, 0, 0, 0, b, i), &d);
+            e[i] = z.energy_j;
             me += e[i] / 3;
-            md += s.sims[ws_sweep_index(&s, s.ref_default, 0, 0, 0, b, i)].energy_j / 3;
+            md += d.energy_j / 3;
         }
         for (size_t i = 0; i < 3; i++) ss += (e[i] - me) * (e[i] - me);
         double half = T2 * sqrt(ss / 2) / sqrt(3.0);

@@ -60,17 +60,21 @@ int ws_policy_pairs_from_config(const ws_run_config *cfg, ws_policy_pair **out, 
  * steady state, never its recurrences (except the per-recurrence cost that
  * the learning curves need, kept only when asked for). A failed one has
  * all numbers zero (so that what a policy did before failing never leaks
- * into a summary) and its message in `error`. */
+ * into a summary); its message is kept only where the summaries show it,
+ * as its cell's first failure (ws_sweep_cell_error). */
 typedef struct ws_sweep_sim {
     double energy_j, time_s, cost;           /* totals over recurrences */
     double steady_energy, steady_time;       /* mean per recurrence over the
                                                 steady window (ws_steady_count) */
     int final_bs, final_pl;                  /* knob of the last run that reached */
     double *rec_cost;         /* per recurrence, all tries; NULL unless curves */
-    char *error;              /* one line, e.g. "seed 3: ..."; NULL when ok */
     int failed;
     double co2_g, usd;        /* totals, with a carbon / price series */
 } ws_sweep_sim;
+
+/* Where a sweep keeps its simulations (sweep_store.c): in memory, or past
+ * a number of them in a temporary file; read them with a cursor. */
+typedef struct ws_sweep_store ws_sweep_store;
 
 typedef struct ws_sweep {
     ws_policy_pair *pairs;   size_t n_pairs;
@@ -82,7 +86,7 @@ typedef struct ws_sweep {
     ws_job_table *jobs;                          /* [gpu * n_work + work] */
     long *recurrences;                           /* per job, like jobs */
     int curves;                                  /* sims keep rec_cost */
-    ws_sweep_sim *sims;      size_t n_sims;      /* plan order, seed fastest */
+    ws_sweep_store *store;   size_t n_sims;      /* plan order, seed fastest */
     size_t n_failed;                             /* simulations that failed */
     size_t n_reused;                             /* taken from the journal */
     size_t n_run;                                /* run by this process */
@@ -108,13 +112,43 @@ typedef struct ws_sweep_opts {
     const char *const *merge;        /* n_merge > 0: run nothing; take every
                                         result from these shard journals */
     size_t n_merge;
+    /* Past spill_sims simulations (0: WS_SPILL_SIMS) each one's numbers go
+     * to an unlinked temporary file in spill_dir (NULL: $TMPDIR, else
+     * /tmp), 64 bytes each, instead of memory (88 bytes each): memory does
+     * not grow with the seeds. Outputs are the same bytes either way. */
+    size_t spill_sims;
+    const char *spill_dir;
 } ws_sweep_opts;
+
+#define WS_SPILL_SIMS ((size_t)1 << 18)
+
+/* Reading a sweep's simulations: through a cursor, which holds up to
+ * `chunk` (at most 4096) of them at a time when they are in a file and
+ * none when they are in memory. The pointer ws_sweep_sim_at returns is
+ * valid until the next call on the cursor. A read error (of the spill
+ * file) gives a failed simulation and is kept for ws_sweep_io_error. */
+typedef struct ws_sweep_cursor {
+    const ws_sweep *s;
+    size_t first, n, cap;          /* buf holds simulations [first, first + n) */
+    ws_sweep_sim *buf;
+} ws_sweep_cursor;
+void ws_sweep_cursor_init(ws_sweep_cursor *c, const ws_sweep *s, size_t chunk);
+const ws_sweep_sim *ws_sweep_sim_at(ws_sweep_cursor *c, size_t i);
+void ws_sweep_cursor_free(ws_sweep_cursor *c);
+/* Simulation i into *out (one read). */
+void ws_sweep_sim_get(const ws_sweep *s, size_t i, ws_sweep_sim *out);
+/* The message of a cell's first failed seed (in seed order), "" if none. */
+const char *ws_sweep_cell_error(const ws_sweep *s, size_t cell);
+/* 0, or -1 with err set to the first read or write error of the spill
+ * file (one line naming it): every output written since is unreliable. */
+int ws_sweep_io_error(const ws_sweep *s, ws_error *err);
 
 /* Run the sweep. `pairs` are copied; default:default and oracle:oracle are
  * appended when missing. The config's policy params apply to a pair whose
  * names equal the config's bso / plo. Returns -1 only for set-up errors
- * (nothing run, no journal written) and journal I/O errors; failed
- * simulations are counted in out->n_failed and the call returns 0. */
+ * (nothing run, no journal written) and journal I/O errors, -2 for an I/O
+ * error of the spill file; failed simulations are counted in
+ * out->n_failed and the call returns 0. */
 int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
                       const ws_policy_pair *pairs, size_t n_pairs,
                       const ws_sweep_opts *opts, ws_sweep *out, ws_error *err);
@@ -167,6 +201,9 @@ void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n);
 /* Mean and 95 % CI (t distribution, n - 1 degrees of freedom) of x[0..n);
  * lo = hi = NAN when n < 2. */
 void ws_ci95(const double *x, size_t n, double *mean, double *lo, double *hi);
+/* Its bounds from the mean and the sum of squared deviations from it of n
+ * values, for callers that make the two passes over their own data. */
+void ws_ci95_bounds(double mean, double ss, size_t n, double *lo, double *hi);
 
 /* Recurrences that count as steady state: the last 10 %, at least 5 (all
  * when fewer). */

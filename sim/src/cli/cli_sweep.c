@@ -83,6 +83,10 @@ static const char *SWEEP_HELP =
     "printed, and the exit status is 1. Exit status: 0 every simulation\n"
     "succeeded, 1 completed with failed cells, 2 usage, config, policy or trace\n"
     "error (nothing written).\n"
+    "Memory does not grow with the seeds: past 262,144 simulations each one's\n"
+    "numbers go to a temporary file in the output folder, deleted as soon as it\n"
+    "is made (64 bytes per simulation; WATTSIM_SPILL_SIMS=N sets the number);\n"
+    "the outputs are the same bytes.\n"
     "  --no-plot          tables only\n"
     "  --quiet            no progress display (a bar on a terminal, else a line\n"
     "                     every 10 s, once the run has taken over 1 s)\n"
@@ -114,7 +118,9 @@ static int write_table(const out_ctx *o, const char *name, const char *title,
     int rc = ws_outfile_open(&of, path, err);
     if (!rc) {
         w(of.f, s);
-        rc = ws_outfile_commit(&of, err);
+        /* A read error of the spill file gave failed simulations: no output. */
+        rc = ws_sweep_io_error(s, err);
+        if (!rc) rc = ws_outfile_commit(&of, err);
     }
     if (!rc) rc = ws_manifest_add(path, "table", title, o->command, err);
     ws_outfile_abort(&of);
@@ -220,6 +226,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     };
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
     int force = 0, plot = 1, isolate = 0, resume = 0, c;
+    size_t spill_sims = 0;
     double cell_timeout = 0;
     unsigned long shard_k = 0, shard_n = 0;
     /* Under mpirun (an MPI build): this rank's shard, rank 0 reduces. */
@@ -332,6 +339,19 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
                                : strdup(argv[a]);
         if (!parts[n_parts - 1]) goto out;
     }
+    /* WATTSIM_SPILL_SIMS: past how many simulations results go to a file
+     * in the output folder (tests make it tiny). */
+    const char *spill = getenv("WATTSIM_SPILL_SIMS");
+    if (spill && *spill) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(spill, &end, 10);
+        if (errno || *end || !v || !isdigit((unsigned char)spill[0])) {
+            ws_fail(&err, "WATTSIM_SPILL_SIMS='%s' is not a number of simulations >= 1", spill);
+            goto out;
+        }
+        spill_sims = (size_t)v;
+    }
     if (ws_run_config_load(argv[optind], &cfg, &err)) goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
@@ -391,7 +411,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
     ws_sweep_opts so = {(int)threads, isolate, cell_timeout, merge ? NULL : journal, resume,
-                        curves, shard_k, shard_n, (const char *const *)parts, n_parts};
+                        curves, shard_k, shard_n, (const char *const *)parts, n_parts,
+                        spill_sims, out};
     int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err);
 #ifdef WS_HAVE_MPI
     if (mpi) {
@@ -403,6 +424,12 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (mpi_rank) { rc = 0; goto out; }         /* rank 0 writes the outputs */
     }
 #endif
+    if (run_rc == -2) {
+        /* An I/O error of the spill file: not the input's fault. */
+        fprintf(stderr, "wattsim: %s\n", err.msg);
+        rc = 1;
+        goto out;
+    }
     if (run_rc) goto out;
     if (shard_n && !mpi) {
         /* A shard's result is its journal: kept for the merge. */

@@ -25,34 +25,55 @@
 
 #include "labels.h"
 
+/* Seed i's savings (percent) of `pair` versus `ref` in a cell, when both
+ * succeeded and the reference's numbers are positive. */
+static int seed_saving(ws_sweep_cursor *ca, ws_sweep_cursor *cr, size_t a_at, size_t r_at,
+                       double *e, double *t)
+{
+    const ws_sweep_sim *a = ws_sweep_sim_at(ca, a_at), *r = ws_sweep_sim_at(cr, r_at);
+    if (a->failed || r->failed || !(r->energy_j > 0) || !(r->time_s > 0)) return 0;
+    *e = 100.0 * (1.0 - a->energy_j / r->energy_j);
+    *t = 100.0 * (1.0 - a->time_s / r->time_s);
+    return 1;
+}
+
+/* ws_ci95 of the per-seed savings, in two passes over the simulations
+ * (they may be in a file) rather than over arrays of n seeds: the same
+ * additions in the same order, so the same bits. */
 void ws_fig_saving_of(const ws_sweep *s, size_t pair, size_t ref, size_t gpu, size_t work,
                       size_t eta, size_t beta, ws_fig_saving *out)
 {
     size_t n = s->n_seeds, k = 0;
-    double *e = malloc((n ? n : 1) * sizeof *e), *t = malloc((n ? n : 1) * sizeof *t);
+    size_t a0 = ws_sweep_index(s, pair, gpu, work, eta, beta, 0);
+    size_t r0 = ws_sweep_index(s, ref, gpu, work, eta, beta, 0);
     out->n = 0;
     out->energy.mean = out->energy.lo = out->energy.hi = NAN;
     out->time = out->energy;
-    if (!e || !t) { free(e); free(t); return; }
-    for (size_t i = 0; i < n; i++) {
-        const ws_sweep_sim *a = &s->sims[ws_sweep_index(s, pair, gpu, work, eta, beta, i)];
-        const ws_sweep_sim *r = &s->sims[ws_sweep_index(s, ref, gpu, work, eta, beta, i)];
-        if (a->failed || r->failed || !(r->energy_j > 0) || !(r->time_s > 0)) continue;
-        e[k] = 100.0 * (1.0 - a->energy_j / r->energy_j);
-        t[k] = 100.0 * (1.0 - a->time_s / r->time_s);
-        k++;
-    }
+    ws_sweep_cursor ca, cr;
+    ws_sweep_cursor_init(&ca, s, n);
+    ws_sweep_cursor_init(&cr, s, n);
+    double se = 0, st = 0, e, t;
+    for (size_t i = 0; i < n; i++)
+        if (seed_saving(&ca, &cr, a0 + i, r0 + i, &e, &t)) { se += e; st += t; k++; }
     if (k) {
-        ws_ci95(e, k, &out->energy.mean, &out->energy.lo, &out->energy.hi);
-        ws_ci95(t, k, &out->time.mean, &out->time.lo, &out->time.hi);
+        double me = se / (double)k, mt = st / (double)k, sse = 0, sst = 0;
+        for (size_t i = 0; k >= 2 && i < n; i++)
+            if (seed_saving(&ca, &cr, a0 + i, r0 + i, &e, &t)) {
+                sse += (e - me) * (e - me);
+                sst += (t - mt) * (t - mt);
+            }
+        out->energy.mean = me;
+        out->time.mean = mt;
+        ws_ci95_bounds(me, sse, k, &out->energy.lo, &out->energy.hi);
+        ws_ci95_bounds(mt, sst, k, &out->time.lo, &out->time.hi);
         if (k < 2) {
             out->energy.lo = out->energy.hi = out->energy.mean;
             out->time.lo = out->time.hi = out->time.mean;
         }
     }
+    ws_sweep_cursor_free(&ca);
+    ws_sweep_cursor_free(&cr);
     out->n = k;
-    free(e);
-    free(t);
 }
 
 size_t ws_fig_compared(const ws_sweep *s, size_t *subject, size_t *refs)
@@ -692,17 +713,16 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     size_t n = s->n_seeds;
     double *cum = calloc(2 * n, sizeof *cum), *oc = calloc(2 * n, sizeof *oc);
     char *drawn = calloc(s->n_pairs, 1);       /* pairs with a curve */
+    ws_sweep_cursor cur;
+    ws_sweep_cursor_init(&cur, s, n);
     if (!cum || !oc || !drawn) { ws_fail(err, "out of memory"); goto out; }
     /* Unit from the largest cumulative cost (the default policy's, mostly).
      * A failed simulation's numbers are zero: they do not count. */
     double max_c = 0, max_r = 0;
     long max_rec = 1;
     for (size_t p = 0; p < s->n_pairs; p++)
-        for (size_t i = 0; i < n; i++) {
-            const ws_sweep_sim *m = &s->sims[ws_sweep_index(s, p, g, w, e, b, i)];
-            max_c = fmax(max_c, m->cost);
-            
-        }
+        for (size_t i = 0; i < n; i++)
+            max_c = fmax(max_c, ws_sweep_sim_at(&cur, ws_sweep_index(s, p, g, w, e, b, i))->cost);
     ws_unit uc = ws_unit_energy(max_c);
     if (open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
     FILE *f = od.f;
@@ -714,7 +734,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
         size_t base = ws_sweep_index(s, p, g, w, e, b, 0);
         size_t oref = ws_sweep_index(s, s->ref_oracle, g, w, e, b, 0);
         int any = 0;
-        for (size_t i = 0; i < n; i++) any |= !s->sims[base + i].failed;
+        for (size_t i = 0; i < n; i++) any |= !ws_sweep_sim_at(&cur, base + i)->failed;
         if (!any) continue;
         drawn[p] = 1;
         if (p == s->ref_oracle) oracle_blk = blk;
@@ -807,5 +827,6 @@ out:
     free(cum);
     free(oc);
     free(drawn);
+    ws_sweep_cursor_free(&cur);
     return rc;
 }

@@ -96,8 +96,9 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
     for (size_t k = 0; k < s->n_seeds; k++) {
         size_t i = cell * s->n_seeds + k;
         if (!todo[i]) continue;
-        run(s, pol, i);
-        if (ws_sweep_record_write(f, s, i) < 0 || fflush(f)) _exit(3);
+        ws_error why = {{0}};
+        run(s, pol, i, &why);
+        if (ws_sweep_record_write(f, s, i, NULL, why.msg) < 0 || fflush(f)) _exit(3);
     }
     /* _exit: no atexit handlers, no flushing of the parent's stdio buffers,
      * no leak report for the parent's heap this process inherited. */

@@ -46,23 +46,6 @@ static const char MAGIC[16] = "wattsim-jrnl-v2\n";
 
 /* ------------------------------------------------------------ records */
 
-void ws_sweep_sim_reset(ws_sweep_sim *sim, long r)
-{
-    double *rc = sim->rec_cost;
-    free(sim->error);
-    memset(sim, 0, sizeof *sim);
-    sim->rec_cost = rc;
-    if (rc) memset(rc, 0, (size_t)r * sizeof *rc);
-}
-
-void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg)
-{
-    ws_sweep_sim *sim = &s->sims[i];
-    ws_sweep_sim_reset(sim, ws_sweep_recurrences(s, i));
-    sim->failed = 1;
-    sim->error = strdup(msg);       /* NULL (out of memory) reads as "" */
-}
-
 static uint32_t crc_of(const unsigned char *rec, const void *trailer, size_t n)
 {
     uLong c = crc32(0L, Z_NULL, 0);
@@ -77,9 +60,14 @@ static size_t amounts_len(const ws_sweep *s)
     return ws_whatif_accounts(s->whatif) ? 2 * sizeof(double) : 0;
 }
 
-int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
+int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i, const ws_sweep_sim *m,
+                          const char *msg)
 {
-    const ws_sweep_sim *m = &s->sims[i];
+    ws_sweep_sim got;
+    if (!m) {
+        ws_sweep_sim_get(s, i, &got);
+        m = &got;
+    }
     unsigned char rec[WS_RECORD_SIZE] = {0};
     uint64_t idx = i;
     double d[5] = {m->energy_j, m->time_s, m->cost, m->steady_energy, m->steady_time};
@@ -88,7 +76,7 @@ int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i)
     void *buf = NULL;
     size_t n = 0;
     if (m->failed) {
-        trailer = m->error ? m->error : "";
+        trailer = msg ? msg : ws_sweep_sim_error(s, i);
         n = strlen(trailer);
         if (n > WS_ERROR_MAX) n = WS_ERROR_MAX;
     } else if (amounts_len(s)) {
@@ -210,12 +198,11 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
     if (bad_knob(s, *idx, k[0], k[1], err)) return -1;
     *ok = 1;
     if (!apply) return 0;
-    ws_sweep_sim *m = &s->sims[*idx];
-    free(m->error);
-    double *rc = m->rec_cost;
-    *m = (ws_sweep_sim){.energy_j = d[0], .time_s = d[1], .cost = d[2],
-                        .steady_energy = d[3], .steady_time = d[4], .final_bs = k[0],
-                        .final_pl = k[1], .rec_cost = rc, .co2_g = amt[0], .usd = amt[1]};
+    double *rc = ws_sweep_store_rec(s, *idx);
+    ws_sweep_sim m = {.energy_j = d[0], .time_s = d[1], .cost = d[2], .steady_energy = d[3],
+                      .steady_time = d[4], .final_bs = k[0], .final_pl = k[1],
+                      .co2_g = amt[0], .usd = amt[1]};
+    ws_sweep_store_put(s, *idx, &m);
     if (rc) memcpy(rc, trailer, n);
     return 0;
 }
@@ -397,11 +384,17 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
                 break;                                       /* cut short by a crash */
             size_t i;
             int ok;
-            if (ws_sweep_record_parse(s, buf, apply, &i, &ok, err)) {
+            if (ws_sweep_record_parse(s, buf, 0, &i, &ok, err)) {
                 rc = ws_fail_prefix(err, "%s: record %zu (byte %lld)", path, no, at);
                 break;
             }
+            /* Resuming, a failure is not applied: it runs again (and its
+             * message must not outlive it as its cell's first). */
             int counts = ok || merge;
+            if (apply && counts && ws_sweep_record_parse(s, buf, 1, &i, &ok, err)) {
+                rc = ws_fail_prefix(err, "%s: record %zu (byte %lld)", path, no, at);
+                break;
+            }
             if (!apply && counts && (seen[i] || (merge && !todo[i]))) {
                 rc = ws_fail(err, "%s: record %zu (byte %lld): simulation %zu is recorded twice",
                              path, no, at, i);
@@ -436,8 +429,11 @@ int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigne
     unsigned char hdr[WS_RECORD_SIZE];
     make_header(hdr, fp, s);
     int bad = fwrite(hdr, 1, sizeof hdr, of.f) != sizeof hdr;
+    ws_sweep_cursor cur;
+    ws_sweep_cursor_init(&cur, s, 4096);
     for (size_t i = 0; !bad && i < s->n_sims; i++)
-        if (!todo[i]) bad = ws_sweep_record_write(of.f, s, i) < 0;
+        if (!todo[i]) bad = ws_sweep_record_write(of.f, s, i, ws_sweep_sim_at(&cur, i), NULL) < 0;
+    ws_sweep_cursor_free(&cur);
     if (bad) {
         ws_outfile_abort(&of);
         return ws_fail(err, "%s: cannot write the journal: %s", path, strerror(errno));
@@ -456,11 +452,11 @@ int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
     return rc;
 }
 
-int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i)
+int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i, const char *msg)
 {
     if (!j->f) return 0;
     /* fflush hands the record to the kernel: it survives this process dying. */
-    return ws_sweep_record_write(j->f, s, i) < 0 || fflush(j->f) ? -1 : 0;
+    return ws_sweep_record_write(j->f, s, i, NULL, msg) < 0 || fflush(j->f) ? -1 : 0;
 }
 
 void ws_journal_close(ws_journal *j)

@@ -38,11 +38,7 @@ void ws_sweep_free(ws_sweep *s)
     ws_policy_pairs_free(s->pairs, s->n_pairs);
     for (size_t i = 0; s->jobs && i < s->n_gpus * s->n_work; i++) ws_job_free(&s->jobs[i]);
     free(s->jobs);
-    for (size_t i = 0; s->sims && i < s->n_sims; i++) {
-        free(s->sims[i].rec_cost);
-        free(s->sims[i].error);
-    }
-    free(s->sims);
+    ws_sweep_store_free(s);
     free(s->recurrences);
     free(s->gpus);
     free(s->work);
@@ -96,13 +92,13 @@ static int accumulate(void *p, const ws_run_record *r)
     return 0;
 }
 
-int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
+int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why)
 {
     size_t ax[6];
     ws_sweep_axes(s, i, ax);
     const ws_sweep_policy *rp = &pol[ax[0]];
     ws_job_table *jt = &s->jobs[ax[1] * s->n_work + ax[2]];
-    ws_sweep_sim *sim = &s->sims[i];
+    ws_sweep_sim one = {.rec_cost = ws_sweep_store_rec(s, i)}, *sim = &one;
     ws_error err = {{0}};
     unsigned long seed = s->seeds[ax[5]];
     ws_job job = jt->job;                 /* this cell's view */
@@ -139,12 +135,14 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i)
         sim->final_pl = tot.final_pl;
         sim->co2_g = tot.co2_g;
         sim->usd = tot.usd;
+        ws_sweep_store_put(s, i, sim);
         return 0;
     }
     /* The cell is named where the message is shown (a table row, or the
      * CLI's warning), so the record only says which seed. */
     ws_fail_prefix(&err, "seed %lu", seed);
     ws_sweep_sim_fail(s, i, err.msg);
+    if (why) *why = err;
     return -1;
 }
 
@@ -161,10 +159,10 @@ typedef struct pool {
 } pool;
 
 /* After each simulation (under the lock, or in the only thread): journal
- * and progress. */
-static void finished(pool *pl, size_t i)
+ * (with its failure's message, NULL: the store's) and progress. */
+static void finished(pool *pl, size_t i, const char *msg)
 {
-    if (pl->journal && !pl->journal_failed && ws_journal_add(pl->journal, pl->s, i)) {
+    if (pl->journal && !pl->journal_failed && ws_journal_add(pl->journal, pl->s, i, msg)) {
         pl->journal_failed = 1;
         ws_fail(&pl->journal_err, "%s: cannot append to the journal", pl->journal->path);
     }
@@ -174,7 +172,7 @@ static void finished(pool *pl, size_t i)
 
 static void finished_cb(void *ctx, size_t i)
 {
-    finished(ctx, i);               /* isolate.c calls it from its only thread: no lock */
+    finished(ctx, i, NULL);         /* isolate.c calls it from its only thread: no lock */
 }
 
 static void *worker(void *arg)
@@ -188,9 +186,10 @@ static void *worker(void *arg)
         int stop = i >= pl->s->n_sims;
         pthread_mutex_unlock(&pl->lock);
         if (stop) return NULL;
-        ws_sweep_run_sim(pl->s, pl->pol, i);
+        ws_error why = {{0}};
+        ws_sweep_run_sim(pl->s, pl->pol, i, &why);
         pthread_mutex_lock(&pl->lock);
-        finished(pl, i);
+        finished(pl, i, why.msg);
         pthread_mutex_unlock(&pl->lock);
     }
 }
@@ -313,11 +312,10 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     s->work = calloc(s->n_work, sizeof *s->work);
     s->whatif = env->whatif;
     s->jobs = calloc(s->n_gpus * s->n_work, sizeof *s->jobs);
-    s->sims = calloc(s->n_sims, sizeof *s->sims);
     s->recurrences = calloc(s->n_gpus * s->n_work, sizeof *s->recurrences);
     s->curves = opts->curves;
     todo = malloc(s->n_sims);
-    if (!s->gpus || !s->work || !s->jobs || !s->sims || !s->recurrences || !todo) {
+    if (!s->gpus || !s->work || !s->jobs || !s->recurrences || !todo) {
         ws_fail(err, "out of memory");
         goto out;
     }
@@ -349,12 +347,8 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     for (size_t j = 0; j < s->n_gpus * s->n_work; j++)
         s->recurrences[j] = cfg->recurrences > 0 ? cfg->recurrences
                                                  : s->jobs[j].default_recurrences;
-    /* Per-recurrence costs only for the learning curves: without them a
-     * simulation's memory does not depend on its recurrences. */
-    for (size_t i = 0; s->curves && i < s->n_sims; i++) {
-        s->sims[i].rec_cost = calloc((size_t)ws_sweep_recurrences(s, i), sizeof(double));
-        if (!s->sims[i].rec_cost) { ws_fail(err, "out of memory"); goto out; }
-    }
+    /* Where results go: memory, or a spill file past opts->spill_sims. */
+    if (ws_sweep_store_open(s, opts->spill_sims, opts->spill_dir, err)) goto out;
     /* The journal: the last step of set-up, so a set-up error leaves none. */
     unsigned char fp[32];
     if ((opts->journal || opts->n_merge)
@@ -419,7 +413,11 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     ws_policy_stdout_release();
     if (pl.progress) ws_progress_end(pl.progress);
     if (pl.journal_failed) { *err = pl.journal_err; goto out; }
-    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
+    ws_sweep_cursor cur;
+    ws_sweep_cursor_init(&cur, s, 4096);
+    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)ws_sweep_sim_at(&cur, i)->failed;
+    ws_sweep_cursor_free(&cur);
+    if (ws_sweep_io_error(s, err)) { rc = -2; goto out; }
     rc = 0;
 out:
     ws_journal_close(&jn);

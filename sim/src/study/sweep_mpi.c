@@ -97,7 +97,7 @@ int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
     FILE *f = open_memstream(&buf, &len);
     int bad = !f;
     for (size_t i = (size_t)rank; !bad && i < s->n_sims; i += (size_t)size)
-        bad = ws_sweep_record_write(f, s, i) < 0;
+        bad = ws_sweep_record_write(f, s, i, NULL, NULL) < 0;
     if (f && fclose(f)) bad = 1;
     if (!ws_mpi_all_ok(!bad)) {
         free(buf);
@@ -125,7 +125,11 @@ int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
     if (!rc && got != s->n_sims)
         rc = ws_fail(err, "MPI: %zu results for %zu simulations", got, s->n_sims);
     s->n_failed = 0;
-    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)s->sims[i].failed;
+    ws_sweep_cursor cur;
+    ws_sweep_cursor_init(&cur, s, 4096);
+    for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)ws_sweep_sim_at(&cur, i)->failed;
+    ws_sweep_cursor_free(&cur);
+    if (!rc && ws_sweep_io_error(s, err)) rc = -1;
     free(all);
     return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * Internal (not installed): the parts of a sweep that sweep.c (set-up,
- * threads), isolate.c (cells in child processes) and journal.c
+ * threads), sweep_store.c (where results are kept), isolate.c (cells in child processes) and journal.c
  * (the binary record of a simulation, on disk and over a child's pipe)
  * share. sweep.c calls isolate.c and journal.c, which never call into
  * sweep.c: isolate.c gets the function that runs a simulation as an
@@ -25,20 +25,37 @@ typedef struct ws_sweep_policy {
 /* Called when simulation i has its result (ok or failed). */
 typedef void (*ws_sweep_done_fn)(void *ctx, size_t i);
 
-/* Run simulation i into s->sims[i]; a failure is recorded there (message
- * "seed N: ..."). Returns 0, or -1 when it failed. Safe to call from
+/* Run simulation i into the sweep's store; a failure is recorded there
+ * (ws_sweep_sim_fail, message "seed N: ...") and, when why is not NULL,
+ * copied into it. Returns 0, or -1 when it failed. Safe to call from
  * several threads for distinct i. */
-int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i);
+int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why);
 
+/* ------------------------------------------------------------ store */
+
+/* The store for s->n_sims simulations (sweep_store.c): in memory up to
+ * spill_sims (0: WS_SPILL_SIMS), else in an unlinked file in dir; with
+ * s->curves, each simulation's cost per recurrence in memory. Needs the
+ * axes and recurrences set. Returns 0, or -1 with err. */
+int ws_sweep_store_open(ws_sweep *s, size_t spill_sims, const char *dir, ws_error *err);
+void ws_sweep_store_free(ws_sweep *s);
+/* Store simulation i's numbers (not its rec_cost: that is written in
+ * place, at ws_sweep_store_rec). Distinct i from several threads. */
+void ws_sweep_store_put(ws_sweep *s, size_t i, const ws_sweep_sim *m);
+/* Simulation i's cost per recurrence; NULL without curves. */
+double *ws_sweep_store_rec(const ws_sweep *s, size_t i);
 /* Zero a simulation's numbers (and its r per-recurrence costs, when kept);
- * record simulation i as failed with msg: numbers zeroed, message copied.
- * In journal.c, with the rest of a simulation's record. */
+ * record simulation i as failed with msg: numbers zeroed, and msg kept
+ * when it is its cell's first failure in seed order so far. */
 void ws_sweep_sim_reset(ws_sweep_sim *sim, long r);
 void ws_sweep_sim_fail(ws_sweep *s, size_t i, const char *msg);
+/* Simulation i's message when it is its cell's first failure, else "". */
+const char *ws_sweep_sim_error(const ws_sweep *s, size_t i);
 
 /* How a child runs simulation i (ws_sweep_run_sim): passed in, so that
  * isolate.c never calls back into sweep.c by name. */
-typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i);
+typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i,
+                               ws_error *why);
 
 /* Run, for every cell, its simulations with todo[i] set in a forked child
  * (see isolate.c), up to `jobs` children at a time, each killed after
@@ -56,8 +73,11 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol,
  * trailer (a failure's message; with curves, the cost per recurrence). */
 #define WS_RECORD_SIZE 64
 
-/* Write simulation i's record. Returns 0, or -1 on a write error. */
-int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i);
+/* Write simulation i's record: its numbers m (NULL: read from the store)
+ * and, when it failed, msg (NULL: ws_sweep_sim_error). Returns 0, or -1
+ * on a write error. */
+int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i, const ws_sweep_sim *m,
+                          const char *msg);
 
 /* The whole length of the record whose first WS_RECORD_SIZE bytes are at
  * rec, or 0 when no record of this sweep can be that long. */
@@ -66,7 +86,7 @@ size_t ws_sweep_record_len(const ws_sweep *s, const unsigned char *rec);
 /* Check the record at rec (ws_sweep_record_len bytes): checksum, index,
  * every number finite and >= 0, the final knob one of the job's. On
  * success sets *idx and *ok and, when `apply`, stores the result in
- * s->sims[*idx] (a failure too). Returns 0, or -1 with err set (no file
+ * the sweep's store (a failure too). Returns 0, or -1 with err set (no file
  * prefix; the caller adds it). */
 int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size_t *idx,
                           int *ok, ws_error *err);
@@ -99,9 +119,10 @@ int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigne
  * another journal merged before) is an error. *n_got counts them. */
 int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
                      unsigned char *todo, size_t *n_got, ws_error *err);
-/* Append simulation i's record (a failure too: a shard's journal must
- * hold every result) and flush it. */
-int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i);
+/* Append simulation i's record (a failure too, with msg, NULL as for
+ * ws_sweep_record_write: a shard's journal must hold every result) and
+ * flush it. */
+int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i, const char *msg);
 void ws_journal_close(ws_journal *j);
 
 #endif

@@ -38,10 +38,16 @@ void ws_ci95(const double *x, size_t n, double *mean, double *lo, double *hi)
     if (n < 2) { *lo = *hi = NAN; return; }
     double ss = 0;
     for (size_t i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+    ws_ci95_bounds(m, ss, n, lo, hi);
+}
+
+void ws_ci95_bounds(double mean, double ss, size_t n, double *lo, double *hi)
+{
+    if (n < 2) { *lo = *hi = NAN; return; }
     double sd = sqrt(ss / (double)(n - 1));
     double half = t975((double)(n - 1)) * sd / sqrt((double)n);
-    *lo = m - half;
-    *hi = m + half;
+    *lo = mean - half;
+    *hi = mean + half;
 }
 
 long ws_steady_count(long recurrences)
@@ -58,50 +64,40 @@ static double saving(double ours, double ref)
     return ref > 0 ? 1.0 - ours / ref : NAN;
 }
 
-/* A per-seed quantity of a cell's summary: whether seed i has one (its
- * simulation succeeded; for regret, oracle's too) and its value. */
-enum { F_ENERGY, F_TIME, F_COST, F_STEADY_E, F_STEADY_T, F_CO2, F_USD, F_REGRET };
+/* The per-seed quantities of a cell's summary, and whether seed i has
+ * them: every one when its simulation succeeded, regret only when
+ * oracle's did too. */
+enum { F_ENERGY, F_TIME, F_COST, F_STEADY_E, F_STEADY_T, F_CO2, F_USD, F_REGRET, N_F };
 
-static int seed_value(const ws_sweep *s, size_t base, size_t oref, size_t i, int f, double *x)
+static int seed_values(const ws_sweep_sim *m, const ws_sweep_sim *q, double x[N_F], int has[N_F])
 {
-    const ws_sweep_sim *m = &s->sims[base + i];
     if (m->failed) return 0;
-    switch (f) {
-    case F_ENERGY: *x = m->energy_j; return 1;
-    case F_TIME: *x = m->time_s; return 1;
-    case F_COST: *x = m->cost; return 1;
-    case F_STEADY_E: *x = m->steady_energy; return 1;
-    case F_STEADY_T: *x = m->steady_time; return 1;
-    case F_CO2: *x = m->co2_g; return 1;
-    case F_USD: *x = m->usd; return 1;
-    default:
-        if (s->sims[oref + i].failed) return 0;
-        *x = m->cost - s->sims[oref + i].cost;
-        return 1;
-    }
+    x[F_ENERGY] = m->energy_j;
+    x[F_TIME] = m->time_s;
+    x[F_COST] = m->cost;
+    x[F_STEADY_E] = m->steady_energy;
+    x[F_STEADY_T] = m->steady_time;
+    x[F_CO2] = m->co2_g;
+    x[F_USD] = m->usd;
+    x[F_REGRET] = m->cost - q->cost;
+    for (int f = 0; f < N_F; f++) has[f] = f != F_REGRET || !q->failed;
+    return 1;
 }
 
-/* ws_ci95 of quantity f over the seeds that have it, read in place in two
- * passes instead of copied out: the same additions in the same order, so
- * the same bits, without n doubles of scratch per quantity. */
-static void seed_ci95(const ws_sweep *s, size_t base, size_t oref, int f, ws_stat *st)
+/* ws_ci95's last step, from the mean and the sum of squared deviations
+ * over k values. */
+static void ci_from(double m, double ss, size_t k, ws_stat *st)
 {
-    size_t n = s->n_seeds, k = 0;
-    double m = 0, x;
-    for (size_t i = 0; i < n; i++)
-        if (seed_value(s, base, oref, i, f, &x)) { m += x; k++; }
-    m = k ? m / (double)k : NAN;
     st->mean = m;
-    if (k < 2) { st->lo = st->hi = NAN; return; }
-    double ss = 0;
-    for (size_t i = 0; i < n; i++)
-        if (seed_value(s, base, oref, i, f, &x)) ss += (x - m) * (x - m);
-    double sd = sqrt(ss / (double)(k - 1));
-    double half = t975((double)(k - 1)) * sd / sqrt((double)k);
-    st->lo = m - half;
-    st->hi = m + half;
+    ws_ci95_bounds(m, ss, k, &st->lo, &st->hi);
 }
 
+/* The simulations are read through cursors (they may be in a file), the
+ * cell's, default's and oracle's at the same seeds, in two passes over the
+ * seeds: the first sums every quantity (and the savings' sums), the second
+ * the squared deviations from the means. Each quantity gets exactly
+ * ws_ci95's additions in its order, so the same bits, without n doubles of
+ * scratch per quantity. */
 void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
 {
     size_t ax[6], n = s->n_seeds, base = cell * n;
@@ -109,20 +105,31 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
     memset(o, 0, sizeof *o);
     o->pair = ax[0]; o->gpu = ax[1]; o->work = ax[2]; o->eta = ax[3]; o->beta = ax[4];
     o->recurrences = ws_sweep_recurrences(s, base);
-    o->error = "";
+    o->error = ws_sweep_cell_error(s, cell);
     size_t dref = ws_sweep_index(s, s->ref_default, ax[1], ax[2], ax[3], ax[4], 0);
     size_t oref = ws_sweep_index(s, s->ref_oracle, ax[1], ax[2], ax[3], ax[4], 0);
+    ws_sweep_cursor cm, cd, co;
+    ws_sweep_cursor_init(&cm, s, n);
+    ws_sweep_cursor_init(&cd, s, n);
+    ws_sweep_cursor_init(&co, s, n);
     /* Our sums and default's over the seeds where both succeeded. */
     double oe = 0, ot = 0, oc = 0, ose = 0, ost = 0;
     double de = 0, dt = 0, dc = 0, dse = 0, dst = 0;
     size_t kd = 0;
+    double sum[N_F] = {0}, mean[N_F], ss[N_F] = {0}, x[N_F];
+    size_t k[N_F] = {0};
+    int has[N_F];
     for (size_t i = 0; i < n; i++) {
-        const ws_sweep_sim *m = &s->sims[base + i], *d = &s->sims[dref + i];
-        if (m->failed) {
-            if (!o->seeds_failed++ && m->error) o->error = m->error;
+        const ws_sweep_sim *m = ws_sweep_sim_at(&cm, base + i);
+        const ws_sweep_sim *q = ws_sweep_sim_at(&co, oref + i);
+        if (!seed_values(m, q, x, has)) {
+            o->seeds_failed++;
             continue;
         }
+        for (int f = 0; f < N_F; f++)
+            if (has[f]) { sum[f] += x[f]; k[f]++; }
         o->seeds_ok++;
+        const ws_sweep_sim *d = ws_sweep_sim_at(&cd, dref + i);
         if (!d->failed) {
             kd++;
             oe += m->energy_j; ot += m->time_s; oc += m->cost;
@@ -134,9 +141,21 @@ void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *o)
             dst += d->steady_time;
         }
     }
-    ws_stat *stats[8] = {&o->energy, &o->time, &o->cost, &o->steady_energy, &o->steady_time,
-                         &o->co2, &o->usd, &o->regret};
-    for (int f = F_ENERGY; f <= F_REGRET; f++) seed_ci95(s, base, oref, f, stats[f]);
+    size_t most = 0;
+    for (int f = 0; f < N_F; f++) {
+        mean[f] = k[f] ? sum[f] / (double)k[f] : NAN;
+        if (k[f] > most) most = k[f];
+    }
+    for (size_t i = 0; most >= 2 && i < n; i++)
+        if (seed_values(ws_sweep_sim_at(&cm, base + i), ws_sweep_sim_at(&co, oref + i), x, has))
+            for (int f = 0; f < N_F; f++)
+                if (has[f]) ss[f] += (x[f] - mean[f]) * (x[f] - mean[f]);
+    ws_sweep_cursor_free(&cm);
+    ws_sweep_cursor_free(&cd);
+    ws_sweep_cursor_free(&co);
+    ws_stat *stats[N_F] = {&o->energy, &o->time, &o->cost, &o->steady_energy, &o->steady_time,
+                           &o->co2, &o->usd, &o->regret};
+    for (int f = 0; f < N_F; f++) ci_from(mean[f], ss[f], k[f], stats[f]);
     if (!kd) {
         o->save_energy = o->save_time = o->save_cost = NAN;
         o->save_steady_energy = o->save_steady_time = NAN;
@@ -192,8 +211,10 @@ static size_t tally_knobs(const ws_sweep *s, size_t cell, ws_knob_count *k)
     for (int b = 0; b < job->n_bs; b++)
         for (int q = job->knob_start[b]; q < job->knob_start[b + 1]; q++)
             k[q] = (ws_knob_count){job->bs[b], job->knob_pl[q], 0, 0};
+    ws_sweep_cursor cur;
+    ws_sweep_cursor_init(&cur, s, s->n_seeds);
     for (size_t i = 0; i < s->n_seeds; i++) {
-        const ws_sweep_sim *x = &s->sims[cell * s->n_seeds + i];
+        const ws_sweep_sim *x = ws_sweep_sim_at(&cur, cell * s->n_seeds + i);
         if (x->failed) continue;
         int lo = 0, hi = job->n_bs;                 /* the batch size, by bisection */
         while (lo < hi) {
@@ -207,6 +228,7 @@ static size_t tally_knobs(const ws_sweep *s, size_t cell, ws_knob_count *k)
                 break;
             }
     }
+    ws_sweep_cursor_free(&cur);
     size_t m = 0;
     for (int q = 0; q < nk; q++)
         if (k[q].n) k[m++] = k[q];
@@ -246,14 +268,19 @@ void ws_sweep_curve_step(const ws_sweep *s, size_t base, size_t oref, long r, do
 {
     size_t n = s->n_seeds, k = 0, kr = 0;
     double *a = cum + n, *g = oc + n;        /* scratch after the running sums */
+    ws_sweep_cursor cm, co;
+    ws_sweep_cursor_init(&cm, s, n);
+    ws_sweep_cursor_init(&co, s, n);
     for (size_t i = 0; i < n; i++) {
-        const ws_sweep_sim *m = &s->sims[base + i], *q = &s->sims[oref + i];
-        cum[i] += m->rec_cost[r];
-        oc[i] += q->rec_cost[r];
+        const ws_sweep_sim *m = ws_sweep_sim_at(&cm, base + i), *q = ws_sweep_sim_at(&co, oref + i);
+        if (m->rec_cost) cum[i] += m->rec_cost[r];
+        if (q->rec_cost) oc[i] += q->rec_cost[r];
         if (m->failed) continue;
         a[k++] = cum[i];
         if (!q->failed) g[kr++] = cum[i] - oc[i];
     }
+    ws_sweep_cursor_free(&cm);
+    ws_sweep_cursor_free(&co);
     ws_ci95(a, k, &cost->mean, &cost->lo, &cost->hi);
     ws_ci95(g, kr, &regret->mean, &regret->lo, &regret->hi);
 }
