@@ -224,3 +224,48 @@ Test(policy_axis, journal_fingerprint_covers_config_pairs)
     cli_free(&r);
     tmpdir_remove();
 }
+
+/* Two builds of one policy in a run: labelled by the names as given, as a
+ * sweep labels them; the same file under two spellings is one pair. */
+Test(policy_axis, run_two_builds)
+{
+    tmpdir_make("/tmp/wsaxis.XXXXXX");
+    cr_assert_eq(run_shell("mkdir '%s/a' '%s/b' && cp '%s' '%s/a/' && cp '%s' '%s/b/'", tmp, tmp,
+                           WS_TEST_PLUGIN_DIR "/egreedy.so", tmp,
+                           WS_TEST_PLUGIN_DIR "/egreedy.so", tmp), 0);
+    char extra[600];
+    snprintf(extra, sizeof extra, "bso: [%s/a/egreedy.so, {name: %s/b/egreedy.so, params:"
+             " {epsilon: 0.5}}, %s/b/egreedy.so]\n", tmp, tmp, tmp);
+    config("builds.yaml", extra);
+    run_ok("run", "builds.yaml", "o", NULL);
+    table t = read_table(tp("o/summary.csv"));
+    cr_assert_eq(t.n, 6);
+    char want[1200];
+    cr_expect_str_eq(str(&t, 0, "policy"), "egreedy+jit");
+    cr_expect_str_eq(str(&t, 2, "policy"), "egreedy{epsilon=0.5}+jit");
+    snprintf(want, sizeof want, "%s/b/egreedy.so+jit", tmp);
+    cr_expect_str_eq(str(&t, 4, "policy"), want);
+    cr_expect_str_eq(str(&t, 2, "bso_params"), "epsilon=0.5,decay=true,penalty=2");
+    cr_expect_str_eq(str(&t, 4, "bso_params"), "epsilon=0.10000000000000001,decay=true,penalty=2");
+    free_table(&t);
+
+    snprintf(extra, sizeof extra, "bso: [%s/a/egreedy.so, %s/a/./egreedy.so]\n", tmp, tmp);
+    config("same.yaml", extra);
+    cli_result r = wattsim("run", "same.yaml", "o2", NULL);
+    snprintf(want, sizeof want, "wattsim: %s:5:%zu: policy pair %s/a/./egreedy.so:jit runs the"
+             " same as pair 1 (egreedy+jit); list it once\n", tp("same.yaml"),
+             strlen(tmp) + 22, tmp);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, want);
+    cli_free(&r);
+
+    /* A default spelled out is the same pair too. */
+    config("default.yaml", "bso: [zeus, {name: zeus, params: {window: 0}}]\n");
+    r = wattsim("run", "default.yaml", "o3", NULL);
+    snprintf(want, sizeof want, "wattsim: %s:5:20: policy pair zeus:jit runs the same as pair 1"
+             " (zeus+jit); list it once\n", tp("default.yaml"));
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, want);
+    cli_free(&r);
+    tmpdir_remove();
+}

@@ -68,6 +68,15 @@ int ws_study_pairs_resolve(const ws_run_config *cfg, ws_registry *reg, ws_study_
         ws_run_config_pair(cfg, i, &bref, &pref);
         ws_study_pair *q = &pairs[i];
         if (resolve_one(bref, pref, reg, q, &pol[i], err)) return -1;
+        /* The same policies with the same values (one file under two
+         * spellings, a default spelled out) would only run again. */
+        for (size_t j = 0; j < i; j++)
+            if (pol[j].bt == pol[i].bt && pol[j].pt == pol[i].pt
+                && !strcmp(pairs[j].prov.bso_params, q->prov.bso_params)
+                && !strcmp(pairs[j].prov.plo_params, q->prov.plo_params))
+                return ws_fail(err, "%s: policy pair %s:%s runs the same as pair %zu (%s);"
+                               " list it once", bref->where ? bref->where : cfg->path,
+                               bref->name, pref->name, j + 1, pairs[j].label);
         char bg[256], pg[256];
         given_params(bref, bg, sizeof bg);
         given_params(pref, pg, sizeof pg);
@@ -77,10 +86,10 @@ int ws_study_pairs_resolve(const ws_run_config *cfg, ws_registry *reg, ws_study_
             size_t j = 0;
             while (j < i && strcmp(pairs[j].label, q->label)) j++;
             if (j == i) break;
-            if (as_given)   /* e.g. zeus and the path of the same zeus.so */
-                return ws_fail(err, "%s: policy pair %s:%s runs the same as pair %zu (%s);"
-                               " list it once", bref->where ? bref->where : cfg->path,
-                               bref->name, pref->name, j + 1, pairs[j].label);
+            if (as_given)   /* cannot happen: the config refuses such a pair */
+                return ws_fail(err, "%s: policy pair %s:%s has the label of pair %zu (%s)",
+                               bref->where ? bref->where : cfg->path, bref->name,
+                               pref->name, j + 1, pairs[j].label);
         }
     }
     return 0;
