@@ -120,15 +120,8 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         default: rc = ws_cli_bad_option("pareto", argv, c); goto out;
         }
     }
-    if (optind != argc) {
-        rc = ws_cli_usage("pareto", "unexpected argument '%s'", argv[optind]);
-        goto out;
-    }
-    if (!workload == !job.job) {
-        rc = ws_cli_usage("pareto", "%s", workload ? "takes --workload W or --job D/N/O,"
-                          " not both" : "needs --workload W (or --job D/N/O)");
-        goto out;
-    }
+    if ((rc = ws_cli_one_workload("pareto", argc, argv, workload, &job))) goto out;
+    rc = EXIT_USAGE;
     if (plot && ws_cli_check_plot_name("pareto", plot)) goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "pareto"))) goto out;
     rc = EXIT_USAGE;

@@ -326,3 +326,13 @@ int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err)
     free(*where);
     return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
 }
+
+int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
+                        const ws_cli_job *j)
+{
+    if (optind != argc) return ws_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!workload == !j->job)
+        return ws_cli_usage(cmd, "%s", workload ? "takes --workload W or --job D/N/O, not both"
+                                                : "needs --workload W (or --job D/N/O)");
+    return 0;
+}

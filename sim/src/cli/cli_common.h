@@ -115,6 +115,11 @@ int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg);
 /* Add the job to cfg->jobs. Returns 0 (also when no --job was given), or
  * prints a usage error for `cmd` and returns WS_EXIT_USAGE. */
 int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd);
+/* After getopt_long: no operand left (optind == argc), and exactly one of
+ * --workload W (workload nonzero) and --job D/N/O. Returns 0, or prints
+ * the usage error for `cmd` and returns WS_EXIT_USAGE. */
+int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
+                        const ws_cli_job *j);
 
 /*
  * The options every command takes (run, simulate, pareto, list, groups):

@@ -6,7 +6,8 @@
  *                  rate, log-normal runtime ratios, seeded.
  *   groups replay  replay every group of a group trace with a policy pair
  *                  and with default/default; per-group and cluster-wide
- *                  ETA/TTA/cost and savings versus default.
+ *                  ETA/TTA/cost and savings versus default (written by
+ *                  cli_groups_report.c).
  *
  * Like the rest of the CLI: one-line errors naming file and line, exit
  * status 2, output files written through ws_outfile (never half-written).
@@ -20,6 +21,7 @@
 
 #include "cli_common.h"
 #include "cli_groups.h"
+#include "cli_groups_report.h"
 #include <stdint.h>
 #include "wattsim/sweep.h"
 #include "wattsim/progress.h"
@@ -253,225 +255,6 @@ done:
 
 /* ------------------------------------------------------------ replay */
 
-typedef struct group_result {
-    ws_group_totals pol, def;
-} group_result;
-
-typedef struct history_ctx {
-    FILE *f;
-    const char *group;
-    const char *policy;
-    const ws_whatif *wi;       /* co2_g / usd columns for its series */
-} history_ctx;
-
-/* The history's header: one row per run, co2_g and usd when a carbon or
- * price series is given. */
-static void history_header(FILE *f, const ws_whatif *wi)
-{
-    fputs("group,policy,recurrence,attempt,start_time,end_time,runtime_ratio,"
-          "concurrent,bs,pl,energy_j,time_s,cost,epochs,reached,profiled", f);
-    if (wi->has_carbon) fputs(",co2_g", f);
-    if (wi->has_price) fputs(",usd", f);
-    fputc('\n', f);
-}
-
-static int history_row(void *p, const ws_group_record *r)
-{
-    history_ctx *h = p;
-    if (!h->f) return 0;
-    ws_csv_str(h->f, h->group);
-    fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d",
-            h->policy, r->run.recurrence, r->run.attempt, r->start, r->end, r->ratio,
-            r->concurrent, r->run.bs, r->run.pl, r->run.energy_j, r->run.time_s,
-            r->run.cost, r->run.epochs, r->run.reached, r->run.profiled);
-    if (h->wi->has_carbon) fprintf(h->f, ",%.17g", r->run.co2_g);
-    if (h->wi->has_price) fprintf(h->f, ",%.17g", r->run.usd);
-    fputc('\n', h->f);
-    return 0;
-}
-
-static double saving(double pol, double def)
-{
-    return def > 0 ? 100.0 * (1.0 - pol / def) : NAN;
-}
-
-static void sum_into(ws_group_totals *a, const ws_group_totals *b)
-{
-    a->energy_j += b->energy_j;
-    a->time_s += b->time_s;
-    a->cost += b->cost;
-    a->submissions += b->submissions;
-    a->runs += b->runs;
-    a->retries += b->retries;
-    a->skipped += b->skipped;
-    a->concurrent += b->concurrent;
-    a->co2_g += b->co2_g;
-    a->usd += b->usd;
-    a->wrapped += b->wrapped;
-}
-
-static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
-                     const group_result *r, const ws_whatif *wi)
-{
-    ws_csv_str(f, group);
-    fputc(',', f);
-    ws_csv_str(f, dataset);
-    fprintf(f, ",%ld,%ld,%ld,%ld,%ld,%ld,", rows, r->pol.submissions, r->pol.runs,
-            r->pol.retries, r->pol.concurrent, r->pol.skipped);
-    const double v[] = {r->pol.energy_j, r->pol.time_s, r->pol.cost, r->def.energy_j,
-                        r->def.time_s, r->def.cost,
-                        saving(r->pol.energy_j, r->def.energy_j),
-                        saving(r->pol.time_s, r->def.time_s),
-                        saving(r->pol.cost, r->def.cost)};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-        if (i) fputc(',', f);
-        ws_csv_num(f, v[i]);
-    }
-    fprintf(f, ",%d,%d", r->pol.final_bs, r->pol.final_pl);
-    const double a[] = {r->pol.co2_g, r->def.co2_g, saving(r->pol.co2_g, r->def.co2_g),
-                        r->pol.usd, r->def.usd, saving(r->pol.usd, r->def.usd)};
-    for (size_t i = 0; i < 6; i++)
-        if (i < 3 ? wi->has_carbon : wi->has_price) { fputc(',', f); ws_csv_num(f, a[i]); }
-    fputc('\n', f);
-}
-
-static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
-                     const group_result *r, const ws_whatif *wi)
-{
-    fputc('{', f);
-    if (group) { fputs("\"group\": ", f); ws_json_str(f, group); fputs(", ", f); }
-    if (dataset) { fputs("\"dataset\": ", f); ws_json_str(f, dataset); fputs(", ", f); }
-    fprintf(f, "\"rows\": %ld, \"submissions\": %ld, \"runs\": %ld, \"retries\": %ld,"
-            " \"concurrent\": %ld, \"skipped\": %ld", rows, r->pol.submissions,
-            r->pol.runs, r->pol.retries, r->pol.concurrent, r->pol.skipped);
-    const char *k[] = {"energy_j", "time_s", "cost", "default_energy_j",
-                       "default_time_s", "default_cost", "energy_saving_pct",
-                       "time_saving_pct", "cost_saving_pct"};
-    const double v[] = {r->pol.energy_j, r->pol.time_s, r->pol.cost, r->def.energy_j,
-                        r->def.time_s, r->def.cost,
-                        saving(r->pol.energy_j, r->def.energy_j),
-                        saving(r->pol.time_s, r->def.time_s),
-                        saving(r->pol.cost, r->def.cost)};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-        fprintf(f, ", \"%s\": ", k[i]);
-        ws_json_num(f, v[i]);
-    }
-    const char *ak[] = {"co2_g", "default_co2_g", "co2_saving_pct",
-                        "usd", "default_usd", "usd_saving_pct"};
-    const double a[] = {r->pol.co2_g, r->def.co2_g, saving(r->pol.co2_g, r->def.co2_g),
-                        r->pol.usd, r->def.usd, saving(r->pol.usd, r->def.usd)};
-    for (size_t i = 0; i < 6; i++)
-        if (i < 3 ? wi->has_carbon : wi->has_price) {
-            fprintf(f, ", \"%s\": ", ak[i]);
-            ws_json_num(f, a[i]);
-        }
-    if (group) fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r->pol.final_bs,
-                       r->pol.final_pl);
-    fputc('}', f);
-}
-
-typedef struct replay_info {
-    const ws_group_trace *gt;
-    const group_result *res;
-    const group_result *all;
-    const char *gpu, *bso, *plo;
-    double eta, beta;
-    const ws_whatif *wi;
-    double t0;                 /* trace time of the series' start */
-} replay_info;
-
-/* A saving in a %7 column; "-" when there is none (a zero default). */
-static void table_pct(FILE *f, double pct)
-{
-    if (isfinite(pct)) fprintf(f, "%7.1f", pct);
-    else fprintf(f, "%7s", "-");
-}
-
-static void report(FILE *f, ws_format fmt, const replay_info *in)
-{
-    const ws_group_trace *gt = in->gt;
-    if (fmt == WS_FMT_CSV) {
-        fputs("group,dataset,rows,submissions,runs,retries,concurrent,skipped,"
-              "energy_j,time_s,cost,default_energy_j,default_time_s,default_cost,"
-              "energy_saving_pct,time_saving_pct,cost_saving_pct,final_bs,final_pl", f);
-        if (in->wi->has_carbon) fputs(",co2_g,default_co2_g,co2_saving_pct", f);
-        if (in->wi->has_price) fputs(",usd,default_usd,usd_saving_pct", f);
-        fputc('\n', f);
-        for (size_t i = 0; i < gt->n; i++)
-            csv_line(f, gt->groups[i].name, gt->groups[i].spec->name,
-                     (long)gt->groups[i].n, &in->res[i], in->wi);
-        return;
-    }
-    if (fmt == WS_FMT_JSON) {
-        fputs("{\"trace\": ", f); ws_json_str(f, gt->path);
-        fputs(", \"gpu\": ", f); ws_json_str(f, in->gpu);
-        fputs(", \"bso\": ", f); ws_json_str(f, in->bso);
-        fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
-        fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
-        fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
-        if (ws_whatif_active(in->wi)) {
-            char desc[1024];
-            ws_whatif_describe(in->wi, desc, sizeof desc);
-            fputs(", \"whatif\": ", f);
-            ws_json_str(f, desc);
-        }
-        fputs(", \"cluster\": ", f);
-        json_obj(f, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
-        fputs(", \"groups\": [", f);
-        for (size_t i = 0; i < gt->n; i++) {
-            fputs(i ? ",\n  " : "\n  ", f);
-            json_obj(f, gt->groups[i].name, gt->groups[i].spec->name,
-                     (long)gt->groups[i].n, &in->res[i], in->wi);
-        }
-        fputs("\n]}\n", f);
-        return;
-    }
-    char beta[32];
-    if (isinf(in->beta)) snprintf(beta, sizeof beta, "inf");
-    else snprintf(beta, sizeof beta, "%g", in->beta);
-    fprintf(f, "%s on %s, eta %g, beta %s: %s/%s versus default/default\n", gt->path,
-            in->gpu, in->eta, beta, in->bso, in->plo);
-    if (ws_whatif_active(in->wi)) {
-        char desc[1024];
-        ws_whatif_describe(in->wi, desc, sizeof desc);
-        fprintf(f, "what-if: %s (trace time %g s = the start)\n", desc, in->t0);
-    }
-    const int co2 = in->wi->has_carbon, usd = in->wi->has_price;
-    fprintf(f, "\n%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s", "group",
-            "dataset", "rows", "retry", "conc", "ETA MJ", "TTA h", "def MJ", "def h",
-            "ETA %", "TTA %", "cost %");
-    if (co2) fprintf(f, " %9s %7s", "CO2 kg", "CO2 %");
-    if (usd) fprintf(f, " %9s %7s", "$", "$ %");
-    fputc('\n', f);
-    for (size_t i = 0; i <= gt->n; i++) {
-        const group_result *r = i < gt->n ? &in->res[i] : in->all;
-        if (i == gt->n) {
-            /* 114 columns, 18 more per amount */
-            for (int d = 0; d < 114 + 18 * (co2 + usd); d++) fputc('-', f);
-            fputc('\n', f);
-        }
-        fprintf(f, "%-16.16s %-13.13s %5ld %5ld %5ld %10.3f %9.2f %10.3f %9.2f %7.1f"
-                " %7.1f %7.1f", i < gt->n ? gt->groups[i].name : "cluster",
-                i < gt->n ? gt->groups[i].spec->name : "",
-                i < gt->n ? (long)gt->groups[i].n : (long)gt->n_rows,
-                r->pol.retries, r->pol.concurrent, r->pol.energy_j / 1e6,
-                r->pol.time_s / 3600.0, r->def.energy_j / 1e6, r->def.time_s / 3600.0,
-                saving(r->pol.energy_j, r->def.energy_j),
-                saving(r->pol.time_s, r->def.time_s), saving(r->pol.cost, r->def.cost));
-        if (co2) {
-            fprintf(f, " %9.3f ", r->pol.co2_g / 1e3);
-            table_pct(f, saving(r->pol.co2_g, r->def.co2_g));
-        }
-        if (usd) {
-            fprintf(f, " %9.2f ", r->pol.usd);
-            table_pct(f, saving(r->pol.usd, r->def.usd));
-        }
-        fputc('\n', f);
-    }
-    fprintf(f, "\n%% = saving versus default (positive: %s/%s uses less); energy and"
-            " time scaled by runtime_ratio\n", in->bso, in->plo);
-}
-
 typedef struct pair {
     const ws_bso_type *bt;
     const ws_plo_type *pt;
@@ -503,7 +286,8 @@ static int run_group(const ws_job *job, const pair *p, const ws_group *g,
     ws_bso *bso = ws_bso_new(p->bt, p->bv, seed, err);
     ws_plo *plo = bso ? ws_plo_new(p->pt, p->pv, seed, err) : NULL;
     int rc = !bso || !plo
-             || ws_group_simulate(job, bso, plo, g, seed, env, history_row, h, tot, err);
+             || ws_group_simulate(job, bso, plo, g, seed, env, ws_groups_history_row, h, tot,
+                                  err);
     ws_plo_free(plo);
     ws_bso_free(bso);
     return rc ? -1 : 0;
@@ -652,7 +436,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;
         h.f = of[0].f;
-        history_header(h.f, &wi);
+        ws_groups_history_header(h.f, &wi);
     }
     FILE *hist = h.f;                /* rank 0's history.csv (or NULL) */
     (void)hist;
@@ -708,8 +492,8 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
             free(hb);
             if (bad) { ws_fail(&err, "out of memory"); goto done; }
         } else {
-            sum_into(&all.pol, &res[i].pol);
-            sum_into(&all.def, &res[i].def);
+            ws_groups_sum_into(&all.pol, &res[i].pol);
+            ws_groups_sum_into(&all.def, &res[i].def);
         }
         ws_progress_step(&bar, 1);
     }
@@ -745,8 +529,8 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
         for (size_t i = 0; !bad && i < gt.n; i++) {
             if (hist && hist_len[i] && fwrite(hist_at[i], 1, hist_len[i], hist) != hist_len[i])
                 bad = 1;
-            sum_into(&all.pol, &res[i].pol);
-            sum_into(&all.def, &res[i].def);
+            ws_groups_sum_into(&all.pol, &res[i].pol);
+            ws_groups_sum_into(&all.def, &res[i].def);
         }
         free(hist_at);
         free(hist_len);
@@ -763,15 +547,15 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
         char path[4096];
         snprintf(path, sizeof path, "%s/groups.json", out);
         if (ws_outfile_open(&of[1], path, &err)) goto done;
-        report(of[1].f, WS_FMT_JSON, &in);
+        ws_groups_report(of[1].f, WS_FMT_JSON, &in);
         snprintf(path, sizeof path, "%s/groups.csv", out);
         if (ws_outfile_open(&of[2], path, &err)) goto done;
-        report(of[2].f, WS_FMT_CSV, &in);
+        ws_groups_report(of[2].f, WS_FMT_CSV, &in);
         if (ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[1], &err)
             || ws_outfile_commit(&of[2], &err))
             goto done;
     }
-    report(stdout, (ws_format)fmt, &in);
+    ws_groups_report(stdout, (ws_format)fmt, &in);
     ws_study_wrap_note(&wi, all.pol.wrapped + all.def.wrapped);
     rc = 0;
 done:

@@ -404,15 +404,8 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         default: rc = ws_cli_bad_option("simulate", argv, c); goto out;
         }
     }
-    if (optind != argc) {
-        rc = ws_cli_usage("simulate", "unexpected argument '%s'", argv[optind]);
-        goto out;
-    }
-    if (!workload == !job.job) {
-        rc = ws_cli_usage("simulate", "%s", workload ? "takes --workload W or --job D/N/O,"
-                          " not both" : "needs --workload W (or --job D/N/O)");
-        goto out;
-    }
+    if ((rc = ws_cli_one_workload("simulate", argc, argv, workload, &job))) goto out;
+    rc = EXIT_USAGE;
     if ((rc = ws_cli_job_apply(&job, &cfg, "simulate"))) goto out;
     rc = EXIT_USAGE;
     if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
