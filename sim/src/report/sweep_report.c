@@ -166,7 +166,7 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
         ws_whatif_describe(s->whatif, wdesc, sizeof wdesc);
         fputs(",whatif", f);
     }
-    fputc('\n', f);
+    fputs(",bso_params,bso_sha256,plo_params,plo_sha256\n", f);
     size_t n = s->n_seeds;
     double *cum = calloc(2 * (n ? n : 1), sizeof *cum), *oc = calloc(2 * (n ? n : 1), sizeof *oc);
     if (!cum || !oc) goto out;
@@ -180,14 +180,20 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
         for (long r = 0; r < R; r++) {
             ws_stat a, b;
             ws_sweep_curve_step(s, base, oref, r, cum, oc, &a, &b);
-            fprintf(f, "%s,%s,%s,", s->pairs[ax[0]].label, s->gpus[ax[1]], s->work[ax[2]]);
+            const ws_policy_pair *p = &s->pairs[ax[0]];
+            str_csv(f, p->label);
+            fprintf(f, ",%s,%s,", s->gpus[ax[1]], s->work[ax[2]]);
             num(f, s->etas[ax[3]]); fputc(',', f);
             num(f, s->betas[ax[4]]);
             fprintf(f, ",%ld", r + 1);
             stat_csv(f, &a);
             stat_csv(f, &b);
             if (wdesc[0]) { fputc(',', f); str_csv(f, wdesc); }
-            fputc('\n', f);
+            /* Provenance, as sweep.csv: parameters as resolved, .so sha256. */
+            fputc(',', f); str_csv(f, p->bso_params ? p->bso_params : "");
+            fprintf(f, ",%s,", p->bso_sha256);
+            str_csv(f, p->plo_params ? p->plo_params : "");
+            fprintf(f, ",%s\n", p->plo_sha256);
         }
     }
 out:
