@@ -814,3 +814,21 @@ Test(group, cli_replay_charges_a_price, .timeout = 120)
     cr_expect_eq(r.out_len, 0);
     cli_free(&r);
 }
+
+/* A policy's log lines in a replay name the group, its seed, the trace row
+ * (recurrence) and the try (tests/plugins/rude.c logs in observe). */
+Test(group, cli_replay_log_lines_name_the_group, .timeout = 60)
+{
+    write_file("one.csv", HDR "g-one,0,10,squad,1\ng-one,100,110,squad,1\n");
+    cli_result r = cli_run((const char *[]){"wattsim", "groups", "replay", "--trace",
+                                            tp("one.csv"), "--traces", TRACES, "--bso",
+                                            WS_TEST_PLUGIN_DIR "/rude.so", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char want[256];
+    for (int row = 1; row <= 2; row++) {
+        snprintf(want, sizeof want, "wattsim: bso rude [group g-one, seed %lu, recurrence %d"
+                 " try 1]: warning: observed\n", ws_group_seed("g-one"), row);
+        cr_expect(strstr(r.err, want), "no '%s' in:\n%s", want, r.err);
+    }
+    cli_free(&r);
+}

@@ -116,6 +116,27 @@ Test(keep_history, simulate_json_has_status_and_error)
     cli_free(&r);
 }
 
+/* A recurrence that never reaches its target: its 20 tries are kept, and
+ * the failure is in recurrence 2, try 20. */
+Test(keep_history, simulate_keeps_the_tries_of_a_recurrence_that_never_reaches)
+{
+    cli_result r = cli_run((const char *[]){
+        "wattsim", "simulate", "--traces", traces, "--gpu", "g1", "--job", "d/n/o",
+        "--target", "0.5", "--max-epochs", "10", "--b0", "32", "--bso", FAIL_AT ":stuck",
+        "--plo", "default", "--recurrences", "3", "--keep-history", "--format", "json", NULL});
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    const char *err = "wattsim: g1/d eta 0.5 beta 2 seed 1: d on g1: recurrence 2 did not"
+                      " reach the target metric in 20 tries\n";
+    cr_assert_str_eq(r.err, err);
+    cr_assert(strstr(r.out, "\"runs\": 21,"), "%s", r.out);
+    cr_assert(strstr(r.out, "\"failed_recurrence\": 2, \"failed_try\": 20,"), "%s", r.out);
+    cr_assert(strstr(r.out, "{\"recurrence\": 2, \"try\": 20, \"bs\": 64, \"pl\": 200,"),
+              "%s", r.out);
+    cr_assert_null(strstr(r.out, "\"try\": 21"), "%s", r.out);
+    cr_assert_null(strstr(r.out, "\"recurrence\": 3"), "%s", r.out);
+    cli_free(&r);
+}
+
 Test(keep_history, simulate_without_it_prints_nothing)
 {
     cli_result r = SIM("--bso-param", "at=3");

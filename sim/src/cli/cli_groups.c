@@ -285,6 +285,12 @@ static int run_group(const ws_job *job, const pair *p, const ws_group *g,
 {
     ws_bso *bso = ws_bso_new(p->bt, p->bv, seed, err);
     ws_plo *plo = bso ? ws_plo_new(p->pt, p->pv, seed, err) : NULL;
+    if (plo) {
+        /* log lines: "[group NAME, seed S, recurrence ROW try A]" */
+        char where[128];
+        snprintf(where, sizeof where, "group %s", g->name);
+        ws_policy_log_where(bso, plo, where);
+    }
     int rc = !bso || !plo
              || ws_group_simulate(job, bso, plo, g, seed, env, ws_groups_history_row, h, tot,
                                   err);
