@@ -15,8 +15,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ws_error err = {{0}};
     ws_run_config cfg;
     ws_run_config_init(&cfg);
-    if (ws_run_config_load(path, &cfg, &err) || ws_run_config_validate(&cfg, &err))
+    if (ws_run_config_load(path, &cfg, &err) || ws_run_config_validate(&cfg, &err)) {
         fuzz_check_error(&err);
+    } else {
+        /* Every pair of a valid config names both policies. */
+        for (size_t i = 0; i < ws_run_config_n_pairs(&cfg); i++) {
+            const ws_policy_ref *b, *p;
+            ws_run_config_pair(&cfg, i, &b, &p);
+            if (!b->name || !b->name[0] || !p->name || !p->name[0]) __builtin_trap();
+        }
+    }
     ws_run_config_free(&cfg);
 
     err.msg[0] = '\0';
