@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+static inline ws_arm_post post_of(const ws_bandit *b, int i);
+
 int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore)
 {
     b->n_bs = job->n_bs;
@@ -52,7 +54,7 @@ int ws_bandit_observe(ws_bandit *b, int i, double reward)
     s->mean += d / (double)s->n;
     s->m2 += d * (reward - s->mean);
     /* Refreshed at the next predict (one index may wait). */
-    if (b->stale >= 0 && b->stale != i) b->post[b->stale] = ws_bandit_post_of(b, b->stale);
+    if (b->stale >= 0 && b->stale != i) b->post[b->stale] = post_of(b, b->stale);
     b->stale = i;
     return 0;
 }
@@ -64,7 +66,8 @@ void ws_bandit_set_arms(ws_bandit *b, const int *idx, int n)
     b->warm = 0;
 }
 
-void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec)
+/* Inlined into post_of: no call through the PLT on the hot path. */
+static inline void posterior(const ws_bandit *b, int i, double *mean, double *prec)
 {
     const ws_arm_stats *s = &b->stats[i];
     double m, var;
@@ -88,14 +91,21 @@ void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec)
     *prec = var > 0 ? (double)n / var : INFINITY;
 }
 
-ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i)
+void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec)
+{
+    posterior(b, i, mean, prec);
+}
+
+static inline ws_arm_post post_of(const ws_bandit *b, int i)
 {
     double mean, prec;
-    ws_bandit_posterior(b, i, &mean, &prec);
+    posterior(b, i, &mean, &prec);
     /* prec is INFINITY or n / var with var > 0, so a finite prec is at most
      * DBL_MAX and 1 / prec > 0: sd == 0 marks exactly the infinite ones. */
     return (ws_arm_post){mean, isinf(prec) ? 0.0 : sqrt(1.0 / prec)};
 }
+
+ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i) { return post_of(b, i); }
 
 int ws_bandit_predict(ws_bandit *b, const ws_host *host)
 {
@@ -112,14 +122,12 @@ int ws_bandit_predict(ws_bandit *b, const ws_host *host)
      * (about 60 cycles) then overlaps with the draws: a draw needs its sd
      * only for its last multiplication. */
     if (b->stale >= 0) {
-        b->post[b->stale] = ws_bandit_post_of(b, b->stale);
+        b->post[b->stale] = post_of(b, b->stale);
         b->stale = -1;
     }
     /* Thompson sampling: the posteriors are ready. The
      * first arm is taken whatever its theta (even NaN); a later one when
-     * strictly greater, so ties go to the first. The selects are written
-     * without branches: which arm wins is random, a branch would often be
-     * mispredicted. */
+     * strictly greater, so ties go to the first. */
     double (*const gaussian)(void *, double) = host->gaussian;
     void *const hctx = host->ctx;
     const ws_arm_post *const post = b->post;
@@ -131,9 +139,10 @@ int ws_bandit_predict(ws_bandit *b, const ws_host *host)
     for (int k = 1; k < b->n_arms; k++) {
         a = post[arms[k]];
         const double theta = a.sd == 0 ? a.mean : a.mean + gaussian(hctx, a.sd);
-        const int better = theta > best_theta;
-        best = better ? arms[k] : best;
-        best_theta = better ? theta : best_theta;
+        if (theta > best_theta) {
+            best = arms[k];
+            best_theta = theta;
+        }
     }
     return best;
 }
