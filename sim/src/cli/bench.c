@@ -35,6 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The floor draws through the same inline gsl_rng_uniform_int as the
+ * engine and the policy host (sim/CMakeLists.txt: HAVE_INLINE), not
+ * libgsl's out-of-line copy, which costs a call more per draw. */
+#ifndef HAVE_INLINE
+#define HAVE_INLINE 1
+#endif
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 

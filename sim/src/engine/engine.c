@@ -101,9 +101,17 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
     return run_power_limit(job, plo, ctx, i, k, profiled, err);
 }
 
+/* The last epoch budget computed: floor(cost_ub / c_epoch) changes only
+ * when min_cost does (rarely: a cheaper recurrence) or the knob does, so
+ * most tries reuse it, and its division leaves the chain of dependent
+ * operations from one try to the next. */
+typedef struct budget_memo {
+    double cost_ub, c_epoch, budget;
+} budget_memo;
+
 static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
                                int profiled, double min_cost, double energy_weight,
-                               ws_outcome *o)
+                               budget_memo *memo, ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
@@ -126,7 +134,10 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
         /* Only a carbon or price objective over a zero rate makes a cost 0
          * (an epoch's, or every run's so far): then nothing bounds the run. */
         if (c_epoch > 0 && cost_ub > 0) {
-            budget = ws_py_floordiv(cost_ub, c_epoch);
+            /* Both positive: equal as doubles means equal bits. */
+            if (cost_ub != memo->cost_ub || c_epoch != memo->c_epoch)
+                *memo = (budget_memo){cost_ub, c_epoch, ws_py_floordiv(cost_ub, c_epoch)};
+            budget = memo->budget;
             if (budget > max_epochs) budget = max_epochs;
         }
     }
@@ -161,7 +172,8 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
                     int profiled, double min_cost, double energy_weight,
                     ws_outcome *o)
 {
-    run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, o);
+    budget_memo memo = {NAN, NAN, NAN};
+    run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, &memo, o);
 }
 
 static inline void run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
@@ -207,6 +219,7 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     const int accounts = ws_whatif_accounts(wi);
     double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;
+    budget_memo memo = {NAN, NAN, NAN};
     for (long rec = 1; rec <= p->recurrences; rec++) {
         double cost_acc = 0.0;
         int done = 0;
@@ -223,7 +236,7 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
             if (run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
             ws_outcome o;
             const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
-            run_outcome(job, rng, i, k, profiled, min_cost, weight, &o);
+            run_outcome(job, rng, i, k, profiled, min_cost, weight, &memo, &o);
             double co2 = 0.0, usd = 0.0;
             int wrapped = 0;
             if (accounts && o.ran)
