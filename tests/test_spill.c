@@ -195,11 +195,17 @@ Test(memory, a_sweep_does_not_grow_with_seeds, .init = mktmp, .fini = rmtmp, .ti
     if (pre && strstr(pre, "vgpreload")) cr_skip_test("under valgrind");
     write_file("m.yaml", "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\n"
                          "recurrences: 5\nbso: zeus\nplo: jit\n");
-    long small = peak_kib(20000, "4096", "small"), big = peak_kib(200000, "4096", "big");
-    cr_expect_lt(big - small, 8 * 1024, "peak RSS %ld KiB at 2e4 seeds, %ld KiB at 2e5", small,
-                 big);
+    long small = peak_kib(20000, "4096", "small");
     /* A cell of 20,000 seeds is read in chunks of 4,096: the same bytes as
      * from memory. */
     peak_kib(20000, "1000000", "mem");
     expect_same("mem", "small", SWEEP_FILES, 4);
+#ifdef __SANITIZE_ADDRESS__
+    /* ASan holds freed blocks back (its quarantine, 256 MiB): the peak
+     * grows with the number of allocations, whatever the sweep keeps. */
+    cr_skip_test("the peak RSS under ASan measures its quarantine");
+#endif
+    long big = peak_kib(200000, "4096", "big");
+    cr_expect_lt(big - small, 8 * 1024, "peak RSS %ld KiB at 2e4 seeds, %ld KiB at 2e5", small,
+                 big);
 }

@@ -99,6 +99,13 @@ size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
 /* Its axis indices (pair, gpu, workload, eta, beta, seed): the inverse. */
 void ws_sweep_axes(const ws_sweep *s, size_t i, size_t ax[6]);
 
+/* --keep-history: simulation i's runs (every try of every recurrence, as
+ * far as it got), its totals (where it stopped, when it failed) and its
+ * one-line error (NULL: it succeeded). */
+typedef void (*ws_sweep_history_fn)(void *ctx, const ws_sweep *s, size_t i,
+                                    const ws_run_record *runs, size_t n,
+                                    const ws_sim_totals *tot, const char *error);
+
 typedef struct ws_sweep_opts {
     int threads;            /* >= 1: worker threads, or children at a time */
     int isolate;            /* run each cell in a forked child (isolate.c) */
@@ -118,6 +125,12 @@ typedef struct ws_sweep_opts {
      * not grow with the seeds. Outputs are the same bytes either way. */
     size_t spill_sims;
     const char *spill_dir;
+    /* Not NULL: called for every simulation, in plan order whatever the
+     * threads (a simulation's runs wait in memory until those before it
+     * are out), one call at a time. Not with isolate, shards, merge or
+     * resume (ws_sweep_run_opts refuses). */
+    ws_sweep_history_fn history;
+    void *history_ctx;
 } ws_sweep_opts;
 
 #define WS_SPILL_SIMS ((size_t)1 << 18)

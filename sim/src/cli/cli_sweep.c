@@ -21,6 +21,8 @@
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
 #include "wattsim/progress.h"
+#include "wattsim/report.h"
+#include "wattsim/study.h"
 #include "wattsim/sweep.h"
 #include "wattsim/whatif.h"
 #include "cli_common.h"
@@ -29,7 +31,7 @@ static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
-    "                     [--shard K/N]\n"
+    "                     [--shard K/N] [--keep-history]\n"
     "       wattsim curves CONFIG [same options]\n"
     "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
     "\n"
@@ -76,6 +78,12 @@ static const char *SWEEP_HELP =
     "                     writes the outputs (README: Sweeps across machines)\n"
     "  --resume           reuse the simulations that an interrupted run of the\n"
     "                     same plan recorded in DIR/sweep.journal (curves.journal)\n"
+    "  --keep-history     also write history.csv: every run (each try of each\n"
+    "                     recurrence) of every simulation in plan order, as\n"
+    "                     `wattsim run`'s history.csv with status,error; a failed\n"
+    "                     simulation keeps its runs up to the failure, then a\n"
+    "                     'failed' row with its error. Not with --isolate,\n"
+    "                     --shard, --resume, merge or mpirun (in process only)\n"
     "\n"
     "A failed simulation (a policy error, a run that never reaches the target)\n"
     "does not stop the sweep: each cell is summarised over its successful seeds\n"
@@ -91,6 +99,32 @@ static const char *SWEEP_HELP =
     "  --quiet            no progress display (a bar on a terminal, else a line\n"
     "                     every 10 s, once the run has taken over 1 s)\n"
     "  --traces DIR, --catalogue FILE   as for every command\n";
+
+/* --keep-history: history.csv as the simulations end, in plan order. */
+typedef struct history_out {
+    FILE *f;
+    const ws_whatif *wi;
+    ws_study_pair *pairs;      /* labels, as `run` prints them; NULL: not yet */
+    int oom;
+} history_out;
+
+static void history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
+                          size_t n, const ws_sim_totals *tot, const char *error)
+{
+    history_out *h = ctx;
+    if (!h->pairs) {
+        h->pairs = calloc(s->n_pairs, sizeof *h->pairs);
+        if (!h->pairs) { h->oom = 1; return; }
+        for (size_t p = 0; p < s->n_pairs; p++)
+            snprintf(h->pairs[p].label, sizeof h->pairs[p].label, "%s", s->pairs[p].label);
+    }
+    size_t ax[6];
+    ws_sweep_axes(s, i, ax);
+    ws_cell c = {i, s->gpus[ax[1]], s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]],
+                 s->seeds[ax[5]], ax[0], &h->pairs[ax[0]]};
+    for (size_t k = 0; k < n; k++) ws_report_history_row_status(h->f, &c, &runs[k], h->wi);
+    if (error) ws_report_history_failed(h->f, &c, tot, h->wi, error);
+}
 
 /* Figure and table writers share this. */
 typedef struct out_ctx {
@@ -220,12 +254,15 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         {"resume", no_argument, 0, 'r'},
         {"quiet", no_argument, 0, 'q'},
         {"shard", required_argument, 0, 'S'},
+        {"keep-history", no_argument, 0, 'K'},
         {"help", no_argument, 0, 'h'},
         WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
     };
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
-    int force = 0, plot = 1, isolate = 0, resume = 0, c;
+    int force = 0, plot = 1, isolate = 0, resume = 0, keep = 0, c;
+    ws_outfile hof = {0};
+    history_out ho = {0};
     size_t spill_sims = 0;
     double cell_timeout = 0;
     unsigned long shard_k = 0, shard_n = 0;
@@ -272,6 +309,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         case 'c': catalogue = optarg; break;
         case 'i': isolate = 1; break;
         case 'r': resume = 1; break;
+        case 'K': keep = 1; break;
         case 'q': ws_progress_set_quiet(1); break;
         case 'S': {
             char *end;
@@ -312,6 +350,16 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (cell_timeout > 0 && !isolate) {
         rc = ws_cli_usage(cmd, "%s needs --isolate (only a child process can be stopped)",
                           "--cell-timeout");
+        goto out;
+    }
+    if (keep && (isolate || shard_n || resume || merge || mpi)) {
+        rc = ws_cli_usage(cmd, "%s", isolate ? "--keep-history is not available with --isolate"
+                                   " (a simulation's runs stay in its child process)"
+                                   : shard_n && !mpi ? "--keep-history is not available with --shard"
+                                   : resume ? "--keep-history is not available with --resume"
+                                              " (the journal keeps no runs)"
+                                   : merge ? "--keep-history is not available with merge"
+                                   : "--keep-history is not available under mpirun");
         goto out;
     }
     if (merge ? optind > argc - 2 : optind != argc - 1) {
@@ -412,7 +460,18 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
     ws_sweep_opts so = {(int)threads, isolate, cell_timeout, merge ? NULL : journal, resume,
                         curves, shard_k, shard_n, (const char *const *)parts, n_parts,
-                        spill_sims, out};
+                        spill_sims, out, NULL, NULL};
+    if (keep) {
+        /* Written as the simulations end; committed with the tables. */
+        char *hp = join(out, "history.csv");
+        if (!hp || ws_outfile_open(&hof, hp, &err)) { free(hp); goto out; }
+        free(hp);
+        ws_report_history_header_status(hof.f, &wi);
+        ho.f = hof.f;
+        ho.wi = &wi;
+        so.history = history_write;
+        so.history_ctx = &ho;
+    }
     int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err);
 #ifdef WS_HAVE_MPI
     if (mpi) {
@@ -442,6 +501,15 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     }
     if (ws_mkdirs(out, &err)) goto out;
     out_ctx oc = {out, command, plot};
+    if (keep) {
+        char *hp = join(out, "history.csv");
+        if (ho.oom) ws_fail(&err, "out of memory");
+        int bad = ho.oom || !hp || ws_outfile_commit(&hof, &err)
+                  || ws_manifest_add(hp, "table", "every run of every simulation (--keep-history)",
+                                     command, &err);
+        free(hp);
+        if (bad) goto out;
+    }
     char reused[64] = "";
     if (merge)
         snprintf(reused, sizeof reused, " (from %zu shard journals)", n_parts);
@@ -462,9 +530,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s)\n",
+        printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
                sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
-               !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*");
+               !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
+               keep ? ", history.csv" : "");
     } else {
         ws_fig_ctx fc = {out, command, &cat, 1};
         for (size_t g = 0; plot && g < sw.n_gpus; g++)
@@ -475,8 +544,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        printf("%zu simulations%s; outputs in %s/ (curves.csv%s)\n", sw.n_sims, reused, out,
-               plot ? ", curves-*" : "");
+        printf("%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused, out,
+               plot ? ", curves-*" : "", keep ? ", history.csv" : "");
     }
     /* Every output is in place: the journal has served its purpose (under
      * mpirun every rank's). */
@@ -501,6 +570,8 @@ out:
 #endif
     (void)mpi_phase;
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
+    ws_outfile_abort(&hof);
+    free(ho.pairs);
     free(journal);
     for (size_t i = 0; i < n_parts; i++) free(parts[i]);
     free(parts);

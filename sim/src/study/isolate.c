@@ -97,7 +97,7 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
         size_t i = cell * s->n_seeds + k;
         if (!todo[i]) continue;
         ws_error why = {{0}};
-        run(s, pol, i, &why);
+        run(s, pol, i, &why, NULL);
         if (ws_sweep_record_write(f, s, i, NULL, why.msg) < 0 || fflush(f)) _exit(3);
     }
     /* _exit: no atexit handlers, no flushing of the parent's stdio buffers,

@@ -63,6 +63,7 @@ void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
  * same order, so the results are bit-identical to summing such arrays. */
 typedef struct rec_sink {
     ws_sweep_sim *sim;
+    ws_sweep_hist *hist;           /* --keep-history: every record; else NULL */
     long R, first_steady;          /* recurrences; first one in the window */
     long cur;                      /* recurrence being summed; 0 = none */
     double e, t, c;                /* its sums */
@@ -80,6 +81,17 @@ static void close_recurrence(rec_sink *k)
 static int accumulate(void *p, const ws_run_record *r)
 {
     rec_sink *k = p;
+    ws_sweep_hist *h = k->hist;
+    if (h) {
+        if (h->n == h->cap) {
+            size_t cap = h->cap ? 2 * h->cap : 64;
+            ws_run_record *m = realloc(h->runs, cap * sizeof *m);
+            if (!m) return -1;            /* the simulation fails: out of memory */
+            h->runs = m;
+            h->cap = cap;
+        }
+        h->runs[h->n++] = *r;
+    }
     if (r->recurrence < 1 || r->recurrence > k->R) return 0;
     if (r->recurrence != k->cur) {
         close_recurrence(k);
@@ -92,7 +104,8 @@ static int accumulate(void *p, const ws_run_record *r)
     return 0;
 }
 
-int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why)
+int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why,
+                     ws_sweep_hist *hist)
 {
     size_t ax[6];
     ws_sweep_axes(s, i, ax);
@@ -117,12 +130,13 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
         ws_sweep_cell_name(s, i / s->n_seeds, where, sizeof where);
         ws_policy_log_where(bso, plo, where);
     }
-    rec_sink rs = {sim, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
-    ws_sim_totals tot;
+    rec_sink rs = {sim, hist, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
+    ws_sim_totals tot = {0};
     int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
                                                  &rs, &tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
+    if (hist) hist->tot = tot;
     if (!bad) {
         close_recurrence(&rs);
         long k = ws_steady_count(R);
@@ -156,7 +170,51 @@ typedef struct pool {
     ws_progress *progress;             /* NULL: none */
     int journal_failed;
     ws_error journal_err;
+    /* --keep-history: simulations finished ahead of next_emit wait here
+     * (unordered, few: threads take simulations in plan order). */
+    ws_sweep_history_fn history;
+    void *history_ctx;
+    size_t next_emit;
+    struct pending *pend;
+    size_t n_pend, cap_pend;
 } pool;
+
+typedef struct pending {
+    size_t i;
+    ws_sweep_hist h;
+    char *error;                       /* NULL: it succeeded */
+} pending;
+
+static void emit(pool *pl, pending *e)
+{
+    pl->history(pl->history_ctx, pl->s, e->i, e->h.runs, e->h.n, &e->h.tot, e->error);
+    free(e->h.runs);
+    free(e->error);
+}
+
+/* Simulation i's history (taken over), then every one now in plan order
+ * (under the lock). Out of memory: it is emitted with its error replaced,
+ * out of order rather than lost. */
+static void history_done(pool *pl, size_t i, ws_sweep_hist *h, const char *error)
+{
+    pending e = {i, *h, error ? strdup(error) : NULL};
+    if (pl->n_pend == pl->cap_pend) {
+        size_t cap = pl->cap_pend ? 2 * pl->cap_pend : 16;
+        pending *m = realloc(pl->pend, cap * sizeof *m);
+        if (!m) { free(e.error); e.error = strdup("out of memory keeping the history"); emit(pl, &e); return; }
+        pl->pend = m;
+        pl->cap_pend = cap;
+    }
+    pl->pend[pl->n_pend++] = e;
+    for (size_t k = 0; k < pl->n_pend;) {
+        while (pl->next_emit < pl->s->n_sims && !pl->todo[pl->next_emit]) pl->next_emit++;
+        if (pl->pend[k].i != pl->next_emit) { k++; continue; }
+        emit(pl, &pl->pend[k]);
+        pl->pend[k] = pl->pend[--pl->n_pend];
+        pl->next_emit++;
+        k = 0;                             /* the next one may be anywhere */
+    }
+}
 
 /* After each simulation (under the lock, or in the only thread): journal
  * (with its failure's message, NULL: the store's) and progress. */
@@ -187,9 +245,11 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&pl->lock);
         if (stop) return NULL;
         ws_error why = {{0}};
-        ws_sweep_run_sim(pl->s, pl->pol, i, &why);
+        ws_sweep_hist h = {0};
+        int bad = ws_sweep_run_sim(pl->s, pl->pol, i, &why, pl->history ? &h : NULL);
         pthread_mutex_lock(&pl->lock);
         finished(pl, i, why.msg);
+        if (pl->history) history_done(pl, i, &h, bad ? why.msg : NULL);
         pthread_mutex_unlock(&pl->lock);
     }
 }
@@ -241,6 +301,11 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     unsigned char *todo = NULL;
     ws_journal jn = {0};
     pool pl = {0};
+    if (opts->history && (opts->isolate || opts->shard_n || opts->n_merge || opts->resume)) {
+        ws_fail(err, "a simulation's history is kept in process only: not with isolation,"
+                " shards, a merge or a resumed journal");
+        goto out;
+    }
     /* Pairs: resolve names, drop duplicates, add the references. */
     s->pairs = calloc(n_pairs + 2, sizeof *s->pairs);
     res = calloc(n_pairs + 2, sizeof *res);
@@ -381,6 +446,8 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     pl.pol = res;
     pl.todo = todo;
     pl.journal = opts->journal ? &jn : NULL;
+    pl.history = opts->history;
+    pl.history_ctx = opts->history_ctx;
     for (size_t i = 0; i < s->n_sims; i++) pl.total += todo[i];
     s->n_run = pl.total;
     ws_progress bar;
@@ -421,6 +488,11 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     rc = 0;
 out:
     ws_journal_close(&jn);
+    for (size_t k = 0; k < pl.n_pend; k++) {   /* none left after a full run */
+        free(pl.pend[k].h.runs);
+        free(pl.pend[k].error);
+    }
+    free(pl.pend);
     for (size_t i = 0; res && i < s->n_pairs; i++) {
         if (res[i].bt) ws_params_free(res[i].bt->params, res[i].bp);
         if (res[i].pt) ws_params_free(res[i].pt->params, res[i].pp);

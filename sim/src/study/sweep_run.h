@@ -25,11 +25,20 @@ typedef struct ws_sweep_policy {
 /* Called when simulation i has its result (ok or failed). */
 typedef void (*ws_sweep_done_fn)(void *ctx, size_t i);
 
+/* A simulation's runs, kept for --keep-history. */
+typedef struct ws_sweep_hist {
+    ws_run_record *runs;
+    size_t n, cap;
+    ws_sim_totals tot;
+} ws_sweep_hist;
+
 /* Run simulation i into the sweep's store; a failure is recorded there
  * (ws_sweep_sim_fail, message "seed N: ...") and, when why is not NULL,
- * copied into it. Returns 0, or -1 when it failed. Safe to call from
- * several threads for distinct i. */
-int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why);
+ * copied into it. With hist, its runs and totals go there too (the
+ * caller frees hist->runs). Returns 0, or -1 when it failed. Safe to call
+ * from several threads for distinct i. */
+int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error *why,
+                     ws_sweep_hist *hist);
 
 /* ------------------------------------------------------------ store */
 
@@ -55,7 +64,7 @@ const char *ws_sweep_sim_error(const ws_sweep *s, size_t i);
 /* How a child runs simulation i (ws_sweep_run_sim): passed in, so that
  * isolate.c never calls back into sweep.c by name. */
 typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i,
-                               ws_error *why);
+                               ws_error *why, ws_sweep_hist *hist);
 
 /* Run, for every cell, its simulations with todo[i] set in a forked child
  * (see isolate.c), up to `jobs` children at a time, each killed after
