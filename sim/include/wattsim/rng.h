@@ -24,6 +24,32 @@ void ws_rng_give(gsl_rng *r);
  * state gsl_rng_set gives (checked at start-up, else this does nothing).
  * Returns 1 when it seeded them, 0 when ws_rng_take will seed as usual. */
 int ws_rng_preseed(const unsigned long seeds[3]);
+/* gsl_rng_uniform_int(r, n), the same draws and results bit for bit, with
+ * range / n remembered in *memo for the next call with the same n (zero
+ * it first; one memo per generator type). A simulation draws mostly with
+ * the same n, and then no division by n stands between n and the draw.
+ * n = 0 or beyond the generator's range goes to GSL (its error). */
+typedef struct ws_uniform_memo {
+    unsigned long n, scale;
+} ws_uniform_memo;
+
+static inline unsigned long ws_rng_uniform_int_memo(const gsl_rng *r, unsigned long n,
+                                                    ws_uniform_memo *memo)
+{
+    const unsigned long offset = r->type->min, range = r->type->max - offset;
+    if (n != memo->n || n == 0) {
+        if (n > range || n == 0) return gsl_rng_uniform_int(r, n);
+        memo->n = n;
+        memo->scale = range / n;
+    }
+    const unsigned long scale = memo->scale;
+    unsigned long k;
+    do
+        k = (r->type->get(r->state) - offset) / scale;
+    while (k >= n);
+    return k;
+}
+
 /* Free this thread's pooled generators (a thread's pool is freed when it
  * exits; the main thread may call this before exiting). */
 void ws_rng_pool_clear(void);

@@ -35,9 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The floor draws through the same inline gsl_rng_uniform_int as the
- * engine and the policy host (sim/CMakeLists.txt: HAVE_INLINE), not
- * libgsl's out-of-line copy, which costs a call more per draw. */
+/* The floor draws integers through the same inline code as the engine
+ * (ws_rng_uniform_int_memo; gsl_rng_uniform_int inline, as in the engine
+ * and the policy host, sim/CMakeLists.txt: HAVE_INLINE), not libgsl's
+ * out-of-line copy, which costs a call more per draw. */
 #ifndef HAVE_INLINE
 #define HAVE_INLINE 1
 #endif
@@ -114,7 +115,9 @@ static double floor_time(long sims, const draws *d)
         for (int k = 0; k < 3; k++) r[k] = ws_rng_take(st[k]);
         if (!r[0] || !r[1] || !r[2]) return NAN;
         for (unsigned long i = 0; i < d[s].gaussian; i++) acc += gsl_ran_gaussian_ziggurat(r[1], 1.0);
-        for (unsigned long i = 0; i < d[s].uniform; i++) acc_u += gsl_rng_uniform_int(r[0], 7);
+        ws_uniform_memo um = {0, 0};
+        for (unsigned long i = 0; i < d[s].uniform; i++)
+            acc_u += ws_rng_uniform_int_memo(r[0], 7, &um);
         for (int k = 2; k >= 0; k--) ws_rng_give(r[k]);
     }
     sink_d = acc;

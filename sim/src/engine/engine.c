@@ -101,17 +101,21 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
     return run_power_limit(job, plo, ctx, i, k, profiled, err);
 }
 
-/* The last epoch budget computed: floor(cost_ub / c_epoch) changes only
- * when min_cost does (rarely: a cheaper recurrence) or the knob does, so
- * most tries reuse it, and its division leaves the chain of dependent
- * operations from one try to the next. */
-typedef struct budget_memo {
+/* What the last try computed that the next one likely needs again. A try
+ * depends on the previous one (its batch size on what the BSO observed),
+ * and divisions are slow links in that chain: the epoch budget
+ * floor(cost_ub / c_epoch) changes only when min_cost does (rarely: a
+ * cheaper recurrence) or the knob does, and the draw of a recorded run
+ * divides by the number of runs of the batch size (ws_rng_uniform_int_memo):
+ * most tries reuse both. */
+typedef struct run_memo {
     double cost_ub, c_epoch, budget;
-} budget_memo;
+    ws_uniform_memo draw;
+} run_memo;
 
 static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
                                int profiled, double min_cost, double energy_weight,
-                               budget_memo *memo, ws_outcome *o)
+                               run_memo *memo, ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
@@ -123,7 +127,8 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
 
     /* Draw one recorded run of bs. */
     const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
-    const double target = job->run_epoch[r0 + (int)gsl_rng_uniform_int(rng, (unsigned long)nr)];
+    const double target =
+        job->run_epoch[r0 + (int)ws_rng_uniform_int_memo(rng, (unsigned long)nr, &memo->draw)];
 
     /* Epoch budget. */
     const double cost_ub = beta * min_cost;
@@ -136,7 +141,11 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
         if (c_epoch > 0 && cost_ub > 0) {
             /* Both positive: equal as doubles means equal bits. */
             if (cost_ub != memo->cost_ub || c_epoch != memo->c_epoch)
-                *memo = (budget_memo){cost_ub, c_epoch, ws_py_floordiv(cost_ub, c_epoch)};
+                {
+                memo->cost_ub = cost_ub;
+                memo->c_epoch = c_epoch;
+                memo->budget = ws_py_floordiv(cost_ub, c_epoch);
+            }
             budget = memo->budget;
             if (budget > max_epochs) budget = max_epochs;
         }
@@ -172,7 +181,7 @@ void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
                     int profiled, double min_cost, double energy_weight,
                     ws_outcome *o)
 {
-    budget_memo memo = {NAN, NAN, NAN};
+    run_memo memo = {NAN, NAN, NAN, {0, 0}};
     run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, &memo, o);
 }
 
@@ -219,7 +228,7 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     const int accounts = ws_whatif_accounts(wi);
     double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;
-    budget_memo memo = {NAN, NAN, NAN};
+    run_memo memo = {NAN, NAN, NAN, {0, 0}};
     for (long rec = 1; rec <= p->recurrences; rec++) {
         double cost_acc = 0.0;
         int done = 0;
