@@ -59,8 +59,8 @@ int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const
  * be ..." (or "OPT: ..."). Nothing changes when opt is NULL. */
 void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
 
-/* The what-if options (plan, simulate, run, pareto, sweep, curves): they
- * set the config keys of the same name (wattsim/config.h
+/* The what-if options (plan, simulate, run, pareto, sweep, curves, groups
+ * replay): they set the config keys of the same name (wattsim/config.h
  * ws_whatif_spec), and errors name the option. */
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE };
