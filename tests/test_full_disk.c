@@ -1,7 +1,7 @@
 /*
  * Writes that fail. The main commands (run, simulate, pareto --plot, sweep,
- * curves, report, groups replay) run with their outputs where writing
- * stops short, at several points; whatever happens, either the command
+ * also with its results spilled to a file, curves, report, groups replay)
+ * run with their outputs where writing stops short, at several points; whatever happens, either the command
  * succeeds with every output complete, or it exits 1 or 2 with one line on
  * stderr and no partial file in place (no temporary, no private gnuplot
  * folder, no truncated CSV, JSON, Markdown, script or image).
@@ -95,6 +95,9 @@ static const command commands[] = {
     {"pareto", CLI " pareto --workload squad" IN " --plot %2$s/p/pareto.png"},
     {"sweep", CLI " sweep %1$s/run.yaml --policies zeus:jit" IN " --threads 1 --out %2$s/sweep"},
     {"curves", CLI " curves %1$s/run.yaml --policies zeus:jit" IN " --threads 1 --out %2$s/curves"},
+    /* every simulation in the spill file (sweep_store.c) */
+    {"sweep spilled", "WATTSIM_SPILL_SIMS=1 " CLI " sweep %1$s/run.yaml --policies zeus:jit" IN
+                      " --threads 1 --out %2$s/spill"},
     {"report", "cd %1$s && mkdir -p %2$s/rep && " CLI " report %2$s/rep"},
     {"groups", CLI " groups replay --trace %1$s/groups.csv" IN " --out %2$s/groups"},
 };
