@@ -1,10 +1,11 @@
 /*
  * Writes that fail. The main commands (run, simulate, pareto --plot, sweep,
  * also with its results spilled to a file, curves, report, groups replay)
- * run with their outputs where writing stops short, at several points; whatever happens, either the command
- * succeeds with every output complete, or it exits 1 or 2 with one line on
- * stderr and no partial file in place (no temporary, no private gnuplot
- * folder, no truncated CSV, JSON, Markdown, script or image).
+ * run with their outputs where writing stops short, at several points;
+ * whatever happens, either the command succeeds with every output
+ * complete, or it exits 1 or 2 with one line on stderr and no partial file
+ * in place (no temporary, no private gnuplot folder, no truncated CSV,
+ * JSON, Markdown, script or image).
  *
  * Two ways to run out of space:
  * - a 4 MiB tmpfs, filled to leave 0, 4, 16, 64 and 3072 KiB (needs root:
