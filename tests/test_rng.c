@@ -56,29 +56,38 @@ Test(rng, preseeded_and_pooled_generators_draw_as_gsl)
 }
 
 /* ws_rng_uniform_int_memo is gsl_rng_uniform_int with range / n kept
- * between calls: on two generators seeded alike, the same results and the
- * same draws consumed (the next raw draw agrees), whatever the order of n
- * (repeats, changes, n = 1, n = 2^31 + 1 for which GSL rejects about half
- * the raw draws, the whole range), through one memo. */
-Test(rng, uniform_int_memo_is_gsl_rng_uniform_int)
+ * between calls (and 32-bit divisions where everything fits): on two
+ * generators seeded alike, the same results and the same draws consumed
+ * (the next raw draw agrees), whatever the order of n (repeats, changes,
+ * n = 1, n = 2^31 + 1 for which GSL rejects about half the raw draws, the
+ * whole range), through one memo per generator type; MT19937 (min 0) and
+ * ran0 (min 1, range 2^31 - 3) and ranlux (24 bits). */
+static void memo_matches_gsl(const gsl_rng_type *type)
 {
-    gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937), *b = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *a = gsl_rng_alloc(type), *b = gsl_rng_alloc(type);
     cr_assert(a && b);
     gsl_rng_set(a, 12345);
     gsl_rng_set(b, 12345);
     const unsigned long range = gsl_rng_max(a) - gsl_rng_min(a);
-    const unsigned long ns[] = {7, 7, 7, 1, 3, 3, 1000, 2, 2, 0x80000001UL, 0x80000001UL,
-                                range, 5, 5, 5, 1, 1};
+    const unsigned long big = range / 2 + 2 <= range ? range / 2 + 2 : range;
+    const unsigned long ns[] = {7, 7, 7, 1, 3, 3, 1000, 2, 2, big, big, range, 5, 5, 5, 1, 1};
     ws_uniform_memo memo = {0, 0};
     for (int rep = 0; rep < 500; rep++)
         for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
             const unsigned long n = ns[(j + (size_t)rep) % (sizeof ns / sizeof *ns)];
             const unsigned long x = ws_rng_uniform_int_memo(a, n, &memo);
             const unsigned long y = gsl_rng_uniform_int(b, n);
-            cr_assert_eq(x, y, "rep %d, n %lu: %lu, GSL %lu", rep, n, x, y);
+            cr_assert_eq(x, y, "%s, rep %d, n %lu: %lu, GSL %lu", type->name, rep, n, x, y);
             cr_assert_lt(x, n);
         }
-    cr_assert_eq(gsl_rng_get(a), gsl_rng_get(b), "as many draws consumed");
+    cr_assert_eq(gsl_rng_get(a), gsl_rng_get(b), "%s: as many draws consumed", type->name);
     gsl_rng_free(a);
     gsl_rng_free(b);
+}
+
+Test(rng, uniform_int_memo_is_gsl_rng_uniform_int)
+{
+    memo_matches_gsl(gsl_rng_mt19937);
+    memo_matches_gsl(gsl_rng_ran0);
+    memo_matches_gsl(gsl_rng_ranlux);
 }

@@ -7,6 +7,7 @@
 #define WATTSIM_RNG_H
 
 #include <gsl/gsl_rng.h>
+#include <stdint.h>
 
 /* Seed of an independent random stream for `role` derived from `seed`
  * (SplitMix64 mixing). Roles: 0 engine, 1 BSO, 2 PLO, 16 + g group g. */
@@ -44,6 +45,16 @@ static inline unsigned long ws_rng_uniform_int_memo(const gsl_rng *r, unsigned l
     }
     const unsigned long scale = memo->scale;
     unsigned long k;
+    if (range <= 0xffffffffUL) {
+        /* Every operand fits in 32 bits (MT19937): the same quotient from
+         * a 32-bit division, which is several times faster than a 64-bit
+         * one on x86-64. */
+        const uint32_t s32 = (uint32_t)scale, o32 = (uint32_t)offset;
+        do
+            k = (uint32_t)((uint32_t)r->type->get(r->state) - o32) / s32;
+        while (k >= n);
+        return k;
+    }
     do
         k = (r->type->get(r->state) - offset) / scale;
     while (k >= n);
