@@ -5,7 +5,9 @@
  * command on a locked folder fails at once, and a failed write to stdout is
  * exit 1 with one line. The issue-7 cases: `pareto --traces . --plot
  * summary_train.png`, `report DIR` twice, `groups replay --out DIR` over its
- * own DIR/groups.csv, two sweeps on one folder, `pareto > /dev/full`.
+ * own DIR/groups.csv, two sweeps on one folder, `pareto > /dev/full`; and a
+ * command that dies (a policy's crash or exit(), SIGTERM) leaves nothing
+ * half-written.
  * Needs the fetched Zeus traces (scripts/fetch-traces).
  */
 #define _GNU_SOURCE
@@ -28,6 +30,7 @@
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
 #define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
+#define RUDE WS_TEST_PLUGIN_DIR "/rude.so"
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-outputs-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }
@@ -153,6 +156,70 @@ Test(outputs, failed_run_leaves_no_folders, .init = mktmp, .fini = rmtmp, .timeo
     cr_expect_eq(run_shell("cd %s && " CLI " run run.yaml --traces . --catalogue workloads.yaml"
                            " --out keep/x >/dev/null 2>&1", tmp), 2);
     cr_expect(exists(tp("keep/mine")) && !exists(tp("keep/x")));
+}
+
+/* A command that dies mid-way -- a policy's crash (in process, without
+ * --isolate), its exit(), SIGTERM -- leaves no temporary and no folder of
+ * its own behind, and says so in one line. Before, `run --keep-history`
+ * left OUT/history.csv.tmpXXXXXX and the folders. */
+static void expect_nothing_left(const char *dir)
+{
+    cr_expect(!exists(tp(dir)), "%s left behind", dir);
+    cr_expect_eq(run_shell("find %s -name '*.tmp*' | grep -q .", tmp), 1, "a temporary is left");
+}
+
+#define RUN_CFG "gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\nrecurrences: 10\n" \
+                "plo: jit\n"
+
+Test(outputs, crash_in_a_policy_leaves_nothing_half_written, .init = mktmp, .fini = rmtmp,
+     .timeout = 60)
+{
+    write_file("c.yaml", RUN_CFG "bso: " CRASH ":crash_bs\n");
+    /* Under ASan, its SEGV handler would report this deliberate crash
+     * after ours: off for this one command. */
+    /* (exec ...): the shell's own "Segmentation fault" goes to /dev/null,
+     * not into err.txt */
+    cr_assert_eq(run_shell("cd %s && { (export ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0\"; exec "
+                           CLI " run c.yaml --traces " TRACES " --catalogue " CATALOGUE
+                           " --keep-history --out a/b >/dev/null 2>err.txt); echo $? > rc.txt; }"
+                           " 2>/dev/null", tmp), 0);
+    char *rc = slurp(tp("rc.txt"));
+    cr_expect_eq(atoi(rc), 128 + SIGSEGV, "status %s", rc);
+    free(rc);
+    expect_one_line("err.txt", "wattsim: bso crash_bs: predict crashed (SIGSEGV); --isolate runs"
+                               " each cell of a sweep in its own process; unfinished outputs"
+                               " removed");
+    expect_nothing_left("a");
+}
+
+Test(outputs, exit_in_a_policy_leaves_nothing_half_written, .init = mktmp, .fini = rmtmp,
+     .timeout = 60)
+{
+    write_file("r.yaml", RUN_CFG "bso: {name: " RUDE ":rude, params: {mode: 1}}\n");
+    cr_expect_eq(run_shell("cd %s && " CLI " run r.yaml --traces " TRACES " --catalogue "
+                           CATALOGUE " --keep-history --out a/b >/dev/null 2>err.txt", tmp), 1);
+    char *e = slurp(tp("err.txt"));          /* after the policy's own "rude: raw" */
+    cr_expect(strstr(e, "\nwattsim: bso rude: observe called exit(); a policy must return an"
+                        " error instead\n"), "%s", e);
+    free(e);
+    expect_nothing_left("a");
+}
+
+Test(outputs, sigterm_leaves_nothing_half_written, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    /* The policy hangs in its first predict, with history.csv's temporary
+     * open; the test waits for that temporary, then stops the command. */
+    write_file("h.yaml", RUN_CFG "bso: {name: " CRASH ":crash_bs, params: {how: hang}}\n");
+    cr_assert_eq(run_shell("cd %s && { " CLI " run h.yaml --traces " TRACES " --catalogue "
+                           CATALOGUE " --keep-history --out a/b >/dev/null 2>err.txt & "
+                           "pid=$!; for i in $(seq 100); do ls a/b/history.csv.tmp* >/dev/null"
+                           " 2>&1 && break; sleep 0.1; done; kill -TERM $pid; wait $pid;"
+                           " echo $? > rc.txt; } 2>/dev/null", tmp), 0);
+    char *rc = slurp(tp("rc.txt"));
+    cr_expect_eq(atoi(rc), 128 + SIGTERM, "status %s", rc);
+    free(rc);
+    expect_one_line("err.txt", "wattsim: interrupted by SIGTERM; unfinished outputs removed");
+    expect_nothing_left("a");
 }
 
 /* Two sweeps on one folder: the first holds the lock for its whole run (a

@@ -15,7 +15,9 @@
  * - a command writing into a folder holds an exclusive lock on
  *   FOLDER/.wattsim.lock (ws_outdir_lock) until it exits;
  * - folders made for a command that then fails are removed again
- *   (ws_outfile_cleanup).
+ *   (ws_outfile_cleanup), and so are unfinished temporaries and empty
+ *   folders when the process dies of a signal or a policy's exit()
+ *   (ws_outfile_abandon).
  */
 #ifndef WATTSIM_OUTFILE_H
 #define WATTSIM_OUTFILE_H
@@ -64,6 +66,11 @@ int ws_outdir_lock(const char *dir, ws_error *err);
 /* After a failed command: remove the folders ws_mkdirs made (deepest
  * first) if they hold nothing but our lock file. */
 void ws_outfile_cleanup(void);
+/* The process is dying (a fatal signal, SIGINT/SIGTERM, a policy's
+ * exit()): delete the temporaries of outputs not yet committed and remove
+ * the folders this command made if they hold nothing but its lock file.
+ * Async-signal-safe; a no-op in a forked child. */
+void ws_outfile_abandon(void);
 /* Flush and check stdout at the end of a command: 0, or -1 with err set. */
 int ws_stdout_close(ws_error *err);
 

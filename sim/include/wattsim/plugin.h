@@ -23,6 +23,13 @@
 
 typedef struct ws_registry ws_registry;
 
+/* For a program that runs policies: when the process dies of a signal (a
+ * policy's crash, or SIGINT, SIGTERM, SIGHUP), remove its unfinished
+ * outputs (ws_outfile_abandon), say in one line what happened, naming the
+ * policy and call when it died inside one, and still die of that signal
+ * (the previous action, a sanitizer's say, runs after). */
+void ws_host_signals_install(void);
+
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 

@@ -373,6 +373,7 @@ int main(int argc, char **argv)
 static int wattsim_main(int argc, char **argv)
 {
     ws_cli_globals g = {0};
+    ws_host_signals_install();     /* no half-written output outlives a crash */
     if (argc < 2) {
         fputs(MAIN_HELP, stderr);
         return EXIT_USAGE;

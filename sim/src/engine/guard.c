@@ -3,13 +3,20 @@
  * redirection, shared by the plugin loader (registry.c) and the instances
  * (plugin.c).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "guard.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "wattsim/outfile.h"
+#include "wattsim/plugin.h"
 
 /*
  * Policy code runs inside wattsim, and two of its mistakes would otherwise
@@ -32,6 +39,7 @@ static int out_users, out_saved = -1;
 static void exit_guard(void)
 {
     if (!ws_guard_call) return;
+    ws_outfile_abandon();          /* no half-written output stays */
     fprintf(stderr, "wattsim: %s: %s called exit(); a policy must return an error"
             " instead\n", ws_guard_who, ws_guard_call);
     fflush(stderr);
@@ -63,4 +71,71 @@ void ws_guard_stdout_leave(void)
         out_saved = -1;
     }
     pthread_mutex_unlock(&out_lock);
+}
+
+/*
+ * Dying of a signal: a policy's crash (wattsim runs policies in-process
+ * unless --isolate), or SIGINT/SIGTERM/SIGHUP. The handler removes what
+ * the command had not finished writing (ws_outfile_abandon: temporaries,
+ * folders that hold only the lock), says so in one line -- naming the
+ * policy and call when the thread died inside one -- then restores the
+ * previous action (the default, or a sanitizer's) and raises the signal
+ * again, so the process still ends by it (exit status 128 + N in a shell)
+ * and a sanitizer still reports. Only async-signal-safe calls: write,
+ * unlink, rmdir, sigaction, raise.
+ */
+static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP};
+#define N_HANDLED (sizeof handled / sizeof *handled)
+static struct sigaction previous[N_HANDLED];
+static pid_t signals_owner;
+
+static void say(const char *s) { (void)!write(2, s, strlen(s)); }
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    size_t k = 0;
+    while (k < N_HANDLED && handled[k] != sig) k++;
+    if (getpid() == signals_owner) {
+        static const char *const names[] = {"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT",
+                                            "SIGINT", "SIGTERM", "SIGHUP"};
+        ws_outfile_abandon();
+        const char *name = k < N_HANDLED ? names[k] : "a signal";
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            say("wattsim: interrupted by ");
+            say(name);
+        } else if (ws_guard_call) {
+            say("wattsim: ");
+            say(ws_guard_who ? ws_guard_who : "a policy");
+            say(": ");
+            say(ws_guard_call);
+            say(" crashed (");
+            say(name);
+            say("); --isolate runs each cell of a sweep in its own process");
+        } else {
+            say("wattsim: crashed (");
+            say(name);
+            say("), a bug in wattsim: please report it");
+        }
+        say("; unfinished outputs removed\n");
+    }
+    if (k < N_HANDLED) sigaction(sig, &previous[k], NULL);
+    else signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+}
+
+void ws_host_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    signals_owner = getpid();
+    for (size_t k = 0; k < N_HANDLED; k++) {
+        struct sigaction old;
+        if (sigaction(handled[k], NULL, &old) != 0) continue;
+        if (old.sa_handler == SIG_IGN) continue;     /* e.g. nohup: stay ignored */
+        if (sigaction(handled[k], &sa, &previous[k]) != 0) continue;
+    }
 }

@@ -29,6 +29,74 @@ static char **made;                 /* folders ws_mkdirs created, in order */
 static size_t n_made;
 static int force;
 
+/*
+ * What a dying process must not leave behind: the temporaries of the
+ * outputs being written, and the folders made for them. A fatal signal or
+ * a policy's exit() (ws_outfile_abandon) cannot take locks or read heap
+ * memory another thread may be freeing, so both are kept, in addition to
+ * the lists above, in fixed slots: a path is copied in first, then the
+ * slot marked used (release order); the handler reads only used slots.
+ * Only the process that registered them acts on them (a forked --isolate
+ * child inherits the slots but not the files' ownership).
+ */
+#define SLOTS 64
+#define SLOT_PATH 4096
+static char tmp_slot[SLOTS][SLOT_PATH], dir_slot[SLOTS][SLOT_PATH];
+static int tmp_used[SLOTS], dir_used[SLOTS];
+static pid_t slot_owner;
+
+static int slot_put(char (*slot)[SLOT_PATH], int *used, const char *path)
+{
+    size_t n = strlen(path);
+    if (n + sizeof "/.wattsim.lock" > SLOT_PATH) return -1;
+    pthread_mutex_lock(&lock);
+    int k = 0;
+    while (k < SLOTS && __atomic_load_n(&used[k], __ATOMIC_ACQUIRE)) k++;
+    if (k < SLOTS) {
+        memcpy(slot[k], path, n + 1);
+        slot_owner = getpid();
+        __atomic_store_n(&used[k], 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
+    return k < SLOTS ? k : -1;
+}
+
+/* With `lock` held. */
+static void slot_drop_locked(char (*slot)[SLOT_PATH], int *used, const char *path)
+{
+    for (int k = 0; k < SLOTS; k++)
+        if (__atomic_load_n(&used[k], __ATOMIC_ACQUIRE) && !strcmp(slot[k], path)) {
+            __atomic_store_n(&used[k], 0, __ATOMIC_RELEASE);
+            break;
+        }
+}
+
+static void slot_drop(char (*slot)[SLOT_PATH], int *used, const char *path)
+{
+    pthread_mutex_lock(&lock);
+    slot_drop_locked(slot, used, path);
+    pthread_mutex_unlock(&lock);
+}
+
+void ws_outfile_abandon(void)
+{
+    if (getpid() != slot_owner) return;
+    for (int k = 0; k < SLOTS; k++)
+        if (__atomic_load_n(&tmp_used[k], __ATOMIC_ACQUIRE)) unlink(tmp_slot[k]);
+    /* deepest first: folders were made parents first */
+    for (int k = SLOTS; k-- > 0;)
+        if (__atomic_load_n(&dir_used[k], __ATOMIC_ACQUIRE)) {
+            char p[SLOT_PATH];
+            size_t n = strlen(dir_slot[k]);
+            memcpy(p, dir_slot[k], n);
+            memcpy(p + n, "/.wattsim.lock", sizeof "/.wattsim.lock");
+            if (rmdir(dir_slot[k]) != 0) {      /* only our lock file in it? */
+                unlink(p);
+                if (rmdir(dir_slot[k]) != 0) continue;
+            }
+        }
+}
+
 static void set_add(id_set *s, const struct stat *st)
 {
     pthread_mutex_lock(&lock);
@@ -103,6 +171,7 @@ int ws_mkdirs(const char *dir, ws_error *err)
                     if ((made[n_made] = strdup(p))) n_made++;
                 }
                 pthread_mutex_unlock(&lock);
+                slot_put(dir_slot, dir_used, p);
             } else if (errno != EEXIST) {
                 int e = errno;
                 ws_fail(err, "%s: cannot create folder: %s", p, strerror(e));
@@ -150,6 +219,7 @@ static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
         ws_outfile_abort(o);
         return -1;
     }
+    slot_put(tmp_slot, tmp_used, o->tmp);
     fchmod(fd, 0644);
     o->f = fdopen(fd, "w");
     if (!o->f) {
@@ -195,6 +265,7 @@ int ws_outfile_commit(ws_outfile *o, ws_error *err)
         ws_outfile_abort(o);
         return -1;
     }
+    slot_drop(tmp_slot, tmp_used, o->tmp);
     ws_outfile_mine(o->path);
     free(o->tmp);
     free(o->path);
@@ -205,7 +276,10 @@ int ws_outfile_commit(ws_outfile *o, ws_error *err)
 void ws_outfile_abort(ws_outfile *o)
 {
     if (o->f) fclose(o->f);
-    if (o->tmp) unlink(o->tmp);
+    if (o->tmp) {
+        unlink(o->tmp);
+        slot_drop(tmp_slot, tmp_used, o->tmp);
+    }
     free(o->tmp);
     free(o->path);
     memset(o, 0, sizeof *o);
@@ -240,6 +314,7 @@ void ws_outfile_cleanup(void)
         snprintf(path, sizeof path, "%s/.wattsim.lock", made[i]);
         unlink(path);
         rmdir(made[i]);           /* only if empty */
+        slot_drop_locked(dir_slot, dir_used, made[i]);
         free(made[i]);
     }
     free(made);
