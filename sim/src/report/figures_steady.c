@@ -1,0 +1,351 @@
+/*
+ * The steady-state figure of a sweep (see wattsim/figures.h): where each
+ * policy's steady state sits relative to the TTA/ETA Pareto frontier,
+ * zoomed on the frontier with an overview panel; with several etas, the
+ * first pair's steady state at each eta, joined in eta order and labelled
+ * (labels placed clear of the data by labels.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "wattsim/figures.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plot.h"
+#include "wattsim/report.h"
+
+#include "figures_util.h"
+#include "labels.h"
+
+/* ------------------------------------------------------------- steady */
+
+/* Marker style per policy pair in the steady-state figure: oracle a large
+ * open circle (it sits on the least-cost knob, others often on top of it),
+ * default an open square, the rest filled shapes in palette order. */
+static void pair_style(const ws_sweep *s, size_t p, size_t k, char *buf, size_t n)
+{
+    static const int shapes[] = {7, 9, 13, 11, 15, 5};
+    if (p == s->ref_oracle)
+        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '#000000'");
+    else if (p == s->ref_default)
+        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
+    else
+        snprintf(buf, n, "pt %d ps 1.0 lw 1 lc rgb '%s'", shapes[k % 6], ws_plot_colour((int)k));
+}
+
+/* One steady state drawn in a steady-state figure, in plotted units (the
+ * figure's time and energy units), and where its label goes. */
+typedef struct steady_row {
+    size_t series, e;
+    double v[6];                      /* tta, eta, tta_lo, tta_hi, eta_lo, eta_hi */
+    int subject, zoomed;
+    char label[48];                   /* "η=0.4", "η=0.5–1"; "" for none */
+    double lx, ly;                    /* label's left-middle anchor */
+    int lead;                         /* a leader line from the point ... */
+    double ex, ey;                    /* ... to here, the label's nearest edge */
+} steady_row;
+
+/* The left panel's plot area in points: the panel (set size 0.62, 0.94 of
+ * WS_PLOT_COL2 x 3.4 in) less its margins in characters of the base font
+ * (lmargin 9, rmargin 1, bmargin 3.2, tmargin 1.5), with the cairo
+ * terminals' character cell (0.75 em by 1.5 em, measured on the PNG: the
+ * axes of a steady-state figure span 241 x 173 pt). */
+#define STEADY_W (0.62 * WS_PLOT_COL2 * 72 - 10 * 0.75 * WS_PLOT_FONT_PT)
+#define STEADY_H (0.94 * 3.4 * 72 - 4.7 * 1.5 * WS_PLOT_FONT_PT)
+
+/* The subject's steady states are in eta order. Consecutive etas that
+ * settle on the same steady state (the same knob for every seed: equal
+ * means) share one point and one label, "η=0.5–1"; with more than six
+ * such points, every other one and the last are labelled. */
+static void label_etas(steady_row *rows, size_t n, const double *etas)
+{
+    size_t n_groups = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0, g = 0; i < n; i++) {
+            if (!rows[i].subject) continue;
+            size_t j = i;
+            while (j + 1 < n && rows[j + 1].subject && rows[j + 1].v[0] == rows[i].v[0]
+                   && rows[j + 1].v[1] == rows[i].v[1])
+                j++;
+            if (!pass) n_groups++;
+            else if (n_groups <= 6 || g % 2 == 0 || g == n_groups - 1) {
+                if (j > i)
+                    snprintf(rows[i].label, sizeof rows[i].label, "η=%g–%g", etas[rows[i].e],
+                             etas[rows[j].e]);
+                else snprintf(rows[i].label, sizeof rows[i].label, "η=%g", etas[rows[i].e]);
+            }
+            g++;
+            i = j;
+        }
+}
+
+/* Place the eta labels (ws_labels_place) clear of the other labels, the
+ * steady states and their error bars, the line through them, the frontier
+ * and the knobs, in the zoomed panel's page coordinates; rows that are
+ * not labelled keep lx = ly = 0. Out of memory, labels go on their points. */
+static void place_labels(steady_row *rows, size_t n, const ws_plot_box_t *zoom,
+                         const ws_plot_box_t *all, const ws_pareto *par, ws_unit ut, ws_unit ue)
+{
+    double r[4];
+    ws_plot_zoom_range(zoom, all, r);
+    double sx = STEADY_W / (r[1] - r[0]), sy = STEADY_H / (r[3] - r[2]);
+    size_t nk = (size_t)par->n, n_seg = 0, n_lab = 0, n_bg = 0, n_mk = 0;
+    double *buf = malloc((8 * n + 2 * nk + 1) * sizeof *buf);
+    double(*seg)[4] = malloc((3 * n + nk + 1) * sizeof *seg);
+    size_t *which = malloc((n + 1) * sizeof *which);
+    if (!buf || !seg || !which) {
+        for (size_t i = 0; i < n; i++) rows[i].lx = rows[i].v[0], rows[i].ly = rows[i].v[1];
+        goto out;
+    }
+    double *mx = buf, *my = mx + n, *x = my + n, *y = x + n, *wd = y + n, *ht = wd + n,
+           *lx = ht + n, *ly = lx + n, *bx = ly + n, *by = bx + nk;
+    const steady_row *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const double *v = rows[i].v;
+        if (!rows[i].zoomed) continue;
+        double px = (v[0] - r[0]) * sx, py = (v[1] - r[2]) * sy;
+        mx[n_mk] = px;
+        my[n_mk++] = py;
+        double eb[3][4] = {{(v[2] - r[0]) * sx, py, (v[3] - r[0]) * sx, py},
+                           {px, (v[4] - r[2]) * sy, px, (v[5] - r[2]) * sy},
+                           {0, 0, px, py}};
+        int k_end = 2;
+        if (prev && prev->subject && rows[i].subject) {     /* the line through the etas */
+            eb[2][0] = (prev->v[0] - r[0]) * sx;
+            eb[2][1] = (prev->v[1] - r[2]) * sy;
+            k_end = 3;
+        }
+        for (int k = 0; k < k_end; k++) memcpy(seg[n_seg++], eb[k], sizeof eb[k]);
+        prev = &rows[i];
+        if (!rows[i].label[0]) continue;
+        /* "η=0.4" at 7 pt: measured 29 x 10 pt on the PNG, 0.82 em a
+         * character and 1.4 em a line */
+        int len = 0;
+        for (const char *c = rows[i].label; *c; c++) len += (*c & 0xC0) != 0x80;
+        x[n_lab] = px;
+        y[n_lab] = py;
+        wd[n_lab] = 0.82 * 7 * len;
+        ht[n_lab] = 1.4 * 7;
+        which[n_lab++] = i;
+    }
+    for (int q = 0; q + 1 < par->n_frontier; q++) {
+        const ws_knob_stat *a = &par->knobs[par->frontier[q]], *b = &par->knobs[par->frontier[q + 1]];
+        double l[4] = {(a->tta / ut.div - r[0]) * sx, (a->eta / ue.div - r[2]) * sy,
+                       (b->tta / ut.div - r[0]) * sx, (b->eta / ue.div - r[2]) * sy};
+        memcpy(seg[n_seg++], l, sizeof l);
+    }
+    for (size_t k = 0; k < nk; k++)
+        if (isfinite(par->knobs[k].tta)) {
+            bx[n_bg] = (par->knobs[k].tta / ut.div - r[0]) * sx;
+            by[n_bg++] = (par->knobs[k].eta / ue.div - r[2]) * sy;
+        }
+    ws_label_scene sc = {STEADY_W, STEADY_H, mx, my, n_mk, 7, bx, by, n_bg,
+                         (const double(*)[4])seg, n_seg};
+    ws_labels_place(&sc, x, y, wd, ht, n_lab, lx, ly);
+    for (size_t k = 0; k < n_lab; k++) {
+        steady_row *o = &rows[which[k]];
+        o->lx = r[0] + lx[k] / sx;
+        o->ly = r[2] + ly[k] / sy;
+        /* A label placed away from its point (crowded) gets a leader line
+         * from the marker's edge to the nearest point of the label's box. */
+        double ex = fmin(fmax(x[k], lx[k]), lx[k] + wd[k]);
+        double ey = fmin(fmax(y[k], ly[k] - ht[k] / 2), ly[k] + ht[k] / 2);
+        double d = hypot(ex - x[k], ey - y[k]);
+        if (d > 2 * WS_LABEL_GAP(sc.marker)) {
+            o->lead = 1;
+            o->ex = r[0] + (ex - 1.5 * (ex - x[k]) / d) / sx;     /* 1.5 pt short of the text */
+            o->ey = r[2] + (ey - 1.5 * (ey - y[k]) / d) / sy;
+        }
+    }
+out:
+    free(buf);
+    free(seg);
+    free(which);
+}
+
+int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws_error *err)
+{
+    char name[512], stem[4096];
+    snprintf(name, sizeof name, "steady-%s-%s", s->gpus[g], s->work[w]);
+    ws_job job = s->jobs[g * s->n_work + w].job;
+    ws_pareto par = {0};
+    ws_outfile od = {0}, og = {0};
+    int rc = -1, eta_mode = s->n_etas > 1;
+    size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
+    if (!refs) return ws_fail(err, "out of memory");
+    ws_fig_compared(s, &subject, refs);
+    free(refs);
+    /* Frontier from the knob landscape at eta 0.5 (the frontier does not
+     * depend on eta); the least-cost knob per eta. */
+    job.eta = 0.5;
+    if (ws_pareto_compute(&job, &par, err)) goto out;
+    /* Units from the zoomed region: the frontier, and the default knob
+     * (where default's steady state lies) when it is near the frontier;
+     * far away, default is drawn in the overview only. */
+    ws_plot_box_t near = {0};
+    for (int k = 0; k < par.n; k++)
+        if (isfinite(par.knobs[k].tta) && (par.knobs[k].frontier || k == par.best_knob))
+            ws_plot_box(&near, par.knobs[k].tta, par.knobs[k].eta);
+    int def_in = par.default_knob < 0
+                 || ws_plot_near(&near, par.knobs[par.default_knob].tta,
+                                 par.knobs[par.default_knob].eta);
+    double max_t = near.x1, max_e = near.y1;
+    if (def_in && par.default_knob >= 0) {
+        max_t = fmax(max_t, par.knobs[par.default_knob].tta);
+        max_e = fmax(max_e, par.knobs[par.default_knob].eta);
+    }
+    ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
+    ws_plot_box_t zoom = {0}, all = {0};
+    if (ws_fig_open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
+    FILE *f = od.f;
+    /* Blocks (gnuplot `index`): 0 knobs, 1 frontier by TTA, 2 steady
+     * states, 3 least-cost knob per eta. */
+    fprintf(f, "# block 0: knobs; bs,pl,tta_%s,eta_%s,all_reach\n", ut.name, ue.name);
+    for (int k = 0; k < par.n; k++)
+        if (isfinite(par.knobs[k].tta)) {
+            const ws_knob_stat *q = &par.knobs[k];
+            fprintf(f, "%d,%d,%.17g,%.17g,%d\n", q->bs, q->pl, q->tta / ut.div, q->eta / ue.div,
+                    q->all_reach);
+            ws_plot_box(&all, q->tta / ut.div, q->eta / ue.div);
+        }
+    fprintf(f, "\n\n# block 1: frontier; bs,pl,tta_%s,eta_%s\n", ut.name, ue.name);
+    for (int q = 0; q < par.n_frontier; q++) {
+        const ws_knob_stat *k = &par.knobs[par.frontier[q]];
+        fprintf(f, "%d,%d,%.17g,%.17g\n", k->bs, k->pl, k->tta / ut.div, k->eta / ue.div);
+        ws_plot_box(&zoom, k->tta / ut.div, k->eta / ue.div);
+    }
+    /* eta mode: the subject at every eta (labelled), default once (its
+     * knob does not depend on eta); otherwise every pair at the first eta. */
+    size_t series[64], n_series = 0;
+    for (size_t p = 0; p < s->n_pairs && n_series < 64; p++)
+        if (!eta_mode || p == subject || p == s->ref_default) series[n_series++] = p;
+    size_t n_rows = 0, cap = n_series * (eta_mode ? s->n_etas : 1);
+    steady_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    if (!rows) { ws_fail(err, "out of memory"); goto out; }
+    for (size_t i = 0; i < n_series; i++) {
+        size_t p = series[i];
+        size_t n_e = eta_mode && p == subject ? s->n_etas : 1;
+        for (size_t e = 0; e < n_e; e++) {
+            ws_sweep_summary m;
+            ws_sweep_summarise(s, ws_sweep_index(s, p, g, w, e, 0, 0) / s->n_seeds, &m);
+            if (!m.seeds_ok) continue;           /* every seed failed: no point */
+            steady_row *r = &rows[n_rows++];
+            double v[6] = {m.steady_time.mean, m.steady_energy.mean, m.steady_time.lo,
+                           m.steady_time.hi, m.steady_energy.lo, m.steady_energy.hi};
+            for (int k = 0; k < 6; k++) {     /* a CI of one seed: the mean */
+                int time = k == 0 || k == 2 || k == 3;
+                r->v[k] = (isfinite(v[k]) ? v[k] : v[time ? 0 : 1]) / (time ? ut.div : ue.div);
+            }
+            r->series = i;
+            r->e = e;
+            r->subject = eta_mode && p == subject;
+            r->zoomed = p != s->ref_default || def_in;    /* else overview only */
+            if (!r->zoomed) continue;
+            ws_plot_box(&zoom, r->v[2], r->v[4]);
+            ws_plot_box(&zoom, r->v[3], r->v[5]);
+        }
+    }
+    label_etas(rows, n_rows, s->etas);
+    place_labels(rows, n_rows, &zoom, &all, &par, ut, ue);
+    fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
+               "tta_lo,tta_hi,eta_lo,eta_hi,label,label_tta,label_eta,leader_tta,leader_eta\n", ut.name, ue.name);
+    for (size_t k = 0; k < n_rows; k++) {
+        const steady_row *r = &rows[k];
+        fprintf(f, "%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", r->series,
+                s->etas[r->e], s->betas[0], r->v[0], r->v[1], r->v[2], r->v[3], r->v[4], r->v[5]);
+        if (!r->label[0]) fputs(",,,,\n", f);
+        else if (!r->lead) fprintf(f, "%s,%.6g,%.6g,,\n", r->label, r->lx, r->ly);
+        else fprintf(f, "%s,%.6g,%.6g,%.6g,%.6g\n", r->label, r->lx, r->ly, r->ex, r->ey);
+    }
+    free(rows);
+    fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name,
+            ue.name);
+    for (size_t e = 0; e < s->n_etas; e++) {
+        ws_pareto pe = {0};
+        job.eta = s->etas[e];
+        if (ws_pareto_compute(&job, &pe, err)) { ws_pareto_free(&pe); goto out; }
+        if (pe.best_knob >= 0) {
+            const ws_knob_stat *k = &pe.knobs[pe.best_knob];
+            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], k->bs, k->pl, k->tta / ut.div,
+                    k->eta / ue.div);
+        }
+        ws_pareto_free(&pe);
+    }
+
+    f = og.f;
+    char title[512], subj[256];
+    ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
+    if (eta_mode)
+        snprintf(title, sizeof title, "%s: steady state of %s as η goes from %g to %g",
+                 subj, subject < s->n_pairs ? s->pairs[subject].label : "the policy",
+                 s->etas[0], s->etas[s->n_etas - 1]);
+    else
+        snprintf(title, sizeof title, "%s: steady state of each policy (η = %g, β = %g)", subj,
+                 s->etas[0], s->betas[0]);
+    char file[600];
+    snprintf(file, sizeof file, "%s.png", name);
+    ws_plot_preamble(f, file, WS_PLOT_COL2, 3.4, NULL);
+    fputs("\nset multiplot title ", f);
+    ws_plot_str(f, title);
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fputs("set origin 0, 0\nset size 0.62, 0.94\n"
+          "set lmargin 9; set rmargin 1; set bmargin 3.2; set tmargin 1.5   # STEADY_W, STEADY_H\n", f);
+    fprintf(f, "set xlabel 'TTA per recurrence (%s)'\n", ut.name);
+    fprintf(f, "set ylabel 'ETA per recurrence (%s)'\n", ue.name);
+    ws_plot_zoom(f, &zoom, &all);
+    fputs("set key at screen 0.655, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
+    fputs("knobs = \"data index 0 using 3:4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
+          " title 'knob (bs, power limit)', "
+          "data index 1 using 3:4 with lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n", f);
+    for (size_t i = 0; i < n_series; i++) {
+        char t[160];
+        size_t p = series[i];
+        /* short enough for the key's column: "(any η)" or "right panel" */
+        snprintf(t, sizeof t, "%s%s", s->pairs[p].label,
+                 p == s->ref_default && !def_in ? ": right panel"
+                 : eta_mode && p == s->ref_default ? " (any η)" : "");
+        fprintf(f, "t%zu = ", i);
+        ws_plot_str(f, t);
+        fputc('\n', f);
+    }
+    fputs("plot @knobs", f);
+    if (eta_mode)
+        fputs(", \\\n     data index 3 using 4:5 with points pt 4 ps 1.1 lw 1 lc rgb '#777777'"
+              " title 'least-cost knob of each η'", f);
+    for (size_t i = 0; i < n_series; i++) {
+        char style[128];
+        size_t p = series[i];
+        pair_style(s, p, i, style, sizeof style);
+        if (eta_mode && p == subject)       /* trace the etas in order, then label them */
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
+                       " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
+        fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:6:7:8:9 with xyerrorbars"
+                   " %s title t%zu", i, style, i);
+        if (eta_mode && p == subject)       /* placed clear of the data: place_labels */
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $11 : NaN):12:10"
+                       " with labels left font ',7' tc rgb '%s' notitle, \\\n"
+                       "     data index 2 using ($1 == %zu ? $4 : NaN):5:($13 - $4):($14 - $5)"
+                       " with vectors nohead lw 0.5 lc rgb '%s' notitle", i,
+                    ws_plot_colour((int)i), i, ws_plot_colour((int)i));
+    }
+    fputs("\n", f);
+    char over[256];
+    size_t d_series = 0;
+    while (d_series < n_series && series[d_series] != s->ref_default) d_series++;
+    snprintf(over, sizeof over, "plot @knobs, data index 2 using ($1 == %zu ? $4 : NaN):5 with"
+             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series, ws_plot_colour(5));
+    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, over);
+    fputs("unset multiplot\n", f);
+    rc = ws_fig_finish(c, &od, &og, stem, title, err);
+out:
+    ws_outfile_abort(&od);
+    ws_outfile_abort(&og);
+    ws_pareto_free(&par);
+    return rc;
+}
+
