@@ -113,7 +113,8 @@ static const char *REPLAY_HELP =
     "  --force            replace earlier outputs in --out DIR\n"
     "  --out DIR          also write groups.csv, groups.json and history.csv\n"
     "  --format F         stdout: table (default), csv or json\n"
-    "\n" WS_CLI_WHATIF_HELP;
+    "\n" WS_CLI_WHATIF_HELP
+    "                     (not here: the replay's costs stay energy costs)\n";
 
 enum { O_OUT = 1000, O_GROUPS, O_JOBS, O_OVERLAP, O_SEED, O_DATASETS, O_SIGMA,
        O_TRACE, O_GPU, O_ETA, O_BETA, O_BSO, O_PLO, O_FORMAT, O_FORCE };

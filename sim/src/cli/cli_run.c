@@ -125,7 +125,7 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
                  || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
             char label[700], path[4096];
-            snprintf(label, sizeof label, "%s settled (seed %lu)", c->policy->label, c->seed);
+            snprintf(label, sizeof label, "%s settled, seed %lu", c->policy->label, c->seed);
             snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
             ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
             char subject[256];

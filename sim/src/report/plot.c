@@ -117,7 +117,11 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
     fputs("   (reads ", f);
     ws_plot_chars(f, csv ? csv : "THIS.csv");
     fputs(", writes ", f);
-    ws_plot_chars(f, image_base);
+    /* what a plain `gnuplot NAME.gp` writes: NAME.png, whatever image
+     * wattsim rendered from it */
+    char *png = ws_plot_sibling(image_base, ".png");
+    ws_plot_chars(f, png ? png : "THIS.png");
+    free(png);
     fputs(")\n#   gnuplot -e \"out='OTHER.pdf'\" ", f);
     ws_plot_chars(f, gp ? gp : "THIS.gp");
     fputs("   (png, svg or pdf by extension)\n"
@@ -733,13 +737,15 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     fprintf(f, "set xlabel 'Time to accuracy, TTA (%s)'\n", ut.name);
     fprintf(f, "set ylabel 'Energy to accuracy, ETA (%s)'\n", ue.name);
     ws_plot_zoom(f, &zoom, &all);
-    fputs("set key at screen 0.635, screen 0.37 left top vertical Left reverse samplen 1.2 width -4 font ',7'\n", f);
+    fputs("set key at screen 0.635, screen 0.37 left top vertical Left reverse samplen 1.2 width -4 font ',6.5'\n", f);
     const ws_knob_stat *d = &p->knobs[p->default_knob], *b = &p->knobs[p->best_knob];
     char t_def[96], t_best[160], t_set[160];
     snprintf(t_def, sizeof t_def, "default%s (%d, %d W)%s", def_in ? " knob" : "", d->bs,
              d->pl, def_in ? "" : ": right panel");
-    snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)%s", job->eta, b->bs, b->pl,
-             settled_k == p->best_knob ? ", policy settled there" : "");
+    /* The key has room for about 40 characters at 6.5 pt: a settled knob
+     * that is the least-cost one gets its own entry (its marker drawn
+     * inside the circle) rather than a suffix the figure would clip. */
+    snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)", job->eta, b->bs, b->pl);
     t_set[0] = '\0';
     if (settled_k >= 0)
         snprintf(t_set, sizeof t_set, "%s (%d, %d W)",
@@ -757,7 +763,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     fputs("plot @knobs, \\\n"
           "     data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4 ps 1.6 lw 2 lc rgb '#D55E00' title t_def, \\\n"
           "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2 lc rgb '#0072B2' title t_best", f);
-    if (settled_k >= 0 && settled_k != p->best_knob)
+    if (settled_k >= 0)
         fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0 lw 2"
               " lc rgb '#009E73' title t_set", f);
     fputs("\n", f);
