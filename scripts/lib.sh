@@ -44,7 +44,8 @@ ws_die() {
 # ws_ensure_packages [EXTRA_PKG...]
 # shellcheck disable=SC2120 # arguments are optional
 # Only for the MPI build (scripts/test --mpi, the CI's MPI stage).
-WS_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
+# time: /usr/bin/time, for test_mpi's peak RSS of rank 0.
+WS_MPI_PACKAGES=(libopenmpi-dev openmpi-bin time)
 
 ws_ensure_packages() {
     local pkgs=("${WS_PACKAGES[@]}" "$@") missing=() p status

@@ -7,8 +7,20 @@
  * pipe carries), rank 0 checks and stores each at its plan index, and the
  * summaries are then computed in plan order exactly as in one process:
  * the outputs are byte-identical for any number of ranks.
+ *
+ * Bounded memory (issue 10): the records travel as a stream, not as one
+ * gather. Each rank r > 0 packs its records, in plan order, into messages
+ * of at most GATHER_BYTES (a single longer record, with a long curve, goes
+ * alone), sent synchronously (MPI_Ssend: no message waits unreceived in
+ * rank 0's memory), then an empty message tagged END (or FAIL when it
+ * could not pack). Rank 0 takes the ranks one after the other, and each
+ * message's records go straight into its store, which spills to its file
+ * past the threshold like one process's: rank 0 holds one message at a
+ * time, whatever the number of simulations. Its own records are in its
+ * store already (it ran shard 0/R).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +28,9 @@
 
 #include "sweep_run.h"
 
+/* A message's bytes of records: 16384 plain records. */
+#define GATHER_BYTES ((size_t)1 << 20)
+enum { TAG_RECORDS = 1, TAG_END = 2, TAG_FAIL = 3 };
 int ws_mpi_active(int *rank, int *size)
 {
     int up = 0;
@@ -89,47 +104,126 @@ int ws_mpi_gather_bytes(const char *buf, size_t len, char **all, size_t *total,
     return 0;
 }
 
-int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
+/* Rank r > 0: its records to rank 0 in messages of at most GATHER_BYTES,
+ * then END, or FAIL as soon as one cannot be packed. Returns 0, or -1
+ * when it sent FAIL. */
+static int send_records(const ws_sweep *s, int rank, int size)
 {
-    /* This rank's records, in plan order. */
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    int bad = !f;
-    for (size_t i = (size_t)rank; !bad && i < s->n_sims; i += (size_t)size)
-        bad = ws_sweep_record_write(f, s, i, NULL, NULL) < 0;
-    if (f && fclose(f)) bad = 1;
-    if (!ws_mpi_all_ok(!bad)) {
-        free(buf);
-        return ws_fail(err, "MPI: a rank could not pack its results (out of memory)");
+    FILE *f = NULL;
+    int bad = 0;
+    ws_error e;
+    for (size_t i = (size_t)rank; !bad; i += (size_t)size) {
+        int last = i >= s->n_sims;
+        if (!last) {
+            if (!f && !(f = open_memstream(&buf, &len))) { bad = 1; break; }
+            bad = ws_sweep_record_write(f, s, i, NULL, NULL) < 0;
+        }
+        long at = f && !bad ? ftell(f) : 0;         /* the bytes so far */
+        if (!bad && f && (last || at < 0 || (size_t)at >= GATHER_BYTES)) {
+            bad = fclose(f) != 0 || len > (size_t)INT_MAX;     /* MPI counts are int */
+            f = NULL;
+            if (!bad) MPI_Ssend(buf, (int)len, MPI_BYTE, 0, TAG_RECORDS, MPI_COMM_WORLD);
+            free(buf);
+            buf = NULL;
+            len = 0;
+        }
+        if (last) break;
     }
-    char *all;
-    size_t total;
-    int rc = ws_mpi_gather_bytes(buf, len, &all, &total, err);
+    if (f) fclose(f);
     free(buf);
-    if (rc || rank != 0) { free(all); return rc; }
-    /* Apply every record, by index: the order they came in is irrelevant. */
-    const unsigned char *p = (const unsigned char *)all, *end = p + total;
-    size_t got = 0;
-    while (p < end && !rc) {
-        size_t left = (size_t)(end - p);
-        size_t n = left < WS_RECORD_SIZE ? 0 : ws_sweep_record_len(s, p);
-        size_t i;
-        int okr;
-        if (!n || n > left) rc = ws_fail(err, "MPI: a cut-off record from a rank");
-        else if (ws_sweep_record_parse(s, p, 1, &i, &okr, err))
-            rc = ws_fail_prefix(err, "MPI: a bad record from a rank");
-        p += n;
-        got++;
+    /* A read error of this rank's spill file gave failed simulations. */
+    if (ws_sweep_io_error(s, &e)) bad = 1;
+    MPI_Ssend(NULL, 0, MPI_BYTE, 0, bad ? TAG_FAIL : TAG_END, MPI_COMM_WORLD);
+    return bad ? -1 : 0;
+}
+
+/* Rank 0: rank r's messages until its END or FAIL, each record checked and
+ * stored (apply) while rc is 0; after an error the rest are received and
+ * dropped, so that the rank is not left blocked. buf holds cap bytes, the
+ * most a message can have (message_max). Adds the records to *got;
+ * *failed when the rank sent FAIL. */
+static int receive_records(ws_sweep *s, int r, int size, unsigned char *buf, size_t cap,
+                           size_t *got, int *failed, int rc, ws_error *err)
+{
+    for (;;) {
+        MPI_Status st;
+        int count = 0;
+        MPI_Probe(r, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        size_t n = count > 0 ? (size_t)count : 0;
+        if (n > cap) {
+            /* No rank of this build sends that: receiving it would cut it. */
+            fprintf(stderr, "wattsim: MPI: a message of %zu bytes from rank %d, over the"
+                    " %zu a message may have\n", n, r, cap);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        MPI_Recv(buf, count, MPI_BYTE, r, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == TAG_FAIL) { *failed = 1; return rc; }
+        if (st.MPI_TAG == TAG_END) return rc;
+        const unsigned char *p = buf, *end = p + n;
+        while (p < end && !rc) {
+            size_t left = (size_t)(end - p);
+            size_t len = left < WS_RECORD_SIZE ? 0 : ws_sweep_record_len(s, p);
+            size_t i;
+            int okr;
+            if (!len || len > left)
+                rc = ws_fail(err, "MPI: a cut-off record from rank %d", r);
+            else if (ws_sweep_record_parse(s, p, 1, &i, &okr, err))
+                rc = ws_fail_prefix(err, "MPI: a bad record from rank %d", r);
+            else if (i % (size_t)size != (size_t)r)
+                rc = ws_fail(err, "MPI: rank %d sent simulation %zu, not of its share", r, i);
+            p += len;
+            (*got)++;
+        }
     }
-    if (!rc && got != s->n_sims)
-        rc = ws_fail(err, "MPI: %zu results for %zu simulations", got, s->n_sims);
+}
+
+/* The most bytes a message carries: under GATHER_BYTES of records, then
+ * one more, of at most 64 bytes and the longest trailer (a failure's
+ * message, or the what-if amounts and the longest job's curve). */
+static size_t message_max(const ws_sweep *s)
+{
+    long rmax = 0;
+    for (size_t j = 0; j < s->n_gpus * s->n_work; j++)
+        if (s->recurrences[j] > rmax) rmax = s->recurrences[j];
+    size_t trailer = 2 * sizeof(double) + (s->curves ? (size_t)rmax * sizeof(double) : 0);
+    if (trailer < WS_ERROR_MAX) trailer = WS_ERROR_MAX;
+    return GATHER_BYTES + WS_RECORD_SIZE + trailer;
+}
+
+int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err)
+{
+    int rc = 0, bad = 0;
+    /* Rank 0's one buffer, before anything is sent. */
+    size_t cap = rank == 0 ? message_max(s) : 0;
+    unsigned char *buf = rank == 0 ? malloc(cap) : NULL;
+    if (!ws_mpi_all_ok(rank != 0 || buf)) {
+        free(buf);
+        return ws_fail(err, "MPI: rank 0 is out of memory for the ranks' results");
+    }
+    if (rank != 0) {
+        bad = send_records(s, rank, size) != 0;
+    } else {
+        size_t got = 0;
+        for (int r = 1; r < size; r++)
+            rc = receive_records(s, r, size, buf, cap, &got, &bad, rc, err);
+        free(buf);
+        /* Rank 0's own share: i = 0, R, 2R, ... */
+        got += (s->n_sims + (size_t)size - 1) / (size_t)size;
+        if (!rc && got != s->n_sims)
+            rc = ws_fail(err, "MPI: %zu results for %zu simulations", got, s->n_sims);
+    }
+    if (!ws_mpi_all_ok(!bad))
+        return ws_fail(err, "MPI: a rank could not send its results (out of memory, or its"
+                       " spill file unreadable)");
+    if (rank != 0) return 0;
     s->n_failed = 0;
     ws_sweep_cursor cur;
     ws_sweep_cursor_init(&cur, s, 4096);
     for (size_t i = 0; i < s->n_sims; i++) s->n_failed += (size_t)ws_sweep_sim_at(&cur, i)->failed;
     ws_sweep_cursor_free(&cur);
     if (!rc && ws_sweep_io_error(s, err)) rc = -1;
-    free(all);
     return rc;
 }
