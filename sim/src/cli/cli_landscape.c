@@ -273,7 +273,13 @@ static const char *FRONTIERS_HELP =
     "The pareto figure (see 'wattsim pareto --plot') of every GPU x workload x\n"
     "eta of CONFIG (default: every GPU and workload of the catalogue, eta 0.5):\n"
     "frontier-GPU-WORKLOAD[-etaX].{csv,gp,png,svg,pdf}. Progress (figures done)\n"
-    "on stderr once it has taken a second; --quiet turns it off.\n";
+    "on stderr once it has taken a second; --quiet turns it off.\n"
+    "\n"
+    "  --gpus LIST        e.g. v100,a40\n"
+    "  --workloads LIST   e.g. cifar100,imagenet\n"
+    "  --out DIR          output folder\n"
+    "  --force            replace existing outputs\n"
+    "  --traces DIR, --catalogue FILE   as for every command\n";
 
 int ws_cmd_frontiers(int argc, char **argv)
 {
