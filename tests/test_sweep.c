@@ -65,6 +65,29 @@ Test(sweep, ci95_by_hand)
     cr_expect(isnan(lo) && isnan(hi));
 }
 
+Test(sweep, ci95_of_equal_values_is_a_point)
+{
+    /* 20 equal values whose sum does not divide back exactly: 0.7 added 20
+     * times, over 20, is 0.6999999999999997, so every deviation from the
+     * mean is 3.3e-16 and the interval came out 2.2e-16 wide (a sweep
+     * printed an oracle's 20 equal totals as "1145 ± 2.4e-13"). Equal
+     * values have no spread: the interval is the mean itself. */
+    double x[20], m, lo, hi;
+    for (int i = 0; i < 20; i++) x[i] = 0.7;
+    double sum = 0;
+    for (int i = 0; i < 20; i++) sum += x[i];
+    cr_assert_neq(sum / 20, 0.7);               /* the case the rule is for */
+    ws_ci95(x, 20, &m, &lo, &hi);
+    cr_expect_eq(lo, m);
+    cr_expect_eq(hi, m);
+    /* A real spread, however small relative to the mean, is kept: 1e9 and
+     * 1e9 + 1 (relative 1e-9) give the closed form of ci95_by_hand,
+     * half-width 12.706... * (1 / sqrt 2) / sqrt 2 = 6.353... */
+    double y[2] = {1e9, 1e9 + 1};
+    ws_ci95(y, 2, &m, &lo, &hi);
+    cr_expect_float_eq(hi - m, tan(M_PI * 0.475) / 2, 1e-6);
+}
+
 Test(sweep, steady_window)
 {
     cr_expect_eq(ws_steady_count(140), 14);    /* 10 % */
