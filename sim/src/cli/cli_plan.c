@@ -41,7 +41,7 @@ static const char *PLAN_HELP =
     "  --seeds N          seeds per policy, 1..1000; default 20\n"
     "  --policies LIST    policy pairs BSO:PLO, comma-separated; default zeus:jit\n"
     "  --format F         table (default) or json\n"
-    "  --plot FILE        cumulative savings by recurrence, FILE.png or FILE.svg,\n"
+    "  --plot FILE        cumulative savings by recurrence, FILE.png, .svg or .pdf,\n"
     "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
     "  --out DIR          also write plan.json and plan.txt into DIR\n"
     "  --force            replace existing outputs (plan files, the figure)\n"

@@ -67,7 +67,8 @@ static const char *POWER_HELP =
     "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
     "                     starts differ by at most S seconds; default 1\n"
     "  --max-trace-bytes N  refuse an input larger than N bytes once decompressed\n"
-    "                     (suffix K, M or G; default $WATTSIM_MAX_TRACE_BYTES, else 1G)\n";
+    "                     (suffix K, M or G; default: $WATTSIM_MAX_TRACE_BYTES,\n"
+    "                     else 1G)\n";
 
 static const char *TRAIN_HELP =
     "usage: wattsim trace import train --runs METRICS.csv --target-metric X\n"
@@ -85,8 +86,9 @@ static const char *TRAIN_HELP =
     "  --lower-is-better    reached when metric <= X (loss, perplexity)\n"
     "  --out DIR            trace folder to write into (created if needed)\n"
     "  --force              replace an existing summary_train.csv\n"
-    "  --max-trace-bytes N  refuse an input larger than N bytes once decompressed\n"
-    "                       (suffix K, M or G; default $WATTSIM_MAX_TRACE_BYTES, else 1G)\n";
+    "  --max-trace-bytes N  refuse an input larger than N bytes once\n"
+    "                       decompressed (suffix K, M or G; default:\n"
+    "                       $WATTSIM_MAX_TRACE_BYTES, else 1G)\n";
 
 static const char *CHECK_HELP =
     "usage: wattsim trace check DIR [--format table|json]\n"
