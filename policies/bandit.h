@@ -32,6 +32,13 @@
 
 #include <wattsim/policy.h>
 
+/* Linked into each policy module that uses it, and private to it: hidden,
+ * so that the module calls it directly, not through its PLT (a policy's
+ * predict and observe call it once per try). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
 typedef struct ws_arm_stats {
     long n;                 /* observations */
     double mean, m2;        /* Welford running mean and sum of squares */
@@ -72,5 +79,9 @@ void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec);
 ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i);
 /* Pick an arm; returns its batch-size index. */
 int ws_bandit_predict(ws_bandit *b, const ws_host *host);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

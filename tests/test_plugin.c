@@ -825,6 +825,164 @@ Test(plugin, sim_fail_observe)
                      "bso fail_observe: observe failed (returned -1)");
 }
 
+/* ------------------------------------------------------------ answer lookup */
+
+/*
+ * The host maps each answer to its index through memos (plugin.c): they
+ * must never change an index nor let a wrong answer through, whatever was
+ * answered before and whichever job the instance is asked about. A policy
+ * here answers whatever `answer` holds.
+ */
+static int answer;
+static int a_create(void *s, const ws_value *v, const ws_host *h) { return 0; }
+static void a_destroy(void *s) {}
+static int a_register(void *s, const ws_job *job, const ws_ctx *ctx) { return 0; }
+static int a_predict_bs(void *s, const ws_job *job, const ws_ctx *ctx, int *bs)
+{
+    *bs = answer;
+    return 0;
+}
+static int a_observe(void *s, const ws_job *job, const ws_ctx *ctx, int bs, double c, int r)
+{
+    return 0;
+}
+static int a_predict_pl(void *s, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)
+{
+    *pl = answer;
+    return 0;
+}
+static const ws_bso_type answer_bso = {
+    .abi_version = WS_ABI_VERSION, .name = "answer", .summary = "answers `answer`",
+    .state_size = 0, .create = a_create, .destroy = a_destroy,
+    .register_job = a_register, .predict = a_predict_bs, .observe = a_observe};
+static const ws_plo_type answer_plo = {
+    .abi_version = WS_ABI_VERSION, .name = "answer", .summary = "answers `answer`",
+    .state_size = 0, .create = a_create, .destroy = a_destroy, .predict = a_predict_pl};
+
+Test(plugin, bs_answers_map_to_their_index_whatever_came_before)
+{
+    sim_fixture f;
+    sim_setup(&f, 0.5, INFINITY);
+    const ws_job *job = &f.jt.job;       /* B = {8, 16, 32} */
+    ws_error err = {""};
+    ws_bso *b = ws_bso_new(&answer_bso, NULL, 1, &err);
+    cr_assert_not_null(b, "%s", err.msg);
+    ws_ctx ctx;
+    ws_ctx_init(&ctx, 1);
+    /* Every valid size, twice over in a mixed order: its own index. */
+    const int seq[] = {16, 16, 32, 8, 16, 8, 32, 32, 8};
+    for (size_t n = 0; n < sizeof seq / sizeof *seq; n++) {
+        int i = -1;
+        answer = seq[n];
+        cr_assert_eq(ws_bso_predict(b, job, &ctx, &i, &err), 0, "%s", err.msg);
+        cr_assert_eq(i, seq[n] == 8 ? 0 : seq[n] == 16 ? 1 : 2, "bs %d -> %d", seq[n], i);
+    }
+    /* With every valid size learnt, every other answer (whichever memo
+     * slot it falls in) is still refused, in one line. */
+    for (int bs = -70; bs <= 4200; bs++) {
+        if (bs == 8 || bs == 16 || bs == 32) continue;
+        int i = -1;
+        char want[160];
+        answer = bs;
+        snprintf(want, sizeof want, "bso answer: predict returned batch size %d, which is"
+                 " not one of the job's 3 batch sizes (8..32)", bs);
+        cr_assert_eq(ws_bso_predict(b, job, &ctx, &i, &err), -1, "bs %d accepted", bs);
+        cr_assert_str_eq(err.msg, want);
+        cr_assert_eq(i, -1);
+    }
+    /* The same instance asked about another job whose sizes sit at other
+     * indices: B = {16, 32}, so 16 is index 0 and 32 index 1, 8 is out. */
+    const int bs2[] = {16, 32}, ks2[] = {0, 1, 2}, pl2[] = {100, 200};
+    const double d2[] = {1, 1}, r2[] = {1, 1};
+    const int rs2[] = {0, 1, 2};
+    ws_job other = *job;
+    other.n_bs = 2;
+    other.bs = bs2;
+    other.knob_start = ks2;
+    other.knob_pl = pl2;
+    other.knob_time = d2;
+    other.knob_power = d2;
+    other.run_start = rs2;
+    other.run_epoch = r2;
+    int i = -1;
+    answer = 16;
+    cr_assert_eq(ws_bso_predict(b, &other, &ctx, &i, &err), 0, "%s", err.msg);
+    cr_assert_eq(i, 0);
+    answer = 32;
+    cr_assert_eq(ws_bso_predict(b, &other, &ctx, &i, &err), 0, "%s", err.msg);
+    cr_assert_eq(i, 1);
+    answer = 8;
+    cr_assert_eq(ws_bso_predict(b, &other, &ctx, &i, &err), -1);
+    cr_assert_str_eq(err.msg, "bso answer: predict returned batch size 8, which is not"
+                     " one of the job's 2 batch sizes (16..32)");
+    /* and back: the first job's indices again */
+    answer = 32;
+    cr_assert_eq(ws_bso_predict(b, job, &ctx, &i, &err), 0, "%s", err.msg);
+    cr_assert_eq(i, 2);
+    answer = 16;
+    cr_assert_eq(ws_bso_predict(b, job, &ctx, &i, &err), 0, "%s", err.msg);
+    cr_assert_eq(i, 1);
+    ws_bso_free(b);
+    sim_teardown(&f);
+}
+
+Test(plugin, pl_answers_map_to_their_knob_whatever_came_before)
+{
+    sim_fixture f;
+    sim_setup(&f, 0.5, INFINITY);
+    /* knobs: bs 8 -> k 0..2 = {100, 150, 200}, bs 16 -> 3..5 = {100, 150,
+     * 200}, bs 32 -> 6..8 = {125, 150, 200} */
+    const ws_job *job = &f.jt.job;
+    ws_error err = {""};
+    ws_plo *p = ws_plo_new(&answer_plo, NULL, 1, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    ws_ctx ctx;
+    ws_ctx_init(&ctx, 1);
+    const struct { int i, pl, k; } seq[] = {
+        {1, 150, 4}, {1, 150, 4}, {1, 200, 5}, {0, 150, 1}, {2, 150, 7},
+        {1, 100, 3}, {2, 125, 6}, {0, 200, 2}, {2, 200, 8}, {1, 150, 4}, {0, 100, 0}};
+    for (size_t n = 0; n < sizeof seq / sizeof *seq; n++) {
+        int k = -2;
+        answer = seq[n].pl;
+        cr_assert_eq(ws_plo_predict(p, job, &ctx, seq[n].i, &k, &err), 0, "%s", err.msg);
+        cr_assert_eq(k, seq[n].k, "i %d pl %d -> %d", seq[n].i, seq[n].pl, k);
+    }
+    /* "no limit yet" is still -1 after limits were learnt */
+    int k = -2;
+    answer = WS_PL_UNKNOWN;
+    cr_assert_eq(ws_plo_predict(p, job, &ctx, 1, &k, &err), 0, "%s", err.msg);
+    cr_assert_eq(k, -1);
+    /* 125 W is measured for bs 32 only, and was just answered for it */
+    answer = 125;
+    cr_assert_eq(ws_plo_predict(p, job, &ctx, 2, &k, &err), 0, "%s", err.msg);
+    cr_assert_eq(k, 6);
+    cr_assert_eq(ws_plo_predict(p, job, &ctx, 1, &k, &err), -1);
+    cr_assert_str_eq(err.msg, "plo answer: predict(bs 16) returned power limit 125 W,"
+                     " which was not measured for that batch size (100..200 W)");
+    for (int pl = -5; pl <= 400; pl++) {
+        if (pl == WS_PL_UNKNOWN || pl == 125 || pl == 150 || pl == 200) continue;
+        answer = pl;
+        cr_assert_eq(ws_plo_predict(p, job, &ctx, 2, &k, &err), -1, "pl %d accepted", pl);
+    }
+    answer = 150;
+    cr_assert_eq(ws_plo_predict(p, job, &ctx, 2, &k, &err), 0, "%s", err.msg);
+    cr_assert_eq(k, 7);
+    ws_plo_free(p);
+    sim_teardown(&f);
+}
+
+Test(plugin, instance_label_is_kind_and_name)
+{
+    ws_error err = {""};
+    ws_bso *b = ws_bso_new(&answer_bso, NULL, 1, &err);
+    ws_plo *p = ws_plo_new(&answer_plo, NULL, 1, &err);
+    cr_assert(b && p, "%s", err.msg);
+    cr_assert_str_eq(ws_bso_who(b), "bso answer");
+    cr_assert_str_eq(ws_plo_who(p), "plo answer");
+    ws_bso_free(b);
+    ws_plo_free(p);
+}
+
 /* ------------------------------------------------------------ floordiv */
 
 Test(plugin, py_floordiv_matches_cpython)

@@ -2,12 +2,25 @@
  * Checked policy instances: the host a policy sees (its random stream and
  * log) and every call into it. See wattsim/plugin.h; the registry is in
  * registry.c, parameter resolution in io/params.c.
+ *
+ * Speed: every try of every simulation goes through these wrappers (a BSO
+ * predict and observe, a PLO predict), so they are kept short:
+ *  - an answer is mapped to its index through a small memo (a batch size's
+ *    index by a hash of the size, a power limit's knob per batch-size
+ *    index) that is checked against the job's table before it is trusted:
+ *    a stale or colliding entry only costs the search, never a wrong index,
+ *    and an answer outside the table is still found missing by the search;
+ *  - error reporting is out of line (cold, noinline), so the common path
+ *    saves few registers and a missing optional call is a test and return;
+ *  - an instance is one allocation (struct and state) and its "bso NAME"
+ *    label is copied, not formatted.
  */
 #include "wattsim/plugin.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,25 +88,51 @@ static void h_log(void *ctx, int level, const char *msg)
 typedef struct instance {
     host_ctx hc;
     ws_host host;
-    void *state;
+    void *state;               /* in the same block, after the instance */
     char who[80];
     int created;
     int guarded;               /* holds the stdout guard (stdout_enter) */
 } instance;
 
-static int instance_init(instance *in, const char *kind, const char *name,
-                         size_t state_size, unsigned long seed, unsigned role,
-                         ws_error *err)
+/* The memos of answer -> index (see the header comment). Entries are only
+ * guesses, checked before use; zero-filled is a valid start. */
+#define BS_MEMO_BITS 5
+#define KNOB_MEMO 64            /* per batch-size index modulo this */
+
+/* The "kind name" label, truncated like snprintf into who[80] would. */
+static void set_who(instance *in, const char *kind, const char *name)
 {
-    snprintf(in->who, sizeof in->who, "%s %s", kind, name);
+    const size_t nk = strlen(kind), cap = sizeof in->who - 1;
+    size_t nn = strlen(name);
+    memcpy(in->who, kind, nk);
+    in->who[nk] = ' ';
+    if (nn > cap - nk - 1) nn = cap - nk - 1;
+    memcpy(in->who + nk + 1, name, nn);
+    in->who[nk + 1 + nn] = '\0';
+}
+
+/* One zeroed block holding the instance struct (of size `head`) and the
+ * policy's state, aligned for any type. */
+static void *instance_alloc(size_t head, size_t state_size, void **state)
+{
+    const size_t a = _Alignof(max_align_t), off = (head + a - 1) / a * a;
+    if (state_size > (size_t)-1 - off) return NULL;
+    /* the state gets at least one byte, as calloc(0) may return NULL */
+    char *block = calloc(1, off + (state_size ? state_size : 1));
+    if (block) *state = block + off;
+    return block;
+}
+
+static int instance_init(instance *in, const char *kind, const char *name,
+                         unsigned long seed, unsigned role, ws_error *err)
+{
+    set_who(in, kind, name);
     ws_guard_stdout_enter();
     in->guarded = 1;
     in->hc.who = in->who;
     in->hc.rng = ws_rng_take(ws_stream_seed(seed, role));
     in->hc.seed = seed;
-    /* calloc(0) may return NULL: always allocate at least one byte. */
-    in->state = calloc(1, state_size ? state_size : 1);
-    if (!in->hc.rng || !in->state) return ws_fail(err, "%s: out of memory", in->who);
+    if (!in->hc.rng) return ws_fail(err, "%s: out of memory", in->who);
     in->host.abi_version = WS_ABI_VERSION;
     in->host.ctx = &in->hc;
     in->host.uniform = h_uniform;
@@ -111,7 +150,6 @@ static void instance_fini(instance *in, void (*destroy)(void *))
         ws_guard_call_leave();
     }
     ws_rng_give(in->hc.rng);
-    free(in->state);
     if (in->guarded) ws_guard_stdout_leave();
 }
 
@@ -128,12 +166,14 @@ struct ws_bso {
     instance in;
     const ws_bso_type *t;
     int v1;                    /* call through the version-1 signatures */
+    int bs_memo[1 << BS_MEMO_BITS];    /* batch size -> index, by hash */
 };
 
 struct ws_plo {
     instance in;
     const ws_plo_type *t;
     int v1;
+    int knob_memo[KNOB_MEMO];  /* batch-size index -> knob last answered */
 };
 
 /* create()'s values at the stride the descriptor was built with. */
@@ -157,11 +197,13 @@ static int call_create(instance *in, int (*create)(void *, const ws_value *, con
 ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err)
 {
-    ws_bso *b = calloc(1, sizeof *b);
-    if (!b) { ws_fail(err, "out of memory"); return NULL; }
+    void *state = NULL;
+    ws_bso *b = instance_alloc(sizeof *b, t->state_size, &state);
+    if (!b) { ws_fail(err, "bso %s: out of memory", t->name); return NULL; }
+    b->in.state = state;
     b->t = t;
     b->v1 = ws_abi_normalise(t->abi_version) < 200;
-    if (instance_init(&b->in, "bso", t->name, t->state_size, seed, 1, err)) {
+    if (instance_init(&b->in, "bso", t->name, seed, 1, err)) {
         ws_bso_free(b);
         return NULL;
     }
@@ -184,11 +226,13 @@ void ws_bso_free(ws_bso *b)
 ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
                    unsigned long seed, ws_error *err)
 {
-    ws_plo *p = calloc(1, sizeof *p);
-    if (!p) { ws_fail(err, "out of memory"); return NULL; }
+    void *state = NULL;
+    ws_plo *p = instance_alloc(sizeof *p, t->state_size, &state);
+    if (!p) { ws_fail(err, "plo %s: out of memory", t->name); return NULL; }
+    p->in.state = state;
     p->t = t;
     p->v1 = ws_abi_normalise(t->abi_version) < 200;
-    if (instance_init(&p->in, "plo", t->name, t->state_size, seed, 2, err)) {
+    if (instance_init(&p->in, "plo", t->name, seed, 2, err)) {
         ws_plo_free(p);
         return NULL;
     }
@@ -232,6 +276,7 @@ void ws_policy_stdout_hold(void) { ws_guard_stdout_enter(); }
 void ws_policy_stdout_release(void) { ws_guard_stdout_leave(); }
 const char *ws_plo_who(const ws_plo *p) { return p->in.who; }
 
+__attribute__((cold, noinline))
 static int failed(instance *in, const char *call, int rc, ws_error *err)
 {
     if (in->hc.last_error[0])
@@ -249,6 +294,14 @@ int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *e
     return rc ? failed(&b->in, "register_job", rc, err) : 0;
 }
 
+__attribute__((cold, noinline))
+static int bad_bs(const ws_bso *b, const ws_job *job, int bs, ws_error *err)
+{
+    return ws_fail(err, "%s: predict returned batch size %d, which is not"
+                   " one of the job's %d batch sizes (%d..%d)", b->in.who,
+                   bs, job->n_bs, job->bs[0], job->bs[job->n_bs - 1]);
+}
+
 int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_index,
                    ws_error *err)
 {
@@ -259,11 +312,14 @@ int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_inde
                    : b->t->predict(b->in.state, job, ctx, &bs);
     ws_guard_call_leave();
     if (rc) return failed(&b->in, "predict", rc, err);
-    int i = ws_job_bs_index(job, bs);
-    if (i < 0)
-        return ws_fail(err, "%s: predict returned batch size %d, which is not"
-                       " one of the job's %d batch sizes (%d..%d)", b->in.who,
-                       bs, job->n_bs, job->bs[0], job->bs[job->n_bs - 1]);
+    /* The memo's guess for bs, checked; else the search (and the memo
+     * learns its answer). */
+    const unsigned slot = ((unsigned)bs * 0x9E3779B1u) >> (32 - BS_MEMO_BITS);
+    int i = b->bs_memo[slot];
+    if ((unsigned)i >= (unsigned)job->n_bs || job->bs[i] != bs) {
+        if ((i = ws_job_bs_index(job, bs)) < 0) return bad_bs(b, job, bs, err);
+        b->bs_memo[slot] = i;
+    }
     *bs_index = i;
     return 0;
 }
@@ -290,6 +346,15 @@ int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *e
     return rc ? failed(&p->in, "register_job", rc, err) : 0;
 }
 
+__attribute__((cold, noinline))
+static int bad_pl(const ws_plo *p, const ws_job *job, int i, int pl, ws_error *err)
+{
+    return ws_fail(err, "%s: predict(bs %d) returned power limit %d W, which"
+                   " was not measured for that batch size (%d..%d W)", p->in.who,
+                   job->bs[i], pl, job->knob_pl[job->knob_start[i]],
+                   job->knob_pl[job->knob_start[i + 1] - 1]);
+}
+
 int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *knob,
                    ws_error *err)
 {
@@ -302,12 +367,17 @@ int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *
     ws_guard_call_leave();
     if (rc) return failed(&p->in, "predict", rc, err);
     if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
-    for (int k = job->knob_start[i]; k < job->knob_start[i + 1]; k++)
-        if (job->knob_pl[k] == pl) { *knob = k; return 0; }
-    return ws_fail(err, "%s: predict(bs %d) returned power limit %d W, which"
-                   " was not measured for that batch size (%d..%d W)", p->in.who,
-                   bs, pl, job->knob_pl[job->knob_start[i]],
-                   job->knob_pl[job->knob_start[i + 1] - 1]);
+    /* The knob last answered for i, checked; else the search. */
+    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    int *const memo = &p->knob_memo[i % KNOB_MEMO];
+    int k = *memo;
+    if (k < k0 || k >= k1 || job->knob_pl[k] != pl) {
+        for (k = k0; k < k1 && job->knob_pl[k] != pl; k++) {}
+        if (k == k1) return bad_pl(p, job, i, pl, err);
+        *memo = k;
+    }
+    *knob = k;
+    return 0;
 }
 
 int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
@@ -322,10 +392,12 @@ int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int 
     return rc ? failed(&p->in, "observe_profile", rc, err) : 0;
 }
 
-int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
+/* Out of line, so that a PLO without observe_run (jit) costs
+ * ws_plo_observe_run a test and a return, not a stack frame. */
+__attribute__((noinline))
+static int observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                        double cost, int reached, ws_error *err)
 {
-    if (!p->t->observe_run) return 0;
     ws_guard_call_enter(p->in.who, "observe_run");
     p->in.hc.call = ctx;
     int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
@@ -333,6 +405,13 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, 
                    : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);
     ws_guard_call_leave();
     return rc ? failed(&p->in, "observe_run", rc, err) : 0;
+}
+
+int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
+                       double cost, int reached, ws_error *err)
+{
+    if (!p->t->observe_run) return 0;
+    return observe_run(p, job, ctx, bs, pl, cost, reached, err);
 }
 
 /* ------------------------------------------------------------ context */
