@@ -222,6 +222,27 @@ Test(outputs, sigterm_leaves_nothing_half_written, .init = mktmp, .fini = rmtmp,
     expect_nothing_left("a");
 }
 
+/* A sweep stopped mid-way keeps its journal (for --resume), so its folder
+ * stays, with the lock file a finished command leaves too. */
+Test(outputs, sigterm_keeps_a_sweeps_journal_and_lock, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    write_file("h.yaml", RUN_CFG "bso: {name: " CRASH ":crash_bs, params: {how: hang}}\n");
+    cr_assert_eq(run_shell("cd %s && { " CLI " sweep h.yaml --traces " TRACES " --catalogue "
+                           CATALOGUE " --policies 'zeus:jit," CRASH ":crash_bs{how=hang}:jit'"
+                           " --threads 1 --no-plot"
+                           " --quiet --out a/b >/dev/null 2>err.txt & pid=$!;"
+                           " for i in $(seq 100); do test -s a/b/sweep.journal && break;"
+                           " sleep 0.1; done; sleep 0.3; kill -TERM $pid; wait $pid;"
+                           " echo $? > rc.txt; } 2>/dev/null", tmp), 0);
+    char *rc = slurp(tp("rc.txt"));
+    cr_expect_eq(atoi(rc), 128 + SIGTERM, "status %s", rc);
+    free(rc);
+    expect_one_line("err.txt", "wattsim: interrupted by SIGTERM; unfinished outputs removed");
+    cr_expect(exists(tp("a/b/sweep.journal")), "the journal is gone");
+    cr_expect(exists(tp("a/b/.wattsim.lock")), "the lock file is gone");
+    cr_expect_eq(run_shell("find %s -name '*.tmp*' | grep -q .", tmp), 1, "a temporary is left");
+}
+
 /* Two sweeps on one folder: the first holds the lock for its whole run (a
  * policy that hangs until --cell-timeout keeps it busy); the second fails
  * at once with one line and touches nothing; the first then completes. */

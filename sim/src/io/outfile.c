@@ -90,9 +90,12 @@ void ws_outfile_abandon(void)
             size_t n = strlen(dir_slot[k]);
             memcpy(p, dir_slot[k], n);
             memcpy(p + n, "/.wattsim.lock", sizeof "/.wattsim.lock");
-            if (rmdir(dir_slot[k]) != 0) {      /* only our lock file in it? */
-                unlink(p);
-                if (rmdir(dir_slot[k]) != 0) continue;
+            if (rmdir(dir_slot[k]) == 0 || unlink(p) != 0) continue;
+            /* it held our lock; anything else (a journal) keeps it, and the
+             * lock file is put back, as a finished command leaves it */
+            if (rmdir(dir_slot[k]) != 0) {
+                int fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+                if (fd >= 0) close(fd);
             }
         }
 }
