@@ -158,9 +158,9 @@ Test(provenance, run_summary_records_parameters_and_hashes)
              "bso: {name: zeus, params: {window: 3}}\nplo: jit\nout: %s/out\n", tmp);
     write_file("c.yaml", yaml);
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
-    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--traces", TRACES, NULL});
+    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--traces", TRACES,
+                                            "--format", "csv", NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_free(&r);
     char hz[65], hj[65], want[600];
     ws_error err = {{0}};
     cr_assert_eq(ws_sha256_file(WS_POLICY_BUILD_DIR "/zeus.so", hz, &err), 0);
@@ -175,6 +175,9 @@ Test(provenance, run_summary_records_parameters_and_hashes)
     cr_expect(strstr(csv, ",final_bs,final_pl,bso_params,bso_sha256,plo_params,plo_sha256\n"),
               "%s", csv);
     cr_expect(strstr(csv, want), "%s lacks %s", csv, want);
+    /* --format csv on stdout is summary.csv, provenance included */
+    cr_expect_str_eq(r.out, csv);
+    cli_free(&r);
     free(csv);
     tmpdir_remove();
 }

@@ -251,7 +251,8 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         || plot_runs(out, &cfg, &env, res, n, &err)
         || ws_outfile_commit(&of[1], &err))
         goto out;
-    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, NULL);
+    /* stdout in csv or json is summary.csv / summary.json, provenance too */
+    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, &first->prov);
     long wrapped = 0;
     for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
     ws_study_wrap_note(&wi, wrapped);
