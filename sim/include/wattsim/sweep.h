@@ -183,10 +183,14 @@ int ws_mpi_all_ok(int ok);
  * failing rank's message ("rank N: ..." for N > 0), for rank 0 to print. */
 int ws_mpi_agree(int ok, ws_error *err);
 int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err);
-/* Collective: every rank's bytes, concatenated in rank order, into *all
- * (malloc'd, *total bytes) on rank 0; NULL elsewhere. */
-int ws_mpi_gather_bytes(const char *buf, size_t len, char **all, size_t *total,
-                        ws_error *err);
+/* Point to point, for a stream to rank 0 in an order both sides know
+ * (groups replay): send len (< 2 GiB) bytes to rank 0, tagged ok or
+ * failed, returning once rank 0 has begun to receive them (so that no
+ * message waits in rank 0's memory); on rank 0, the next message from
+ * rank `from` into *buf (grown as needed: *cap bytes; NUL-terminated),
+ * its length in *len; returns its ok. */
+void ws_mpi_send0(const void *buf, size_t len, int ok);
+int ws_mpi_recv_from(int from, char **buf, size_t *cap, size_t *len);
 
 /* Recurrences of simulation i (all of a job's simulations have as many). */
 static inline long ws_sweep_recurrences(const ws_sweep *s, size_t i)

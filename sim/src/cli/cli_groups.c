@@ -395,12 +395,20 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
     ws_outfile of[3] = {{0}};
     int rc = EXIT_USAGE;
     /* Under mpirun (an MPI build): rank r replays the groups i with
-     * i mod R = r into memory; rank 0 gathers them and writes everything
-     * in group order, so the files are one process's bytes. */
-    int mpi = 0, mrank = 0, msize = 1, mphase = 0;
-    char *chunks = NULL;
-    size_t chunks_len = 0;
-    FILE *cf = NULL;
+     * i mod R = r. Rank 0 goes through the groups in order, replaying its
+     * own (their history straight into history.csv) and receiving each
+     * other group, as one message, from the rank that replayed it (which
+     * waits until rank 0 takes it before replaying its next): so the
+     * files are one process's bytes, and no rank holds more than one
+     * group's history. A rank that fails sends its message instead of the
+     * group and stops; rank 0 keeps the first failure in group order (the
+     * one a single process stops at) and takes every message still to
+     * come, so that no rank is left waiting. */
+    int mpi = 0, mrank = 0, msize = 1, mphase = 0, failed = 0;
+    char *msg = NULL, *hb = NULL;
+    size_t msg_cap = 0;
+    int *gone = NULL;                     /* rank 0: ranks that sent a failure */
+    (void)msg_cap;                        /* the MPI build's only */
 #ifdef WS_HAVE_MPI
     mpi = ws_mpi_active(&mrank, &msize);
     if (mpi && mrank) ws_progress_set_quiet(1);
@@ -449,103 +457,134 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
     (void)hist;
 #ifdef WS_HAVE_MPI
     if (mpi) {
-        mphase = 1;
-        if (!ws_mpi_agree(1, &err)) { mphase = 2; goto done; }
-        if (!(cf = open_memstream(&chunks, &chunks_len))) {
+        if (mrank == 0 && !(gone = calloc((size_t)msize, sizeof *gone))) {
             ws_fail(&err, "out of memory");
             goto done;
         }
+        mphase = 1;
+        if (!ws_mpi_agree(1, &err)) { mphase = 2; goto done; }
+        mphase = 2;                       /* from here every rank ends the loop */
     }
 #endif
     char pol_name[256];
     snprintf(pol_name, sizeof pol_name, "%s/%s", pol.bt->name, pol.pt->name);
     ws_progress_start(&bar, "groups", gt.n);
     for (size_t i = 0; i < gt.n; i++) {
-        if (mpi && i % (size_t)msize != (size_t)mrank) continue;
-        /* A chunk: the group's index, its history's length, its results,
-         * its history. */
-        char *hb = NULL;
+        const int owner = (int)(i % (size_t)msize);
+        if (mpi && owner != mrank) {
+            if (mrank != 0 || gone[owner]) continue;
+#ifdef WS_HAVE_MPI
+            /* Group i from its rank: its index, its history's length, its
+             * results, its history; or that rank's failure. */
+            size_t len;
+            if (!ws_mpi_recv_from(owner, &msg, &msg_cap, &len)) {
+                gone[owner] = 1;
+                if (!failed) ws_fail(&err, "%s", msg);
+                failed = 1;
+                continue;
+            }
+            uint64_t head[2];
+            if (failed) continue;
+            if (len >= sizeof head) memcpy(head, msg, sizeof head);
+            if (len < sizeof head + sizeof *res || head[0] != i
+                || head[1] != len - sizeof head - sizeof *res) {
+                ws_fail(&err, "MPI: rank %d sent a cut-off or misplaced result for group %zu",
+                        owner, i);
+                failed = 1;
+                continue;
+            }
+            memcpy(&res[i], msg + sizeof head, sizeof *res);
+            if (hist && head[1] && fwrite(msg + sizeof head + sizeof *res, 1, head[1], hist)
+                                       != head[1]) {
+                ws_fail(&err, "%s/history.csv: cannot write", out);
+                failed = 1;
+                continue;
+            }
+            ws_groups_sum_into(&all.pol, &res[i].pol);
+            ws_groups_sum_into(&all.def, &res[i].def);
+            ws_progress_step(&bar, 1);
+#endif
+            continue;
+        }
+        if (failed) continue;             /* rank 0 taking what is still to come */
         size_t hl = 0;
-        if (mpi && out) {
-            if (!(h.f = open_memstream(&hb, &hl))) { ws_fail(&err, "out of memory"); goto done; }
+        if (mpi && mrank && out) {
+            if (!(h.f = open_memstream(&hb, &hl))) {
+                ws_fail(&err, "out of memory");
+                goto group_failed;
+            }
         }
         const ws_group *g = &gt.groups[i];
         const size_t w = (size_t)(g->spec - cat.items);
         if (!jts[w].bs
             && ws_study_job(&wi, &tr, g->spec, eta, beta, &jts[w], mrank == 0, &err)) {
             ws_fail_prefix(&err, "%s: group '%s'", trace, g->name);
-            goto done;
+            goto group_failed;
         }
         const unsigned long s = ws_group_seed(g->name) + (unsigned long)seed;
         h.group = g->name;
         h.policy = pol_name;
         if (run_group(&jts[w].job, &pol, g, s, &env, &h, &res[i].pol, &err)) {
             ws_fail_prefix(&err, "%s: group '%s' (%s)", trace, g->name, pol_name);
-            goto done;
+            goto group_failed;
         }
         h.policy = "default/default";
         if (run_group(&jts[w].job, &def, g, s, &env, &h, &res[i].def, &err)) {
             ws_fail_prefix(&err, "%s: group '%s' (default/default)", trace, g->name);
-            goto done;
+            goto group_failed;
         }
-        if (mpi) {
+        if (mpi && mrank) {
+#ifdef WS_HAVE_MPI
+            /* The group as one message (see above). */
             uint64_t head[2] = {i, 0};
             int bad = h.f && fclose(h.f);
             h.f = NULL;
             head[1] = hl;
-            bad = bad || fwrite(head, sizeof head, 1, cf) != 1
-                  || fwrite(&res[i], sizeof res[i], 1, cf) != 1
-                  || (hl && fwrite(hb, 1, hl, cf) != hl);
+            size_t len = sizeof head + sizeof *res + hl;
+            char *m = bad || len > 0x7fffffff ? NULL : malloc(len);
+            if (!m) {
+                free(hb);
+                hb = NULL;
+                ws_fail(&err, bad || len <= 0x7fffffff ? "out of memory"
+                                                       : "a group's history over 2 GiB");
+                goto group_failed;
+            }
+            memcpy(m, head, sizeof head);
+            memcpy(m + sizeof head, &res[i], sizeof *res);
+            if (hl) memcpy(m + sizeof head + sizeof *res, hb, hl);
             free(hb);
-            if (bad) { ws_fail(&err, "out of memory"); goto done; }
+            hb = NULL;
+            ws_mpi_send0(m, len, 1);
+            free(m);
+#endif
         } else {
             ws_groups_sum_into(&all.pol, &res[i].pol);
             ws_groups_sum_into(&all.def, &res[i].def);
         }
         ws_progress_step(&bar, 1);
+        continue;
+    group_failed:
+        if (!mpi) goto done;
+        if (h.f && mrank) fclose(h.f);
+        h.f = mrank ? NULL : hist;
+        free(hb);
+        hb = NULL;
+        failed = 1;
+#ifdef WS_HAVE_MPI
+        if (mrank) {
+            /* Rank 0 waits for group i: the failure instead, the message
+             * a single process would print. */
+            ws_mpi_send0(err.msg, strlen(err.msg), 0);
+            break;
+        }
+#endif
     }
     ws_progress_end(&bar);
 #ifdef WS_HAVE_MPI
     if (mpi) {
-        /* Every rank's chunks to rank 0, then history and sums in group order. */
-        mphase = 2;
-        int packed = fclose(cf) == 0;
-        cf = NULL;
-        char *all_c = NULL;
-        size_t total = 0;
-        if (!ws_mpi_agree(packed, &err)
-            || ws_mpi_gather_bytes(chunks, chunks_len, &all_c, &total, &err))
-            goto done;
-        if (mrank) { free(all_c); rc = 0; goto done; }
-        const char **hist_at = calloc(gt.n ? gt.n : 1, sizeof *hist_at);
-        size_t *hist_len = calloc(gt.n ? gt.n : 1, sizeof *hist_len);
-        size_t got = 0;
-        for (size_t p = 0; hist_at && hist_len && p + 16 + sizeof *res <= total;) {
-            uint64_t head[2];
-            memcpy(head, all_c + p, sizeof head);
-            p += sizeof head;
-            if (head[0] >= gt.n || head[1] > total - p - sizeof *res) break;
-            memcpy(&res[head[0]], all_c + p, sizeof *res);
-            p += sizeof *res;
-            hist_at[head[0]] = all_c + p;
-            hist_len[head[0]] = head[1];
-            p += head[1];
-            got++;
-        }
-        int bad = got != gt.n;
-        for (size_t i = 0; !bad && i < gt.n; i++) {
-            if (hist && hist_len[i] && fwrite(hist_at[i], 1, hist_len[i], hist) != hist_len[i])
-                bad = 1;
-            ws_groups_sum_into(&all.pol, &res[i].pol);
-            ws_groups_sum_into(&all.def, &res[i].def);
-        }
-        free(hist_at);
-        free(hist_len);
-        free(all_c);
-        if (bad) {
-            ws_fail(&err, "MPI: the ranks' results do not cover the %zu groups", gt.n);
-            goto done;
-        }
+        /* Every rank knows whether the replay went through. */
+        if (!ws_mpi_all_ok(!failed)) goto done;
+        if (mrank) { rc = 0; goto done; }
     }
 #endif
     replay_info in = {&gt, res, &all, gpu, pol.bt->name, pol.pt->name, eta, beta, &wi,
@@ -574,9 +613,9 @@ done:
     if (mpi && mrank) err.msg[0] = '\0';
 #endif
     (void)mphase;
-    (void)chunks_len;
-    if (cf) fclose(cf);
-    free(chunks);
+    free(msg);
+    free(hb);
+    free(gone);
     ws_progress_end(&bar);
     if (rc && err.msg[0]) ws_cli_die(&err);
     for (int i = 0; i < 3; i++) ws_outfile_abort(&of[i]);

@@ -68,40 +68,33 @@ int ws_mpi_agree(int ok, ws_error *err)
     return 0;
 }
 
-int ws_mpi_gather_bytes(const char *buf, size_t len, char **all, size_t *total,
-                        ws_error *err)
+void ws_mpi_send0(const void *buf, size_t len, int ok)
 {
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    *all = NULL;
-    *total = 0;
-    if (!ws_mpi_all_ok(len <= (size_t)0x7fffffff))      /* MPI counts are int */
-        return ws_fail(err, "MPI: over 2 GiB of results on one rank: use more ranks");
-    int mine = (int)len, *counts = NULL, *displs = NULL;
-    if (rank == 0) {
-        counts = calloc((size_t)size, sizeof *counts);
-        displs = calloc((size_t)size, sizeof *displs);
+    MPI_Ssend(buf, (int)len, MPI_BYTE, 0, ok ? TAG_RECORDS : TAG_FAIL, MPI_COMM_WORLD);
+}
+
+int ws_mpi_recv_from(int from, char **buf, size_t *cap, size_t *len)
+{
+    MPI_Status st;
+    int count = 0;
+    MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    size_t n = count > 0 ? (size_t)count : 0;
+    if (n + 1 > *cap) {
+        char *nb = realloc(*buf, n + 1);
+        if (!nb) {
+            /* Nowhere to receive it, and the sender waits for it. */
+            fprintf(stderr, "wattsim: MPI: out of memory for a message of %zu bytes from"
+                    " rank %d\n", n, from);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        *buf = nb;
+        *cap = n + 1;
     }
-    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long long sum = 0;
-    char *buf0 = NULL;
-    if (rank == 0 && counts && displs) {
-        for (int r = 0; r < size; r++) { displs[r] = (int)sum; sum += counts[r]; }
-        buf0 = sum > 0 && sum <= 0x7fffffff ? malloc((size_t)sum) : NULL;
-    }
-    int can = rank != 0 || (counts && displs && sum <= 0x7fffffff && (buf0 || sum == 0));
-    if (!ws_mpi_all_ok(can)) {
-        free(counts); free(displs); free(buf0);
-        return ws_fail(err, "MPI: rank 0 cannot hold every rank's results");
-    }
-    /* One gather: fine up to 2 GiB in all. */
-    MPI_Gatherv(buf, mine, MPI_BYTE, buf0, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
-    free(counts);
-    free(displs);
-    *all = buf0;
-    *total = (size_t)sum;
-    return 0;
+    MPI_Recv(*buf, count, MPI_BYTE, from, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    (*buf)[n] = '\0';
+    *len = n;
+    return st.MPI_TAG != TAG_FAIL;
 }
 
 /* Rank r > 0: its records to rank 0 in messages of at most GATHER_BYTES,
