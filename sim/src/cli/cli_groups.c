@@ -402,8 +402,9 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
      * files are one process's bytes, and no rank holds more than one
      * group's history. A rank that fails sends its message instead of the
      * group and stops; rank 0 keeps the first failure in group order (the
-     * one a single process stops at) and takes every message still to
-     * come, so that no rank is left waiting. */
+     * one a single process stops at) and takes (and drops) every message
+     * still to come, so that no rank is left waiting: the ranks that did
+     * not fail replay the rest of their share. */
     int mpi = 0, mrank = 0, msize = 1, mphase = 0, failed = 0;
     char *msg = NULL, *hb = NULL;
     size_t msg_cap = 0;
