@@ -81,8 +81,13 @@ int ws_study_pairs_resolve(const ws_run_config *cfg, ws_registry *reg, ws_study_
         given_params(bref, bg, sizeof bg);
         given_params(pref, pg, sizeof pg);
         for (int as_given = 0; as_given < 2; as_given++) {
-            snprintf(q->label, sizeof q->label, "%s%s+%s%s", as_given ? bref->name : q->bso, bg,
-                     as_given ? pref->name : q->plo, pg);
+            int len = snprintf(q->label, sizeof q->label, "%s%s+%s%s",
+                               as_given ? bref->name : q->bso, bg,
+                               as_given ? pref->name : q->plo, pg);
+            if (len < 0 || (size_t)len >= sizeof q->label)
+                return ws_fail(err, "%s: policy pair %s:%s: its label (names and parameters)"
+                               " is longer than %zu characters", bref->where ? bref->where
+                               : cfg->path, bref->name, pref->name, sizeof q->label - 1);
             size_t j = 0;
             while (j < i && strcmp(pairs[j].label, q->label)) j++;
             if (j == i) break;
