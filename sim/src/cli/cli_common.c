@@ -275,7 +275,7 @@ int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
 }
 
 const char WS_CLI_GLOBAL_HELP[] =
-    "Options of every command:\n"
+    "Common options:\n"
     "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
     "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
     "                     beside the executable's folder)\n"
