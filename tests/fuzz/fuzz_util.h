@@ -7,7 +7,9 @@
 #ifndef WS_FUZZ_UTIL_H
 #define WS_FUZZ_UTIL_H
 
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE      /* memfd_create; the build defines it for every harness */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
