@@ -306,7 +306,7 @@ void ws_run_config_free(ws_run_config *cfg)
 int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err)
 {
     ctx c = { path ? path : "(null)", NULL, 0, err };
-    const ynode *keys[K_COUNT], *vals[K_COUNT];
+    const ynode *keys[K_COUNT] = {0}, *vals[K_COUNT] = {0};
     ynode *root;
     ws_run_config t;
 
@@ -314,13 +314,15 @@ int ws_run_config_load(const char *path, ws_run_config *cfg, ws_error *err)
     if (read_file_tree(&c, &root)) return -1;
     memset(&t, 0, sizeof t);
     int rc = match_keys(&c, root, "", run_keys, N_RUN_KEYS, K_COUNT, keys, vals);
-    /* Both would say which policies run: refuse rather than pick one. */
-    const ynode *other = vals[K_BSO] ? keys[K_BSO] : keys[K_PLO];
-    if (rc == 0 && vals[K_POLICIES] && (vals[K_BSO] || vals[K_PLO]))
+    /* Both would say which policies run: refuse rather than pick one
+     * (vals are set only when match_keys succeeded). */
+    if (rc == 0 && vals[K_POLICIES] && (vals[K_BSO] || vals[K_PLO])) {
+        const ynode *other = vals[K_BSO] ? keys[K_BSO] : keys[K_PLO];
         rc = fail_at(&c, keys[K_POLICIES], "'policies' and '%s' (line %lu) both say"
                      " which policies run; give the pairs in 'policies' only, or drop"
                      " it and give bso and plo (lists for an axis)", other->text,
                      other->line);
+    }
     /* Values in file order, so the first bad one in the file is reported. */
     for (size_t i = 0; rc == 0 && i < map_pairs(root); i++) {
         int id = key_id(run_keys, N_RUN_KEYS, map_key(root, i)->text);
