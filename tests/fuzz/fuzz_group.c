@@ -5,13 +5,16 @@
 #include "fuzz_util.h"
 #include "wattsim/group.h"
 
+#define SPEC(n, net, opt, target, epochs, bs0)                                        \
+    {.name = n, .dataset = n, .network = net, .optimizer = opt, .target_metric = target, \
+     .max_epochs = epochs, .b0 = bs0}
 static ws_workload_spec items[] = {
-    {"cifar100", "cifar100", "shufflenetv2", "adadelta", 0.6, 100, 1024},
-    {"imagenet", "imagenet", "resnet50", "adadelta", 0.65, 100, 256},
-    {"librispeech", "librispeech", "deepspeech2", "adamw", 40.0, 50, 192},
+    SPEC("cifar100", "shufflenetv2", "adadelta", 0.6, 100, 1024),
+    SPEC("imagenet", "resnet50", "adadelta", 0.65, 100, 256),
+    SPEC("librispeech", "deepspeech2", "adamw", 40.0, 50, 192),
 };
 static char *gpus[] = {"v100"};
-static const ws_catalogue cat = {items, 3, gpus, 1};
+static const ws_catalogue cat = {.items = items, .n = 3, .gpus = gpus, .n_gpus = 1};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

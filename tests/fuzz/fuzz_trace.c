@@ -55,8 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const ws_train_row *r = &t.train[0];
     ws_workload_spec spec = {
-        "x", t.names.s[r->dataset], t.names.s[r->network], t.names.s[r->optimizer],
-        r->target_metric, 10, r->bs,
+        .name = "x", .dataset = t.names.s[r->dataset], .network = t.names.s[r->network],
+        .optimizer = t.names.s[r->optimizer], .target_metric = r->target_metric,
+        .max_epochs = 10, .b0 = r->bs,
     };
     ws_job_table jt;
     if (ws_job_build(&jt, &t, &spec, 0.5, 2.0, &err)) {
