@@ -306,7 +306,7 @@ Test(whatif, series_errors_name_file_and_line, .init = mk, .fini = tmpdir_remove
     cr_assert_str_eq(err.msg, want);
     p = write_tmp("neg.csv", "timestamp,duration,value\n2022-10-20T00:00:00Z,30,-1\n");
     cr_assert_eq(ws_series_load(&s, p, WS_SERIES_PRICE, NULL, &err), -1);
-    snprintf(want, sizeof want, "%s:2: price must be a finite number >= 0, got \"-1\"", p);
+    snprintf(want, sizeof want, "%s:2: price must be a number >= 0 and at most 1e6 (bounded so that grams and dollars stay finite), got \"-1\"", p);
     cr_assert_str_eq(err.msg, want);
 }
 
@@ -326,6 +326,15 @@ Test(whatif, iso_times)
     char buf[32];
     ws_format_time(1666246800.0, buf, sizeof buf);
     cr_assert_str_eq(buf, "2022-10-20T06:20:00Z");
+    /* Past year 9999 (the fuzzer's 8.9e49-minute interval): seconds, not an
+     * overflowing date (UBSan: the conversion to long was undefined). */
+    char far[64];
+    ws_format_time(5.33e52, far, sizeof far);
+    cr_assert_str_eq(far, "5.33e+52 s after 1970-01-01T00:00:00Z");
+    ws_format_time(253402300799.0, far, sizeof far);
+    cr_assert_str_eq(far, "9999-12-31T23:59:59Z");
+    ws_format_time(NAN, far, sizeof far);
+    cr_assert_str_eq(far, "(no time)");
 }
 
 /* ------------------------------------------------------------ engine */

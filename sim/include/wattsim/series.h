@@ -28,6 +28,12 @@
 
 typedef enum ws_series_kind { WS_SERIES_CARBON, WS_SERIES_PRICE } ws_series_kind;
 
+/* Bounds on a series' rows, so that every time, gram and dollar derived
+ * from them stays finite: an interval lasts at most 366 days, a rate is at
+ * most 1e6 (g/kWh or $/kWh). */
+#define WS_SERIES_MAX_MINUTES 527040
+#define WS_SERIES_MAX_VALUE 1e6
+
 typedef struct ws_series {
     char *path;
     size_t n;

@@ -87,6 +87,16 @@ int ws_parse_time(const char *s, double *out)
 
 void ws_format_time(double t, char *buf, size_t size)
 {
+    /* Years 1 to 9999 as ISO 8601; beyond (a far end of a series, say),
+     * seconds since the epoch rather than an overflowing date. */
+    if (!isfinite(t)) {
+        snprintf(buf, size, "(no time)");
+        return;
+    }
+    if (!(t >= -62135596800.0 && t < 253402300800.0)) {
+        snprintf(buf, size, "%.6g s after 1970-01-01T00:00:00Z", t);
+        return;
+    }
     long s = (long)floor(t);
     long days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
     long rem = s - days * 86400;
@@ -244,17 +254,19 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
         }
         if (col_d >= 0) {
             const char *fd = ws_csv_field(c, (size_t)col_d);
-            if (parse_number(fd, &d) || !(d > 0)) {
-                ws_fail(err, "%s:%ld: duration must be a number of minutes > 0,"
-                        " got \"%.40s\"", path, line, fd);
+            if (parse_number(fd, &d) || !(d > 0) || d > WS_SERIES_MAX_MINUTES) {
+                ws_fail(err, "%s:%ld: duration must be a number of minutes > 0 and at"
+                        " most %d (366 days), got \"%.40s\"", path, line,
+                        WS_SERIES_MAX_MINUTES, fd);
                 goto out;
             }
             d *= 60.0;
         }
         const char *fv = ws_csv_field(c, (size_t)col_v);
-        if (parse_number(fv, &v) || v < 0) {
-            ws_fail(err, "%s:%ld: %s must be a finite number >= 0, got \"%.40s\"",
-                    path, line, what, fv);
+        if (parse_number(fv, &v) || v < 0 || v > WS_SERIES_MAX_VALUE) {
+            ws_fail(err, "%s:%ld: %s must be a number >= 0 and at most 1e6 (bounded so"
+                    " that grams and dollars stay finite), got \"%.40s\"", path, line,
+                    what, fv);
             goto out;
         }
         if (s->n > 0) {
