@@ -312,19 +312,6 @@ Test(progress, lines_when_not_a_terminal_nothing_with_quiet, .init = mktmp, .fin
 
 /* ------------------------------------------------------------ shards */
 
-static void expect_same_files(const char *a, const char *b, const char *const *files, int n)
-{
-    for (int i = 0; i < n; i++) {
-        char x[600], y[600];
-        snprintf(x, sizeof x, "%s/%s/%s", tmp, a, files[i]);
-        snprintf(y, sizeof y, "%s/%s/%s", tmp, b, files[i]);
-        char *p = slurp(x), *q = slurp(y);
-        cr_expect_str_eq(p, q, "%s differs between %s and %s", files[i], a, b);
-        free(p);
-        free(q);
-    }
-}
-
 Test(shard, three_shards_merge_to_the_bytes_of_one_run, .init = mktmp, .fini = rmtmp,
      .timeout = 300)
 {
@@ -363,7 +350,7 @@ Test(shard, three_shards_merge_to_the_bytes_of_one_run, .init = mktmp, .fini = r
     cr_expect_not_null(strstr(o, "48 simulations (from 3 shard journals), 8 cells"), "%s", o);
     free(o);
     const char *files[] = {"sweep.csv", "sweep.json", "sweep.md", "savings.csv"};
-    expect_same_files("one", "m", files, 4);
+    tmpdir_expect_same_files("one", "m", files, 4);
 }
 
 Test(shard, curves_merge_too, .init = mktmp, .fini = rmtmp, .timeout = 300)
@@ -378,7 +365,7 @@ Test(shard, curves_merge_too, .init = mktmp, .fini = rmtmp, .timeout = 300)
     cr_assert_eq(run_shell(CLI " merge curves %s/c.yaml %s/s0 %s/s1" ARGS " --out %s/m"
                            " >/dev/null 2>&1", tmp, tmp, tmp, tmp), 0);
     const char *files[] = {"curves.csv"};
-    expect_same_files("one", "m", files, 1);
+    tmpdir_expect_same_files("one", "m", files, 1);
 }
 
 /* ------------------------------------------------------------ memory */

@@ -49,19 +49,6 @@ static int run(const char *cmd, long spill, int threads, const char *extra, cons
                      spill, cmd, tmp, threads, extra, tmp, out, tmp, out);
 }
 
-static void expect_same(const char *a, const char *b, const char *const *files, int n)
-{
-    for (int i = 0; i < n; i++) {
-        char x[600], y[600];
-        snprintf(x, sizeof x, "%s/%s/%s", tmp, a, files[i]);
-        snprintf(y, sizeof y, "%s/%s/%s", tmp, b, files[i]);
-        char *p = slurp_file(x), *q = slurp_file(y);
-        cr_expect_str_eq(p, q, "%s differs between %s and %s", files[i], a, b);
-        free(p);
-        free(q);
-    }
-}
-
 /* No spill file (nor anything else unexpected) left in tmp/dir. */
 static void expect_no_spill(const char *dir)
 {
@@ -99,7 +86,7 @@ Test(spill, sweep_same_bytes_threads_1_and_2, .init = mktmp, .fini = rmtmp, .tim
         /* stderr (the warnings, first failure per cell) as a file in out/ */
         run_shell("mv %s/%s.err %s/%s/mem.err && cp %s/mem.err %s/mem/mem.err", tmp, out, tmp,
                   out, tmp, tmp);
-        expect_same("mem", out, SWEEP_FILES, 5);
+        tmpdir_expect_same_files("mem", out, SWEEP_FILES, 5);
         expect_no_spill(out);
     }
 }
@@ -109,7 +96,7 @@ Test(spill, curves_same_bytes, .init = mktmp, .fini = rmtmp, .timeout = 300)
     reference("curves", "");
     cr_assert_eq(run("curves", 1, 2, "", "sp"), 1);
     const char *files[] = {"curves.csv"};
-    expect_same("mem", "sp", files, 1);
+    tmpdir_expect_same_files("mem", "sp", files, 1);
     expect_no_spill("sp");
 }
 
@@ -117,7 +104,7 @@ Test(spill, isolate_same_bytes, .init = mktmp, .fini = rmtmp, .timeout = 300)
 {
     reference("sweep", "");
     cr_assert_eq(run("sweep", 1, 2, "--isolate", "sp"), 1);
-    expect_same("mem", "sp", SWEEP_FILES, 4);
+    tmpdir_expect_same_files("mem", "sp", SWEEP_FILES, 4);
 }
 
 Test(spill, resume_and_merge_same_bytes, .init = mktmp, .fini = rmtmp, .timeout = 300)
@@ -128,11 +115,11 @@ Test(spill, resume_and_merge_same_bytes, .init = mktmp, .fini = rmtmp, .timeout 
     cr_assert_eq(run("sweep", 3, 1, "--shard 1/2", "s1"), 1);
     cr_assert_eq(run_shell("WATTSIM_SPILL_SIMS=1 " CLI " merge sweep %s/s.yaml %s/s0 %s/s1"
                            POLICIES ARGS " --out %s/m >/dev/null 2>&1", tmp, tmp, tmp, tmp), 1);
-    expect_same("mem", "m", SWEEP_FILES, 4);
+    tmpdir_expect_same_files("mem", "m", SWEEP_FILES, 4);
     /* Shard 0's journal as an interrupted run's: --resume completes it. */
     cr_assert_eq(run_shell("mkdir %s/r && cp %s/s0/sweep.journal %s/r/", tmp, tmp, tmp), 0);
     cr_assert_eq(run("sweep", 1, 2, "--resume", "r"), 1);
-    expect_same("mem", "r", SWEEP_FILES, 4);
+    tmpdir_expect_same_files("mem", "r", SWEEP_FILES, 4);
     expect_no_spill("r");
 }
 
@@ -199,7 +186,7 @@ Test(memory, a_sweep_does_not_grow_with_seeds, .init = mktmp, .fini = rmtmp, .ti
     /* A cell of 20,000 seeds is read in chunks of 4,096: the same bytes as
      * from memory. */
     peak_kib(20000, "1000000", "mem");
-    expect_same("mem", "small", SWEEP_FILES, 4);
+    tmpdir_expect_same_files("mem", "small", SWEEP_FILES, 4);
 #ifdef __SANITIZE_ADDRESS__
     /* ASan holds freed blocks back (its quarantine, 256 MiB): the peak
      * grows with the number of allocations, whatever the sweep keeps. */

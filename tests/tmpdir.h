@@ -79,4 +79,20 @@ static inline char *slurp_file(const char *path)
     return s;
 }
 
+/* Expects <tmp>/<a>/<f> and <tmp>/<b>/<f> to hold the same text for each
+ * of the n files f. */
+static inline void tmpdir_expect_same_files(const char *a, const char *b,
+                                            const char *const *files, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char x[600], y[600];
+        snprintf(x, sizeof x, "%s/%s/%s", tmp, a, files[i]);
+        snprintf(y, sizeof y, "%s/%s/%s", tmp, b, files[i]);
+        char *p = slurp_file(x), *q = slurp_file(y);
+        cr_expect_str_eq(p, q, "%s differs between %s and %s", files[i], a, b);
+        free(p);
+        free(q);
+    }
+}
+
 #endif
