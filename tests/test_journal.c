@@ -370,8 +370,6 @@ Test(shard, curves_merge_too, .init = mktmp, .fini = rmtmp, .timeout = 300)
 
 /* ------------------------------------------------------------ memory */
 
-#include <sys/resource.h>
-
 /* Peak RSS (KiB) of `wattsim sweep` on c.yaml with `recurrences` set. */
 static long sweep_peak_kib(long recurrences)
 {
@@ -379,21 +377,10 @@ static long sweep_peak_kib(long recurrences)
     snprintf(rec, sizeof rec, "recurrences=%ld", recurrences);
     snprintf(cfg, sizeof cfg, "%s/m.yaml", tmp);
     snprintf(out, sizeof out, "%s/m%ld", tmp, recurrences);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int dn = open("/dev/null", O_WRONLY);
-        dup2(dn, 1);
-        dup2(dn, 2);
-        execl(CLI, CLI, "sweep", cfg, "--set", rec, "--threads", "1", "--traces", TRACES,
-              "--catalogue", CATALOGUE, "--no-plot", "--out", out, (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    struct rusage ru;
-    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the sweep failed");
-    return ru.ru_maxrss;
+    char *const argv[] = {CLI, "sweep", cfg, "--set", rec, "--threads", "1",
+                          "--traces", TRACES, "--catalogue", CATALOGUE, "--no-plot",
+                          "--out", out, NULL};
+    return tmpdir_peak_kib(argv, NULL);
 }
 
 Test(memory, a_sweep_does_not_grow_with_recurrences, .init = mktmp, .fini = rmtmp,

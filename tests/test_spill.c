@@ -149,26 +149,15 @@ Test(spill, bad_threshold_and_unwritable_spill, .init = mktmp, .fini = rmtmp, .t
  * spilled past `spill` simulations. */
 static long peak_kib(long seeds, const char *spill, const char *name)
 {
-    char set[64], cfg[600], out[600];
+    char set[64], cfg[600], out[600], env[64];
     snprintf(set, sizeof set, "seeds=1..%ld", seeds);
     snprintf(cfg, sizeof cfg, "%s/m.yaml", tmp);
     snprintf(out, sizeof out, "%s/%s", tmp, name);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int dn = open("/dev/null", O_WRONLY);
-        dup2(dn, 1);
-        dup2(dn, 2);
-        setenv("WATTSIM_SPILL_SIMS", spill, 1);
-        execl(CLI, CLI, "sweep", cfg, "--set", set, "--threads", "1", "--traces", TRACES,
-              "--catalogue", CATALOGUE, "--no-plot", "--quiet", "--out", out, (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    struct rusage ru;
-    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the sweep failed");
-    return ru.ru_maxrss;
+    snprintf(env, sizeof env, "WATTSIM_SPILL_SIMS=%s", spill);
+    char *const argv[] = {CLI, "sweep", cfg, "--set", set, "--threads", "1",
+                          "--traces", TRACES, "--catalogue", CATALOGUE, "--no-plot",
+                          "--quiet", "--out", out, NULL};
+    return tmpdir_peak_kib(argv, env);
 }
 
 Test(memory, a_sweep_does_not_grow_with_seeds, .init = mktmp, .fini = rmtmp, .timeout = 600)

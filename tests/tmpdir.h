@@ -7,10 +7,12 @@
 #define WS_TEST_TMPDIR_H
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +95,28 @@ static inline void tmpdir_expect_same_files(const char *a, const char *b,
         free(p);
         free(q);
     }
+}
+
+/* Peak RSS (KiB) of the command argv (argv[0] its path; NULL-terminated),
+ * run with stdout and stderr to /dev/null and, unless env is NULL, with
+ * env ("NAME=VALUE") added; fails the test unless it exits 0. */
+static inline long tmpdir_peak_kib(char *const argv[], const char *env)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int dn = open("/dev/null", O_WRONLY);
+        dup2(dn, 1);
+        dup2(dn, 2);
+        if (env) putenv((char *)env);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed", argv[0]);
+    return ru.ru_maxrss;
 }
 
 #endif
