@@ -27,6 +27,10 @@ void ws_json_str(FILE *f, const char *s);
 /* ws_csv_str (a CSV field, quoted only when needed) is in wattsim/csv.h. */
 /* A number for CSV: %.17g, "inf"/"-inf", nothing for NaN. */
 void ws_csv_num(FILE *f, double x);
+/* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
+void ws_json_whatif(FILE *f, const ws_whatif *wi);
+/* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
+void ws_table_whatif(FILE *f, const ws_whatif *wi);
 
 /* Every report takes the what-ifs `wi` (NULL = none). With none, output
  * is exactly as without what-ifs. With some, a line (table) or a `whatif`

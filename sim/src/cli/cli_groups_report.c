@@ -143,12 +143,7 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
         fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
         fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
         fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
-        if (ws_whatif_active(in->wi)) {
-            char desc[1024];
-            ws_whatif_describe(in->wi, desc, sizeof desc);
-            fputs(", \"whatif\": ", f);
-            ws_json_str(f, desc);
-        }
+        ws_json_whatif(f, in->wi);
         fputs(", \"cluster\": ", f);
         json_obj(f, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
         fputs(", \"groups\": [", f);

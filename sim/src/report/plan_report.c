@@ -58,12 +58,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         fputs(", \"beta\": ", f); ws_json_num(f, j->beta);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
                 p->recurrences, p->seeds);
-        if (ws_report_has_whatif(wi)) {
-            char d[1024];
-            ws_whatif_describe(wi, d, sizeof d);
-            fputs(", \"whatif\": ", f);
-            ws_json_str(f, d);
-        }
+        ws_json_whatif(f, wi);
         json_knob(f, "recommended", &p->recommended, 1, wi);
         json_knob(f, "default", &p->dflt, 1, wi);
         fprintf(f, ", \"default_runs_reaching\": %d, \"default_runs\": %d", p->dflt_reached,
@@ -102,11 +97,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     else snprintf(beta, sizeof beta, "%g", j->beta);
     fprintf(f, "plan: %s on %s, eta %g, beta %s, %ld recurrences, %d seeds\n", j->workload,
             j->gpu, j->eta, beta, p->recurrences, p->seeds);
-    if (ws_report_has_whatif(wi)) {
-        char d[1024];
-        ws_whatif_describe(wi, d, sizeof d);
-        fprintf(f, "what-if: %s\n", d);
-    }
+    ws_table_whatif(f, wi);
     fprintf(f, "\n  %-28s %6s %5s %10s %11s", "expected per run", "bs", "pl", "TTA_h", "ETA_MJ");
     if (co2) fprintf(f, " %10s", "CO2_kg");
     if (usd) fprintf(f, " %9s", "price_$");

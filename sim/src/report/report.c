@@ -51,8 +51,7 @@ int ws_report_has_whatif(const ws_whatif *wi)
     return ws_whatif_active(wi);
 }
 
-/* `, "whatif": "..."` (JSON) when there are what-ifs. */
-static void json_whatif(FILE *f, const ws_whatif *wi)
+void ws_json_whatif(FILE *f, const ws_whatif *wi)
 {
     if (!ws_report_has_whatif(wi)) return;
     char d[1024];
@@ -61,8 +60,7 @@ static void json_whatif(FILE *f, const ws_whatif *wi)
     ws_json_str(f, d);
 }
 
-/* "what-if: ...\n" (tables) when there are what-ifs. */
-static void table_whatif(FILE *f, const ws_whatif *wi)
+void ws_table_whatif(FILE *f, const ws_whatif *wi)
 {
     if (!ws_report_has_whatif(wi)) return;
     char d[1024];
@@ -137,7 +135,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                 t->runs, t->skipped, t->final_bs, t->final_pl);
         json_amounts(f, wi, t->co2_g, t->usd);
         if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
-        json_whatif(f, wi);
+        ws_json_whatif(f, wi);
         if (with_status) {
             fprintf(f, ", \"status\": \"%s\", \"error\": ", error ? "failed" : "ok");
             if (error) {
@@ -171,7 +169,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     fmt_beta(beta, sizeof beta, c->beta);
     fprintf(f, "%s on %s: bso %s, plo %s, eta %g, beta %s, seed %lu, b0 %d, %ld recurrences\n",
             c->workload, c->gpu, bso, plo, c->eta, beta, c->seed, r->b0, r->recurrences);
-    table_whatif(f, wi);
+    ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
     if (co2) fprintf(f, " %10s", "CO2_kg");
@@ -229,7 +227,7 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs(", \"eta\": ", f); ws_json_num(f, job->eta);
         fputs(", \"max_power\": ", f); ws_json_num(f, job->max_power);
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
-        json_whatif(f, wi);
+        ws_json_whatif(f, wi);
         fputs(", \"knobs\": [", f);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
@@ -255,7 +253,7 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
     }
     fprintf(f, "%s on %s: %d knobs, MaxPower %g W, b0 %d, max %d epochs, eta %g\n",
             job->workload, job->gpu, p->n, job->max_power, job->b0, job->max_epochs, job->eta);
-    table_whatif(f, wi);
+    ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
             "epochs", "TTA_min", "ETA_kJ", "cost", "marks");
@@ -373,7 +371,7 @@ static void table_head(FILE *f, const ws_whatif *wi, const char *bso, const char
                        int co2, int usd)
 {
     if (bso) fprintf(f, "bso %s, plo %s\n", bso, plo);
-    table_whatif(f, wi);
+    ws_table_whatif(f, wi);
     fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
             "recur", "energy_MJ");
     if (co2) fprintf(f, " %10s", "CO2_kg");
@@ -456,7 +454,7 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r[i].tot.final_bs,
                     r[i].tot.final_pl);
             json_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
-            json_whatif(f, wi);
+            ws_json_whatif(f, wi);
             fputc('}', f);
         }
         fputs(n ? "\n]\n" : "]\n", f);

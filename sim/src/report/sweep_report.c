@@ -108,12 +108,7 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     fputs("{\"seeds\": [", f);
     for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
     fputc(']', f);
-    if (ws_whatif_active(s->whatif)) {
-        char d[1024];
-        ws_whatif_describe(s->whatif, d, sizeof d);
-        fputs(", \"whatif\": ", f);
-        ws_json_str(f, d);
-    }
+    ws_json_whatif(f, s->whatif);
     fputs(", \"cells\": [", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
