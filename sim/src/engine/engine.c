@@ -19,10 +19,13 @@
  * start and advances by each run's wall time; each run's emissions and
  * money integrate its energy over the series (ws_whatif_run), and a carbon
  * or price objective replaces the run's cost before the policies see it.
- * The loop touches only the job's arrays: no allocation, no strings.
+ * The loop touches only the job's arrays: no allocation, no strings. The
+ * policy calls are inline (host.h), so a try costs no call into the host,
+ * only the policy's own predict and observe.
  */
 #include "wattsim/engine.h"
 #include "wattsim/rng.h"
+#include "host.h"
 #include "run.h"
 
 #include <gsl/gsl_rng.h>
@@ -75,7 +78,7 @@ static int run_profile(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i, int *
             return -1;
     }
     ctx->profile_time_s = ctx->profile_power_w = NAN;
-    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
+    if (host_plo_predict(plo, job, ctx, i, k, err)) return -1;
     if (*k < 0)
         return ws_fail(err, "%s: predict(bs %d) still has no power limit after"
                        " profiling all %d of them", ws_plo_who(plo), bs, k1 - k0);
@@ -89,7 +92,7 @@ static inline int run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, i
                                   int *k, int *profiled, ws_error *err)
 {
     *profiled = 0;
-    if (ws_plo_predict(plo, job, ctx, i, k, err)) return -1;
+    if (host_plo_predict(plo, job, ctx, i, k, err)) return -1;
     if (*k >= 0) return 0;
     *profiled = 1;
     return run_profile(job, plo, ctx, i, k, err);
@@ -122,8 +125,11 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
     const double t = job->knob_time[k];
     const double e = t * job->knob_power[k];
-    *o = (ws_outcome){.i = i, .k = k, .bs = job->bs[i], .pl = job->knob_pl[k],
-                      .profiled = profiled};
+    o->i = i;
+    o->k = k;
+    o->bs = job->bs[i];
+    o->pl = job->knob_pl[k];
+    o->profiled = profiled;
 
     /* Draw one recorded run of bs. */
     const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
@@ -151,7 +157,11 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
         }
     }
     o->budget = budget;
-    if (budget == 0.0) return;          /* never started: E = T = cost = 0 */
+    if (budget == 0.0) {                /* never started */
+        o->ran = o->reached = o->epochs = 0;
+        o->energy_j = o->time_s = o->cost = 0.0;
+        return;
+    }
 
     const int reached = target <= budget;
     const double n = reached ? target : budget;
@@ -207,12 +217,107 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     return ws_simulate_whatif(job, bso, plo, p, NULL, sink, ctx, out, err);
 }
 
+/* The recurrences of one simulation. Inlined twice into ws_simulate_whatif,
+ * with `accounts` a constant: without what-if accounting (most studies
+ * and the benchmark) the loop carries no rates, carbon or money. */
+static inline __attribute__((always_inline)) int
+recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
+            const ws_whatif *wi, const int accounts, ws_run_sink sink, void *ctx,
+            gsl_rng *rng, ws_ctx *pc, ws_sim_totals *tot, ws_error *err)
+{
+    const double beta = job->beta;
+    double clock = 0.0;                 /* s after wi->start */
+    double min_cost = INFINITY;
+    run_memo memo = {NAN, NAN, NAN, {0, 0}};
+    for (long rec = 1; rec <= p->recurrences; rec++) {
+        double cost_acc = 0.0;
+        int done = 0;
+        pc->recurrence = rec;
+        if (p->env) p->env->at(p->env->self, rec, tot->time_s, &pc->carbon_intensity,
+                               &pc->price);
+        else if (accounts)      /* clock == tot->time_s */
+            ws_whatif_rates(wi, wi->start + clock, &pc->carbon_intensity, &pc->price);
+        for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
+            int i, k, profiled;
+            pc->attempt = attempt;
+            host_ctx_clear_run(pc);
+            if (host_bso_predict(bso, job, pc, &i, err)) return -1;
+            if (run_power_limit(job, plo, pc, i, &k, &profiled, err)) return -1;
+            ws_outcome o;
+            const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
+            run_outcome(job, rng, i, k, profiled, min_cost, weight, &memo, &o);
+            double co2 = 0.0, usd = 0.0;
+            int wrapped = 0;
+            if (accounts && o.ran)
+                ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
+                              job->max_power, &co2, &usd, &o.cost, &wrapped);
+            run_ctx(pc, job, &o);
+            const int bs = o.bs, pl = o.pl;
+            if (!o.ran) {
+                tot->skipped++;
+                if (host_bso_observe(bso, job, pc, bs, 100.0 * beta * min_cost, 0, err))
+                    return -1;
+                continue;
+            }
+            const int reached = o.reached;
+            const double E = o.energy_j, T = o.time_s, cost = o.cost;
+            cost_acc += cost;
+            if (host_bso_observe(bso, job, pc, bs, cost, reached, err)
+                || host_plo_observe_run(plo, job, pc, bs, pl, cost, reached, err))
+                return -1;
+
+            tot->energy_j += E;
+            tot->time_s += T;
+            tot->cost += cost;
+            tot->runs++;
+            if (accounts) {
+                tot->co2_g += co2;
+                tot->usd += usd;
+                tot->wrapped += wrapped;
+            }
+            if (sink) {
+                ws_run_record r = {rec, attempt, bs, pl, E, T, cost, o.epochs,
+                                   reached, profiled, co2, usd, clock, wrapped};
+                if (sink(ctx, &r)) return -1;
+            }
+            clock += T;
+            if (reached) {
+                if (min_cost > cost_acc) min_cost = cost_acc;
+                tot->final_bs = bs;
+                tot->final_pl = pl;
+                done = 1;
+            } else if (rec == 1 && bs == job->b0) {
+                /* The published simulator assumes b0 converges; a policy
+                 * that starts elsewhere may fail and retry. */
+                return ws_fail(err, "%s on %s: the default batch size %d did not reach"
+                               " the target metric in the first recurrence (b0 must"
+                               " reach it; choose another b0 or target)", job->workload,
+                               job->gpu, bs);
+            }
+        }
+        if (!done)
+            return ws_fail(err, "%s on %s: recurrence %ld did not reach the target"
+                           " metric in %d tries", job->workload, job->gpu, rec,
+                           WS_MAX_TRIES);
+        tot->recurrences++;
+    }
+    return 0;
+}
+
+/* Out of line (also under link-time optimisation): the sweep, the study,
+ * the plan and the benchmark all run this one copy of the loop, so what
+ * wattsim-bench times is what a sweep runs, not a copy specialised for the
+ * benchmark's constant arguments (no sink, no what-if). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))          /* nor cloned for constant arguments */
+#else
+__attribute__((noinline))
+#endif
 int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
                        const ws_sim_params *p, const ws_whatif *wi,
                        ws_run_sink sink, void *ctx, ws_sim_totals *out,
                        ws_error *err)
 {
-    const double beta = job->beta;
     ws_sim_totals tot = {0};
     tot.final_bs = tot.final_pl = -1;
     int rc = -1;
@@ -222,88 +327,10 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
 
     ws_ctx pc;
     ws_ctx_init(&pc, p->recurrences);
-    if (ws_bso_register(bso, job, &pc, err) || ws_plo_register(plo, job, &pc, err))
-        goto out;
-
-    const int accounts = ws_whatif_accounts(wi);
-    double clock = 0.0;                 /* s after wi->start */
-    double min_cost = INFINITY;
-    run_memo memo = {NAN, NAN, NAN, {0, 0}};
-    for (long rec = 1; rec <= p->recurrences; rec++) {
-        double cost_acc = 0.0;
-        int done = 0;
-        pc.recurrence = rec;
-        if (p->env) p->env->at(p->env->self, rec, tot.time_s, &pc.carbon_intensity,
-                               &pc.price);
-        else if (accounts)      /* clock == tot.time_s */
-            ws_whatif_rates(wi, wi->start + clock, &pc.carbon_intensity, &pc.price);
-        for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
-            int i, k, profiled;
-            pc.attempt = attempt;
-            ws_ctx_clear_run(&pc);
-            if (ws_bso_predict(bso, job, &pc, &i, err)) goto out;
-            if (run_power_limit(job, plo, &pc, i, &k, &profiled, err)) goto out;
-            ws_outcome o;
-            const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
-            run_outcome(job, rng, i, k, profiled, min_cost, weight, &memo, &o);
-            double co2 = 0.0, usd = 0.0;
-            int wrapped = 0;
-            if (accounts && o.ran)
-                ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
-                              job->max_power, &co2, &usd, &o.cost, &wrapped);
-            run_ctx(&pc, job, &o);
-            const int bs = o.bs, pl = o.pl;
-            if (!o.ran) {
-                tot.skipped++;
-                if (ws_bso_observe(bso, job, &pc, bs, 100.0 * beta * min_cost, 0, err))
-                    goto out;
-                continue;
-            }
-            const int reached = o.reached;
-            const double E = o.energy_j, T = o.time_s, cost = o.cost;
-            cost_acc += cost;
-            if (ws_bso_observe(bso, job, &pc, bs, cost, reached, err)
-                || ws_plo_observe_run(plo, job, &pc, bs, pl, cost, reached, err))
-                goto out;
-
-            tot.energy_j += E;
-            tot.time_s += T;
-            tot.cost += cost;
-            tot.runs++;
-            tot.co2_g += co2;
-            tot.usd += usd;
-            tot.wrapped += wrapped;
-            if (sink) {
-                ws_run_record r = {rec, attempt, bs, pl, E, T, cost, o.epochs,
-                                   reached, profiled, co2, usd, clock, wrapped};
-                if (sink(ctx, &r)) goto out;
-            }
-            clock += T;
-            if (reached) {
-                if (min_cost > cost_acc) min_cost = cost_acc;
-                tot.final_bs = bs;
-                tot.final_pl = pl;
-                done = 1;
-            } else if (rec == 1 && bs == job->b0) {
-                /* The published simulator assumes b0 converges; a policy
-                 * that starts elsewhere may fail and retry. */
-                ws_fail(err, "%s on %s: the default batch size %d did not reach"
-                        " the target metric in the first recurrence (b0 must"
-                        " reach it; choose another b0 or target)", job->workload,
-                        job->gpu, bs);
-                goto out;
-            }
-        }
-        if (!done) {
-            ws_fail(err, "%s on %s: recurrence %ld did not reach the target"
-                    " metric in %d tries", job->workload, job->gpu, rec,
-                    WS_MAX_TRIES);
-            goto out;
-        }
-        tot.recurrences++;
-    }
-    rc = 0;
-out:
+    if (!ws_bso_register(bso, job, &pc, err) && !ws_plo_register(plo, job, &pc, err))
+        rc = ws_whatif_accounts(wi)
+            ? recurrences(job, bso, plo, p, wi, 1, sink, ctx, rng, &pc, &tot, err)
+            : recurrences(job, bso, plo, p, wi, 0, sink, ctx, rng, &pc, &tot, err);
     ws_rng_give(rng);
     if (rc) {
         /* where it stopped, for a history kept up to the failure */

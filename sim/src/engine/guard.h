@@ -11,7 +11,11 @@
 /* The policy ("bso zeus", or a plugin path) and call this thread is in;
  * call NULL outside policy code. Set around every call into a plugin:
  * inline, because that is once per policy call of every simulation. */
-extern _Thread_local const char *ws_guard_who, *ws_guard_call;
+/* Initial-exec: an offset from the thread pointer, read once per
+ * simulation, not a general-dynamic lookup per access (16 bytes of the
+ * static TLS that libraries loaded at start-up or dlopen'ed may use). */
+extern _Thread_local const char *ws_guard_who __attribute__((tls_model("initial-exec")));
+extern _Thread_local const char *ws_guard_call __attribute__((tls_model("initial-exec")));
 
 static inline void ws_guard_call_enter(const char *who, const char *name)
 {

@@ -3,17 +3,11 @@
  * log) and every call into it. See wattsim/plugin.h; the registry is in
  * registry.c, parameter resolution in io/params.c.
  *
- * Speed: every try of every simulation goes through these wrappers (a BSO
- * predict and observe, a PLO predict), so they are kept short:
- *  - an answer is mapped to its index through a small memo (a batch size's
- *    index by a hash of the size, a power limit's knob per batch-size
- *    index) that is checked against the job's table before it is trusted:
- *    a stale or colliding entry only costs the search, never a wrong index,
- *    and an answer outside the table is still found missing by the search;
- *  - error reporting is out of line (cold, noinline), so the common path
- *    saves few registers and a missing optional call is a test and return;
- *  - an instance is one allocation (struct and state) and its "bso NAME"
- *    label is copied, not formatted.
+ * Speed: the per-try calls (BSO predict and observe, PLO predict and
+ * observe_run) are inline in host.h, where the engine's loop calls them;
+ * the functions here wrap those. Error reporting is out of line (cold,
+ * noinline); an instance is one allocation (struct and state) and its
+ * "bso NAME" label is copied, not formatted.
  */
 #include "wattsim/plugin.h"
 
@@ -28,22 +22,12 @@
 #include "wattsim/rng.h"
 #include "descriptor.h"
 #include "guard.h"
+#include "host.h"
 
 /* ------------------------------------------------------------ host */
 
 static int log_level = WS_LOG_WARN;
 void ws_policy_set_log_level(int level) { log_level = level; }
-
-typedef struct host_ctx {
-    gsl_rng *rng;
-    unsigned long n_gaussian, n_uniform;   /* draws made (for the benchmark) */
-    const char *who;           /* "bso zeus" */
-    char where[128];           /* the cell, set by ws_policy_log_where */
-    unsigned long seed;
-    const ws_ctx *call;        /* the context of the call in progress */
-    char last_error[256];      /* last WS_LOG_ERROR message, for the error
-                                  line of a failing call */
-} host_ctx;
 
 static double h_uniform(void *ctx)
 {
@@ -84,20 +68,6 @@ static void h_log(void *ctx, int level, const char *msg)
         snprintf(at, sizeof at, " [%s%sseed %lu]", h->where, h->where[0] ? ", " : "", h->seed);
     fprintf(stderr, "wattsim: %s%s: %s: %s\n", h->who, at, names[level], msg ? msg : "");
 }
-
-typedef struct instance {
-    host_ctx hc;
-    ws_host host;
-    void *state;               /* in the same block, after the instance */
-    char who[80];
-    int created;
-    int guarded;               /* holds the stdout guard (stdout_enter) */
-} instance;
-
-/* The memos of answer -> index (see the header comment). Entries are only
- * guesses, checked before use; zero-filled is a valid start. */
-#define BS_MEMO_BITS 5
-#define KNOB_MEMO 64            /* per batch-size index modulo this */
 
 /* The "kind name" label, truncated like snprintf into who[80] would. */
 static void set_who(instance *in, const char *kind, const char *name)
@@ -152,29 +122,6 @@ static void instance_fini(instance *in, void (*destroy)(void *))
     ws_rng_give(in->hc.rng);
     if (in->guarded) ws_guard_stdout_leave();
 }
-
-/* The version-1 signatures, for calling plugins built against them. */
-typedef int (*v1_register_fn)(void *, const ws_job *);
-typedef int (*v1_bso_predict_fn)(void *, const ws_job *, int *);
-typedef int (*v1_bso_observe_fn)(void *, const ws_job *, int, double, int);
-typedef int (*v1_plo_predict_fn)(void *, const ws_job *, int, int *);
-typedef int (*v1_plo_profile_fn)(void *, const ws_job *, int, int, double);
-typedef int (*v1_plo_run_fn)(void *, const ws_job *, int, int, double, int);
-#define V1(fn_type, f) ((fn_type)(void (*)(void))(f))
-
-struct ws_bso {
-    instance in;
-    const ws_bso_type *t;
-    int v1;                    /* call through the version-1 signatures */
-    int bs_memo[1 << BS_MEMO_BITS];    /* batch size -> index, by hash */
-};
-
-struct ws_plo {
-    instance in;
-    const ws_plo_type *t;
-    int v1;
-    int knob_memo[KNOB_MEMO];  /* batch-size index -> knob last answered */
-};
 
 /* create()'s values at the stride the descriptor was built with. */
 static int call_create(instance *in, int (*create)(void *, const ws_value *, const ws_host *),
@@ -276,12 +223,38 @@ void ws_policy_stdout_hold(void) { ws_guard_stdout_enter(); }
 void ws_policy_stdout_release(void) { ws_guard_stdout_leave(); }
 const char *ws_plo_who(const ws_plo *p) { return p->in.who; }
 
-__attribute__((cold, noinline))
-static int failed(instance *in, const char *call, int rc, ws_error *err)
+int ws_host_failed(instance *in, const char *call, int rc, ws_error *err)
 {
     if (in->hc.last_error[0])
         return ws_fail(err, "%s: %s failed: %s", in->who, call, in->hc.last_error);
     return ws_fail(err, "%s: %s failed (returned %d)", in->who, call, rc);
+}
+
+int ws_host_bad_bs(const ws_bso *b, const ws_job *job, int bs, ws_error *err)
+{
+    return ws_fail(err, "%s: predict returned batch size %d, which is not"
+                   " one of the job's %d batch sizes (%d..%d)", b->in.who,
+                   bs, job->n_bs, job->bs[0], job->bs[job->n_bs - 1]);
+}
+
+int ws_host_bad_pl(const ws_plo *p, const ws_job *job, int i, int pl, ws_error *err)
+{
+    return ws_fail(err, "%s: predict(bs %d) returned power limit %d W, which"
+                   " was not measured for that batch size (%d..%d W)", p->in.who,
+                   job->bs[i], pl, job->knob_pl[job->knob_start[i]],
+                   job->knob_pl[job->knob_start[i + 1] - 1]);
+}
+
+int ws_host_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
+                            int pl, double cost, int reached, ws_error *err)
+{
+    ws_guard_call_enter(p->in.who, "observe_run");
+    p->in.hc.call = ctx;
+    int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
+                                                           reached)
+                   : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);
+    ws_guard_call_leave();
+    return rc ? ws_host_failed(&p->in, "observe_run", rc, err) : 0;
 }
 
 int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *err)
@@ -291,48 +264,19 @@ int ws_bso_register(ws_bso *b, const ws_job *job, const ws_ctx *ctx, ws_error *e
     int rc = b->v1 ? V1(v1_register_fn, b->t->register_job)(b->in.state, job)
                    : b->t->register_job(b->in.state, job, ctx);
     ws_guard_call_leave();
-    return rc ? failed(&b->in, "register_job", rc, err) : 0;
-}
-
-__attribute__((cold, noinline))
-static int bad_bs(const ws_bso *b, const ws_job *job, int bs, ws_error *err)
-{
-    return ws_fail(err, "%s: predict returned batch size %d, which is not"
-                   " one of the job's %d batch sizes (%d..%d)", b->in.who,
-                   bs, job->n_bs, job->bs[0], job->bs[job->n_bs - 1]);
+    return rc ? ws_host_failed(&b->in, "register_job", rc, err) : 0;
 }
 
 int ws_bso_predict(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int *bs_index,
                    ws_error *err)
 {
-    int bs = 0;
-    ws_guard_call_enter(b->in.who, "predict");
-    b->in.hc.call = ctx;
-    int rc = b->v1 ? V1(v1_bso_predict_fn, b->t->predict)(b->in.state, job, &bs)
-                   : b->t->predict(b->in.state, job, ctx, &bs);
-    ws_guard_call_leave();
-    if (rc) return failed(&b->in, "predict", rc, err);
-    /* The memo's guess for bs, checked; else the search (and the memo
-     * learns its answer). */
-    const unsigned slot = ((unsigned)bs * 0x9E3779B1u) >> (32 - BS_MEMO_BITS);
-    int i = b->bs_memo[slot];
-    if ((unsigned)i >= (unsigned)job->n_bs || job->bs[i] != bs) {
-        if ((i = ws_job_bs_index(job, bs)) < 0) return bad_bs(b, job, bs, err);
-        b->bs_memo[slot] = i;
-    }
-    *bs_index = i;
-    return 0;
+    return host_bso_predict(b, job, ctx, bs_index, err);
 }
 
 int ws_bso_observe(ws_bso *b, const ws_job *job, const ws_ctx *ctx, int bs,
                    double cost, int reached, ws_error *err)
 {
-    ws_guard_call_enter(b->in.who, "observe");
-    b->in.hc.call = ctx;
-    int rc = b->v1 ? V1(v1_bso_observe_fn, b->t->observe)(b->in.state, job, bs, cost, reached)
-                   : b->t->observe(b->in.state, job, ctx, bs, cost, reached);
-    ws_guard_call_leave();
-    return rc ? failed(&b->in, "observe", rc, err) : 0;
+    return host_bso_observe(b, job, ctx, bs, cost, reached, err);
 }
 
 int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *err)
@@ -343,41 +287,13 @@ int ws_plo_register(ws_plo *p, const ws_job *job, const ws_ctx *ctx, ws_error *e
     int rc = p->v1 ? V1(v1_register_fn, p->t->register_job)(p->in.state, job)
                    : p->t->register_job(p->in.state, job, ctx);
     ws_guard_call_leave();
-    return rc ? failed(&p->in, "register_job", rc, err) : 0;
-}
-
-__attribute__((cold, noinline))
-static int bad_pl(const ws_plo *p, const ws_job *job, int i, int pl, ws_error *err)
-{
-    return ws_fail(err, "%s: predict(bs %d) returned power limit %d W, which"
-                   " was not measured for that batch size (%d..%d W)", p->in.who,
-                   job->bs[i], pl, job->knob_pl[job->knob_start[i]],
-                   job->knob_pl[job->knob_start[i + 1] - 1]);
+    return rc ? ws_host_failed(&p->in, "register_job", rc, err) : 0;
 }
 
 int ws_plo_predict(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int i, int *knob,
                    ws_error *err)
 {
-    int pl = -1;
-    const int bs = job->bs[i];
-    ws_guard_call_enter(p->in.who, "predict");
-    p->in.hc.call = ctx;
-    int rc = p->v1 ? V1(v1_plo_predict_fn, p->t->predict)(p->in.state, job, bs, &pl)
-                   : p->t->predict(p->in.state, job, ctx, bs, &pl);
-    ws_guard_call_leave();
-    if (rc) return failed(&p->in, "predict", rc, err);
-    if (pl == WS_PL_UNKNOWN) { *knob = -1; return 0; }
-    /* The knob last answered for i, checked; else the search. */
-    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
-    int *const memo = &p->knob_memo[i % KNOB_MEMO];
-    int k = *memo;
-    if (k < k0 || k >= k1 || job->knob_pl[k] != pl) {
-        for (k = k0; k < k1 && job->knob_pl[k] != pl; k++) {}
-        if (k == k1) return bad_pl(p, job, i, pl, err);
-        *memo = k;
-    }
-    *knob = k;
-    return 0;
+    return host_plo_predict(p, job, ctx, i, knob, err);
 }
 
 int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
@@ -389,29 +305,13 @@ int ws_plo_observe_profile(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int 
                                                                    pl, epoch_cost)
                    : p->t->observe_profile(p->in.state, job, ctx, bs, pl, epoch_cost);
     ws_guard_call_leave();
-    return rc ? failed(&p->in, "observe_profile", rc, err) : 0;
-}
-
-/* Out of line, so that a PLO without observe_run (jit) costs
- * ws_plo_observe_run a test and a return, not a stack frame. */
-__attribute__((noinline))
-static int observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
-                       double cost, int reached, ws_error *err)
-{
-    ws_guard_call_enter(p->in.who, "observe_run");
-    p->in.hc.call = ctx;
-    int rc = p->v1 ? V1(v1_plo_run_fn, p->t->observe_run)(p->in.state, job, bs, pl, cost,
-                                                           reached)
-                   : p->t->observe_run(p->in.state, job, ctx, bs, pl, cost, reached);
-    ws_guard_call_leave();
-    return rc ? failed(&p->in, "observe_run", rc, err) : 0;
+    return rc ? ws_host_failed(&p->in, "observe_profile", rc, err) : 0;
 }
 
 int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, int pl,
                        double cost, int reached, ws_error *err)
 {
-    if (!p->t->observe_run) return 0;
-    return observe_run(p, job, ctx, bs, pl, cost, reached, err);
+    return host_plo_observe_run(p, job, ctx, bs, pl, cost, reached, err);
 }
 
 /* ------------------------------------------------------------ context */
@@ -423,9 +323,4 @@ void ws_ctx_init(ws_ctx *c, long recurrences)
     ws_ctx_clear_run(c);
 }
 
-void ws_ctx_clear_run(ws_ctx *c)
-{
-    c->run_started = c->run_epochs = c->run_early_stopped = 0;
-    c->run_epoch_budget = c->run_time_s = c->run_energy_j = NAN;
-    c->profile_time_s = c->profile_power_w = NAN;
-}
+void ws_ctx_clear_run(ws_ctx *c) { host_ctx_clear_run(c); }
