@@ -229,12 +229,15 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
     double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;
     run_memo memo = {NAN, NAN, NAN, {0, 0}};
-    for (long rec = 1; rec <= p->recurrences; rec++) {
+    /* Read once: the policies' calls might, for all the compiler knows,
+     * change what p points to. */
+    const long n_rec = p->recurrences;
+    const ws_env_source *const env = p->env;
+    for (long rec = 1; rec <= n_rec; rec++) {
         double cost_acc = 0.0;
         int done = 0;
         pc->recurrence = rec;
-        if (p->env) p->env->at(p->env->self, rec, tot->time_s, &pc->carbon_intensity,
-                               &pc->price);
+        if (env) env->at(env->self, rec, tot->time_s, &pc->carbon_intensity, &pc->price);
         else if (accounts)      /* clock == tot->time_s */
             ws_whatif_rates(wi, wi->start + clock, &pc->carbon_intensity, &pc->price);
         for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
