@@ -224,19 +224,12 @@ Test(journal, resume_after_sigkill_gives_the_same_bytes, .init = mktmp, .fini = 
     /* Long enough (a few seconds on one thread) to be killed part-way. */
     write_file("k.yaml", "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\n"
                          "seed: 1..150\nrecurrences: 2000\nbso: zeus\nplo: jit\n");
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        int dn = open("/dev/null", O_WRONLY);
-        dup2(dn, 1);
-        dup2(dn, 2);
-        char cfg[600], out[600];          /* (tp() has one buffer) */
-        snprintf(cfg, sizeof cfg, "%s/k.yaml", tmp);
-        snprintf(out, sizeof out, "%s/s", tmp);
-        execl(CLI, CLI, "sweep", cfg, "--threads", "2", "--traces", TRACES, "--catalogue",
-              CATALOGUE, "--no-plot", "--out", out, (char *)NULL);
-        _exit(127);
-    }
+    char cfg[600], out[600];              /* (tp() has one buffer) */
+    snprintf(cfg, sizeof cfg, "%s/k.yaml", tmp);
+    snprintf(out, sizeof out, "%s/s", tmp);
+    char *const argv[] = {CLI, "sweep", cfg, "--threads", "2", "--traces", TRACES,
+                          "--catalogue", CATALOGUE, "--no-plot", "--out", out, NULL};
+    const pid_t pid = tmpdir_spawn_quiet(argv, NULL);
     /* Kill it once the journal holds at least 20 simulations. */
     char journal[600];
     snprintf(journal, sizeof journal, "%s/s/sweep.journal", tmp);

@@ -97,10 +97,10 @@ static inline void tmpdir_expect_same_files(const char *a, const char *b,
     }
 }
 
-/* Peak RSS (KiB) of the command argv (argv[0] its path; NULL-terminated),
- * run with stdout and stderr to /dev/null and, unless env is NULL, with
- * env ("NAME=VALUE") added; fails the test unless it exits 0. */
-static inline long tmpdir_peak_kib(char *const argv[], const char *env)
+/* Start the command argv (argv[0] its path; NULL-terminated) with stdout
+ * and stderr to /dev/null and, unless env is NULL, with env
+ * ("NAME=VALUE") added; returns its pid. */
+static inline pid_t tmpdir_spawn_quiet(char *const argv[], const char *env)
 {
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
@@ -112,6 +112,14 @@ static inline long tmpdir_peak_kib(char *const argv[], const char *env)
         execv(argv[0], argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Peak RSS (KiB) of the command argv, run as tmpdir_spawn_quiet runs it;
+ * fails the test unless it exits 0. */
+static inline long tmpdir_peak_kib(char *const argv[], const char *env)
+{
+    const pid_t pid = tmpdir_spawn_quiet(argv, env);
     int st;
     struct rusage ru;
     cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
