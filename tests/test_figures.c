@@ -223,10 +223,11 @@ Test(figures, steady_states_labelled_by_eta, .init = mktmp, .fini = rmtmp, .time
     int series[16];
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
     size_t n = steady_rows(path, series, labels, 16);
-    /* zeus at each eta, labelled; default once (its knob does not depend on
-     * eta), unlabelled; oracle not drawn */
+    /* zeus at each eta; default once (its knob does not depend on eta),
+     * unlabelled; oracle not drawn. Eta 0.5 and 1 settle within 1.75
+     * markers of each other here: one label for both (the next test). */
     cr_assert_eq(n, 4);
-    const char *want[] = {"η=0", "η=0.5", "η=1"};
+    const char *want[] = {"η=0", "η=0.5–1", ""};
     for (size_t i = 0; i < 3; i++) {
         cr_expect_eq(series[i], 0);
         cr_expect_str_eq(labels[i], want[i]);
@@ -276,6 +277,100 @@ Test(figures, equal_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .
     cr_assert_eq(n, 5);
     const char *want[] = {"η=0–0.2", "", "η=0.6–1", ""};
     for (size_t i = 0; i < 4; i++) cr_expect_str_eq(labels[i], want[i], "row %zu", i);
+    done(&s);
+}
+
+/* The zoomed panel of a steady-state figure as its .gp sets it. */
+static void steady_range(const char *gp_path, double r[4])
+{
+    char *gp = slurp(gp_path);
+    const char *x = strstr(gp, "X0 = ");
+    cr_assert_not_null(x, "%s", gp);
+    cr_assert_eq(sscanf(x, "X0 = %lf; X1 = %lf; Y0 = %lf; Y1 = %lf", &r[0], &r[1], &r[2], &r[3]),
+                 4);
+    free(gp);
+}
+
+/* The paper's eta plot on ShuffleNet/CIFAR-100: eta 0.3 to 1 settle close
+ * together. Consecutive etas share a label exactly when their markers (7 pt)
+ * are within 1.75 markers of each other on the page, a group spanning at
+ * most 3 such distances each way: the panel's axes span 0.62 of the 7 in figure less
+ * 10 characters (0.75 em of 8 pt) by 0.94 of 3.4 in less 4.7 lines (1.5 em),
+ * as figures_steady.c lays it out. And every steady state is inside the
+ * panel's range: eta 0 settles faster than the fastest knob's mean (runs are
+ * sampled), and the panel once stopped just past that knob, cutting it off. */
+Test(figures, near_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,"
+                     " 0.8, 0.9, 1]\nbeta: 2\nseed: 1..10\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    double r[4];
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
+    steady_range(path, r);
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
+    char *csv = slurp(path), *save = NULL;
+    double eta[16], px[16], py[16], tta0 = NAN, fastest = INFINITY;
+    char label[16][32];
+    size_t n = 0;
+    int block = -1;
+    const double w = 0.62 * 7 * 72 - 10 * 0.75 * 8, h = 0.94 * 3.4 * 72 - 4.7 * 1.5 * 8;
+    for (char *line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(line, "# block ", 8)) { block = atoi(line + 8); continue; }
+        if (block == 0) {                                    /* knobs: bs,pl,tta,... */
+            const char *f = strchr(strchr(line, ',') + 1, ',') + 1;
+            fastest = fmin(fastest, strtod(f, NULL));
+        }
+        if (block != 2 || atoi(line) != 0) continue;        /* zeus' rows */
+        double v[8];
+        char *f = strchr(line, ',') + 1;
+        for (int k = 0; k < 8; k++) {
+            v[k] = strtod(f, &f);
+            f++;
+        }
+        cr_assert(n < 16);
+        eta[n] = v[0];
+        px[n] = (v[2] - r[0]) / (r[1] - r[0]) * w;
+        py[n] = (v[3] - r[2]) / (r[3] - r[2]) * h;
+        snprintf(label[n], sizeof label[n], "%.*s", (int)strcspn(f, ","), f);
+        cr_expect(v[2] >= r[0] && v[2] <= r[1] && v[3] >= r[2] && v[3] <= r[3],
+                  "eta %g at (%g, %g) is outside the panel [%g, %g] x [%g, %g]", v[0], v[2],
+                  v[3], r[0], r[1], r[2], r[3]);
+        if (n == 0) tta0 = v[2];
+        n++;
+    }
+    free(csv);
+    cr_assert_eq(n, 11);
+    /* the case the range fix is for */
+    cr_expect(tta0 < fastest, "eta 0 at %g min, the fastest knob at %g", tta0, fastest);
+    /* groups: runs of etas whose consecutive markers are near */
+    size_t groups = 0, labelled = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        double x0 = px[i], x1 = px[i], y0 = py[i], y1 = py[i];
+        while (j + 1 < n && hypot(px[j + 1] - px[j], py[j + 1] - py[j]) <= 1.75 * 7
+               && fmax(x1, px[j + 1]) - fmin(x0, px[j + 1]) <= 3 * 1.75 * 7
+               && fmax(y1, py[j + 1]) - fmin(y0, py[j + 1]) <= 3 * 1.75 * 7) {
+            j++;
+            x0 = fmin(x0, px[j]), x1 = fmax(x1, px[j]), y0 = fmin(y0, py[j]), y1 = fmax(y1, py[j]);
+        }
+        char want[32];
+        if (j > i) snprintf(want, sizeof want, "η=%g–%g", eta[i], eta[j]);
+        else snprintf(want, sizeof want, "η=%g", eta[i]);
+        /* more than six groups: every other one (and the last) labelled */
+        if (label[i][0]) {
+            cr_expect_str_eq(label[i], want, "group from eta %g", eta[i]);
+            labelled++;
+        }
+        for (size_t k = i + 1; k <= j; k++)
+            cr_expect_str_eq(label[k], "", "eta %g is in the group of %g", eta[k], eta[i]);
+        groups++;
+        i = j;
+    }
+    cr_expect(groups < n, "some etas share a label (%zu groups)", groups);
+    cr_expect_eq(labelled, groups <= 6 ? groups : (groups + 1) / 2 + (groups % 2 == 0));
     done(&s);
 }
 

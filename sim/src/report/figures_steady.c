@@ -58,20 +58,51 @@ typedef struct steady_row {
 #define STEADY_W (0.62 * WS_PLOT_COL2 * 72 - 10 * 0.75 * WS_PLOT_FONT_PT)
 #define STEADY_H (0.94 * 3.4 * 72 - 4.7 * 1.5 * WS_PLOT_FONT_PT)
 
-/* The subject's steady states are in eta order. Consecutive etas that
- * settle on the same steady state (the same knob for every seed: equal
- * means) share one point and one label, "η=0.5–1"; with more than six
- * such points, every other one and the last are labelled. */
-static void label_etas(steady_row *rows, size_t n, const double *etas)
+/* A subject's marker is 7 pt across (pt 7 ps 1). Consecutive etas whose
+ * markers are closer on the page than NEAR (centre to centre: they
+ * overlap, or nearly, and so do their error bars) share a label: labels
+ * of their own could not be told apart (on ShuffleNet/CIFAR-100, eta 0.3
+ * to 1 settle within 20 pt of each other, 0.6 to 1 within 5 pt). A group
+ * spans at most SPAN each way, so that a chain of near markers does not
+ * become one label across the panel. */
+#define STEADY_MARKER 7.0
+#define STEADY_NEAR (1.75 * STEADY_MARKER)
+#define STEADY_SPAN (3 * STEADY_NEAR)
+
+/* Page scale of the zoomed panel: data range r and points per data unit. */
+static void steady_scale(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4],
+                         double *sx, double *sy)
+{
+    ws_plot_zoom_range(zoom, all, r);
+    *sx = STEADY_W / (r[1] - r[0]);
+    *sy = STEADY_H / (r[3] - r[2]);
+}
+
+/* The subject's steady states are in eta order. Consecutive etas whose
+ * points are near on the page (above; equal means are distance 0) share
+ * one label, "η=0.5–1", on the group's first point; with more than six
+ * groups, every other one and the last are labelled. */
+static void label_etas(steady_row *rows, size_t n, const double *etas, const double r[4],
+                       double sx, double sy)
 {
     size_t n_groups = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0, g = 0; i < n; i++) {
             if (!rows[i].subject) continue;
             size_t j = i;
-            while (j + 1 < n && rows[j + 1].subject && rows[j + 1].v[0] == rows[i].v[0]
-                   && rows[j + 1].v[1] == rows[i].v[1])
+            double x0 = (rows[i].v[0] - r[0]) * sx, y0 = (rows[i].v[1] - r[2]) * sy;
+            double lo_x = x0, hi_x = x0, lo_y = y0, hi_y = y0;
+            while (j + 1 < n && rows[j + 1].subject) {
+                const double *a = rows[j].v, *b = rows[j + 1].v;
+                double bx = (b[0] - r[0]) * sx, by = (b[1] - r[2]) * sy;
+                double d = hypot((b[0] - a[0]) * sx, (b[1] - a[1]) * sy);
+                if (!(d <= STEADY_NEAR) || fmax(hi_x, bx) - fmin(lo_x, bx) > STEADY_SPAN
+                    || fmax(hi_y, by) - fmin(lo_y, by) > STEADY_SPAN)
+                    break;
+                lo_x = fmin(lo_x, bx), hi_x = fmax(hi_x, bx);
+                lo_y = fmin(lo_y, by), hi_y = fmax(hi_y, by);
                 j++;
+            }
             if (!pass) n_groups++;
             else if (n_groups <= 6 || g % 2 == 0 || g == n_groups - 1) {
                 if (j > i)
@@ -89,21 +120,21 @@ static void label_etas(steady_row *rows, size_t n, const double *etas)
  * and the knobs, in the zoomed panel's page coordinates; rows that are
  * not labelled keep lx = ly = 0. Out of memory, labels go on their points. */
 static void place_labels(steady_row *rows, size_t n, const ws_plot_box_t *zoom,
-                         const ws_plot_box_t *all, const ws_pareto *par, ws_unit ut, ws_unit ue)
+                         const ws_plot_box_t *all, const ws_pareto *par, ws_unit ut, ws_unit ue,
+                         const double (*least)[2], size_t n_least)
 {
-    double r[4];
-    ws_plot_zoom_range(zoom, all, r);
-    double sx = STEADY_W / (r[1] - r[0]), sy = STEADY_H / (r[3] - r[2]);
+    double r[4], sx, sy;
+    steady_scale(zoom, all, r, &sx, &sy);
     size_t nk = (size_t)par->n, n_seg = 0, n_lab = 0, n_bg = 0, n_mk = 0;
-    double *buf = malloc((8 * n + 2 * nk + 1) * sizeof *buf);
+    double *buf = malloc((8 * n + 2 * nk + 2 * n_least + 1) * sizeof *buf);
     double(*seg)[4] = malloc((3 * n + nk + 1) * sizeof *seg);
     size_t *which = malloc((n + 1) * sizeof *which);
     if (!buf || !seg || !which) {
         for (size_t i = 0; i < n; i++) rows[i].lx = rows[i].v[0], rows[i].ly = rows[i].v[1];
         goto out;
     }
-    double *mx = buf, *my = mx + n, *x = my + n, *y = x + n, *wd = y + n, *ht = wd + n,
-           *lx = ht + n, *ly = lx + n, *bx = ly + n, *by = bx + nk;
+    double *mx = buf, *my = mx + n + n_least, *x = my + n + n_least, *y = x + n, *wd = y + n,
+           *ht = wd + n, *lx = ht + n, *ly = lx + n, *bx = ly + n, *by = bx + nk;
     const steady_row *prev = NULL;
     for (size_t i = 0; i < n; i++) {
         const double *v = rows[i].v;
@@ -144,7 +175,13 @@ static void place_labels(steady_row *rows, size_t n, const ws_plot_box_t *zoom,
             bx[n_bg] = (par->knobs[k].tta / ut.div - r[0]) * sx;
             by[n_bg++] = (par->knobs[k].eta / ue.div - r[2]) * sy;
         }
-    ws_label_scene sc = {STEADY_W, STEADY_H, mx, my, n_mk, 7, bx, by, n_bg,
+    /* the least-cost knobs' squares are markers too (NAN: none) */
+    for (size_t k = 0; k < n_least; k++)
+        if (isfinite(least[k][0])) {
+            mx[n_mk] = (least[k][0] - r[0]) * sx;
+            my[n_mk++] = (least[k][1] - r[2]) * sy;
+        }
+    ws_label_scene sc = {STEADY_W, STEADY_H, mx, my, n_mk, STEADY_MARKER, bx, by, n_bg,
                          (const double(*)[4])seg, n_seg};
     ws_labels_place(&sc, x, y, wd, ht, n_lab, lx, ly);
     for (size_t k = 0; k < n_lab; k++) {
@@ -250,8 +287,48 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
             ws_plot_box(&zoom, r->v[3], r->v[5]);
         }
     }
-    label_etas(rows, n_rows, s->etas);
-    place_labels(rows, n_rows, &zoom, &all, &par, ut, ue);
+    /* The least-cost knob per eta (block 3), also kept clear of labels. */
+    const size_t n_least = s->n_etas;
+    double(*least)[2] = malloc((n_least ? n_least : 1) * sizeof *least);
+    int *least_bs = malloc((n_least ? n_least : 1) * 2 * sizeof *least_bs);
+    if (!least || !least_bs) {
+        free(least);
+        free(least_bs);
+        free(rows);
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t e = 0; e < n_least; e++) {
+        ws_pareto pe = {0};
+        job.eta = s->etas[e];
+        least[e][0] = least[e][1] = NAN;
+        if (ws_pareto_compute(&job, &pe, err)) {
+            ws_pareto_free(&pe);
+            free(least);
+            free(least_bs);
+            free(rows);
+            goto out;
+        }
+        if (pe.best_knob >= 0) {
+            const ws_knob_stat *k = &pe.knobs[pe.best_knob];
+            least[e][0] = k->tta / ut.div;
+            least[e][1] = k->eta / ue.div;
+            least_bs[2 * e] = k->bs;
+            least_bs[2 * e + 1] = k->pl;
+        }
+        ws_pareto_free(&pe);
+    }
+    /* The zoomed panel stops a little past the data (ws_plot_zoom_range),
+     * not at the end of a wide confidence interval: the data are the knobs
+     * and the steady states, which, averaged over sampled runs, can be
+     * faster than the fastest knob's mean and must not be cut off. */
+    ws_plot_box_t data = all;
+    for (size_t k = 0; k < n_rows; k++)
+        if (rows[k].zoomed) ws_plot_box(&data, rows[k].v[0], rows[k].v[1]);
+    double range[4], sx, sy;
+    steady_scale(&zoom, &data, range, &sx, &sy);
+    label_etas(rows, n_rows, s->etas, range, sx, sy);
+    place_labels(rows, n_rows, &zoom, &data, &par, ut, ue, (const double(*)[2])least, n_least);
     fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
                "tta_lo,tta_hi,eta_lo,eta_hi,label,label_tta,label_eta,leader_tta,leader_eta\n", ut.name, ue.name);
     for (size_t k = 0; k < n_rows; k++) {
@@ -265,17 +342,12 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     free(rows);
     fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name,
             ue.name);
-    for (size_t e = 0; e < s->n_etas; e++) {
-        ws_pareto pe = {0};
-        job.eta = s->etas[e];
-        if (ws_pareto_compute(&job, &pe, err)) { ws_pareto_free(&pe); goto out; }
-        if (pe.best_knob >= 0) {
-            const ws_knob_stat *k = &pe.knobs[pe.best_knob];
-            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], k->bs, k->pl, k->tta / ut.div,
-                    k->eta / ue.div);
-        }
-        ws_pareto_free(&pe);
-    }
+    for (size_t e = 0; e < n_least; e++)
+        if (isfinite(least[e][0]))
+            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], least_bs[2 * e],
+                    least_bs[2 * e + 1], least[e][0], least[e][1]);
+    free(least);
+    free(least_bs);
 
     f = og.f;
     char title[512], subj[256];
@@ -297,7 +369,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
           "set lmargin 9; set rmargin 1; set bmargin 3.2; set tmargin 1.5   # STEADY_W, STEADY_H\n", f);
     fprintf(f, "set xlabel 'TTA per recurrence (%s)'\n", ut.name);
     fprintf(f, "set ylabel 'ETA per recurrence (%s)'\n", ue.name);
-    ws_plot_zoom(f, &zoom, &all);
+    ws_plot_zoom(f, &zoom, &data);
     fputs("set key at screen 0.655, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
     fputs("knobs = \"data index 0 using 3:4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
           " title 'knob (bs, power limit)', "

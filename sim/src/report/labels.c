@@ -47,7 +47,8 @@ static double penalty(const ws_label_scene *s, rect r, const rect *placed, size_
         rect k = {s->mx[i] - m, s->my[i] - m, s->mx[i] + m, s->my[i] + m};
         cost += 20 * overlap(r, k) / (s->marker * s->marker);
     }
-    for (size_t i = 0; i < s->n_segments; i++) cost += clipped_length(s->seg[i], r);
+    /* a line through text is worse than a longer leader to it */
+    for (size_t i = 0; i < s->n_segments; i++) cost += 3 * clipped_length(s->seg[i], r);
     for (size_t i = 0; i < s->n_background; i++)
         cost += s->bx[i] >= r.x0 && s->bx[i] <= r.x1 && s->by[i] >= r.y0 && s->by[i] <= r.y1;
     return cost;

@@ -9,11 +9,12 @@
  * first of eight candidate positions around its point (right, above-right,
  * below-right, above, below, left, above-left, below-left; then the same
  * two to five times as far) with the least penalty, where the penalty
- * weighs the distance (each step as much as 10 pt of line under the text)
- * and what the label's box would cover: other labels (and a 2 pt gap
- * around them) most, then markers, then line
- * segments (error bars, the frontier), then background points, and
- * anything outside the plot area most of all. Coordinates are in points
+ * weighs the distance (each step as much as 3.3 pt of line under the
+ * text: a longer leader reads better than a line through the text) and
+ * what the label's box would cover: other labels (and a 2 pt gap around
+ * them) most, then line segments (error bars, the frontier; 3 per point
+ * of length), then markers (20 for a whole one), then background points,
+ * and anything outside the plot area most of all. Coordinates are in points
  * (1/72 in) on the page, so text sizes are real; callers convert from
  * data units with the plot area's size.
  */
