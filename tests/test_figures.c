@@ -212,13 +212,19 @@ static size_t steady_rows(const char *path, int *series, char labels[][16], size
     return n;
 }
 
+/* The steady-state figure of the first GPU and workload of a sweep. */
+static void steady_figure(ws_sweep *s)
+{
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_steady(&c, s, 0, 0, &err), 0, "%s", err.msg);
+}
+
 Test(figures, steady_states_labelled_by_eta, .init = mktmp, .fini = rmtmp, .timeout = 300)
 {
     ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.5, 1]\nbeta: 2\n"
                      "seed: 1..2\nrecurrences: 20\n", "zeus:jit");
-    ws_fig_ctx c = {tmp, "test", &cat, 0};
-    ws_error err = {{0}};
-    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    steady_figure(&s);
     char path[600], labels[16][16];
     int series[16];
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
@@ -247,7 +253,7 @@ Test(figures, steady_states_labelled_by_eta, .init = mktmp, .fini = rmtmp, .time
     /* One eta: every pair, oracle included, none labelled. */
     s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\nrecurrences: 20\n",
             "zeus:jit,grid:grid");
-    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    steady_figure(&s);
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
     n = steady_rows(path, series, labels, 16);
     cr_expect_eq(n, s.n_pairs);
@@ -267,9 +273,7 @@ Test(figures, equal_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .
 {
     ws_sweep s = run("gpu: v100\nworkload: movielens-1m\neta: [0, 0.2, 0.6, 1]\nbeta: 2\n"
                      "seed: 1..3\n", "zeus:jit");
-    ws_fig_ctx c = {tmp, "test", &cat, 0};
-    ws_error err = {{0}};
-    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    steady_figure(&s);
     char path[600], labels[16][16];
     int series[16];
     snprintf(path, sizeof path, "%s/steady-v100-movielens-1m.csv", tmp);
@@ -303,9 +307,7 @@ Test(figures, near_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .t
 {
     ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,"
                      " 0.8, 0.9, 1]\nbeta: 2\nseed: 1..10\n", "zeus:jit");
-    ws_fig_ctx c = {tmp, "test", &cat, 0};
-    ws_error err = {{0}};
-    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    steady_figure(&s);
     char path[600];
     double r[4];
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
