@@ -88,7 +88,8 @@ void ws_plot_box(ws_plot_box_t *b, double x, double y);
 int ws_plot_near(const ws_plot_box_t *b, double x, double y);
 
 /* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
- * corner by more than a hair); defines X0, X1, Y0, Y1 in the script. */
+ * corner by more than 6 % of the range: room for a marker there); defines
+ * X0, X1, Y0, Y1 in the script. */
 void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);
 /* The same ranges, as numbers: x0, x1, y0, y1. */
 void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4]);

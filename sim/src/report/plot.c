@@ -233,13 +233,16 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
 
 void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4])
 {
-    /* Linear axes over the zoom box plus a margin; never past the data. */
+    /* Linear axes over the zoom box plus a margin; never much past the
+     * data (an error bar may reach further): 6 % of the range, some 10 pt
+     * on a steady-state panel, room for the largest marker (the oracle's
+     * circle, 8 pt in radius) on a point at the data's edge. */
     double dx = zoom->x1 - zoom->x0, dy = zoom->y1 - zoom->y0;
     if (!(dx > 0)) dx = 0.1 * fmax(fabs(zoom->x0), 1e-9);
     if (!(dy > 0)) dy = 0.1 * fmax(fabs(zoom->y0), 1e-9);
-    r[0] = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.02 * dx);
+    r[0] = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.06 * dx);
     r[1] = zoom->x1 + 0.12 * dx;
-    r[2] = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.02 * dy);
+    r[2] = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.06 * dy);
     r[3] = zoom->y1 + 0.12 * dy;
 }
 
