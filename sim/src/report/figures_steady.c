@@ -69,6 +69,12 @@ typedef struct steady_row {
 #define STEADY_NEAR (1.75 * STEADY_MARKER)
 #define STEADY_SPAN (3 * STEADY_NEAR)
 
+/* The least-cost knob of one eta, in plotted units; tta NAN: none. */
+typedef struct least_knob {
+    double tta, eta;
+    int bs, pl;
+} least_knob;
+
 /* Page scale of the zoomed panel: data range r and points per data unit. */
 static void steady_scale(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4],
                          double *sx, double *sy)
@@ -119,12 +125,10 @@ static void label_etas(steady_row *rows, size_t n, const double *etas, const dou
  * steady states and their error bars, the line through them, the frontier
  * and the knobs, in the zoomed panel's page coordinates; rows that are
  * not labelled keep lx = ly = 0. Out of memory, labels go on their points. */
-static void place_labels(steady_row *rows, size_t n, const ws_plot_box_t *zoom,
-                         const ws_plot_box_t *all, const ws_pareto *par, ws_unit ut, ws_unit ue,
-                         const double (*least)[2], size_t n_least)
+static void place_labels(steady_row *rows, size_t n, const double r[4], double sx, double sy,
+                         const ws_pareto *par, ws_unit ut, ws_unit ue, const least_knob *least,
+                         size_t n_least)
 {
-    double r[4], sx, sy;
-    steady_scale(zoom, all, r, &sx, &sy);
     size_t nk = (size_t)par->n, n_seg = 0, n_lab = 0, n_bg = 0, n_mk = 0;
     double *buf = malloc((8 * n + 2 * nk + 2 * n_least + 1) * sizeof *buf);
     double(*seg)[4] = malloc((3 * n + nk + 1) * sizeof *seg);
@@ -177,9 +181,9 @@ static void place_labels(steady_row *rows, size_t n, const ws_plot_box_t *zoom,
         }
     /* the least-cost knobs' squares are markers too (NAN: none) */
     for (size_t k = 0; k < n_least; k++)
-        if (isfinite(least[k][0])) {
-            mx[n_mk] = (least[k][0] - r[0]) * sx;
-            my[n_mk++] = (least[k][1] - r[2]) * sy;
+        if (isfinite(least[k].tta)) {
+            mx[n_mk] = (least[k].tta - r[0]) * sx;
+            my[n_mk++] = (least[k].eta - r[2]) * sy;
         }
     ws_label_scene sc = {STEADY_W, STEADY_H, mx, my, n_mk, STEADY_MARKER, bx, by, n_bg,
                          (const double(*)[4])seg, n_seg};
@@ -212,6 +216,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     ws_job job = s->jobs[g * s->n_work + w].job;
     ws_pareto par = {0};
     ws_outfile od = {0}, og = {0};
+    least_knob *least = NULL;
     int rc = -1, eta_mode = s->n_etas > 1;
     size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
     if (!refs) return ws_fail(err, "out of memory");
@@ -289,11 +294,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     }
     /* The least-cost knob per eta (block 3), also kept clear of labels. */
     const size_t n_least = s->n_etas;
-    double(*least)[2] = malloc((n_least ? n_least : 1) * sizeof *least);
-    int *least_bs = malloc((n_least ? n_least : 1) * 2 * sizeof *least_bs);
-    if (!least || !least_bs) {
-        free(least);
-        free(least_bs);
+    if (!(least = malloc((n_least ? n_least : 1) * sizeof *least))) {
         free(rows);
         ws_fail(err, "out of memory");
         goto out;
@@ -301,20 +302,15 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     for (size_t e = 0; e < n_least; e++) {
         ws_pareto pe = {0};
         job.eta = s->etas[e];
-        least[e][0] = least[e][1] = NAN;
+        least[e] = (least_knob){NAN, NAN, 0, 0};
         if (ws_pareto_compute(&job, &pe, err)) {
             ws_pareto_free(&pe);
-            free(least);
-            free(least_bs);
             free(rows);
             goto out;
         }
         if (pe.best_knob >= 0) {
             const ws_knob_stat *k = &pe.knobs[pe.best_knob];
-            least[e][0] = k->tta / ut.div;
-            least[e][1] = k->eta / ue.div;
-            least_bs[2 * e] = k->bs;
-            least_bs[2 * e + 1] = k->pl;
+            least[e] = (least_knob){k->tta / ut.div, k->eta / ue.div, k->bs, k->pl};
         }
         ws_pareto_free(&pe);
     }
@@ -328,7 +324,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     double range[4], sx, sy;
     steady_scale(&zoom, &data, range, &sx, &sy);
     label_etas(rows, n_rows, s->etas, range, sx, sy);
-    place_labels(rows, n_rows, &zoom, &data, &par, ut, ue, (const double(*)[2])least, n_least);
+    place_labels(rows, n_rows, range, sx, sy, &par, ut, ue, least, n_least);
     fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
                "tta_lo,tta_hi,eta_lo,eta_hi,label,label_tta,label_eta,leader_tta,leader_eta\n", ut.name, ue.name);
     for (size_t k = 0; k < n_rows; k++) {
@@ -343,11 +339,9 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name,
             ue.name);
     for (size_t e = 0; e < n_least; e++)
-        if (isfinite(least[e][0]))
-            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], least_bs[2 * e],
-                    least_bs[2 * e + 1], least[e][0], least[e][1]);
-    free(least);
-    free(least_bs);
+        if (isfinite(least[e].tta))
+            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], least[e].bs, least[e].pl,
+                    least[e].tta, least[e].eta);
 
     f = og.f;
     char title[512], subj[256];
@@ -415,6 +409,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     fputs("unset multiplot\n", f);
     rc = ws_fig_finish(c, &od, &og, stem, title, err);
 out:
+    free(least);
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
     ws_pareto_free(&par);
