@@ -122,9 +122,11 @@ static void label_etas(steady_row *rows, size_t n, const double *etas, const dou
 }
 
 /* Place the eta labels (ws_labels_place) clear of the other labels, the
- * steady states and their error bars, the line through them, the frontier
- * and the knobs, in the zoomed panel's page coordinates; rows that are
- * not labelled keep lx = ly = 0. Out of memory, labels go on their points. */
+ * steady states and their error bars, the line through them, the frontier,
+ * the least-cost knobs' squares and the knobs, in the zoomed panel's page
+ * coordinates (range r, sx and sy points per unit: steady_scale); rows
+ * that are not labelled keep lx = ly = 0. Out of memory, labels go on
+ * their points. */
 static void place_labels(steady_row *rows, size_t n, const double r[4], double sx, double sy,
                          const ws_pareto *par, ws_unit ut, ws_unit ue, const least_knob *least,
                          size_t n_least)
