@@ -58,10 +58,11 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job,
 /* run: per-cell results (csv/json) or a per-group summary (table). */
 /* prov may be NULL (then no provenance columns/keys). A cell of a run
  * (cell.policy set) gives its own pair's names and provenance; bso, plo
- * and prov's values are for cells without (ws_policy_prov: study.h). */
-void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
-                     const char *bso, const char *plo, const ws_whatif *wi,
-                     const ws_policy_prov *prov);
+ * and prov's values are for cells without (ws_policy_prov: study.h).
+ * Returns 0, or -1 out of memory (the table, before printing anything). */
+int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
+                    const char *bso, const char *plo, const ws_whatif *wi,
+                    const ws_policy_prov *prov);
 
 /* run: the history CSV, header then one line per run. */
 void ws_report_history_header(FILE *f, const ws_whatif *wi);

@@ -100,29 +100,34 @@ static int write_summary(const char *dir, const char *name, ws_format fmt,
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (ws_outfile_open(o, path, err)) return -1;
-    ws_report_cells(o->f, fmt, res, n, bso, plo, wi, prov);
+    if (ws_report_cells(o->f, fmt, res, n, bso, plo, wi, prov)) return ws_fail(err, "out of memory");
     return 0;
 }
 
 /* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
  * the policies settled on in the first cell of that pair marked (of the
- * first policy pair, when the run has several). */
+ * first policy pair, when the run has several). A run's cells are
+ * pair-major, then gpu, then workload: within the first pair each (gpu,
+ * workload) is one block, and each gpu's blocks are together, so its
+ * traces are loaded once. */
 static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_env *env,
                      const ws_cell_result *res, size_t n, ws_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
-        const ws_cell *c = &res[i].cell;
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(res[j].cell.gpu, c->gpu) && !strcmp(res[j].cell.workload, c->workload);
-        if (seen) continue;
-        ws_traces tr = {0};
+    ws_traces tr = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n && res[i].cell.pair == res[0].cell.pair && !rc; i++) {
+        const ws_cell *c = &res[i].cell, *prev = i ? &res[i - 1].cell : NULL;
+        const int same_gpu = prev && !strcmp(prev->gpu, c->gpu);
+        if (same_gpu && !strcmp(prev->workload, c->workload)) continue;
+        if (!same_gpu) {
+            ws_traces_free(&tr);
+            if (ws_study_traces(cfg, env, c->gpu, &tr, err)) { rc = -1; break; }
+        }
         ws_job_table jt = {0};
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
-        int rc = !spec || ws_study_traces(cfg, env, c->gpu, &tr, err)
-                 || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
-                 || ws_pareto_compute(&jt.job, &par, err);
+        rc = !spec || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
+             || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
             char label[700], path[4096];
             snprintf(label, sizeof label, "%s settled, seed %lu", c->policy->label, c->seed);
@@ -135,10 +140,9 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
         }
         ws_pareto_free(&par);
         ws_job_free(&jt);
-        ws_traces_free(&tr);
-        if (rc) return -1;
     }
-    return 0;
+    ws_traces_free(&tr);
+    return rc ? -1 : 0;
 }
 
 int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
@@ -252,7 +256,10 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         || ws_outfile_commit(&of[1], &err))
         goto out;
     /* stdout in csv or json is summary.csv / summary.json, provenance too */
-    ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, &first->prov);
+    if (ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, &first->prov)) {
+        ws_fail(&err, "out of memory");
+        goto out;
+    }
     long wrapped = 0;
     for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
     ws_study_wrap_note(&wi, wrapped);

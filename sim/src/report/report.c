@@ -2,6 +2,7 @@
 #include "wattsim/report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int ws_format_parse(const char *s)
@@ -360,6 +361,12 @@ void ws_report_history_failed(FILE *f, const ws_cell *c, const ws_sim_totals *t,
     fputc('\n', f);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static int same_group(const ws_cell *a, const ws_cell *b)
 {
     return a->pair == b->pair && !strcmp(a->gpu, b->gpu) && !strcmp(a->workload, b->workload)
@@ -379,9 +386,9 @@ static void table_head(FILE *f, const ws_whatif *wi, const char *bso, const char
     fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
 }
 
-void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
-                     const char *bso, const char *plo, const ws_whatif *wi,
-                     const ws_policy_prov *prov)
+int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
+                    const char *bso, const char *plo, const ws_whatif *wi,
+                    const ws_policy_prov *prov)
 {
     const int has_wi = ws_report_has_whatif(wi);
     char desc[1024] = "";
@@ -425,7 +432,7 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             }
             fputc('\n', f);
         }
-        return;
+        return 0;
     }
     if (fmt == WS_FMT_JSON) {
         fputs("[", f);
@@ -458,9 +465,11 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fputc('}', f);
         }
         fputs(n ? "\n]\n" : "]\n", f);
-        return;
+        return 0;
     }
     /* Table: one line per (gpu, workload, eta, beta), means over seeds. */
+    int *sorted = malloc((n ? n : 1) * sizeof *sorted);    /* a group's final sizes */
+    if (!sorted) return -1;
     const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     /* One block per policy pair (a run's cells are pair-major). */
     const int several = n && r[n - 1].cell.pair != r[0].cell.pair;
@@ -482,23 +491,26 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             j++;
         }
         double m = (double)(j - i);
-        /* Final batch sizes with their counts, most frequent first. */
+        /* Final batch sizes with their counts, most frequent first (ties:
+         * the smaller first), up to four, stopping at a negative one (no
+         * final size): counted on the group's sizes sorted, n log n. */
         char fin[128] = "";
-        int done[64] = {0};
-        size_t nd = 0;
+        for (size_t a = i; a < j; a++) sorted[a - i] = r[a].tot.final_bs;
+        qsort(sorted, j - i, sizeof *sorted, cmp_int);
+        int done[4];
         for (int rounds = 0; rounds < 4; rounds++) {
-            int best = -1, cnt = 0;
-            for (size_t a = i; a < j; a++) {
-                int bs = r[a].tot.final_bs, seen = 0, k = 0;
-                for (size_t q = 0; q < nd; q++) seen |= done[q] == bs;
-                if (seen) continue;
-                for (size_t b = i; b < j; b++) k += r[b].tot.final_bs == bs;
-                if (k > cnt || (k == cnt && bs < best)) { cnt = k; best = bs; }
+            int best = -1;
+            size_t cnt = 0;
+            for (size_t a = 0, b; a < j - i; a = b) {
+                for (b = a + 1; b < j - i && sorted[b] == sorted[a];) b++;
+                int seen = 0;
+                for (int q = 0; q < rounds; q++) seen |= done[q] == sorted[a];
+                if (!seen && b - a > cnt) { cnt = b - a; best = sorted[a]; }
             }
-            if (best < 0 || nd >= 64) break;
-            done[nd++] = best;
-            char one[32];
-            snprintf(one, sizeof one, "%s%d (%d)", rounds ? ", " : "", best, cnt);
+            if (best < 0) break;
+            done[rounds] = best;
+            char one[40];
+            snprintf(one, sizeof one, "%s%d (%zu)", rounds ? ", " : "", best, cnt);
             strncat(fin, one, sizeof fin - strlen(fin) - 1);
         }
         char beta[32];
@@ -510,8 +522,10 @@ void ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         fprintf(f, " %12.3f %14.6g %8.1f  %s\n", t / m / 3600, c / m, runs / m, fin);
         i = j;
     }
+    free(sorted);
 #undef CELL_BSO
 #undef CELL_PLO
 #undef CELL_PROV
 #undef CELL_LABEL
+    return 0;
 }

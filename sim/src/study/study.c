@@ -108,6 +108,7 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     for (size_t w = 0; w < cfg->n_jobs; w++) specs[cfg->n_workloads + w] = &cfg->jobs[w];
 
     int rc = -1;
+    ws_traces *trs = NULL;
     /* The pairs live after the results, in one block: free(*out) frees both. */
     ws_cell_result *res = calloc(1, total * sizeof *res + n_pairs * sizeof(ws_study_pair));
     ws_study_pair *pairs = res ? (ws_study_pair *)(void *)(res + total) : NULL;
@@ -115,22 +116,24 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     if (!res || !pol) { ws_fail(err, "out of memory"); goto out; }
     if (ws_study_pairs_resolve(cfg, env->registry, pairs, pol, n_pairs, err)) goto out;
 
+    /* Each gpu's traces, loaded in the first pair and kept for the others
+     * (parsing them costs more than a small plan's simulations). */
+    if (!(trs = calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *trs))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
     size_t idx = 0;
     if (env->progress) ws_progress_start(&bar, "simulations", total);
     for (size_t p = 0; p < n_pairs; p++)
     for (size_t g = 0; g < cfg->n_gpus; g++) {
         const ws_study_policy *use = &pol[p];
-        ws_traces tr;
-        if (ws_study_traces(cfg, env, cfg->gpus[g], &tr, err)) {
-            ws_traces_free(&tr);
-            goto out;
-        }
+        ws_traces *const tr = &trs[g];
+        if (p == 0 && ws_study_traces(cfg, env, cfg->gpus[g], tr, err)) goto out;
         for (size_t w = 0; w < n_work; w++) {
             ws_job_table jt;
             /* The notes of a capped table once, not once per pair. */
-            if (ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &jt, p == 0, err)) {
+            if (ws_study_job(env->whatif, tr, specs[w], 0.5, 2.0, &jt, p == 0, err)) {
                 ws_job_free(&jt);
-                ws_traces_free(&tr);
                 goto out;
             }
             for (size_t e = 0; e < cfg->n_etas; e++)
@@ -174,14 +177,12 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                         failure->res.cell.policy = &failure->pair;
                     }
                     ws_job_free(&jt);
-                    ws_traces_free(&tr);
                     goto out;
                 }
                 ws_progress_step(&bar, 1);
             }
             ws_job_free(&jt);
         }
-        ws_traces_free(&tr);
     }
     ws_progress_end(&bar);
     *out = res;
@@ -190,6 +191,8 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     rc = 0;
 out:
     ws_progress_end(&bar);
+    for (size_t g = 0; trs && g < cfg->n_gpus; g++) ws_traces_free(&trs[g]);
+    free(trs);
     ws_study_policies_free(pol, n_pairs);
     free(pol);
     free(res);
