@@ -108,7 +108,8 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     for (size_t w = 0; w < cfg->n_jobs; w++) specs[cfg->n_workloads + w] = &cfg->jobs[w];
 
     int rc = -1;
-    ws_traces *trs = NULL;
+    ws_job_table *tables = NULL;
+    size_t n_tables = 0;
     /* The pairs live after the results, in one block: free(*out) frees both. */
     ws_cell_result *res = calloc(1, total * sizeof *res + n_pairs * sizeof(ws_study_pair));
     ws_study_pair *pairs = res ? (ws_study_pair *)(void *)(res + total) : NULL;
@@ -116,26 +117,30 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     if (!res || !pol) { ws_fail(err, "out of memory"); goto out; }
     if (ws_study_pairs_resolve(cfg, env->registry, pairs, pol, n_pairs, err)) goto out;
 
-    /* Each gpu's traces, loaded in the first pair and kept for the others
-     * (parsing them costs more than a small plan's simulations). */
-    if (!(trs = calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *trs))) {
+    /* Job tables, built once for every pair (as a sweep's), each gpu's
+     * traces parsed once and freed: parsing costs more than a small plan's
+     * simulations. */
+    n_tables = cfg->n_gpus * n_work;
+    if (!(tables = calloc(n_tables ? n_tables : 1, sizeof *tables))) {
         ws_fail(err, "out of memory");
         goto out;
+    }
+    for (size_t g = 0; g < cfg->n_gpus; g++) {
+        ws_traces tr;
+        int bad = ws_study_traces(cfg, env, cfg->gpus[g], &tr, err);
+        for (size_t w = 0; w < n_work && !bad; w++)
+            bad = ws_study_job(env->whatif, &tr, specs[w], 0.5, 2.0, &tables[g * n_work + w], 1,
+                               err);
+        ws_traces_free(&tr);
+        if (bad) goto out;
     }
     size_t idx = 0;
     if (env->progress) ws_progress_start(&bar, "simulations", total);
     for (size_t p = 0; p < n_pairs; p++)
     for (size_t g = 0; g < cfg->n_gpus; g++) {
         const ws_study_policy *use = &pol[p];
-        ws_traces *const tr = &trs[g];
-        if (p == 0 && ws_study_traces(cfg, env, cfg->gpus[g], tr, err)) goto out;
         for (size_t w = 0; w < n_work; w++) {
-            ws_job_table jt;
-            /* The notes of a capped table once, not once per pair. */
-            if (ws_study_job(env->whatif, tr, specs[w], 0.5, 2.0, &jt, p == 0, err)) {
-                ws_job_free(&jt);
-                goto out;
-            }
+            const ws_job_table jt = tables[g * n_work + w];
             for (size_t e = 0; e < cfg->n_etas; e++)
             for (size_t b = 0; b < cfg->n_betas; b++)
             for (size_t s = 0; s < cfg->n_seeds; s++, idx++) {
@@ -176,12 +181,10 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                         failure->pair = pairs[p];
                         failure->res.cell.policy = &failure->pair;
                     }
-                    ws_job_free(&jt);
                     goto out;
                 }
                 ws_progress_step(&bar, 1);
             }
-            ws_job_free(&jt);
         }
     }
     ws_progress_end(&bar);
@@ -191,8 +194,8 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     rc = 0;
 out:
     ws_progress_end(&bar);
-    for (size_t g = 0; trs && g < cfg->n_gpus; g++) ws_traces_free(&trs[g]);
-    free(trs);
+    for (size_t t = 0; tables && t < n_tables; t++) ws_job_free(&tables[t]);
+    free(tables);
     ws_study_policies_free(pol, n_pairs);
     free(pol);
     free(res);
