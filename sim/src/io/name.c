@@ -18,3 +18,72 @@ int ws_name_check(const char *s, char *why, size_t size)
     else return 0;
     return -1;
 }
+
+/* A C0 or C1 control character (or DEL) starting at s: its length in
+ * bytes (C1 is U+0080..U+009F, two bytes in UTF-8), else 0. */
+static size_t control_at(const unsigned char *s)
+{
+    if (*s < 0x20 || *s == 0x7f) return 1;
+    if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) return 2;
+    return 0;
+}
+
+int ws_has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if (control_at(p)) return 1;
+    return 0;
+}
+
+int ws_label_check(const char *s, char *why, size_t size)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (!n) {
+        snprintf(why, size, "is empty");
+        return -1;
+    }
+    if (n > WS_LABEL_MAX) {
+        snprintf(why, size, "is longer than %d bytes", WS_LABEL_MAX);
+        return -1;
+    }
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t c = control_at(p);
+        if (c == 2) snprintf(why, size, "contains the control character U+%04X", p[1]);
+        else if (c) snprintf(why, size, "contains the control character 0x%02x", *p);
+        else if (strchr("/,\"\\", *p)) snprintf(why, size, "contains '%c'", *p);
+        else continue;
+        return -1;
+    }
+    return 0;
+}
+
+const char *ws_name_show(const char *s, char *buf, size_t size)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    if (!size) return buf;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        size_t c = control_at(p);
+        char one[9];
+        size_t k = 0;
+        if (c) {
+            for (size_t i = 0; i < c; i++) {
+                one[k++] = '\\';
+                one[k++] = 'x';
+                one[k++] = hex[p[i] >> 4];
+                one[k++] = hex[p[i] & 15];
+            }
+            p += c - 1;
+        } else {
+            one[k++] = (char)*p;
+        }
+        if (o + k + 4 > size) {                 /* room for "..." and the NUL */
+            if (o + 4 <= size) memcpy(buf + o, "...", 3), o += 3;
+            break;
+        }
+        memcpy(buf + o, one, k);
+        o += k;
+    }
+    buf[o < size ? o : size - 1] = '\0';
+    return buf;
+}
