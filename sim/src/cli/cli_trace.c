@@ -123,6 +123,21 @@ static int split_list(const char *list, char ***out, size_t *n, char **copy)
     return 0;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The number of distinct values among v[0..n) (sorts v). */
+static size_t distinct(int *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_int);
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) d += i == 0 || v[i] != v[i - 1];
+    return d;
+}
+
 static void print_warnings(const ws_warnings *w)
 {
     for (size_t i = 0; i < w->n; i++) fprintf(stderr, "wattsim: warning: %s\n", w->msg[i]);
@@ -236,18 +251,25 @@ static int import_power(int argc, char **argv)
         goto out;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
-    int nb = 0, np = 0, ne = 0;
+    /* Distinct batch sizes and limits: counted sorted (a scan of the
+     * earlier knobs per knob was quadratic in the knobs). */
+    int *bs = malloc((table.n + 1) * sizeof *bs), *pl = malloc((table.n + 1) * sizeof *pl);
+    if (!bs || !pl) {
+        free(bs);
+        free(pl);
+        ws_fail(&err, "out of memory");
+        goto out;
+    }
+    long ne = 0;
     for (size_t i = 0; i < table.n; i++) {
-        int newb = 1, newp = 1;
-        for (size_t j = 0; j < i; j++) {
-            newb &= table.rows[j].bs != table.rows[i].bs;
-            newp &= table.rows[j].pl != table.rows[i].pl;
-        }
-        nb += newb;
-        np += newp;
+        bs[i] = table.rows[i].bs;
+        pl[i] = table.rows[i].pl;
         ne += table.rows[i].epochs;
     }
-    printf("wrote %s: %zu knobs (%d batch sizes, %d power limits) from %d epochs,"
+    size_t nb = distinct(bs, table.n), np = distinct(pl, table.n);
+    free(bs);
+    free(pl);
+    printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
            " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
     printf(" of %s\n", log);
