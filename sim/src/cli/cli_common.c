@@ -202,6 +202,14 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
 int ws_cli_exit(int rc)
 {
     ws_error err = {{0}};
+    /* Tables on stdout print a non-finite number as a dash, and the
+     * command then fails as the bug it is (wattsim/error.h); a command
+     * that failed already said so (an output file's commit refused it). */
+    if (ws_output_check("standard output", &err)) {
+        fflush(stdout);
+        if (!rc) fprintf(stderr, "wattsim: %s\n", err.msg);
+        return WS_EXIT_INTERNAL;
+    }
     if (!ws_stdout_close(&err)) return rc;
     fprintf(stderr, "wattsim: %s\n", err.msg);
     return rc ? rc : 1;

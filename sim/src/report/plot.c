@@ -168,6 +168,10 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
  * decade. Labels of 10^4 and more take an SI suffix (20k, 1M). */
 static void log_tics(FILE *f, const char *axis, double lo, double hi)
 {
+    /* A log axis needs 0 < lo <= hi < inf: log10(0) is -inf, and (int) of
+     * it undefined. Traces are bounded so that no TTA or ETA is 0 (wattsim/
+     * trace.h); should one get here anyway, gnuplot's tics stay. */
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi)) return;
     static const int steps[4][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}, {1, 0, 0}};
     int most = axis[0] == 'x' ? 5 : 7, k0 = (int)floor(log10(lo)) - 1, k1 = (int)ceil(log10(hi));
     for (int d = 0; d < 4; d++) {
@@ -202,12 +206,12 @@ void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1)
 {
     /* Knobs span orders of magnitude on some jobs (tiny batch sizes): log
      * axes then, with a margin that does not waste decades. */
-    if (x1 / x0 > 4) {
+    if (x0 > 0 && x1 / x0 > 4) {              /* a log axis only above 0 */
         fprintf(f, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.3, x1 * 1.3);
         log_tics(f, "x", x0 / 1.3, x1 * 1.3);
     }
     else fprintf(f, "set xrange [%.6g:%.6g]\n", x0 - 0.08 * (x1 - x0), x1 + 0.08 * (x1 - x0));
-    if (y1 / y0 > 4) {
+    if (y0 > 0 && y1 / y0 > 4) {
         fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", y0 / 1.3, y1 * 1.3);
         log_tics(f, "y", y0 / 1.3, y1 * 1.3);
     }
