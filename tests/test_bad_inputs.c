@@ -206,6 +206,9 @@ static int gz_write_file(const char *to, const char *data, size_t n, size_t newl
  *   bomb FILE N         replace FILE by FILE.gz: its header line then N
  *                       newlines (blank lines the reader skips, so only the
  *                       size limit stops it)
+ *   repeat FILE N       replace FILE by FILE.gz: its header line, then its
+ *                       second line over and over, N bytes of it
+ *   fifo FILE           make FILE a named pipe (nothing writes to it)
  */
 static int gen_one(const char *dir, const char *line)
 {
@@ -216,6 +219,7 @@ static int gen_one(const char *dir, const char *line)
     snprintf(pa, sizeof pa, "%s/%s", dir, a);
     snprintf(pb, sizeof pb, "%s/%s", dir, n > 2 ? b : "");
     if (!strcmp(op, "rm")) return unlink(pa);
+    if (!strcmp(op, "fifo")) return mkfifo(pa, 0600);
     if (!strcmp(op, "gzip") && n == 3) {
         size_t len;
         char *s = slurp(pa, &len);
@@ -261,6 +265,27 @@ static int gen_one(const char *dir, const char *line)
         char gz[4200];
         snprintf(gz, sizeof gz, "%s.gz", pa);
         int rc = gz_write_file(gz, s, hl, (size_t)v);
+        free(s);
+        return rc ? rc : unlink(pa);
+    }
+    if (!strcmp(op, "repeat")) {
+        char *s = slurp(pa, NULL);
+        if (!s) return -1;
+        char *nl = strchr(s, '\n'), *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
+        char gz[4200];
+        snprintf(gz, sizeof gz, "%s.gz", pa);
+        gzFile g = nl2 ? gzopen(gz, "wb9") : NULL;
+        int rc = g ? 0 : -1;
+        if (g) {
+            size_t hl = (size_t)(nl - s) + 1, rl = (size_t)(nl2 - nl);
+            static char block[1 << 16];
+            size_t per = sizeof block / rl;
+            for (size_t i = 0; i < per; i++) memcpy(block + i * rl, nl + 1, rl);
+            if (gzwrite(g, s, (unsigned)hl) != (int)hl) rc = -1;
+            for (long long done = 0; rc == 0 && done < v; done += (long long)(per * rl))
+                if (gzwrite(g, block, (unsigned)(per * rl)) != (int)(per * rl)) rc = -1;
+            if (gzclose(g) != Z_OK) rc = -1;
+        }
         free(s);
         return rc ? rc : unlink(pa);
     }
