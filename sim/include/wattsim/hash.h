@@ -45,4 +45,8 @@ size_t ws_hindex_add(ws_hindex *h, uint64_t hash, ws_hsame same, const void *ctx
                      size_t probe);
 void ws_hindex_free(ws_hindex *h);
 
+/* Slots the tables of this process have inspected: a machine-independent
+ * measure of their work, for tests (ws_join_work adds it). */
+unsigned long long ws_hash_work(void);
+
 #endif

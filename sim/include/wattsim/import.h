@@ -164,6 +164,10 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
  * wattsim/outfile.h apply (no replacing without --force). */
 int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);
 void ws_power_table_free(ws_power_table *t);
+/* Distinct batch sizes and power limits of the table, and its epochs
+ * (n log n); 0, or -1 out of memory. */
+int ws_power_table_summary(const ws_power_table *t, size_t *n_bs, size_t *n_pl,
+                           long *n_epochs);
 
 /* Energy in J of one GPU series over [a, b] (a <= b, both within the
  * series' span); *gap = the longest sample interval overlapping it. */

@@ -135,9 +135,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                  ws_error *err);
 void ws_job_free(ws_job_table *jt);
 
-/* Work the joins have done in this process (comparisons, binary-search
- * and scan steps of trace loading, job building and the Pareto sort): a
- * machine-independent measure for the test that they grow as n log n. */
+/* Work the joins and readers have done in this process (comparisons,
+ * binary-search and scan steps of trace loading, job building, trace
+ * check, the importers' sorts and the Pareto sort, plus hash-table
+ * probes): a machine-independent measure for the tests that they grow as
+ * n log n. */
 unsigned long long ws_join_work(void);
 void ws_join_work_add(unsigned long long n);
 

@@ -123,21 +123,6 @@ static int split_list(const char *list, char ***out, size_t *n, char **copy)
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* The number of distinct values among v[0..n) (sorts v). */
-static size_t distinct(int *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_int);
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++) d += i == 0 || v[i] != v[i - 1];
-    return d;
-}
-
 static void print_warnings(const ws_warnings *w)
 {
     for (size_t i = 0; i < w->n; i++) fprintf(stderr, "wattsim: warning: %s\n", w->msg[i]);
@@ -251,24 +236,12 @@ static int import_power(int argc, char **argv)
         goto out;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
-    /* Distinct batch sizes and limits: counted sorted (a scan of the
-     * earlier knobs per knob was quadratic in the knobs). */
-    int *bs = malloc((table.n + 1) * sizeof *bs), *pl = malloc((table.n + 1) * sizeof *pl);
-    if (!bs || !pl) {
-        free(bs);
-        free(pl);
+    size_t nb, np;
+    long ne;
+    if (ws_power_table_summary(&table, &nb, &np, &ne)) {
         ws_fail(&err, "out of memory");
         goto out;
     }
-    long ne = 0;
-    for (size_t i = 0; i < table.n; i++) {
-        bs[i] = table.rows[i].bs;
-        pl[i] = table.rows[i].pl;
-        ne += table.rows[i].epochs;
-    }
-    size_t nb = distinct(bs, table.n), np = distinct(pl, table.n);
-    free(bs);
-    free(pl);
     printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
            " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);

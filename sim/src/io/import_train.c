@@ -13,6 +13,7 @@
  */
 #include "wattsim/import.h"
 #include "import_util.h"
+#include "wattsim/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,7 @@ static int cmp_run(const metric_row *x, const metric_row *y)
 
 static int cmp_metric(const void *a, const void *b)
 {
+    ws_join_work_add(1);
     const metric_row *x = a, *y = b;
     int d = cmp_run(x, y);
     if (d) return d;
@@ -176,6 +178,7 @@ static int cmp_metric(const void *a, const void *b)
  * then learning rate: one run number at two rates are neighbours. */
 static int cmp_run_number(const void *a, const void *b)
 {
+    ws_join_work_add(1);
     const ws_train_out_row *x = *(ws_train_out_row *const *)a;
     const ws_train_out_row *y = *(ws_train_out_row *const *)b;
     int d;

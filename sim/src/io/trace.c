@@ -524,7 +524,7 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
  * that checks they grow as n log n; relaxed: only a count. */
 static _Atomic unsigned long long join_work;
 
-unsigned long long ws_join_work(void) { return join_work; }
+unsigned long long ws_join_work(void) { return join_work + ws_hash_work(); }
 void ws_join_work_add(unsigned long long n) { join_work += n; }
 
 static int cmp_power(const void *a, const void *b)

@@ -55,6 +55,7 @@ static int fill(ws_check_group *g, const ws_traces *t, int ds, int net, int opt,
     if (!(g->bs = calloc(room, sizeof *g->bs))) return -1;
     size_t p = p0, r = r0;
     const int cap = g->max_epochs ? g->max_epochs : NO_CAP;
+    ws_join_work_add((p1 - p0) + (r1 - r0));           /* the rows walked below */
     while (p < p1 || r < r1) {
         int bp = p < p1 ? t->power[p].bs : INT_MAX, br = r < r1 ? t->train[r].bs : INT_MAX;
         ws_check_bs *b = &g->bs[g->n_bs++];

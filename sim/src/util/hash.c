@@ -21,6 +21,11 @@
 #include <unistd.h>
 
 static uint64_t key0, key1;
+/* Slots inspected by every table (relaxed: only a count), for the tests
+ * that check the readers' work grows linearly (ws_join_work). */
+static _Atomic unsigned long long probes;
+
+unsigned long long ws_hash_work(void) { return probes; }
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
 static void key_init(void)
@@ -82,6 +87,7 @@ size_t ws_hindex_find(const ws_hindex *h, uint64_t hash, ws_hsame same,
 {
     if (!h->cap) return WS_HNONE;
     for (size_t m = h->cap - 1, i = (size_t)hash & m;; i = (i + 1) & m) {
+        probes++;
         const struct ws_hslot *s = &h->slot[i];
         if (s->index == WS_HNONE) return WS_HNONE;
         if (s->hash == hash && same(ctx, s->index, probe)) return s->index;
