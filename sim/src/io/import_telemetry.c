@@ -316,7 +316,7 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
                        g->id, v, p->v);
     }
     if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 1024;
+        size_t cap = g->cap ? 2 * g->cap : 16;
         ws_tel_sample *s = realloc(g->s, cap * sizeof *s);
         if (!s) return ws_fail(err, "%s: out of memory", t->path);
         g->s = s;
