@@ -50,6 +50,9 @@ ws_unit ws_unit_energy(double max_j);
 /* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb"; blue,
  * orange, green, purple first, the pale yellow last. */
 const char *ws_plot_colour(int i);
+/* The colour at t in [0, 1] along WS_PLOT_VIRIDIS ("#rrggbb"), for series
+ * in an order (η values). */
+void ws_plot_viridis(double t, char buf[8]);
 
 /* Figure widths (inches) of one and two columns of a two-column paper, and
  * the base font. */
@@ -60,6 +63,65 @@ const char *ws_plot_colour(int i);
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
     "0.75 '#5ec962', 1 '#b5de2b')\n"
+
+/* ------------------------------------------------------------ axes
+ * (report/plot_axis.c) A figure chooses its ranges, ticks and margins in
+ * points rather than leaving them to gnuplot, which does not know how wide
+ * its labels are. */
+
+/* A linear axis spans at least this share of its largest value: a zoom
+ * into 0.5 % of a TTA would make run-to-run noise look like a difference. */
+#define WS_PLOT_MIN_SPAN 0.05
+#define WS_PLOT_MAX_TICKS 16
+
+/* Width in points of `s` (UTF-8) at `pt` points in the figures' font. */
+double ws_plot_text_width(const char *s, double pt);
+
+/* What an axis is to fit. */
+typedef struct ws_plot_axis_opts {
+    double len;              /* its length on the page, pt */
+    int vertical;            /* labels stacked (a y axis), else side by side */
+    double font;             /* tick labels' size, pt */
+    double pad0, pad1;       /* pt from the axis' low and high ends to the data */
+    double min_span;         /* share of the largest value the range spans at least */
+    int zero;                /* the range includes 0 */
+} ws_plot_axis_opts;
+
+/* An axis: its range, and explicit ticks with their labels. */
+typedef struct ws_plot_axis {
+    double lo, hi;
+    int log;
+    size_t n;
+    double tick[WS_PLOT_MAX_TICKS];
+    char label[WS_PLOT_MAX_TICKS][16];
+    double label_w;          /* the widest label, pt */
+    size_t label_chars;      /* its length in characters */
+} ws_plot_axis;
+
+/* A linear axis for data in [d0, d1]: at least min_span wide, the data
+ * pad0/pad1 pt inside its ends, the finest step of 1, 2, 2.5 or 5 x 10^k
+ * whose labels (one fixed number of decimals) keep an em apart (stacked:
+ * 1.8 em centre to centre), at least two of them. */
+void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o);
+/* A log axis for data in [d0, d1] (> 0), the data pad0/pad1 pt inside:
+ * labels 1, 2, 5 x 10^k, else 1, 3 x 10^k, else decades, else every other
+ * decade, the finest not crowded; linear steps when fewer than two of
+ * those fall in the range. Large values read 20k, 1M. */
+void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o);
+/* `set [un]logscale NAME`, `set NAMErange`, `set NAMEtics (...)` (labels
+ * at `font` pt; 0: the base font) and its minor tics, for NAME "x", "y". */
+void ws_plot_axis_write(FILE *f, const char *name, const ws_plot_axis *a, double font);
+/* The same with the ticks' labels left out (a panel over another). */
+void ws_plot_axis_write_unlabelled(FILE *f, const char *name, const ws_plot_axis *a);
+
+/* Points needed left of a plot's frame for the y tick labels of `a` (NULL:
+ * none) and a y label at label_font pt (0: none), where gnuplot puts them. */
+double ws_plot_left_room(const ws_plot_axis *a, double label_font);
+/* Points needed under a frame for x tick labels and an x label (0: none). */
+double ws_plot_bottom_room(double tick_font, double label_font);
+/* The plot area, (x0, y0) to (x1, y1) in points from the lower left of the
+ * w_in x h_in inch page, as `set lmargin at screen ...` and the others. */
+void ws_plot_area(FILE *f, double w_in, double h_in, double x0, double y0, double x1, double y1);
 
 /* Image kind from a path: 0 png, 1 svg, 2 pdf, -1 other. */
 int ws_plot_kind(const char *path);

@@ -39,6 +39,20 @@ const char *ws_plot_colour(int i)
     return c[((i % 8) + 8) % 8];
 }
 
+void ws_plot_viridis(double t, char buf[8])
+{
+    /* the stops of WS_PLOT_VIRIDIS, linearly between them */
+    static const unsigned char c[5][3] = {{0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b},
+                                          {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62},
+                                          {0xb5, 0xde, 0x2b}};
+    t = isfinite(t) ? fmin(fmax(t, 0), 1) * 4 : 0;
+    int i = t >= 4 ? 3 : (int)t;
+    double u = t - i;
+    snprintf(buf, 8, "#%02x%02x%02x", (int)lround(c[i][0] + u * (c[i + 1][0] - c[i][0])),
+             (int)lround(c[i][1] + u * (c[i + 1][1] - c[i][1])),
+             (int)lround(c[i][2] + u * (c[i + 1][2] - c[i][2])));
+}
+
 int ws_plot_kind(const char *path)
 {
     static const char *ext[] = {".png", ".svg", ".pdf"};
@@ -137,14 +151,17 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
     free(csv);
 
     /* noenhanced: workload names contain '_' that enhanced text would
-     * turn into subscripts. */
+     * turn into subscripts. The cairo terminals draw text 4/3 as large as
+     * asked (pango's 96 dpi against cairo's 72: an 8 pt font came out
+     * 10.7 pt in the PDF), hence fontscale 0.75 and 150/96: fonts are the
+     * points they say, as in the SVG. */
     fprintf(f, "W = %.3f; H = %.3f   # inches\n"
                "if (strstrt(out, '.svg') > 0) {\n"
                "  set terminal svg size W*72,H*72 dynamic noenhanced font '%s,%d' background rgb 'white'\n"
                "} else { if (strstrt(out, '.pdf') > 0) {\n"
-               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 1 linewidth 2 background rgb 'white'\n"
+               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 0.75 linewidth 2 background rgb 'white'\n"
                "} else {\n"
-               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/72"
+               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/96"
                " linewidth 150.0/72 pointscale 150.0/72 background rgb 'white'\n"
                "} }\n", width_in, height_in, WS_PLOT_FONT, WS_PLOT_FONT_PT, WS_PLOT_FONT,
             WS_PLOT_FONT_PT, WS_PLOT_FONT, WS_PLOT_FONT_PT);
