@@ -149,23 +149,36 @@ void ws_plot_box(ws_plot_box_t *b, double x, double y);
  * corner: it goes in the overview only. */
 int ws_plot_near(const ws_plot_box_t *b, double x, double y);
 
-/* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
- * corner by more than 6 % of the range: room for a marker there); defines
- * X0, X1, Y0, Y1 in the script. */
-void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);
-/* The same ranges, as numbers: x0, x1, y0, y1. */
-void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4]);
+/* The frontier and steady-state figures: a zoomed panel on linear axes
+ * (left) and every knob on log-log axes (right, the zoomed region dashed),
+ * the key under it; positions in points on a WS_PLOT_COL2 x 3.4 in page. */
+typedef struct ws_plot_zoomfig {
+    double w_in, h_in;
+    double zl, zr, zb, zt;       /* zoomed panel's plot area */
+    ws_plot_axis zx, zy;
+    double ol, or_, ob, ot;      /* overview's plot area */
+    ws_plot_axis ox, oy;
+    double key_x, key_y;         /* the key's top left */
+    double pad;                  /* pt from the zoomed panel's frame to its data */
+} ws_plot_zoomfig;
 
-/* Inside a multiplot, after the zoomed panel: a panel at (ox, oy) of size
- * (w, h) (screen fractions) with the whole landscape `all` on log-log
- * axes, the zoomed region X0..X1 x Y0..Y1 framed, drawn by the gnuplot
- * command `plot`. */
-void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
-                      double h, const char *plot);
-
-/* Axis ranges (and log scales when a range spans more than 4x) for data
- * in [x0, x1] x [y0, y1], already in plot units. */
-void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1);
+/* Lay out the figure for the data `zoom` (the zoomed panel's; its markers
+ * `pad` pt clear of the frame) and `all` (> 0, the overview's), with room
+ * for a colour bar between the panels or not, and a key of key_lines. */
+void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
+                            const ws_plot_box_t *all, double pad, int colour_bar,
+                            int key_lines);
+/* The zoomed panel's area, axes and labels, and in the script X0, X1, Y0,
+ * Y1 (its ranges), Z = 1 and kx(x, y): x when the point's marker (knob_pt
+ * in radius) is whole inside the zoomed panel or Z is 0, else NaN. */
+void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                          const char *ylabel, double knob_pt);
+/* The key under the overview, with a title line when `title` is not NULL. */
+void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title);
+/* Inside the multiplot, after the zoomed panel: the overview (Z = 0), its
+ * axes labelled, drawn by the gnuplot command `plot`. */
+void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                              const char *ylabel, const char *plot);
 
 /* The body of a single-quoted gnuplot string for any text: a quote becomes
  * a typographic apostrophe (U+2019), a control character a space. Single-quoted because
