@@ -108,7 +108,8 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
         size_t ref = refs[r];
         cr_expect_str_eq(str(&t, row, "versus"), s.pairs[ref].label);
         cr_expect_str_eq(str(&t, row, "workload"), s.work[w]);
-        cr_expect_eq(num(&t, row, "in_figure"), 1);
+        cr_expect_eq(num(&t, row, "eta_index"), 0);
+        cr_expect_eq(num(&t, row, "beta_index"), 0);
         cr_expect_eq(num(&t, row, "seeds"), 4);
         /* by hand: per-seed savings, their mean and t(3) interval */
         for (int m = 0; m < 2; m++) {
@@ -140,8 +141,84 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
     snprintf(path, sizeof path, "%s/savings.gp", tmp);
     char *gp = slurp(path);
     cr_expect(strstr(gp, "'ShuffleNet-v2'.\"\\n\".'CIFAR-100'"), "workload display name");
-    cr_expect(strstr(gp, "gpu0 = 'V100'"), "GPU display name");
+    cr_expect(strstr(gp, "ser0 = 'V100'"), "GPU display name");
+    /* one GPU: the title does not say "per GPU"; it says which */
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload (η = 0.5, β = 2; 95 % CI over"
+                         " 4 seeds)'"), "%s", gp);
     cr_expect(!strstr(gp, "cifar100") && !strstr(gp, "v100"), "no raw id in the script");
+    free(gp);
+    done(&s);
+}
+
+/* A sweep of several etas (or betas) on one GPU: a bar per eta in each
+ * workload's group, every row of savings.csv drawn, and a title that says
+ * so (once: "per workload and GPU" with one GPU and the first eta only). */
+Test(figures, savings_show_every_eta_and_beta, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: [cifar100, squad]\neta: [0, 0.5, 1]\nbeta: 2\n"
+                     "seed: 1..2\nrecurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.csv", tmp);
+    table t = read_table(path);
+    cr_assert_eq(t.n, 2 * 3, "a row per workload x eta (one reference, default)");
+    for (size_t row = 0; row < t.n; row++) {
+        size_t w = (size_t)num(&t, row, "workload_index"), e = (size_t)num(&t, row, "eta_index");
+        cr_expect_eq(row, w * 3 + e);
+        cr_expect(NEAR(num(&t, row, "eta"), s.etas[e]));
+        cr_expect_eq(num(&t, row, "beta_index"), 0);
+    }
+    free_table(&t);
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload and η (β = 2; 95 % CI over"
+                         " 2 seeds)'"), "%s", gp);
+    cr_expect(strstr(gp, "S = 3\n") && strstr(gp, "ser0 = 'η = 0'\n")
+              && strstr(gp, "ser1 = 'η = 0.5'\n") && strstr(gp, "ser2 = 'η = 1'\n"));
+    /* the bar of a row: its eta x beta combination; etas in viridis order */
+    cr_expect(strstr(gp, "series(x) = column(17) * 1 + column(18)\n"));
+    cr_expect(strstr(gp, "colours = '#440154 #21918c #b5de2b'\n"), "%s", gp);
+    cr_expect(!strstr(gp, "GPU"), "one GPU: no \"per GPU\"");
+    free(gp);
+    done(&s);
+
+    s = run("gpu: v100\nworkload: squad\neta: 0.5\nbeta: [2, .inf]\nseed: 1..2\n"
+            "recurrences: 20\n", "zeus:jit");
+    char dir[500];
+    snprintf(dir, sizeof dir, "%.400s/beta", tmp);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    c.dir = dir;
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/savings.gp", dir);
+    gp = slurp(path);
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload and β (η = 0.5; 95 % CI over"
+                         " 2 seeds)'"), "%s", gp);
+    cr_expect(strstr(gp, "ser1 = 'β = ∞'\n"));
+    free(gp);
+    done(&s);
+}
+
+/* ------------------------------------------------------------ curves */
+
+/* A cost is η·ETA + (1 − η)·MaxPower·TTA: the axes say J-equivalent, not
+ * J (not energy); the figure is one column wide. */
+Test(figures, curves_cost_in_joule_equivalents, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+                     "recurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_curves(&c, &s, 0, 0, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/curves-v100-cifar100-eta0.5-beta2.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "set ylabel 'Cumulative cost'.\"\\n\".'(MJ-equivalent)'")
+              || strstr(gp, "set ylabel 'Cumulative cost'.\"\\n\".'(kJ-equivalent)'"), "%s", gp);
+    cr_expect(strstr(gp, "'Regret vs oracle'.\"\\n\".'("), "%s", gp);
+    cr_expect(!strstr(gp, "J)'"), "no axis in plain joules");
+    cr_expect(strstr(gp, "W = 3.400;"), "one column (3.4 in)");
     free(gp);
     done(&s);
 }
