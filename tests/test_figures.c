@@ -108,6 +108,7 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
         size_t ref = refs[r];
         cr_expect_str_eq(str(&t, row, "versus"), s.pairs[ref].label);
         cr_expect_str_eq(str(&t, row, "workload"), s.work[w]);
+        cr_expect_eq(num(&t, row, "in_figure"), 1);
         cr_expect_eq(num(&t, row, "eta_index"), 0);
         cr_expect_eq(num(&t, row, "beta_index"), 0);
         cr_expect_eq(num(&t, row, "seeds"), 4);
@@ -169,6 +170,7 @@ Test(figures, savings_show_every_eta_and_beta, .init = mktmp, .fini = rmtmp, .ti
         cr_expect_eq(row, w * 3 + e);
         cr_expect(NEAR(num(&t, row, "eta"), s.etas[e]));
         cr_expect_eq(num(&t, row, "beta_index"), 0);
+        cr_expect_eq(num(&t, row, "in_figure"), 1, "every row is drawn");
     }
     free_table(&t);
     snprintf(path, sizeof path, "%s/savings.gp", tmp);
@@ -178,7 +180,7 @@ Test(figures, savings_show_every_eta_and_beta, .init = mktmp, .fini = rmtmp, .ti
     cr_expect(strstr(gp, "S = 3\n") && strstr(gp, "ser0 = 'η = 0'\n")
               && strstr(gp, "ser1 = 'η = 0.5'\n") && strstr(gp, "ser2 = 'η = 1'\n"));
     /* the bar of a row: its eta x beta combination; etas in viridis order */
-    cr_expect(strstr(gp, "series(x) = column(17) * 1 + column(18)\n"));
+    cr_expect(strstr(gp, "series(x) = column(18) * 1 + column(19)\n"));
     cr_expect(strstr(gp, "colours = '#440154 #21918c #b5de2b'\n"), "%s", gp);
     cr_expect(!strstr(gp, "GPU"), "one GPU: no \"per GPU\"");
     free(gp);

@@ -220,7 +220,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     FILE *f = od.f;
     fputs("policy,versus,gpu,workload,eta,beta,seeds,eta_saving_pct,eta_saving_lo,"
           "eta_saving_hi,tta_saving_pct,tta_saving_lo,tta_saving_hi,versus_index,gpu_index,"
-          "workload_index,eta_index,beta_index\n", f);
+          "workload_index,in_figure,eta_index,beta_index\n", f);
     double lo = 0, hi = 0;
     for (size_t r = 0; r < n_refs; r++)
         for (size_t g = 0; g < s->n_gpus; g++)
@@ -238,7 +238,9 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                             ws_csv_num(f, x[i]);          /* empty when NAN */
                             fputc(',', f);
                         }
-                        fprintf(f, "%zu,%zu,%zu,%zu,%zu\n", r, g, w, e, b);
+                        /* every row is drawn (in_figure: kept for the scripts
+                         * that read it, from when only the first eta was) */
+                        fprintf(f, "%zu,%zu,%zu,1,%zu,%zu\n", r, g, w, e, b);
                         if (v.n) {
                             lo = fmin(lo, fmin(v.energy.lo, v.time.lo));
                             hi = fmax(hi, fmax(v.energy.hi, v.time.hi));
@@ -295,7 +297,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     fprintf(f, "S = %zu\nbw = 0.8 / S\n", ser.n);
     /* the bar a row stands for: its GPU, or its η × β combination */
     if (ser.by_gpu) fputs("series(x) = column(15)\n", f);
-    else fprintf(f, "series(x) = column(17) * %zu + column(18)\n", s->n_betas);
+    else fprintf(f, "series(x) = column(18) * %zu + column(19)\n", s->n_betas);
     ws_plot_axis_write(f, "y", &ay, 0);
     fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
           "set boxwidth bw * 0.92\n"
