@@ -124,7 +124,7 @@ static void label_etas(steady_row *rows, size_t n, const double *etas, const ste
 
 /* Place the eta labels (ws_labels_place) clear of the other labels, the
  * steady states and their error bars, the line through them, the frontier,
- * the least-cost knobs' squares and the knobs, in the zoomed panel's page
+ * the least-cost knobs' diamonds and the knobs, in the zoomed panel's page
  * coordinates (steady_scale); rows
  * that are not labelled keep lx = ly = 0. Out of memory, labels go on
  * their points. */
@@ -182,7 +182,7 @@ static void place_labels(steady_row *rows, size_t n, const steady_page *g, const
             bx[n_bg] = (par->knobs[k].tta / ut.div - r[0]) * sx;
             by[n_bg++] = (par->knobs[k].eta / ue.div - r[2]) * sy;
         }
-    /* the least-cost knobs' squares are markers too (NAN: none) */
+    /* the least-cost knobs' diamonds are markers too (NAN: none) */
     for (size_t k = 0; k < n_least; k++)
         if (isfinite(least[k].tta)) {
             mx[n_mk] = (least[k].tta - r[0]) * sx;
