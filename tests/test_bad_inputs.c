@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE   /* asprintf */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -287,13 +288,35 @@ typedef struct outcome {
     char *out, *err;
 } outcome;
 
-/* Run `cmd` (tokens split on blanks; leading NAME=VALUE tokens set the
- * environment; "wattsim" is the built CLI) in dir. */
+/* A word of `cmd` with its escapes decoded in place: \xHH is the byte HH
+ * (a newline, ESC or invalid UTF-8 in an argument), \\ a backslash. */
+static void unescape(char *t)
+{
+    char *w = t;
+    for (const char *r = t; *r;) {
+        if (r[0] == '\\' && r[1] == 'x' && isxdigit((unsigned char)r[2])
+            && isxdigit((unsigned char)r[3])) {
+            char hex[3] = {r[2], r[3], '\0'};
+            *w++ = (char)strtol(hex, NULL, 16);
+            r += 4;
+        } else if (r[0] == '\\' && r[1] == '\\') {
+            *w++ = '\\';
+            r += 2;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
+/* Run `cmd` (tokens split on blanks, escapes decoded; leading NAME=VALUE
+ * tokens set the environment; "wattsim" is the built CLI) in dir. */
 static int run_cmd(const char *cmd, const char *dir, outcome *o)
 {
     char *copy = strdup(cmd), *argv[MAX_ARGS + 1], *envs[MAX_ARGS];
     int argc = 0, nenv = 0;
     for (char *t = strtok(copy, " \t\n"); t && argc < MAX_ARGS; t = strtok(NULL, " \t\n")) {
+        unescape(t);
         if (argc == 0 && strchr(t, '=') && nenv < MAX_ARGS) { envs[nenv++] = t; continue; }
         argv[argc] = !strcmp(t, "wattsim") && argc == 0 ? (char *)CLI : t;
         argc++;

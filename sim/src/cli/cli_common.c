@@ -84,15 +84,18 @@ int ws_cli_limits(const char *opt, ws_csv_limits *out, ws_error *err)
 
 int ws_cli_die(const ws_error *err)
 {
-    fprintf(stderr, "wattsim: %s\n", err->msg);
+    ws_line("wattsim: %s", err->msg);
     return WS_EXIT_USAGE;
 }
 
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "wattsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
+    /* The option's value as the user typed it: escaped by ws_line. */
+    size_t len = strlen(fmt) + strlen(arg) + 1;
+    char *what = malloc(len);
+    if (what) snprintf(what, len, fmt, arg);
+    ws_line("wattsim %s: %s (see 'wattsim %s --help')", cmd, what ? what : fmt, cmd);
+    free(what);
     return WS_EXIT_USAGE;
 }
 
@@ -203,7 +206,7 @@ int ws_cli_exit(int rc)
 {
     ws_error err = {{0}};
     if (!ws_stdout_close(&err)) return rc;
-    fprintf(stderr, "wattsim: %s\n", err.msg);
+    ws_line("wattsim: %s", err.msg);
     return rc ? rc : 1;
 }
 

@@ -233,7 +233,7 @@ static void warn_failed(const ws_sweep *s)
         if (!o.seeds_failed) continue;
         char cell[256];
         ws_sweep_cell_name(s, c, cell, sizeof cell);
-        fprintf(stderr, "wattsim: warning: %s: %s\n", cell, o.error);
+        ws_line("wattsim: warning: %s: %s", cell, o.error);
     }
 }
 
@@ -485,7 +485,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
 #endif
     if (run_rc == -2) {
         /* An I/O error of the spill file: not the input's fault. */
-        fprintf(stderr, "wattsim: %s\n", err.msg);
+        ws_line("wattsim: %s", err.msg);
         rc = 1;
         goto out;
     }

@@ -51,15 +51,15 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
              || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
     ws_job_free(&raw);
     if (rc) return -1;
-    if (note_it && note[0]) fprintf(stderr, "wattsim: note: %s on %s: %s\n", spec->name, tr->gpu, note);
+    if (note_it && note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
     return 0;
 }
 
 void ws_study_wrap_note(const ws_whatif *wi, long wrapped)
 {
     if (!wi || wrapped <= 0) return;
-    fprintf(stderr, "wattsim: note: %ld run%s reached past the end of the %s series"
-            " and wrapped around to its start\n", wrapped, wrapped > 1 ? "s" : "",
+    ws_line("wattsim: note: %ld run%s reached past the end of the %s series"
+            " and wrapped around to its start", wrapped, wrapped > 1 ? "s" : "",
             wi->has_carbon ? wi->carbon.path : wi->price.path);
 }
 
