@@ -102,3 +102,47 @@ Test(messages, usage_errors_echo_options_escaped)
     cli_free(&r);
 }
 
+/* A policy's words (a log line, an error) reach stderr, sweep.md and the
+ * report as text on one line: tests/plugins/loud.c logs and fails with
+ * ESC, newlines, HTML and a '|'. */
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+
+Test(messages, a_policys_words_stay_text, .timeout = 120)
+{
+    char dir[] = "/tmp/ws-msg-sweep-XXXXXX", cfg[600], out[600];
+    cr_assert(mkdtemp(dir));
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+    snprintf(out, sizeof out, "%s/o", dir);
+    FILE *f = fopen(cfg, "w");
+    cr_assert(f);
+    fputs("gpu: v100\nworkload: cifar100\nseeds: 1\nrecurrences: 3\n", f);
+    cr_assert_eq(fclose(f), 0);
+    const char *argv[] = {"wattsim", "sweep", cfg, "--policies", WS_TEST_PLUGIN_DIR
+                          "/loud.so:jit", "--out", out, "--no-plot", "--traces", TRACES,
+                          "--catalogue", CATALOGUE, "--threads", "1", NULL};
+    cli_result r = cli_run(argv);
+    cr_expect_eq(r.status, 1, "%s", r.err);        /* a failed cell */
+    for (const char *p = r.err; *p; p++)
+        cr_assert(*p == '\n' || ((unsigned char)*p >= 0x20 && *p != 0x7f),
+                  "raw control character 0x%02x on stderr: %s", (unsigned char)*p, r.err);
+    for (const char *line = r.err; *line; line = strchr(line, '\n') + 1)
+        cr_assert(!strncmp(line, "wattsim", 7), "a line not of wattsim's: %s", line);
+    cr_expect(strstr(r.err, "warning: warn \\x1B[31mred\\x1B[0m\\x0Asecond line\n"), "%s", r.err);
+    cr_expect(strstr(r.err, "<script>alert(1)</script> | broke\\x1B[2J\\x0Ahere"), "%s", r.err);
+    char md_path[700];
+    snprintf(md_path, sizeof md_path, "%s/sweep.md", out);
+    FILE *m = fopen(md_path, "r");
+    cr_assert(m);
+    char md[16384] = {0};
+    cr_assert(fread(md, 1, sizeof md - 1, m) > 0);
+    fclose(m);
+    cr_expect(strstr(md, "\\<script\\>alert(1)\\</script\\> \\| broke\\\\x1B\\[2J\\\\x0Ahere |"),
+              "%s", md);
+    for (const char *p = md; (p = strstr(p, "<script")); p++)
+        cr_expect(p > md && p[-1] == '\\', "raw HTML in sweep.md: %s", md);
+    cli_free(&r);
+    char rm[700];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    cr_assert_eq(system(rm), 0);
+}

@@ -16,6 +16,7 @@
 
 #include "cli_sweep.h"
 #include "wattsim/figures.h"
+#include "wattsim/markup.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
@@ -176,7 +177,9 @@ static void write_md(FILE *f, const ws_sweep *s)
     if (ws_whatif_active(s->whatif)) {
         char d[1024];
         ws_whatif_describe(s->whatif, d, sizeof d);
-        fprintf(f, "What-if: %s\n\n", d);
+        fputs("What-if: ", f);
+        ws_md_text(f, d);                  /* file names are text */
+        fputs("\n\n", f);
     }
     const int co2 = s->whatif && s->whatif->has_carbon;
     fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | %sETA saving | "
@@ -209,10 +212,7 @@ static void write_md(FILE *f, const ws_sweep *s)
             fputs(co2 ? "– | – | – | – | – | – | – | – | " : "– | – | – | – | – | – | – | ", f);
         }
         fprintf(f, "%zu | %zu | ", o.seeds_ok, o.seeds_failed);
-        for (const char *p = o.error; *p; p++) {       /* a '|' would split the cell */
-            if (*p == '|') fputc('\\', f);
-            fputc(*p, f);
-        }
+        ws_md_text(f, o.error);     /* a policy's words: text, not markup or a '|' */
         fputs(" |\n", f);
     }
     fprintf(f, "\nMeans over %zu seeds ± half-width of the 95 %% CI; savings are 1 - ours /"
