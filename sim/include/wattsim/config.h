@@ -73,6 +73,8 @@ typedef struct ws_policy_ref {
     char *where;          /* location of the name */
     ws_param_raw *params;
     size_t n_params;
+    int in_file;          /* named in a config file (not on the command
+                             line): a .so must pass ws_plugin_config_check */
 } ws_policy_ref;
 
 /* One pair of a config's `policies:` list. */
@@ -144,6 +146,8 @@ typedef struct ws_run_config {
     char *where_workloads;        /* given ("FILE:LINE:COL", "--set"), or
                                      NULL for the defaults */
     ws_whatif_spec whatif;        /* what-if transforms; none by default */
+    char *where_out;              /* "FILE:LINE:COL" of a config file's
+                                     `out`; NULL when none or from --set */
 } ws_run_config;
 
 /* Defaults used when a key is absent. */
@@ -162,6 +166,14 @@ void ws_run_config_pair(const ws_run_config *cfg, size_t i, const ws_policy_ref 
 /* Where the config's policy axis was given (for "one pair only" errors),
  * or NULL when it has one pair. */
 const char *ws_run_config_pairs_where(const ws_run_config *cfg);
+
+/* The output folder: opt (--out, typed by the user: any folder) when
+ * given, else the config's `out` (NULL when neither). A config file's `out`
+ * must stay below the current folder: an absolute path or a `..`
+ * component is refused (-1, err "FILE:LINE:COL: ..."); --set out=... may
+ * be anything. */
+int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **out,
+                      ws_error *err);
 
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);

@@ -32,7 +32,7 @@ static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
-    "                     [--shard K/N] [--keep-history]\n"
+    "                     [--shard K/N] [--keep-history] [--allow-plugins DIR]...\n"
     "       wattsim curves CONFIG [same options]\n"
     "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
     "\n"
@@ -96,6 +96,7 @@ static const char *SWEEP_HELP =
     "numbers go to a temporary file in the output folder, deleted as soon as it\n"
     "is made (64 bytes per simulation; WATTSIM_SPILL_SIMS=N sets the number);\n"
     "the outputs are the same bytes.\n"
+    WS_CLI_PLUGIN_HELP
     "  --no-plot          tables only\n"
     "  --quiet            no progress display (a bar on a terminal, else a line\n"
     "                     every 10 s, once the run has taken over 1 s)\n"
@@ -256,6 +257,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         {"shard", required_argument, 0, 'S'},
         {"keep-history", no_argument, 0, 'K'},
         {"help", no_argument, 0, 'h'},
+        WS_CLI_PLUGIN_OPTIONS,
         WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
     };
@@ -311,6 +313,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         case 'r': resume = 1; break;
         case 'K': keep = 1; break;
         case 'q': ws_progress_set_quiet(1); break;
+        case WS_OPT_ALLOW_PLUGINS:
+            if (ws_plugin_allow_dir(optarg, &err)) goto out;
+            break;
         case 'S': {
             char *end;
             errno = 0;
@@ -406,14 +411,15 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     for (int i = 0; i < n_wi; i++)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if (ws_run_config_validate(&cfg, &err)) goto out;
-    if (!out) out = cfg.out_dir;
+    if (ws_run_config_out(&cfg, out, &out, &err)) goto out;
     if (!out) {
         ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR", cfg.path);
         goto out;
     }
     if (policies) {
         if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
-    } else if (ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
+    } else if (ws_cli_config_plugins(&cfg, &err)
+               || ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
         goto out;
     }
     char *marker = join(out, curves ? "curves.csv" : "sweep.csv");
