@@ -117,6 +117,12 @@ typedef struct ws_whatif_spec {
 /* The most recurrences a plan may ask for: a bound on run time (and on a
  * learning curve's memory), not on a simulation's memory. */
 #define WS_MAX_RECURRENCES 10000000L
+/* The most simulations one run plan may hold (policy pairs x gpus x
+ * workloads x etas x betas x seeds): a sweep keeps a byte per simulation
+ * in memory and 64 per simulation in its journal and spill file, `run` a
+ * result per simulation; past this a plan is refused before anything is
+ * allocated for it. */
+#define WS_MAX_PLAN_SIMS 1000000000UL
 
 typedef struct ws_run_config {
     char *path;                   /* file it came from ("" for none) */
@@ -174,6 +180,14 @@ const char *ws_run_config_pairs_where(const ws_run_config *cfg);
  * be anything. */
 int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **out,
                       ws_error *err);
+
+/* The plan's size with n_pairs policy pairs, into *sims (may be NULL;
+ * SIZE_MAX when it overflows): 0, or -1 with err "CONFIG: the run plan is
+ * N simulations (...), more than the WS_MAX_PLAN_SIMS one plan may hold;
+ * ..." when it is larger. ws_run_config_validate checks the config's own
+ * pairs; a sweep checks again with --policies and its reference pairs. */
+int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *sims,
+                            ws_error *err);
 
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);

@@ -540,6 +540,30 @@ int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
     return 0;
 }
 
+int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *sims,
+                            ws_error *err)
+{
+    const size_t axes[] = { n_pairs, cfg->n_gpus, cfg->n_workloads + cfg->n_jobs,
+                            cfg->n_etas, cfg->n_betas, cfg->n_seeds };
+    size_t n = 1;
+    int over = 0;
+    double approx = 1;
+    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
+        approx *= (double)axes[i];
+        over |= __builtin_mul_overflow(n, axes[i], &n);
+    }
+    if (sims) *sims = over ? SIZE_MAX : n;
+    if (!over && n <= WS_MAX_PLAN_SIMS) return 0;
+    char size[48];
+    if (over) snprintf(size, sizeof size, "%.3g", approx);
+    else snprintf(size, sizeof size, "%zu", n);
+    return fail_cfg(cfg, err, "the run plan is %s simulations (%zu policy pairs x %zu gpus x"
+                    " %zu workloads x %zu etas x %zu betas x %zu seeds), more than the %lu"
+                    " one plan may hold; shrink an axis or split the plan into several configs",
+                    size, axes[0], axes[1], axes[2], axes[3], axes[4], axes[5],
+                    (unsigned long)WS_MAX_PLAN_SIMS);
+}
+
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 {
     if (!cfg) return ws_fail(err, "no run config");
@@ -581,17 +605,9 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
             return fail_cfg(cfg, err, "job %zu is incomplete", i + 1);
     }
 
-    /* The run plan is the cross product; its size must fit a size_t. */
-    size_t axes[] = { cfg->n_gpus, cfg->n_workloads + cfg->n_jobs, cfg->n_etas,
-                      cfg->n_betas, cfg->n_seeds, cfg->n_pairs ? cfg->n_pairs : 1,
-                      cfg->n_bsos ? cfg->n_bsos : 1, cfg->n_plos ? cfg->n_plos : 1 };
-    size_t runs = 1;
-    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
-        if (runs > SIZE_MAX / axes[i])
-            return fail_cfg(cfg, err, "the run plan (policy pair x gpu x workload x "
-                            "eta x beta x seed) has too many runs");
-        runs *= axes[i];
-    }
+    /* The run plan is the cross product: refused here, before anything
+     * is allocated for it, when it is too large to run. */
+    if (ws_run_config_plan_size(cfg, ws_run_config_n_pairs(cfg), NULL, err)) return -1;
 
     /* Results are keyed by workload name, so a name may run only once
      * whether it comes from the catalogue or an inline job. */

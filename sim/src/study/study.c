@@ -114,7 +114,11 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     ws_cell_result *res = calloc(1, total * sizeof *res + n_pairs * sizeof(ws_study_pair));
     ws_study_pair *pairs = res ? (ws_study_pair *)(void *)(res + total) : NULL;
     ws_study_policy *pol = calloc(n_pairs, sizeof *pol);
-    if (!res || !pol) { ws_fail(err, "out of memory"); goto out; }
+    if (!res || !pol) {
+        ws_fail(err, "%s: out of memory for the results of a plan of %zu simulations",
+                cfg->path, total);
+        goto out;
+    }
     if (ws_study_pairs_resolve(cfg, env->registry, pairs, pol, n_pairs, err)) goto out;
 
     /* Job tables, built once for every pair (as a sweep's), each gpu's
