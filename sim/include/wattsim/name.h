@@ -36,10 +36,8 @@ int ws_label_check(const char *s, char *why, size_t size);
 /* Nonzero when s holds a control character (C0, DEL or C1). */
 int ws_has_control(const char *s);
 
-/* Text from an input, made safe to print in a one-line message or a
- * table: each byte of a control character (C0, DEL, C1) becomes \xNN, as
- * ws_fail does to a whole message; text that does not fit in `size` bytes
- * ends with "...". Returns buf. */
+/* Text from an input, made safe to print in a message or a table: as
+ * ws_text_escape (wattsim/error.h) into buf, cut to size. Returns buf. */
 const char *ws_name_show(const char *s, char *buf, size_t size);
 
 #endif

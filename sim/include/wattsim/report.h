@@ -50,6 +50,9 @@ void ws_csv_beta(FILE *f, double beta);
 const char *ws_tab(char *buf, size_t size, const char *fmt, double x);
 /* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
 void ws_json_whatif(FILE *f, const ws_whatif *wi);
+/* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
+ * config load plugins from (wattsim/plugin.h), when there are any. */
+void ws_json_allowed(FILE *f);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
 

@@ -7,7 +7,7 @@
  * record costs no allocation once the buffers have grown.
  */
 #include "wattsim/csv.h"
-#include "wattsim/infile.h"
+#include "wattsim/input.h"
 #include "wattsim/outfile.h"
 
 #include <errno.h>
@@ -171,7 +171,7 @@ ws_csv *ws_csv_open(const char *path, const ws_csv_limits *lim, ws_error *err)
         ws_csv_close(c);
         return NULL;
     }
-    /* A regular file only (wattsim/infile.h): a folder or a FIFO given as
+    /* A regular file only (wattsim/input.h): a folder or a FIFO given as
      * a trace or series is one line at once, not a hang or zlib's
      * "corrupt compressed data (Is a directory)". */
     int fd = ws_input_open(path, err);

@@ -13,7 +13,7 @@
  */
 #include "wattsim/import.h"
 #include "import_util.h"
-#include "wattsim/infile.h"
+#include "wattsim/input.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
 

@@ -37,9 +37,10 @@ void ws_warn(ws_warnings *w, const char *fmt, ...)
     char buf[WS_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    char raw[WS_ERROR_MAX];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    ws_error_one_line(buf, sizeof buf);
+    ws_text_escape(buf, sizeof buf, raw);       /* one line, no control characters */
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 8;
         char **m = realloc(w->msg, cap * sizeof *m);

@@ -1,5 +1,6 @@
 /* Safe names; see wattsim/name.h. */
 #include "wattsim/name.h"
+#include "wattsim/error.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -59,31 +60,6 @@ int ws_label_check(const char *s, char *why, size_t size)
 
 const char *ws_name_show(const char *s, char *buf, size_t size)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    if (!size) return buf;
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        size_t c = control_at(p);
-        char one[9];
-        size_t k = 0;
-        if (c) {
-            for (size_t i = 0; i < c; i++) {
-                one[k++] = '\\';
-                one[k++] = 'x';
-                one[k++] = hex[p[i] >> 4];
-                one[k++] = hex[p[i] & 15];
-            }
-            p += c - 1;
-        } else {
-            one[k++] = (char)*p;
-        }
-        if (o + k + 4 > size) {                 /* room for "..." and the NUL */
-            if (o + 4 <= size) memcpy(buf + o, "...", 3), o += 3;
-            break;
-        }
-        memcpy(buf + o, one, k);
-        o += k;
-    }
-    buf[o < size ? o : size - 1] = '\0';
+    if (size) ws_text_escape(buf, size, s ? s : "");
     return buf;
 }

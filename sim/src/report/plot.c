@@ -517,8 +517,8 @@ int ws_plot_render(const char *script, const char *const *images, int n,
     if (slash) *slash = '\0';
     else strcpy(dir, ".");
     if (!have_gnuplot()) {
-        fprintf(stderr, "wattsim: gnuplot not found on PATH; data and script written, render"
-                        " with: cd %s && gnuplot %s\n", dir, name);
+        ws_line("wattsim: gnuplot not found on PATH; data and script written, render"
+                        " with: cd %s && gnuplot %s", dir, name);
         free(dir);
         return 0;
     }

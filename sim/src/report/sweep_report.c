@@ -109,6 +109,7 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
     fputc(']', f);
     ws_json_whatif(f, s->whatif);
+    ws_json_allowed(f);
     fputs(", \"cells\": [", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;

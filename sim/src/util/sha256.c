@@ -4,7 +4,7 @@
  * pulled from a crypto library because provenance hashes are all we need.
  */
 #include "wattsim/sha256.h"
-#include "wattsim/infile.h"
+#include "wattsim/input.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* Opening input files, regular ones only; see wattsim/infile.h. */
+/* Opening input files, regular ones only; see wattsim/input.h. */
 #define _GNU_SOURCE
-#include "wattsim/infile.h"
+#include "wattsim/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
