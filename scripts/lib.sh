@@ -19,9 +19,11 @@
 # Environment:
 #   WS_JOBS    parallel build jobs (default: nproc)
 
-# Debian packages the project needs to build, test and plot.
+# Debian packages the project needs to build, test and plot (locales: the
+# locale sources localedef builds de_DE.UTF-8 from, for test_hostile).
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
-             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl)
+             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl
+             locales)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")

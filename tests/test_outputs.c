@@ -279,7 +279,8 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --force --no-plot --traces " TRACES
                            " --catalogue " CATALOGUE " --out %s/s >/dev/null 2>%s/err.txt",
                            tmp, tmp, tmp), 2);
-    expect_one_line("err.txt", "another wattsim command is writing into this folder");
+    expect_one_line("err.txt", "s: another wattsim command (pid ");
+    expect_one_line("err.txt", ") is running and writing into it (it holds ");
     if (journal) {
         char *now = slurp(tp("s/sweep.journal"));
         cr_expect_str_eq(now, journal, "the second sweep touched the first's journal");

@@ -549,13 +549,13 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     }
     /* Every output is in place: the journal has served its purpose (under
      * mpirun every rank's). */
-    unlink(journal);
+    ws_outfile_unlink(journal);
     for (int r = 1; mpi && r < mpi_size; r++) {
         char name[64];
         snprintf(name, sizeof name, "%s.journal.%d-of-%d", curves ? "curves" : "sweep", r,
                  mpi_size);
         char *p = join(out, name);
-        if (p) unlink(p);
+        if (p) ws_outfile_unlink(p);
         free(p);
     }
     warn_failed(&sw);

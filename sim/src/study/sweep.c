@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sweep_run.h"
+#include "wattsim/process.h"
 #include "wattsim/progress.h"
 #include "wattsim/rng.h"
 
@@ -236,6 +237,7 @@ static void finished_cb(void *ctx, size_t i)
 static void *worker(void *arg)
 {
     pool *pl = arg;
+    ws_thread_c_locale();          /* a plugin's setlocale() changes nothing here */
     for (;;) {
         pthread_mutex_lock(&pl->lock);
         size_t i = pl->next;
