@@ -16,7 +16,9 @@
  *    read;
  *  - what a killed command left (NAME.tmpXXXXXX, .wattsim-plot-XXXXXX)
  *    goes with the next --force or --resume of that folder, and nothing
- *    else does, nor anything through a link.
+ *    else does, nor anything through a link;
+ *  - messages: a folder another sweep is writing into names that sweep's
+ *    pid; a journal of another plan shows both fingerprints whole.
  * The plugin is tests/plugins/hostile.c. Needs the fetched Zeus traces
  * and gnuplot (figures are part of what must not move).
  */
@@ -41,6 +43,7 @@
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define HOSTILE WS_TEST_PLUGIN_DIR "/hostile.so"
+#define SPAWN WS_TEST_PLUGIN_DIR "/spawn.so"
 #define IN " --traces " TRACES " --catalogue " CATALOGUE
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-hostile-XXXXXX"); }
@@ -355,4 +358,67 @@ Test(leftovers, a_command_without_force_removes_nothing, .init = mktmp, .fini = 
                            " 2>&1", tmp, tmp), 0);
     cr_expect(exists(tp("o/sweep.csv.tmpAbC123")) && exists(tp("o/.wattsim-plot-Xy7890")),
               "--force removed files in a folder wattsim had not written to");
+}
+
+/* ------------------------------------------------------------ messages */
+
+Test(messages, a_running_sweep_is_named_with_its_pid, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    small_config();
+    /* spawn hangs in predict (in process): the sweep runs until killed */
+    char cfg[600], out[600], pol[900];
+    snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
+    snprintf(out, sizeof out, "%s/o", tmp);
+    snprintf(pol, sizeof pol, SPAWN ":spawn{pidfile=%s/pids}:jit", tmp);
+    char *const argv[] = {CLI, "sweep", cfg, "--no-plot", "--policies", pol, "--traces", TRACES,
+                          "--catalogue", CATALOGUE, "--out", out, NULL};
+    const pid_t first = tmpdir_spawn_quiet(argv, NULL);
+    FILE *f = NULL;
+    for (int i = 0; i < 1000 && !(f = fopen(tp("pids"), "r")); i++) usleep(10000);
+    cr_assert_not_null(f, "the first sweep never reached its policy");
+    long self = 0, grand = 0;
+    cr_assert_eq(fscanf(f, "%ld %ld", &self, &grand), 2);
+    fclose(f);
+    int st = run_shell(CLI " sweep %s/s.yaml --no-plot" IN " --out %s/o >/dev/null"
+                       " 2>%s/err.txt", tmp, tmp, tmp);
+    kill(first, SIGKILL);
+    kill((pid_t)grand, SIGKILL);
+    waitpid(first, NULL, 0);
+    cr_expect_eq(self, (long)first);
+    cr_expect_eq(st, 2);
+    char *e = slurp(tp("err.txt")), want[1200];
+    snprintf(want, sizeof want, "wattsim: %s/o: another wattsim command (pid %ld) is running"
+             " and writing into it (it holds %s/o/.wattsim.lock); wait for it to finish or use"
+             " another folder\n", tmp, (long)first, tmp);
+    cr_expect_str_eq(e, want);
+    free(e);
+}
+
+Test(messages, a_journal_of_another_plan_shows_both_fingerprints, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    small_config();
+    cr_assert_eq(run_shell(CLI " sweep %s/s.yaml --shard 0/2 --no-plot" IN " --out %s/j"
+                           " >/dev/null 2>&1", tmp, tmp), 0);
+    /* one byte of the fingerprint flipped: its last (header bytes 32..63) */
+    int fd = open(tp("j/sweep.journal"), O_RDWR);
+    cr_assert_geq(fd, 0);
+    unsigned char b;
+    cr_assert_eq(pread(fd, &b, 1, 63), 1);
+    b ^= 0xff;
+    cr_assert_eq(pwrite(fd, &b, 1, 63), 1);
+    close(fd);
+    cr_assert_eq(run_shell(CLI " sweep %s/s.yaml --shard 0/2 --resume --no-plot" IN
+                           " --out %s/j >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 2);
+    char *e = slurp(tp("err.txt"));
+    char got[65] = "", mine[65] = "";
+    const char *p = strstr(e, "(fingerprint "), *q = strstr(e, "; this sweep: ");
+    cr_assert(p && q, "%s", e);
+    cr_assert_eq(sscanf(p, "(fingerprint %64[0-9a-f],", got), 1, "%s", e);
+    cr_assert_eq(sscanf(q, "; this sweep: %64[0-9a-f],", mine), 1, "%s", e);
+    cr_expect_eq(strlen(got), 64, "%s", e);
+    cr_expect_str_neq(got, mine, "the same fingerprint shown twice: %s", e);
+    cr_expect_eq(strncmp(got, mine, 62), 0, "only the last byte differs: %s", e);
+    free(e);
 }

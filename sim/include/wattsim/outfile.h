@@ -114,11 +114,41 @@ int ws_outdir_lock(const char *dir, ws_error *err);
  * first) if they hold nothing but our lock file. */
 void ws_outfile_cleanup(void);
 /* The process is dying (a fatal signal, SIGINT/SIGTERM, a policy's
- * exit()): delete the temporaries of outputs not yet committed and
- * gnuplot's private folders, and remove the folders this command made if
- * they hold nothing but its lock file.
+ * exit()): hand the batches of ws_batchfiles to the kernel, delete the
+ * temporaries of outputs not yet committed and gnuplot's private folders,
+ * and remove the folders this command made if they hold nothing but its
+ * lock file.
  * Async-signal-safe; a no-op in a forked child. */
 void ws_outfile_abandon(void);
+/*
+ * An existing file appended to in batches (the sweep journal): records are
+ * copied into a buffer of `cap` bytes, handed to the kernel in one write
+ * when the next would not fit, when `seconds` have passed since the last
+ * write (checked as records are added), at ws_batch_flush/close -- and
+ * when the process dies of a signal or a policy's exit()
+ * (ws_outfile_abandon): only a process killed outright (SIGKILL, the
+ * machine) loses what waits, at most `seconds` of records. The kernel only
+ * ever gets whole records, except that a write cut short by the process's
+ * death may leave a last one incomplete. Calls on one batchfile must not
+ * overlap (callers serialise them).
+ */
+typedef struct ws_batchfile {
+    int fd;
+    unsigned char *buf;
+    size_t cap;
+    size_t len;               /* bytes of whole records waiting (atomic) */
+    int busy;                 /* a write of buf in progress (atomic) */
+    double seconds, last;
+} ws_batchfile;
+/* Open `path` (resolved as outputs are; it must exist) for appending. */
+int ws_batch_open(ws_batchfile *b, const char *path, size_t cap, double seconds, ws_error *err);
+/* Add one record, given as two parts (na + nc bytes; c may be NULL when nc
+ * is 0). 0, or -1 with errno on a write error. */
+int ws_batch_add(ws_batchfile *b, const void *a, size_t na, const void *c, size_t nc);
+int ws_batch_flush(ws_batchfile *b);
+/* Flush and close: 0, or -1 with errno. */
+int ws_batch_close(ws_batchfile *b);
+
 /* Flush and check stdout at the end of a command: 0, or -1 with err set. */
 int ws_stdout_close(ws_error *err);
 

@@ -153,9 +153,18 @@ static void remove_private(int dir, const char *name)
     unlinkat(dir, name, AT_REMOVEDIR);
 }
 
+static int batch_write(ws_batchfile *b);
+#define BATCHES 8
+static ws_batchfile *batch_slot[BATCHES];
+
 void ws_outfile_abandon(void)
 {
     if (getpid() != slot_owner) return;
+    /* what a journal has waiting: records of finished work, kept */
+    for (int k = 0; k < BATCHES; k++) {
+        ws_batchfile *b = __atomic_load_n(&batch_slot[k], __ATOMIC_ACQUIRE);
+        if (b) batch_write(b);
+    }
     for (int k = 0; k < SLOTS; k++)
         if (__atomic_load_n(&tmp_slot[k].used, __ATOMIC_ACQUIRE))
             unlinkat(tmp_slot[k].dir, tmp_slot[k].name, 0);
@@ -844,3 +853,111 @@ int ws_stdout_close(ws_error *err)
     return 0;
 }
 
+/* ------------------------------------------------------------ batched appends */
+
+/* Hand what waits to the kernel: whole records only (len is published
+ * after a record is complete). `busy` keeps a signal handler and a flush
+ * from writing the same bytes twice. Async-signal-safe. */
+static int batch_write(ws_batchfile *b)
+{
+    if (__atomic_exchange_n(&b->busy, 1, __ATOMIC_ACQ_REL)) return 0;
+    size_t n = __atomic_load_n(&b->len, __ATOMIC_ACQUIRE), done = 0;
+    int rc = 0;
+    while (done < n) {
+        ssize_t w = write(b->fd, b->buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            rc = -1;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (!rc) __atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+static double coarse_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int ws_batch_open(ws_batchfile *b, const char *path, size_t cap, double seconds, ws_error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->fd = ws_outfile_openat(path, O_WRONLY | O_APPEND);
+    if (b->fd < 0) return ws_fail(err, "%s: cannot append: %s", path, strerror(errno));
+    b->buf = malloc(cap);
+    if (!b->buf) {
+        close(b->fd);
+        b->fd = -1;
+        return ws_fail(err, "out of memory");
+    }
+    b->cap = cap;
+    b->seconds = seconds;
+    b->last = coarse_now();
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < BATCHES; k++)
+        if (!__atomic_load_n(&batch_slot[k], __ATOMIC_ACQUIRE)) {
+            slot_owner = getpid();
+            __atomic_store_n(&batch_slot[k], b, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+int ws_batch_add(ws_batchfile *b, const void *a, size_t na, const void *c, size_t nc)
+{
+    size_t len = __atomic_load_n(&b->len, __ATOMIC_RELAXED);
+    if (len + na + nc > b->cap) {
+        if (batch_write(b)) return -1;
+        len = 0;
+    }
+    if (na + nc > b->cap) {
+        /* longer than a batch: on its own (the two parts in one write) */
+        unsigned char *one = malloc(na + nc);
+        if (!one) return -1;
+        memcpy(one, a, na);
+        if (nc) memcpy(one + na, c, nc);
+        size_t done = 0;
+        int rc = 0;
+        while (done < na + nc && !rc) {
+            ssize_t w = write(b->fd, one + done, na + nc - done);
+            if (w > 0) done += (size_t)w;
+            else if (!(w < 0 && errno == EINTR)) rc = -1;
+        }
+        free(one);
+        return rc;
+    }
+    memcpy(b->buf + len, a, na);
+    if (nc) memcpy(b->buf + len + na, c, nc);
+    __atomic_store_n(&b->len, len + na + nc, __ATOMIC_RELEASE);   /* a whole record */
+    double t = coarse_now();
+    if (t - b->last < b->seconds) return 0;
+    b->last = t;
+    return batch_write(b);
+}
+
+int ws_batch_flush(ws_batchfile *b)
+{
+    return b->buf ? batch_write(b) : 0;
+}
+
+int ws_batch_close(ws_batchfile *b)
+{
+    int rc = ws_batch_flush(b);
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < BATCHES; k++)
+        if (__atomic_load_n(&batch_slot[k], __ATOMIC_ACQUIRE) == b)
+            __atomic_store_n(&batch_slot[k], NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+    if (b->fd >= 0 && close(b->fd) && !rc) rc = -1;
+    free(b->buf);
+    memset(b, 0, sizeof *b);
+    b->fd = -1;
+    return rc;
+}
