@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -473,32 +474,57 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
     free(html);
 }
 
-/* ------------------------------------------------------------ README */
+/* ------------------------------------------------------------ manual */
 
-/* Every figure the README shows is a file in configs/paper/figures/ that
- * scripts/reproduce-paper --update-readme-figures writes, so the README's
- * "copies made by the script" holds. */
-Test(figures, readme_figures_come_from_the_reproduction)
+/* Every figure the README and the manual (docs/) show is a file in
+ * configs/paper/figures/ that scripts/reproduce-paper
+ * --update-readme-figures writes, so "copies made by the script" holds.
+ * Counts the links of one file; *seen collects which names were found. */
+static size_t manual_figures(const char *file, const char *prefix, const char *script,
+                             char *seen, size_t seen_size)
 {
-    char *readme = slurp(WS_SOURCE_DIR "/README.md");
-    char *script = slurp(WS_SOURCE_DIR "/scripts/reproduce-paper");
+    char *text = slurp(file);
+    cr_assert(text, "cannot read %s", file);
     size_t n = 0;
-    for (const char *p = readme; (p = strstr(p, "](configs/paper/figures/")); n++) {
-        p += strlen("](configs/paper/figures/");
+    for (const char *p = text; (p = strstr(p, prefix)); n++) {
+        p += strlen(prefix);
         size_t len = strcspn(p, ")");
         char name[256], path[600], cp[300];
         snprintf(name, sizeof name, "%.*s", (int)len, p);
         snprintf(path, sizeof path, WS_SOURCE_DIR "/configs/paper/figures/%s", name);
         struct stat st;
-        cr_expect_eq(stat(path, &st), 0, "%s is shown but missing", name);
+        cr_expect_eq(stat(path, &st), 0, "%s shows %s, which is missing", file, name);
         snprintf(cp, sizeof cp, "\"$fig/%s\"", name);
         cr_expect(strstr(script, cp), "%s is not copied by --update-readme-figures", name);
+        size_t used = strlen(seen);
+        snprintf(seen + used, seen_size - used, " %s", name);
     }
-    cr_expect_geq(n, 5, "the README shows the savings bars, a frontier, ...");
-    cr_expect(strstr(readme, "](configs/paper/figures/savings.png)"), "savings bar chart");
-    cr_expect(strstr(readme, "](configs/paper/figures/pareto-v100-librispeech.png)"), "a frontier");
-    cr_expect(!strstr(readme, "number for number,"), "statistically, not number for number");
-    free(readme);
+    cr_expect(!strstr(text, "number for number,"), "%s: statistically, not number for number",
+              file);
+    free(text);
+    return n;
+}
+
+Test(figures, manual_figures_come_from_the_reproduction)
+{
+    char *script = slurp(WS_SOURCE_DIR "/scripts/reproduce-paper");
+    char seen[4096] = "";
+    size_t n = manual_figures(WS_SOURCE_DIR "/README.md", "](configs/paper/figures/", script,
+                              seen, sizeof seen);
+    cr_expect_geq(n, 1, "the README shows a frontier");
+    cr_expect(strstr(seen, " pareto-v100-librispeech.png"), "the README's frontier");
+    DIR *d = opendir(WS_SOURCE_DIR "/docs");
+    cr_assert(d, "cannot open docs/");
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".md")) continue;
+        char path[512];
+        snprintf(path, sizeof path, WS_SOURCE_DIR "/docs/%s", e->d_name);
+        n += manual_figures(path, "](../configs/paper/figures/", script, seen, sizeof seen);
+    }
+    closedir(d);
+    cr_expect_geq(n, 6, "the manual shows the savings bars, a frontier, ...");
+    cr_expect(strstr(seen, " savings.png"), "savings bar chart");
     free(script);
 }
 
