@@ -68,8 +68,8 @@ static int check_tree(const char *dir, const char *what)
         cr_assert_eq(lstat(path, &st), 0);
         if (S_ISDIR(st.st_mode)) { n += check_tree(path, what); continue; }
         size_t len;
-        /* The lock is empty by design; an interrupted sweep's journal is
-         * resumable state, read line by line, not an output. */
+        /* The lock holds its holder's pid; an interrupted sweep's journal is
+         * resumable state, checked record by record, not an output. */
         if (!strcmp(name, ".wattsim.lock") || strstr(name, ".journal")) continue;
         char *s = slurp_n(path, &len);
         size_t k = strlen(name);
