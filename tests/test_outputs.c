@@ -266,7 +266,7 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     }
     /* Wait until the first holds the lock (it cannot finish within 3 s). */
     int held = 0;
-    for (int i = 0; i < 200 && !held; i++) {
+    for (int i = 0; i < 1000 && !held; i++) {     /* 10 s: slow under valgrind */
         int fd = open(tp("s/.wattsim.lock"), O_RDONLY);
         if (fd >= 0) {
             held = flock(fd, LOCK_EX | LOCK_NB) != 0;
