@@ -380,7 +380,7 @@ static void spawn_pids(long *child, long *grand)
     char path[600];
     snprintf(path, sizeof path, "%s/pids", tmp);
     FILE *f = NULL;
-    for (int i = 0; i < 1000 && !(f = fopen(path, "r")); i++) usleep(10000);
+    for (int i = 0; i < 3000 && !(f = fopen(path, "r")); i++) usleep(10000);   /* 30 s: valgrind */
     cr_assert_not_null(f, "the spawn plugin never wrote its pids");
     cr_assert_eq(fscanf(f, "%ld %ld", child, grand), 2);
     fclose(f);
@@ -427,6 +427,10 @@ static void stop_parent_how(int sig, int want_status, int session)
         _exit(127);
     }
     long child, grand;
+    char path[600];
+    snprintf(path, sizeof path, "%s/pids", tmp);
+    for (int i = 0; i < 3000 && access(path, F_OK); i++) usleep(10000);   /* 30 s: valgrind */
+    if (access(path, F_OK)) kill(pid, SIGKILL);     /* not left running when it fails */
     spawn_pids(&child, &grand);
     cr_assert_eq(kill(session ? -pid : pid, sig), 0);
     int st;
