@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE   /* asprintf */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +78,7 @@ static int copy_file(const char *from, const char *to)
 static int is_control(const char *name)
 {
     return !strcmp(name, "cmd") || !strcmp(name, "expected") || !strcmp(name, "gen")
-        || !strcmp(name, "accept") || !strcmp(name, "known-bug");
+        || !strcmp(name, "accept") || !strcmp(name, "known-bug") || !strcmp(name, "warns");
 }
 
 /* Copy a folder's files (recursively) into `to`, control files excepted. */
@@ -206,6 +207,10 @@ static int gz_write_file(const char *to, const char *data, size_t n, size_t newl
  *   bomb FILE N         replace FILE by FILE.gz: its header line then N
  *                       newlines (blank lines the reader skips, so only the
  *                       size limit stops it)
+ *   symlink TARGET LINK make LINK a symbolic link to TARGET (as written)
+ *   fifo FILE           make FILE a FIFO (a reader that opens it blocks)
+ *   mkdir DIR           make a folder
+ *   sparse FILE N       make FILE N bytes long without writing them
  */
 static int gen_one(const char *dir, const char *line)
 {
@@ -216,6 +221,9 @@ static int gen_one(const char *dir, const char *line)
     snprintf(pa, sizeof pa, "%s/%s", dir, a);
     snprintf(pb, sizeof pb, "%s/%s", dir, n > 2 ? b : "");
     if (!strcmp(op, "rm")) return unlink(pa);
+    if (!strcmp(op, "fifo")) return mkfifo(pa, 0600);
+    if (!strcmp(op, "mkdir")) return mkdir(pa, 0700);
+    if (!strcmp(op, "symlink") && n == 3) return symlink(a, pb);
     if (!strcmp(op, "gzip") && n == 3) {
         size_t len;
         char *s = slurp(pa, &len);
@@ -245,6 +253,12 @@ static int gen_one(const char *dir, const char *line)
         }
         free(s);
         return rc;
+    }
+    if (!strcmp(op, "sparse")) {
+        int fd = open(pa, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0) return -1;
+        int rc = ftruncate(fd, (off_t)v);
+        return close(fd) || rc ? -1 : 0;
     }
     if (!strcmp(op, "longline")) {
         FILE *f = fopen(pa, "ab");
@@ -287,13 +301,35 @@ typedef struct outcome {
     char *out, *err;
 } outcome;
 
-/* Run `cmd` (tokens split on blanks; leading NAME=VALUE tokens set the
- * environment; "wattsim" is the built CLI) in dir. */
+/* A word of `cmd` with its escapes decoded in place: \xHH is the byte HH
+ * (a newline, ESC or invalid UTF-8 in an argument), \\ a backslash. */
+static void unescape(char *t)
+{
+    char *w = t;
+    for (const char *r = t; *r;) {
+        if (r[0] == '\\' && r[1] == 'x' && isxdigit((unsigned char)r[2])
+            && isxdigit((unsigned char)r[3])) {
+            char hex[3] = {r[2], r[3], '\0'};
+            *w++ = (char)strtol(hex, NULL, 16);
+            r += 4;
+        } else if (r[0] == '\\' && r[1] == '\\') {
+            *w++ = '\\';
+            r += 2;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
+/* Run `cmd` (tokens split on blanks, escapes decoded; leading NAME=VALUE
+ * tokens set the environment; "wattsim" is the built CLI) in dir. */
 static int run_cmd(const char *cmd, const char *dir, outcome *o)
 {
     char *copy = strdup(cmd), *argv[MAX_ARGS + 1], *envs[MAX_ARGS];
     int argc = 0, nenv = 0;
     for (char *t = strtok(copy, " \t\n"); t && argc < MAX_ARGS; t = strtok(NULL, " \t\n")) {
+        unescape(t);
         if (argc == 0 && strchr(t, '=') && nenv < MAX_ARGS) { envs[nenv++] = t; continue; }
         argv[argc] = !strcmp(t, "wattsim") && argc == 0 ? (char *)CLI : t;
         argc++;
@@ -309,6 +345,7 @@ static int run_cmd(const char *cmd, const char *dir, outcome *o)
         if (fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0
             || chdir(dir))
             _exit(127);
+        alarm(120);          /* a case that hangs (a FIFO read) fails, not the suite */
         for (int i = 0; i < nenv; i++) putenv(envs[i]);
         execv(argv[0], argv);
         _exit(127);
@@ -352,6 +389,8 @@ static char *check_case(const char *name, int *known_bug)
     char *expected = slurp(p, NULL);
     snprintf(p, sizeof p, "%s/accept", cdir);
     int accept = exists(p);
+    snprintf(p, sizeof p, "%s/warns", cdir);
+    char *warns = slurp(p, NULL);
     char tmp[] = "/tmp/ws-bad-case-XXXXXX";
     if (!cmd || (!expected == !accept)) {
         why = strdup("needs a `cmd` and one of `expected` or `accept`");
@@ -376,6 +415,12 @@ static char *check_case(const char *name, int *known_bug)
         else if (!strncmp(cmd, "wattsim run", 11)
                  && !exists(strcat(p, "/summary.csv")))
             why = strdup("run succeeded but wrote no summary.csv");
+        else if (warns) {
+            char *want = expand(warns, tmp);
+            if (strcmp(o.err, want))
+                asprintf(&why, "warnings\n  got:\n%s  want:\n%s", o.err, want);
+            free(want);
+        }
     } else if (!why) {
         char *want = expand(expected, tmp);
         char *after = snapshot(tmp);
@@ -401,6 +446,7 @@ out:
     if (tmp[strlen(tmp) - 1] != 'X') remove_tree(tmp);
     free(cmd);
     free(expected);
+    free(warns);
     return why;
 }
 

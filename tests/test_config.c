@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -862,4 +863,28 @@ Test(robustness, odd_set_assignments)
         }
         ws_run_config_free(&cfg);
     }
+}
+
+/* A plan's size is counted before anything is allocated for it: over
+ * WS_MAX_PLAN_SIMS, or past what a size_t holds, it is refused with the
+ * file, the size and the axes (issue 18). */
+Test(config, plan_size_is_refused_before_allocation)
+{
+    ws_run_config c = {0};
+    c.path = "big.yaml";
+    c.n_gpus = 2, c.n_workloads = 3, c.n_etas = 5, c.n_betas = 7, c.n_seeds = 1000000;
+    size_t n = 0;
+    ws_error err = {{0}};
+    cr_expect_eq(ws_run_config_plan_size(&c, 4, &n, &err), 0);
+    cr_expect_eq(n, (size_t)4 * 2 * 3 * 5 * 7 * 1000000);
+    cr_expect_eq(ws_run_config_plan_size(&c, 5, &n, &err), -1);
+    cr_expect_str_eq(err.msg, "big.yaml: the run plan is 1050000000 simulations (5 policy pairs"
+                              " x 2 gpus x 3 workloads x 5 etas x 7 betas x 1000000 seeds), more"
+                              " than the 1000000000 one plan may hold; shrink an axis or split"
+                              " the plan into several configs");
+    c.n_etas = c.n_betas = (size_t)1 << 40;          /* overflows a size_t */
+    cr_expect_eq(ws_run_config_plan_size(&c, 1, &n, &err), -1);
+    cr_expect_eq(n, SIZE_MAX);
+    cr_expect(strstr(err.msg, "the run plan is 7.25e+30 simulations (1 policy pairs"), "%s",
+              err.msg);
 }

@@ -207,4 +207,19 @@ Test(install, egreedy_sweep_against_zeus)
                         " cat sw/sweep.csv", tmp, prefix);
     cr_expect(strstr(out, "\n./egreedy.so,jit,") && strstr(out, "\nzeus,jit,"), "%s", out);
     free(out);
+    /* The same pairs from a config (docs/writing-a-policy.md): a config
+     * runs no code, so ./egreedy.so is refused until its folder is allowed;
+     * then the sweep is the same, byte for byte. */
+    write_file("cmp2.yaml", "gpu: v100\nworkload: squad\nseed: 1..4\nrecurrences: 40\n"
+               "policies:\n  - {bso: ./egreedy.so, plo: jit}\n  - {bso: zeus, plo: jit}\n");
+    out = capture("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' sweep cmp2.yaml --no-plot"
+                  " --out sw2 2>&1; echo status $?", tmp, prefix);
+    cr_expect(strstr(out, "cmp2.yaml:6:11: bso './egreedy.so' is a plugin file") &&
+              strstr(out, "status 2"), "%s", out);
+    free(out);
+    out = capture("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' sweep cmp2.yaml --no-plot"
+                  " --out sw2 --allow-plugins . >/dev/null 2>&1 && cmp sw/sweep.csv sw2/sweep.csv"
+                  " && echo identical", tmp, prefix);
+    cr_expect_str_eq(out, "identical\n");
+    free(out);
 }

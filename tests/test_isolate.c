@@ -27,7 +27,9 @@
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
-#define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot"
+/* Configs here name test plugins: their folder is allowed. */
+#define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot --allow-plugins " \
+    WS_TEST_PLUGIN_DIR
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-isolate-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }

@@ -171,14 +171,16 @@ Test(keep_history, run_keeps_history_csv_up_to_the_failure)
     const char *cfg = config(3);
 
     /* Without --keep-history: exit 2, the folder it made is gone. */
-    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out, NULL});
+    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out,
+                                            "--allow-plugins", WS_TEST_PLUGIN_DIR, NULL});
     cr_assert_eq(r.status, 2);
     cr_assert_str_eq(r.err, ERR);
     cr_assert_eq(r.out_len, 0);
     cr_assert(!exists(out), "a failed run left %s", out);
     cli_free(&r);
 
-    r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out, "--keep-history", NULL});
+    r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out, "--keep-history",
+                                 "--allow-plugins", WS_TEST_PLUGIN_DIR, NULL});
     cr_assert_eq(r.status, 1, "%s", r.err);
     cr_assert_str_eq(r.err, ERR);
     cr_assert_eq(r.out_len, 0, "%s", r.out);
@@ -202,7 +204,8 @@ Test(keep_history, run_keeps_history_csv_up_to_the_failure)
     cli_free(&r);
 
     /* Again: the kept history is not replaced without --force. */
-    r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out, "--keep-history", NULL});
+    r = cli_run((const char *[]){"wattsim", "run", cfg, "--out", out, "--keep-history",
+                                 "--allow-plugins", WS_TEST_PLUGIN_DIR, NULL});
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "history.csv: exists; pass --force"), "%s", r.err);
     cli_free(&r);
@@ -215,7 +218,8 @@ Test(keep_history, run_force_over_a_complete_run_drops_its_summary)
     char out[600], path[700];
     snprintf(out, sizeof out, "%s/out", tmp);
     cli_result r = cli_run((const char *[]){"wattsim", "run", config(9), "--out", out,
-                                            "--keep-history", NULL});
+                                            "--keep-history", "--allow-plugins",
+                                            WS_TEST_PLUGIN_DIR, NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
     snprintf(path, sizeof path, "%s/history.csv", out);
@@ -228,7 +232,8 @@ Test(keep_history, run_force_over_a_complete_run_drops_its_summary)
     cr_assert(exists(path));
 
     r = cli_run((const char *[]){"wattsim", "run", config(2), "--out", out, "--force",
-                                 "--keep-history", NULL});
+                                 "--keep-history", "--allow-plugins", WS_TEST_PLUGIN_DIR,
+                                 NULL});
     cr_assert_eq(r.status, 1, "%s", r.err);
     cli_free(&r);
     cr_assert(!exists(path), "the earlier summary.csv is still there");

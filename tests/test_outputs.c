@@ -31,6 +31,9 @@
 #define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
 #define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
 #define RUDE WS_TEST_PLUGIN_DIR "/rude.so"
+/* The configs below name test plugins: a config may load them only from
+ * a folder the command line allows. */
+#define ALLOW " --allow-plugins " WS_TEST_PLUGIN_DIR
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-outputs-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }
@@ -180,7 +183,7 @@ Test(outputs, crash_in_a_policy_leaves_nothing_half_written, .init = mktmp, .fin
     /* (exec ...): the shell's own "Segmentation fault" goes to /dev/null,
      * not into err.txt */
     cr_assert_eq(run_shell("cd %s && { (export ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv=0\"; exec "
-                           CLI " run c.yaml --traces " TRACES " --catalogue " CATALOGUE
+                           CLI " run c.yaml --traces " TRACES " --catalogue " CATALOGUE ALLOW
                            " --keep-history --out a/b >/dev/null 2>err.txt); echo $? > rc.txt; }"
                            " 2>/dev/null", tmp), 0);
     char *rc = slurp(tp("rc.txt"));
@@ -197,7 +200,8 @@ Test(outputs, exit_in_a_policy_leaves_nothing_half_written, .init = mktmp, .fini
 {
     write_file("r.yaml", RUN_CFG "bso: {name: " RUDE ":rude, params: {mode: 1}}\n");
     cr_expect_eq(run_shell("cd %s && " CLI " run r.yaml --traces " TRACES " --catalogue "
-                           CATALOGUE " --keep-history --out a/b >/dev/null 2>err.txt", tmp), 1);
+                           CATALOGUE ALLOW " --keep-history --out a/b >/dev/null 2>err.txt", tmp),
+                 1);
     char *e = slurp(tp("err.txt"));          /* after the policy's own "rude: raw" */
     cr_expect(strstr(e, "\nwattsim: bso rude: observe called exit(); a policy must return an"
                         " error instead\n"), "%s", e);
@@ -211,7 +215,7 @@ Test(outputs, sigterm_leaves_nothing_half_written, .init = mktmp, .fini = rmtmp,
      * open; the test waits for that temporary, then stops the command. */
     write_file("h.yaml", RUN_CFG "bso: {name: " CRASH ":crash_bs, params: {how: hang}}\n");
     cr_assert_eq(run_shell("cd %s && { " CLI " run h.yaml --traces " TRACES " --catalogue "
-                           CATALOGUE " --keep-history --out a/b >/dev/null 2>err.txt & "
+                           CATALOGUE ALLOW " --keep-history --out a/b >/dev/null 2>err.txt & "
                            "pid=$!; for i in $(seq 100); do ls a/b/history.csv.tmp* >/dev/null"
                            " 2>&1 && break; sleep 0.1; done; kill -TERM $pid; wait $pid;"
                            " echo $? > rc.txt; } 2>/dev/null", tmp), 0);
@@ -259,7 +263,7 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     if (first == 0) {
         char cmd[2048];
         snprintf(cmd, sizeof cmd, CLI " sweep %s/hang.yaml --isolate --cell-timeout 6 --no-plot"
-                 " --traces " TRACES " --catalogue " CATALOGUE " --out %s/s >/dev/null"
+                 " --traces " TRACES " --catalogue " CATALOGUE ALLOW " --out %s/s >/dev/null"
                  " 2>/dev/null", tmp, tmp);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
@@ -279,8 +283,8 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     char *journal = exists(tp("s/sweep.journal")) ? slurp(tp("s/sweep.journal")) : NULL;
     /* isolated too: should it wrongly get the lock, it ends (and fails) */
     cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --force --isolate --cell-timeout 3"
-                           " --no-plot --traces " TRACES " --catalogue " CATALOGUE " --out %s/s"
-                           " >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 2);
+                           " --no-plot --traces " TRACES " --catalogue " CATALOGUE ALLOW
+                           " --out %s/s >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 2);
     expect_one_line("err.txt", "s: another wattsim command (pid ");
     expect_one_line("err.txt", ") is running and writing into it (it holds ");
     if (journal) {

@@ -29,17 +29,22 @@ static void config(const char *name, const char *extra)
 
 /* wattsim CMD CFG --traces T --out OUT [--format csv | --no-plot]
  * [--policies P]. */
+/* Folders whose plugins the configs may name (--allow-plugins). */
+static char allow[2][600];
+
 static cli_result wattsim(const char *cmd, const char *cfg, const char *out,
                           const char *policies)
 {
     char c[600], o[600];
     snprintf(c, sizeof c, "%s", tp(cfg));
     snprintf(o, sizeof o, "%s", tp(out));
-    const char *argv[12] = {"wattsim", cmd, c, "--traces", TRACES, "--out", o};
+    const char *argv[16] = {"wattsim", cmd, c, "--traces", TRACES, "--out", o};
     size_t n = 7;
     if (!strcmp(cmd, "sweep")) argv[n++] = "--no-plot";
     else argv[n++] = "--format", argv[n++] = "csv";
     if (policies) argv[n++] = "--policies", argv[n++] = policies;
+    for (int i = 0; i < 2; i++)
+        if (allow[i][0]) argv[n++] = "--allow-plugins", argv[n++] = allow[i];
     return cli_run(argv);
 }
 
@@ -233,6 +238,8 @@ Test(policy_axis, run_two_builds)
     cr_assert_eq(run_shell("mkdir '%s/a' '%s/b' && cp '%s' '%s/a/' && cp '%s' '%s/b/'", tmp, tmp,
                            WS_TEST_PLUGIN_DIR "/egreedy.so", tmp,
                            WS_TEST_PLUGIN_DIR "/egreedy.so", tmp), 0);
+    snprintf(allow[0], sizeof allow[0], "%s/a", tmp);
+    snprintf(allow[1], sizeof allow[1], "%s/b", tmp);
     char extra[600];
     snprintf(extra, sizeof extra, "bso: [%s/a/egreedy.so, {name: %s/b/egreedy.so, params:"
              " {epsilon: 0.5}}, %s/b/egreedy.so]\n", tmp, tmp, tmp);

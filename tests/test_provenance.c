@@ -155,11 +155,11 @@ Test(provenance, run_summary_records_parameters_and_hashes)
     tmpdir_make("/tmp/wsprov.XXXXXX");
     char yaml[1024], cfg[600];
     snprintf(yaml, sizeof yaml, "gpu: v100\nworkload: squad\nseed: 1\nrecurrences: 10\n"
-             "bso: {name: zeus, params: {window: 3}}\nplo: jit\nout: %s/out\n", tmp);
+             "bso: {name: zeus, params: {window: 3}}\nplo: jit\n");
     write_file("c.yaml", yaml);
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
     cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--traces", TRACES,
-                                            "--format", "csv", NULL});
+                                            "--format", "csv", "--out", tp("out"), NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     char hz[65], hj[65], want[600];
     ws_error err = {{0}};

@@ -73,6 +73,8 @@ typedef struct ws_policy_ref {
     char *where;          /* location of the name */
     ws_param_raw *params;
     size_t n_params;
+    int in_file;          /* named in a config file (not on the command
+                             line): a .so must pass ws_plugin_config_check */
 } ws_policy_ref;
 
 /* One pair of a config's `policies:` list. */
@@ -115,6 +117,12 @@ typedef struct ws_whatif_spec {
 /* The most recurrences a plan may ask for: a bound on run time (and on a
  * learning curve's memory), not on a simulation's memory. */
 #define WS_MAX_RECURRENCES 10000000L
+/* The most simulations one run plan may hold (policy pairs x gpus x
+ * workloads x etas x betas x seeds): a sweep keeps a byte per simulation
+ * in memory and 64 per simulation in its journal and spill file, `run` a
+ * result per simulation; past this a plan is refused before anything is
+ * allocated for it. */
+#define WS_MAX_PLAN_SIMS 1000000000UL
 
 typedef struct ws_run_config {
     char *path;                   /* file it came from ("" for none) */
@@ -144,6 +152,8 @@ typedef struct ws_run_config {
     char *where_workloads;        /* given ("FILE:LINE:COL", "--set"), or
                                      NULL for the defaults */
     ws_whatif_spec whatif;        /* what-if transforms; none by default */
+    char *where_out;              /* "FILE:LINE:COL" of a config file's
+                                     `out`; NULL when none or from --set */
 } ws_run_config;
 
 /* Defaults used when a key is absent. */
@@ -162,6 +172,22 @@ void ws_run_config_pair(const ws_run_config *cfg, size_t i, const ws_policy_ref 
 /* Where the config's policy axis was given (for "one pair only" errors),
  * or NULL when it has one pair. */
 const char *ws_run_config_pairs_where(const ws_run_config *cfg);
+
+/* The output folder: opt (--out, typed by the user: any folder) when
+ * given, else the config's `out` (NULL when neither). A config file's `out`
+ * must stay below the current folder: an absolute path or a `..`
+ * component is refused (-1, err "FILE:LINE:COL: ..."); --set out=... may
+ * be anything. */
+int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **out,
+                      ws_error *err);
+
+/* The plan's size with n_pairs policy pairs, into *sims (may be NULL;
+ * SIZE_MAX when it overflows): 0, or -1 with err "CONFIG: the run plan is
+ * N simulations (...), more than the WS_MAX_PLAN_SIMS one plan may hold;
+ * ..." when it is larger. ws_run_config_validate checks the config's own
+ * pairs; a sweep checks again with --policies and its reference pairs. */
+int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *sims,
+                            ws_error *err);
 
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);

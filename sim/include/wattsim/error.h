@@ -8,6 +8,7 @@
 #define WATTSIM_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #define WS_ERROR_MAX 512
 
@@ -16,8 +17,8 @@ typedef struct ws_error {
 } ws_error;
 
 /* Set err->msg from a printf format; always returns -1 so callers can
- * `return ws_fail(err, ...)`. err may be NULL. Newlines are replaced by
- * spaces so the message stays one line. */
+ * `return ws_fail(err, ...)`. err may be NULL. The message is escaped as
+ * ws_text_escape does, so that it stays one line whatever it quotes. */
 int ws_fail(ws_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int ws_vfail(ws_error *err, const char *fmt, va_list ap);
@@ -25,5 +26,24 @@ int ws_vfail(ws_error *err, const char *fmt, va_list ap);
 /* Prefix an existing message: "PREFIX: old message". Returns -1. */
 int ws_fail_prefix(ws_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * The one place where text bound for a terminal is made safe: every byte
+ * of src that is a control character (C0, DEL, or part of a C1 control
+ * U+0080..U+009F) or not part of well-formed UTF-8 is written as \xHH
+ * ("a\nb" becomes `a\x0Ab`), the rest as it is. A message quoting a name,
+ * a path or a plugin's text so stays one line and cannot drive the
+ * terminal. The result is cut at a whole character or escape to fit size
+ * (> 0) bytes with its NUL; returns its length. Escaping twice changes
+ * nothing.
+ */
+size_t ws_text_escape(char *dst, size_t size, const char *src);
+
+/* Print one line on stderr: the printf-formatted text, escaped as above,
+ * and a newline, in one write. Every message, warning and note of wattsim
+ * that is not a ws_error goes through here (a ws_error is escaped when it
+ * is set). */
+void ws_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ws_vline(const char *fmt, va_list ap);
 
 #endif

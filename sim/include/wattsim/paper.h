@@ -43,7 +43,14 @@ typedef struct ws_paper_numbers {
 int ws_paper_numbers_read(const char *dir, const ws_catalogue *cat, ws_paper_numbers *out,
                           ws_error *err);
 
-/* The comparison table as Markdown. */
+/* Whether DIR holds the reproduction's outputs (potential/potential.csv
+ * or comparison/savings.csv): 1 or 0; -1 (err set) when one of them, or
+ * its folder, is there but not a regular file reached without a symbolic
+ * link. ws_paper_numbers_read checks its inputs the same way. */
+int ws_paper_inputs(const char *dir, ws_error *err);
+
+/* The comparison table as Markdown; text read from DIR's files (policy
+ * labels, workload names) is escaped as Markdown text. */
 void ws_paper_write_md(FILE *f, const ws_paper_numbers *n);
 
 #endif

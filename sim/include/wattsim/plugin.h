@@ -39,6 +39,28 @@ void ws_registry_free(ws_registry *r);
  * adds folders to it for name lookups. */
 const char *ws_policy_dir(void);
 
+/*
+ * A config runs no code. A policy a config names as a file (NAME.so, a
+ * path, FILE.so:NAME; a bare name is looked up in the policy folders) is
+ * loaded only from the policy folders (built-in, $WATTSIM_POLICY_DIR) or
+ * a folder the command line allows with --allow-plugins DIR: the .so,
+ * symbolic links resolved, must be in one of them. What the user types on
+ * the command line (--bso, --policies, --set) may name any .so.
+ *
+ * ws_plugin_allow_dir adds DIR (as its real path) to the allowed folders
+ * of this process, which forked children (--isolate) inherit; -1 with
+ * err set when it is not a folder. ws_plugin_allowed lists them, in the
+ * order given (for the outputs' provenance). ws_plugin_config_check is
+ * the check, made before anything is loaded: 0 when `name` may be
+ * loaded, else -1 with err "WHERE: KIND 'NAME' is a plugin file, ...
+ * pass --allow-plugins FOLDER". ws_plugin_allow_reset forgets them.
+ */
+int ws_plugin_allow_dir(const char *dir, ws_error *err);
+size_t ws_plugin_allowed(const char *const **dirs);
+int ws_plugin_config_check(const char *name, const char *kind, const char *where,
+                           ws_error *err);
+void ws_plugin_allow_reset(void);
+
 /* Load one plugin file; its descriptors join the registry. Policy names
  * are unique among the policy folders' plugins; a plugin named by path may
  * share a name with another plugin named by path, not with a folder's. */

@@ -417,7 +417,7 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
-    if (rc) fprintf(stderr, "wattsim-bench: %s\n", err.msg);
+    if (rc) ws_line("wattsim-bench: %s", err.msg);
     if (bt) ws_params_free(bt->params, bp);
     if (pt) ws_params_free(pt->params, pp);
     free(rows);

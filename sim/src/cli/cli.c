@@ -300,7 +300,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         }
         free(gpus);
         if (n == 0) {
-            fprintf(stderr, "wattsim: %s: no summary_power_<gpu>.csv[.gz] files\n", dir);
+            ws_line("wattsim: %s: no summary_power_<gpu>.csv[.gz] files", dir);
             return EXIT_USAGE;
         }
         return 0;
@@ -318,8 +318,8 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         const char *first;
         size_t broken = ws_registry_broken(reg, &first);
         if (broken)
-            fprintf(stderr, "wattsim: warning: %zu plugin%s in the policy folders did not"
-                    " load, first: %s\n", broken, broken > 1 ? "s" : "", first);
+            ws_line("wattsim: warning: %zu plugin%s in the policy folders did not"
+                    " load, first: %s", broken, broken > 1 ? "s" : "", first);
         ws_registry_free(reg);
         return 0;
     }
@@ -420,7 +420,7 @@ static int wattsim_main(int argc, char **argv)
     else if (!strcmp(cmd, "plan")) rc = ws_cmd_plan(argc - 1, argv + 1);
     else if (!strcmp(cmd, "policy")) rc = ws_cmd_policy(argc - 1, argv + 1);
     else {
-        fprintf(stderr, "wattsim: unknown command '%s' (see 'wattsim --help')\n", cmd);
+        ws_line("wattsim: unknown command '%s' (see 'wattsim --help')", cmd);
         return EXIT_USAGE;
     }
     /* A failed command leaves no folder it made behind. */

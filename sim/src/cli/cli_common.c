@@ -84,15 +84,18 @@ int ws_cli_limits(const char *opt, ws_csv_limits *out, ws_error *err)
 
 int ws_cli_die(const ws_error *err)
 {
-    fprintf(stderr, "wattsim: %s\n", err->msg);
+    ws_line("wattsim: %s", err->msg);
     return WS_EXIT_USAGE;
 }
 
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "wattsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see 'wattsim %s --help')\n", cmd);
+    /* The option's value as the user typed it: escaped by ws_line. */
+    size_t len = strlen(fmt) + strlen(arg) + 1;
+    char *what = malloc(len);
+    if (what) snprintf(what, len, fmt, arg);
+    ws_line("wattsim %s: %s (see 'wattsim %s --help')", cmd, what ? what : fmt, cmd);
+    free(what);
     return WS_EXIT_USAGE;
 }
 
@@ -203,7 +206,7 @@ int ws_cli_exit(int rc)
 {
     ws_error err = {{0}};
     if (!ws_stdout_close(&err)) return rc;
-    fprintf(stderr, "wattsim: %s\n", err.msg);
+    ws_line("wattsim: %s", err.msg);
     return rc ? rc : 1;
 }
 
@@ -318,6 +321,26 @@ int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const 
     free(s);
     if (rc) ws_cli_relabel(err, key, opt);
     return rc;
+}
+
+static int config_ref(const ws_policy_ref *p, const char *kind, ws_error *err)
+{
+    return p->name && p->in_file
+        ? ws_plugin_config_check(p->name, kind, p->where ? p->where : "config", err) : 0;
+}
+
+int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err)
+{
+    if (config_ref(&cfg->bso, "bso", err) || config_ref(&cfg->plo, "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_bsos; i++)
+        if (config_ref(&cfg->bsos[i], "bso", err)) return -1;
+    for (size_t i = 0; i < cfg->n_plos; i++)
+        if (config_ref(&cfg->plos[i], "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_pairs; i++)
+        if (config_ref(&cfg->pairs[i].bso, "bso", err)
+            || config_ref(&cfg->pairs[i].plo, "plo", err))
+            return -1;
+    return 0;
 }
 
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err)

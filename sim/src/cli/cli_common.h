@@ -157,6 +157,21 @@ int ws_cli_trace_limits(ws_cli_globals *g, ws_error *err);
  * an error carries. */
 int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
                   ws_error *err);
+/* --allow-plugins DIR (run, sweep, curves, merge): a config may name
+ * plugin files in DIR (wattsim/plugin.h ws_plugin_allow_dir). */
+enum { WS_OPT_ALLOW_PLUGINS = 3300 };
+#define WS_CLI_PLUGIN_OPTIONS {"allow-plugins", required_argument, 0, WS_OPT_ALLOW_PLUGINS}
+#define WS_CLI_PLUGIN_HELP                                                    \
+    "  --allow-plugins DIR  let the config name plugin files (.so) in DIR\n"   \
+    "                     (repeatable). A config runs no code: without this,\n"\
+    "                     it may name only plugins of the policy folders\n"    \
+    "                     (built-in, $WATTSIM_POLICY_DIR); options typed here\n"\
+    "                     (--set, --policies) may name any .so. Recorded in\n" \
+    "                     the JSON outputs; give it again to --resume/merge\n"
+/* Every policy the config file itself names (not --set) that is a plugin
+ * file must pass ws_plugin_config_check: checked before anything loads. */
+int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
+
 /* Values given as --gpu/--workload went through ws_run_config_set, which
  * labels them "--set"; name the option the user typed (opt) instead. */
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);

@@ -131,8 +131,8 @@ static int opt_double(const char *cmd, const char *name, const char *s, double l
     char *end;
     double x = strtod(s, &end);
     if (end == s || *end || isnan(x) || x < lo || x > hi) {
-        fprintf(stderr, "wattsim groups %s: --%s '%s' must be a number in [%g, %g]"
-                " (see 'wattsim groups %s --help')\n", cmd, name, s, lo, hi, cmd);
+        ws_line("wattsim groups %s: --%s '%s' must be a number in [%g, %g]"
+                " (see 'wattsim groups %s --help')", cmd, name, s, lo, hi, cmd);
         return -1;
     }
     *out = x;
@@ -145,8 +145,8 @@ static int opt_long(const char *cmd, const char *name, const char *s, long lo,
     char *end;
     long x = strtol(s, &end, 10);
     if (end == s || *end || x < lo || x > hi) {
-        fprintf(stderr, "wattsim groups %s: --%s '%s' must be an integer in [%ld, %ld]"
-                " (see 'wattsim groups %s --help')\n", cmd, name, s, lo, hi, cmd);
+        ws_line("wattsim groups %s: --%s '%s' must be an integer in [%ld, %ld]"
+                " (see 'wattsim groups %s --help')", cmd, name, s, lo, hi, cmd);
         return -1;
     }
     *out = x;
@@ -648,7 +648,7 @@ int ws_cli_groups(int argc, char **argv)
     optind = 1;
     if (!strcmp(argv[1], "synth")) return cmd_synth(argc - 1, argv + 1, &co);
     if (!strcmp(argv[1], "replay")) return cmd_replay(argc - 1, argv + 1, &co);
-    fprintf(stderr, "wattsim groups: unknown subcommand '%s' (synth or replay; see"
-            " 'wattsim groups --help')\n", argv[1]);
+    ws_line("wattsim groups: unknown subcommand '%s' (synth or replay; see"
+            " 'wattsim groups --help')", argv[1]);
     return EXIT_USAGE;
 }

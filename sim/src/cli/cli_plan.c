@@ -114,14 +114,12 @@ int ws_cmd_plan(int argc, char **argv)
         switch (c) {
         case P_HELP: printf("%s", PLAN_HELP); rc = 0; goto out;
         case P_GPU: case P_WORKLOAD: case P_ETA: case P_BETA: case P_RECURRENCES: {
+            /* Errors name the option as typed ("--eta must be ..."), not
+             * the "--set eta" that carries it into the config. */
+            char opt[32];
             workload |= c == P_WORKLOAD;
-            size_t len = strlen(keys[c]) + strlen(optarg) + 2;
-            char *s = malloc(len);
-            if (!s) goto out;
-            snprintf(s, len, "%s=%s", keys[c], optarg);
-            int bad = ws_run_config_set(&cfg, s, &err);
-            free(s);
-            if (bad) goto out;
+            snprintf(opt, sizeof opt, "--%s", keys[c]);
+            if (ws_cli_set_kv(&cfg, keys[c], optarg, opt, &err)) goto out;
             break;
         }
         case P_SEEDS: {
@@ -154,6 +152,9 @@ int ws_cmd_plan(int argc, char **argv)
                           " not both" : "needs --workload W (or --job D/N/O)");
         goto out;
     }
+    if (ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+        goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "plan"))) goto out;
     rc = WS_EXIT_USAGE;
     int fmt = ws_format_parse(format);
@@ -198,8 +199,8 @@ int ws_cmd_plan(int argc, char **argv)
     }
     ws_report_plan(stdout, (ws_format)fmt, &plan, &wi);
     if (plan.wrapped)
-        fprintf(stderr, "wattsim: note: %ld of the %ld recurrences of bs %d at %d W reach past the"
-                " end of the %s series and wrap around to its start\n", plan.wrapped, n,
+        ws_line("wattsim: note: %ld of the %ld recurrences of bs %d at %d W reach past the"
+                " end of the %s series and wrap around to its start", plan.wrapped, n,
                 plan.recommended.bs, plan.recommended.pl,
                 wi.has_carbon ? wi.carbon.path : wi.price.path);
     rc = 0;

@@ -34,7 +34,10 @@ static const char *POLICY_HELP =
     "specs), default parameters, one batch size, many, eta 0 and 1, no early\n"
     "stopping, concurrent submissions (bso), determinism for a seed, no state\n"
     "shared between instances, N jobs without leaking (default 10000) and the\n"
-    "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n";
+    "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n"
+    "Checking a plugin runs its code: loading it runs its constructors, and\n"
+    "every check calls it, in this process with your rights. Check only\n"
+    "plugins you would run; a check is not a sandbox.\n";
 
 /* ------------------------------------------------------------ new */
 

@@ -31,7 +31,7 @@
 
 static const char *RUN_HELP =
     "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
-    "                  [--keep-history]\n"
+    "                  [--keep-history] [--allow-plugins DIR]...\n"
     "\n"
     "Run every cell of a config's run plan (policy pair x gpu x workload x eta x\n"
     "beta x seed; bso: and plo: lists, or a policies: list, make the pairs) and\n"
@@ -47,6 +47,7 @@ static const char *RUN_HELP =
     "                     failure (columns status,error added; its last row\n"
     "                     is the failure) and exit 1; without it a failed run\n"
     "                     leaves no outputs and exits 2\n"
+    WS_CLI_PLUGIN_HELP
     WS_CLI_JOB_HELP
     "                     (added to the config's workloads and jobs)\n"
     "\n" WS_CLI_WHATIF_HELP;
@@ -153,7 +154,8 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         {"format", required_argument, 0, OPT_FORMAT},
         {"force", no_argument, 0, OPT_FORCE},
         {"keep-history", no_argument, 0, OPT_KEEP_HISTORY},
-        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
+        WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS,
+        WS_CLI_PLUGIN_OPTIONS, {0, 0, 0, 0},
     };
     const char *out = NULL, *format = NULL;
     ws_cli_job job = {0};
@@ -176,6 +178,13 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         case OPT_FORMAT: format = optarg; break;
         case OPT_FORCE: force = 1; break;
         case OPT_KEEP_HISTORY: keep = 1; break;
+        case WS_OPT_ALLOW_PLUGINS: {
+            ws_error e = {{0}};
+            if (!ws_plugin_allow_dir(optarg, &e)) break;
+            free(sets);
+            free(wis);
+            return ws_cli_die(&e);
+        }
         default: free(sets); free(wis); return ws_cli_bad_option("run", argv, c);
         }
     }
@@ -202,14 +211,14 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "run"))) goto out;
     rc = EXIT_USAGE;
-    if (ws_run_config_validate(&cfg, &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_config_plugins(&cfg, &err)) goto out;
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
     if (fmt < 0) {
         rc = ws_cli_usage("run", "unknown format '%s' (table, csv or json)", format);
         goto out;
     }
-    if (!out) out = cfg.out_dir;
+    if (ws_run_config_out(&cfg, out, &out, &err)) goto out;
     if (!out) {
         ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR",
                 cfg.path);

@@ -18,6 +18,7 @@
 
 #include "cli_sweep.h"
 #include "wattsim/figures.h"
+#include "wattsim/markup.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
@@ -33,8 +34,8 @@ static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
-    "                     [--resume]\n"
-    "                     [--shard K/N] [--keep-history]\n"
+    "                     [--resume] [--shard K/N] [--keep-history]\n"
+    "                     [--allow-plugins DIR]...\n"
     "       wattsim curves CONFIG [same options]\n"
     "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
     "\n"
@@ -105,6 +106,7 @@ static const char *SWEEP_HELP =
     "numbers go to a temporary file in the output folder, deleted as soon as it\n"
     "is made (64 bytes per simulation; WATTSIM_SPILL_SIMS=N sets the number);\n"
     "the outputs are the same bytes.\n"
+    WS_CLI_PLUGIN_HELP
     "  --no-plot          tables only\n"
     "  --quiet            no progress display (a bar on a terminal, else a line\n"
     "                     every 10 s, once the run has taken over 1 s)\n"
@@ -312,7 +314,9 @@ static void write_md(FILE *f, const ws_sweep *s)
     if (ws_whatif_active(s->whatif)) {
         char d[1024];
         ws_whatif_describe(s->whatif, d, sizeof d);
-        fprintf(f, "What-if: %s\n\n", d);
+        fputs("What-if: ", f);
+        ws_md_text(f, d);                  /* file names are text */
+        fputs("\n\n", f);
     }
     const int co2 = s->whatif && s->whatif->has_carbon;
     fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | %sETA saving | "
@@ -345,10 +349,7 @@ static void write_md(FILE *f, const ws_sweep *s)
             fputs(co2 ? "– | – | – | – | – | – | – | – | " : "– | – | – | – | – | – | – | ", f);
         }
         fprintf(f, "%zu | %zu | ", o.seeds_ok, o.seeds_failed);
-        for (const char *p = o.error; *p; p++) {       /* a '|' would split the cell */
-            if (*p == '|') fputc('\\', f);
-            fputc(*p, f);
-        }
+        ws_md_text(f, o.error);     /* a policy's words: text, not markup or a '|' */
         fputs(" |\n", f);
     }
     fprintf(f, "\nMeans over %zu seeds ± half-width of the 95 %% CI; savings are 1 - ours /"
@@ -369,7 +370,7 @@ static void warn_failed(const ws_sweep *s)
         if (!o.seeds_failed) continue;
         char cell[256];
         ws_sweep_cell_name(s, c, cell, sizeof cell);
-        fprintf(stderr, "wattsim: warning: %s: %s\n", cell, o.error);
+        ws_line("wattsim: warning: %s: %s", cell, o.error);
     }
 }
 
@@ -393,6 +394,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         {"shard", required_argument, 0, 'S'},
         {"keep-history", no_argument, 0, 'K'},
         {"help", no_argument, 0, 'h'},
+        WS_CLI_PLUGIN_OPTIONS,
         WS_CLI_WHATIF_OPTIONS,
         {0, 0, 0, 0},
     };
@@ -452,6 +454,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         case 'r': resume = 1; break;
         case 'K': keep = 1; break;
         case 'q': ws_progress_set_quiet(1); break;
+        case WS_OPT_ALLOW_PLUGINS:
+            if (ws_plugin_allow_dir(optarg, &err)) goto out;
+            break;
         case 'S': {
             char *end;
             errno = 0;
@@ -554,14 +559,15 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     for (int i = 0; i < n_wi; i++)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if (ws_run_config_validate(&cfg, &err)) goto out;
-    if (!out) out = cfg.out_dir;
+    if (ws_run_config_out(&cfg, out, &out, &err)) goto out;
     if (!out) {
         ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR", cfg.path);
         goto out;
     }
     if (policies) {
         if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
-    } else if (ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
+    } else if (ws_cli_config_plugins(&cfg, &err)
+               || ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
         goto out;
     }
     /* The journal of this command in the folder: an interrupted run left it. */
@@ -665,7 +671,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
 #endif
     if (run_rc == -2) {
         /* An I/O error of the spill file: not the input's fault. */
-        fprintf(stderr, "wattsim: %s\n", err.msg);
+        ws_line("wattsim: %s", err.msg);
         rc = 1;
         goto out;
     }

@@ -125,7 +125,7 @@ static int split_list(const char *list, char ***out, size_t *n, char **copy)
 
 static void print_warnings(const ws_warnings *w)
 {
-    for (size_t i = 0; i < w->n; i++) fprintf(stderr, "wattsim: warning: %s\n", w->msg[i]);
+    for (size_t i = 0; i < w->n; i++) ws_line("wattsim: warning: %s", w->msg[i]);
 }
 
 static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
@@ -386,7 +386,7 @@ int ws_cli_trace(int argc, char **argv)
         if (!strcmp(argv[2], "--help")) { fputs(TRACE_HELP, stdout); return 0; }
         return ws_cli_usage("trace import", "unknown kind '%s' (power or train)", argv[2]);
     }
-    fprintf(stderr, "wattsim trace: unknown subcommand '%s' (import or check; see"
-            " 'wattsim trace --help')\n", sub);
+    ws_line("wattsim trace: unknown subcommand '%s' (import or check; see"
+            " 'wattsim trace --help')", sub);
     return WS_EXIT_USAGE;
 }

@@ -40,8 +40,8 @@ static void exit_guard(void)
 {
     if (!ws_guard_call) return;
     ws_outfile_abandon();          /* no half-written output stays */
-    fprintf(stderr, "wattsim: %s: %s called exit(); a policy must return an error"
-            " instead\n", ws_guard_who, ws_guard_call);
+    ws_line("wattsim: %s: %s called exit(); a policy must return an error"
+            " instead", ws_guard_who, ws_guard_call);
     fflush(stderr);
     _exit(1);
 }

@@ -66,7 +66,7 @@ static void h_log(void *ctx, int level, const char *msg)
                  h->where[0] ? ", " : "", h->seed, h->call->recurrence, h->call->attempt);
     else
         snprintf(at, sizeof at, " [%s%sseed %lu]", h->where, h->where[0] ? ", " : "", h->seed);
-    fprintf(stderr, "wattsim: %s%s: %s: %s\n", h->who, at, names[level], msg ? msg : "");
+    ws_line("wattsim: %s%s: %s: %s", h->who, at, names[level], msg ? msg : "");
 }
 
 /* The "kind name" label, truncated like snprintf into who[80] would. */

@@ -583,3 +583,120 @@ int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *er
     memcpy(out, f->sha256, 65);
     return 0;
 }
+
+/* ------------------------------------------------------------ allowance */
+
+/*
+ * A config is data: the plugin files it may name are those in the policy
+ * folders (built-in, $WATTSIM_POLICY_DIR) and in the folders the command
+ * line allows (--allow-plugins DIR). Set once while the command line is
+ * read, before any thread or child exists; children inherit it.
+ */
+static char **allowed;
+static size_t n_allowed;
+
+int ws_plugin_allow_dir(const char *dir, ws_error *err)
+{
+    struct stat st;
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return ws_fail(err, "--allow-plugins %s: %s", dir, strerror(errno));
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(real);
+        return ws_fail(err, "--allow-plugins %s: not a folder", dir);
+    }
+    for (size_t i = 0; i < n_allowed; i++)
+        if (!strcmp(allowed[i], real)) { free(real); return 0; }
+    char **t = realloc(allowed, (n_allowed + 1) * sizeof *t);
+    if (!t) { free(real); return ws_fail(err, "out of memory"); }
+    allowed = t;
+    allowed[n_allowed++] = real;
+    return 0;
+}
+
+size_t ws_plugin_allowed(const char *const **dirs)
+{
+    *dirs = (const char *const *)allowed;
+    return n_allowed;
+}
+
+void ws_plugin_allow_reset(void)
+{
+    for (size_t i = 0; i < n_allowed; i++) free(allowed[i]);
+    free(allowed);
+    allowed = NULL;
+    n_allowed = 0;
+}
+
+/* The real folder of a file: of its real path when it exists, else of
+ * its folder's (malloc'd; NULL when neither resolves). */
+static char *real_folder(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real) {
+        char *copy = strdup(path);
+        if (!copy) return NULL;
+        char *slash = strrchr(copy, '/');
+        if (!slash) real = realpath(".", NULL);
+        else if (slash == copy) real = strdup("/");
+        else {
+            *slash = '\0';
+            real = realpath(copy, NULL);
+        }
+        free(copy);
+        return real;
+    }
+    char *slash = strrchr(real, '/');
+    if (slash == real) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    return real;
+}
+
+static int same_folder(const char *folder, const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    int same = real && !strcmp(real, folder);
+    free(real);
+    return same;
+}
+
+/* Whether plugins of `folder` (a real path) may be named by a config. */
+static int folder_allowed(const char *folder)
+{
+    const char *dir = ws_policy_dir();
+    if (dir && same_folder(folder, dir)) return 1;
+    for (size_t i = 0; i < n_allowed; i++)
+        if (!strcmp(folder, allowed[i])) return 1;
+    const char *extra = getenv("WATTSIM_POLICY_DIR");
+    for (const char *q = extra; q && *q;) {
+        size_t len = strcspn(q, ":");
+        if (len > 0 && len < PATH_MAX) {
+            char d[PATH_MAX];
+            memcpy(d, q, len);
+            d[len] = '\0';
+            if (same_folder(folder, d)) return 1;
+        }
+        q += len;
+        if (*q) q++;
+    }
+    return 0;
+}
+
+int ws_plugin_config_check(const char *name, const char *kind, const char *where,
+                           ws_error *err)
+{
+    size_t q = qualified(name);
+    if (!q && !is_path(name)) return 0;          /* looked up in the policy folders */
+    char file[PATH_MAX];
+    if (q >= sizeof file || strlen(name) >= sizeof file)
+        return ws_fail(err, "%s: %s '%.40s...': path too long", where, kind, name);
+    snprintf(file, sizeof file, "%.*s", (int)(q ? q : strlen(name)), name);
+    char *folder = real_folder(file);
+    int ok = folder && folder_allowed(folder);
+    if (!ok)
+        ws_fail(err, "%s: %s '%s' is a plugin file, and a config may name plugins only in"
+                " the policy folders (a config runs no code); to run it, pass"
+                " --allow-plugins %s", where, kind, name, folder ? folder : "DIR");
+    free(folder);
+    return ok ? 0 : -1;
+}

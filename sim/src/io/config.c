@@ -117,6 +117,32 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
     return fail_at(c, v, "internal error: no key %d", id);
 }
 
+/* A config's `out` stays below the folder the command runs in: a config
+ * received from someone else must not write over /etc/... or ../../x.
+ * Checked when it is used: --out or --set out=... (typed by the user, and
+ * allowed to name any folder) make it moot. */
+int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **out,
+                      ws_error *err)
+{
+    *out = opt ? opt : cfg->out_dir;
+    if (opt || !cfg->out_dir || !cfg->where_out) return 0;
+    const char *dir = cfg->out_dir;
+    if (dir[0] == '/')
+        return ws_fail(err, "%s: out '%s' is an absolute path; a config's output folder must"
+                       " stay below the current folder: make it relative, or pass --out %s",
+                       cfg->where_out, dir, dir);
+    for (const char *p = dir; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && !strncmp(p, "..", 2))
+            return ws_fail(err, "%s: out '%s' climbs out of the current folder with '..'; a"
+                           " config's output folder must stay below it: pass --out %s to"
+                           " write there", cfg->where_out, dir, dir);
+        p += n;
+        while (*p == '/') p++;
+    }
+    return 0;
+}
+
 /* Parse the value of top-level key `id` (written as `what`) into the
  * zeroed scratch config t. */
 static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
@@ -160,7 +186,9 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
     case K_POLICIES:
         if (!(t->where_pairs = where_of(c, v))) return fail_oom(c);
         return pair_list(c, v, what, &t->pairs, &t->n_pairs);
-    case K_OUT:      return get_string(c, v, what, &t->out_dir);
+    case K_OUT:
+        if (c->file && !(t->where_out = where_of(c, v))) return fail_oom(c);
+        return get_string(c, v, what, &t->out_dir);
     case K_TRACES:   return get_string(c, v, what, &t->traces);
     case K_FORMAT:
         if (v->kind != Y_SCALAR || !valid_format(v->text))
@@ -206,7 +234,7 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
                         SWAP_FIELD(cfg, t, n_plos); SWAP_FIELD(cfg, t, where_plos); break;
     case K_POLICIES:    SWAP_FIELD(cfg, t, pairs); SWAP_FIELD(cfg, t, n_pairs);
                         SWAP_FIELD(cfg, t, where_pairs); break;
-    case K_OUT:         SWAP_FIELD(cfg, t, out_dir); break;
+    case K_OUT:         SWAP_FIELD(cfg, t, out_dir); SWAP_FIELD(cfg, t, where_out); break;
     case K_TRACES:      SWAP_FIELD(cfg, t, traces); break;
     case K_FORMAT:      SWAP_FIELD(cfg, t, format); break;
     case K_POWER_CAP:   SWAP_FIELD(cfg, t, whatif.power_cap); break;
@@ -293,6 +321,7 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->where_plos);
     free(cfg->where_pairs);
     free(cfg->out_dir);
+    free(cfg->where_out);
     free(cfg->traces);
     free(cfg->format);
     free(cfg->whatif.carbon);
@@ -356,6 +385,7 @@ static int set_policy_part(const ctx *c, ws_policy_ref *p, const char *what,
         free(p->where);
         p->name = name;
         p->where = where;
+        p->in_file = 0;                 /* typed on the command line */
         return 0;
     }
     if (!strcmp(rest, "params")) {          /* replace them all */
@@ -510,6 +540,30 @@ int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
     return 0;
 }
 
+int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *sims,
+                            ws_error *err)
+{
+    const size_t axes[] = { n_pairs, cfg->n_gpus, cfg->n_workloads + cfg->n_jobs,
+                            cfg->n_etas, cfg->n_betas, cfg->n_seeds };
+    size_t n = 1;
+    int over = 0;
+    double approx = 1;
+    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
+        approx *= (double)axes[i];
+        over |= __builtin_mul_overflow(n, axes[i], &n);
+    }
+    if (sims) *sims = over ? SIZE_MAX : n;
+    if (!over && n <= WS_MAX_PLAN_SIMS) return 0;
+    char size[48];
+    if (over) snprintf(size, sizeof size, "%.3g", approx);
+    else snprintf(size, sizeof size, "%zu", n);
+    return fail_cfg(cfg, err, "the run plan is %s simulations (%zu policy pairs x %zu gpus x"
+                    " %zu workloads x %zu etas x %zu betas x %zu seeds), more than the %lu"
+                    " one plan may hold; shrink an axis or split the plan into several configs",
+                    size, axes[0], axes[1], axes[2], axes[3], axes[4], axes[5],
+                    (unsigned long)WS_MAX_PLAN_SIMS);
+}
+
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 {
     if (!cfg) return ws_fail(err, "no run config");
@@ -551,17 +605,9 @@ int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
             return fail_cfg(cfg, err, "job %zu is incomplete", i + 1);
     }
 
-    /* The run plan is the cross product; its size must fit a size_t. */
-    size_t axes[] = { cfg->n_gpus, cfg->n_workloads + cfg->n_jobs, cfg->n_etas,
-                      cfg->n_betas, cfg->n_seeds, cfg->n_pairs ? cfg->n_pairs : 1,
-                      cfg->n_bsos ? cfg->n_bsos : 1, cfg->n_plos ? cfg->n_plos : 1 };
-    size_t runs = 1;
-    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) {
-        if (runs > SIZE_MAX / axes[i])
-            return fail_cfg(cfg, err, "the run plan (policy pair x gpu x workload x "
-                            "eta x beta x seed) has too many runs");
-        runs *= axes[i];
-    }
+    /* The run plan is the cross product: refused here, before anything
+     * is allocated for it, when it is too large to run. */
+    if (ws_run_config_plan_size(cfg, ws_run_config_n_pairs(cfg), NULL, err)) return -1;
 
     /* Results are keyed by workload name, so a name may run only once
      * whether it comes from the catalogue or an inline job. */

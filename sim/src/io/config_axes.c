@@ -410,6 +410,7 @@ int parse_policy(const ctx *c, const ynode *n, const char *what,
                            describe(n, got, sizeof got));
         if (get_string(c, n, what, &p->name)) return -1;
         if (!(p->where = where_of(c, n))) return fail_oom(c);
+        p->in_file = c->file != NULL;
         return 0;
     }
     if (match_keys(c, n, what, policy_keys, P_COUNT, P_COUNT, keys, vals))
@@ -419,5 +420,6 @@ int parse_policy(const ctx *c, const ynode *n, const char *what,
     snprintf(field, sizeof field, "%s.name", what);
     if (get_string(c, vals[P_NAME], field, &p->name)) return -1;
     if (!(p->where = where_of(c, vals[P_NAME]))) return fail_oom(c);
+    p->in_file = c->file != NULL;
     return vals[P_PARAMS] ? parse_params(c, vals[P_PARAMS], what, p) : 0;
 }

@@ -313,6 +313,13 @@ int read_tree(const ctx *c, const unsigned char *buf, size_t len,
     int rc = 0, docs = 0;
 
     *root = NULL;
+    /* A --set value (or an option carried as one) is one line: YAML would
+     * fold a line break into a blank, and the message would show a name
+     * that is not the one typed. Refused as YAML refuses other controls. */
+    for (size_t i = 0; c->set_key && i < len; i++)
+        if (buf[i] == '\n' || buf[i] == '\r')
+            return fail_text(c, (pos){1, i + 1, i}, "control characters are not allowed"
+                             " (U+%04X)", buf[i]);
     if (!yaml_parser_initialize(&r.parser)) return fail_oom(c);
     yaml_parser_set_input_string(&r.parser, buf, len);
     for (;;) {

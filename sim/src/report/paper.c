@@ -3,16 +3,20 @@
  * see wattsim/paper.h. Every number is read back from the CSVs the figures
  * are drawn from, so the table and the figures cannot disagree.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* O_DIRECTORY, O_CLOEXEC */
 #include "wattsim/paper.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "wattsim/csv.h"
+#include "wattsim/infile.h"
+#include "wattsim/markup.h"
 
 /* Published in Zeus (NSDI'23): the motivation's energy-saving potential
  * over the default on V100 and the abstract's energy-efficiency gain. */
@@ -60,10 +64,35 @@ static void range(double *lo, double *hi, double v)
     if (isnan(*hi) || v > *hi) *hi = v;
 }
 
-static int exists(const char *path)
+/* DIR/SUB/NAME: 1 a regular file reached without a symbolic link, 0
+ * nothing there, -1 (err set) something else there (a link, a FIFO, a
+ * device): DIR may come from someone else, and its files are read only
+ * when they are what they claim. */
+static int input_at(const char *dir, const char *sub, const char *name, ws_error *err)
 {
-    struct stat st;
-    return stat(path, &st) == 0;
+    char why[128];
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0) return 0;
+    int s = ws_infile_dir_at(d, sub, why, sizeof why);
+    close(d);
+    if (s < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return 0;
+        return ws_fail(err, "%s/%s: %s; the report reads only what is in the folder", dir,
+                       sub, why);
+    }
+    int rc = ws_infile_check_at(s, name, why, sizeof why);
+    close(s);
+    if (rc == WS_INFILE_REFUSED)
+        return ws_fail(err, "%s/%s/%s: %s; the report reads only regular files", dir, sub,
+                       name, why);
+    return rc == WS_INFILE_OK;
+}
+
+int ws_paper_inputs(const char *dir, ws_error *err)
+{
+    int a = input_at(dir, "potential", "potential.csv", err);
+    int b = a < 0 ? -1 : input_at(dir, "comparison", "savings.csv", err);
+    return a < 0 || b < 0 ? -1 : a || b;
 }
 
 static int read_potential(const char *path, ws_paper_numbers *o, ws_error *err)
@@ -97,18 +126,21 @@ static int read_savings(const char *path, const ws_catalogue *cat, ws_paper_numb
                         ws_error *err)
 {
     static const char *const names[] = {"policy", "versus", "gpu", "workload", "seeds",
-                                        "eta_saving_pct", "tta_saving_pct", "in_figure", "eta",
-                                        "beta"};
-    long col[10];
+                                        "eta_saving_pct", "tta_saving_pct", "eta_index", "eta",
+                                        "beta", "beta_index"};
+    long col[11];
     wsum w[64];
     size_t nw = 0;
     char gpus[16][64];
     size_t ng = 0;
     ws_csv *c = ws_csv_open(path, NULL, err);
     if (!c) return -1;
-    int r, rc = columns(c, path, names, col, 10, err);
+    int r, rc = columns(c, path, names, col, 11, err);
     while (!rc && (r = ws_csv_next(c, err)) == 1) {
-        if (strcmp(fld(c, col[1]), "default+default") || strcmp(fld(c, col[7]), "1")) continue;
+        /* versus default, at the sweep's first η and β */
+        if (strcmp(fld(c, col[1]), "default+default") || strcmp(fld(c, col[7]), "0")
+            || strcmp(fld(c, col[10]), "0"))
+            continue;
         snprintf(o->eta, sizeof o->eta, "%s", fld(c, col[8]));
         snprintf(o->beta, sizeof o->beta, "%s", fld(c, col[9]));
         double e, t;
@@ -185,12 +217,19 @@ int ws_paper_numbers_read(const char *dir, const ws_catalogue *cat, ws_paper_num
                             &o->smallest_pct[0], &o->smallest_pct[1]};
     for (size_t i = 0; i < sizeof nan_fields / sizeof *nan_fields; i++) *nan_fields[i] = NAN;
     char path[4200];
+    int have;
     snprintf(path, sizeof path, "%s/potential/potential.csv", dir);
-    if (exists(path) && read_potential(path, o, err)) return -1;
+    if ((have = input_at(dir, "potential", "potential.csv", err)) < 0
+        || (have && read_potential(path, o, err)))
+        return -1;
     snprintf(path, sizeof path, "%s/comparison/savings.csv", dir);
-    if (exists(path) && read_savings(path, cat, o, err)) return -1;
+    if ((have = input_at(dir, "comparison", "savings.csv", err)) < 0
+        || (have && read_savings(path, cat, o, err)))
+        return -1;
     snprintf(path, sizeof path, "%s/comparison/sweep.csv", dir);
-    if (o->have_savings && exists(path) && read_steady(path, o->policy, o, err)) return -1;
+    if (o->have_savings && ((have = input_at(dir, "comparison", "sweep.csv", err)) < 0
+                            || (have && read_steady(path, o->policy, o, err))))
+        return -1;
     return 0;
 }
 
@@ -223,9 +262,28 @@ static void row(FILE *f, const char *what, double plo, double phi, double lo, do
     fputs(" |\n", f);
 }
 
+/* Text read from the folder's CSVs as Markdown text, into buf. */
+static const char *md(const char *s, char *buf, size_t size)
+{
+    char *t = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&t, &len);
+    if (f) ws_md_text(f, s);
+    if (!f || fclose(f) || !t) snprintf(buf, size, "?");
+    else snprintf(buf, size, "%s", t);
+    free(t);
+    return buf;
+}
+
 void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
 {
-    char m[512];
+    char m[1024], pol[256], eta[128], beta[128], w0[4 * WS_DISPLAY_MAX + 8],
+        w1[4 * WS_DISPLAY_MAX + 8];
+    md(n->policy, pol, sizeof pol);
+    md(n->eta, eta, sizeof eta);
+    md(n->beta, beta, sizeof beta);
+    md(n->smallest[0], w0, sizeof w0);
+    md(n->smallest[1], w1, sizeof w1);
     fputs("| Quantity | Paper (Zeus, NSDI'23) | wattsim | Metric and GPUs | Difference |\n"
           "|---|---:|---:|---|---|\n", f);
     if (n->have_potential) {
@@ -239,7 +297,7 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
     if (n->have_savings) {
         snprintf(m, sizeof m, "%s vs default, total ETA over all recurrences (exploration"
                  " included), mean of per-seed savings over %zu seeds, η = %s, β = %s, %zu GPU ×"
-                 " workload jobs", n->policy, n->seeds, n->eta, n->beta, n->n_jobs);
+                 " workload jobs", pol, n->seeds, eta, beta, n->n_jobs);
         row(f, "Energy saving of Zeus (abstract)", PAPER_ETA_LO, PAPER_ETA_HI, n->eta_lo,
             n->eta_hi, m);
         snprintf(m, sizeof m, "as above, V100 only");
@@ -248,18 +306,17 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
     }
     if (n->have_steady) {
         snprintf(m, sizeof m, "%s vs default, steady state (ETA per recurrence over the last"
-                 " 10 %% of recurrences, ratio of sums over seeds), every GPU", n->policy);
+                 " 10 %% of recurrences, ratio of sums over seeds), every GPU", pol);
         row(f, "Energy saving of Zeus, steady state", PAPER_ETA_LO, PAPER_ETA_HI, n->steady_lo,
             n->steady_hi, m);
     }
     if (n->have_savings) {
-        snprintf(m, sizeof m, "%s vs default, total TTA (negative: slower), every GPU",
-                 n->policy);
+        snprintf(m, sizeof m, "%s vs default, total TTA (negative: slower), every GPU", pol);
         row(f, "Time saving of Zeus", NAN, NAN, n->tta_lo, n->tta_hi, m);
         if (n->smallest[1][0])
             fprintf(f, "| Smallest energy savings | – | %s (%.1f %%), %s (%.1f %%) | mean over"
                        " GPUs of the total-ETA saving vs default | computed |\n",
-                    n->smallest[0], n->smallest_pct[0], n->smallest[1], n->smallest_pct[1]);
+                    w0, n->smallest_pct[0], w1, n->smallest_pct[1]);
     }
     fputs("\nThe paper's numbers come from its text: the motivation's 23.8 %–74.7 % energy"
           " saving potential on V100 and the abstract's 15.3 %–75.8 % better energy"

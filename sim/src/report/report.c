@@ -1,5 +1,6 @@
 /* Output formatting; see wattsim/report.h. */
 #include "wattsim/report.h"
+#include "wattsim/plugin.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +60,19 @@ void ws_json_whatif(FILE *f, const ws_whatif *wi)
     ws_whatif_describe(wi, d, sizeof d);
     fputs(", \"whatif\": ", f);
     ws_json_str(f, d);
+}
+
+void ws_json_allowed(FILE *f)
+{
+    const char *const *dirs;
+    size_t n = ws_plugin_allowed(&dirs);
+    if (!n) return;
+    fputs(", \"allow_plugins\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        ws_json_str(f, dirs[i]);
+    }
+    fputc(']', f);
 }
 
 void ws_table_whatif(FILE *f, const ws_whatif *wi)
@@ -452,6 +466,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                 fputs(", \"bso_sha256\": ", f); ws_json_str(f, pv->bso_sha256);
                 fputs(", \"plo_params\": ", f); ws_json_str(f, pv->plo_params);
                 fputs(", \"plo_sha256\": ", f); ws_json_str(f, pv->plo_sha256);
+                ws_json_allowed(f);
             }
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);

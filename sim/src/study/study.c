@@ -51,15 +51,15 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
              || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
     ws_job_free(&raw);
     if (rc) return -1;
-    if (note_it && note[0]) fprintf(stderr, "wattsim: note: %s on %s: %s\n", spec->name, tr->gpu, note);
+    if (note_it && note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
     return 0;
 }
 
 void ws_study_wrap_note(const ws_whatif *wi, long wrapped)
 {
     if (!wi || wrapped <= 0) return;
-    fprintf(stderr, "wattsim: note: %ld run%s reached past the end of the %s series"
-            " and wrapped around to its start\n", wrapped, wrapped > 1 ? "s" : "",
+    ws_line("wattsim: note: %ld run%s reached past the end of the %s series"
+            " and wrapped around to its start", wrapped, wrapped > 1 ? "s" : "",
             wi->has_carbon ? wi->carbon.path : wi->price.path);
 }
 
@@ -114,7 +114,11 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
     ws_cell_result *res = calloc(1, total * sizeof *res + n_pairs * sizeof(ws_study_pair));
     ws_study_pair *pairs = res ? (ws_study_pair *)(void *)(res + total) : NULL;
     ws_study_policy *pol = calloc(n_pairs, sizeof *pol);
-    if (!res || !pol) { ws_fail(err, "out of memory"); goto out; }
+    if (!res || !pol) {
+        ws_fail(err, "%s: out of memory for the results of a plan of %zu simulations",
+                cfg->path, total);
+        goto out;
+    }
     if (ws_study_pairs_resolve(cfg, env->registry, pairs, pol, n_pairs, err)) goto out;
 
     /* Job tables, built once for every pair (as a sweep's), each gpu's

@@ -121,6 +121,7 @@ static int ref_copy(const ws_policy_ref *in, ws_policy_ref *out)
     int oom = 0;
     out->name = dup_or_null(in->name, &oom);
     out->where = dup_or_null(in->where, &oom);
+    out->in_file = in->in_file;
     if (in->n_params && !(out->params = calloc(in->n_params, sizeof *out->params))) return -1;
     out->n_params = out->params ? in->n_params : 0;
     for (size_t i = 0; i < out->n_params; i++) {

@@ -375,7 +375,9 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     s->etas = cfg->etas;
     s->betas = cfg->betas;
     s->seeds = cfg->seeds;
-    s->n_sims = s->n_pairs * s->n_gpus * s->n_work * s->n_etas * s->n_betas * s->n_seeds;
+    /* With --policies and the reference pairs the plan may be larger
+     * than the config's: checked again before anything is allocated. */
+    if (ws_run_config_plan_size(cfg, s->n_pairs, &s->n_sims, err)) goto out;
     if (!s->n_sims) { ws_fail(err, "%s: the run plan is empty", cfg->path); goto out; }
     s->gpus = calloc(s->n_gpus, sizeof *s->gpus);
     s->work = calloc(s->n_work, sizeof *s->work);
@@ -385,7 +387,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     s->curves = opts->curves;
     todo = malloc(s->n_sims);
     if (!s->gpus || !s->work || !s->jobs || !s->recurrences || !todo) {
-        ws_fail(err, "out of memory");
+        ws_fail(err, "%s: out of memory for a plan of %zu simulations", cfg->path, s->n_sims);
         goto out;
     }
     memset(todo, 1, s->n_sims);

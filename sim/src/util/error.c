@@ -2,19 +2,66 @@
 #include "wattsim/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void one_line(char *s)
+/* Length of the well-formed UTF-8 sequence at s (no overlongs, no
+ * surrogates, at most U+10FFFF), or 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
 {
-    for (; *s; s++)
-        if (*s == '\n' || *s == '\r') *s = ' ';
+    unsigned char b = s[0];
+    size_t n;
+    unsigned long cp;
+    if (b < 0x80) return 1;
+    if ((b & 0xE0) == 0xC0) { n = 2; cp = b & 0x1Fu; }
+    else if ((b & 0xF0) == 0xE0) { n = 3; cp = b & 0x0Fu; }
+    else if ((b & 0xF8) == 0xF0) { n = 4; cp = b & 0x07u; }
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)
+        || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+size_t ws_text_escape(char *dst, size_t size, const char *src)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *s = (const unsigned char *)src;
+    size_t o = 0;
+    if (!size) return 0;
+    while (*s) {
+        size_t n = utf8_len(s);
+        /* C0 controls, DEL, C1 controls (U+0080..U+009F: C2 80..C2 9F) and
+         * bytes outside well-formed UTF-8 are shown, never sent. */
+        int raw = n > 0 && *s >= 0x20 && *s != 0x7F && !(n == 2 && s[0] == 0xC2 && s[1] < 0xA0);
+        size_t bytes = raw ? n : n ? n : 1, need = raw ? n : 4 * bytes;
+        if (o + need >= size) break;              /* never half an escape */
+        for (size_t i = 0; i < bytes; i++) {
+            if (raw) {
+                dst[o++] = (char)s[i];
+            } else {
+                dst[o++] = '\\';
+                dst[o++] = 'x';
+                dst[o++] = hex[s[i] >> 4];
+                dst[o++] = hex[s[i] & 15];
+            }
+        }
+        s += bytes;
+    }
+    dst[o] = '\0';
+    return o;
 }
 
 int ws_vfail(ws_error *err, const char *fmt, va_list ap)
 {
     if (err) {
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        one_line(err->msg);
+        char raw[WS_ERROR_MAX];
+        vsnprintf(raw, sizeof raw, fmt, ap);
+        ws_text_escape(err->msg, sizeof err->msg, raw);
     }
     return -1;
 }
@@ -41,8 +88,39 @@ int ws_fail_prefix(ws_error *err, const char *fmt, ...)
     both[n] = ':';
     both[n + 1] = ' ';
     memcpy(both + n + 2, err->msg, WS_ERROR_MAX);
-    memcpy(err->msg, both, WS_ERROR_MAX - 1);
-    err->msg[WS_ERROR_MAX - 1] = '\0';
-    one_line(err->msg);
+    both[sizeof both - 1] = '\0';
+    /* The old message is escaped already; escaping is idempotent. */
+    ws_text_escape(err->msg, sizeof err->msg, both);
     return -1;
+}
+
+void ws_vline(const char *fmt, va_list ap)
+{
+    char small[1024], *raw = small, *shown = NULL;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (raw = malloc((size_t)n + 1)))
+        vsnprintf(raw, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!raw) raw = small;                     /* out of memory: cut short */
+    size_t len = strlen(raw);
+    if ((shown = malloc(4 * len + 2))) {
+        size_t k = ws_text_escape(shown, 4 * len + 1, raw);
+        shown[k] = '\n';
+        shown[k + 1] = '\0';
+        fputs(shown, stderr);                  /* one call: one line, whole */
+    } else {
+        fputs("wattsim: out of memory\n", stderr);
+    }
+    free(shown);
+    if (raw != small) free(raw);
+}
+
+void ws_line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ws_vline(fmt, ap);
+    va_end(ap);
 }
