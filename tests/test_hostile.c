@@ -45,6 +45,8 @@
 #define HOSTILE WS_TEST_PLUGIN_DIR "/hostile.so"
 #define SPAWN WS_TEST_PLUGIN_DIR "/spawn.so"
 #define IN " --traces " TRACES " --catalogue " CATALOGUE
+/* a config may name a plugin only from a folder the command line allows */
+#define ALLOW " --allow-plugins " WS_TEST_PLUGIN_DIR
 
 static void mktmp(void) { tmpdir_make("/tmp/ws-test-hostile-XXXXXX"); }
 static void rmtmp(void) { tmpdir_remove(); }
@@ -302,7 +304,7 @@ Test(locale, a_plugins_setlocale_changes_no_number, .init = mktmp, .fini = rmtmp
              "recurrences: 10\nbso: {name: %s, params: {mode: 1}}\nplo: jit\n", HOSTILE);
     write_file("r.yaml", cfg);
     for (int k = 0; k <= 1; k++)
-        cr_assert_eq(run_shell("%s" CLI " run %s/r.yaml" IN " --out %s/r%d >/dev/null"
+        cr_assert_eq(run_shell("%s" CLI " run %s/r.yaml" IN ALLOW " --out %s/r%d >/dev/null"
                                " 2>%s/err%d.txt", locale_env(k), tmp, tmp, k, tmp, k), 0);
     const char *run_files[] = {"history.csv", "summary.csv", "summary.json",
                                "pareto-v100-squad.csv", "pareto-v100-squad.gp"};
