@@ -20,8 +20,11 @@
 #   WS_JOBS    parallel build jobs (default: nproc)
 
 # Debian packages the project needs to build, test and plot.
+# python3-numpy and python3-pandas: the tests' oracle for the random streams
+# (numpy 1.24, pandas 1.5 on Debian 12).
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
-             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl)
+             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl
+             python3-numpy python3-pandas)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")
