@@ -1,10 +1,12 @@
 /*
- * The random streams (wattsim/rng.h) and the reductions (wattsim/
- * npreduce.h) against numpy 1.24 and pandas 1.5, bit for bit.
+ * The random streams (wattsim/rng.h), the reductions (wattsim/
+ * npreduce.h) and pandas' float parser (ws_pd_strtod) against numpy 1.24
+ * and pandas 1.5, bit for bit.
  *
  * One list of operations (seeding, raw words, 32-bit halves, doubles,
  * bounded integers of every kind of range, normals, choice, permutation,
- * shuffle, and sums, means and variances of arrays) runs here and in
+ * shuffle, sums, means and variances of arrays, decimal numbers read as
+ * pd.read_csv reads them) runs here and in
  * tests/oracle/numpy_streams.py under /usr/bin/python3 (WS_PYTHON), which
  * insists on numpy 1.24 and pandas 1.5: Generator streams are not
  * promised stable across numpy versions. The results must be the same
@@ -22,8 +24,8 @@
  *    masked bounded integers, unbuffered 32-bit halves, Lemire instead of
  *    masked shuffles, choice without Floyd or without its shuffle, another
  *    tail sign or normal method, 52-bit doubles, seeding without padding,
- *    naive sums, Welford variance, pairwise group means) makes the
- *    comparison fail.
+ *    naive sums, Welford variance, pairwise group means, strtod for
+ *    pandas' parser) makes the comparison fail.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "wattsim/csv.h"
 #include "wattsim/npreduce.h"
 #include "wattsim/rng.h"
 
@@ -47,12 +50,12 @@
 
 typedef enum {
     OP_SEEDSEQ, OP_GEN, OP_RAW, OP_U32, OP_RANDOM, OP_INTEGERS, OP_NORMAL, OP_NORMALLS,
-    OP_LOGNORMAL, OP_EXPINV, OP_CHOICE, OP_PERM, OP_SHUFFLE, OP_REDUCE
+    OP_LOGNORMAL, OP_EXPINV, OP_CHOICE, OP_PERM, OP_SHUFFLE, OP_REDUCE, OP_PDFLOAT
 } op_kind;
 
 static const char *const OP_NAMES[] = {"seedseq", "gen", "raw", "u32", "random", "integers",
                                        "normal", "normalls", "lognormal", "expinv", "choice",
-                                       "perm", "shuffle", "reduce"};
+                                       "perm", "shuffle", "reduce", "pdfloat"};
 
 typedef struct op {
     op_kind k;
@@ -70,6 +73,8 @@ typedef struct ops {
     size_t n, cap;
     double *data;              /* the reductions' arrays */
     size_t n_data, data_cap;
+    char *strings;             /* pdfloat's numbers, one a line */
+    size_t n_strings, strings_len, strings_cap;
 } ops;
 
 static op *add(ops *o, op_kind k)
@@ -110,6 +115,19 @@ static void add_data(ops *o, double x)
         cr_assert_not_null(o->data);
     }
     o->data[o->n_data++] = x;
+}
+
+static void add_string(ops *o, const char *str)
+{
+    const size_t n = strlen(str) + 1;
+    if (o->strings_len + n > o->strings_cap) {
+        o->strings_cap = o->strings_cap ? 2 * o->strings_cap : 1 << 16;
+        o->strings = realloc(o->strings, o->strings_cap);
+        cr_assert_not_null(o->strings);
+    }
+    memcpy(o->strings + o->strings_len, str, n);
+    o->strings_len += n;
+    o->n_strings++;
 }
 
 static void add_reduce(ops *o, size_t off)
@@ -226,6 +244,37 @@ static void build(ops *o)
         for (long i = 0; i < R; i++) add_data(o, x);
         add_reduce(o, off);
     }
+
+    /* Decimal numbers as pandas reads them: 1 to 25 significant digits,
+     * the point anywhere, leading zeros, exponents from -330 to 310 (a
+     * trace's "9.216666666666669" is the 16-digit kind). */
+    for (int blk = 0; blk < 20; blk++) {
+        const size_t first = o->n_strings;
+        for (int t = 0; t < 1000; t++) {
+            char num[64];
+            size_t n = 0;
+            if (ws_rng_integers(&r, 5) == 0) num[n++] = '-';
+            const int nd = 1 + (int)ws_rng_integers(&r, 25);
+            const int point = (int)ws_rng_integers(&r, (uint64_t)nd + 1);
+            for (int d = 0; d < nd; d++) {
+                if (d == point && d > 0) num[n++] = '.';
+                num[n++] = (char)('0' + (d == 0 && nd > 1 && ws_rng_integers(&r, 4)
+                                         ? 1 + ws_rng_integers(&r, 9)
+                                         : ws_rng_integers(&r, 10)));
+            }
+            if (ws_rng_integers(&r, 3) == 0)
+                n += (size_t)snprintf(num + n, sizeof num - n, "e%d",
+                                      (int)ws_rng_integers(&r, 641) - 330);
+            num[n] = '\0';
+            char *end;
+            const double v = strtod(num, &end);
+            if (!isfinite(v) || v == 0.0 || fabs(v) < 1e-300) continue;   /* finite, normal */
+            add_string(o, num);
+        }
+        op *p = add(o, OP_PDFLOAT);
+        p->n = (long)first;
+        p->m = (long)(o->n_strings - first);
+    }
 }
 
 /* ------------------------------------------------------------ mutants */
@@ -245,6 +294,7 @@ typedef enum {
     M_SUM_NAIVE,           /* sums left to right */
     M_VAR_WELFORD,         /* one-pass variance */
     M_GROUPMEAN_PAIRWISE,  /* pandas' group mean as numpy's mean */
+    M_PDFLOAT_STRTOD,      /* pandas' float parsing as strtod */
     M_COUNT
 } mutant;
 
@@ -254,7 +304,8 @@ static const char *const MUTANT_NAMES[] = {
     "choice by the tail shuffle", "choice without its shuffle",
     "the normal tail's sign from the sign bit", "normals by the polar method",
     "doubles from 52 bits", "spawn keys without padding", "naive sums",
-    "Welford's variance", "group means as numpy means"};
+    "Welford's variance", "group means as numpy means",
+    "pandas' float parser as strtod"};
 
 static uint32_t m_next32(ws_rng *r, mutant mu)
 {
@@ -352,7 +403,7 @@ static void m_choice(ws_rng *r, long n, long k, int64_t *out, mutant mu)
 static void m_perm(ws_rng *r, long n, int64_t *out, mutant mu)
 {
     if (mu != M_PERM_LEMIRE) {
-        ws_rng_permutation(r, n, out);
+        cr_assert_eq(ws_rng_permutation(r, n, out), 0);
         return;
     }
     for (long i = 0; i < n; i++) out[i] = i;
@@ -410,6 +461,7 @@ static void run(const ops *o, mutant mu, buf *b, size_t *ends)
     memset(&r, 0, sizeof r);
     int64_t *tmp = malloc(20000 * sizeof *tmp);
     cr_assert_not_null(tmp);
+    const char *str = o->strings;           /* pdfloat's next string */
     for (size_t i = 0; i < o->n; i++) {
         const op *p = &o->v[i];
         switch (p->k) {
@@ -467,7 +519,7 @@ static void run(const ops *o, mutant mu, buf *b, size_t *ends)
         case OP_SHUFFLE:
             for (long j = 0; j < p->n; j++) tmp[j] = j;
             if (mu == M_PERM_LEMIRE) m_perm(&r, p->n, tmp, mu);
-            else ws_rng_shuffle(&r, tmp, (size_t)p->n, sizeof *tmp);
+            else cr_assert_eq(ws_rng_shuffle(&r, tmp, (size_t)p->n, sizeof *tmp), 0);
             put(b, tmp, 8 * (size_t)p->n);
             break;
         case OP_REDUCE: {
@@ -482,6 +534,12 @@ static void run(const ops *o, mutant mu, buf *b, size_t *ends)
             put_f64(b, mu == M_GROUPMEAN_PAIRWISE ? ws_np_mean(a, n) : ws_pd_group_mean(a, n));
             break;
         }
+        case OP_PDFLOAT:
+            for (long j = 0; j < p->m; j++) {
+                put_f64(b, mu == M_PDFLOAT_STRTOD ? strtod(str, NULL) : ws_pd_strtod(str));
+                str += strlen(str) + 1;
+            }
+            break;
         }
         if (ends) ends[i] = b->n;
     }
@@ -519,6 +577,9 @@ static void write_spec(const ops *o, const char *path)
         case OP_REDUCE:
             fprintf(f, "%s %ld %ld\n", OP_NAMES[p->k], p->n, p->m);
             break;
+        case OP_PDFLOAT:
+            fprintf(f, "pdfloat %ld\n", p->m);
+            break;
         default:
             fprintf(f, "%s %ld\n", OP_NAMES[p->k], p->n);
         }
@@ -529,11 +590,17 @@ static void write_spec(const ops *o, const char *path)
 /* numpy's bytes for the ops (the oracle run under WS_PYTHON). */
 static buf oracle(const ops *o, const char *dir)
 {
-    char spec[256], data[256], out[256];
+    char spec[256], data[256], out[256], strs[256];
     snprintf(spec, sizeof spec, "%s/spec", dir);
     snprintf(data, sizeof data, "%s/data", dir);
     snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(strs, sizeof strs, "%s/strings", dir);
     write_spec(o, spec);
+    FILE *sf = fopen(strs, "w");
+    cr_assert_not_null(sf);
+    for (const char *q = o->strings; q < o->strings + o->strings_len; q += strlen(q) + 1)
+        fprintf(sf, "%s\n", q);
+    cr_assert_eq(fclose(sf), 0);
     FILE *f = fopen(data, "wb");
     cr_assert_not_null(f);
     cr_assert_eq(fwrite(o->data, sizeof *o->data, o->n_data, f), o->n_data);
@@ -544,7 +611,7 @@ static buf oracle(const ops *o, const char *dir)
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
     if (pid == 0) {
-        execl(py, py, ORACLE, spec, data, out, (char *)NULL);
+        execl(py, py, ORACLE, spec, data, out, strs, (char *)NULL);
         fprintf(stderr, "cannot run %s: %s\n", py, strerror(errno));
         _exit(127);
     }
@@ -652,6 +719,7 @@ Test(rng, streams_and_reductions_equal_numpy_bit_for_bit, .timeout = 600)
     free(ends);
     free(o.v);
     free(o.data);
+    free(o.strings);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);

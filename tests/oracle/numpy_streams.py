@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """The oracle of tests/test_rng.c: numpy 1.24's Generator and reductions.
 
-usage: numpy_streams.py SPEC DATA OUT
+usage: numpy_streams.py SPEC DATA OUT [STRINGS]
 
 Reads the operations in SPEC (one per line, below), runs them with numpy
 (and pandas for the group mean) and writes their results to OUT, in
 order, as little-endian binary: uint32 for seedseq, uint64 for raw,
 u32 and integers, int64 for choice, perm and shuffle, float64 otherwise.
-DATA holds the float64 arrays the reductions read.
+DATA holds the float64 arrays the reductions read, STRINGS the decimal
+numbers pdfloat reads (one a line).
 
   seedseq SEED NWORDS [KEY...]  SeedSequence(SEED, spawn_key=KEYS).generate_state(NWORDS)
   gen SEED [KEY]                the current generator: default_rng(SEED), or
@@ -25,10 +26,13 @@ DATA holds the float64 arrays the reductions read.
   shuffle N                     shuffle(arange(N, dtype=int64)), the array
   reduce OFF N                  of DATA[OFF:OFF+N]: np.add.reduce, .sum(), .mean(),
                                 np.var, pandas Series.mean, groupby().mean()
+  pdfloat N                     the next N lines of STRINGS as pd.read_csv reads a
+                                float64 column
 
 Exit status 3 (with a message) when numpy is not 1.24 or pandas not 1.5:
 Generator streams are not promised stable across numpy versions.
 """
+import io
 import sys
 
 import numpy as np
@@ -43,8 +47,10 @@ if not pd.__version__.startswith("1.5."):
 pd.set_option("compute.use_bottleneck", False)
 
 
-def main(spec_path, data_path, out_path):
+def main(spec_path, data_path, out_path, strings_path=None):
     data = np.fromfile(data_path, dtype="<f8")
+    strings = open(strings_path).read().split("\n") if strings_path else []
+    at = 0
     rng = None
     with open(spec_path) as spec, open(out_path, "wb") as out:
         for line in spec:
@@ -94,12 +100,17 @@ def main(spec_path, data_path, out_path):
                 g = pd.DataFrame({"k": np.zeros(n, dtype=np.int64), "v": x})
                 r = np.array([np.add.reduce(x), x.sum(), x.mean(), np.var(x),
                               pd.Series(x).mean(), g.groupby("k").mean()["v"].iloc[0]])
+            elif op == "pdfloat":
+                n = int(a[0])
+                text = "x\n" + "\n".join(strings[at:at + n]) + "\n"
+                at += n
+                r = pd.read_csv(io.StringIO(text), dtype={"x": np.float64})["x"].values
             else:
                 sys.exit(f"numpy_streams.py: {spec_path}: unknown operation '{op}'")
             out.write(np.ascontiguousarray(r, dtype=r.dtype.newbyteorder("<")).tobytes())
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     main(*sys.argv[1:])

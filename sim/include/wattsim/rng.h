@@ -28,7 +28,8 @@
  *   ws_rng_bounded(r, m)   numpy's random_bounded_uint64(0, m), Lemire's
  *                          method (32-bit for m < 2^32); m = 0 draws nothing
  *   ws_rng_integers(r, n)  rng.integers(n) (n >= 1; n = 1 draws nothing)
- *   ws_rng_interval(r, m)  numpy's random_interval(m): masked rejection
+ *   ws_rng_interval(r, m)  numpy's random_interval(m), m < 2^32: masked
+ *                          rejection
  *   ws_rng_choice          rng.choice(n, k, replace=False)
  *   ws_rng_permutation     rng.permutation(n)
  *   ws_rng_standard_normal rng.standard_normal()
@@ -165,9 +166,10 @@ static inline uint64_t ws_rng_integers(ws_rng *r, uint64_t n)
                                 : ws_rng_bounded(r, n - 1);
 }
 
-/* Uniform in [0, m] by masked rejection: draw (32-bit when m fits) and
- * mask to the smallest 2^k - 1 >= m until the value is at most m. */
-uint64_t ws_rng_interval(ws_rng *r, uint64_t m);
+/* Uniform in [0, m] by masked rejection: a 32-bit draw masked to the
+ * smallest 2^k - 1 >= m, redrawn until it is at most m. (numpy draws 64
+ * bits for m >= 2^32, for arrays of 2^32 elements or more; not here.) */
+uint32_t ws_rng_interval(ws_rng *r, uint32_t m);
 
 /* rng.choice(n, k, replace=False) into out[0..k): Floyd's algorithm,
  * then a Lemire shuffle of the k picks; for n > 10000 and k > n / 50 a
@@ -176,11 +178,13 @@ uint64_t ws_rng_interval(ws_rng *r, uint64_t m);
 int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out);
 
 /* rng.permutation(n) into out[0..n): 0..n-1 shuffled with
- * ws_rng_interval (last position first). */
-void ws_rng_permutation(ws_rng *r, int64_t n, int64_t *out);
+ * ws_rng_interval (last position first). Returns 0, or -1 when n < 0 or
+ * n > 2^32 (nothing drawn). */
+int ws_rng_permutation(ws_rng *r, int64_t n, int64_t *out);
 
-/* rng.shuffle(x) of n elements of `size` bytes (size <= 64). */
-void ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size);
+/* rng.shuffle(x) of n elements of `size` bytes: 0, or -1 when n > 2^32
+ * or size > 64 (nothing drawn). */
+int ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size);
 
 /* The 256-layer ziggurat's rare paths (wedges and tail), out of line. */
 double ws_rng__normal_slow(ws_rng *r, uint64_t raw);
@@ -229,7 +233,7 @@ typedef struct ws_rng_stats {
     unsigned long lemire32_reject;    /* ... and a redraw */
     unsigned long lemire64_retry, lemire64_reject;
     unsigned long full32, full64;     /* m = 2^32 - 1 or 2^64 - 1 */
-    unsigned long masked32_reject, masked64_reject;
+    unsigned long masked32_reject;
     unsigned long floyd_collision;    /* Floyd's pick was taken: j instead */
     unsigned long choice_tail;        /* the tail-shuffle path of choice */
     unsigned long normal_wedge_accept, normal_wedge_reject;
@@ -238,67 +242,5 @@ typedef struct ws_rng_stats {
 
 /* This thread's counts (all zero without WS_RNG_STATS). */
 ws_rng_stats *ws_rng_stats_get(void);
-
-/* ---------------------------------------------- GSL MT19937 (going away)
- * The streams before WS_STREAM_VERSION 2, until every caller draws from
- * a ws_rng. */
-#include <gsl/gsl_rng.h>
-#include <stdint.h>
-
-/* Seed of an independent random stream for `role` derived from `seed`
- * (SplitMix64 mixing). Roles: 0 engine, 1 BSO, 2 PLO, 16 + g group g. */
-unsigned long ws_stream_seed(unsigned long seed, unsigned role);
-
-/* An MT19937 generator seeded with `seed`, bit for bit what
- * gsl_rng_alloc(gsl_rng_mt19937) + gsl_rng_set(seed) give, taken from this
- * thread's pool of used ones when it has one; NULL when out of memory.
- * Give it back with ws_rng_give (which frees it when the pool is full). */
-gsl_rng *ws_rng_take(unsigned long seed);
-void ws_rng_give(gsl_rng *r);
-/* Seed this thread's next generators for seeds[0..2] together (a
- * simulation's three streams: ws_stream_seed(seed, 0..2)), faster than
- * three gsl_rng_set; ws_rng_take(seeds[k]) then returns them, with the
- * state gsl_rng_set gives (checked at start-up, else this does nothing).
- * Returns 1 when it seeded them, 0 when ws_rng_take will seed as usual. */
-int ws_rng_preseed(const unsigned long seeds[3]);
-/* gsl_rng_uniform_int(r, n), the same draws and results bit for bit, with
- * range / n remembered in *memo for the next call with the same n (zero
- * it first; one memo per generator type). A simulation draws mostly with
- * the same n, and then no division by n stands between n and the draw.
- * n = 0 or beyond the generator's range goes to GSL (its error). */
-typedef struct ws_uniform_memo {
-    unsigned long n, scale;
-} ws_uniform_memo;
-
-static inline unsigned long ws_rng_uniform_int_memo(const gsl_rng *r, unsigned long n,
-                                                    ws_uniform_memo *memo)
-{
-    const unsigned long offset = r->type->min, range = r->type->max - offset;
-    if (n != memo->n || n == 0) {
-        if (n > range || n == 0) return gsl_rng_uniform_int(r, n);
-        memo->n = n;
-        memo->scale = range / n;
-    }
-    const unsigned long scale = memo->scale;
-    unsigned long k;
-    if (range <= 0xffffffffUL) {
-        /* Every operand fits in 32 bits (MT19937): the same quotient from
-         * a 32-bit division, which is several times faster than a 64-bit
-         * one on x86-64. */
-        const uint32_t s32 = (uint32_t)scale, o32 = (uint32_t)offset;
-        do
-            k = (uint32_t)((uint32_t)r->type->get(r->state) - o32) / s32;
-        while (k >= n);
-        return k;
-    }
-    do
-        k = (r->type->get(r->state) - offset) / scale;
-    while (k >= n);
-    return k;
-}
-
-/* Free this thread's pooled generators (a thread's pool is freed when it
- * exits; the main thread may call this before exiting). */
-void ws_rng_pool_clear(void);
 
 #endif

@@ -11,7 +11,9 @@
  *    2^32 - 1 use 32-bit words (ws_rng_next32, so half of a 64-bit
  *    output is kept for the next 32-bit draw); [0, 2^32 - 1] and
  *    [0, 2^64 - 1] are one word as is; m = 0 draws nothing.
- *  - permutation and shuffle: masked rejection (ws_rng_interval).
+ *  - permutation and shuffle: masked rejection (ws_rng_interval), for
+ *    arrays below 2^32 elements (numpy's 64-bit path for larger ones is
+ *    not provided).
  *  - choice(n, k, replace=False): Floyd's algorithm (for j = n-k .. n-1,
  *    pick uniform in [0, j]; if already picked, take j), then a Lemire
  *    shuffle of the k picks (positions k-1 down to 1); when n > 10000 and
@@ -80,46 +82,45 @@ uint64_t ws_rng_bounded(ws_rng *r, uint64_t m)
     return hi;
 }
 
-uint64_t ws_rng_interval(ws_rng *r, uint64_t m)
+uint32_t ws_rng_interval(ws_rng *r, uint32_t m)
 {
     if (m == 0) return 0;
-    uint64_t mask = m;
+    uint32_t mask = m, v;
     mask |= mask >> 1;
     mask |= mask >> 2;
     mask |= mask >> 4;
     mask |= mask >> 8;
     mask |= mask >> 16;
-    mask |= mask >> 32;
-    uint64_t v;
-    if (m <= 0xffffffffu) {
-        while ((v = ws_rng_next32(r) & mask) > m) RNG_COUNT(masked32_reject);
-    } else {
-        while ((v = ws_rng_next64(r) & mask) > m) RNG_COUNT(masked64_reject);
-    }
+    while ((v = ws_rng_next32(r) & mask) > m) RNG_COUNT(masked32_reject);
     return v;
 }
 
-void ws_rng_permutation(ws_rng *r, int64_t n, int64_t *out)
+#define MAX_SHUFFLE 0x100000000ull   /* positions below 2^32: 32-bit picks */
+
+int ws_rng_permutation(ws_rng *r, int64_t n, int64_t *out)
 {
+    if (n < 0 || (uint64_t)n > MAX_SHUFFLE) return -1;
     for (int64_t i = 0; i < n; i++) out[i] = i;
     for (int64_t i = n - 1; i >= 1; i--) {
-        const int64_t j = (int64_t)ws_rng_interval(r, (uint64_t)i);
+        const int64_t j = ws_rng_interval(r, (uint32_t)i);
         const int64_t t = out[i];
         out[i] = out[j];
         out[j] = t;
     }
+    return 0;
 }
 
-void ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size)
+int ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size)
 {
     unsigned char *b = x, tmp[64];
-    if (size > sizeof tmp) return;
+    if (size > sizeof tmp || (uint64_t)n > MAX_SHUFFLE) return -1;
     for (size_t i = n; i-- > 1;) {
-        const size_t j = (size_t)ws_rng_interval(r, i);
+        const size_t j = ws_rng_interval(r, (uint32_t)i);
         memcpy(tmp, b + j * size, size);
         memcpy(b + j * size, b + i * size, size);
         memcpy(b + i * size, tmp, size);
     }
+    return 0;
 }
 
 /* Positions n-1 down to `first` of a[], each swapped with a Lemire pick
@@ -171,6 +172,16 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
         lemire_shuffle(r, n, n - k > 1 ? n - k : 1, a);
         memcpy(out, a + (n - k), (size_t)k * sizeof *out);
         free(a);
+        return 0;
+    }
+    if (k == n) {
+        /* Every step's picks so far are exactly 0..j-1: a pick below j is
+         * taken, so Floyd adds j either way (the draw is still made). */
+        for (int64_t j = 0; j < n; j++) {
+            if (ws_rng_bounded(r, (uint64_t)j) < (uint64_t)j) RNG_COUNT(floyd_collision);
+            out[j] = j;
+        }
+        lemire_shuffle(r, k, 1, out);
         return 0;
     }
     pick_set s = {NULL, 0};
