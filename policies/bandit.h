@@ -28,6 +28,19 @@
  * observed: each observation marks it, and the next predict refits the
  * marked arms once (the same arithmetic whenever it is done); the other
  * arms' posteriors are reused.
+ *
+ * Speed without losing a bit: numpy's variance takes two passes over an
+ * arm's rewards, O(n) per observation. But only the argmax of the thetas
+ * matters, and the draws do not depend on the posteriors (theta = mean +
+ * sd * z, z a standard normal). So a refit first bounds numpy's mean and
+ * sd from running sums of the rewards, their squares and magnitudes, in
+ * O(1), with rigorous error bounds for every rounding on the way
+ * (numpy's pairwise sums, the divisions, the square root); predict draws
+ * the z's, bounds each theta, and when one arm's interval is above all
+ * others that arm wins, exactly as the exact values would have it. Only
+ * when intervals overlap (a near tie, a variance too small to bound away
+ * from 0, a window shorter than the history) are the arms concerned
+ * refitted exactly, numpy's arithmetic on their rewards.
  */
 #ifndef WS_POLICIES_BANDIT_H
 #define WS_POLICIES_BANDIT_H
@@ -45,12 +58,30 @@ typedef struct ws_arm_stats {
     long n;                 /* observations */
     double *rewards;        /* every reward, oldest first */
     long cap;
+    /* Running sums, left to right: of the rewards' magnitudes, and of the
+     * rewards less the first one (shift), their magnitudes and squares. */
+    double abs_sum, shift, sum_y, abs_y, sq_y;
 } ws_arm_stats;
 
-/* An arm's posterior as predict samples it: theta = mean + sd * z. */
+/* An arm's posterior as predict samples it: theta = mean + sd * z. When
+ * exact, mean and sd are numpy's values; else numpy's mean is within
+ * mean_err of mean, its sd within [sd_lo, sd_hi]. m_lo, m_hi, s_lo, s_hi:
+ * the same widened for every rounding of theta and of its bounds, so
+ * that m_lo + s * z and m_hi + s' * z (s, s' the s_lo, s_hi the sign of z
+ * calls for) bound numpy's theta (ws_bandit_theta_bounds). */
 typedef struct ws_arm_post {
     double mean, sd;
+    double mean_err, sd_lo, sd_hi;
+    double m_lo, m_hi, s_lo, s_hi;
+    int exact;
 } ws_arm_post;
+
+/* How predict decided (for the tests and the curious). */
+typedef struct ws_bandit_counts {
+    unsigned long bounded_refits, exact_refits;   /* refits by method */
+    unsigned long decided, exact_decisions;       /* Thompson argmaxes: by
+                                                     bounds, after exact refits */
+} ws_bandit_counts;
 
 typedef struct ws_bandit {
     int n_bs;               /* size of the job's batch-size set */
@@ -62,21 +93,31 @@ typedef struct ws_bandit {
     ws_arm_post *post;      /* per batch-size index */
     unsigned char *stale;   /* per batch-size index: refit at next predict */
     long *order;            /* scratch: the exploration order, n_bs */
+    double *z, *lo, *hi;    /* scratch: the standard normals and the
+                               thetas' bounds, n_bs each */
+    int warm;               /* every arm has `explore` fitted rewards */
+    ws_bandit_counts counts;
 } ws_bandit;
 
 int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore);
 void ws_bandit_free(ws_bandit *b);
 /* Record a reward for batch-size index i (any size, arm or not). */
 int ws_bandit_observe(ws_bandit *b, int i, double reward);
-/* Make the given batch-size indices the arms, ascending (set arms[] and
- * n_arms directly only before the first predict). */
+/* Make the given batch-size indices the arms, ascending (or set arms[]
+ * and n_arms directly, and warm to 0). */
 void ws_bandit_set_arms(ws_bandit *b, const int *idx, int n);
 /* The rewards index i is fitted on: their count and where they start. */
 long ws_bandit_fitted(const ws_bandit *b, int i, const double **rewards);
-/* Mean and posterior precision of index i from its (windowed) rewards. */
+/* Mean and posterior precision of index i from its (windowed) rewards,
+ * numpy's arithmetic. */
 void ws_bandit_posterior(const ws_bandit *b, int i, double *mean, double *prec);
-/* What predict samples for index i, from ws_bandit_posterior. */
-ws_arm_post ws_bandit_post_of(const ws_bandit *b, int i);
+/* What predict samples for index i: exact (from ws_bandit_posterior), or
+ * the bounds from the running sums (exact = 0), when they are conclusive. */
+ws_arm_post ws_bandit_post_exact(const ws_bandit *b, int i);
+int ws_bandit_post_bounds(const ws_bandit *b, int i, ws_arm_post *out);
+/* The interval of theta = mean + sd * z for any mean and sd within p's
+ * bounds, numpy's roundings included. */
+void ws_bandit_theta_bounds(const ws_arm_post *p, double z, double *lo, double *hi);
 /* Pick an arm; returns its batch-size index, or -1 when a host draw
  * fails (out of memory). */
 int ws_bandit_predict(ws_bandit *b, const ws_host *host);

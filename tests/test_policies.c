@@ -356,6 +356,14 @@ static void bandit_matches_gaussian_ts(long window, long explore, uint64_t seed)
     cr_expect_eq(rh.choices, 3000, "the order is drawn at every predict");
     cr_expect_gt(exact, 0);
     cr_expect_gt(ties, 100);
+    /* Both ways of refitting and of deciding were taken (window 1 never
+     * samples). */
+    if (window != 1) {
+        cr_expect_gt(b.counts.bounded_refits, 0);
+        cr_expect_gt(b.counts.exact_refits, 0);
+        cr_expect_gt(b.counts.decided, 0);
+        cr_expect_gt(b.counts.exact_decisions, 0);
+    }
     ws_bandit_free(&b);
 }
 
@@ -365,4 +373,58 @@ Test(policies, bandit_is_gaussian_ts_draw_for_draw)
     bandit_matches_gaussian_ts(5, 2, 2);
     bandit_matches_gaussian_ts(0, 1, 3);
     bandit_matches_gaussian_ts(1, 2, 4);    /* window 1: arms stay cold */
+}
+
+/* The bounds a refit takes from running sums contain numpy's mean and sd
+ * (ws_bandit_post_exact), and the theta interval predict derives from them
+ * contains the exact theta, over many histories: costs of every magnitude,
+ * spreads from 1e-9 to 20 of the level, mixed signs, 2 to 3000 rewards;
+ * and for rewards of one sign spread by 1e-4 to 0.1 of their level (a
+ * run's cost varies by percents) they are tight enough to decide all but
+ * near ties (theta's interval under 1e-11 of its magnitude). */
+Test(policies, bandit_bounds_contain_numpys_posterior)
+{
+    int bs[1] = {1};
+    ws_job job = {.n_bs = 1, .bs = bs};
+    ws_rng r;
+    ws_rng_seed(&r, 5);
+    long cases = 0, bounded = 0;
+    double widest = 0;
+    for (int t = 0; t < 4000; t++) {
+        ws_bandit b;
+        cr_assert_eq(ws_bandit_init(&b, &job, 0, 2), 0);
+        const double level = -pow(10.0, (double)ws_rng_integers(&r, 13) - 2.0);
+        const double spread = pow(10.0, -(double)ws_rng_integers(&r, 10)) * (t % 7 == 0 ? -20 : 1);
+        const long n = 2 + (long)ws_rng_integers(&r, t % 10 ? 200 : 3000);
+        for (long i = 0; i < n; i++) {
+            const double x = level * (1.0 + spread * ws_rng_standard_normal(&r));
+            cr_assert_eq(ws_bandit_observe(&b, 0, t % 13 == 0 && i % 3 ? level : x), 0);
+            if (i % 17 && i + 1 < n) continue;
+            const ws_arm_post ex = ws_bandit_post_exact(&b, 0);
+            ws_arm_post bd;
+            cases++;
+            if (ws_bandit_post_bounds(&b, 0, &bd)) continue;
+            bounded++;
+            cr_assert(fabs(ex.mean - bd.mean) <= bd.mean_err && ex.sd >= bd.sd_lo
+                      && ex.sd <= bd.sd_hi,
+                      "t %d n %ld: numpy's mean %.17g sd %.17g outside %.17g +- %.3g,"
+                      " [%.17g, %.17g]", t, i + 1, ex.mean, ex.sd, bd.mean, bd.mean_err,
+                      bd.sd_lo, bd.sd_hi);
+            for (int q = 0; q < 8; q++) {
+                const double z = ws_rng_standard_normal(&r), theta = ex.mean + ex.sd * z;
+                double lo, hi, elo, ehi;
+                ws_bandit_theta_bounds(&bd, z, &lo, &hi);
+                ws_bandit_theta_bounds(&ex, z, &elo, &ehi);
+                cr_assert(lo <= theta && theta <= hi && elo <= theta && theta <= ehi,
+                          "t %d n %ld: theta %.17g outside [%.17g, %.17g] or [%.17g, %.17g]",
+                          t, i + 1, theta, lo, hi, elo, ehi);
+                if (spread >= 1e-4 && spread <= 0.1 && t % 13) widest = fmax(widest, (hi - lo) / (fabs(ex.mean) + ex.sd * fabs(z)));
+            }
+        }
+        ws_bandit_free(&b);
+    }
+    cr_log_info("%ld posteriors, %ld bounded, widest relative interval %.3g", cases, bounded,
+                widest);
+    cr_expect_gt(bounded, cases / 2);
+    cr_expect_lt(widest, 1e-11);
 }

@@ -123,12 +123,19 @@ int ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size)
     return 0;
 }
 
+/* A Lemire pick of [0, m]: inline for the 32-bit ranges (every shuffle of
+ * fewer than 2^32 elements), else ws_rng_bounded. */
+static inline uint64_t pick(ws_rng *r, uint64_t m)
+{
+    return m < 0xffffffffu ? ws_rng_bounded32(r, (uint32_t)m) : ws_rng_bounded(r, m);
+}
+
 /* Positions n-1 down to `first` of a[], each swapped with a Lemire pick
  * of [0, i]. */
-static void lemire_shuffle(ws_rng *r, int64_t n, int64_t first, int64_t *a)
+static inline void lemire_shuffle(ws_rng *r, int64_t n, int64_t first, int64_t *a)
 {
     for (int64_t i = n - 1; i >= first; i--) {
-        const int64_t j = (int64_t)ws_rng_bounded(r, (uint64_t)i);
+        const int64_t j = (int64_t)pick(r, (uint64_t)i);
         const int64_t t = a[j];
         a[j] = a[i];
         a[i] = t;
@@ -178,7 +185,7 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
         /* Every step's picks so far are exactly 0..j-1: a pick below j is
          * taken, so Floyd adds j either way (the draw is still made). */
         for (int64_t j = 0; j < n; j++) {
-            if (ws_rng_bounded(r, (uint64_t)j) < (uint64_t)j) RNG_COUNT(floyd_collision);
+            if (pick(r, (uint64_t)j) < (uint64_t)j) RNG_COUNT(floyd_collision);
             out[j] = j;
         }
         lemire_shuffle(r, k, 1, out);
@@ -193,7 +200,7 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
         s.mask = size - 1;
     }
     for (int64_t j = n - k, t = 0; j < n; j++, t++) {
-        const uint64_t v = ws_rng_bounded(r, (uint64_t)j);
+        const uint64_t v = pick(r, (uint64_t)j);
         if (!set_has_or_add(&s, out, t, v)) {
             out[t] = (int64_t)v;
         } else {
