@@ -318,7 +318,7 @@ static void check_subject(report *r, subject *s, long jobs)
     else
         say(r, a.digest == b.digest, "determinism", s->who, a.digest == b.digest
             ? "seed 7 twice: the same runs" : "seed 7 twice: different runs (the policy"
-            " draws from something other than host->uniform/gaussian, or keeps state"
+            " draws from something other than the host's streams (ws_host), or keeps state"
             " across instances)");
 
     /* Two live instances, run one after the other, against one alone. */
