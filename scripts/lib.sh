@@ -13,18 +13,21 @@
 #                                 needs (plus any PKG given); exit 2 when impossible
 #   ws_build [DIR] [CMAKE_ARG...] configure and build into DIR (default build/,
 #                                 relative to the root) as Release unless a
-#                                 -DCMAKE_BUILD_TYPE=... is among the arguments
+#                                 -DCMAKE_BUILD_TYPE=... is among the arguments,
+#                                 and, when DIR is new, without the test
+#                                 suite unless -DWS_TESTS=ON is
 #   ws_fetch_traces [ARG...]      run scripts/fetch-traces with ARGs
 #
 # Environment:
 #   WS_JOBS    parallel build jobs (default: nproc)
 
-# Debian packages the project needs to build, test and plot.
-# python3-numpy and python3-pandas: the tests' oracle for the random streams
-# (numpy 1.24, pandas 1.5 on Debian 12).
+# Debian packages the project needs to build, run and plot.
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
-             libcriterion-dev gnuplot-nox poppler-utils ca-certificates curl
-             python3-numpy python3-pandas)
+             gnuplot-nox ca-certificates curl)
+# ... and to build and run the test suite (scripts/test): Criterion, poppler's
+# pdfinfo/pdftotext for the figure checks, python3 for the manual's examples,
+# numpy and pandas (1.24 and 1.5 on Debian 12) as the random streams' oracle.
+WS_TEST_PACKAGES=(libcriterion-dev poppler-utils python3 python3-numpy python3-pandas)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")
@@ -93,11 +96,19 @@ ws_build() {
     if (($# > 0)); then shift; fi
     [[ $dir == /* ]] || dir="$_WS_ROOT/$dir"
 
-    local args=("$@") type_given=0 a
+    local args=("$@") type_given=0 tests_given=0 a
     for a in "${args[@]}"; do
         if [[ $a == -DCMAKE_BUILD_TYPE=* ]]; then type_given=1; fi
+        if [[ $a == -DWS_TESTS=* ]]; then tests_given=1; fi
     done
     ((type_given)) || args=(-DCMAKE_BUILD_TYPE=Release "${args[@]}")
+    # A new build folder is made without the test suite unless asked for
+    # (scripts/test asks): trying the tool should not need Criterion. An
+    # existing one keeps what it has (a later scripts/demo does not drop
+    # the tests scripts/test built).
+    if ((!tests_given)) && [[ ! -e $dir/CMakeCache.txt ]]; then
+        args=(-DWS_TESTS=OFF "${args[@]}")
+    fi
 
     local jobs=${WS_JOBS:-$(nproc 2>/dev/null || echo 2)}
     ws_say "configuring ${dir#"$_WS_ROOT"/} (${args[*]})"

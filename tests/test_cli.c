@@ -1,6 +1,6 @@
 /*
  * The wattsim command line: the output contracts scripts rely on
- * (README "Output formats"), determinism, help, and the error convention
+ * (docs/outputs.md), determinism, help, and the error convention
  * (one line on stderr, exit status 2, nothing on stdout, no output files).
  * Runs on the fetched Zeus traces.
  */

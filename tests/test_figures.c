@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,6 +109,8 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
         cr_expect_str_eq(str(&t, row, "versus"), s.pairs[ref].label);
         cr_expect_str_eq(str(&t, row, "workload"), s.work[w]);
         cr_expect_eq(num(&t, row, "in_figure"), 1);
+        cr_expect_eq(num(&t, row, "eta_index"), 0);
+        cr_expect_eq(num(&t, row, "beta_index"), 0);
         cr_expect_eq(num(&t, row, "seeds"), 4);
         /* by hand: per-seed savings, their mean and t(3) interval */
         for (int m = 0; m < 2; m++) {
@@ -139,8 +142,85 @@ Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeo
     snprintf(path, sizeof path, "%s/savings.gp", tmp);
     char *gp = slurp(path);
     cr_expect(strstr(gp, "'ShuffleNet-v2'.\"\\n\".'CIFAR-100'"), "workload display name");
-    cr_expect(strstr(gp, "gpu0 = 'V100'"), "GPU display name");
+    cr_expect(strstr(gp, "ser0 = 'V100'"), "GPU display name");
+    /* one GPU: the title does not say "per GPU"; it says which */
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload (η = 0.5, β = 2; 95 % CI over"
+                         " 4 seeds)'"), "%s", gp);
     cr_expect(!strstr(gp, "cifar100") && !strstr(gp, "v100"), "no raw id in the script");
+    free(gp);
+    done(&s);
+}
+
+/* A sweep of several etas (or betas) on one GPU: a bar per eta in each
+ * workload's group, every row of savings.csv drawn, and a title that says
+ * so (once: "per workload and GPU" with one GPU and the first eta only). */
+Test(figures, savings_show_every_eta_and_beta, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: [cifar100, squad]\neta: [0, 0.5, 1]\nbeta: 2\n"
+                     "seed: 1..2\nrecurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.csv", tmp);
+    table t = read_table(path);
+    cr_assert_eq(t.n, 2 * 3, "a row per workload x eta (one reference, default)");
+    for (size_t row = 0; row < t.n; row++) {
+        size_t w = (size_t)num(&t, row, "workload_index"), e = (size_t)num(&t, row, "eta_index");
+        cr_expect_eq(row, w * 3 + e);
+        cr_expect(NEAR(num(&t, row, "eta"), s.etas[e]));
+        cr_expect_eq(num(&t, row, "beta_index"), 0);
+        cr_expect_eq(num(&t, row, "in_figure"), 1, "every row is drawn");
+    }
+    free_table(&t);
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload and η (β = 2; 95 % CI over"
+                         " 2 seeds)'"), "%s", gp);
+    cr_expect(strstr(gp, "S = 3\n") && strstr(gp, "ser0 = 'η = 0'\n")
+              && strstr(gp, "ser1 = 'η = 0.5'\n") && strstr(gp, "ser2 = 'η = 1'\n"));
+    /* the bar of a row: its eta x beta combination; etas in viridis order */
+    cr_expect(strstr(gp, "series(x) = column(18) * 1 + column(19)\n"));
+    cr_expect(strstr(gp, "colours = '#440154 #21918c #b5de2b'\n"), "%s", gp);
+    cr_expect(!strstr(gp, "GPU"), "one GPU: no \"per GPU\"");
+    free(gp);
+    done(&s);
+
+    s = run("gpu: v100\nworkload: squad\neta: 0.5\nbeta: [2, .inf]\nseed: 1..2\n"
+            "recurrences: 20\n", "zeus:jit");
+    char dir[500];
+    snprintf(dir, sizeof dir, "%.400s/beta", tmp);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    c.dir = dir;
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/savings.gp", dir);
+    gp = slurp(path);
+    cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload and β (η = 0.5; 95 % CI over"
+                         " 2 seeds)'"), "%s", gp);
+    cr_expect(strstr(gp, "ser1 = 'β = ∞'\n"));
+    free(gp);
+    done(&s);
+}
+
+/* ------------------------------------------------------------ curves */
+
+/* A cost is η·ETA + (1 − η)·MaxPower·TTA: the axes say J-equivalent, not
+ * J (not energy); the figure is one column wide. */
+Test(figures, curves_cost_in_joule_equivalents, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+                     "recurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_curves(&c, &s, 0, 0, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/curves-v100-cifar100-eta0.5-beta2.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "set ylabel 'Cumulative cost'.\"\\n\".'(MJ-equivalent)'")
+              || strstr(gp, "set ylabel 'Cumulative cost'.\"\\n\".'(kJ-equivalent)'"), "%s", gp);
+    cr_expect(strstr(gp, "'Regret vs oracle'.\"\\n\".'("), "%s", gp);
+    cr_expect(!strstr(gp, "J)'"), "no axis in plain joules");
+    cr_expect(strstr(gp, "W = 3.400;"), "one column (3.4 in)");
     free(gp);
     done(&s);
 }
@@ -284,44 +364,55 @@ Test(figures, equal_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .
     done(&s);
 }
 
-/* The zoomed panel of a steady-state figure as its .gp sets it. */
-static void steady_range(const char *gp_path, double r[4])
+/* The zoomed panel of a steady-state figure as its .gp sets it: ranges
+ * r and its plot area's width and height in points (its margins, screen
+ * fractions of the 7 x 3.4 in page). */
+static void steady_range(const char *gp_path, double r[4], double *w, double *h)
 {
     char *gp = slurp(gp_path);
     const char *x = strstr(gp, "X0 = ");
     cr_assert_not_null(x, "%s", gp);
     cr_assert_eq(sscanf(x, "X0 = %lf; X1 = %lf; Y0 = %lf; Y1 = %lf", &r[0], &r[1], &r[2], &r[3]),
                  4);
+    const char *m = strstr(gp, "set lmargin at screen ");
+    double l, rr, b, t;
+    cr_assert_not_null(m, "%s", gp);
+    cr_assert_eq(sscanf(m, "set lmargin at screen %lf; set rmargin at screen %lf\n"
+                           "set bmargin at screen %lf; set tmargin at screen %lf", &l, &rr, &b, &t),
+                 4);
+    cr_assert(m < x, "the zoomed panel's margins come first");
+    *w = (rr - l) * 7 * 72;
+    *h = (t - b) * 3.4 * 72;
     free(gp);
 }
 
 /* The paper's eta plot on ShuffleNet/CIFAR-100: eta 0.3 to 1 settle close
  * together. Consecutive etas share a label exactly when their markers (7 pt)
  * are within 1.75 markers of each other on the page, a group spanning at
- * most 3 such distances each way: the panel's axes span 0.62 of the 7 in figure less
- * 10 characters (0.75 em of 8 pt) by 0.94 of 3.4 in less 4.7 lines (1.5 em),
- * as figures_steady.c lays it out. And every steady state is inside the
- * panel with room for a marker: eta 0 settles faster than the fastest knob's
- * mean (runs are sampled), and the panel once stopped just past that knob,
- * cutting it off; eta 0.6 to 1 sit on the least-energy knob, where the panel
- * stopped 3.5 pt below, cutting their markers in half. Seeds 11-20: with
- * them (numpy's streams) eta 0 does settle faster than the fastest knob. */
+ * most 3 such distances each way, on the panel the script lays out. And
+ * every steady state is inside the panel with room for a marker, its
+ * whole confidence interval too: eta 0 settles faster than the fastest
+ * knob's mean (runs are sampled), and the panel once stopped just past
+ * that knob, cutting it off; eta 0.6 to 1 sit on the least-energy knob,
+ * where the panel stopped 3.5 pt below, cutting their markers in half; and
+ * on MovieLens-1M the error bars once ran out of the panel. Seeds 11-20:
+ * with them (numpy's streams) eta 0 does settle faster than the fastest
+ * knob. */
 Test(figures, near_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .timeout = 300)
 {
     ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,"
                      " 0.8, 0.9, 1]\nbeta: 2\nseed: 11..20\n", "zeus:jit");
     steady_figure(&s);
     char path[600];
-    double r[4];
+    double r[4], w, h;
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
-    steady_range(path, r);
+    steady_range(path, r, &w, &h);
     snprintf(path, sizeof path, "%s/steady-v100-cifar100.csv", tmp);
     char *csv = slurp(path), *save = NULL;
     double eta[16], px[16], py[16], tta0 = NAN, fastest = INFINITY;
     char label[16][32];
     size_t n = 0;
     int block = -1;
-    const double w = 0.62 * 7 * 72 - 10 * 0.75 * 8, h = 0.94 * 3.4 * 72 - 4.7 * 1.5 * 8;
     for (char *line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (!strncmp(line, "# block ", 8)) { block = atoi(line + 8); continue; }
         if (block == 0) {                                    /* knobs: bs,pl,tta,... */
@@ -341,10 +432,13 @@ Test(figures, near_steady_states_share_a_label, .init = mktmp, .fini = rmtmp, .t
         py[n] = (v[3] - r[2]) / (r[3] - r[2]) * h;
         snprintf(label[n], sizeof label[n], "%.*s", (int)strcspn(f, ","), f);
         /* inside, with room for the largest marker (oracle's circle, 8 pt
-         * in radius) */
+         * in radius), and so are the ends of the 95 % CI */
         cr_expect(px[n] >= 8 && px[n] <= w - 8 && py[n] >= 8 && py[n] <= h - 8,
                   "eta %g at (%g, %g) is %g, %g pt from the panel's lower left corner"
                   " (%g x %g pt)", v[0], v[2], v[3], px[n], py[n], w, h);
+        cr_expect(v[4] >= r[0] && v[5] <= r[1] && v[6] >= r[2] && v[7] <= r[3],
+                  "eta %g: its CI [%g, %g] x [%g, %g] leaves the panel [%g, %g] x [%g, %g]",
+                  v[0], v[4], v[5], v[6], v[7], r[0], r[1], r[2], r[3]);
         if (n == 0) tta0 = v[2];
         n++;
     }
@@ -474,36 +568,95 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
     free(html);
 }
 
-/* ------------------------------------------------------------ README */
+/* ------------------------------------------------------------ manual */
 
-/* Every figure the README shows is a file in configs/paper/figures/ that
- * scripts/reproduce-paper --update-readme-figures writes, so the README's
- * "copies made by the script" holds. */
-Test(figures, readme_figures_come_from_the_reproduction)
+/* Every figure the README and the manual (docs/) show is a file in
+ * configs/paper/figures/ that scripts/reproduce-paper
+ * --update-readme-figures writes, so "copies made by the script" holds.
+ * Counts the links of one file; *seen collects which names were found. */
+static size_t manual_figures(const char *file, const char *prefix, const char *script,
+                             char *seen, size_t seen_size)
 {
-    char *readme = slurp(WS_SOURCE_DIR "/README.md");
-    char *script = slurp(WS_SOURCE_DIR "/scripts/reproduce-paper");
+    char *text = slurp(file);
+    cr_assert(text, "cannot read %s", file);
     size_t n = 0;
-    for (const char *p = readme; (p = strstr(p, "](configs/paper/figures/")); n++) {
-        p += strlen("](configs/paper/figures/");
+    for (const char *p = text; (p = strstr(p, prefix)); n++) {
+        p += strlen(prefix);
         size_t len = strcspn(p, ")");
         char name[256], path[600], cp[300];
         snprintf(name, sizeof name, "%.*s", (int)len, p);
         snprintf(path, sizeof path, WS_SOURCE_DIR "/configs/paper/figures/%s", name);
         struct stat st;
-        cr_expect_eq(stat(path, &st), 0, "%s is shown but missing", name);
+        cr_expect_eq(stat(path, &st), 0, "%s shows %s, which is missing", file, name);
         snprintf(cp, sizeof cp, "\"$fig/%s\"", name);
         cr_expect(strstr(script, cp), "%s is not copied by --update-readme-figures", name);
+        size_t used = strlen(seen);
+        snprintf(seen + used, seen_size - used, " %s", name);
     }
-    cr_expect_geq(n, 5, "the README shows the savings bars, a frontier, ...");
-    cr_expect(strstr(readme, "](configs/paper/figures/savings.png)"), "savings bar chart");
-    cr_expect(strstr(readme, "](configs/paper/figures/pareto-v100-librispeech.png)"), "a frontier");
-    cr_expect(!strstr(readme, "number for number,"), "statistically, not number for number");
-    free(readme);
+    cr_expect(!strstr(text, "number for number,"), "%s: statistically, not number for number",
+              file);
+    free(text);
+    return n;
+}
+
+Test(figures, manual_figures_come_from_the_reproduction)
+{
+    char *script = slurp(WS_SOURCE_DIR "/scripts/reproduce-paper");
+    char seen[4096] = "";
+    size_t n = manual_figures(WS_SOURCE_DIR "/README.md", "](configs/paper/figures/", script,
+                              seen, sizeof seen);
+    cr_expect_geq(n, 1, "the README shows a frontier");
+    cr_expect(strstr(seen, " pareto-v100-librispeech.png"), "the README's frontier");
+    DIR *d = opendir(WS_SOURCE_DIR "/docs");
+    cr_assert(d, "cannot open docs/");
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".md")) continue;
+        char path[512];
+        snprintf(path, sizeof path, WS_SOURCE_DIR "/docs/%s", e->d_name);
+        n += manual_figures(path, "](../configs/paper/figures/", script, seen, sizeof seen);
+    }
+    closedir(d);
+    cr_expect_geq(n, 6, "the manual shows the savings bars, a frontier, ...");
+    cr_expect(strstr(seen, " savings.png"), "savings bar chart");
     free(script);
 }
 
 /* ------------------------------------------------------------ frontier */
+
+/* NCF/MovieLens-1M's frontier spans 0.5 % of its TTA: the zoomed panel
+ * once showed just that, ticks every 0.02 s running into each other. Its
+ * range spans 5 % at least, with two to eight ticks a common step apart;
+ * knobs outside it are left to the overview (kx), not drawn cut. */
+Test(figures, frontier_zoom_spans_five_percent, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --workload movielens-1m --gpu v100"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/f.pdf"
+                           " >/dev/null 2>&1", tmp), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/f.gp", tmp);
+    char *gp = slurp(path);
+    double r[4];
+    const char *x = strstr(gp, "X0 = ");
+    cr_assert(x && sscanf(x, "X0 = %lf; X1 = %lf; Y0 = %lf; Y1 = %lf", &r[0], &r[1], &r[2], &r[3])
+                       == 4, "%s", gp);
+    cr_expect_geq((r[1] - r[0]) / r[1], 0.05, "TTA from %g to %g s", r[0], r[1]);
+    cr_expect_geq((r[3] - r[2]) / r[3], 0.05, "ETA from %g to %g kJ", r[2], r[3]);
+    /* the x ticks: the first `set xtics (...)`, the zoomed panel's */
+    const char *t = strstr(gp, "set xtics (");
+    cr_assert_not_null(t);
+    double v[16];
+    int n = 0;
+    for (const char *p = t; n < 16 && (p = strchr(p + 1, '\'')) && p < strchr(t, ')');) {
+        p = strchr(p + 1, '\'');
+        v[n++] = strtod(p + 1, NULL);
+    }
+    cr_expect(n >= 2 && n <= 8, "%d ticks", n);
+    for (int i = 0; i < n; i++) cr_expect(v[i] >= r[0] && v[i] <= r[1], "tick %g", v[i]);
+    for (int i = 2; i < n; i++) cr_expect(NEAR(v[i] - v[i - 1], v[1] - v[0]), "even steps");
+    cr_expect(strstr(gp, "($5 == 1 ? kx($12, $13) : NaN)"), "knobs whole or not at all");
+    free(gp);
+}
 
 /* Which knobs the frontier figure names: the default and the least-cost
  * knob, with their batch size and limit, in the key (no label over the
@@ -522,11 +675,16 @@ Test(figures, frontier_names_its_knobs, .init = mktmp, .fini = rmtmp, .timeout =
     cr_expect(strstr(gp, "t_def = 'default knob (192, 250 W)'"), "%s", gp);
     cr_expect(strstr(gp, "t_best = 'least cost, η = 0.5 (48, 150 W)'"));
     cr_expect(strstr(gp, "'DeepSpeech2 / LibriSpeech, V100: TTA and ETA of every knob'"));
-    /* the only label is the colour bar's title: none over the data */
-    const char *l = strstr(gp, "\nset label");
-    cr_expect(l && !strncmp(l, "\nset label 1 'Batch size' at screen", 35), "%s", l);
-    cr_expect(l && !strstr(l + 1, "\nset label"), "no label over the data");
-    cr_expect(strstr(gp, "set logscale xy"), "the overview is log-log");
-    cr_expect(strstr(gp, "pdfcairo"));
+    /* no label over the data; the colour bar titled along it */
+    cr_expect(!strstr(gp, "\nset label"), "no label over the data");
+    cr_expect(strstr(gp, "set cblabel 'Batch size'"));
+    const char *o = strstr(gp, "# second panel");
+    cr_expect(o && strstr(o, "set logscale x") && strstr(o, "set logscale y"),
+              "the overview is log-log");
+    cr_expect(o && strstr(o, "set xlabel 'TTA (h)'") && strstr(o, "set ylabel 'ETA (MJ)'"),
+              "the overview's axes say what and in which unit");
+    /* its frame of the zoomed region is dashed grey: no marker's colour */
+    cr_expect(o && strstr(o, "lc rgb '#444444' lw 1 dt (4,3)"), "%s", o);
+    cr_expect(strstr(gp, "pdfcairo") && strstr(gp, "fontscale 0.75"), "fonts at their size");
     free(gp);
 }

@@ -5,7 +5,7 @@
  * replay; the report over it all), then every data file they wrote (CSV,
  * JSON, Markdown, TSV, HTML) and their stdout are searched for a nan or
  * inf token. Undefined values must be written as empty fields or `null`,
- * as the README documents. β is finite throughout: β = ∞ (early stopping
+ * as docs/outputs.md documents. β is finite throughout: β = ∞ (early stopping
  * off) is an input, written `inf` in CSV and `null` in JSON on purpose.
  * Needs the fetched Zeus traces (scripts/fetch-traces).
  */

@@ -67,7 +67,8 @@ Test(install, layout)
         "lib/wattsim/policies/zeus.so", "lib/wattsim/policies/jit.so",
         "share/wattsim/workloads.yaml", "share/wattsim/examples/capped.c",
         "share/wattsim/traces/zeus-nsdi23", "share/wattsim/examples/egreedy.c",
-        "share/doc/wattsim/writing-a-policy.md"};
+        "share/doc/wattsim/writing-a-policy.md", "share/doc/wattsim/README.md",
+        "share/doc/wattsim/model.md", "share/man/man1/wattsim.1"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_expect(exists(files[i]), "%s/%s is not installed", prefix, files[i]);
 }

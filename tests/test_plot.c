@@ -4,11 +4,14 @@
  * in a --plot name, the private-folder rendering (fixed names, captured
  * output, one-line failure, no half-written image), and the kept .gp script
  * rendering on its own from any folder, and PDFs without a time stamp.
+ * And the axes a figure chooses in points (plot_axis.c): ranges and tick
+ * steps worked out by hand from the data, the label widths and the rules.
  * Needs gnuplot and the fetched Zeus traces (scripts/fetch-traces).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +257,137 @@ Test(plot, real_pdf_is_byte_reproducible, .init = mktmp, .fini = rmtmp, .timeout
     sleep(1); /* cairo's stamp has a resolution of one second */
     cr_assert_eq(run_shell(PARETO " --plot %s/b.pdf >/dev/null", tmp), 0);
     cr_expect_eq(run_shell("cmp -s %s/a.pdf %s/b.pdf", tmp, tmp), 0, "two renderings differ");
+}
+
+/* ------------------------------------------------------------ axes */
+
+/* An axis' ticks as "label@value label@value ...". */
+static void ticks(const ws_plot_axis *a, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < a->n; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s@%g", i ? " " : "", a->label[i], a->tick[i]);
+    }
+}
+
+#define CLOSE(a, b) (fabs((a) - (b)) <= 1e-6 * fmax(1.0, fabs(b)))
+
+/* DejaVu Sans' advance widths: digits 0.636 em, the point 0.318 em. */
+Test(plot, text_width_in_points)
+{
+    cr_expect(CLOSE(ws_plot_text_width("30.5", 8), (3 * 0.636 + 0.318) * 8));
+    cr_expect(CLOSE(ws_plot_text_width("", 8), 0.0));
+    /* a few non-ASCII signs the figures use: ∞ as wide as =, η about a digit */
+    cr_expect(CLOSE(ws_plot_text_width("∞", 10), 8.38));
+    cr_expect(CLOSE(ws_plot_text_width("η", 10), 6.4));
+}
+
+/* NCF/MovieLens-1M's frontier: TTA 30.879 to 31.042 s on a 190 pt axis,
+ * 8 pt labels, data 6 pt clear of the ends. 5 % of 31.042 is 1.5521 s
+ * about the centre 30.9605: 30.18445 to 31.73655, 178 pt of the axis, so
+ * 114.683 pt/s and 6 pt are 0.05232 s: 30.13213 to 31.78887. Steps: 0.1
+ * gives 16 labels (over 8); 0.2 gives 30.2 ... 31.6, 22.9 pt apart for
+ * labels 17.8 pt wide and an 8 pt gap (25.8); 0.25 gives 28.7 pt for
+ * 22.9 + 8; 0.5 gives 30.5, 31.0, 31.5, one decimal each. */
+Test(plot, linear_axis_spans_five_percent_with_ticks_that_fit)
+{
+    ws_plot_axis a;
+    ws_plot_axis_opts o = {190, 0, 8, 6, 6, WS_PLOT_MIN_SPAN, 0};
+    ws_plot_axis_linear(&a, 30.879, 31.042, &o);
+    const double c = (30.879 + 31.042) / 2, span = 0.05 * 31.042, pad = 6 / (178 / span);
+    cr_expect(CLOSE(a.lo, c - span / 2 - pad), "lo %.9g", a.lo);
+    cr_expect(CLOSE(a.hi, c + span / 2 + pad), "hi %.9g", a.hi);
+    char buf[512];
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "30.5@30.5 31.0@31 31.5@31.5");
+    cr_expect_eq(a.log, 0);
+    cr_expect_eq(a.label_chars, 4);
+    cr_expect(CLOSE(a.label_w, (3 * 0.636 + 0.318) * 8));
+}
+
+/* Cumulative cost 0 to 2500 on a 100 pt axis, stacked labels: the range
+ * starts at 0 (no pad there), ends 5 pt over the data (2500 + 5 / 0.038 =
+ * 2631.58). Step 100: 27 ticks; 200: 14 and 250: 11 (over 7 stacked);
+ * 500: 0 ... 2500, 19 pt apart (1.8 em = 14.4 pt needed). */
+Test(plot, linear_axis_from_zero_stacked)
+{
+    ws_plot_axis a;
+    ws_plot_axis_opts o = {100, 1, 8, 0, 5, 0, 1};
+    ws_plot_axis_linear(&a, 0, 2500, &o);
+    cr_expect_eq(a.lo, 0);
+    cr_expect(CLOSE(a.hi, 2500 + 5 / (95.0 / 2500)), "hi %.9g", a.hi);
+    char buf[512];
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "0@0 500@500 1000@1000 1500@1500 2000@2000 2500@2500");
+    /* 0 to 100 on 90 pt: a 20 step puts "80" (10.2 pt wide) and "100"
+     * (15.3 pt) 18 pt apart, 20.7 needed (their half widths and an em);
+     * 25 puts "75" and "100" 22.5 pt apart */
+    ws_plot_axis_opts o2 = {90, 0, 8, 0, 0, 0, 0};
+    ws_plot_axis_linear(&a, 0, 100, &o2);
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "0@0 25@25 50@50 75@75 100@100", "%s", buf);
+    /* about zero: no "-0" */
+    ws_plot_axis_opts o3 = {300, 0, 8, 0, 0, 0, 0};
+    ws_plot_axis_linear(&a, -0.5, 0.5, &o3);
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "-0.4@-0.4 -0.2@-0.2 0.0@0 0.2@0.2 0.4@0.4", "%s", buf);
+}
+
+/* Two labelled ticks at least, however short the axis: 0.1 to 0.2 on
+ * 20 pt has room for no two labels an em apart; the ends move out to
+ * multiples of the coarsest step that has two (0.1). */
+Test(plot, short_axis_keeps_two_ticks)
+{
+    ws_plot_axis a;
+    ws_plot_axis_opts o = {20, 0, 8, 0, 0, 0, 0};
+    ws_plot_axis_linear(&a, 0.1, 0.2, &o);
+    cr_expect_geq(a.n, 2);
+    for (size_t i = 0; i < a.n; i++) cr_expect(a.tick[i] >= a.lo && a.tick[i] <= a.hi);
+}
+
+/* Log axes: the P100/ImageNet overview (56 to 64 h on 130 pt, 7 pt labels)
+ * once had one tick. The range widens to 1.5x about the geometric mean
+ * (48.88 to 73.30), pads 6 pt of 670.5 pt a decade; of 1, 2, 5 x 10^k only
+ * 50 falls in it: linear steps then, 5 (50 ... 70; 2 gives 14 labels, 2.5
+ * gives 10, over 8). A wide range takes 1, 2, 5 x 10^k while they fit,
+ * with SI suffixes. */
+Test(plot, log_axis_has_two_ticks_at_least)
+{
+    ws_plot_axis a;
+    ws_plot_axis_opts o = {130, 0, 7, 6, 6, 0, 0};
+    ws_plot_axis_log(&a, 56, 64, &o);
+    char buf[512];
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "50@50 55@55 60@60 65@65 70@70", "%s", buf);
+    cr_expect_eq(a.log, 1);
+    double mid = sqrt(56.0 * 64), per = 118 / log10(1.5);
+    cr_expect(CLOSE(a.lo, mid / sqrt(1.5) / pow(10, 6 / per)), "lo %.9g", a.lo);
+    cr_expect(CLOSE(a.hi, mid * sqrt(1.5) * pow(10, 6 / per)), "hi %.9g", a.hi);
+    /* 25 s to 20000 s (2.903 decades): 1, 2, 5 x 10^k would be 9 labels
+     * (over 8); 1, 3 x 10^k puts 1000 and 3000 (17.8 pt wide, 7 pt gap)
+     * 0.477 decade apart: 26.3 pt on 160 pt, enough; on 150 pt, 24.7 pt,
+     * too close: decades then, 10^4 as 10k */
+    ws_plot_axis_opts o2 = {160, 0, 7, 0, 0, 0, 0};
+    ws_plot_axis_log(&a, 25, 20000, &o2);
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "30@30 100@100 300@300 1000@1000 3000@3000 10k@10000", "%s", buf);
+    o2.len = 150;
+    ws_plot_axis_log(&a, 25, 20000, &o2);
+    ticks(&a, buf, sizeof buf);
+    cr_expect_str_eq(buf, "100@100 1000@1000 10k@10000", "%s", buf);
+}
+
+Test(plot, viridis_along_its_stops)
+{
+    char c[8];
+    ws_plot_viridis(0, c);
+    cr_expect_str_eq(c, "#440154");
+    ws_plot_viridis(1, c);
+    cr_expect_str_eq(c, "#b5de2b");
+    ws_plot_viridis(0.5, c);
+    cr_expect_str_eq(c, "#21918c");
+    /* halfway between the first two stops, rounded */
+    ws_plot_viridis(0.125, c);
+    cr_expect_str_eq(c, "#402a70");
 }

@@ -1,5 +1,5 @@
 /*
- * The policy axis of a config end to end (README "Policy pairs in a
+ * The policy axis of a config end to end (docs/commands.md, "Policy pairs in a
  * config"): `wattsim run` over bso/plo lists gives each pair exactly the
  * numbers of a run of that pair alone, with the pair's label and
  * provenance on every row; a sweep's `policies:` list gives the same bytes

@@ -89,7 +89,7 @@ int ws_policy_ref_parse(const char *s, size_t len, const char *where, ws_policy_
 void ws_policy_ref_free(ws_policy_ref *p);
 
 /*
- * What-if transforms of a run config (README "What-if transforms"): keys
+ * What-if transforms of a run config (docs/model.md): keys
  * power_cap, input_stall, idle_power, carbon, start, price, objective.
  * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
  * "--set" or the option the user typed); NULL = not given.
@@ -128,7 +128,7 @@ typedef struct ws_run_config {
                                      WS_MAX_RECURRENCES */
     ws_policy_ref bso;            /* `bso:` as one policy (default zeus); */
     ws_policy_ref plo;            /* name NULL when `bso:` is a list */
-    /* The policy axis (README "Policy pairs in a config"): `bso:` and `plo:`
+    /* The policy axis (docs/commands.md, "Policy pairs in a config"): `bso:` and `plo:`
      * as YAML lists, whose cross product (bso-major) is the pairs, or
      * `policies:`, a list of pairs (not with bso: or plo:). NULL/0 when not
      * given. Read the pairs through ws_run_config_n_pairs/_pair. */

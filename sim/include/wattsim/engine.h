@@ -1,6 +1,6 @@
 /*
  * The simulation engine: one recurring job, its recurrences run one after
- * another, knobs chosen by a BSO and a PLO (see README "Semantics").
+ * another, knobs chosen by a BSO and a PLO (see docs/model.md).
  *
  * The engine works on the job's knob table (plain arrays) and never touches
  * strings or allocates in its loop. Each run it simulates is streamed to a

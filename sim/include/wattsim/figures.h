@@ -5,8 +5,9 @@
  *
  *   savings   ETA and TTA savings of the sweep's first policy pair versus
  *             default and every other non-oracle pair, per workload and
- *             GPU: grouped bars with 95 % confidence intervals (the Zeus
- *             paper's main result).
+ *             GPU (or, with several etas or betas, per workload and eta x
+ *             beta, a block of panels per GPU): grouped bars with 95 %
+ *             confidence intervals (the Zeus paper's main result).
  *   beta      total ETA and TTA versus the early-stopping factor beta, as
  *             a percentage of the default policy's, with 95 % CIs.
  *
@@ -50,8 +51,11 @@ typedef struct ws_fig_ctx {
 } ws_fig_ctx;
 
 /* DIR/savings.{csv,gp,png,svg,pdf}. The CSV has one row per reference x
- * gpu x workload x eta x beta; the figure is drawn for the first eta and
- * beta. Nothing is written when there is no subject pair. */
+ * gpu x workload x eta x beta, and the figure draws every row: a bar per
+ * GPU with one eta and beta, else a bar per eta x beta combination (viridis
+ * along eta or beta) and a row of panels per GPU; the title names what
+ * varies and gives what does not. Nothing is written when there is no
+ * subject pair. */
 int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err);
 
 /* DIR/beta-GPU.{csv,gp,png,svg,pdf} for each GPU (first eta) when the
@@ -64,14 +68,17 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err);
  * sits against the frontier. With several etas: the subject pair at each
  * eta, labelled "η=X" and joined in eta order, the least-cost knob of each
  * eta and default once; with one eta: every pair, oracle included. Left
- * panel zoomed on the frontier and the steady states, right panel every
- * knob on log-log axes. */
+ * panel zoomed on the frontier and the steady states with their whole
+ * CIs (ws_plot_zoomfig), right panel every knob on log-log axes; the key
+ * says the error bars are 95 % CIs over the seeds. */
 int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t gpu, size_t work,
                   ws_error *err);
 
 /* DIR/curves-GPU-WORKLOAD-etaE-betaB.{csv,gp,png,svg,pdf}: cumulative cost
- * and regret versus oracle by recurrence, mean and 95 % band over seeds,
- * a block per policy pair (oracle dashed black, drawn on top). */
+ * and regret versus oracle by recurrence (in J-equivalents: a cost is
+ * eta ETA + (1 - eta) MaxPower TTA), mean and 95 % band over seeds, a
+ * block per policy pair (oracle dashed black, drawn on top); one column
+ * (WS_PLOT_COL1) wide. */
 int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t gpu, size_t work,
                   size_t eta, size_t beta, ws_error *err);
 

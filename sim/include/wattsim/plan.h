@@ -1,6 +1,6 @@
 /*
  * wattsim plan: what to set for one recurring job, what it saves, and when
- * learning it pays off (README "Planning a job").
+ * learning it pays off (docs/planning.md).
  *
  *  - Per knob, the expected run (over the recorded runs of its batch size,
  *    as wattsim pareto): TTA, ETA. Run N times back to back from the

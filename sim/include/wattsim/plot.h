@@ -50,6 +50,9 @@ ws_unit ws_unit_energy(double max_j);
 /* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb"; blue,
  * orange, green, purple first, the pale yellow last. */
 const char *ws_plot_colour(int i);
+/* The colour at t in [0, 1] along WS_PLOT_VIRIDIS ("#rrggbb"), for series
+ * in an order (η values). */
+void ws_plot_viridis(double t, char buf[8]);
 
 /* Figure widths (inches) of one and two columns of a two-column paper, and
  * the base font. */
@@ -60,6 +63,65 @@ const char *ws_plot_colour(int i);
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
     "0.75 '#5ec962', 1 '#b5de2b')\n"
+
+/* ------------------------------------------------------------ axes
+ * (report/plot_axis.c) A figure chooses its ranges, ticks and margins in
+ * points rather than leaving them to gnuplot, which does not know how wide
+ * its labels are. */
+
+/* A linear axis spans at least this share of its largest value: a zoom
+ * into 0.5 % of a TTA would make run-to-run noise look like a difference. */
+#define WS_PLOT_MIN_SPAN 0.05
+#define WS_PLOT_MAX_TICKS 16
+
+/* Width in points of `s` (UTF-8) at `pt` points in the figures' font. */
+double ws_plot_text_width(const char *s, double pt);
+
+/* What an axis is to fit. */
+typedef struct ws_plot_axis_opts {
+    double len;              /* its length on the page, pt */
+    int vertical;            /* labels stacked (a y axis), else side by side */
+    double font;             /* tick labels' size, pt */
+    double pad0, pad1;       /* pt from the axis' low and high ends to the data */
+    double min_span;         /* share of the largest value the range spans at least */
+    int zero;                /* the range includes 0 */
+} ws_plot_axis_opts;
+
+/* An axis: its range, and explicit ticks with their labels. */
+typedef struct ws_plot_axis {
+    double lo, hi;
+    int log;
+    size_t n;
+    double tick[WS_PLOT_MAX_TICKS];
+    char label[WS_PLOT_MAX_TICKS][16];
+    double label_w;          /* the widest label, pt */
+    size_t label_chars;      /* its length in characters */
+} ws_plot_axis;
+
+/* A linear axis for data in [d0, d1]: at least min_span wide, the data
+ * pad0/pad1 pt inside its ends, the finest step of 1, 2, 2.5 or 5 x 10^k
+ * whose labels (one fixed number of decimals) keep an em apart (stacked:
+ * 1.8 em centre to centre), at least two of them. */
+void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o);
+/* A log axis for data in [d0, d1] (> 0), the data pad0/pad1 pt inside:
+ * labels 1, 2, 5 x 10^k, else 1, 3 x 10^k, else decades, else every other
+ * decade, the finest not crowded; linear steps when fewer than two of
+ * those fall in the range. Large values read 20k, 1M. */
+void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o);
+/* `set [un]logscale NAME`, `set NAMErange`, `set NAMEtics (...)` (labels
+ * at `font` pt; 0: the base font) and its minor tics, for NAME "x", "y". */
+void ws_plot_axis_write(FILE *f, const char *name, const ws_plot_axis *a, double font);
+/* The same with the ticks' labels left out (a panel over another). */
+void ws_plot_axis_write_unlabelled(FILE *f, const char *name, const ws_plot_axis *a);
+
+/* Points needed left of a plot's frame for the y tick labels of `a` (NULL:
+ * none) and a y label at label_font pt (0: none), where gnuplot puts them. */
+double ws_plot_left_room(const ws_plot_axis *a, double label_font);
+/* Points needed under a frame for x tick labels and an x label (0: none). */
+double ws_plot_bottom_room(double tick_font, double label_font);
+/* The plot area, (x0, y0) to (x1, y1) in points from the lower left of the
+ * w_in x h_in inch page, as `set lmargin at screen ...` and the others. */
+void ws_plot_area(FILE *f, double w_in, double h_in, double x0, double y0, double x1, double y1);
 
 /* Image kind from a path: 0 png, 1 svg, 2 pdf, -1 other. */
 int ws_plot_kind(const char *path);
@@ -87,23 +149,36 @@ void ws_plot_box(ws_plot_box_t *b, double x, double y);
  * corner: it goes in the overview only. */
 int ws_plot_near(const ws_plot_box_t *b, double x, double y);
 
-/* Linear x/y ranges over `zoom` with a margin (not below `all`'s lower
- * corner by more than 6 % of the range: room for a marker there); defines
- * X0, X1, Y0, Y1 in the script. */
-void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all);
-/* The same ranges, as numbers: x0, x1, y0, y1. */
-void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4]);
+/* The frontier and steady-state figures: a zoomed panel on linear axes
+ * (left) and every knob on log-log axes (right, the zoomed region dashed),
+ * the key under it; positions in points on a WS_PLOT_COL2 x 3.4 in page. */
+typedef struct ws_plot_zoomfig {
+    double w_in, h_in;
+    double zl, zr, zb, zt;       /* zoomed panel's plot area */
+    ws_plot_axis zx, zy;
+    double ol, or_, ob, ot;      /* overview's plot area */
+    ws_plot_axis ox, oy;
+    double key_x, key_y;         /* the key's top left */
+    double pad;                  /* pt from the zoomed panel's frame to its data */
+} ws_plot_zoomfig;
 
-/* Inside a multiplot, after the zoomed panel: a panel at (ox, oy) of size
- * (w, h) (screen fractions) with the whole landscape `all` on log-log
- * axes, the zoomed region X0..X1 x Y0..Y1 framed, drawn by the gnuplot
- * command `plot`. */
-void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
-                      double h, const char *plot);
-
-/* Axis ranges (and log scales when a range spans more than 4x) for data
- * in [x0, x1] x [y0, y1], already in plot units. */
-void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1);
+/* Lay out the figure for the data `zoom` (the zoomed panel's; its markers
+ * `pad` pt clear of the frame) and `all` (> 0, the overview's), with room
+ * for a colour bar between the panels or not, and a key of key_lines. */
+void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
+                            const ws_plot_box_t *all, double pad, int colour_bar,
+                            int key_lines);
+/* The zoomed panel's area, axes and labels, and in the script X0, X1, Y0,
+ * Y1 (its ranges), Z = 1 and kx(x, y): x when the point's marker (knob_pt
+ * in radius) is whole inside the zoomed panel or Z is 0, else NaN. */
+void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                          const char *ylabel, double knob_pt);
+/* The key under the overview, with a title line when `title` is not NULL. */
+void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title);
+/* Inside the multiplot, after the zoomed panel: the overview (Z = 0), its
+ * axes labelled, drawn by the gnuplot command `plot`. */
+void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                              const char *ylabel, const char *plot);
 
 /* The body of a single-quoted gnuplot string for any text: a quote becomes
  * a typographic apostrophe (U+2019), a control character a space. Single-quoted because

@@ -1,6 +1,6 @@
 /*
  * Output formats: tables for people, CSV and JSON for scripts. Field names
- * are a contract (README "Output formats"): fields may be added, never
+ * are a contract (docs/outputs.md): fields may be added, never
  * renamed. Numbers are printed with %.17g in CSV and JSON (they read back
  * exactly) and rounded in tables. Output is a pure function of its inputs.
  */

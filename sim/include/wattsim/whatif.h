@@ -1,5 +1,5 @@
 /*
- * What-if transforms (README "What-if transforms"): questions about a job
+ * What-if transforms (docs/model.md, "What-if transforms"): questions about a job
  * that its traces did not measure, answered by changing the numbers the
  * engine works on, never the engine's loop.
  *

@@ -74,7 +74,7 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"objective", required_argument, 0, WS_OPT_OBJECTIVE}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
-    "README \"What-if transforms\"):\n"                                        \
+    "docs/model.md, \"What-if transforms\"):\n"                               \
     "  --power-cap W      knobs above W watts are unavailable\n"               \
     "  --input-stall S    a fraction S in [0, 1) of each epoch waits for input\n"\
     "  --idle-power W     power drawn while waiting (with --input-stall)\n"    \

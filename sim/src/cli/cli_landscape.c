@@ -176,6 +176,7 @@ int ws_cmd_potential(int argc, char **argv)
     ws_outfile_set_force(lo.force);
     if (ws_outdir_lock(lo.out, &err)) goto out;
     if (ws_outfile_open(&od, csv, &err) || ws_outfile_open(&og, gp, &err)) goto out;
+    double pot_max = 0;                       /* the highest bar */
     fputs("gpu,workload,x,default_bs,default_pl,default_eta_j,best_bs,best_pl,best_eta_j,"
           "best_pct_of_default,saving_pct,gpu_index\n", od.f);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
@@ -203,6 +204,7 @@ int ws_cmd_potential(int argc, char **argv)
                 fprintf(od.f, "%s,%s,%zu,%d,%d,%.17g,%d,%d,%.17g,%.17g,%.17g,%zu\n", cfg.gpus[g],
                         spec->name, w, d->bs, d->pl, d->eta, b->bs, b->pl, b->eta,
                         100.0 * b->eta / d->eta, 100.0 * (1.0 - b->eta / d->eta), g);
+                pot_max = fmax(pot_max, 100.0 * (1.0 - b->eta / d->eta));
             }
             ws_pareto_free(&p);
             ws_job_free(&jt);
@@ -212,9 +214,17 @@ int ws_cmd_potential(int argc, char **argv)
     }
     FILE *f = og.f;
     /* One panel of grouped bars: a group per workload, a bar per GPU, the
-     * saving written on each bar. */
+     * saving written above each bar; in points from the top of the page:
+     * the title, the key (a swatch before each GPU's name), the panel, the
+     * workloads' names (two lines). */
     const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
-    ws_plot_preamble(f, "potential.png", WS_PLOT_COL2, 2.9, title);
+    const double wp = 72 * WS_PLOT_COL2, hp = 72 * 2.9;
+    double top = hp - 36, bottom = 3 + 6.9 + 2 * 8.8;
+    ws_plot_axis ay;
+    /* 14 pt over the highest bar for its number */
+    ws_plot_axis_opts oy = {top - bottom, 1, WS_PLOT_FONT_PT, 0, 14, 0, 1};
+    ws_plot_axis_linear(&ay, 0, pot_max, &oy);
+    ws_plot_preamble(f, "potential.png", WS_PLOT_COL2, hp / 72, NULL);
     fprintf(f, "G = %zu\nbw = 0.8 / G\n", cfg.n_gpus);
     for (size_t g = 0; g < cfg.n_gpus; g++) {
         fprintf(f, "gpu%zu = ", g);
@@ -224,27 +234,31 @@ int ws_cmd_potential(int argc, char **argv)
     fputs("colours = '", f);
     for (size_t g = 0; g < 8; g++) fprintf(f, "%s%s", g ? " " : "", ws_plot_colour((int)g));
     fputs("'\n", f);
-    fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
-          "set boxwidth bw * 0.92\n"
-          "set yrange [0:112]\n"
-          "set ytics 0,20,100\n"
-          "set grid noxtics ytics\n"
-          "set xtics scale 0 font ',7'\n"
-          "set ylabel 'ETA saving vs. default knob (%)'\n"
-          "set key inside top center horizontal samplen 1.5 font ',7'\n"
-          "set bmargin 3.5\n", f);
+    fputs("set multiplot title ", f);
+    ws_plot_str(f, title);
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    ws_plot_area(f, WS_PLOT_COL2, hp / 72, 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT), bottom,
+                 wp - 6, top);
+    ws_plot_axis_write(f, "y", &ay, 0);
+    fprintf(f, "set style fill solid 0.9 border lc rgb '#333333'\n"
+               "set boxwidth bw * 0.92\n"
+               "set grid noxtics ytics\n"
+               "set ylabel 'ETA saving (%%)'\n"
+               "set key at screen 0.5, screen %.5f center top horizontal Left reverse"
+               " samplen 1.5 width 1 font ',7'\n", (hp - 20) / hp);
     fputs("set xtics (", f);
     for (size_t w = 0; w < cfg.n_workloads; w++) {
         fputs(w ? ", " : "", f);
         ws_plot_str_lines(f, ws_catalogue_workload_display(&cat, cfg.workloads[w]));
         fprintf(f, " %zu", w);
     }
-    fprintf(f, ")\nset xrange [-0.5:%g]\n", (double)cfg.n_workloads - 0.5);
+    fprintf(f, ") scale 0 font ',7'\nset xrange [-0.5:%g]\n", (double)cfg.n_workloads - 0.5);
     fputs("x(g) = $3 - 0.4 + (g + 0.5) * bw\n"
           "plot for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11 with boxes \\\n"
           "       lc rgb word(colours, g % 8 + 1) title value(sprintf('gpu%d', g)), \\\n"
           "     for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11:(sprintf('%.0f', $11)) \\\n"
-          "       with labels left rotate by 90 offset 0,0.25 font ',6' tc rgb '#333333' notitle\n", f);
+          "       with labels left rotate by 90 offset 0,0.25 font ',6.5' tc rgb '#333333' notitle\n"
+          "unset multiplot\n", f);
     if (ws_outfile_commit(&od, &err) || ws_outfile_commit(&og, &err)) goto out;
     const char *imgs[3] = {png, svg, pdf};
     if (ws_plot_render(gp, imgs, 3, &err)) goto out;

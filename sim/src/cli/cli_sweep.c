@@ -75,7 +75,7 @@ static const char *SWEEP_HELP =
     "                     every shard's folder, byte-identical to a single run.\n"
     "                     Under mpirun (a -DWATTSIM_MPI=ON build) the ranks shard\n"
     "                     the simulations this way by themselves and rank 0\n"
-    "                     writes the outputs (README: Sweeps across machines)\n"
+    "                     writes the outputs (docs/sweeps.md)\n"
     "  --resume           reuse the simulations that an interrupted run of the\n"
     "                     same plan recorded in DIR/sweep.journal (curves.journal)\n"
     "  --keep-history     also write history.csv: every run (each try of each\n"

@@ -1,5 +1,5 @@
 /*
- * The config reader's policy axes (see config_parse.h, README "Policy pairs
+ * The config reader's policy axes (see config_parse.h, docs/commands.md "Policy pairs
  * in a config"):
  *
  *   bso: [zeus, {name: zeus, params: {window: 5}}]   a list: an axis

@@ -161,14 +161,49 @@ static void workload_tics(FILE *f, const ws_sweep *s, const ws_catalogue *cat)
     fputs(") scale 0 font ',7'\n", f);
 }
 
-static void palette_var(FILE *f)
+/* ------------------------------------------------------------ savings */
+
+/* What the bars of the savings figure stand for: a bar per GPU when the
+ * sweep has one η and one β; else a bar per η × β combination and a block
+ * of rows per GPU. Their names and colours (the GPUs: the palette; η or β
+ * alone: viridis along their order). */
+typedef struct savings_series {
+    int by_gpu;
+    size_t n, blocks;
+    char (*name)[64];
+    char (*colour)[8];
+} savings_series;
+
+static int savings_series_of(const ws_sweep *s, const ws_catalogue *cat, savings_series *v)
 {
-    fputs("colours = '", f);
-    for (int i = 0; i < 8; i++) fprintf(f, "%s%s", i ? " " : "", ws_plot_colour(i));
-    fputs("'\n", f);
+    v->by_gpu = s->n_etas * s->n_betas == 1;
+    v->n = v->by_gpu ? s->n_gpus : s->n_etas * s->n_betas;
+    v->blocks = v->by_gpu ? 1 : s->n_gpus;
+    v->name = calloc(v->n ? v->n : 1, sizeof *v->name);
+    v->colour = calloc(v->n ? v->n : 1, sizeof *v->colour);
+    if (!v->name || !v->colour) return -1;
+    for (size_t i = 0; i < v->n; i++) {
+        size_t e = v->by_gpu ? 0 : i / s->n_betas, b = v->by_gpu ? 0 : i % s->n_betas;
+        char beta[32];
+        if (isinf(s->betas[b])) snprintf(beta, sizeof beta, "∞");
+        else snprintf(beta, sizeof beta, "%g", s->betas[b]);
+        if (v->by_gpu)
+            snprintf(v->name[i], sizeof v->name[i], "%s", ws_catalogue_gpu_display(cat, s->gpus[i]));
+        else if (s->n_betas == 1) snprintf(v->name[i], sizeof v->name[i], "η = %g", s->etas[e]);
+        else if (s->n_etas == 1) snprintf(v->name[i], sizeof v->name[i], "β = %s", beta);
+        else snprintf(v->name[i], sizeof v->name[i], "η = %g, β = %s", s->etas[e], beta);
+        int ordered = !v->by_gpu && (s->n_etas == 1 || s->n_betas == 1 || v->n > 8);
+        if (ordered) ws_plot_viridis(v->n > 1 ? (double)i / (double)(v->n - 1) : 0, v->colour[i]);
+        else snprintf(v->colour[i], sizeof v->colour[i], "%s", ws_plot_colour((int)i));
+    }
+    return 0;
 }
 
-/* ------------------------------------------------------------ savings */
+static void savings_series_free(savings_series *v)
+{
+    free(v->name);
+    free(v->colour);
+}
 
 int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
 {
@@ -176,14 +211,16 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     if (!refs) return ws_fail(err, "out of memory");
     size_t n_refs = ws_fig_compared(s, &subject, refs);
     ws_outfile od = {0}, og = {0};
+    savings_series ser = {0};
     char stem[4096];
     int rc = -1;
     if (!n_refs) { free(refs); return 0; }
+    if (savings_series_of(s, c->cat, &ser)) { ws_fail(err, "out of memory"); goto out; }
     if (ws_fig_open_pair(c->dir, "savings", &od, &og, stem, sizeof stem, err)) goto out;
     FILE *f = od.f;
     fputs("policy,versus,gpu,workload,eta,beta,seeds,eta_saving_pct,eta_saving_lo,"
           "eta_saving_hi,tta_saving_pct,tta_saving_lo,tta_saving_hi,versus_index,gpu_index,"
-          "workload_index,in_figure\n", f);
+          "workload_index,in_figure,eta_index,beta_index\n", f);
     double lo = 0, hi = 0;
     for (size_t r = 0; r < n_refs; r++)
         for (size_t g = 0; g < s->n_gpus; g++)
@@ -201,69 +238,115 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                             ws_csv_num(f, x[i]);          /* empty when NAN */
                             fputc(',', f);
                         }
-                        int drawn = !e && !b;
-                        fprintf(f, "%zu,%zu,%zu,%d\n", r, g, w, drawn);
-                        if (drawn && v.n) {
+                        /* every row is drawn (in_figure: kept for the scripts
+                         * that read it, from when only the first eta was) */
+                        fprintf(f, "%zu,%zu,%zu,1,%zu,%zu\n", r, g, w, e, b);
+                        if (v.n) {
                             lo = fmin(lo, fmin(v.energy.lo, v.time.lo));
                             hi = fmax(hi, fmax(v.energy.hi, v.time.hi));
                         }
                     }
 
-    /* The figure: a row per reference and metric, a group of bars per
-     * workload, a bar per GPU, the 95 % CI as an error bar. */
+    /* The figure: a row per reference and metric (and GPU, when the bars
+     * are η or β values), a group of bars per workload, the 95 % CI as an
+     * error bar. Geometry in points, from the top: the title, the key, then
+     * each row's title and plot area; the workloads' names under the last. */
     f = og.f;
-    char title[512];
-    snprintf(title, sizeof title, "Savings of %s per workload and GPU (η = %g, β = %g, "
-             "%zu seeds; 95 %% CI)", s->pairs[subject].label, s->etas[0], s->betas[0],
-             s->n_seeds);
-    size_t rows = 2 * n_refs;
-    ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, 0.8 + 1.45 * (double)rows, NULL);
-    palette_var(f);
-    name_vars(f, "gpu", s->gpus, s->n_gpus, c->cat, 1);
-    fprintf(f, "G = %zu\nbw = 0.8 / G\n", s->n_gpus);
-    double span = hi - lo;
-    fprintf(f, "set yrange [%.4g:%.4g]   # shared by every panel\n",
-            lo < 0 ? lo - 0.06 * span : 0.0, hi + 0.1 * span);
+    char title[512], fixed[128] = "", on[96] = "";
+    if (s->n_gpus == 1)
+        snprintf(on, sizeof on, " on %s", ws_catalogue_gpu_display(c->cat, s->gpus[0]));
+    if (ser.by_gpu)
+        snprintf(fixed, sizeof fixed, "η = %g, β = %g; ", s->etas[0], s->betas[0]);
+    else if (s->n_etas == 1)
+        snprintf(fixed, sizeof fixed, "η = %g; ", s->etas[0]);
+    else if (s->n_betas == 1)
+        snprintf(fixed, sizeof fixed, "β = %g; ", s->betas[0]);
+    const char *dims = ser.by_gpu ? (s->n_gpus > 1 ? " and GPU" : "")
+                       : s->n_betas == 1 ? " and η" : s->n_etas == 1 ? " and β" : ", η and β";
+    snprintf(title, sizeof title, "Savings of %s%s per workload%s (%s95 %% CI over %zu seeds)",
+             s->pairs[subject].label, on, dims, fixed, s->n_seeds);
+    size_t rows = 2 * n_refs * ser.blocks;
+    const double wp = 72 * WS_PLOT_COL2, panel = 78, band = 13, gap = 5;
+    /* the key: as many entries a line as fit (gnuplot's own estimate of
+     * an entry: its characters at 0.636 em of 8 pt, the sample, gaps) */
+    size_t chars = 1;
+    for (size_t i = 0; i < ser.n; i++) {
+        size_t k = 0;
+        for (const char *p = ser.name[i]; *p; p++) k += (*p & 0xC0) != 0x80;
+        if (k > chars) chars = k;
+    }
+    size_t per_line = (size_t)((wp - 40) / (5.09 * ((double)chars + 5)));
+    if (per_line < 1) per_line = 1;
+    if (per_line > ser.n) per_line = ser.n;
+    size_t key_lines = ser.n > 1 ? (ser.n + per_line - 1) / per_line : 0;
+    double top = 22 + 10.5 * (double)key_lines, bottom = 3 + 6.9 + 2 * 8.8;
+    double hp = top + (double)rows * (band + panel) + (double)(rows - 1) * gap + bottom;
+    ws_plot_axis ay;
+    ws_plot_axis_opts oy = {panel, 1, WS_PLOT_FONT_PT, lo < 0 ? 5 : 0, 5, 0, 1};
+    ws_plot_axis_linear(&ay, lo, hi, &oy);
+    double left = 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT), right = wp - 6;
+    ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, hp / 72, NULL);
+    fputs("colours = '", f);
+    for (size_t i = 0; i < ser.n; i++) fprintf(f, "%s%s", i ? " " : "", ser.colour[i]);
+    fputs("'\n", f);
+    for (size_t i = 0; i < ser.n; i++) {
+        fprintf(f, "ser%zu = ", i);
+        ws_plot_str(f, ser.name[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "S = %zu\nbw = 0.8 / S\n", ser.n);
+    /* the bar a row stands for: its GPU, or its η × β combination */
+    if (ser.by_gpu) fputs("series(x) = column(15)\n", f);
+    else fprintf(f, "series(x) = column(18) * %zu + column(19)\n", s->n_betas);
+    ws_plot_axis_write(f, "y", &ay, 0);
     fputs("set style fill solid 0.9 border lc rgb '#333333'\n"
           "set boxwidth bw * 0.92\n"
           "set grid noxtics ytics\n"
           "set xzeroaxis lt 1 lc rgb '#333333' lw 0.8\n", f);
     fprintf(f, "set xrange [-0.5:%g]\n", (double)s->n_work - 0.5);
-    fprintf(f, "set multiplot layout %zu,1 title ", rows);
+    fputs("set multiplot title ", f);
     ws_plot_str(f, title);
-    fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0,0.045\n", WS_PLOT_FONT_PT + 1,
-            0.5 / (0.8 + 1.45 * (double)rows), 1.0 - 0.72 / (0.8 + 1.45 * (double)rows));
-    fputs("set key at screen 0.5, screen 1 - 0.3 / H center top horizontal maxrows 1 Left reverse samplen 1.5 width 1 font ',7'\n"
-          "x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
-    for (size_t r = 0; r < n_refs; r++)
-        for (int m = 0; m < 2; m++) {
-            size_t row = 2 * r + (size_t)m;
-            char t[256];
-            snprintf(t, sizeof t, "%s saving versus %s", m ? "TTA" : "ETA",
-                     s->pairs[refs[r]].label);
-            fputs("set title ", f);
-            ws_plot_str(f, t);
-            fputs(" offset 0,-0.7 font ',7'\n", f);
-            fprintf(f, "set ylabel '%s saving (%%)'\n", m ? "TTA" : "ETA");
-            if (row + 1 < rows) fprintf(f, "set xtics 0,1,%zu format '' scale 0\n", s->n_work);
-            else workload_tics(f, s, c->cat);
-            int col = m ? 11 : 8;
-            fprintf(f, "plot for [g=0:G-1] data skip 1 using ($17 == 1 && $14 == %zu && $15 == g"
-                       " ? x(g) : NaN):%d with boxes \\\n"
-                       "       lc rgb word(colours, g %% 8 + 1) title value(sprintf('gpu%%d', g)), \\\n"
-                       "     for [g=0:G-1] data skip 1 using ($17 == 1 && $14 == %zu && $15 == g"
-                       " ? x(g) : NaN):%d:(0):($%d - $%d) with vectors nohead lw 1 lc rgb '#222222'"
-                       " notitle\n",
-                    r, col, r, col + 1, col + 2, col + 1);
-            if (!row) fputs("unset key\n", f);
-        }
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    if (key_lines)
+        fprintf(f, "set key at screen 0.5, screen %.5f center top horizontal maxcols %zu"
+                   " Left reverse samplen 1.5 width 1 font ',7'\n", (hp - 19) / hp, per_line);
+    else fputs("unset key\n", f);
+    fputs("x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
+    for (size_t k = 0; k < ser.blocks; k++)
+        for (size_t r = 0; r < n_refs; r++)
+            for (int m = 0; m < 2; m++) {
+                size_t row = (k * n_refs + r) * 2 + (size_t)m;
+                double y1 = hp - top - (double)row * (band + panel + gap) - band;
+                ws_plot_area(f, WS_PLOT_COL2, hp / 72, left, y1 - panel, right, y1);
+                char t[256];
+                snprintf(t, sizeof t, "%s saving versus %s%s%s", m ? "TTA" : "ETA",
+                         s->pairs[refs[r]].label, ser.by_gpu || s->n_gpus == 1 ? "" : ", ",
+                         ser.by_gpu || s->n_gpus == 1
+                             ? "" : ws_catalogue_gpu_display(c->cat, s->gpus[k]));
+                fputs("set title ", f);
+                ws_plot_str(f, t);
+                fputs(" offset 0,-0.3 font ',7'\n", f);
+                fprintf(f, "set ylabel '%s saving (%%)'\n", m ? "TTA" : "ETA");
+                if (row + 1 < rows) fprintf(f, "set xtics 0,1,%zu format '' scale 0\n", s->n_work);
+                else workload_tics(f, s, c->cat);
+                int col = m ? 11 : 8;
+                char blk[64] = "";
+                if (!ser.by_gpu) snprintf(blk, sizeof blk, " && $15 == %zu", k);
+                fprintf(f, "plot for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
+                           " ? x(g) : NaN):%d with boxes \\\n"
+                           "       lc rgb word(colours, g + 1) title value(sprintf('ser%%d', g)), \\\n"
+                           "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
+                           " ? x(g) : NaN):%d:(0):($%d - $%d) with vectors nohead lw 1 lc rgb '#222222'"
+                           " notitle\n",
+                        r, blk, col, r, blk, col + 1, col + 2, col + 1);
+                if (!row) fputs("unset key\n", f);
+            }
     fputs("unset multiplot\n", f);
-    snprintf(title, sizeof title, "ETA and TTA savings of %s versus the references, per "
-             "workload and GPU (95 %% CI)", s->pairs[subject].label);
     rc = ws_fig_finish(c, &od, &og, stem, title, err);
 out:
     ws_outfile_abort(&od);
     ws_outfile_abort(&og);
+    savings_series_free(&ser);
     free(refs);
     return rc;
 }
@@ -347,7 +430,7 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         ws_plot_str(f, title);
         fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0.05,0.16\n",
                 WS_PLOT_FONT_PT + 1, 0.62 / h, 1.0 - 0.55 / h);
-        fputs("set key inside left top vertical samplen 1.5 font ',7'\n", f);
+        fputs("set key inside left top vertical Left reverse samplen 1.5 font ',7'\n", f);
         for (size_t w = 0; w < s->n_work; w++) {
             fprintf(f, "set title work%zu font ',8' offset 0,-0.6\n", w);
             fprintf(f, "set ylabel '%s'\nset ytics @%s\n", w % cols ? "" : "% of default",
@@ -388,7 +471,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     if (!cum || !oc || !drawn) { ws_fail(err, "out of memory"); goto out; }
     /* Unit from the largest cumulative cost (the default policy's, mostly).
      * A failed simulation's numbers are zero: they do not count. */
-    double max_c = 0, max_r = 0;
+    double max_c = 0, max_r = 0, min_r = 0;
     long max_rec = 1;
     for (size_t p = 0; p < s->n_pairs; p++)
         for (size_t i = 0; i < n; i++)
@@ -422,6 +505,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
             if (!isfinite(a.lo)) a.lo = a.hi = a.mean;
             if (!isfinite(d.lo)) d.lo = d.hi = d.mean;
             if (isfinite(d.hi)) max_r = fmax(max_r, d.hi / uc.div);
+            if (isfinite(d.lo)) min_r = fmin(min_r, d.lo / uc.div);
             fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r + 1, a.mean / uc.div,
                     a.lo / uc.div, a.hi / uc.div, d.mean / uc.div, d.lo / uc.div, d.hi / uc.div);
         }
@@ -431,44 +515,74 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
     snprintf(title, sizeof title, "%s (η = %g, β = %g): learning curves, mean and 95 %% CI over"
              " %zu seeds", subj, s->etas[e], s->betas[b], n);
-    char file[600];
-    snprintf(file, sizeof file, "%s.png", name);
-    ws_plot_preamble(f, file, WS_PLOT_COL1 * 1.4, 4.0, NULL);
-    fputc('\n', f);
-    /* block index, colour and title of each drawn pair; oracle last and on
-     * top, black and dashed */
+    /* One column wide: two panels on one recurrence axis, the key under
+     * them. Costs are η·ETA + (1 − η)·MaxPower·TTA: energy-equivalent
+     * joules, not energy. Geometry in points from the lower left. */
+    const double w_in = WS_PLOT_COL1, h_in = 4.0, wp = 72 * w_in, hp = 72 * h_in;
     size_t nb = 0, blocks[64], pairs_of[64];
     for (size_t p = 0; p < s->n_pairs && nb < 64; p++)
         if (drawn[p]) { pairs_of[nb] = p; blocks[nb] = nb; nb++; }
+    size_t key_lines = 1 + (nb + 1) / 2;             /* the bands, then the pairs two a line */
+    double top = hp - 28, bottom = 3 + 10 * (double)key_lines + 4
+                                   + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
+    double ph = (top - bottom - 8) / 2;
+    ws_plot_axis ax, ay[2];
+    ws_plot_axis_opts ocost = {ph, 1, WS_PLOT_FONT_PT, 0, 5, 0, 1};
+    ws_plot_axis_linear(&ay[0], 0, max_c / uc.div, &ocost);
+    /* regret: the oracle's zero line off the frame */
+    ws_plot_axis_opts orr = {ph, 1, WS_PLOT_FONT_PT, 4, 5, 0, 1};
+    ws_plot_axis_linear(&ay[1], min_r, max_r > 0 ? max_r : 1, &orr);
+    /* gnuplot sets a two-line y label's first line where a one-line label
+     * would go, the second towards the axis: moved out by a line (1.9
+     * characters of 0.636 em) */
+    double two_lines = 2 * 1.17 * WS_PLOT_FONT_PT + 3;
+    double left = 3 + fmax(ws_plot_left_room(&ay[0], 0), ws_plot_left_room(&ay[1], 0)) + two_lines;
+    ws_plot_axis_opts ox = {wp - 8 - left, 0, WS_PLOT_FONT_PT, 0, 0, 0, 0};
+    ws_plot_axis_linear(&ax, 1, (double)(max_rec > 1 ? max_rec : 2), &ox);
+    ax.lo = 1;                                        /* exactly the recurrences */
+    ax.hi = (double)(max_rec > 1 ? max_rec : 2);
+    char file[600];
+    snprintf(file, sizeof file, "%s.png", name);
+    ws_plot_preamble(f, file, w_in, h_in, NULL);
+    fputc('\n', f);
     for (size_t i = 0; i < nb; i++) {
         fprintf(f, "pol%zu = ", i);
         ws_plot_str(f, s->pairs[pairs_of[i]].label);
         fputc('\n', f);
     }
+    /* the subject and, on a second line, η and β */
     char head[400];
-    snprintf(head, sizeof head, "%s (η = %g, β = %g)", subj, s->etas[e], s->betas[b]);
-    fputs("set multiplot layout 2,1 title ", f);
+    snprintf(head, sizeof head, "η = %g, β = %g", s->etas[e], s->betas[b]);
+    fputs("set multiplot title ", f);
+    ws_plot_str(f, subj);
+    fputs(".\"\\n\".", f);
     ws_plot_str(f, head);
-    fprintf(f, " font ',%d' margins 0.17,0.97,0.14,0.91 spacing 0,0.06\n", WS_PLOT_FONT_PT + 1);
-    fprintf(f, "set xrange [1:%ld]   # exactly the recurrences\n", max_rec);
-    fputs("unset xlabel\nset format x ''\nset key left top font ',7' samplen 2 spacing 1\n"
-          "set style fill transparent solid 0.4 border\n", f);
-    fprintf(f, "band = '95 %% CI over %zu seeds'\n", n);
-    /* headroom above the lines for the key (costs rise left to right) */
-    fprintf(f, "set ylabel 'Cumulative cost (%s)' font ',7'\nset yrange [0:%.6g]\n", uc.name,
-            1.7 * max_c / uc.div);
+    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, "set key at screen 0.5, screen %.5f center top vertical maxrows %zu Left reverse"
+               " samplen 2 width 1 font ',7' title 'Bands: 95 %% CI over %zu seeds' font ',7'\n",
+            (3 + 10 * (double)key_lines) / hp, key_lines - 1, n);
+    fputs("set style fill transparent solid 0.4 border\n", f);
     for (int panel = 0; panel < 2; panel++) {
+        double y1 = top - (double)panel * (ph + 8);
+        ws_plot_area(f, w_in, h_in, left, y1 - ph, wp - 8, y1);
+        ws_plot_axis_write(f, "y", &ay[panel], 0);
+        /* two lines: "(MJ-equivalent)" under the quantity */
+        char yl[96];
+        snprintf(yl, sizeof yl, "%s / (%s-equivalent)",
+                 panel ? "Regret vs oracle" : "Cumulative cost", uc.name);
+        fputs("set ylabel ", f);
+        ws_plot_str_lines(f, yl);
+        fputs(" offset -1.9,0\n", f);
         if (panel) {
-            fputs("set xlabel 'Recurrence'\n", f);
-            fprintf(f, "set ylabel 'Regret vs oracle (%s)' font ',7'\n", uc.name);
-            /* below zero a little: oracle's zero line stays off the axis */
-            fprintf(f, "set yrange [%.6g:*]\nset format x '%%g'\nunset key\n",
-                    -0.03 * (max_r > 0 ? max_r : 1));
+            ws_plot_axis_write(f, "x", &ax, 0);
+            fputs("set xlabel 'Recurrence'\nunset key\n", f);
+        } else {
+            ws_plot_axis_write_unlabelled(f, "x", &ax);
+            fputs("unset xlabel\n", f);
         }
         int mean = panel ? 5 : 2;
         const char *sep = "";
         fputs("plot ", f);
-        if (!panel) fputs("NaN with filledcurves lc rgb '#999999' title band, ", f);
         for (int pass = 0; pass < 2; pass++)        /* bands, then lines */
             for (size_t k = 0; k <= nb; k++) {
                 /* oracle at the end */

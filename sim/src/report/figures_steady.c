@@ -26,8 +26,11 @@
 
 /* Marker style per policy pair in the steady-state figure: oracle a large
  * open circle (it sits on the least-cost knob, others often on top of it),
- * default an open square, the rest filled shapes in palette order. */
-static void pair_style(const ws_sweep *s, size_t p, size_t k, char *buf, size_t n)
+ * default an open square, the rest filled shapes in palette order, each a
+ * size smaller than the one before (`later` filled ones follow): policies
+ * that settle on the same knob are drawn one inside the other, all
+ * visible, rather than the last hiding the others. */
+static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, char *buf, size_t n)
 {
     static const int shapes[] = {7, 9, 13, 11, 15, 5};
     if (p == s->ref_oracle)
@@ -35,7 +38,8 @@ static void pair_style(const ws_sweep *s, size_t p, size_t k, char *buf, size_t 
     else if (p == s->ref_default)
         snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
     else
-        snprintf(buf, n, "pt %d ps 1.0 lw 1 lc rgb '%s'", shapes[k % 6], ws_plot_colour((int)k));
+        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", shapes[k % 6], 1.0 + 0.45 * (double)later,
+                 ws_plot_colour((int)k));
 }
 
 /* One steady state drawn in a steady-state figure, in plotted units (the
@@ -49,14 +53,6 @@ typedef struct steady_row {
     int lead;                         /* a leader line from the point ... */
     double ex, ey;                    /* ... to here, the label's nearest edge */
 } steady_row;
-
-/* The left panel's plot area in points: the panel (set size 0.62, 0.94 of
- * WS_PLOT_COL2 x 3.4 in) less its margins in characters of the base font
- * (lmargin 9, rmargin 1, bmargin 3.2, tmargin 1.5), with the cairo
- * terminals' character cell (0.75 em by 1.5 em, measured on the PNG: the
- * axes of a steady-state figure span 241 x 173 pt). */
-#define STEADY_W (0.62 * WS_PLOT_COL2 * 72 - 10 * 0.75 * WS_PLOT_FONT_PT)
-#define STEADY_H (0.94 * 3.4 * 72 - 4.7 * 1.5 * WS_PLOT_FONT_PT)
 
 /* A subject's marker is 7 pt across (pt 7 ps 1). Consecutive etas whose
  * markers are closer on the page than NEAR (centre to centre: they
@@ -75,22 +71,27 @@ typedef struct least_knob {
     int bs, pl;
 } least_knob;
 
-/* Page scale of the zoomed panel: data range r and points per data unit. */
-static void steady_scale(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4],
-                         double *sx, double *sy)
+/* The zoomed panel on the page: its data range r, points per data unit
+ * sx, sy and its size w x h in points (ws_plot_zoomfig). */
+typedef struct steady_page {
+    double r[4], sx, sy, w, h;
+} steady_page;
+
+static steady_page steady_scale(const ws_plot_zoomfig *z)
 {
-    ws_plot_zoom_range(zoom, all, r);
-    *sx = STEADY_W / (r[1] - r[0]);
-    *sy = STEADY_H / (r[3] - r[2]);
+    steady_page g = {{z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi}, 0, 0, z->zr - z->zl, z->zt - z->zb};
+    g.sx = g.w / (g.r[1] - g.r[0]);
+    g.sy = g.h / (g.r[3] - g.r[2]);
+    return g;
 }
 
 /* The subject's steady states are in eta order. Consecutive etas whose
  * points are near on the page (above; equal means are distance 0) share
  * one label, "η=0.5–1", on the group's first point; with more than six
  * groups, every other one and the last are labelled. */
-static void label_etas(steady_row *rows, size_t n, const double *etas, const double r[4],
-                       double sx, double sy)
+static void label_etas(steady_row *rows, size_t n, const double *etas, const steady_page *pg)
 {
+    const double *r = pg->r, sx = pg->sx, sy = pg->sy;
     size_t n_groups = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0, g = 0; i < n; i++) {
@@ -123,14 +124,14 @@ static void label_etas(steady_row *rows, size_t n, const double *etas, const dou
 
 /* Place the eta labels (ws_labels_place) clear of the other labels, the
  * steady states and their error bars, the line through them, the frontier,
- * the least-cost knobs' squares and the knobs, in the zoomed panel's page
- * coordinates (range r, sx and sy points per unit: steady_scale); rows
+ * the least-cost knobs' diamonds and the knobs, in the zoomed panel's page
+ * coordinates (steady_scale); rows
  * that are not labelled keep lx = ly = 0. Out of memory, labels go on
  * their points. */
-static void place_labels(steady_row *rows, size_t n, const double r[4], double sx, double sy,
-                         const ws_pareto *par, ws_unit ut, ws_unit ue, const least_knob *least,
-                         size_t n_least)
+static void place_labels(steady_row *rows, size_t n, const steady_page *g, const ws_pareto *par,
+                         ws_unit ut, ws_unit ue, const least_knob *least, size_t n_least)
 {
+    const double *r = g->r, sx = g->sx, sy = g->sy;
     size_t nk = (size_t)par->n, n_seg = 0, n_lab = 0, n_bg = 0, n_mk = 0;
     double *buf = malloc((8 * n + 2 * nk + 2 * n_least + 1) * sizeof *buf);
     double(*seg)[4] = malloc((3 * n + nk + 1) * sizeof *seg);
@@ -181,13 +182,13 @@ static void place_labels(steady_row *rows, size_t n, const double r[4], double s
             bx[n_bg] = (par->knobs[k].tta / ut.div - r[0]) * sx;
             by[n_bg++] = (par->knobs[k].eta / ue.div - r[2]) * sy;
         }
-    /* the least-cost knobs' squares are markers too (NAN: none) */
+    /* the least-cost knobs' diamonds are markers too (NAN: none) */
     for (size_t k = 0; k < n_least; k++)
         if (isfinite(least[k].tta)) {
             mx[n_mk] = (least[k].tta - r[0]) * sx;
             my[n_mk++] = (least[k].eta - r[2]) * sy;
         }
-    ws_label_scene sc = {STEADY_W, STEADY_H, mx, my, n_mk, STEADY_MARKER, bx, by, n_bg,
+    ws_label_scene sc = {g->w, g->h, mx, my, n_mk, STEADY_MARKER, bx, by, n_bg,
                          (const double(*)[4])seg, n_seg};
     ws_labels_place(&sc, x, y, wd, ht, n_lab, lx, ly);
     for (size_t k = 0; k < n_lab; k++) {
@@ -316,17 +317,17 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         }
         ws_pareto_free(&pe);
     }
-    /* The zoomed panel stops a little past the data (ws_plot_zoom_range),
-     * not at the end of a wide confidence interval: the data are the knobs
-     * and the steady states, which, averaged over sampled runs, can be
-     * faster than the fastest knob's mean and must not be cut off. */
-    ws_plot_box_t data = all;
-    for (size_t k = 0; k < n_rows; k++)
-        if (rows[k].zoomed) ws_plot_box(&data, rows[k].v[0], rows[k].v[1]);
-    double range[4], sx, sy;
-    steady_scale(&zoom, &data, range, &sx, &sy);
-    label_etas(rows, n_rows, s->etas, range, sx, sy);
-    place_labels(rows, n_rows, range, sx, sy, &par, ut, ue, least, n_least);
+    /* The zoomed panel holds the frontier, the least-cost knobs and the
+     * steady states with the whole of their confidence intervals (a bar
+     * running out of the panel hides how uncertain a point is), every
+     * marker whole: 9 pt from the frame (oracle's circle, ps 2.2). */
+    for (size_t e = 0; e < n_least; e++) ws_plot_box(&zoom, least[e].tta, least[e].eta);
+    size_t key_lines = 3 + (size_t)eta_mode + n_series;       /* + the bars' title */
+    ws_plot_zoomfig z;
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines);
+    steady_page pg = steady_scale(&z);
+    label_etas(rows, n_rows, s->etas, &pg);
+    place_labels(rows, n_rows, &pg, &par, ut, ue, least, n_least);
     fprintf(f, "\n\n# block 2: steady state per recurrence; series,eta,beta,tta_%s,eta_%s,"
                "tta_lo,tta_hi,eta_lo,eta_hi,label,label_tta,label_eta,leader_tta,leader_eta\n", ut.name, ue.name);
     for (size_t k = 0; k < n_rows; k++) {
@@ -357,17 +358,19 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                  s->etas[0], s->betas[0]);
     char file[600];
     snprintf(file, sizeof file, "%s.png", name);
-    ws_plot_preamble(f, file, WS_PLOT_COL2, 3.4, NULL);
+    ws_plot_preamble(f, file, z.w_in, z.h_in, NULL);
     fputs("\nset multiplot title ", f);
     ws_plot_str(f, title);
     fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
-    fputs("set origin 0, 0\nset size 0.62, 0.94\n"
-          "set lmargin 9; set rmargin 1; set bmargin 3.2; set tmargin 1.5   # STEADY_W, STEADY_H\n", f);
-    fprintf(f, "set xlabel 'TTA per recurrence (%s)'\n", ut.name);
-    fprintf(f, "set ylabel 'ETA per recurrence (%s)'\n", ue.name);
-    ws_plot_zoom(f, &zoom, &data);
-    fputs("set key at screen 0.655, screen 0.37 left top vertical Left reverse width -4 font ',7'\n", f);
-    fputs("knobs = \"data index 0 using 3:4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
+    char xl[64], yl[64];
+    snprintf(xl, sizeof xl, "TTA per recurrence (%s)", ut.name);
+    snprintf(yl, sizeof yl, "ETA per recurrence (%s)", ue.name);
+    ws_plot_zoomfig_left(f, &z, xl, yl, 2);
+    /* the key says what the error bars are */
+    char kt[64];
+    snprintf(kt, sizeof kt, "Error bars: 95 %% CI over %zu seeds", s->n_seeds);
+    ws_plot_zoomfig_key(f, &z, kt);
+    fputs("knobs = \"data index 0 using (kx($3, $4)):4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
           " title 'knob (bs, power limit)', "
           "data index 1 using 3:4 with lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n", f);
     for (size_t i = 0; i < n_series; i++) {
@@ -382,18 +385,21 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         fputc('\n', f);
     }
     fputs("plot @knobs", f);
-    if (eta_mode)
-        fputs(", \\\n     data index 3 using 4:5 with points pt 4 ps 1.1 lw 1 lc rgb '#777777'"
-              " title 'least-cost knob of each η'", f);
+    size_t filled = 0;                            /* filled markers still to draw */
+    for (size_t i = 0; i < n_series; i++)
+        filled += series[i] != s->ref_oracle && series[i] != s->ref_default;
     for (size_t i = 0; i < n_series; i++) {
         char style[128];
         size_t p = series[i];
-        pair_style(s, p, i, style, sizeof style);
+        int own = p != s->ref_oracle && p != s->ref_default;
+        pair_style(s, p, i, own ? --filled : 0, style, sizeof style);
         if (eta_mode && p == subject)       /* trace the etas in order, then label them */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
                        " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
-        fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5:6:7:8:9 with xyerrorbars"
-                   " %s title t%zu", i, style, i);
+        /* default far from the frontier: in the overview only */
+        const char *x = p == s->ref_default && !def_in ? "NaN" : "$4";
+        fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? %s : NaN):5:6:7:8:9 with xyerrorbars"
+                   " %s title t%zu", i, x, style, i);
         if (eta_mode && p == subject)       /* placed clear of the data: place_labels */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $11 : NaN):12:10"
                        " with labels left font ',7' tc rgb '%s' notitle, \\\n"
@@ -401,13 +407,21 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                        " with vectors nohead lw 0.5 lc rgb '%s' notitle", i,
                     ws_plot_colour((int)i), i, ws_plot_colour((int)i));
     }
+    /* the least-cost knob of each η last, an open diamond larger than the
+     * steady states' markers: a policy that settles on it is seen inside
+     * it, not hiding it */
+    if (eta_mode)
+        fputs(", \\\n     data index 3 using 4:5 with points pt 12 ps 1.9 lw 1 lc rgb '#555555'"
+              " title 'least-cost knob of each η'", f);
     fputs("\n", f);
     char over[256];
     size_t d_series = 0;
     while (d_series < n_series && series[d_series] != s->ref_default) d_series++;
     snprintf(over, sizeof over, "plot @knobs, data index 2 using ($1 == %zu ? $4 : NaN):5 with"
              " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series, ws_plot_colour(5));
-    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51, over);
+    snprintf(xl, sizeof xl, "TTA (%s)", ut.name);
+    snprintf(yl, sizeof yl, "ETA (%s)", ue.name);
+    ws_plot_zoomfig_overview(f, &z, xl, yl, over);
     fputs("unset multiplot\n", f);
     rc = ws_fig_finish(c, &od, &og, stem, title, err);
 out:

@@ -97,18 +97,21 @@ static int read_savings(const char *path, const ws_catalogue *cat, ws_paper_numb
                         ws_error *err)
 {
     static const char *const names[] = {"policy", "versus", "gpu", "workload", "seeds",
-                                        "eta_saving_pct", "tta_saving_pct", "in_figure", "eta",
-                                        "beta"};
-    long col[10];
+                                        "eta_saving_pct", "tta_saving_pct", "eta_index", "eta",
+                                        "beta", "beta_index"};
+    long col[11];
     wsum w[64];
     size_t nw = 0;
     char gpus[16][64];
     size_t ng = 0;
     ws_csv *c = ws_csv_open(path, NULL, err);
     if (!c) return -1;
-    int r, rc = columns(c, path, names, col, 10, err);
+    int r, rc = columns(c, path, names, col, 11, err);
     while (!rc && (r = ws_csv_next(c, err)) == 1) {
-        if (strcmp(fld(c, col[1]), "default+default") || strcmp(fld(c, col[7]), "1")) continue;
+        /* versus default, at the sweep's first η and β */
+        if (strcmp(fld(c, col[1]), "default+default") || strcmp(fld(c, col[7]), "0")
+            || strcmp(fld(c, col[10]), "0"))
+            continue;
         snprintf(o->eta, sizeof o->eta, "%s", fld(c, col[8]));
         snprintf(o->beta, sizeof o->beta, "%s", fld(c, col[9]));
         double e, t;

@@ -180,7 +180,12 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0, title);
     fputs("set key inside left top vertical Left reverse font ',7' samplen 2 spacing 1\n"
           "set xlabel 'Recurrence'\n", f);
-    fprintf(f, "set ylabel 'Cumulative cost saving vs default (%s)' font ',7'\n", u.name);
+    /* a cost is η·ETA + (1 − η)·MaxPower·TTA: energy-equivalent joules */
+    char yl[96];
+    snprintf(yl, sizeof yl, "Cumulative saving vs default / (%s-equivalent)", u.name);
+    fputs("set ylabel ", f);
+    ws_plot_str_lines(f, yl);
+    fputs(" font ',7'\n", f);
     fprintf(f, "set xrange [0:%ld]\nset xzeroaxis lt -1 lw 0.8\n", n);
     /* headroom above the highest curve for the key */
     double hi = 0, lo = 0;

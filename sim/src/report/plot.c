@@ -39,6 +39,20 @@ const char *ws_plot_colour(int i)
     return c[((i % 8) + 8) % 8];
 }
 
+void ws_plot_viridis(double t, char buf[8])
+{
+    /* the stops of WS_PLOT_VIRIDIS, linearly between them */
+    static const unsigned char c[5][3] = {{0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b},
+                                          {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62},
+                                          {0xb5, 0xde, 0x2b}};
+    t = isfinite(t) ? fmin(fmax(t, 0), 1) * 4 : 0;
+    int i = t >= 4 ? 3 : (int)t;
+    double u = t - i;
+    snprintf(buf, 8, "#%02x%02x%02x", (int)lround(c[i][0] + u * (c[i + 1][0] - c[i][0])),
+             (int)lround(c[i][1] + u * (c[i + 1][1] - c[i][1])),
+             (int)lround(c[i][2] + u * (c[i + 1][2] - c[i][2])));
+}
+
 int ws_plot_kind(const char *path)
 {
     static const char *ext[] = {".png", ".svg", ".pdf"};
@@ -137,14 +151,17 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
     free(csv);
 
     /* noenhanced: workload names contain '_' that enhanced text would
-     * turn into subscripts. */
+     * turn into subscripts. The cairo terminals draw text 4/3 as large as
+     * asked (pango's 96 dpi against cairo's 72: an 8 pt font came out
+     * 10.7 pt in the PDF), hence fontscale 0.75 and 150/96: fonts are the
+     * points they say, as in the SVG. */
     fprintf(f, "W = %.3f; H = %.3f   # inches\n"
                "if (strstrt(out, '.svg') > 0) {\n"
                "  set terminal svg size W*72,H*72 dynamic noenhanced font '%s,%d' background rgb 'white'\n"
                "} else { if (strstrt(out, '.pdf') > 0) {\n"
-               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 1 linewidth 2 background rgb 'white'\n"
+               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 0.75 linewidth 2 background rgb 'white'\n"
                "} else {\n"
-               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/72"
+               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/96"
                " linewidth 150.0/72 pointscale 150.0/72 background rgb 'white'\n"
                "} }\n", width_in, height_in, WS_PLOT_FONT, WS_PLOT_FONT_PT, WS_PLOT_FONT,
             WS_PLOT_FONT_PT, WS_PLOT_FONT, WS_PLOT_FONT_PT);
@@ -159,59 +176,6 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
         ws_plot_str(f, title);
         fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
     }
-}
-
-/* Log-axis tics: 1, 2, 5 x 10^k, since gnuplot's default labels only
- * decades, too few when a range spans one or two of them; fewer when that
- * would be crowded (an overview of four decades of TTA has room for about
- * five labels across): 1, 3 x 10^k, then decades, then every other
- * decade. Labels of 10^4 and more take an SI suffix (20k, 1M). */
-static void log_tics(FILE *f, const char *axis, double lo, double hi)
-{
-    static const int steps[4][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}, {1, 0, 0}};
-    int most = axis[0] == 'x' ? 5 : 7, k0 = (int)floor(log10(lo)) - 1, k1 = (int)ceil(log10(hi));
-    for (int d = 0; d < 4; d++) {
-        int n = 0, every = d == 3 ? 2 : 1;
-        for (int pass = 0; pass < 2; pass++) {
-            if (pass) fprintf(f, "set %stics (", axis);
-            int first = 1;
-            for (int k = k0; k <= k1; k++) {
-                if (every > 1 && k % every) continue;
-                for (int j = 0; j < 3 && steps[d][j]; j++) {
-                    double v = steps[d][j] * pow(10, k);
-                    if (v < lo || v > hi) continue;
-                    if (!pass) { n++; continue; }
-                    char lab[32];
-                    if (v >= 1e6) snprintf(lab, sizeof lab, "%gM", v / 1e6);
-                    else if (v >= 1e4) snprintf(lab, sizeof lab, "%gk", v / 1e3);
-                    else snprintf(lab, sizeof lab, "%g", v);
-                    fprintf(f, "%s'%s' %g", first ? "" : ", ", lab, v);
-                    first = 0;
-                }
-            }
-            if (!pass && n > most && d < 3) break;      /* crowded: next spacing */
-            if (pass) {
-                fputs(")\n", f);
-                return;
-            }
-        }
-    }
-}
-
-void ws_plot_ranges(FILE *f, double x0, double x1, double y0, double y1)
-{
-    /* Knobs span orders of magnitude on some jobs (tiny batch sizes): log
-     * axes then, with a margin that does not waste decades. */
-    if (x1 / x0 > 4) {
-        fprintf(f, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.3, x1 * 1.3);
-        log_tics(f, "x", x0 / 1.3, x1 * 1.3);
-    }
-    else fprintf(f, "set xrange [%.6g:%.6g]\n", x0 - 0.08 * (x1 - x0), x1 + 0.08 * (x1 - x0));
-    if (y1 / y0 > 4) {
-        fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", y0 / 1.3, y1 * 1.3);
-        log_tics(f, "y", y0 / 1.3, y1 * 1.3);
-    }
-    else fprintf(f, "set yrange [%.6g:%.6g]\n", y0 - 0.08 * (y1 - y0), y1 + 0.08 * (y1 - y0));
 }
 
 void ws_plot_box(ws_plot_box_t *b, double x, double y)
@@ -231,46 +195,124 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
            && y <= b->y1 + fmax(b->y1 - b->y0, 0.25 * b->y1);
 }
 
-void ws_plot_zoom_range(const ws_plot_box_t *zoom, const ws_plot_box_t *all, double r[4])
+/* ------------------------------------------------------------ zoom figure
+ *
+ * Page geometry in points, from the lower left (WS_PLOT_COL2 x 3.4 in):
+ *
+ *   +--------------------------- title --------------------------------+
+ *   | y |                              | c | c | B |  title of the right |
+ *   |   |  zoomed panel: the frontier  | o | b | a |  y +--------------+ |
+ *   | l |  and the marked points on    | l | t | t |    |  overview,   | |
+ *   | a |  linear axes chosen by       | o | i | c |    |  log-log     | |
+ *   | b |  ws_plot_axis_linear         | u | c | h |    +--------------+ |
+ *   | e |                              | r | s |   |        x label      |
+ *   | l |                              |   |   |   |  key                |
+ *   |   +------------------------------+                                  |
+ *   |              x label                                               |
+ *   +--------------------------------------------------------------------+
+ *
+ * The colour bar (batch sizes) is the frontier figure's; the steady-state
+ * figure leaves its room empty (narrower gap). The key sits under the
+ * overview with key_lines lines of 7 pt. */
+#define ZF_W WS_PLOT_COL2
+#define ZF_H 3.4
+#define ZF_TITLE 21.0            /* pt under the page's top edge for the title */
+#define ZF_KEY_LINE 12.2         /* pt a key line: 7 pt, spacing 1.5 (markers up to ps 2.2) */
+
+void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
+                            const ws_plot_box_t *all, double pad, int colour_bar,
+                            int key_lines)
 {
-    /* Linear axes over the zoom box plus a margin; never much past the
-     * data (an error bar may reach further): 6 % of the range, some 10 pt
-     * on a steady-state panel, room for the largest marker (the oracle's
-     * circle, 8 pt in radius) on a point at the data's edge. */
-    double dx = zoom->x1 - zoom->x0, dy = zoom->y1 - zoom->y0;
-    if (!(dx > 0)) dx = 0.1 * fmax(fabs(zoom->x0), 1e-9);
-    if (!(dy > 0)) dy = 0.1 * fmax(fabs(zoom->y0), 1e-9);
-    r[0] = fmax(zoom->x0 - 0.12 * dx, all->x0 - 0.06 * dx);
-    r[1] = zoom->x1 + 0.12 * dx;
-    r[2] = fmax(zoom->y0 - 0.12 * dy, all->y0 - 0.06 * dy);
-    r[3] = zoom->y1 + 0.12 * dy;
+    const double wp = 72 * ZF_W, hp = 72 * ZF_H;
+    memset(z, 0, sizeof *z);
+    z->w_in = ZF_W;
+    z->h_in = ZF_H;
+    z->pad = pad;
+    /* zoomed panel: the y axis first (its labels' width sets the left
+     * edge), then the x axis over what remains */
+    z->zb = 3 + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
+    z->zt = hp - ZF_TITLE;
+    ws_plot_axis_opts oy = {z->zt - z->zb, 1, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
+    ws_plot_axis_linear(&z->zy, zoom->y0, zoom->y1, &oy);
+    z->zl = 3 + ws_plot_left_room(&z->zy, WS_PLOT_FONT_PT);
+    z->zr = (colour_bar ? 0.53 : 0.6) * wp;
+    ws_plot_axis_opts ox = {z->zr - z->zl, 0, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
+    ws_plot_axis_linear(&z->zx, zoom->x0, zoom->x1, &ox);
+    /* right block: the key at its bottom, the overview above it */
+    double right = z->zr + (colour_bar ? 62 : 24);
+    z->key_x = right;
+    z->key_y = z->zb + ZF_KEY_LINE * key_lines;
+    z->ob = z->key_y + 6 + ws_plot_bottom_room(7, 7);
+    z->ot = z->zt - 12;                       /* its title, 7 pt, above */
+    z->or_ = wp - 6;
+    /* the overview: every knob and the zoomed region, log-log */
+    double x0 = all->x0, x1 = all->x1, y0 = all->y0, y1 = all->y1;
+    if (z->zx.lo > 0) x0 = fmin(x0, z->zx.lo), x1 = fmax(x1, z->zx.hi);
+    if (z->zy.lo > 0) y0 = fmin(y0, z->zy.lo), y1 = fmax(y1, z->zy.hi);
+    ws_plot_axis_opts lo_y = {z->ot - z->ob, 1, 7, 6, 6, 0, 0};
+    ws_plot_axis_log(&z->oy, y0, y1, &lo_y);
+    z->ol = right + ws_plot_left_room(&z->oy, 7);
+    ws_plot_axis_opts lo_x = {z->or_ - z->ol, 0, 7, 6, 6, 0, 0};
+    ws_plot_axis_log(&z->ox, x0, x1, &lo_x);
 }
 
-void ws_plot_zoom(FILE *f, const ws_plot_box_t *zoom, const ws_plot_box_t *all)
+void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                          const char *ylabel, double knob_pt)
 {
-    double r[4];
-    ws_plot_zoom_range(zoom, all, r);
-    fprintf(f, "X0 = %.6g; X1 = %.6g; Y0 = %.6g; Y1 = %.6g   # the zoomed region\n"
-               "set xrange [X0:X1]\nset yrange [Y0:Y1]\n", r[0], r[1], r[2], r[3]);
+    ws_plot_area(f, z->w_in, z->h_in, z->zl, z->zb, z->zr, z->zt);
+    fputs("set xlabel ", f);
+    ws_plot_str(f, xlabel);
+    fputs("\nset ylabel ", f);
+    ws_plot_str(f, ylabel);
+    fputc('\n', f);
+    ws_plot_axis_write(f, "x", &z->zx, 0);
+    ws_plot_axis_write(f, "y", &z->zy, 0);
+    /* Points outside the zoom are not data of this panel (the overview
+     * shows them): knobs are drawn here only when their marker is whole
+     * inside, knob_pt from the frame. */
+    double kx = knob_pt * (z->zx.hi - z->zx.lo) / (z->zr - z->zl);
+    double ky = knob_pt * (z->zy.hi - z->zy.lo) / (z->zt - z->zb);
+    fprintf(f, "X0 = %.9g; X1 = %.9g; Y0 = %.9g; Y1 = %.9g   # the zoomed region\n"
+               "Z = 1   # 1: the zoomed panel, where kx() keeps whole markers only\n"
+               "kx(x, y) = !Z || (x >= %.9g && x <= %.9g && y >= %.9g && y <= %.9g) ? x : NaN\n",
+            z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi, z->zx.lo + kx, z->zx.hi - kx,
+            z->zy.lo + ky, z->zy.hi - ky);
 }
 
-void ws_plot_overview(FILE *f, const ws_plot_box_t *all, double ox, double oy, double w,
-                      double h, const char *plot)
+void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
 {
-    double x0 = all->x0 / 1.25, x1 = all->x1 * 1.25, y0 = all->y0 / 1.25, y1 = all->y1 * 1.25;
-    fprintf(f, "# second panel: the whole landscape (log-log), the zoomed region framed\n"
-               "unset title; unset key; unset label; unset arrow; unset colorbox\n"
-               "unset xlabel; unset ylabel\n"
-               "set origin %.3f, %.3f\nset size %.3f, %.3f\n"
-               "set lmargin 4; set rmargin 1.5; set tmargin 1.3; set bmargin 1.5\n"
-               "set logscale xy\nset xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n"
-               "set mxtics default; set mytics default\n"
-               "set title 'All knobs, log-log (box: left panel)' offset 0,-0.6 font ',7'\n"
-               "set object 98 rectangle from X0,Y0 to X1,Y1 front fs empty border lc rgb '#D55E00' lw 1.5\n",
-            ox, oy, w, h, x0, x1, y0, y1);
-    log_tics(f, "x", x0, x1);
-    log_tics(f, "y", y0, y1);
-    fputs("set tics font ',7'\n", f);
+    fprintf(f, "set key at screen %.5f, screen %.5f left top vertical Left reverse samplen 1.2"
+               " spacing 1.5 width -3 font ',7'", z->key_x / (72 * z->w_in),
+            z->key_y / (72 * z->h_in));
+    if (title) {
+        fputs(" title ", f);
+        ws_plot_str(f, title);
+        fputs(" left font ',7'", f);
+    }
+    fputc('\n', f);
+}
+
+void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
+                              const char *ylabel, const char *plot)
+{
+    fputs("# second panel: the whole landscape (log-log), the zoomed region dashed\n"
+          "unset title; unset key; unset label; unset arrow; unset colorbox\n"
+          "Z = 0\n", f);
+    ws_plot_area(f, z->w_in, z->h_in, z->ol, z->ob, z->or_, z->ot);
+    ws_plot_axis_write(f, "x", &z->ox, 7);
+    ws_plot_axis_write(f, "y", &z->oy, 7);
+    fputs("set xlabel ", f);
+    ws_plot_str(f, xlabel);
+    fputs(" font ',7'\nset ylabel ", f);
+    ws_plot_str(f, ylabel);
+    /* the box: dashed dark grey, a style no marker has (the default knob's
+     * square is orange) */
+    double x0 = fmax(z->zx.lo, z->ox.lo), y0 = fmax(z->zy.lo, z->oy.lo);
+    fprintf(f, " font ',7'\n"
+               "set title 'All knobs, log-log (dashed: left panel)' offset 0,-0.5 font ',7'\n"
+               "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
+               " lc rgb '#444444' lw 1 dt (4,3)\n", x0, y0, fmin(z->zx.hi, z->ox.hi),
+            fmin(z->zy.hi, z->oy.hi));
     fputs(plot, f);
     fputs("\nunset object 98\n", f);
 }
@@ -718,7 +760,11 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     }
     snprintf(title, sizeof title, "%s: TTA and ETA of every knob", subject);
     FILE *f = og.f;
-    ws_plot_preamble(f, base_name(image), WS_PLOT_COL2, 3.4, NULL);
+    /* markers of the zoomed panel: the least-cost circle (ps 2, 7 pt in
+     * radius, and its 2 pt line) is the largest */
+    ws_plot_zoomfig z;
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 8.5, 1, settled_k >= 0 ? 6 : 5);
+    ws_plot_preamble(f, base_name(image), z.w_in, z.h_in, NULL);
     fputs("set multiplot title ", f);
     ws_plot_str(f, title);
     fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
@@ -732,20 +778,23 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         if (i && i < job->n_bs - 1 && (b & (b - 1))) continue;
         fprintf(f, "%s'%d' %d", shown++ ? ", " : "", b, b);
     }
-    fputs(") font ',7'\nset label 1 'Batch size' at screen 0.581, screen 0.905 center font ',7'\n"
-          "set colorbox user origin screen 0.575, screen 0.14 size screen 0.012, screen 0.72\n", f);
+    /* the colour bar beside the zoomed panel, as tall, titled along it */
+    const double wp = 72 * z.w_in, hp = 72 * z.h_in;
+    fprintf(f, ") font ',7'\nset cblabel 'Batch size' font ',7'\n"
+               "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
+            (z.zr + 10) / wp, z.zb / hp, 6 / wp, (z.zt - z.zb) / hp);
     /* left panel: the frontier's region, linear axes; its key under the
      * overview on the right */
-    fputs("set origin 0, 0\nset size 0.57, 0.94\nset lmargin 9; set rmargin 1; set bmargin 3.2\n", f);
-    fprintf(f, "set xlabel 'Time to accuracy, TTA (%s)'\n", ut.name);
-    fprintf(f, "set ylabel 'Energy to accuracy, ETA (%s)'\n", ue.name);
-    ws_plot_zoom(f, &zoom, &all);
-    fputs("set key at screen 0.635, screen 0.37 left top vertical Left reverse samplen 1.2 width -4 font ',6.5'\n", f);
+    char xl[64], yl[64];
+    snprintf(xl, sizeof xl, "Time to accuracy, TTA (%s)", ut.name);
+    snprintf(yl, sizeof yl, "Energy to accuracy, ETA (%s)", ue.name);
+    ws_plot_zoomfig_left(f, &z, xl, yl, 3);
+    ws_plot_zoomfig_key(f, &z, NULL);
     const ws_knob_stat *d = &p->knobs[p->default_knob], *b = &p->knobs[p->best_knob];
     char t_def[96], t_best[160], t_set[160];
     snprintf(t_def, sizeof t_def, "default%s (%d, %d W)%s", def_in ? " knob" : "", d->bs,
              d->pl, def_in ? "" : ": right panel");
-    /* The key has room for about 40 characters at 6.5 pt: a settled knob
+    /* The key has room for about 40 characters at 7 pt: a settled knob
      * that is the least-cost one gets its own entry (its marker drawn
      * inside the circle) rather than a suffix the figure would clip. */
     snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)", job->eta, b->bs, b->pl);
@@ -757,22 +806,27 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     fputs("t_def = ", f); ws_plot_str(f, t_def);
     fputs("\nt_best = ", f); ws_plot_str(f, t_best);
     fputs("\nt_set = ", f); ws_plot_str(f, t_set);
-    fputs("\nknobs = \"data skip 1 using ($5 == 1 ? $12 : NaN):13:1 with points pt 7 ps 0.7 lc palette"
-          " title 'knob (bs, power limit)', "
-          "data skip 1 using ($5 == 0 ? $12 : NaN):13 with points pt 6 ps 0.7 lw 0.8 lc rgb '#999999'"
-          " title 'some runs miss the target', "
+    /* knobs through kx(): whole markers only in the zoomed panel */
+    fputs("\nknobs = \"data skip 1 using ($5 == 1 ? kx($12, $13) : NaN):13:1 with points pt 7"
+          " ps 0.7 lc palette title 'knob (bs, power limit)', "
+          "data skip 1 using ($5 == 0 ? kx($12, $13) : NaN):13 with points pt 6 ps 0.7 lw 0.8"
+          " lc rgb '#999999' title 'some runs miss the target', "
           "data skip 1 using ($6 == 1 ? $12 : NaN):13 with lines lw 1.5 lc rgb 'black'"
           " title 'Pareto frontier'\"\n", f);
     fputs("plot @knobs, \\\n"
-          "     data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4 ps 1.6 lw 2 lc rgb '#D55E00' title t_def, \\\n"
-          "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2 lc rgb '#0072B2' title t_best", f);
+          "     data skip 1 using ($7 == 1 ? kx($12, $13) : NaN):13 with points pt 4 ps 1.6 lw 2"
+          " lc rgb '#D55E00' title t_def, \\\n"
+          "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2"
+          " lc rgb '#0072B2' title t_best", f);
     if (settled_k >= 0)
         fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0 lw 2"
               " lc rgb '#009E73' title t_set", f);
     fputs("\n", f);
-    ws_plot_overview(f, &all, 0.655, 0.40, 0.345, 0.51,
-                     "plot @knobs, data skip 1 using ($7 == 1 ? $12 : NaN):13 with points pt 4"
-                     " ps 1.3 lw 1.5 lc rgb '#D55E00' notitle");
+    snprintf(xl, sizeof xl, "TTA (%s)", ut.name);
+    snprintf(yl, sizeof yl, "ETA (%s)", ue.name);
+    ws_plot_zoomfig_overview(f, &z, xl, yl,
+                             "plot @knobs, data skip 1 using ($7 == 1 ? $12 : NaN):13 with points"
+                             " pt 4 ps 1.3 lw 1.5 lc rgb '#D55E00' notitle");
     fputs("unset multiplot\n", f);
 
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
