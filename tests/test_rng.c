@@ -701,8 +701,8 @@ Test(rng, streams_and_reductions_equal_numpy_bit_for_bit, .timeout = 600)
         cr_log_info("%-26s %lu", paths[i].name, paths[i].n);
         cr_expect_gt(paths[i].n, 0, "%s: never taken in %zu ops", paths[i].name, o.n);
     }
-    cr_log_info("%zu ops, %zu normals, %zu bounded integers, %zu bytes compared", o.n,
-                n_normals, n_ints, got.n);
+    cr_log_info("%zu ops, %zu normals, %zu bounded integers, %zu decimal numbers, %zu bytes"
+                " compared", o.n, n_normals, n_ints, o.n_strings, got.n);
     cr_expect_gt(n_normals, 2000000);
 
     /* Each primitive replaced by another algorithm: numpy tells. */
