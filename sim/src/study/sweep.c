@@ -122,9 +122,6 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
     ws_sweep_sim_reset(sim, R);
-    const unsigned long streams[3] = {ws_stream_seed(seed, 0), ws_stream_seed(seed, 1),
-                                      ws_stream_seed(seed, 2)};
-    ws_rng_preseed(streams);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     if (plo) {
