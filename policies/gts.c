@@ -1,7 +1,10 @@
 /*
  * gts: Gaussian Thompson sampling over every batch size of the job, each
  * explored `explore` times first (zeus._legacy.policy.optimizer.
- * GTSBatchSizeOptimizer with the reward precision learned). No pruning.
+ * GTSBatchSizeOptimizer with the reward precision learned; its bandit,
+ * created at register_job with np.random.default_rng(seed), draws from
+ * the BSO's stream, the same generator). No pruning. Zeus' GTS fits every
+ * observation; `window` > 0 (a wattsim extension) fits the last ones.
  */
 #include <wattsim/policy.h>
 
@@ -47,7 +50,12 @@ static int g_register(void *state, const ws_job *job, const ws_ctx *ctx)
 static int g_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
 {
     gts *g = state;
-    *bs = job->bs[ws_bandit_predict(&g->bandit, g->host)];
+    const int i = ws_bandit_predict(&g->bandit, g->host);
+    if (i < 0) {
+        g->host->log(g->host->ctx, WS_LOG_ERROR, "out of memory");
+        return -1;
+    }
+    *bs = job->bs[i];
     return 0;
 }
 
@@ -72,6 +80,6 @@ static const ws_bso_type gts_bso = {
 };
 
 static const ws_bso_type *const bsos[] = {&gts_bso, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "gts", bsos, NULL, WS_ABI_VERSION_OF(2, 0)};
+static const ws_plugin plugin = {WS_ABI_VERSION, "gts", bsos, NULL, WS_ABI_VERSION_OF(2, 1)};
 
 const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

@@ -9,7 +9,10 @@
  * is predicted once and its outcome is the next observation. The sizes that
  * reached form the next S; the one with least cost is the next pivot.
  * Afterwards a Gaussian Thompson-sampling bandit (bandit.h) over S, with 2
- * explorations per arm, picks every batch size.
+ * explorations per arm, picks every batch size. Zeus creates that bandit
+ * with np.random.default_rng(seed) when pruning ends; pruning draws
+ * nothing, so the BSO's stream (the same generator, ws_host) is still at
+ * its start then: the same draws, seed for seed.
  *
  * Observations of a size the pruning did not ask for (possible when
  * submissions overlap) are kept for the bandit but do not advance pruning.
@@ -158,6 +161,10 @@ static int z_predict(void *state, const ws_job *job, const ws_ctx *ctx, int *bs)
         return 0;
     }
     z->last = ws_bandit_predict(&z->bandit, z->host);
+    if (z->last < 0) {
+        z->host->log(z->host->ctx, WS_LOG_ERROR, "out of memory");
+        return -1;
+    }
     *bs = job->bs[z->last];
     return 0;
 }
@@ -195,6 +202,7 @@ static const ws_bso_type zeus_bso = {
 };
 
 static const ws_bso_type *const bsos[] = {&zeus_bso, NULL};
-static const ws_plugin plugin = {WS_ABI_VERSION, "zeus", bsos, NULL, WS_ABI_VERSION_OF(2, 0)};
+/* 2.1: the host's choice and normal (numpy's draws). */
+static const ws_plugin plugin = {WS_ABI_VERSION, "zeus", bsos, NULL, WS_ABI_VERSION_OF(2, 1)};
 
 const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }

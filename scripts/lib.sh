@@ -25,8 +25,11 @@
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
              gnuplot-nox ca-certificates curl)
 # ... and to build and run the test suite (scripts/test): Criterion, poppler's
-# pdfinfo/pdftotext for the figure checks, python3 for the manual's examples.
-WS_TEST_PACKAGES=(libcriterion-dev poppler-utils python3)
+# pdfinfo/pdftotext for the figure checks, python3 for the manual's examples,
+# locales for the locale sources localedef builds de_DE.UTF-8 from
+# (test_hostile: a plugin's setlocale), numpy and pandas (1.24 and 1.5 on
+# Debian 12) as the random streams' oracle.
+WS_TEST_PACKAGES=(libcriterion-dev poppler-utils python3 locales python3-numpy python3-pandas)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")

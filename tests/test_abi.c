@@ -10,6 +10,7 @@
 
 #include "fixture.h"
 #include "wattsim/engine.h"
+#include "wattsim/rng.h"
 
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
 
@@ -261,13 +262,13 @@ static void load_fails(const char *path, const char *want)
 Test(abi, plugin_needing_a_newer_host_is_refused)
 {
     load_fails(PLUGIN("needs_newer"), PLUGIN("needs_newer") ": plugin 'needs_newer' needs"
-               " policy ABI version 2.7, but this wattsim speaks version 2.0; upgrade"
+               " policy ABI version 2.7, but this wattsim speaks version 2.1; upgrade"
                " wattsim");
 }
 
 Test(abi, plugin_may_refuse_the_host_version)
 {
-    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(200)"
+    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(201)"
                " returned NULL (the plugin cannot run in this wattsim)");
 }
 
@@ -300,6 +301,72 @@ Test(abi, newer_minor_plugin_loads)
     cr_expect_null(ws_bso_new(t, v, 1, &err));
     ws_params_free(t->params, v);
     ws_registry_free(r);
+}
+
+/* ---------------------------------------------------- the host's draws */
+
+static const ws_host *seen_host;
+static int h_create(void *s, const ws_value *v, const ws_host *h)
+{
+    seen_host = h;
+    return 0;
+}
+static const ws_bso_type host_bso = {
+    .abi_version = WS_ABI_VERSION, .name = "host", .summary = "test",
+    .create = h_create, .destroy = r_destroy, .register_job = r_register,
+    .predict = r_predict, .observe = r_observe};
+static const ws_plo_type host_plo = {
+    .abi_version = WS_ABI_VERSION, .name = "host", .summary = "test",
+    .create = h_create, .destroy = r_destroy, .predict = r_predict_pl,
+    .observe_profile = r_profile};
+
+/* The calls of ws_host draw what numpy's Generator calls draw on the
+ * instance's stream: np.random.default_rng(seed) for a BSO (as Zeus seeds
+ * its bandit), SeedSequence(seed, spawn_key=(2,)) for a PLO (the streams
+ * themselves are checked against numpy in test_rng). */
+static void expect_numpy_draws(const ws_host *h, ws_rng *r)
+{
+    cr_assert_geq(h->abi_version, WS_ABI_VERSION_OF(2, 1));
+    long out[12];
+    int64_t want[12];
+    for (int t = 0; t < 50; t++) {
+        cr_expect_eq(h->uniform(h->ctx), ws_rng_random(r));
+        cr_expect_eq(h->uniform_int(h->ctx, 7), ws_rng_integers(r, 7));
+        cr_expect_eq(h->uniform_int(h->ctx, 1), 0);        /* no draw */
+        cr_expect_eq(h->uniform_int(h->ctx, 0), 0);        /* no draw */
+        cr_expect_eq(h->gaussian(h->ctx, 2.5), ws_rng_normal(r, 0.0, 2.5));
+        cr_expect_eq(h->normal(h->ctx, -3.0, 0.5), ws_rng_normal(r, -3.0, 0.5));
+        cr_expect_eq(h->normal(h->ctx, -3.0, 0.0), ws_rng_normal(r, -3.0, 0.0));
+        cr_assert_eq(h->choice(h->ctx, 12, 5, out), 0);
+        cr_assert_eq(ws_rng_choice(r, 12, 5, want), 0);
+        for (int k = 0; k < 5; k++) cr_expect_eq(out[k], want[k]);
+        cr_assert_eq(h->permutation(h->ctx, 9, out), 0);
+        cr_assert_eq(ws_rng_permutation(r, 9, want), 0);
+        for (int k = 0; k < 9; k++) cr_expect_eq(out[k], want[k]);
+    }
+    /* Refused without a draw: the streams stay in step. */
+    cr_expect_eq(h->choice(h->ctx, 3, 4, out), -1);
+    cr_expect_eq(h->choice(h->ctx, -1, 0, out), -1);
+    cr_expect_eq(h->permutation(h->ctx, -2, out), -1);
+    cr_expect_eq(h->uniform(h->ctx), ws_rng_random(r));
+}
+
+Test(abi, host_draws_are_numpys_on_the_role_streams)
+{
+    ws_error err = {{0}};
+    for (unsigned long seed = 1; seed <= 20; seed += 19) {
+        ws_rng r;
+        ws_bso *b = ws_bso_new(&host_bso, NULL, seed, &err);
+        cr_assert(b, "%s", err.msg);
+        ws_rng_seed(&r, seed);
+        expect_numpy_draws(seen_host, &r);
+        ws_bso_free(b);
+        ws_plo *p = ws_plo_new(&host_plo, NULL, seed, &err);
+        cr_assert(p, "%s", err.msg);
+        ws_rng_seed_spawn(&r, seed, 2);
+        expect_numpy_draws(seen_host, &r);
+        ws_plo_free(p);
+    }
 }
 
 /* Descriptor checks (each was accepted before ABI 2.0's loader). */

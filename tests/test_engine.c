@@ -290,9 +290,3 @@ Test(engine, same_seed_same_history_other_seed_other_draws)
     cr_expect_eq(orders, 3, "every size comes first for some seed");
 }
 
-Test(engine, stream_seeds_differ_by_role_and_seed)
-{
-    cr_expect_neq(ws_stream_seed(1, 0), ws_stream_seed(1, 1));
-    cr_expect_neq(ws_stream_seed(1, 0), ws_stream_seed(2, 0));
-    cr_expect_eq(ws_stream_seed(5, 2), ws_stream_seed(5, 2));
-}

@@ -7,11 +7,16 @@
  *    duration, best-known batch size while others run, cost 0 for a
  *    submission that never ran), checked against hand-computed histories;
  *  - bad group traces fail with their exact FILE:LINE message;
- *  - the synthetic generator is deterministic and hits the overlap rate.
+ *  - the synthetic generator is deterministic and hits the overlap rate;
+ *  - zeus + jit replays of a synthetic trace equal the published
+ *    simulator's (simulate_one_alibaba_group run from a Zeus checkout by
+ *    scripts/zeus-reference), run for run.
  */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <jansson.h>
+#include <zlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -831,4 +836,115 @@ Test(group, cli_replay_log_lines_name_the_group, .timeout = 60)
         cr_expect(strstr(r.err, want), "no '%s' in:\n%s", want, r.err);
     }
     cli_free(&r);
+}
+
+/* ------------------------------------------------ the published replay */
+
+#define REF WS_SOURCE_DIR "/tests/data/reference"
+
+static char *slurp_gz(const char *path)
+{
+    gzFile f = gzopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t n = 0, cap = 1 << 20;
+    char *buf = malloc(cap);
+    int got;
+    while (buf && (got = gzread(f, buf + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    }
+    cr_assert_not_null(buf);
+    cr_assert_eq(gzclose(f), Z_OK, "%s: corrupt", path);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Every group of tests/data/reference/groups-synth.csv (a synthetic trace:
+ * 12 groups of 60 submissions, half of them overlapping the next), replayed
+ * with zeus + jit on V100 at eta 0.5, beta 2, each with its seed
+ * zlib.adler32(name): the published simulator's histories, run for run
+ * (completion order, energy and time scaled by runtime_ratio). */
+Test(group, zeus_replay_equals_the_published_simulators_run_for_run, .timeout = 120)
+{
+    ws_error err = {{0}};
+    ws_catalogue ct;
+    ws_traces tr;
+    ws_group_trace gt;
+    cr_assert_eq(ws_catalogue_load(CATALOGUE, &ct, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_traces_load(&tr, TRACES, "v100", NULL, &err), 0,
+                 "%s (run scripts/fetch-traces)", err.msg);
+    cr_assert_eq(ws_group_trace_load(REF "/groups-synth.csv", &ct, NULL, &gt, &err), 0, "%s",
+                 err.msg);
+    ws_registry *rg = ws_registry_new();
+    const ws_bso_type *bt = ws_registry_bso(rg, "zeus", &err);
+    const ws_plo_type *pt = ws_registry_plo(rg, "jit", &err);
+    cr_assert(bt && pt, "%s", err.msg);
+    ws_value *bp = NULL;
+    cr_assert_eq(ws_params_resolve(bt->params, NULL, 0, "bso zeus", &bp, &err), 0);
+    char *text = slurp_gz(REF "/zeus-v100-eta0.5-groups.jsonl.gz");
+    static recs h;
+    size_t groups = 0, runs = 0, concurrent = 0, retries = 0, not_same_bits = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        cr_assert_not_null(o, "%s", je.text);
+        const char *name = json_string_value(json_object_get(o, "group"));
+        const json_t *ref = json_object_get(o, "history");
+        cr_assert(name && json_is_array(ref));
+        cr_assert_eq(json_real_value(json_object_get(o, "eta")), 0.5);
+        cr_assert_eq(json_real_value(json_object_get(o, "beta")), 2.0);
+        const ws_group *g = NULL;
+        for (size_t i = 0; i < gt.n; i++)
+            if (!strcmp(gt.groups[i].name, name)) g = &gt.groups[i];
+        cr_assert_not_null(g, "group %s not in the trace", name);
+        cr_assert_eq(ws_group_seed(name), (unsigned long)json_integer_value(json_object_get(o, "seed")));
+        ws_job_table jt;
+        cr_assert_eq(ws_job_build(&jt, &tr, g->spec, 0.5, 2.0, &err), 0, "%s", err.msg);
+        ws_bso *b = ws_bso_new(bt, bp, ws_group_seed(name), &err);
+        ws_plo *p = ws_plo_new(pt, NULL, ws_group_seed(name), &err);
+        cr_assert(b && p, "%s", err.msg);
+        ws_group_totals tot;
+        h.n = 0;
+        cr_assert_eq(ws_group_simulate(&jt.job, b, p, g, ws_group_seed(name), NULL, collect_group,
+                                       &h, &tot, &err), 0, "%s: %s", name, err.msg);
+        cr_assert_eq(h.n, json_array_size(ref), "%s: %zu runs, Zeus %zu", name, h.n,
+                     json_array_size(ref));
+        for (size_t k = 0; k < h.n; k++) {
+            const json_t *e = json_array_get(ref, k);
+            const ws_run_record *r = &h.g[k].run;
+            const int bs = (int)json_integer_value(json_array_get(e, 0));
+            const int pl = (int)json_integer_value(json_array_get(e, 1));
+            const double E = json_real_value(json_array_get(e, 2));
+            const double T = json_real_value(json_array_get(e, 3));
+            const int reached = json_is_true(json_array_get(e, 4));
+            cr_assert(r->bs == bs && r->pl == pl && r->reached == reached,
+                      "%s run %zu: bs %d pl %d reached %d; Zeus %d %d %d", name, k + 1, r->bs,
+                      r->pl, r->reached, bs, pl, reached);
+            cr_assert(fabs(r->energy_j - E) <= 1e-9 * fabs(E) && fabs(r->time_s - T) <= 1e-9 * fabs(T),
+                      "%s run %zu: E %.17g T %.17g; Zeus %.17g %.17g", name, k + 1, r->energy_j,
+                      r->time_s, E, T);
+            not_same_bits += r->energy_j != E || r->time_s != T;
+        }
+        groups++;
+        runs += h.n;
+        concurrent += (size_t)tot.concurrent;
+        retries += (size_t)tot.retries;
+        ws_plo_free(p);
+        ws_bso_free(b);
+        ws_job_free(&jt);
+        json_decref(o);
+    }
+    cr_expect_eq(groups, gt.n);
+    /* The trace exercised what the replay adds to the sequential engine. */
+    cr_expect_gt(concurrent, 100);
+    cr_expect_gt(retries, 5);
+    cr_expect_eq(not_same_bits, 0);
+    cr_log_info("%zu groups, %zu runs (%zu concurrent submissions, %zu retries) equal to Zeus'",
+                groups, runs, concurrent, retries);
+    free(text);
+    ws_params_free(bt->params, bp);
+    ws_registry_free(rg);
+    ws_group_trace_free(&gt);
+    ws_traces_free(&tr);
+    ws_catalogue_free(&ct);
 }

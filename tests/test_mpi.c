@@ -132,6 +132,77 @@ Test(mpi, each_rank_resumes_its_own_journal, .init = mktmp, .fini = rmtmp, .time
     cr_expect_eq(run_shell("ls %s/m | grep -q journal", tmp), 1, "the rank journals are gone");
 }
 
+Test(mpi, resume_with_another_number_of_ranks, .init = mktmp, .fini = rmtmp, .timeout = 600)
+{
+    need_mpi();
+    /* Journals of 2 ranks (made with --shard K/2, as above), resumed by 3:
+     * every simulation reused, one process's bytes, no journal left. */
+    write_file("c.yaml", "gpu: v100\nworkload: [squad, cifar100]\neta: 0.5\nbeta: 2\n"
+                         "seed: 1..4\nrecurrences: 25\nbso: zeus\nplo: jit\n");
+    cr_assert_eq(run_shell(CLI " sweep %s/c.yaml" ARGS " --out %s/one >/dev/null 2>&1", tmp,
+                           tmp), 0);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(run_shell(CLI " sweep %s/c.yaml --shard %d/2" ARGS " --out %s/s%d"
+                               " >/dev/null 2>&1", tmp, k, tmp, k), 0);
+        cr_assert_eq(run_shell("mkdir -p %s/m && cp %s/s%d/sweep.journal"
+                               " %s/m/sweep.journal.%d-of-2", tmp, tmp, k, tmp, k), 0);
+    }
+    /* without --resume: refused, naming them */
+    cr_expect_eq(run_shell(MPIRUN "3 " CLI " sweep %s/c.yaml" ARGS " --out %s/m >/dev/null"
+                           " 2>%s/e.txt", tmp, tmp, tmp), 2);
+    char *e = slurp(".", "e.txt");
+    cr_expect_not_null(strstr(e, "/m/sweep.journal.0-of-2 (and 1 more): an interrupted sweep"
+                              " left this journal; pass --resume"), "%s", e);
+    free(e);
+    cr_assert_eq(run_shell(MPIRUN "3 " CLI " sweep %s/c.yaml --resume" ARGS " --out %s/m"
+                           " >%s/o.txt 2>&1", tmp, tmp, tmp), 0);
+    char *o = slurp(".", "o.txt");
+    /* rank 0 reports its own share: 8 of the 24, all from the journals */
+    cr_expect_not_null(strstr(o, "24 simulations (8 from the journal), 6 cells"), "%s", o);
+    free(o);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md"};
+    for (int i = 0; i < 3; i++) {
+        char *a = slurp("one", files[i]), *b = slurp("m", files[i]);
+        cr_expect_str_eq(a, b, "%s differs after 2 ranks' journals resumed by 3", files[i]);
+        free(a);
+        free(b);
+    }
+    cr_expect_eq(run_shell("ls -A %s/m | grep -q journal", tmp), 1, "a journal is left");
+}
+
+/* Ranks reading plans that differ (here through their configs; traces or
+ * plugin builds differing between nodes alike) are refused before anything
+ * runs, naming what differs; nothing is written. */
+Test(mpi, ranks_with_different_plans_are_refused, .init = mktmp, .fini = rmtmp, .timeout = 600)
+{
+    need_mpi();
+    write_file("a.yaml", "gpu: v100\nworkload: squad\neta: [0.5, 0.9]\nbeta: 2\nseed: 1..2\n"
+                         "recurrences: 20\nbso: zeus\nplo: jit\n");
+    write_file("b.yaml", "gpu: v100\nworkload: squad\neta: [0.5, 1.0]\nbeta: 2\nseed: 1..2\n"
+                         "recurrences: 20\nbso: zeus\nplo: jit\n");
+    write_file("c.yaml", "gpu: v100\nworkload: squad\neta: [0.5, 0.9]\nbeta: 2\nseed: 1..2\n"
+                         "recurrences: 21\nbso: zeus\nplo: jit\n");
+    static const char *const other[] = {"b", "c"};
+    static const char *const what[] = {"the eta values", "the recurrences or the traces of"
+                                       " v100/squad"};
+    for (int k = 0; k < 2; k++) {
+        int st = run_shell("mpirun --oversubscribe --allow-run-as-root -n 1 " CLI " sweep %s/a.yaml"
+                           ARGS " --out %s/o : -n 1 " CLI " sweep %s/%s.yaml" ARGS " --out %s/o"
+                           " >/dev/null 2>%s/e.txt", tmp, tmp, tmp, other[k], tmp, tmp);
+        cr_expect_eq(st, 2);
+        char *e = slurp(".", "e.txt"), want[200];
+        snprintf(want, sizeof want, "wattsim: rank 1: its plan differs from rank 0's in %s",
+                 what[k]);
+        cr_expect_not_null(strstr(e, want), "%s", e);
+        /* one line of wattsim's (mpirun adds its own about the exit status) */
+        const char *first = strstr(e, "wattsim:");
+        cr_expect(first && !strstr(first + 1, "wattsim:"), "printed once:\n%s", e);
+        free(e);
+        struct stat st2;
+        cr_expect_neq(stat(tp("o"), &st2), 0, "the folder (or a journal) was left");
+    }
+}
+
 Test(mpi, groups_replay_with_two_and_three_ranks, .init = mktmp, .fini = rmtmp, .timeout = 600)
 {
     need_mpi();

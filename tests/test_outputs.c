@@ -262,15 +262,16 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     cr_assert_neq(first, -1);
     if (first == 0) {
         char cmd[2048];
-        snprintf(cmd, sizeof cmd, CLI " sweep %s/hang.yaml --isolate --cell-timeout 3 --no-plot"
+        snprintf(cmd, sizeof cmd, CLI " sweep %s/hang.yaml --isolate --cell-timeout 6 --no-plot"
                  " --traces " TRACES " --catalogue " CATALOGUE ALLOW " --out %s/s >/dev/null"
                  " 2>/dev/null", tmp, tmp);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    /* Wait until the first holds the lock (it cannot finish within 3 s). */
+    /* Wait until the first holds the lock (it cannot finish within 6 s:
+     * room for the second to start, under valgrind too). */
     int held = 0;
-    for (int i = 0; i < 200 && !held; i++) {
+    for (int i = 0; i < 1000 && !held; i++) {     /* 10 s: slow under valgrind */
         int fd = open(tp("s/.wattsim.lock"), O_RDONLY);
         if (fd >= 0) {
             held = flock(fd, LOCK_EX | LOCK_NB) != 0;
@@ -280,10 +281,12 @@ Test(outputs, second_sweep_on_a_locked_folder_fails_at_once, .init = mktmp, .fin
     }
     cr_assert(held, "the first sweep never took the lock");
     char *journal = exists(tp("s/sweep.journal")) ? slurp(tp("s/sweep.journal")) : NULL;
-    cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --force --no-plot --traces " TRACES
-                           " --catalogue " CATALOGUE ALLOW " --out %s/s >/dev/null 2>%s/err.txt",
-                           tmp, tmp, tmp), 2);
-    expect_one_line("err.txt", "another wattsim command is writing into this folder");
+    /* isolated too: should it wrongly get the lock, it ends (and fails) */
+    cr_expect_eq(run_shell(CLI " sweep %s/hang.yaml --force --isolate --cell-timeout 3"
+                           " --no-plot --traces " TRACES " --catalogue " CATALOGUE ALLOW
+                           " --out %s/s >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 2);
+    expect_one_line("err.txt", "s: another wattsim command (pid ");
+    expect_one_line("err.txt", ") is running and writing into it (it holds ");
     if (journal) {
         char *now = slurp(tp("s/sweep.journal"));
         cr_expect_str_eq(now, journal, "the second sweep touched the first's journal");

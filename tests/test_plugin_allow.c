@@ -157,7 +157,7 @@ Test(plugin_allow, the_command_line_may_name_any_plugin, .init = mktmp, .fini = 
  * (the journal's plan fingerprint holds each plugin's sha256). */
 Test(plugin_allow, resume_and_merge_need_the_allowance_again, .init = mktmp, .fini = rmtmp)
 {
-    write_file("c.yaml", "gpu: g1\nworkload: w\nseeds: 1..4\nrecurrences: 4\nbso: " MARKER_SO "\n");
+    write_file("c.yaml", "gpu: g1\nworkload: w\nseeds: [1, 6, 9]\nrecurrences: 4\nbso: " MARKER_SO "\n");
     cr_assert_eq(run(CLI " sweep c.yaml --out a --no-plot --shard 0/2 --allow-plugins " PLUGINS
                      DATA), 0);
     cr_assert_eq(run(CLI " sweep c.yaml --out b --no-plot --shard 1/2 --allow-plugins " PLUGINS

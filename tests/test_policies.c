@@ -11,8 +11,17 @@ static double fake_uniform(void *ctx) { return 0.0; }
 static unsigned long fake_uniform_int(void *ctx, unsigned long n) { return 0; }
 static double fake_gaussian(void *ctx, double sd) { return 0.0; }
 static void fake_log(void *ctx, int level, const char *msg) {}
+static double fake_normal(void *ctx, double loc, double sd) { return loc; }
+static int fake_choice(void *ctx, long n, long k, long *out)
+{
+    for (long i = 0; i < k; i++) out[i] = i;
+    return 0;
+}
+static int fake_permutation(void *ctx, long n, long *out) { return fake_choice(ctx, n, n, out); }
+/* No noise: every draw is its mean, every order the identity. */
 static const ws_host host = {WS_ABI_VERSION, NULL, fake_uniform, fake_uniform_int,
-                             fake_gaussian, fake_log};
+                             fake_gaussian, fake_log, fake_normal, fake_choice,
+                             fake_permutation};
 
 typedef struct env {
     ws_traces tr;
@@ -194,117 +203,228 @@ Test(policies, oracle_least_expected_cost)
     close_env(&e);
 }
 
-/* ------------------------------------------------ Thompson sampling, fast
- * ws_bandit_predict reads each arm's posterior (mean, sd) kept up to date
- * by ws_bandit_observe and draws without branching on the winner. Here it
- * runs next to the straightforward computation (posterior and sqrt(1 /
- * precision) per arm at every predict, the argmax with `theta >
- * best_theta || k == 0`), on the same draws: the standard deviations asked
- * for and the arm picked must be the same, bit for bit, on a long random
- * history, with and without a window, through arm changes. */
+/* ------------------------------------------------ Thompson sampling
+ * ws_bandit refits an arm once, at the predict after its observations,
+ * and reuses the other arms' posteriors. Here it runs next to a direct
+ * transcription of Zeus' GaussianTS as the BSOs drive it (every
+ * observation refits its arm at once, as observe does in Python; predict
+ * draws the exploration order, then a normal per arm), each on its own
+ * numpy stream of the same seed: the arms picked and the streams must stay
+ * the same, bit for bit, on a long random history, with and without a
+ * window, through arm changes and observations of sizes not predicted. */
 #include "bandit.h"
+#include "wattsim/npreduce.h"
+#include "wattsim/rng.h"
 
-typedef struct rec_host {
-    unsigned long x;        /* LCG state: the draws */
-    double sd[16];          /* standard deviations asked for */
-    int n_sd;
-    unsigned long n_int;
-} rec_host;
+typedef struct rng_host {
+    ws_rng r;
+    unsigned long normals, choices;
+} rng_host;
 
-static double lcg01(rec_host *h)
+static double rh_uniform(void *ctx) { return ws_rng_random(&((rng_host *)ctx)->r); }
+static unsigned long rh_uniform_int(void *ctx, unsigned long n)
 {
-    h->x = h->x * 6364136223846793005UL + 1442695040888963407UL;
-    return (double)(h->x >> 11) * 0x1p-53;
+    return n ? ws_rng_integers(&((rng_host *)ctx)->r, n) : 0;
+}
+static double rh_gaussian(void *ctx, double sd) { return ws_rng_normal(&((rng_host *)ctx)->r, 0.0, sd); }
+static double rh_normal(void *ctx, double loc, double sd)
+{
+    ((rng_host *)ctx)->normals++;
+    return ws_rng_normal(&((rng_host *)ctx)->r, loc, sd);
+}
+static int rh_choice(void *ctx, long n, long k, long *out)
+{
+    ((rng_host *)ctx)->choices++;
+    return ws_rng_choice(&((rng_host *)ctx)->r, n, k, (int64_t *)out);
+}
+static int rh_permutation(void *ctx, long n, long *out)
+{
+    return ws_rng_permutation(&((rng_host *)ctx)->r, n, (int64_t *)out);
 }
 
-static double rec_uniform(void *ctx) { return lcg01(ctx); }
-static unsigned long rec_uniform_int(void *ctx, unsigned long n)
+/* GaussianTS, eagerly: per batch-size index the rewards, and the arm's
+ * parameters refitted at every observation. */
+enum { N_BS = 9, MAX_OBS = 8000 };
+typedef struct zeus_ts {
+    double rewards[N_BS][MAX_OBS];
+    long n[N_BS];
+    double mean[N_BS], prec[N_BS];
+    long n_obs[N_BS];          /* arm_num_observations */
+    int arms[N_BS], n_arms;
+    long window, explore;
+    ws_rng r;
+} zeus_ts;
+
+static void ts_fit(zeus_ts *z, int i)
 {
-    rec_host *h = ctx;
-    h->n_int++;
-    return (unsigned long)(lcg01(h) * (double)n);
-}
-static double rec_gaussian(void *ctx, double sd)
-{
-    rec_host *h = ctx;
-    cr_assert_lt(h->n_sd, 16);
-    h->sd[h->n_sd++] = sd;
-    return sd * (2.0 * lcg01(h) - 1.0);
+    const long nf = z->window > 0 && z->n[i] > z->window ? z->window : z->n[i];
+    const double *x = z->rewards[i] + (z->n[i] - nf);
+    const double var = ws_np_var(x, (size_t)nf);
+    const double rp = var == 0.0 ? INFINITY : 1.0 / var;   /* np.reciprocal */
+    if (rp == INFINITY) {
+        z->prec[i] = INFINITY;
+        z->mean[i] = ws_np_mean(x, (size_t)nf);
+    } else {
+        z->prec[i] = 0.0 + (double)nf * rp;
+        z->mean[i] = (0.0 * 0.0 + rp * ws_np_sum(x, (size_t)nf)) / z->prec[i];
+    }
+    z->n_obs[i] = nf;
 }
 
-/* The bandit's predict before the posteriors were kept: recomputed per arm. */
-static int reference_predict(const ws_bandit *b, rec_host *h)
+static int ts_predict(zeus_ts *z)
 {
-    int cold[16], n_cold = 0;
-    for (int k = 0; k < b->n_arms; k++)
-        if (b->stats[b->arms[k]].n < b->explore) cold[n_cold++] = b->arms[k];
-    if (n_cold) return cold[rec_uniform_int(h, (unsigned long)n_cold)];
-    int best = b->arms[0];
-    double best_theta = -INFINITY;
-    for (int k = 0; k < b->n_arms; k++) {
-        double mean, prec;
-        ws_bandit_posterior(b, b->arms[k], &mean, &prec);
-        double theta = isinf(prec) ? mean : mean + rec_gaussian(h, sqrt(1.0 / prec));
-        if (theta > best_theta || k == 0) {
+    int64_t order[N_BS];
+    cr_assert_eq(ws_rng_choice(&z->r, z->n_arms, z->n_arms, order), 0);
+    for (int k = 0; k < z->n_arms; k++)
+        if (z->n_obs[z->arms[order[k]]] < z->explore) return z->arms[order[k]];
+    int best = -1;
+    double best_theta = 0;
+    for (int k = 0; k < z->n_arms; k++) {
+        const int a = z->arms[k];
+        const double theta = ws_rng_normal(&z->r, z->mean[a], sqrt(1.0 / z->prec[a]));
+        if (best < 0 || theta > best_theta) {
+            best = a;
             best_theta = theta;
-            best = b->arms[k];
         }
     }
     return best;
 }
 
-static void bandit_matches_reference(long window, long explore)
+static double lcg01(unsigned long *x)
 {
-    enum { N_BS = 9 };
+    *x = *x * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*x >> 11) * 0x1p-53;
+}
+
+static void bandit_matches_gaussian_ts(long window, long explore, uint64_t seed)
+{
     int bs[N_BS] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
     ws_job job = {.n_bs = N_BS, .bs = bs};
     ws_bandit b;
     cr_assert_eq(ws_bandit_init(&b, &job, window, explore), 0);
+    static zeus_ts z;
+    memset(&z, 0, sizeof z);
+    z.window = window;
+    z.explore = explore;
     const int all[N_BS] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, some[4] = {1, 3, 4, 8};
     ws_bandit_set_arms(&b, all, N_BS);
-    rec_host fast = {.x = 7}, ref = {.x = 7}, noise = {.x = 99};
-    const ws_host h = {WS_ABI_VERSION, &fast, rec_uniform, rec_uniform_int, rec_gaussian,
-                          fake_log};
-    long draws = 0, exact_arms = 0, ties = 0;
+    memcpy(z.arms, all, sizeof all);
+    z.n_arms = N_BS;
+    rng_host rh = {0};
+    ws_rng_seed(&rh.r, seed);
+    ws_rng_seed(&z.r, seed);
+    const ws_host h = {WS_ABI_VERSION, &rh, rh_uniform, rh_uniform_int, rh_gaussian,
+                       fake_log, rh_normal, rh_choice, rh_permutation};
+    unsigned long noise = 99;
+    long exact = 0, ties = 0, explored = 0;
     for (int step = 0; step < 3000; step++) {
-        if (step == 1500) ws_bandit_set_arms(&b, some, 4);    /* pruning ends */
-        fast.n_sd = ref.n_sd = 0;
-        const int want = reference_predict(&b, &ref);
+        if (step == 1500) {                   /* pruning ends */
+            ws_bandit_set_arms(&b, some, 4);
+            memcpy(z.arms, some, sizeof some);
+            z.n_arms = 4;
+        }
+        const unsigned long normals = rh.normals;
+        const int want = ts_predict(&z);
         const int got = ws_bandit_predict(&b, &h);
-        cr_assert_eq(got, want, "step %d: arm %d, the reference picks %d", step, got, want);
-        cr_assert_eq(fast.n_sd, ref.n_sd, "step %d: %d draws, the reference %d", step,
-                     fast.n_sd, ref.n_sd);
-        cr_assert_eq(fast.x, ref.x, "step %d: the streams diverged", step);
-        for (int k = 0; k < fast.n_sd; k++)
-            cr_assert(memcmp(&fast.sd[k], &ref.sd[k], sizeof(double)) == 0,
-                      "step %d draw %d: sd %.17g, the reference %.17g", step, k, fast.sd[k],
-                      ref.sd[k]);
-        draws += fast.n_sd;
+        cr_assert_eq(got, want, "step %d: arm %d, GaussianTS picks %d", step, got, want);
+        cr_assert(memcmp(&rh.r, &z.r, sizeof z.r) == 0, "step %d: the streams diverged", step);
+        explored += rh.normals == normals;
         /* Rewards: per arm a level plus noise; arms 2 and 8 always the
-         * same reward (variance 0: infinite precision, no draw; often the
-         * best, tied: the first wins); now and then an observation of a
-         * size that is not the one predicted. */
+         * same reward (variance 0: infinite precision, scale 0, still a
+         * draw; often the best, tied: the first wins); now and then an
+         * observation of a size that is not the one predicted. */
         const int i = step % 7 == 6 ? (step / 7) % N_BS : got;
         const double r = i == 2 || i == 8 ? -45.0 : -(40.0 + 3.0 * i) - 10.0 * lcg01(&noise);
         ties += got == 2;
         cr_assert_eq(ws_bandit_observe(&b, i, r), 0);
-        if (step % 11 == 10)        /* two observations between predicts */
-            cr_assert_eq(ws_bandit_observe(&b, (i + 4) % N_BS, r - 1.0), 0);
-        double m, prec;
-        ws_bandit_posterior(&b, 2, &m, &prec);
-        exact_arms += isinf(prec);
+        z.rewards[i][z.n[i]++] = r;
+        ts_fit(&z, i);
+        if (step % 11 == 10) {                /* two observations between predicts */
+            const int i2 = (i + 4) % N_BS;
+            cr_assert_eq(ws_bandit_observe(&b, i2, r - 1.0), 0);
+            z.rewards[i2][z.n[i2]++] = r - 1.0;
+            ts_fit(&z, i2);
+        }
+        exact += isinf(z.prec[2]);
     }
-    /* The history exercised both kinds of arm and the sampling. */
-    cr_expect_gt(draws, 3000);
-    cr_expect_gt(exact_arms, 0);
+    /* The history exercised exploration, both kinds of arm and sampling. */
+    cr_expect_gt(explored, 0);
+    if (window == 1 && explore > 1)           /* one fitted reward: always cold */
+        cr_expect_eq(rh.normals, 0);
+    else
+        cr_expect_gt(rh.normals, 3000);
+    cr_expect_eq(rh.choices, 3000, "the order is drawn at every predict");
+    cr_expect_gt(exact, 0);
     cr_expect_gt(ties, 100);
-    cr_expect_gt(fast.n_int, 0);
+    /* Both ways of refitting and of deciding were taken (window 1 never
+     * samples). */
+    if (window != 1) {
+        cr_expect_gt(b.counts.bounded_refits, 0);
+        cr_expect_gt(b.counts.exact_refits, 0);
+        cr_expect_gt(b.counts.decided, 0);
+        cr_expect_gt(b.counts.exact_decisions, 0);
+    }
     ws_bandit_free(&b);
 }
 
-Test(policies, bandit_fast_predict_is_the_straightforward_one_bit_for_bit)
+Test(policies, bandit_is_gaussian_ts_draw_for_draw)
 {
-    bandit_matches_reference(0, 2);
-    bandit_matches_reference(5, 2);
-    bandit_matches_reference(0, 1);
+    bandit_matches_gaussian_ts(0, 2, 1);
+    bandit_matches_gaussian_ts(5, 2, 2);
+    bandit_matches_gaussian_ts(0, 1, 3);
+    bandit_matches_gaussian_ts(1, 2, 4);    /* window 1: arms stay cold */
+}
+
+/* The bounds a refit takes from running sums contain numpy's mean and sd
+ * (ws_bandit_post_exact), and the theta interval predict derives from them
+ * contains the exact theta, over many histories: costs of every magnitude,
+ * spreads from 1e-9 to 20 of the level, mixed signs, 2 to 3000 rewards;
+ * and for rewards of one sign spread by 1e-4 to 0.1 of their level (a
+ * run's cost varies by percents) they are tight enough to decide all but
+ * near ties (theta's interval under 1e-11 of its magnitude). */
+Test(policies, bandit_bounds_contain_numpys_posterior)
+{
+    int bs[1] = {1};
+    ws_job job = {.n_bs = 1, .bs = bs};
+    ws_rng r;
+    ws_rng_seed(&r, 5);
+    long cases = 0, bounded = 0;
+    double widest = 0;
+    for (int t = 0; t < 4000; t++) {
+        ws_bandit b;
+        cr_assert_eq(ws_bandit_init(&b, &job, 0, 2), 0);
+        const double level = -pow(10.0, (double)ws_rng_integers(&r, 13) - 2.0);
+        const double spread = pow(10.0, -(double)ws_rng_integers(&r, 10)) * (t % 7 == 0 ? -20 : 1);
+        const long n = 2 + (long)ws_rng_integers(&r, t % 10 ? 200 : 3000);
+        for (long i = 0; i < n; i++) {
+            const double x = level * (1.0 + spread * ws_rng_standard_normal(&r));
+            cr_assert_eq(ws_bandit_observe(&b, 0, t % 13 == 0 && i % 3 ? level : x), 0);
+            if (i % 17 && i + 1 < n) continue;
+            const ws_arm_post ex = ws_bandit_post_exact(&b, 0);
+            ws_arm_post bd;
+            cases++;
+            if (ws_bandit_post_bounds(&b, 0, &bd)) continue;
+            bounded++;
+            cr_assert(fabs(ex.mean - bd.mean) <= bd.mean_err && ex.sd >= bd.sd_lo
+                      && ex.sd <= bd.sd_hi,
+                      "t %d n %ld: numpy's mean %.17g sd %.17g outside %.17g +- %.3g,"
+                      " [%.17g, %.17g]", t, i + 1, ex.mean, ex.sd, bd.mean, bd.mean_err,
+                      bd.sd_lo, bd.sd_hi);
+            for (int q = 0; q < 8; q++) {
+                const double z = ws_rng_standard_normal(&r), theta = ex.mean + ex.sd * z;
+                double lo, hi, elo, ehi;
+                ws_bandit_theta_bounds(&bd, z, &lo, &hi);
+                ws_bandit_theta_bounds(&ex, z, &elo, &ehi);
+                cr_assert(lo <= theta && theta <= hi && elo <= theta && theta <= ehi,
+                          "t %d n %ld: theta %.17g outside [%.17g, %.17g] or [%.17g, %.17g]",
+                          t, i + 1, theta, lo, hi, elo, ehi);
+                if (spread >= 1e-4 && spread <= 0.1 && t % 13) widest = fmax(widest, (hi - lo) / (fabs(ex.mean) + ex.sd * fabs(z)));
+            }
+        }
+        ws_bandit_free(&b);
+    }
+    cr_log_info("%ld posteriors, %ld bounded, widest relative interval %.3g", cases, bounded,
+                widest);
+    cr_expect_gt(bounded, cases / 2);
+    cr_expect_lt(widest, 1e-11);
 }

@@ -2,13 +2,19 @@
  * wattsim against figures measured with the published Zeus simulator
  * (tests/data/reference, copied from ../shared/reference):
  *  - the knob landscape (pareto) of every V100 workload, exactly (1e-9);
+ *  - zeus + jit at eta 0.5, beta 2, seeds 1-20, all six V100 workloads:
+ *    the published simulator's own histories, run for run (batch size,
+ *    power limit and reached equal; energy and time to 1e-9 relative, and
+ *    counted when they are not the same bits);
  *  - zeus + jit at eta 0.5, beta 2: the mean over 100 seeds of total
  *    energy, time and number of runs within max(1 %, 4 standard errors of
  *    the difference) of the reference mean over its 20 seeds.
  * Needs the fetched Zeus traces (scripts/fetch-traces; scripts/test does it).
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +208,119 @@ Test(reference, zeus_jit_v100_eta05_beta2_100_seeds, .init = setup, .fini = tear
     for (size_t i = 0; i < nh; i++) free(h[i]);
     free(h);
     ws_csv_close(c);
+    ws_params_free(bt->params, bp);
+    ws_registry_free(reg);
+}
+
+/* ------------------------------------------------ run for run */
+
+typedef struct history {
+    ws_run_record r[512];
+    int n;
+} history;
+
+static int keep(void *ctx, const ws_run_record *r)
+{
+    history *h = ctx;
+    cr_assert_lt(h->n, 512);
+    h->r[h->n++] = *r;
+    return 0;
+}
+
+/* The whole of a gzip file, NUL-terminated. */
+static char *slurp_gz(const char *path)
+{
+    gzFile f = gzopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t n = 0, cap = 1 << 20;
+    char *buf = malloc(cap);
+    int got;
+    while (buf && (got = gzread(f, buf + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    }
+    cr_assert_not_null(buf);
+    cr_assert_eq(gzclose(f), Z_OK, "%s: corrupt", path);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Every (workload, seed) of the published simulator's histories, each run
+ * compared: seed for seed, the same runs. */
+Test(reference, zeus_jit_v100_eta05_histories_run_for_run, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+    ws_error err = {{0}};
+    ws_registry *reg = ws_registry_new();
+    const ws_bso_type *bt = ws_registry_bso(reg, "zeus", &err);
+    const ws_plo_type *pt = ws_registry_plo(reg, "jit", &err);
+    cr_assert(bt && pt, "%s", err.msg);
+    ws_value *bp = NULL;
+    cr_assert_eq(ws_params_resolve(bt->params, NULL, 0, "bso zeus", &bp, &err), 0);
+    char *text = slurp_gz(REF "/zeus-v100-eta0.5-histories.jsonl.gz");
+    static history h;
+    int sims = 0, workloads_seen = 0;
+    long runs = 0, not_same_bits = 0;
+    char seen[8][64];
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        cr_assert_not_null(o, "line %d: %s", sims + 1, je.text);
+        const char *w = json_string_value(json_object_get(o, "workload"));
+        const long seed = (long)json_integer_value(json_object_get(o, "seed"));
+        const json_t *ref = json_object_get(o, "history");
+        cr_assert(w && json_is_array(ref));
+        cr_assert_str_eq(json_string_value(json_object_get(o, "gpu")), "v100");
+        cr_assert_eq(json_real_value(json_object_get(o, "eta")), 0.5);
+        cr_assert_eq(json_real_value(json_object_get(o, "beta")), 2.0);
+        int known = 0;
+        for (int q = 0; q < workloads_seen; q++) known |= !strcmp(seen[q], w);
+        if (!known && workloads_seen < 8) snprintf(seen[workloads_seen++], 64, "%s", w);
+        const ws_workload_spec *spec = ws_catalogue_find(&cat, w);
+        cr_assert(spec, "workload %s not in the catalogue", w);
+        ws_job_table jt;
+        cr_assert_eq(ws_job_build(&jt, &v100, spec, 0.5, 2.0, &err), 0, "%s", err.msg);
+        cr_expect_eq(jt.default_recurrences,
+                     (long)json_integer_value(json_object_get(o, "recurrences")));
+        ws_bso *b = ws_bso_new(bt, bp, (unsigned long)seed, &err);
+        ws_plo *p = ws_plo_new(pt, NULL, (unsigned long)seed, &err);
+        cr_assert(b && p, "%s", err.msg);
+        ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = (unsigned long)seed};
+        ws_sim_totals tot;
+        h.n = 0;
+        cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, keep, &h, &tot, &err), 0, "%s", err.msg);
+        cr_assert_eq(h.n, (int)json_array_size(ref), "%s seed %ld: %d runs, Zeus %zu", w, seed,
+                     h.n, json_array_size(ref));
+        for (int k = 0; k < h.n; k++) {
+            const json_t *e = json_array_get(ref, (size_t)k);
+            const ws_run_record *r = &h.r[k];
+            const int bs = (int)json_integer_value(json_array_get(e, 0));
+            const int pl = (int)json_integer_value(json_array_get(e, 1));
+            const double E = json_real_value(json_array_get(e, 2));
+            const double T = json_real_value(json_array_get(e, 3));
+            const int reached = json_is_true(json_array_get(e, 4));
+            cr_assert(r->bs == bs && r->pl == pl && r->reached == reached,
+                      "%s seed %ld run %d: bs %d pl %d reached %d; Zeus %d %d %d", w, seed,
+                      k + 1, r->bs, r->pl, r->reached, bs, pl, reached);
+            char where[96];
+            snprintf(where, sizeof where, "%s seed %ld run %d", w, seed, k + 1);
+            rel_eq(r->energy_j, E, "energy", where);
+            rel_eq(r->time_s, T, "time", where);
+            not_same_bits += r->energy_j != E || r->time_s != T;
+        }
+        runs += h.n;
+        sims++;
+        ws_plo_free(p);
+        ws_bso_free(b);
+        ws_job_free(&jt);
+        json_decref(o);
+    }
+    cr_expect_eq(sims, 120);
+    cr_expect_eq(workloads_seen, 6);
+    cr_log_info("%d simulations, %ld runs equal to Zeus'; %ld not to the bit", sims, runs,
+                not_same_bits);
+    cr_expect_eq(not_same_bits, 0, "runs whose energy or time is not Zeus' bits");
+    free(text);
     ws_params_free(bt->params, bp);
     ws_registry_free(reg);
 }

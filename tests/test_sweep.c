@@ -148,6 +148,26 @@ static void write_config(const char *path)
     fclose(f);
 }
 
+/* sweep.json names its seeds as ranges of consecutive ones, in plan order:
+ * a million seeds are one pair, not seven megabytes. */
+Test(sweep, json_has_seed_ranges, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    char cfg[512], path[600];
+    snprintf(cfg, sizeof cfg, "%s/r.yaml", tmp);
+    FILE *f = fopen(cfg, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: [7, 8, 9, 1, 2, 5]\n"
+          "recurrences: 5\n", f);
+    fclose(f);
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit --traces " TRACES " --catalogue "
+                           CATALOGUE " --out %s/r --no-plot >/dev/null", cfg, tmp), 0);
+    snprintf(path, sizeof path, "%s/r/sweep.json", tmp);
+    char *j = slurp(path);
+    const char *want = "{\"n_seeds\": 6, \"seed_ranges\": [[7, 9], [1, 2], [5, 5]], \"cells\": [";
+    cr_expect_eq(strncmp(j, want, strlen(want)), 0, "%.80s", j);
+    free(j);
+}
+
 Test(sweep, thread_count_does_not_change_bytes, .init = mktmp, .fini = rmtmp, .timeout = 300)
 {
     char cfg[512], a[600], b[600];

@@ -36,6 +36,16 @@ long ws_csv_line(const ws_csv *c);       /* line number of the record */
 const char *ws_csv_path(const ws_csv *c);
 void ws_csv_close(ws_csv *c);
 
+/* The value of decimal number s ([+-]digits[.digits][(e|E)[+-]digits],
+ * checked by the caller) as pandas 1.5's pd.read_csv reads it by default,
+ * which is not always the nearest double (io/pd_float.c): trace files are
+ * read so, to compute with the published simulator's numbers. */
+double ws_pd_strtod(const char *s);
+/* Whether s looks like plain decimal notation, [-]digits[.digits][e[+-]
+ * digits] (strtod alone would also take spaces, '+', hex and "inf"; the
+ * caller still checks that strtod takes all of it). */
+int ws_csv_is_decimal(const char *s);
+
 /* Write s as one CSV field, quoted only when it needs it. */
 void ws_csv_str(FILE *f, const char *s);
 

@@ -112,8 +112,9 @@ typedef struct ws_group_env {
 
 /*
  * Replay one group. Policies see a copy of *job with concurrent = 1; the
- * engine's random stream is seeded from ws_stream_seed(seed, 0), as in
- * ws_simulate. `env` and `sink` may be NULL. Returns 0, or -1 with err set
+ * replay's random stream is np.random.default_rng(seed) and the policies'
+ * are seeded from seed, as in ws_simulate (the paper's script seeds the
+ * simulator and the BSO of a group with zlib.adler32 of its name). `env` and `sink` may be NULL. Returns 0, or -1 with err set
  * (a policy error, a chain of WS_MAX_TRIES submissions without reaching
  * the target — the published simulator would retry forever — an objective
  * other than energy, or a nonzero sink).
@@ -134,8 +135,11 @@ double ws_group_trace_t0(const ws_group_trace *t);
  * with probability `overlap`: its duration is then 1.1 to 2 times the gap
  * to the next arrival, else 0.1 to 0.9 times it (uniform). runtime_ratio is
  * log-normal with mean 1, exp(N(-sigma^2/2, sigma^2)). Times are whole
- * milliseconds. Group k draws from its own stream, ws_stream_seed(seed,
- * 16 + k - 1), so a group does not depend on how many others there are.
+ * milliseconds. Group k draws from its own stream, numpy's
+ * Generator(PCG64(SeedSequence(seed, spawn_key=(16 + k - 1,)))), so a group
+ * does not depend on how many others there are: the arrival gaps are
+ * mean_gap_s * 1000 * rng.standard_exponential(method="inv") ms, the
+ * overlap and duration draws rng.random(), the ratio rng.lognormal().
  */
 typedef struct ws_group_synth_params {
     long groups, jobs_per_group;   /* >= 1 */

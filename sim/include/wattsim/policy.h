@@ -53,9 +53,18 @@ extern "C" {
  * every callback that gets the job; the entry point
  * ws_plugin_entry_v2(host_version); ws_plugin.requires_version; the
  * descriptors' param_spec_size and value_size.
+ *
+ * Version 2.1 added: the host's draws are numpy's Generator, draw for draw
+ * (every instance's stream is seeded as ws_host describes); ws_host.normal,
+ * .choice and .permutation; ws_job.profile_power, .profile_time,
+ * .first_epoch_energy and .first_epoch_time (what just-in-time profiling
+ * reports and charges, computed as the published simulator does), which
+ * ws_job_epoch_cost uses. Read the ws_job members only when
+ * job->abi_version >= WS_ABI_VERSION_OF(2, 1) and they are not NULL, the
+ * ws_host ones when host->abi_version >= WS_ABI_VERSION_OF(2, 1).
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 #define WS_ABI_VERSION_OF(major, minor) ((major) * 100 + (minor))
 #define WS_ABI_VERSION WS_ABI_VERSION_OF(WS_ABI_MAJOR, WS_ABI_MINOR)
 
@@ -85,6 +94,15 @@ extern "C" {
  *    run_start[i+1]); run_epoch[r] is the epoch at which the run first
  *    reached the target metric, or INFINITY if it never did.
  *  - cost = eta * energy + (1 - eta) * max_power * time.
+ *  - Version 2.1 (may be NULL in a job a program built by hand): what the
+ *    host's just-in-time profiling of bs[i] reports and charges, from the
+ *    trace table joined as the published simulator joins it (every power
+ *    row once per recorded run of bs[i]): profile_power[k] and
+ *    profile_time[k] are pandas' group means of knob k's rows (Kahan
+ *    sums: not always bit for bit knob_power[k] and knob_time[k]);
+ *    first_epoch_energy[i] and first_epoch_time[i] are the first epoch of
+ *    a run that profiled, numpy's means of energy per epoch and time over
+ *    all of bs[i]'s rows.
  *
  * Oracles may read the whole table; a realistic policy should only use what
  * it observed.
@@ -109,6 +127,12 @@ typedef struct ws_job {
     const double *knob_power;
     const int *run_start;     /* n_bs + 1 entries */
     const double *run_epoch;
+
+    /* Version 2.1 (see above). */
+    const double *profile_power;       /* per knob, W */
+    const double *profile_time;        /* per knob, s */
+    const double *first_epoch_energy;  /* per batch-size index, J */
+    const double *first_epoch_time;    /* per batch-size index, s */
 } ws_job;
 
 /* ----------------------------------------------------------- parameters */
@@ -155,8 +179,23 @@ enum { WS_LOG_ERROR = 0, WS_LOG_WARN = 1, WS_LOG_INFO = 2, WS_LOG_DEBUG = 3 };
 
 /*
  * Services the host hands each policy instance. Every instance has its own
- * random stream, seeded from the simulation seed and the instance's role, so
- * results are reproducible and independent of other policies' draws.
+ * random stream, numpy's Generator (PCG64) seeded from the simulation's
+ * seed, so results are reproducible and independent of other policies'
+ * draws. As the published Zeus simulator seeds them: a BSO's stream is
+ * np.random.default_rng(seed), the same as the simulation's own (a
+ * separate generator with the same start); a PLO's is
+ * Generator(PCG64(SeedSequence(seed, spawn_key=(2,)))). The calls are
+ * numpy's, draw for draw (rng being that Generator):
+ *   uniform()          rng.random()
+ *   uniform_int(n)     rng.integers(n) for n >= 1 (n = 1 draws nothing);
+ *                      0 for n = 0, without a draw
+ *   gaussian(sd)       rng.normal(0.0, sd)
+ *   normal(loc, sd)    rng.normal(loc, sd), drawn also when sd is 0 (2.1)
+ *   choice(n, k, out)  rng.choice(n, k, replace=False) into out[0..k) (2.1)
+ *   permutation(n, out) rng.permutation(n) into out[0..n) (2.1)
+ * choice and permutation return 0, or -1 for k > n, a negative count, n
+ * of 2^32 or more for permutation, or no memory (nothing is drawn then).
+ * Streams are stable across wattsim versions of the same major version.
  */
 typedef struct ws_host {
     int abi_version;
@@ -165,6 +204,11 @@ typedef struct ws_host {
     unsigned long (*uniform_int)(void *ctx, unsigned long n); /* [0, n) */
     double (*gaussian)(void *ctx, double sd);         /* N(0, sd^2) */
     void (*log)(void *ctx, int level, const char *msg);
+
+    /* Version 2.1. */
+    double (*normal)(void *ctx, double loc, double sd);       /* N(loc, sd^2) */
+    int (*choice)(void *ctx, long n, long k, long *out);
+    int (*permutation)(void *ctx, long n, long *out);
 } ws_host;
 
 /* ---------------------------------------------------------- call context */
@@ -326,12 +370,15 @@ static inline int ws_job_max_pl(const ws_job *job, int i)
 }
 
 /* Cost of one epoch at knob k as the host's profiler reports it:
- * (eta * power + (1 - eta) * maxPL(bs)) * time. */
+ * (eta * power + (1 - eta) * maxPL(bs)) * time, with the profiled means
+ * of a 2.1 job (profile_power, profile_time), else the knob's values. */
 static inline double ws_job_epoch_cost(const ws_job *job, int i, int k)
 {
-    return (job->eta * job->knob_power[k]
-            + (1.0 - job->eta) * (double)ws_job_max_pl(job, i))
-           * job->knob_time[k];
+    const int v21 = job->abi_version >= WS_ABI_VERSION_OF(2, 1) && job->profile_power
+                    && job->profile_time;
+    const double power = v21 ? job->profile_power[k] : job->knob_power[k];
+    const double time = v21 ? job->profile_time[k] : job->knob_time[k];
+    return (job->eta * power + (1.0 - job->eta) * (double)ws_job_max_pl(job, i)) * time;
 }
 
 #ifdef __cplusplus

@@ -106,6 +106,29 @@ typedef void (*ws_sweep_history_fn)(void *ctx, const ws_sweep *s, size_t i,
                                     const ws_run_record *runs, size_t n,
                                     const ws_sim_totals *tot, const char *error);
 
+/* A sweep's fingerprint: `all` (sha256) covers everything that decides the
+ * results and is what a journal's header carries; the parts hash the same
+ * bytes by what they are ("the eta values", "the plugin file of bso
+ * zeus", "the ... traces of v100/squad ..."), so that two processes that
+ * must agree on a plan (MPI ranks) can say what differs. */
+typedef struct ws_sweep_fp {
+    unsigned char all[32];
+    size_t n;
+    struct ws_sweep_fp_part {
+        char what[128];
+        unsigned char sha[32];
+    } *part;
+} ws_sweep_fp;
+void ws_sweep_fp_free(ws_sweep_fp *fp);
+
+/* A step of a sweep's set-up that others may have to agree on (MPI
+ * ranks): WS_SWEEP_PLANNED once the plan and its fingerprint are known,
+ * before the journal is touched; WS_SWEEP_JOURNALED once the journal is
+ * started (resumed), before anything runs. Returns 0 to go on, or -1 with
+ * err set to stop. */
+enum { WS_SWEEP_PLANNED = 1, WS_SWEEP_JOURNALED = 2 };
+typedef int (*ws_sweep_step_fn)(void *ctx, int step, const ws_sweep_fp *fp, ws_error *err);
+
 typedef struct ws_sweep_opts {
     int threads;            /* >= 1: worker threads, or children at a time */
     int isolate;            /* run each cell in a forked child (isolate.c) */
@@ -131,6 +154,17 @@ typedef struct ws_sweep_opts {
      * resume (ws_sweep_run_opts refuses). */
     ws_sweep_history_fn history;
     void *history_ctx;
+    /* With resume: journals of the same plan sharded otherwise (an
+     * interrupted run with another number of MPI ranks), read after
+     * `journal` for the simulations this run does. */
+    const char *const *old_journals;
+    size_t n_old_journals;
+    /* Not NULL: called at each step of the set-up (ws_sweep_step_fn). */
+    ws_sweep_step_fn step;
+    void *step_ctx;
+    /* With isolate: bytes of address space a cell's process may add to what
+     * it inherits (RLIMIT_AS); 0 = no limit. */
+    size_t cell_memory;
 } ws_sweep_opts;
 
 #define WS_SPILL_SIMS ((size_t)1 << 18)
@@ -183,6 +217,11 @@ int ws_mpi_all_ok(int ok);
  * failing rank's message ("rank N: ..." for N > 0), for rank 0 to print. */
 int ws_mpi_agree(int ok, ws_error *err);
 int ws_sweep_gather(ws_sweep *s, int rank, int size, ws_error *err);
+/* Collective: every rank's fingerprint against rank 0's. 0 when they are
+ * the same; -1 on a rank whose plan differs, err naming the first part
+ * that does ("its plan differs from rank 0's in the eta values: ..."),
+ * for ws_mpi_agree to pass on. */
+int ws_mpi_same_plan(const ws_sweep_fp *fp, ws_error *err);
 /* Point to point, for a stream to rank 0 in an order both sides know
  * (groups replay): send len (< 2 GiB) bytes to rank 0, tagged ok or
  * failed, returning once rank 0 has begun to receive them (so that no

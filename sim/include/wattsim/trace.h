@@ -107,7 +107,11 @@ void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t 
 
 /*
  * The knob table of one job on the loaded GPU. `job` is the view handed to
- * policies; the other members own its arrays.
+ * policies; the other members own its arrays. A batch size's recorded runs
+ * (run_epoch) are in the train trace's row order, the order the published
+ * simulator samples them in; its knobs are in ascending power limit, and
+ * knob_line keeps each one's line in the power trace, whose order decides
+ * the order of the sums the profiling figures are (ws_job_profile).
  */
 typedef struct ws_job_table {
     ws_job job;
@@ -118,8 +122,11 @@ typedef struct ws_job_table {
     int *knob_pl;
     double *knob_time;
     double *knob_power;
+    long *knob_line;                   /* power trace line of each knob */
     int *run_start;
     double *run_epoch;
+    double *profile_power, *profile_time;           /* per knob */
+    double *first_epoch_energy, *first_epoch_time;  /* per batch size */
     int b0_index;                      /* index of job.b0 in bs */
     int n_pl_distinct;                 /* |P|: distinct limits of the job */
     long default_recurrences;          /* 2 * |B| * |P| */
@@ -134,6 +141,20 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                  const ws_workload_spec *spec, double eta, double beta,
                  ws_error *err);
 void ws_job_free(ws_job_table *jt);
+
+/*
+ * (Re)compute the figures of just-in-time profiling from the table's
+ * knobs and runs, as the published simulator computes them over its
+ * joined table, where each of bs's R recorded runs is a row for every
+ * power limit (in the power trace's order):
+ *   profile_power[k], profile_time[k]   pandas' groupby(power_limit)
+ *       .mean() over those rows: the Kahan-summed mean of R copies;
+ *   first_epoch_energy[i], first_epoch_time[i]   numpy's mean of
+ *       time * power and of time over all R x P rows of bs[i].
+ * Points the job's version 2.1 members at them. ws_job_build calls it;
+ * a transform of the table calls it again. Returns 0 or -1 (memory).
+ */
+int ws_job_profile(ws_job_table *jt, ws_error *err);
 
 /* Work the joins and readers have done in this process (comparisons,
  * binary-search and scan steps of trace loading, job building, trace

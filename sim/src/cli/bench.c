@@ -7,10 +7,11 @@
  * of the catalogue, one core, seeds 1, 2, ... with default recurrences
  * until --seconds of this thread's CPU time have passed (or exactly --seeds
  * seeds): recurrences per CPU second and ns per recurrence. Next to it the random-draw floor: the same
- * number of Gaussian and integer draws the policies and the engine made
- * (counted by the policy host; the engine draws one recorded run per try),
- * timed alone on one generator, plus seeding the three streams of each
- * simulation; and the ratio engine / floor.
+ * number of normal and bounded-integer draws the policies and the engine
+ * made (counted by the policy host; the engine draws one recorded run per
+ * try), timed alone, plus seeding the three streams of each simulation
+ * (the simulation's, the BSO's and the PLO's); and the ratio engine /
+ * floor.
  *
  * Sweeps (unless --no-sweeps): `wattsim sweep` run as a child process, one
  * thread, --no-plot: the paper-scale plan (configs/paper/eta-sensitivity.yaml
@@ -44,16 +45,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-
-/* The floor draws integers through the same inline code as the engine
- * (ws_rng_uniform_int_memo; gsl_rng_uniform_int inline, as in the engine
- * and the policy host, sim/CMakeLists.txt: HAVE_INLINE), not libgsl's
- * out-of-line copy, which costs a call more per draw. */
-#ifndef HAVE_INLINE
-#define HAVE_INLINE 1
-#endif
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -115,28 +106,23 @@ typedef struct draws {
 static volatile double sink_d;
 static volatile unsigned long sink_u;
 
-/* Seeding 3 streams per simulation and the draws, on pooled generators as
- * the engine uses them. Not inlined (nor is engine()): a profile of the
- * benchmark then tells the floor's samples from the engine's by the
- * call stack. */
+/* Seeding the 3 streams of a simulation and its draws, as the engine and
+ * the policy host seed and draw them (inline, from wattsim/rng.h). Not
+ * inlined (nor is engine()): a profile of the benchmark then tells the
+ * floor's samples from the engine's by the call stack. */
 __attribute__((noinline))
 static double floor_time(long sims, const draws *d)
 {
     double t0 = cpu_now(), acc = 0;
     unsigned long acc_u = 0;
     for (long s = 0; s < sims; s++) {
-        gsl_rng *r[3];
-        const unsigned long st[3] = {ws_stream_seed((unsigned long)s + 1, 0),
-                                     ws_stream_seed((unsigned long)s + 1, 1),
-                                     ws_stream_seed((unsigned long)s + 1, 2)};
-        ws_rng_preseed(st);                       /* as the sweep seeds them */
-        for (int k = 0; k < 3; k++) r[k] = ws_rng_take(st[k]);
-        if (!r[0] || !r[1] || !r[2]) return NAN;
-        for (unsigned long i = 0; i < d[s].gaussian; i++) acc += gsl_ran_gaussian_ziggurat(r[1], 1.0);
-        ws_uniform_memo um = {0, 0};
-        for (unsigned long i = 0; i < d[s].uniform; i++)
-            acc_u += ws_rng_uniform_int_memo(r[0], 7, &um);
-        for (int k = 2; k >= 0; k--) ws_rng_give(r[k]);
+        ws_rng r[3];
+        ws_rng_seed(&r[0], (uint64_t)s + 1);          /* the simulation's */
+        ws_rng_seed(&r[1], (uint64_t)s + 1);          /* the BSO's */
+        ws_rng_seed_spawn(&r[2], (uint64_t)s + 1, 2); /* the PLO's */
+        for (unsigned long i = 0; i < d[s].gaussian; i++) acc += ws_rng_normal(&r[1], 0.0, 1.0);
+        for (unsigned long i = 0; i < d[s].uniform; i++) acc_u += ws_rng_integers(&r[0], 7);
+        acc_u += r[2].has32;
     }
     sink_d = acc;
     sink_u = acc_u;
@@ -182,10 +168,6 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
                     d = nd;
                     d_cap = nc;
                 }
-                const unsigned long st[3] = {ws_stream_seed(sp.seed, 0),
-                                             ws_stream_seed(sp.seed, 1),
-                                             ws_stream_seed(sp.seed, 2)};
-                ws_rng_preseed(st);
                 ws_bso *b = ws_bso_new(bt, bp, sp.seed, err);
                 ws_plo *p = b ? ws_plo_new(pt, pp, sp.seed, err) : NULL;
                 ws_sim_totals tot;
@@ -670,7 +652,6 @@ out:
     free(rows);
     ws_catalogue_free(&cat);
     ws_registry_free(reg);
-    ws_rng_pool_clear();
     if (fflush(stdout)) rc = 1;
     return rc;
 }

@@ -31,6 +31,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/process.h"
 #include "wattsim/progress.h"
 #include "wattsim/sha256.h"
 #include "wattsim/report.h"
@@ -356,6 +357,10 @@ static int wattsim_main(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    /* Before anything opens a file: descriptors 0-2 open, SIGXFSZ ignored,
+     * this thread in the C locale, the working folder held. */
+    if (ws_process_init()) return EXIT_USAGE;
+    ws_outfile_init();
 #ifdef WS_HAVE_MPI
     /* Started by mpirun/srun: join MPI_COMM_WORLD (sweep and curves shard
      * their simulations over it). A plain start stays a plain process. */

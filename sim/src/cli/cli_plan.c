@@ -179,6 +179,9 @@ int ws_cmd_plan(int argc, char **argv)
     if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, &err)
         || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, 1, &err))
         goto out;
+    /* The folder is this command's from now on: locked, as every command's
+     * output folder is (and written through its descriptor). */
+    if (out && ws_outdir_lock(out, &err)) goto out;     /* made, or created, it goes on error */
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, &err))
         goto out;

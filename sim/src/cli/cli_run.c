@@ -84,7 +84,7 @@ static int keep_history(const char *out, ws_outfile *hist, const ws_study_failur
     for (int i = 0; i < 2; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", out, stale[i]);
-        if (unlink(path) && errno != ENOENT) {
+        if (ws_outfile_unlink(path)) {
             ws_fail(err, "%s: cannot remove the earlier run's file: %s", path,
                     strerror(errno));
             return WS_EXIT_USAGE;

@@ -3,8 +3,10 @@
  * policy pairs (ws_sweep_run) and write the summary tables, the learning
  * curves and their figures.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -31,8 +33,9 @@
 static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
-    "                     [--isolate] [--cell-timeout SECONDS] [--resume]\n"
-    "                     [--shard K/N] [--keep-history] [--allow-plugins DIR]...\n"
+    "                     [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
+    "                     [--resume] [--shard K/N] [--keep-history]\n"
+    "                     [--allow-plugins DIR]...\n"
     "       wattsim curves CONFIG [same options]\n"
     "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
     "\n"
@@ -68,6 +71,10 @@ static const char *SWEEP_HELP =
     "                     with --threads N, up to N children at a time\n"
     "  --cell-timeout S   with --isolate, kill a cell's process after S seconds\n"
     "                     and mark the cell failed (default: no limit)\n"
+    "  --cell-memory SIZE with --isolate, a cell's process may map SIZE bytes\n"
+    "                     (suffix K, M, G, T: KiB, MiB...) beyond what it starts\n"
+    "                     with; an allocation past that fails, and so does its\n"
+    "                     cell, saying so (default: no limit)\n"
     "  --shard K/N        run only the simulations i with i mod N = K (0 <= K < N),\n"
     "                     e.g. one task of a Slurm job array, and keep the results\n"
     "                     in DIR/sweep.journal (curves.journal) without writing\n"
@@ -78,7 +85,10 @@ static const char *SWEEP_HELP =
     "                     the simulations this way by themselves and rank 0\n"
     "                     writes the outputs (docs/sweeps.md)\n"
     "  --resume           reuse the simulations that an interrupted run of the\n"
-    "                     same plan recorded in DIR/sweep.journal (curves.journal)\n"
+    "                     same plan recorded in DIR/sweep.journal (curves.journal),\n"
+    "                     and in the journals of an interrupted mpirun with any\n"
+    "                     number of ranks (sweep.journal.K-of-N); at most the\n"
+    "                     last second's simulations of a killed run are run again\n"
     "  --keep-history     also write history.csv: every run (each try of each\n"
     "                     recurrence) of every simulation in plan order, as\n"
     "                     `wattsim run`'s history.csv with status,error; a failed\n"
@@ -144,6 +154,132 @@ static char *join(const char *dir, const char *name)
 }
 
 typedef void (*writer)(FILE *f, const ws_sweep *s);
+
+/* Is `name` BASE or BASE.K-of-N (digits)? */
+static int journal_name(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n)) return 0;
+    const char *p = name + n;
+    if (!*p) return 1;
+    if (*p++ != '.' || !isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+    if (strncmp(p, "-of-", 4) || !isdigit((unsigned char)p[4])) return 0;
+    for (p += 4; isdigit((unsigned char)*p); p++) {}
+    return !*p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The journals of this command in `out` (BASE, BASE.K-of-N), as paths
+ * "out/NAME", sorted; regular files only. 0, or -1 on out of memory. */
+static int list_journals(const char *out, const char *base, char ***paths, size_t *n)
+{
+    *paths = NULL;
+    *n = 0;
+    int fd = ws_outdir_open(out);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return 0;                  /* no folder: no journal */
+    }
+    int rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat st;
+        if (!journal_name(e->d_name, base) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)
+            || !S_ISREG(st.st_mode))
+            continue;
+        char **m = realloc(*paths, (*n + 1) * sizeof *m);
+        if (!m || !(m[*n] = join(out, e->d_name))) {
+            if (m) *paths = m;
+            rc = -1;
+            break;
+        }
+        *paths = m;
+        ++*n;
+    }
+    closedir(d);
+    if (*n) qsort(*paths, *n, sizeof **paths, cmp_str);
+    return rc;
+}
+
+/* "SIZE[K|M|G|T]" (binary units, an optional "iB" or "B") in bytes, at
+ * least 1 MiB; 0 when it is not one. */
+static size_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)s[0])) return 0;
+    double v = strtod(s, &end);
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && !strcmp(end, "iB")) end += 2;
+    else if (!strcmp(end, "B")) end++;
+    if (errno || *end || !(v >= 0)) return 0;
+    double bytes = ldexp(v, shift);
+    if (!(bytes >= 1048576.0) || bytes > ldexp(1.0, 50)) return 0;
+    return (size_t)bytes;
+}
+
+/*
+ * MPI ranks stepping together. Every rank calls the same sequence of
+ * agreements (after the lock, once the plan is known, once the journals
+ * are started, after the run) until one of them fails; from then on no
+ * rank makes another collective call (`done`). A rank that stops between
+ * two of them agrees to stop at the next one (at `out:`), where the others
+ * are waiting. Without MPI every agreement is the rank's own.
+ */
+typedef struct sweep_sync {
+    int mpi, rank, done;
+    char **stale;              /* journals to remove once every rank started its own
+                                  (pointers into the list of journals) */
+    size_t n_stale;
+} sweep_sync;
+
+static int sync_agree(sweep_sync *y, int ok, ws_error *err)
+{
+    if (!y->mpi) return ok;
+    if (y->done) return 0;
+#ifdef WS_HAVE_MPI
+    if (!ws_mpi_agree(ok, err)) {
+        y->done = 1;
+        return 0;
+    }
+#endif
+    return 1;
+}
+
+static int sweep_step(void *ctx, int step, const ws_sweep_fp *fp, ws_error *err)
+{
+    sweep_sync *y = ctx;
+    if (step == WS_SWEEP_PLANNED && y->mpi) {
+        /* Every rank has its plan: the same one? */
+        if (!sync_agree(y, 1, err)) return -1;
+#ifdef WS_HAVE_MPI
+        int same = ws_mpi_same_plan(fp, err) == 0;
+        if (!sync_agree(y, same, err)) return -1;
+#endif
+    }
+    if (step == WS_SWEEP_JOURNALED) {
+        /* Every rank's journal holds what it reuses: the journals of the
+         * earlier run's sharding are read, and go. */
+        if (!sync_agree(y, 1, err)) return -1;
+        for (size_t k = 0; y->rank == 0 && k < y->n_stale; k++)
+            if (ws_outfile_unlink(y->stale[k]))
+                fprintf(stderr, "wattsim: warning: %s: cannot remove the earlier journal: %s\n",
+                        y->stale[k], strerror(errno));
+    }
+    return 0;
+}
 
 static int write_table(const out_ctx *o, const char *name, const char *title,
                        writer w, const ws_sweep *s, ws_error *err)
@@ -264,6 +400,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         {"catalogue", required_argument, 0, 'c'},
         {"isolate", no_argument, 0, 'i'},
         {"cell-timeout", required_argument, 0, 'T'},
+        {"cell-memory", required_argument, 0, 'M'},
         {"resume", no_argument, 0, 'r'},
         {"quiet", no_argument, 0, 'q'},
         {"shard", required_argument, 0, 'S'},
@@ -279,12 +416,16 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     history_out ho = {0};
     size_t spill_sims = 0;
     double cell_timeout = 0;
+    size_t cell_memory = 0;
+    char **journals = NULL;
+    size_t n_journals = 0;
     unsigned long shard_k = 0, shard_n = 0;
     /* Under mpirun (an MPI build): this rank's shard, rank 0 reduces. */
-    int mpi = 0, mpi_rank = 0, mpi_size = 1, mpi_phase = 0;
+    int mpi = 0, mpi_rank = 0, mpi_size = 1;
 #ifdef WS_HAVE_MPI
     mpi = ws_mpi_active(&mpi_rank, &mpi_size);
 #endif
+    sweep_sync sync = {mpi, mpi_rank, 0, NULL, 0};
     char *journal = NULL;
     char **parts = NULL;
     size_t n_parts = 0;
@@ -351,6 +492,13 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
             }
             break;
         }
+        case 'M':
+            if (!(cell_memory = parse_size(optarg))) {
+                rc = ws_cli_usage(cmd, "--cell-memory '%s' is not a size from 1M to 1024T (a"
+                                  " number of bytes, or with K, M, G or T)", optarg);
+                goto out;
+            }
+            break;
         case 'j': {
             char *end;
             threads = strtol(optarg, &end, 10);
@@ -364,9 +512,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         default: rc = ws_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]); goto out;
         }
     }
-    if (cell_timeout > 0 && !isolate) {
-        rc = ws_cli_usage(cmd, "%s needs --isolate (only a child process can be stopped)",
-                          "--cell-timeout");
+    if ((cell_timeout > 0 || cell_memory) && !isolate) {
+        rc = ws_cli_usage(cmd, "%s needs --isolate (only a child process can be limited)",
+                          cell_timeout > 0 ? "--cell-timeout" : "--cell-memory");
         goto out;
     }
     if (keep && (isolate || shard_n || resume || merge || mpi)) {
@@ -434,6 +582,27 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
                || ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, &err)) {
         goto out;
     }
+    /* The journal of this command in the folder: an interrupted run left it. */
+    const char *jbase = curves ? "curves.journal" : "sweep.journal";
+    if (mpi) {
+        /* One journal per rank: each resumes its own. */
+        char name[64];
+        snprintf(name, sizeof name, "%s.%d-of-%d", jbase, mpi_rank, mpi_size);
+        journal = join(out, name);
+        shard_k = (unsigned long)mpi_rank;
+        shard_n = (unsigned long)mpi_size;
+    } else {
+        journal = join(out, jbase);
+    }
+    if (!journal) goto out;
+    /* --resume continues an earlier command in this folder: it rewrites
+     * what that one wrote. */
+    ws_outfile_set_force(force || resume);
+    /* The lock first: a folder another command is writing into is that
+     * command's, whatever it holds. Under mpirun rank 0 holds it for every
+     * rank. */
+    if ((!mpi || mpi_rank == 0) && ws_outdir_lock(out, &err)) goto out;
+    if (!sync_agree(&sync, 1, &err)) goto out;
     char *marker = join(out, curves ? "curves.csv" : "sweep.csv");
     struct stat st;
     int exists = marker && stat(marker, &st) == 0;
@@ -443,42 +612,51 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
                 " --out another folder", out, cmd);
         goto out;
     }
-    /* The journal of this command in the folder: an interrupted run left it. */
-    if (mpi) {
-        /* One journal per rank: each resumes its own. */
-        char name[64];
-        snprintf(name, sizeof name, "%s.journal.%d-of-%d", curves ? "curves" : "sweep",
-                 mpi_rank, mpi_size);
-        journal = join(out, name);
-        shard_k = (unsigned long)mpi_rank;
-        shard_n = (unsigned long)mpi_size;
-    } else {
-        journal = join(out, curves ? "curves.journal" : "sweep.journal");
-    }
-    if (!journal) goto out;
-    if (!resume && !force && stat(journal, &st) == 0) {
-        ws_fail(&err, "%s: an interrupted %s left this journal; pass --resume to continue it or"
-                " --force to start over", journal, cmd);
+    /* Every journal of this command there: this run's own, and those of a
+     * run sharded otherwise (another number of ranks), which --resume reads
+     * and which go once this run's own journals hold what they reuse. */
+    if (list_journals(out, jbase, &journals, &n_journals)) {
+        ws_fail(&err, "out of memory");
         goto out;
     }
-    /* --resume continues an earlier command in this folder: it rewrites
-     * what that one wrote. */
-    ws_outfile_set_force(force || resume);
-    /* Under mpirun rank 0 holds the folder's lock for every rank. */
-    if ((!mpi || mpi_rank == 0) && ws_outdir_lock(out, &err)) goto out;
-    if (mpi) {
-        mpi_phase = 1;
-#ifdef WS_HAVE_MPI
-        if (!ws_mpi_agree(1, &err)) { mpi_phase = 2; goto out; }
-#endif
+    if (!resume && !force && n_journals) {
+        char more[64] = "";
+        if (n_journals > 1) snprintf(more, sizeof more, " (and %zu more)", n_journals - 1);
+        ws_fail(&err, "%s%s: an interrupted %s left this journal; pass --resume to continue it"
+                " or --force to start over", journals[0], more, cmd);
+        goto out;
     }
+    if (n_journals && !(sync.stale = calloc(n_journals, sizeof *sync.stale))) {
+        ws_fail(&err, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < n_journals; k++) {
+        /* this run's own journals stay: this rank's, and under mpirun with
+         * the same number of ranks the other ranks' */
+        const char *name = strrchr(journals[k], '/') + 1;
+        int ours = !strcmp(journals[k], journal);
+        if (mpi) {
+            for (int r = 0; r < mpi_size && !ours; r++) {
+                char own[64];
+                snprintf(own, sizeof own, "%s.%d-of-%d", jbase, r, mpi_size);
+                ours = !strcmp(name, own);
+            }
+        }
+        if (!ours) sync.stale[sync.n_stale++] = journals[k];
+    }
+    if (merge) sync.n_stale = 0;   /* a merge writes no journal: it removes none */
     if (ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
-    ws_sweep_opts so = {(int)threads, isolate, cell_timeout, merge ? NULL : journal, resume,
-                        curves, shard_k, shard_n, (const char *const *)parts, n_parts,
-                        spill_sims, out, NULL, NULL};
+    ws_sweep_opts so = {.threads = (int)threads, .isolate = isolate,
+                        .cell_timeout = cell_timeout, .journal = merge ? NULL : journal,
+                        .resume = resume, .curves = curves, .shard_k = shard_k,
+                        .shard_n = shard_n, .merge = (const char *const *)parts,
+                        .n_merge = n_parts, .spill_sims = spill_sims, .spill_dir = out,
+                        .old_journals = (const char *const *)sync.stale,
+                        .n_old_journals = sync.n_stale, .step = sweep_step, .step_ctx = &sync,
+                        .cell_memory = cell_memory};
     if (keep) {
         /* Written as the simulations end; committed with the tables. */
         char *hp = join(out, "history.csv");
@@ -493,8 +671,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err);
 #ifdef WS_HAVE_MPI
     if (mpi) {
-        mpi_phase = 2;
-        if (!ws_mpi_agree(run_rc == 0, &err) || ws_sweep_gather(&sw, mpi_rank, mpi_size, &err)) {
+        int gathered = sync_agree(&sync, run_rc == 0, &err)
+                       && !ws_sweep_gather(&sw, mpi_rank, mpi_size, &err);
+        sync.done = 1;             /* no collective call after this one */
+        if (!gathered) {
             rc = 2;
             goto out;
         }
@@ -567,30 +747,28 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     }
     /* Every output is in place: the journal has served its purpose (under
      * mpirun every rank's). */
-    unlink(journal);
+    ws_outfile_unlink(journal);
     for (int r = 1; mpi && r < mpi_size; r++) {
         char name[64];
-        snprintf(name, sizeof name, "%s.journal.%d-of-%d", curves ? "curves" : "sweep", r,
-                 mpi_size);
+        snprintf(name, sizeof name, "%s.%d-of-%d", jbase, r, mpi_size);
         char *p = join(out, name);
-        if (p) unlink(p);
+        if (p) ws_outfile_unlink(p);
         free(p);
     }
     warn_failed(&sw);
     rc = sw.n_failed ? 1 : 0;
 out:
-#ifdef WS_HAVE_MPI
     /* A rank that stopped before a collective step releases the others;
      * only rank 0 prints (the first failing rank's message). */
-    if (mpi && mpi_phase == 0 && !ws_mpi_agree(0, &err)) mpi_phase = 2;
-    if (mpi && mpi_phase == 1) ws_mpi_agree(0, &err);
+    if (mpi && !sync.done) sync_agree(&sync, 0, &err);
     if (mpi && mpi_rank) err.msg[0] = '\0';
-#endif
-    (void)mpi_phase;
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
     ws_outfile_abort(&hof);
     free(ho.pairs);
     free(journal);
+    for (size_t k = 0; k < n_journals; k++) free(journals[k]);
+    free(journals);
+    free(sync.stale);
     for (size_t i = 0; i < n_parts; i++) free(parts[i]);
     free(parts);
     ws_sweep_free(&sw);

@@ -25,7 +25,6 @@
 #include "wattsim/plugin.h"
 #include "run.h"
 
-#include <gsl/gsl_rng.h>
 #include "wattsim/rng.h"
 
 /* ------------------------------------------------------------ jobs */
@@ -197,10 +196,9 @@ static int concurrent(const subject *s, ws_error *err)
     gen(&g, MAX_BS, 0.5, 2.0, 1);
     pair pr;
     if (pair_new(s, 11, &pr, err)) return -1;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    ws_rng rng;
+    ws_rng_seed(&rng, 11);
     int rc = -1;
-    if (!rng) { ws_fail(err, "out of memory"); goto out; }
-    gsl_rng_set(rng, ws_stream_seed(11, 0));
     ws_ctx ctx;
     ws_ctx_init(&ctx, 100);
     if (ws_bso_register(pr.b, &g.job, &ctx, err)) goto out;
@@ -212,11 +210,11 @@ static int concurrent(const subject *s, ws_error *err)
         if (ws_bso_predict(pr.b, &g.job, &ctx, &idx[0], err)
             || ws_bso_predict(pr.b, &g.job, &ctx, &idx[1], err))
             goto out;
-        idx[2] = (int)gsl_rng_uniform_int(rng, (unsigned long)g.job.n_bs);
+        idx[2] = (int)ws_rng_integers(&rng, (uint64_t)g.job.n_bs);
         for (int q = 2; q >= 0; q--) {
             ws_outcome o;
             int i = idx[q];
-            ws_run_outcome(&g.job, rng, i, g.knob_start[i + 1] - 1, 0, min_cost, 1.0, &o);
+            ws_run_outcome(&g.job, &rng, i, g.knob_start[i + 1] - 1, 0, min_cost, 1.0, &o);
             ws_run_ctx(&ctx, &g.job, &o);
             if (ws_bso_observe(pr.b, &g.job, &ctx, o.bs, o.ran ? o.cost : 0, o.reached, err))
                 goto out;
@@ -225,7 +223,6 @@ static int concurrent(const subject *s, ws_error *err)
     }
     rc = 0;
 out:
-    gsl_rng_free(rng);
     pair_free(&pr);
     return rc;
 }
@@ -321,7 +318,7 @@ static void check_subject(report *r, subject *s, long jobs)
     else
         say(r, a.digest == b.digest, "determinism", s->who, a.digest == b.digest
             ? "seed 7 twice: the same runs" : "seed 7 twice: different runs (the policy"
-            " draws from something other than host->uniform/gaussian, or keeps state"
+            " draws from something other than the host's streams (ws_host), or keeps state"
             " across instances)");
 
     /* Two live instances, run one after the other, against one alone. */

@@ -8,7 +8,8 @@
  * simulator (zeus._legacy.simulate), step for step:
  *   1. bs = BSO.predict, pl = PLO.predict(bs);
  *   2. no pl: profile every power limit of bs (highest first), ask again;
- *   3. draw one recorded training run of bs uniformly;
+ *   3. draw one recorded training run of bs uniformly (df.sample(n=1,
+ *      random_state=rng): rng.integers(R) over bs's R runs in trace order);
  *   4. epoch budget k from beta * min_cost (early stopping);
  *   5. k = 0: the run is not started; the BSO sees a prohibitive cost;
  *   6.-8. energy, time and cost of the run; BSO (and PLO) observe it;
@@ -22,13 +23,21 @@
  * The loop touches only the job's arrays: no allocation, no strings. The
  * policy calls are inline (host.h), so a try costs no call into the host,
  * only the policy's own predict and observe.
+ *
+ * Seed for seed with the published simulator: the simulation's stream is
+ * np.random.default_rng(seed) (a ws_rng on the stack), and the arithmetic
+ * is the Python's, operation for operation (the build has no FP
+ * contraction): the epoch budget is Python's floor division
+ * (ws_py_floordiv); a profiled run's first epoch costs the job's
+ * first_epoch_energy and first_epoch_time (numpy's means over the joined
+ * rows, ws_job_profile), and profiling reports ws_job_epoch_cost (pandas'
+ * group means).
  */
 #include "wattsim/engine.h"
 #include "wattsim/rng.h"
 #include "host.h"
 #include "run.h"
 
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,23 +115,41 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
 
 /* What the last try computed that the next one likely needs again. A try
  * depends on the previous one (its batch size on what the BSO observed),
- * and divisions are slow links in that chain: the epoch budget
+ * and a division is a slow link in that chain: the epoch budget
  * floor(cost_ub / c_epoch) changes only when min_cost does (rarely: a
- * cheaper recurrence) or the knob does, and the draw of a recorded run
- * divides by the number of runs of the batch size (ws_rng_uniform_int_memo):
- * most tries reuse both. */
+ * cheaper recurrence) or the knob does: most tries reuse it. */
 typedef struct run_memo {
     double cost_ub, c_epoch, budget;
-    ws_uniform_memo draw;
 } run_memo;
 
-static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+/* The first epoch of a profiled run of batch-size index i: the job's
+ * figures (version 2.1), else, for a job built by hand, the plain mean
+ * over i's limits. Out of line: once per batch size. */
+static void first_epoch(const ws_job *job, int i, double *e1, double *t1)
+{
+    if (job->abi_version >= WS_ABI_VERSION_OF(2, 1) && job->first_epoch_energy
+        && job->first_epoch_time) {
+        *e1 = job->first_epoch_energy[i];
+        *t1 = job->first_epoch_time[i];
+        return;
+    }
+    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    double e = 0, t = 0;
+    for (int q = k0; q < k1; q++) {
+        e += job->knob_time[q] * job->knob_power[q];
+        t += job->knob_time[q];
+    }
+    *e1 = e / (k1 - k0);
+    *t1 = t / (k1 - k0);
+}
+
+static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
                                int profiled, double min_cost, double energy_weight,
                                run_memo *memo, ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
-    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    const int k1 = job->knob_start[i + 1];
     const double t = job->knob_time[k];
     const double e = t * job->knob_power[k];
     o->i = i;
@@ -133,8 +160,7 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
 
     /* Draw one recorded run of bs. */
     const int r0 = job->run_start[i], nr = job->run_start[i + 1] - r0;
-    const double target =
-        job->run_epoch[r0 + (int)ws_rng_uniform_int_memo(rng, (unsigned long)nr, &memo->draw)];
+    const double target = job->run_epoch[r0 + (int)ws_rng_integers(rng, (uint64_t)nr)];
 
     /* Epoch budget. */
     const double cost_ub = beta * min_cost;
@@ -168,13 +194,10 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     double E, T;
     if (profiled) {
         /* The first epoch is spread evenly over the power limits. */
-        double e1 = 0, t1 = 0;
-        for (int q = k0; q < k1; q++) {
-            e1 += job->knob_time[q] * job->knob_power[q];
-            t1 += job->knob_time[q];
-        }
-        E = e1 / (k1 - k0) + e * (n - 1);
-        T = t1 / (k1 - k0) + t * (n - 1);
+        double e1, t1;
+        first_epoch(job, i, &e1, &t1);
+        E = e1 + e * (n - 1);
+        T = t1 + t * (n - 1);
     } else {
         E = e * n;
         T = t * n;
@@ -187,11 +210,11 @@ static inline void run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
     o->cost = eta * E + (1.0 - eta) * max_power * T;
 }
 
-void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+void ws_run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
                     int profiled, double min_cost, double energy_weight,
                     ws_outcome *o)
 {
-    run_memo memo = {NAN, NAN, NAN, {0, 0}};
+    run_memo memo = {NAN, NAN, NAN};
     run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, &memo, o);
 }
 
@@ -223,12 +246,12 @@ int ws_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
 static inline __attribute__((always_inline)) int
 recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             const ws_whatif *wi, const int accounts, ws_run_sink sink, void *ctx,
-            gsl_rng *rng, ws_ctx *pc, ws_sim_totals *tot, ws_error *err)
+            ws_rng *rng, ws_ctx *pc, ws_sim_totals *tot, ws_error *err)
 {
     const double beta = job->beta;
     double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;
-    run_memo memo = {NAN, NAN, NAN, {0, 0}};
+    run_memo memo = {NAN, NAN, NAN};
     /* Read once: the policies' calls might, for all the compiler knows,
      * change what p points to. */
     const long n_rec = p->recurrences;
@@ -325,16 +348,15 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
     tot.final_bs = tot.final_pl = -1;
     int rc = -1;
 
-    gsl_rng *rng = ws_rng_take(ws_stream_seed(p->seed, 0));
-    if (!rng) return ws_fail(err, "out of memory");
+    ws_rng rng;                         /* np.random.default_rng(seed) */
+    ws_rng_seed(&rng, p->seed);
 
     ws_ctx pc;
     ws_ctx_init(&pc, p->recurrences);
     if (!ws_bso_register(bso, job, &pc, err) && !ws_plo_register(plo, job, &pc, err))
         rc = ws_whatif_accounts(wi)
-            ? recurrences(job, bso, plo, p, wi, 1, sink, ctx, rng, &pc, &tot, err)
-            : recurrences(job, bso, plo, p, wi, 0, sink, ctx, rng, &pc, &tot, err);
-    ws_rng_give(rng);
+            ? recurrences(job, bso, plo, p, wi, 1, sink, ctx, &rng, &pc, &tot, err)
+            : recurrences(job, bso, plo, p, wi, 0, sink, ctx, &rng, &pc, &tot, err);
     if (rc) {
         /* where it stopped, for a history kept up to the failure */
         tot.fail_recurrence = pc.recurrence;

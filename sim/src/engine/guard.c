@@ -75,7 +75,7 @@ void ws_guard_stdout_leave(void)
 
 /*
  * Dying of a signal: a policy's crash (wattsim runs policies in-process
- * unless --isolate), or SIGINT/SIGTERM/SIGHUP. The handler removes what
+ * unless --isolate), or SIGINT/SIGTERM/SIGHUP/SIGQUIT. The handler removes what
  * the command had not finished writing (ws_outfile_abandon: temporaries,
  * folders that hold only the lock), says so in one line -- naming the
  * policy and call when the thread died inside one -- then restores the
@@ -84,7 +84,8 @@ void ws_guard_stdout_leave(void)
  * and a sanitizer still reports. Only async-signal-safe calls: write,
  * unlink, rmdir, sigaction, raise.
  */
-static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP};
+static const int handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM, SIGHUP,
+                             SIGQUIT};
 #define N_HANDLED (sizeof handled / sizeof *handled)
 static struct sigaction previous[N_HANDLED];
 static pid_t signals_owner;
@@ -98,10 +99,10 @@ static void on_signal(int sig)
     while (k < N_HANDLED && handled[k] != sig) k++;
     if (getpid() == signals_owner) {
         static const char *const names[] = {"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT",
-                                            "SIGINT", "SIGTERM", "SIGHUP"};
+                                            "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"};
         ws_outfile_abandon();
         const char *name = k < N_HANDLED ? names[k] : "a signal";
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
             say("wattsim: interrupted by ");
             say(name);
         } else if (ws_guard_call) {

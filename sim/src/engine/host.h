@@ -19,15 +19,16 @@
 #ifndef WATTSIM_ENGINE_HOST_H
 #define WATTSIM_ENGINE_HOST_H
 
-#include <gsl/gsl_rng.h>
 #include <math.h>
 
 #include "wattsim/plugin.h"
+#include "wattsim/rng.h"
 #include "guard.h"
 
 typedef struct host_ctx {
-    gsl_rng *rng;
-    unsigned long n_gaussian, n_uniform;   /* draws made (for the benchmark) */
+    ws_rng rng;                /* the instance's stream (see ws_host) */
+    unsigned long n_gaussian, n_uniform;   /* normals and bounded integers
+                                              drawn (for the benchmark) */
     const char *who;           /* "bso zeus" */
     char where[128];           /* the cell, set by ws_policy_log_where */
     unsigned long seed;

@@ -11,15 +11,13 @@
  */
 #include "wattsim/plugin.h"
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wattsim/rng.h"
 #include "descriptor.h"
 #include "guard.h"
 #include "host.h"
@@ -29,22 +27,49 @@
 static int log_level = WS_LOG_WARN;
 void ws_policy_set_log_level(int level) { log_level = level; }
 
+/* The draws of ws_host, numpy's Generator calls on the instance's
+ * stream (see policy.h for each one's numpy equivalent). */
 static double h_uniform(void *ctx)
 {
     ((host_ctx *)ctx)->n_uniform++;
-    return gsl_rng_uniform(((host_ctx *)ctx)->rng);
+    return ws_rng_random(&((host_ctx *)ctx)->rng);
 }
 
 static unsigned long h_uniform_int(void *ctx, unsigned long n)
 {
     ((host_ctx *)ctx)->n_uniform++;
-    return n ? gsl_rng_uniform_int(((host_ctx *)ctx)->rng, n) : 0;
+    return n ? (unsigned long)ws_rng_integers(&((host_ctx *)ctx)->rng, n) : 0;
 }
 
 static double h_gaussian(void *ctx, double sd)
 {
     ((host_ctx *)ctx)->n_gaussian++;
-    return gsl_ran_gaussian_ziggurat(((host_ctx *)ctx)->rng, sd);
+    return ws_rng_normal(&((host_ctx *)ctx)->rng, 0.0, sd);
+}
+
+static double h_normal(void *ctx, double loc, double sd)
+{
+    ((host_ctx *)ctx)->n_gaussian++;
+    return ws_rng_normal(&((host_ctx *)ctx)->rng, loc, sd);
+}
+
+_Static_assert(sizeof(long) == sizeof(int64_t), "ws_host's long arrays are 64-bit");
+
+static int h_choice(void *ctx, long n, long k, long *out)
+{
+    host_ctx *h = ctx;
+    if (n < 0 || k < 0 || k > n) return -1;
+    /* Floyd's k picks and the k - 1 swaps of its shuffle. */
+    h->n_uniform += k ? 2 * (unsigned long)k - 1 : 0;
+    return ws_rng_choice(&h->rng, n, k, (int64_t *)out);
+}
+
+static int h_permutation(void *ctx, long n, long *out)
+{
+    host_ctx *h = ctx;
+    if (n < 0 || (unsigned long)n > 0x100000000ul) return -1;
+    h->n_uniform += n ? (unsigned long)n - 1 : 0;
+    return ws_rng_permutation(&h->rng, n, (int64_t *)out);
 }
 
 static void h_log(void *ctx, int level, const char *msg)
@@ -93,23 +118,31 @@ static void *instance_alloc(size_t head, size_t state_size, void **state)
     return block;
 }
 
-static int instance_init(instance *in, const char *kind, const char *name,
-                         unsigned long seed, unsigned role, ws_error *err)
+/* The instance's stream: a BSO's is np.random.default_rng(seed), as the
+ * published simulator seeds its bandit (the same start as the
+ * simulation's own stream); a PLO's is SeedSequence(seed, spawn_key=(2,)),
+ * a stream of its own (Zeus' power-limit optimizers draw nothing). */
+enum { ROLE_BSO = 1, ROLE_PLO = 2 };
+
+static void instance_init(instance *in, const char *kind, const char *name,
+                          unsigned long seed, unsigned role)
 {
     set_who(in, kind, name);
     ws_guard_stdout_enter();
     in->guarded = 1;
     in->hc.who = in->who;
-    in->hc.rng = ws_rng_take(ws_stream_seed(seed, role));
+    if (role == ROLE_BSO) ws_rng_seed(&in->hc.rng, seed);
+    else ws_rng_seed_spawn(&in->hc.rng, seed, role);
     in->hc.seed = seed;
-    if (!in->hc.rng) return ws_fail(err, "%s: out of memory", in->who);
     in->host.abi_version = WS_ABI_VERSION;
     in->host.ctx = &in->hc;
     in->host.uniform = h_uniform;
     in->host.uniform_int = h_uniform_int;
     in->host.gaussian = h_gaussian;
     in->host.log = h_log;
-    return 0;
+    in->host.normal = h_normal;
+    in->host.choice = h_choice;
+    in->host.permutation = h_permutation;
 }
 
 static void instance_fini(instance *in, void (*destroy)(void *))
@@ -119,7 +152,6 @@ static void instance_fini(instance *in, void (*destroy)(void *))
         destroy(in->state);
         ws_guard_call_leave();
     }
-    ws_rng_give(in->hc.rng);
     if (in->guarded) ws_guard_stdout_leave();
 }
 
@@ -150,10 +182,7 @@ ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
     b->in.state = state;
     b->t = t;
     b->v1 = ws_abi_normalise(t->abi_version) < 200;
-    if (instance_init(&b->in, "bso", t->name, seed, 1, err)) {
-        ws_bso_free(b);
-        return NULL;
-    }
+    instance_init(&b->in, "bso", t->name, seed, ROLE_BSO);
     if (call_create(&b->in, t->create, t->params, t->value_size, params, err)) {
         ws_fail(err, "bso %s: create failed", t->name);
         ws_bso_free(b);
@@ -179,10 +208,7 @@ ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
     p->in.state = state;
     p->t = t;
     p->v1 = ws_abi_normalise(t->abi_version) < 200;
-    if (instance_init(&p->in, "plo", t->name, seed, 2, err)) {
-        ws_plo_free(p);
-        return NULL;
-    }
+    instance_init(&p->in, "plo", t->name, seed, ROLE_PLO);
     if (call_create(&p->in, t->create, t->params, t->value_size, params, err)) {
         ws_fail(err, "plo %s: create failed", t->name);
         ws_plo_free(p);

@@ -7,9 +7,8 @@
 #ifndef WATTSIM_RUN_H
 #define WATTSIM_RUN_H
 
-#include <gsl/gsl_rng.h>
-
 #include "wattsim/engine.h"
+#include "wattsim/rng.h"
 
 /* What one submission does, known as soon as it starts. */
 typedef struct ws_outcome {
@@ -31,12 +30,14 @@ typedef struct ws_outcome {
 int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
                        int *k, int *profiled, ws_error *err);
 
-/* Draw one recorded run of bs index i from rng (one draw, always) and
- * compute the outcome at knob k with the epoch budget from
- * job->beta * min_cost (Zeus' _run_job). The budget prices an epoch's
- * energy times energy_weight (1 for the energy objective; see
+/* Draw one recorded run of bs index i from rng (Zeus' df.sample(n=1,
+ * random_state=rng), which is rng.choice(R, 1, replace=False) over bs's R
+ * runs in trace order: rng.integers(R), no draw when R = 1) and compute
+ * the outcome at knob k with the epoch budget from job->beta * min_cost
+ * (Zeus' _run_job). The budget prices an epoch's energy times
+ * energy_weight (1 for the energy objective; see
  * ws_whatif_energy_weight). */
-void ws_run_outcome(const ws_job *job, gsl_rng *rng, int i, int k,
+void ws_run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
                     int profiled, double min_cost, double energy_weight,
                     ws_outcome *o);
 

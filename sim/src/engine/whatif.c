@@ -160,9 +160,11 @@ static int copy_table(const ws_job_table *in, ws_job_table *out, ws_error *err)
     out->knob_pl = malloc((size_t)(nk + 1) * sizeof *out->knob_pl);
     out->knob_time = malloc((size_t)(nk + 1) * sizeof *out->knob_time);
     out->knob_power = malloc((size_t)(nk + 1) * sizeof *out->knob_power);
+    out->knob_line = malloc((size_t)(nk + 1) * sizeof *out->knob_line);
     out->run_epoch = malloc((size_t)(nr + 1) * sizeof *out->run_epoch);
     if (!out->workload || !out->gpu || !out->bs || !out->knob_start || !out->run_start
-        || !out->knob_pl || !out->knob_time || !out->knob_power || !out->run_epoch) {
+        || !out->knob_pl || !out->knob_time || !out->knob_power || !out->knob_line
+        || !out->run_epoch) {
         ws_job_free(out);
         return ws_fail(err, "out of memory");
     }
@@ -218,6 +220,8 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
             if (j->knob_pl[k] > cap) continue;
             const double t = j->knob_time[k], p = j->knob_power[k];
             out->knob_pl[nk] = j->knob_pl[k];
+            /* a table built by hand has no lines: its knobs' order */
+            out->knob_line[nk] = in->knob_line ? in->knob_line[k] : k;
             if (stall > 0) {
                 const double t2 = t / (1.0 - stall);
                 out->knob_time[nk] = t2;
@@ -261,6 +265,12 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
     out->job.knob_power = out->knob_power;
     out->job.run_start = out->run_start;
     out->job.run_epoch = out->run_epoch;
+    /* The profiling figures of what is left, as if the power trace had the
+     * capped and stalled rows. */
+    if (ws_job_profile(out, err)) {
+        ws_job_free(out);
+        return -1;
+    }
 
     if (note && note_size) {
         size_t n = 0;

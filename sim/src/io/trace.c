@@ -5,6 +5,7 @@
 #include "wattsim/trace.h"
 #include "wattsim/hash.h"
 #include "wattsim/name.h"
+#include "wattsim/npreduce.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -231,20 +232,8 @@ static int text_field(ws_csv *c, const column *col, ws_names *names, int *id,
     return 0;
 }
 
-/* Plain decimal notation: [-]digits[.digits][e[+-]digits]. strtod alone
- * would also take spaces, '+', hex and "inf". */
-static int decimal(const char *s)
-{
-    if (*s == '-') s++;
-    if (!((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9'))) return 0;
-    for (; *s; s++)
-        if (!((*s >= '0' && *s <= '9') || *s == '.' || *s == 'e' || *s == 'E'
-              || ((*s == '-' || *s == '+') && (s[-1] == 'e' || s[-1] == 'E'))))
-            return 0;
-    return 1;
-}
-
-/* A finite number; *v = the value. */
+/* A finite number; *v = the value as pandas reads it (ws_pd_strtod: the
+ * published simulator's numbers), after strtod's checks. */
 static int num_field(ws_csv *c, const column *col, double *v, ws_error *err)
 {
     const char *s = field(c, col);
@@ -254,9 +243,11 @@ static int num_field(ws_csv *c, const column *col, double *v, ws_error *err)
         return bad(c, col, "must be a finite number", err);
     errno = 0;
     *v = strtod(s, &end);
-    if (!decimal(s) || *end || end == s) return bad(c, col, "must be a number", err);
+    if (!ws_csv_is_decimal(s) || *end || end == s) return bad(c, col, "must be a number", err);
     if (!isfinite(*v)) return bad(c, col, "must be a finite number", err);
     if (errno == ERANGE) return bad(c, col, "is out of range", err);
+    *v = ws_pd_strtod(s);
+    if (!isfinite(*v)) return bad(c, col, "is out of range", err);
     return 0;
 }
 
@@ -539,7 +530,9 @@ static int cmp_power(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int cmp_train(const void *a, const void *b)
+/* Train rows by (dataset, network, optimizer, target metric, batch size),
+ * a batch size's runs in file order (duplicate runs are refused as read). */
+static int cmp_train_lines(const void *a, const void *b)
 {
     join_work++;
     const ws_train_row *x = a, *y = b;
@@ -549,7 +542,6 @@ static int cmp_train(const void *a, const void *b)
     if (x->target_metric != y->target_metric)
         return x->target_metric < y->target_metric ? -1 : 1;
     if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
-    if (x->run != y->run) return x->run < y->run ? -1 : 1;
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -646,7 +638,9 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     /* Sorted by key (duplicates were refused as the rows came in): the
      * joins below binary-search and walk runs of rows. */
     qsort(t->power, t->n_power, sizeof *t->power, cmp_power);
-    qsort(t->train, t->n_train, sizeof *t->train, cmp_train);
+    /* A batch size's runs in file order: pandas keeps it through the
+     * join, and the published simulator's k-th path is the k-th row. */
+    qsort(t->train, t->n_train, sizeof *t->train, cmp_train_lines);
     /* MaxPower: the highest power limit of any power row that joins a train
      * row (the published simulator takes the max over the merged table). */
     if (max_joined_power(t)) return ws_fail(err, "out of memory");
@@ -786,10 +780,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     jt->knob_pl = malloc((p1 - p0 + 1) * sizeof *jt->knob_pl);
     jt->knob_time = malloc((p1 - p0 + 1) * sizeof *jt->knob_time);
     jt->knob_power = malloc((p1 - p0 + 1) * sizeof *jt->knob_power);
+    jt->knob_line = malloc((p1 - p0 + 1) * sizeof *jt->knob_line);
     jt->run_epoch = malloc((t1 - t0 + 1) * sizeof *jt->run_epoch);
     int *pls = malloc((p1 - p0 + 1) * sizeof *pls);
     if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
-        || !jt->knob_power || !jt->run_epoch || !pls) {
+        || !jt->knob_power || !jt->knob_line || !jt->run_epoch || !pls) {
         free(pls);
         return ws_fail(err, "out of memory");
     }
@@ -817,6 +812,7 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
             jt->knob_pl[nk] = p->pl;
             jt->knob_time[nk] = p->time;
             jt->knob_power[nk] = p->power;
+            jt->knob_line[nk] = p->line;
             pls[nk] = p->pl;
             nk++;
         }
@@ -869,6 +865,79 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     j->knob_power = jt->knob_power;
     j->run_start = jt->run_start;
     j->run_epoch = jt->run_epoch;
+    return ws_job_profile(jt, err);
+}
+
+/* The knobs of batch-size index i in power trace order (insertion sort:
+ * a batch size has a handful of limits). */
+static void knobs_in_file_order(const ws_job_table *jt, int i, int *order)
+{
+    const int k0 = jt->knob_start[i], n = jt->knob_start[i + 1] - k0;
+    for (int q = 0; q < n; q++) {
+        int at = q;
+        while (at > 0 && jt->knob_line && jt->knob_line[order[at - 1]] > jt->knob_line[k0 + q]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = k0 + q;
+    }
+}
+
+int ws_job_profile(ws_job_table *jt, ws_error *err)
+{
+    const ws_job *j = &jt->job;
+    const int nb = j->n_bs, nk = j->knob_start[nb];
+    size_t most = 1;               /* the largest R x P of any batch size */
+    int most_knobs = 1;
+    for (int i = 0; i < nb; i++) {
+        const int nr = j->run_start[i + 1] - j->run_start[i];
+        const int np = j->knob_start[i + 1] - j->knob_start[i];
+        if ((size_t)nr * (size_t)np > most) most = (size_t)nr * (size_t)np;
+        if (np > most_knobs) most_knobs = np;
+    }
+    free(jt->profile_power);
+    free(jt->profile_time);
+    free(jt->first_epoch_energy);
+    free(jt->first_epoch_time);
+    jt->profile_power = malloc((size_t)(nk + 1) * sizeof *jt->profile_power);
+    jt->profile_time = malloc((size_t)(nk + 1) * sizeof *jt->profile_time);
+    jt->first_epoch_energy = malloc((size_t)(nb + 1) * sizeof *jt->first_epoch_energy);
+    jt->first_epoch_time = malloc((size_t)(nb + 1) * sizeof *jt->first_epoch_time);
+    double *rows = malloc(most * sizeof *rows);
+    int *order = malloc((size_t)most_knobs * sizeof *order);
+    if (!jt->profile_power || !jt->profile_time || !jt->first_epoch_energy
+        || !jt->first_epoch_time || !rows || !order) {
+        free(rows);
+        free(order);
+        return ws_fail(err, "out of memory");
+    }
+    for (int i = 0; i < nb; i++) {
+        const size_t nr = (size_t)(j->run_start[i + 1] - j->run_start[i]);
+        const int k0 = j->knob_start[i], np = j->knob_start[i + 1] - k0;
+        for (int k = k0; k < k0 + np; k++) {
+            for (size_t r = 0; r < nr; r++) rows[r] = j->knob_power[k];
+            jt->profile_power[k] = ws_pd_group_mean(rows, nr);
+            for (size_t r = 0; r < nr; r++) rows[r] = j->knob_time[k];
+            jt->profile_time[k] = ws_pd_group_mean(rows, nr);
+        }
+        /* The joined rows of bs: each run, then every limit of it. */
+        knobs_in_file_order(jt, i, order);
+        size_t n = 0;
+        for (size_t r = 0; r < nr; r++)
+            for (int q = 0; q < np; q++)
+                rows[n++] = j->knob_time[order[q]] * j->knob_power[order[q]];
+        jt->first_epoch_energy[i] = ws_np_mean(rows, n);
+        n = 0;
+        for (size_t r = 0; r < nr; r++)
+            for (int q = 0; q < np; q++) rows[n++] = j->knob_time[order[q]];
+        jt->first_epoch_time[i] = ws_np_mean(rows, n);
+    }
+    free(rows);
+    free(order);
+    jt->job.profile_power = jt->profile_power;
+    jt->job.profile_time = jt->profile_time;
+    jt->job.first_epoch_energy = jt->first_epoch_energy;
+    jt->job.first_epoch_time = jt->first_epoch_time;
     return 0;
 }
 
@@ -882,7 +951,12 @@ void ws_job_free(ws_job_table *jt)
     free(jt->knob_pl);
     free(jt->knob_time);
     free(jt->knob_power);
+    free(jt->knob_line);
     free(jt->run_start);
     free(jt->run_epoch);
+    free(jt->profile_power);
+    free(jt->profile_time);
+    free(jt->first_epoch_energy);
+    free(jt->first_epoch_time);
     memset(jt, 0, sizeof *jt);
 }

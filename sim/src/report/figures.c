@@ -537,7 +537,10 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     size_t key_lines = 1 + (nb + 1) / 2;             /* the bands, then the pairs two a line */
     double top = hp - 28, bottom = 3 + 10 * (double)key_lines + 4
                                    + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
-    double ph = (top - bottom - 8) / 2;
+    /* between the panels room for half a tick label of each: the lower
+     * panel's top tick and the upper one's 0 may both sit at the edge */
+    const double gap = WS_PLOT_FONT_PT + 4;
+    double ph = (top - bottom - gap) / 2;
     ws_plot_axis ax, ay[2];
     ws_plot_axis_opts ocost = {ph, 1, WS_PLOT_FONT_PT, 0, 5, 0, 1};
     ws_plot_axis_linear(&ay[0], 0, max_c / uc.div, &ocost);
@@ -575,7 +578,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
             (3 + 10 * (double)key_lines) / hp, key_lines - 1, n);
     fputs("set style fill transparent solid 0.4 border\n", f);
     for (int panel = 0; panel < 2; panel++) {
-        double y1 = top - (double)panel * (ph + 8);
+        double y1 = top - (double)panel * (ph + gap);
         ws_plot_area(f, w_in, h_in, left, y1 - ph, wp - 8, y1);
         ws_plot_axis_write(f, "y", &ay[panel], 0);
         /* two lines: "(MJ-equivalent)" under the quantity */

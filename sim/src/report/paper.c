@@ -329,7 +329,8 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
     }
     fputs("\nThe paper's numbers come from its text: the motivation's 23.8 %–74.7 % energy"
           " saving potential on V100 and the abstract's 15.3 %–75.8 % better energy"
-          " efficiency. wattsim replays the same public traces; it reproduces the published"
-          " simulator statistically (not number for number: its random streams differ)."
+          " efficiency. wattsim replays the same public traces with the published simulator's"
+          " random streams and arithmetic: for the same seed it gives that simulator's runs,"
+          " run for run."
           " Differences are wattsim minus the paper, in percentage points.\n", f);
 }

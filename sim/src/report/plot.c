@@ -337,27 +337,29 @@ static int have_gnuplot(void)
  *
  * gnuplot never sees a path derived from an input: it runs in a private
  * folder made beside the images (same file system, so the result can be
- * renamed into place), on links named plot.gp and data.csv, writing
- * out0.png, out1.svg..., all passed as fixed -e assignments. Its stdout and
- * stderr go to gnuplot.log there; an image is renamed into place only when
- * gnuplot exited 0 and the file is complete, and the folder is removed in
- * every case. */
-
-static const char *const PRIVATE_FILES[] = {"plot.gp", "data.csv", "gnuplot.log"};
+ * renamed into place; ws_private_make), on links named plot.gp and
+ * data.csv, writing out0.png, out1.svg..., all passed as fixed -e
+ * assignments. Its child changes into the private folder by descriptor
+ * (fchdir), and every file of it is then reached by descriptor here too:
+ * the output folder swapped for a link, or a plugin's chdir(), cannot send
+ * a figure elsewhere. Its stdout and stderr go to gnuplot.log there; an
+ * image is renamed into place only when gnuplot exited 0 and the file is
+ * complete, and the folder is removed in every case. */
 
 /* The private name of image i: out<i>.png, out<i>.svg or out<i>.pdf. */
-static void private_image(char *buf, size_t size, const char *priv, int i, int kind)
+static void private_image(char *buf, size_t size, int i, int kind)
 {
     static const char *ext[] = {"png", "svg", "pdf"};
-    snprintf(buf, size, "%s%sout%d.%s", priv ? priv : "", priv ? "/" : "", i, ext[kind]);
+    snprintf(buf, size, "out%d.%s", i, ext[kind]);
 }
 
-/* Link (or, across file systems, copy) `from` to `to`. */
-static int link_or_copy(const char *from, const char *to)
+/* Link (or, across file systems, copy) `from` in folder fdir to `to` in
+ * folder tdir, never through a symbolic link. */
+static int link_or_copy(int fdir, const char *from, int tdir, const char *to)
 {
-    if (link(from, to) == 0) return 0;
-    int in = open(from, O_RDONLY), out = -1, rc = -1;
-    if (in >= 0) out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (linkat(fdir, from, tdir, to, 0) == 0) return 0;
+    int in = openat(fdir, from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1, rc = -1;
+    if (in >= 0) out = openat(tdir, to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (out >= 0) {
         char buf[65536];
         ssize_t n;
@@ -373,14 +375,14 @@ static int link_or_copy(const char *from, const char *to)
 /* A complete image: PNG ends with its IEND chunk, SVG with </svg>, PDF with
  * %%EOF. A truncated file (full disk) fails this even though gnuplot exited
  * 0. */
-static int image_complete(const char *path, int kind)
+static int image_complete(int dir, const char *name, int kind)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return 0;
     struct stat st;
     char tail[64] = {0};
     int ok = 0;
-    if (fstat(fd, &st) == 0 && st.st_size >= 12) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 12) {
         off_t n = st.st_size < (off_t)sizeof tail ? st.st_size : (off_t)sizeof tail;
         if (pread(fd, tail, (size_t)n, st.st_size - n) == n) {
             const char *end = kind == 1 ? "</svg>" : "%%EOF";
@@ -400,10 +402,10 @@ static int image_complete(const char *path, int kind)
  * from one run to the next. Overwrite the stamp in place, same length so
  * the cross-reference offsets stay right, with SOURCE_DATE_EPOCH when set
  * (the reproducible-builds convention), else the Unix epoch. */
-static int pdf_fix_date(const char *path)
+static int pdf_fix_date(int dir, const char *name)
 {
     static const char key[] = "/CreationDate (D:";
-    int fd = open(path, O_RDWR);
+    int fd = openat(dir, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
     char *buf = NULL;
@@ -449,11 +451,15 @@ out:
 }
 
 /* The last non-empty line of gnuplot's log, one line, for the error. */
-static void last_log_line(const char *log, char *buf, size_t size)
+static void last_log_line(int dir, char *buf, size_t size)
 {
     buf[0] = '\0';
-    FILE *f = fopen(log, "r");
-    if (!f) return;
+    int fd = openat(dir, "gnuplot.log", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     char line[512];
     while (fgets(line, sizeof line, f)) {
         size_t n = strcspn(line, "\r\n");
@@ -468,20 +474,21 @@ static void last_log_line(const char *log, char *buf, size_t size)
     fclose(f);
 }
 
-/* Run gnuplot in `dir` on plot.gp, writing image i, of `kind`. */
-static int run_gnuplot(const char *dir, int i, int kind, const char *script, const char *image,
+/* Run gnuplot in the private folder (descriptor dir) on plot.gp, writing
+ * image i, of `kind`. */
+static int run_gnuplot(int dir, int i, int kind, const char *script, const char *image,
                        ws_error *err)
 {
-    char arg[64], name[32], out[4200];
-    private_image(name, sizeof name, NULL, i, kind);
+    char arg[64], name[32];
+    private_image(name, sizeof name, i, kind);
     snprintf(arg, sizeof arg, "data='data.csv'; out='%s'", name);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return ws_fail(err, "%s: cannot start gnuplot: %s", script, strerror(errno));
     if (pid == 0) {
-        if (chdir(dir) != 0) _exit(126);
+        if (fchdir(dir) != 0) _exit(126);
         int nul = open("/dev/null", O_RDONLY);
-        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0600);
+        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
         if (nul < 0 || log < 0 || dup2(nul, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0)
             _exit(126);
         execlp("gnuplot", "gnuplot", "-e", arg, "plot.gp", (char *)NULL);
@@ -490,18 +497,16 @@ static int run_gnuplot(const char *dir, int i, int kind, const char *script, con
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) return ws_fail(err, "%s: lost gnuplot: %s", script, strerror(errno));
-    char log[4200], line[256];
-    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
-    last_log_line(log, line, sizeof line);
+    char line[256];
+    last_log_line(dir, line, sizeof line);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return ws_fail(err, "%s: gnuplot failed rendering %s (%s %d)%s%s", script, image,
                        WIFEXITED(st) ? "exit status" : "signal",
                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), line[0] ? ": " : "", line);
-    private_image(out, sizeof out, dir, i, kind);
-    if (!image_complete(out, kind))
+    if (!image_complete(dir, name, kind))
         return ws_fail(err, "%s: gnuplot wrote no complete image for %s (disk full?)%s%s", script,
                        image, line[0] ? ": " : "", line);
-    if (kind == 2 && pdf_fix_date(out))
+    if (kind == 2 && pdf_fix_date(dir, name))
         return ws_fail(err, "%s: cannot fix the creation date in %s: %s", script, image,
                        strerror(errno));
     return 0;
@@ -510,53 +515,43 @@ static int run_gnuplot(const char *dir, int i, int kind, const char *script, con
 int ws_plot_render(const char *script, const char *const *images, int n,
                    ws_error *err)
 {
-    char *dir = strdup(script);
-    if (!dir) return ws_fail(err, "out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *name = base_name(script);
-    if (slash) *slash = '\0';
-    else strcpy(dir, ".");
     if (!have_gnuplot()) {
+        const char *slash = strrchr(script, '/');
+        char *dir = slash ? strndup(script, (size_t)(slash - script)) : strdup(".");
         ws_line("wattsim: gnuplot not found on PATH; data and script written, render"
-                        " with: cd %s && gnuplot %s", dir, name);
+                        " with: cd %s && gnuplot %s", dir ? dir : ".", base_name(script));
         free(dir);
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        if (ws_plot_kind(images[i]) < 0) {
-            free(dir);
+        if (ws_plot_kind(images[i]) < 0)
             return ws_fail(err, "%s: the image's name must end in .png, .svg or .pdf", images[i]);
-        }
-        if (ws_outfile_check(images[i], err)) { free(dir); return -1; }
+        if (ws_outfile_check(images[i], err)) return -1;
     }
-    char priv[4096], a[4200], b[4200];
-    snprintf(priv, sizeof priv, "%s/.wattsim-plot-XXXXXX", dir);
-    free(dir);
-    if (!mkdtemp(priv))
-        return ws_fail(err, "%s: cannot make a private folder for gnuplot: %s", script,
-                       strerror(errno));
+    ws_private priv;
+    if (ws_private_make(&priv, script, err)) return -1;
     char *csv = ws_plot_sibling(script, ".csv");
+    const char *gp_name = base_name(script), *csv_name = csv ? base_name(csv) : NULL;
+    char a[64];
     int rc = 0;
-    snprintf(a, sizeof a, "%s/plot.gp", priv);
-    snprintf(b, sizeof b, "%s/data.csv", priv);
     if (!csv) rc = ws_fail(err, "out of memory");
-    else if (link_or_copy(script, a) || link_or_copy(csv, b))
+    else if (link_or_copy(priv.dir, gp_name, priv.fd, "plot.gp")
+             || link_or_copy(priv.dir, csv_name, priv.fd, "data.csv"))
         rc = ws_fail(err, "%s: cannot give gnuplot its script and data: %s", script,
                      strerror(errno));
     for (int i = 0; i < n && !rc; i++)
-        rc = run_gnuplot(priv, i, ws_plot_kind(images[i]), script, images[i], err);
-    for (int i = 0; i < n; i++) {
-        private_image(a, sizeof a, priv, i, ws_plot_kind(images[i]));
-        if (!rc && rename(a, images[i]) != 0)
+        rc = run_gnuplot(priv.fd, i, ws_plot_kind(images[i]), script, images[i], err);
+    for (int i = 0; i < n && !rc; i++) {
+        private_image(a, sizeof a, i, ws_plot_kind(images[i]));
+        const char *name;
+        int dir = ws_outfile_dir(images[i], &name, err);
+        if (dir < 0) { rc = -1; break; }
+        if (renameat(priv.fd, a, dir, name) != 0)
             rc = ws_fail(err, "%s: cannot rename into place: %s", images[i], strerror(errno));
+        close(dir);
         if (!rc) ws_outfile_mine(images[i]);
-        unlink(a);
     }
-    for (size_t i = 0; i < sizeof PRIVATE_FILES / sizeof *PRIVATE_FILES; i++) {
-        snprintf(a, sizeof a, "%s/%s", priv, PRIVATE_FILES[i]);
-        unlink(a);
-    }
-    rmdir(priv);
+    ws_private_remove(&priv);
     free(csv);
     return rc;
 }
@@ -593,7 +588,9 @@ int ws_manifest_add(const char *file, const char *kind, const char *title,
     ws_outfile o = {0};
     if (ws_outfile_open_update(&o, path, err)) return -1;
     fputs("file\tkind\ttitle\tcommand\n", o.f);
-    FILE *in = fopen(path, "r");
+    int in_fd = ws_outfile_openat(path, O_RDONLY);
+    FILE *in = in_fd >= 0 ? fdopen(in_fd, "r") : NULL;
+    if (!in && in_fd >= 0) close(in_fd);
     if (in) {
         char line[8192];
         int first = 1;

@@ -105,8 +105,15 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
 {
     ws_knob_count *k = malloc(ws_sweep_knob_room(s) * sizeof *k);
     if (!k) return;
-    fputs("{\"seeds\": [", f);
-    for (size_t i = 0; i < s->n_seeds; i++) fprintf(f, "%s%lu", i ? ", " : "", s->seeds[i]);
+    /* The seeds as ranges [first, last] of consecutive ones, in plan order
+     * (seed: 1..1000000 is one pair, not a million numbers). */
+    fprintf(f, "{\"n_seeds\": %zu, \"seed_ranges\": [", s->n_seeds);
+    for (size_t i = 0; i < s->n_seeds;) {
+        size_t j = i;
+        while (j + 1 < s->n_seeds && s->seeds[j + 1] == s->seeds[j] + 1) j++;
+        fprintf(f, "%s[%lu, %lu]", i ? ", " : "", s->seeds[i], s->seeds[j]);
+        i = j + 1;
+    }
     fputc(']', f);
     ws_json_whatif(f, s->whatif);
     ws_json_allowed(f);

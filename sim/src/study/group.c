@@ -41,8 +41,6 @@
 #include "wattsim/rng.h"
 
 #include <errno.h>
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +70,12 @@ static int num_field(ws_csv *c, const char *s, const char *col, double *out,
         return ws_fail(err, "%s:%ld: %s '%s' is not a number", ws_csv_path(c),
                        ws_csv_line(c), col, s);
     if (!isfinite(x))
+        return ws_fail(err, "%s:%ld: %s '%s' is not a finite number",
+                       ws_csv_path(c), ws_csv_line(c), col, s);
+    /* A plain decimal as pandas reads it (the paper's script reads group
+     * files with pd.read_csv); its value can be one unit in the last place
+     * from strtod's, so it is checked for finiteness again. */
+    if (ws_csv_is_decimal(s) && !isfinite(x = ws_pd_strtod(s)))
         return ws_fail(err, "%s:%ld: %s '%s' is not a finite number",
                        ws_csv_path(c), ws_csv_line(c), col, s);
     *out = x;
@@ -311,7 +315,7 @@ typedef struct replay {
     const ws_job *job;
     ws_bso *bso;
     ws_plo *plo;
-    gsl_rng *rng;
+    ws_rng rng;                /* np.random.default_rng(seed) */
     sub *pool;
     int *free_slots, n_free;
     int *heap, n_heap;         /* slot indices, min-heap on (end, seq) */
@@ -389,7 +393,7 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     int slot = s->free_slots[--s->n_free];
     sub *u = &s->pool[slot];
     *u = (sub){start, end, ratio, s->seq++, row, attempt, concurrent, {0}};
-    ws_run_outcome(job, s->rng, i, k, profiled, s->min_cost, 1.0, &u->o);
+    ws_run_outcome(job, &s->rng, i, k, profiled, s->min_cost, 1.0, &u->o);
     heap_push(s, slot);
     s->tot.submissions++;
     s->tot.concurrent += concurrent;
@@ -472,11 +476,11 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     s.tot.final_bs = s.tot.final_pl = -1;
     int rc = -1;
     const size_t n = g->n ? g->n : 1;
-    s.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    ws_rng_seed(&s.rng, seed);
     s.pool = malloc(n * sizeof *s.pool);
     s.free_slots = malloc(n * sizeof *s.free_slots);
     s.heap = malloc(n * sizeof *s.heap);
-    if (!s.rng || !s.pool || !s.free_slots || !s.heap) {
+    if (!s.pool || !s.free_slots || !s.heap) {
         ws_fail(err, "out of memory");
         goto out;
     }
@@ -490,7 +494,6 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 wi->objective == WS_OBJ_CARBON ? "carbon" : "price");
         goto out;
     }
-    gsl_rng_set(s.rng, ws_stream_seed(seed, 0));
     /* Slots handed out lowest first (popped from the end). */
     for (size_t i = 0; i < n; i++) s.free_slots[i] = (int)(n - 1 - i);
     s.n_free = (int)n;
@@ -508,7 +511,6 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
         if (complete(&s, err)) goto out;
     rc = 0;
 out:
-    gsl_rng_free(s.rng);
     free(s.pool);
     free(s.free_slots);
     free(s.heap);
@@ -524,24 +526,23 @@ int ws_group_synth(FILE *f, const ws_group_synth_params *p, long *overlapping,
     if (p->groups < 1 || p->jobs_per_group < 1 || !(p->overlap >= 0 && p->overlap <= 1)
         || !(p->ratio_sigma >= 0) || !(p->mean_gap_s > 0) || p->n_datasets < 1)
         return ws_fail(err, "group synth: invalid parameters");
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rng) return ws_fail(err, "out of memory");
+    ws_rng rng;
     const double sigma = p->ratio_sigma, mean_ms = p->mean_gap_s * 1000.0;
     long n_overlap = 0;
     fputs("group,start_time,end_time,dataset,runtime_ratio\n", f);
     for (long g = 0; g < p->groups; g++) {
-        gsl_rng_set(rng, ws_stream_seed(p->seed, 16u + (unsigned)g));
+        ws_rng_seed_spawn(&rng, p->seed, 16u + (uint32_t)g);
         const char *ds = p->datasets[(size_t)g % p->n_datasets];
         /* Times in whole milliseconds: exact in the file and when compared. */
-        long long next = llround(gsl_ran_exponential(rng, mean_ms));
+        long long next = llround(mean_ms * ws_rng_standard_exponential_inv(&rng));
         for (long j = 0; j < p->jobs_per_group; j++) {
             const long long start = next;
             /* Every submission draws the same four numbers, whatever the
              * branch, so one choice never shifts the others' draws. */
-            const long long gap = llround(gsl_ran_exponential(rng, mean_ms));
-            const int ov = gsl_rng_uniform(rng) < p->overlap;
-            const double u = gsl_rng_uniform(rng);
-            double ratio = gsl_ran_lognormal(rng, -0.5 * sigma * sigma, sigma);
+            const long long gap = llround(mean_ms * ws_rng_standard_exponential_inv(&rng));
+            const int ov = ws_rng_random(&rng) < p->overlap;
+            const double u = ws_rng_random(&rng);
+            double ratio = ws_rng_lognormal(&rng, -0.5 * sigma * sigma, sigma);
             next = start + gap;
             long long end;
             if (ov) {
@@ -557,7 +558,6 @@ int ws_group_synth(FILE *f, const ws_group_synth_params *p, long *overlapping,
                     start / 1000, start % 1000, end / 1000, end % 1000, ds, ratio);
         }
     }
-    gsl_rng_free(rng);
     if (overlapping) *overlapping = n_overlap;
     return 0;
 }

@@ -17,9 +17,18 @@
  *
  * Each child leads its own process group, and the group is what gets
  * killed: on the time-out, after the child ends (anything a plugin spawned
- * goes with it), and when the parent gets SIGINT or SIGTERM -- then every
- * group is killed and reaped, and wattsim exits with 128 + the signal
- * (130, 143) after one line; the journal keeps the cells already done.
+ * goes with it), and when the parent gets SIGINT, SIGTERM, SIGHUP (the
+ * ssh session that started it dropped) or SIGQUIT -- then every group is
+ * killed and reaped, and wattsim exits with 128 + the signal (130, 143,
+ * 129, 131) after one line; the journal keeps the cells already done.
+ * Being in groups of their own, the cells get none of these signals from
+ * a terminal themselves: only this parent can stop them.
+ *
+ * --cell-memory: a child may add that many bytes of address space to what
+ * it inherited at the fork (RLIMIT_AS, set in the child before it runs
+ * anything), so a policy's runaway allocation fails in its cell -- the
+ * allocation returns NULL, which the policy reports or crashes on -- and
+ * the cell's error says the limit was in force.
  */
 #define _GNU_SOURCE                /* strsignal */
 #include <errno.h>
@@ -29,6 +38,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +55,27 @@ typedef struct child {
     int timed_out;
 } child;
 
-/* SIGINT/SIGTERM while cells run: noted by the handler, acted on by the
- * loop (poll returns EINTR). */
+/* SIGINT/SIGTERM/SIGHUP/SIGQUIT while cells run: noted by the handler,
+ * acted on by the loop (poll returns EINTR). */
 static volatile sig_atomic_t stop_sig;
 static void on_stop(int sig) { stop_sig = sig; }
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define N_STOP (sizeof stop_sigs / sizeof *stop_sigs)
+
+/* The address space the calling process has mapped, in bytes (0: unknown). */
+static size_t mapped_bytes(void)
+{
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[128];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    unsigned long long pages = strtoull(buf, NULL, 10);
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)(pages * (unsigned long long)page) : 0;
+}
 
 /* Kill a child's whole process group (and the child, should setpgid have
  * failed), then reap the child. */
@@ -75,16 +102,26 @@ static int cell_has_work(const ws_sweep *s, const unsigned char *todo, size_t ce
 
 /* In the child: run the cell, write the records, never return. */
 static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                       size_t cell, ws_sweep_run_fn run, int fd)
+                       size_t cell, size_t memory, ws_sweep_run_fn run, int fd)
 {
     /* A crashing policy must end this process with its signal, not with a
      * sanitizer's or the plugin's report, so the parent can name it; and its
      * output (ASan reports included) must not interleave with the parent's
      * one line per failure. */
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGPIPE,
-                               SIGINT, SIGTERM};
+                               SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     setpgid(0, 0);                 /* its own group, which the parent kills */
     for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) signal(sigs[k], SIG_DFL);
+    if (memory) {
+        /* what it has now (the parent's image), plus its allowance */
+        size_t base = mapped_bytes();
+        struct rlimit rl;
+        if (!base || getrlimit(RLIMIT_AS, &rl)) _exit(4);
+        rlim_t want = base + memory < base ? RLIM_INFINITY : (rlim_t)(base + memory);
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) want = rl.rlim_max;
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_AS, &rl)) _exit(4);
+    }
     int dn = open("/dev/null", O_WRONLY);
     if (dn >= 0) {
         dup2(dn, 1);
@@ -113,18 +150,34 @@ static void fail_cell(ws_sweep *s, const unsigned char *todo, size_t cell, const
     }
 }
 
-/* Apply a finished child's records, or fail its cell. */
-static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status, double timeout)
+/* " (its memory limited to N MiB by --cell-memory)" when a limit is set. */
+static void memory_note(char *buf, size_t n, size_t memory)
 {
+    buf[0] = '\0';
+    if (memory)
+        snprintf(buf, n, " (it may add at most %.4g MiB to its memory: --cell-memory;"
+                 " an allocation past that fails)", (double)memory / 1048576.0);
+}
+
+/* Apply a finished child's records, or fail its cell. */
+static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status, double timeout,
+                    size_t memory)
+{
+    char note[160];
+    memory_note(note, sizeof note, memory);
     char msg[WS_ERROR_MAX + 64];      /* room for the prefix of a record's error */
     msg[0] = '\0';
     if (c->timed_out)
         snprintf(msg, sizeof msg, "policy process timed out after %g s", timeout);
     else if (WIFSIGNALED(status))
-        snprintf(msg, sizeof msg, "policy process killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+        snprintf(msg, sizeof msg, "policy process killed by signal %d (%s)%s", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)), note);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 4 && memory)
+        snprintf(msg, sizeof msg, "policy process could not set its memory limit"
+                 " (--cell-memory)");
     else if (!WIFEXITED(status) || WEXITSTATUS(status))
-        snprintf(msg, sizeof msg, "policy process exited with status %d", WEXITSTATUS(status));
+        snprintf(msg, sizeof msg, "policy process exited with status %d%s", WEXITSTATUS(status),
+                 note);
     else {
         /* Check every record before applying any, then apply them. */
         size_t n_todo = 0, n_got = 0;
@@ -168,7 +221,8 @@ static void release(child *c)
 }
 
 static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                 size_t cell, double timeout, ws_sweep_run_fn run, child *c, ws_error *err)
+                 size_t cell, double timeout, size_t memory, ws_sweep_run_fn run, child *c,
+                 ws_error *err)
 {
     int fd[2];
     if (pipe(fd)) return ws_fail(err, "cannot start a policy process: pipe: %s", strerror(errno));
@@ -181,7 +235,7 @@ static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *t
     }
     if (pid == 0) {
         close(fd[0]);
-        child_main(s, pol, todo, cell, run, fd[1]);
+        child_main(s, pol, todo, cell, memory, run, fd[1]);
     }
     close(fd[1]);
     setpgid(pid, pid);             /* also here: no race with a kill before the child's */
@@ -220,8 +274,8 @@ static void drain(child *c)
 }
 
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                          int jobs, double timeout, ws_sweep_run_fn run, ws_sweep_done_fn done,
-                          void *ctx, ws_error *err)
+                          int jobs, double timeout, size_t memory, ws_sweep_run_fn run,
+                          ws_sweep_done_fn done, void *ctx, ws_error *err)
 {
     size_t n_cells = ws_sweep_n_cells(s), next = 0;
     if (jobs < 1) jobs = 1;
@@ -229,12 +283,15 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
     struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
     int *slot = calloc((size_t)jobs, sizeof *slot);
     int rc = 0, active = 0;
-    struct sigaction sa = {0}, old_int, old_term;
+    struct sigaction sa = {0}, old[N_STOP];
     sa.sa_handler = on_stop;       /* no SA_RESTART: poll returns EINTR */
     sigemptyset(&sa.sa_mask);
     stop_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    for (size_t k = 0; k < N_STOP; k++) {
+        sigaction(stop_sigs[k], NULL, &old[k]);
+        /* ignored when started (nohup): stays ignored */
+        if (old[k].sa_handler != SIG_IGN) sigaction(stop_sigs[k], &sa, NULL);
+    }
     if (!kids || !pfd || !slot) { rc = ws_fail(err, "out of memory"); goto out; }
     for (int k = 0; k < jobs; k++) kids[k].fd = -1;
     for (;;) {
@@ -243,7 +300,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             if (kids[k].pid) continue;
             while (next < n_cells && !cell_has_work(s, todo, next)) next++;
             if (next >= n_cells) break;
-            if (start(s, pol, todo, next, timeout, run, &kids[k], err)) { rc = -1; break; }
+            if (start(s, pol, todo, next, timeout, memory, run, &kids[k], err)) { rc = -1; break; }
             next++;
             active++;
         }
@@ -301,7 +358,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             }
             if (w == 0) continue;
             if (w < 0) status = 255 << 8;      /* lost (should not happen): a failure */
-            collect(s, todo, c, status, timeout);
+            collect(s, todo, c, status, timeout, memory);
             for (size_t i = 0; i < s->n_seeds; i++)
                 if (todo[c->cell * s->n_seeds + i]) done(ctx, c->cell * s->n_seeds + i);
             release(c);
@@ -318,12 +375,13 @@ out:
     free(kids);
     free(pfd);
     free(slot);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    for (size_t k = 0; k < N_STOP; k++) sigaction(stop_sigs[k], &old[k], NULL);
     if (stop_sig) {
+        ws_outfile_abandon();      /* the journal's last batch kept; temporaries gone */
         fprintf(stderr, "wattsim: interrupted by %s; policy processes stopped (--resume continues"
-                " from the journal)\n", stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
-        exit(128 + stop_sig);      /* stdio (the journal) is flushed */
+                " from the journal)\n", stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM
+                ? "SIGTERM" : stop_sig == SIGHUP ? "SIGHUP" : "SIGQUIT");
+        exit(128 + stop_sig);
     }
     return rc;
 }

@@ -25,15 +25,24 @@
  *     32  sha256 of the plan (ws_sweep_fingerprint)
  * then one record per finished simulation, in completion order (failures
  * with their message: --resume runs them again, a merge takes them),
- * flushed as it is written; a last record cut short (the process died
- * while writing it) is ignored.
+ * written in batches (ws_batchfile): handed to the kernel when 64 KiB are
+ * waiting, at least once a second, at the end, and when the process dies
+ * of a signal or a policy's exit(). A process killed outright (SIGKILL, a
+ * machine going down) loses at most its last second's records, which
+ * --resume runs again; a last record cut short (the process died while
+ * writing it) is ignored, and every record carries its CRC: a journal is
+ * never read wrong.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -60,8 +69,12 @@ static size_t amounts_len(const ws_sweep *s)
     return ws_whatif_accounts(s->whatif) ? 2 * sizeof(double) : 0;
 }
 
-int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i, const ws_sweep_sim *m,
-                          const char *msg)
+/* Encode simulation i's record and hand its two parts (the 64 bytes, the
+ * trailer) to emit. */
+typedef int (*emit_fn)(void *ctx, const unsigned char *rec, const void *trailer, size_t n);
+
+static int encode(const ws_sweep *s, size_t i, const ws_sweep_sim *m, const char *msg,
+                  emit_fn emit, void *ctx)
 {
     ws_sweep_sim got;
     if (!m) {
@@ -98,9 +111,27 @@ int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i, const ws_sweep_s
     memcpy(rec + 56, &info, 4);
     uint32_t crc = crc_of(rec, trailer, n);
     memcpy(rec + 60, &crc, 4);
-    int rc = fwrite(rec, 1, sizeof rec, f) != sizeof rec || (n && fwrite(trailer, 1, n, f) != n);
+    int rc = emit(ctx, rec, trailer, n);
     free(buf);
     return rc ? -1 : 0;
+}
+
+static int emit_file(void *ctx, const unsigned char *rec, const void *trailer, size_t n)
+{
+    FILE *f = ctx;
+    return fwrite(rec, 1, WS_RECORD_SIZE, f) != WS_RECORD_SIZE
+           || (n && fwrite(trailer, 1, n, f) != n);
+}
+
+static int emit_batch(void *ctx, const unsigned char *rec, const void *trailer, size_t n)
+{
+    return ws_batch_add(ctx, rec, WS_RECORD_SIZE, trailer, n);
+}
+
+int ws_sweep_record_write(FILE *f, const ws_sweep *s, size_t i, const ws_sweep_sim *m,
+                          const char *msg)
+{
+    return encode(s, i, m, msg, emit_file, f);
 }
 
 /* The largest trailer a record of this sweep may carry. */
@@ -209,14 +240,44 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
 
 /* ------------------------------------------------------------ fingerprint */
 
-static void hash_bytes(ws_sha256 *h, const void *p, size_t n) { ws_sha256_update(h, p, n); }
+/*
+ * The fingerprint is one sha256 over everything that decides the results
+ * (the journal's header carries it), and the same bytes also hashed by
+ * what they are ("part"): the policy pairs, each policy's file, each axis,
+ * each job's tables, the what-ifs. MPI ranks compare the parts, so that a
+ * mismatch names what differs. The bytes fed to the whole are those of
+ * wattsim 1's fingerprint, in the same order: journals stay valid.
+ */
+typedef struct fp_ctx {
+    ws_sha256 all;
+    ws_sweep_fp *fp;
+    ws_sha256 *part;
+    size_t cur;                /* the part being fed */
+} fp_ctx;
 
-static void hash_str(ws_sha256 *h, const char *s)
+static void hash_bytes(fp_ctx *h, const void *p, size_t n)
+{
+    ws_sha256_update(&h->all, p, n);
+    ws_sha256_update(&h->part[h->cur], p, n);
+}
+
+static void hash_str(fp_ctx *h, const char *s)
 {
     hash_bytes(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
-static void hash_params(ws_sha256 *h, const ws_policy_ref *ref, const char *name)
+/* Start feeding part k, named by the printf format. */
+static void part(fp_ctx *h, size_t k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void part(fp_ctx *h, size_t k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->fp->part[k].what, sizeof h->fp->part[k].what, fmt, ap);
+    va_end(ap);
+    h->cur = k;
+}
+
+static void hash_params(fp_ctx *h, const ws_policy_ref *ref, const char *name)
 {
     if (!ref->name || strcmp(ref->name, name)) { hash_str(h, "-"); return; }
     for (size_t k = 0; k < ref->n_params; k++) {
@@ -227,7 +288,7 @@ static void hash_params(ws_sha256 *h, const ws_policy_ref *ref, const char *name
 
 /* The sha256 of the file a policy was loaded from (built-ins are files
  * too): a rebuilt plugin is another plan. */
-static int hash_policy_file(ws_sha256 *h, const ws_registry *reg, const void *type, int bso,
+static int hash_policy_file(fp_ctx *h, const ws_registry *reg, const void *type, int bso,
                             ws_error *err)
 {
     size_t n = bso ? ws_registry_n_bso(reg) : ws_registry_n_plo(reg);
@@ -245,13 +306,34 @@ static int hash_policy_file(ws_sha256 *h, const ws_registry *reg, const void *ty
     return 0;
 }
 
-int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
-                         const ws_sweep_policy *pol, unsigned char fp[32], ws_error *err)
+void ws_sweep_fp_free(ws_sweep_fp *fp)
 {
-    ws_sha256 h;
-    ws_sha256_init(&h);
+    free(fp->part);
+    memset(fp, 0, sizeof *fp);
+}
+
+int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
+                         const ws_sweep_policy *pol, ws_sweep_fp *fp, ws_error *err)
+{
+    const size_t n_jobs = s->n_gpus * s->n_work;
+    /* pairs, 2 files per pair, 6 axes, the jobs, the what-ifs */
+    const size_t P_PAIRS = 0, P_FILES = 1, P_AXES = P_FILES + 2 * s->n_pairs,
+                 P_JOBS = P_AXES + 6, P_WHATIF = P_JOBS + n_jobs;
+    memset(fp, 0, sizeof *fp);
+    fp->n = P_WHATIF + 1;
+    fp->part = calloc(fp->n, sizeof *fp->part);
+    fp_ctx h = {.fp = fp, .part = calloc(fp->n, sizeof(ws_sha256))};
+    if (!fp->part || !h.part) {
+        free(h.part);
+        ws_sweep_fp_free(fp);
+        return ws_fail(err, "out of memory");
+    }
+    ws_sha256_init(&h.all);
+    for (size_t k = 0; k < fp->n; k++) ws_sha256_init(&h.part[k]);
+    part(&h, P_PAIRS, "the policy pairs and their parameters");
     hash_str(&h, "wattsim sweep plan 2");
     for (size_t p = 0; p < s->n_pairs; p++) {
+        h.cur = P_PAIRS;
         hash_str(&h, s->pairs[p].bso);
         hash_str(&h, s->pairs[p].plo);
         hash_str(&h, s->pairs[p].label);
@@ -260,20 +342,29 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         /* The parameters as resolved, whether from the config or --policies. */
         hash_str(&h, s->pairs[p].bso_params ? s->pairs[p].bso_params : "");
         hash_str(&h, s->pairs[p].plo_params ? s->pairs[p].plo_params : "");
-        if (hash_policy_file(&h, reg, pol[p].bt, 1, err)
-            || hash_policy_file(&h, reg, pol[p].pt, 0, err))
-            return -1;
+        part(&h, P_FILES + 2 * p, "the plugin file of bso %s", s->pairs[p].bso);
+        if (hash_policy_file(&h, reg, pol[p].bt, 1, err)) goto fail;
+        part(&h, P_FILES + 2 * p + 1, "the plugin file of plo %s", s->pairs[p].plo);
+        if (hash_policy_file(&h, reg, pol[p].pt, 0, err)) goto fail;
     }
+    part(&h, P_AXES, "the GPUs");
     for (size_t g = 0; g < s->n_gpus; g++) hash_str(&h, s->gpus[g]);
+    part(&h, P_AXES + 1, "the workloads");
     for (size_t w = 0; w < s->n_work; w++) hash_str(&h, s->work[w]);
+    part(&h, P_AXES + 2, "the eta values");
     hash_bytes(&h, s->etas, s->n_etas * sizeof *s->etas);
+    part(&h, P_AXES + 3, "the beta values");
     hash_bytes(&h, s->betas, s->n_betas * sizeof *s->betas);
+    part(&h, P_AXES + 4, "the seeds");
     hash_bytes(&h, s->seeds, s->n_seeds * sizeof *s->seeds);
+    part(&h, P_AXES + 5, "the command (sweep or curves)");
     hash_bytes(&h, &s->curves, sizeof s->curves);
     /* The numbers the simulations read, as resolved: a changed trace, or
      * anything that changes a job's tables, changes the plan. */
-    for (size_t j = 0; j < s->n_gpus * s->n_work; j++) {
+    for (size_t j = 0; j < n_jobs; j++) {
         const ws_job *job = &s->jobs[j].job;
+        part(&h, P_JOBS + j, "the recurrences or the traces of %s/%s (the job's tables)",
+             s->gpus[j / s->n_work], s->work[j % s->n_work]);
         hash_bytes(&h, &s->recurrences[j], sizeof s->recurrences[j]);
         hash_bytes(&h, &job->max_power, sizeof job->max_power);
         hash_bytes(&h, &job->max_epochs, sizeof job->max_epochs);
@@ -291,6 +382,7 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
     }
     /* What-ifs: cap and stall are in the tables above; the series, start
      * and objective here (nothing is hashed without them). */
+    part(&h, P_WHATIF, "the what-if series, start or objective");
     const ws_whatif *wi = s->whatif;
     if (wi && (ws_whatif_accounts(wi) || wi->objective != WS_OBJ_ENERGY)) {
         const ws_series *ser[2] = {wi->has_carbon ? &wi->carbon : NULL,
@@ -305,8 +397,14 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         hash_bytes(&h, &wi->start, sizeof wi->start);
         hash_bytes(&h, &wi->objective, sizeof wi->objective);
     }
-    ws_sha256_final(&h, fp);
+    ws_sha256_final(&h.all, fp->all);
+    for (size_t k = 0; k < fp->n; k++) ws_sha256_final(&h.part[k], fp->part[k].sha);
+    free(h.part);
     return 0;
+fail:
+    free(h.part);
+    ws_sweep_fp_free(fp);
+    return -1;
 }
 
 /* ------------------------------------------------------------ journal */
@@ -330,7 +428,14 @@ static void make_header(unsigned char hdr[WS_RECORD_SIZE], const unsigned char f
 static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsigned char *todo,
                 size_t *n_reused, int merge, ws_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    /* Resuming, the journal is in the output folder (read through its
+     * descriptor, never through a link); merging, a shard's is an input. */
+    FILE *f = NULL;
+    if (merge) f = fopen(path, "rb");
+    else {
+        int fd = ws_outfile_openat(path, O_RDONLY);
+        if (fd >= 0 && !(f = fdopen(fd, "rb"))) close(fd);
+    }
     if (!f) {
         if (errno == ENOENT) return 1;
         return ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
@@ -351,8 +456,8 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
         memcpy(&n, hdr + 24, 8);
         ws_sha256_hex(hdr + 32, got);
         ws_sha256_hex(fp, mine);
-        rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %.16s, %llu"
-                     " simulations; this sweep: %.16s, %zu): pass --force without --resume"
+        rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %s, %llu"
+                     " simulations; this sweep: %s, %zu): pass --force without --resume"
                      " to start over", path, got, (unsigned long long)n, mine, s->n_sims);
     }
     /* Two passes: check everything, then apply (a bad record anywhere
@@ -389,8 +494,11 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
                 break;
             }
             /* Resuming, a failure is not applied: it runs again (and its
-             * message must not outlive it as its cell's first). */
+             * message must not outlive it as its cell's first). Nor is a
+             * simulation this process does not run (another shard's) or
+             * already took from another journal. */
             int counts = ok || merge;
+            if (apply && !merge && !todo[i]) counts = 0;
             if (apply && counts && ws_sweep_record_parse(s, buf, 1, &i, &ok, err)) {
                 rc = ws_fail_prefix(err, "%s: record %zu (byte %lld)", path, no, at);
                 break;
@@ -412,35 +520,44 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
     return rc;
 }
 
-int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigned char fp[32],
-                     int resume, unsigned char *todo, size_t *n_reused, ws_error *err)
+int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
+                     size_t n_others, ws_sweep *s, const unsigned char fp[32], int resume,
+                     unsigned char *todo, size_t *n_reused, ws_error *err)
 {
-    j->f = NULL;
+    j->open = 0;
     j->path = path;
     *n_reused = 0;
-    if (resume) {
-        int rc = load(path, s, fp, todo, n_reused, 0, err);
-        if (rc < 0) return rc;
+    /* What this process runs, before a journal takes some of it. */
+    unsigned char *mine = malloc(s->n_sims ? s->n_sims : 1);
+    if (!mine) return ws_fail(err, "out of memory");
+    memcpy(mine, todo, s->n_sims);
+    for (size_t k = 0; resume && k <= n_others; k++) {
+        int rc = load(k ? others[k - 1] : path, s, fp, todo, n_reused, 0, err);
+        if (rc < 0) { free(mine); return rc; }
     }
     /* Rewrite it whole and atomically (a crash now keeps the old one), with
      * only what is reused, then append to it. */
     ws_outfile of = {0};
-    if (ws_outfile_open(&of, path, err)) return -1;
+    if (ws_outfile_open(&of, path, err)) { free(mine); return -1; }
     unsigned char hdr[WS_RECORD_SIZE];
     make_header(hdr, fp, s);
     int bad = fwrite(hdr, 1, sizeof hdr, of.f) != sizeof hdr;
     ws_sweep_cursor cur;
     ws_sweep_cursor_init(&cur, s, 4096);
     for (size_t i = 0; !bad && i < s->n_sims; i++)
-        if (!todo[i]) bad = ws_sweep_record_write(of.f, s, i, ws_sweep_sim_at(&cur, i), NULL) < 0;
+        if (mine[i] && !todo[i])
+            bad = ws_sweep_record_write(of.f, s, i, ws_sweep_sim_at(&cur, i), NULL) < 0;
     ws_sweep_cursor_free(&cur);
+    free(mine);
     if (bad) {
         ws_outfile_abort(&of);
         return ws_fail(err, "%s: cannot write the journal: %s", path, strerror(errno));
     }
     if (ws_outfile_commit(&of, err)) return -1;
-    j->f = fopen(path, "ab");
-    if (!j->f) return ws_fail(err, "%s: cannot append to the journal: %s", path, strerror(errno));
+    /* Records are appended in batches (see ws_journal_add). */
+    if (ws_batch_open(&j->b, path, WS_JOURNAL_BATCH, WS_JOURNAL_SECONDS, err))
+        return ws_fail_prefix(err, "the journal");
+    j->open = 1;
     return 0;
 }
 
@@ -454,13 +571,21 @@ int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
 
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i, const char *msg)
 {
-    if (!j->f) return 0;
-    /* fflush hands the record to the kernel: it survives this process dying. */
-    return ws_sweep_record_write(j->f, s, i, NULL, msg) < 0 || fflush(j->f) ? -1 : 0;
+    if (!j->open) return 0;
+    /* To the batch, handed to the kernel when full and at least every
+     * WS_JOURNAL_SECONDS (and when the process dies of a signal): a
+     * process killed outright loses only the records of that last
+     * stretch, which --resume runs again. */
+    return encode(s, i, NULL, msg, emit_batch, &j->b);
+}
+
+int ws_journal_flush(ws_journal *j)
+{
+    return j->open ? ws_batch_flush(&j->b) : 0;
 }
 
 void ws_journal_close(ws_journal *j)
 {
-    if (j->f) fclose(j->f);
-    j->f = NULL;
+    if (j->open) ws_batch_close(&j->b);
+    j->open = 0;
 }

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "wattsim/sweep.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "sweep_run.h"
+#include "wattsim/process.h"
 #include "wattsim/progress.h"
 #include "wattsim/rng.h"
 
@@ -120,9 +122,6 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
     ws_sweep_sim_reset(sim, R);
-    const unsigned long streams[3] = {ws_stream_seed(seed, 0), ws_stream_seed(seed, 1),
-                                      ws_stream_seed(seed, 2)};
-    ws_rng_preseed(streams);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     if (plo) {
@@ -236,6 +235,7 @@ static void finished_cb(void *ctx, size_t i)
 static void *worker(void *arg)
 {
     pool *pl = arg;
+    ws_thread_c_locale();          /* a plugin's setlocale() changes nothing here */
     for (;;) {
         pthread_mutex_lock(&pl->lock);
         size_t i = pl->next;
@@ -300,6 +300,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     ws_sweep_policy *res = NULL;
     unsigned char *todo = NULL;
     ws_journal jn = {0};
+    ws_sweep_fp fp = {0};
     pool pl = {0};
     if (opts->history && (opts->isolate || opts->shard_n || opts->n_merge || opts->resume)) {
         ws_fail(err, "a simulation's history is kept in process only: not with isolation,"
@@ -416,17 +417,22 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
                                                  : s->jobs[j].default_recurrences;
     /* Where results go: memory, or a spill file past opts->spill_sims. */
     if (ws_sweep_store_open(s, opts->spill_sims, opts->spill_dir, err)) goto out;
+    /* A shard runs its share only. */
+    if (opts->shard_n)
+        for (size_t i = 0; i < s->n_sims; i++)
+            if (i % opts->shard_n != opts->shard_k) todo[i] = 0;
     /* The journal: the last step of set-up, so a set-up error leaves none. */
-    unsigned char fp[32];
     if ((opts->journal || opts->n_merge)
-        && ws_sweep_fingerprint(s, cfg, env->registry, res, fp, err))
+        && ws_sweep_fingerprint(s, cfg, env->registry, res, &fp, err))
         goto out;
+    if (opts->step && opts->step(opts->step_ctx, WS_SWEEP_PLANNED, &fp, err)) goto out;
     if (opts->journal
-        && ws_journal_start(&jn, opts->journal, s, fp, opts->resume, todo, &s->n_reused, err))
+        && ws_journal_start(&jn, opts->journal, opts->old_journals, opts->n_old_journals, s,
+                            fp.all, opts->resume, todo, &s->n_reused, err))
         goto out;
     /* Merging shards: every simulation from their journals, none run. */
     for (size_t m = 0; m < opts->n_merge; m++)
-        if (ws_journal_merge(opts->merge[m], s, fp, todo, &s->n_reused, err)) goto out;
+        if (ws_journal_merge(opts->merge[m], s, fp.all, todo, &s->n_reused, err)) goto out;
     if (opts->n_merge) {
         size_t missing = 0, first = 0;
         for (size_t i = s->n_sims; i-- > 0;)
@@ -438,10 +444,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
             goto out;
         }
     }
-    /* A shard runs its share only. */
-    if (opts->shard_n)
-        for (size_t i = 0; i < s->n_sims; i++)
-            if (i % opts->shard_n != opts->shard_k) todo[i] = 0;
+    if (opts->step && opts->step(opts->step_ctx, WS_SWEEP_JOURNALED, &fp, err)) goto out;
 
     /* Run what is left: in child processes, or on a pool of threads. */
     pl.s = s;
@@ -460,8 +463,8 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     int threads = opts->threads < 1 ? 1 : opts->threads;
     ws_policy_stdout_hold();
     if (opts->isolate) {
-        if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, ws_sweep_run_sim,
-                                  finished_cb, &pl, err)) {
+        if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, opts->cell_memory,
+                                  ws_sweep_run_sim, finished_cb, &pl, err)) {
             ws_policy_stdout_release();
             if (pl.progress) ws_progress_end(pl.progress);
             goto out;
@@ -481,6 +484,11 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     }
     ws_policy_stdout_release();
     if (pl.progress) ws_progress_end(pl.progress);
+    if (pl.journal && !pl.journal_failed && ws_journal_flush(pl.journal)) {
+        pl.journal_failed = 1;
+        ws_fail(&pl.journal_err, "%s: cannot append to the journal: %s", jn.path,
+                strerror(errno));
+    }
     if (pl.journal_failed) { *err = pl.journal_err; goto out; }
     ws_sweep_cursor cur;
     ws_sweep_cursor_init(&cur, s, 4096);
@@ -490,6 +498,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     rc = 0;
 out:
     ws_journal_close(&jn);
+    ws_sweep_fp_free(&fp);
     for (size_t k = 0; k < pl.n_pend; k++) {   /* none left after a full run */
         free(pl.pend[k].h.runs);
         free(pl.pend[k].error);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "wattsim/outfile.h"
 #include "wattsim/plugin.h"
 #include "wattsim/sweep.h"
 
@@ -68,11 +69,12 @@ typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i
 
 /* Run, for every cell, its simulations with todo[i] set in a forked child
  * (see isolate.c), up to `jobs` children at a time, each killed after
- * `timeout` seconds (0 = never). `done` runs in this process for each
- * simulation of a finished cell. Returns -1 only when a child cannot be
- * started (fork or pipe failing). */
+ * `timeout` seconds (0 = never) and allowed `memory` bytes of address
+ * space beyond what it inherits (0 = no limit). `done` runs in this
+ * process for each simulation of a finished cell. Returns -1 only when a
+ * child cannot be started (fork or pipe failing). */
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol,
-                          const unsigned char *todo, int jobs, double timeout,
+                          const unsigned char *todo, int jobs, double timeout, size_t memory,
                           ws_sweep_run_fn run, ws_sweep_done_fn done, void *ctx,
                           ws_error *err);
 
@@ -102,26 +104,37 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
 
 /* ------------------------------------------------------------ journal */
 
-/* A fingerprint (sha256) of everything that decides the results: pairs,
- * their parameters and the sha256 of each policy's file, axes, seeds,
- * recurrences, curves or not, and the job tables' numbers. -1 when a
- * policy file cannot be read. */
+/* The fingerprint (fp->all, sha256) of everything that decides the
+ * results: pairs, their parameters and the sha256 of each policy's file,
+ * axes, seeds, recurrences, curves or not, and the job tables' numbers;
+ * and the same in named parts (ws_sweep_fp). -1 when a policy file cannot
+ * be read. Free with ws_sweep_fp_free. */
 int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
-                         const ws_sweep_policy *pol, unsigned char fp[32], ws_error *err);
+                         const ws_sweep_policy *pol, ws_sweep_fp *fp, ws_error *err);
+
+/* The journal's batches: at most this many bytes wait in memory, and no
+ * record waits longer than this (checked as records are added). */
+#define WS_JOURNAL_BATCH ((size_t)1 << 16)
+#define WS_JOURNAL_SECONDS 1.0
 
 typedef struct ws_journal {
-    FILE *f;                   /* append mode; NULL when none */
+    int open;
+    ws_batchfile b;            /* appended to in batches */
     const char *path;
 } ws_journal;
 
-/* Start the journal at `path`. With resume and an existing journal, its
- * header must carry `fp` (else -1 with a one-line error) and every record
- * must check (else -1 naming the record); its successful simulations are
- * stored into s and todo[i] cleared for them (failed ones are run again),
+/* Start the journal at `path`, for the simulations with todo[i] set.
+ * With resume, the journal at `path` and then the n_others at `others`
+ * (journals this folder has from runs sharded otherwise), those that
+ * exist, are read: each header must carry `fp` (else -1 with a one-line
+ * error) and every record must check (else -1 naming the record); the
+ * successful simulations among todo's are stored into s and todo[i]
+ * cleared for them (failed ones are run again, others' are ignored),
  * *n_reused counts them. The journal is then rewritten atomically with the
  * header and the reused records, and opened for appending. */
-int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigned char fp[32],
-                     int resume, unsigned char *todo, size_t *n_reused, ws_error *err);
+int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
+                     size_t n_others, ws_sweep *s, const unsigned char fp[32], int resume,
+                     unsigned char *todo, size_t *n_reused, ws_error *err);
 /* Take every record (successes and failures) of a shard's journal at
  * `path` into s, clearing todo[i] for each; the journal must carry `fp`
  * and every record must check; a simulation recorded twice (here or in
@@ -129,9 +142,12 @@ int ws_journal_start(ws_journal *j, const char *path, ws_sweep *s, const unsigne
 int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
                      unsigned char *todo, size_t *n_got, ws_error *err);
 /* Append simulation i's record (a failure too, with msg, NULL as for
- * ws_sweep_record_write: a shard's journal must hold every result) and
- * flush it. */
+ * ws_sweep_record_write: a shard's journal must hold every result), to
+ * the current batch: handed to the kernel when WS_JOURNAL_BATCH bytes
+ * wait, or when the last batch went WS_JOURNAL_SECONDS ago. */
 int ws_journal_add(ws_journal *j, const ws_sweep *s, size_t i, const char *msg);
+/* Hand over what waits: 0, or -1 on a write error. */
+int ws_journal_flush(ws_journal *j);
 void ws_journal_close(ws_journal *j);
 
 #endif

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "sweep_run.h"
+#include "wattsim/outfile.h"
 
 #define REC 64                     /* bytes per record in the file */
 #define CHUNK_MAX 4096             /* records a cursor holds */
@@ -50,7 +51,7 @@ typedef struct first_fail {
 struct ws_sweep_store {
     ws_sweep_sim *mem;             /* in memory; NULL when spilled */
     int fd;                        /* the spill file; -1 in memory */
-    char path[512];                /* its name (unlinked), for messages */
+    char path[512];                /* its folder, for messages (it has no name) */
     double **rec;                  /* spilled with curves: cost per recurrence */
     first_fail **fail;             /* per cell; NULL: no failure yet */
     size_t n_cells;
@@ -64,8 +65,8 @@ static void io_fail(ws_sweep_store *st, const char *what, size_t i, int e)
     pthread_mutex_lock(&st->lock);
     if (!st->io_failed) {
         st->io_failed = 1;
-        ws_fail(&st->io_err, "%s (the sweep's spill file, deleted): cannot %s simulation %zu:"
-                " %s", st->path, what, i, e ? strerror(e) : "end of file");
+        ws_fail(&st->io_err, "%s: the sweep's spill file there (unnamed): cannot %s simulation"
+                " %zu: %s", st->path, what, i, e ? strerror(e) : "end of file");
     }
     pthread_mutex_unlock(&st->lock);
 }
@@ -87,14 +88,13 @@ static int spill_open(ws_sweep_store *st, const char *dir, size_t n, ws_error *e
 {
     if (!dir) dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
-    int len = snprintf(st->path, sizeof st->path, "%s/.wattsim-spill-XXXXXX", dir);
+    int len = snprintf(st->path, sizeof st->path, "%s", dir);
     if (len < 0 || (size_t)len >= sizeof st->path)
         return ws_fail(err, "%s: the folder's name is too long for the spill file", dir);
-    st->fd = mkstemp(st->path);
-    if (st->fd < 0)
-        return ws_fail(err, "%s: cannot create the sweep's spill file: %s", st->path,
-                       strerror(errno));
-    unlink(st->path);              /* gone when the process ends, however */
+    /* Nameless (or unlinked at once), through the folder's descriptor:
+     * gone when the process ends, however. */
+    st->fd = ws_outfile_scratch(dir, err);
+    if (st->fd < 0) return ws_fail_prefix(err, "the sweep's spill file");
     if (n > (size_t)INT64_MAX / REC || ftruncate(st->fd, (off_t)(n * REC)))
         return ws_fail(err, "%s: cannot size the sweep's spill file to %zu simulations: %s",
                        st->path, n, strerror(errno));

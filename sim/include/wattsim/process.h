@@ -1,0 +1,33 @@
+/*
+ * What a process must settle before it does anything else, because the
+ * environment it was started in (cron, a daemon, a shell with `ulimit -f`)
+ * or a plugin sharing it could otherwise change what it writes:
+ *  - closed standard descriptors: a file opened later would get 0, 1 or 2
+ *    and receive what was meant for stdout or stderr;
+ *  - SIGXFSZ: past `ulimit -f` its default action kills the process with
+ *    half-written temporaries left; ignored, the write fails with EFBIG and
+ *    is reported as any write error;
+ *  - SIGPIPE: a reader that went away (`wattsim sweep ... 2>&1 | head`)
+ *    would kill the process mid-run by its default action; ignored, the
+ *    write fails with EPIPE, the command completes its outputs and ends
+ *    with 128 + SIGPIPE (ws_cli_exit);
+ *  - the locale: a plugin calling setlocale(LC_ALL, "") would make printf
+ *    write, and strtod expect, a decimal comma in every thread. Each thread
+ *    of wattsim uses the C locale of its own (uselocale), which setlocale
+ *    does not change.
+ */
+#ifndef WATTSIM_PROCESS_H
+#define WATTSIM_PROCESS_H
+
+/* First thing in main: open /dev/null on any of descriptors 0-2 that is
+ * closed, ignore SIGXFSZ and SIGPIPE, and put this thread in the C locale
+ * (ws_thread_c_locale). Returns 0, or -1 when a closed descriptor could not
+ * be filled (the caller cannot even report that reliably: it exits). */
+int ws_process_init(void);
+
+/* The calling thread formats and parses numbers in the C locale whatever
+ * the process's locale (setlocale) becomes: for every thread wattsim
+ * starts, first thing. */
+void ws_thread_c_locale(void);
+
+#endif

@@ -1,0 +1,48 @@
+/* A process's start: standard descriptors, SIGXFSZ, the locale; see
+ * wattsim/process.h. */
+#define _GNU_SOURCE
+#include "wattsim/process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <unistd.h>
+
+int ws_process_init(void)
+{
+    /* open() returns the lowest free descriptor: filling 0, then 1, then 2
+     * in order puts /dev/null exactly on the closed ones. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        int nul = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+        if (nul < 0) return -1;
+        if (nul != fd) {                 /* cannot happen: fd was the lowest */
+            close(nul);
+            return -1;
+        }
+    }
+    signal(SIGXFSZ, SIG_IGN);
+    /* A reader that went away (`wattsim sweep ... 2>&1 | head`) must not
+     * kill the command mid-run, leaving temporaries and no results: a
+     * write to it fails with EPIPE instead, the command completes its
+     * outputs, and ws_cli_exit ends it with 128 + SIGPIPE, as a shell
+     * pipeline expects, without a message no one would read. */
+    signal(SIGPIPE, SIG_IGN);
+    ws_thread_c_locale();
+    return 0;
+}
+
+void ws_thread_c_locale(void)
+{
+    /* glibc's "C" locale object is static: newlocale allocates nothing for
+     * it, and the same one serves every thread. */
+    static locale_t c;
+    locale_t mine = __atomic_load_n(&c, __ATOMIC_ACQUIRE);
+    if (!mine) {
+        mine = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        if (!mine) return;
+        __atomic_store_n(&c, mine, __ATOMIC_RELEASE);
+    }
+    uselocale(mine);
+}
