@@ -121,6 +121,12 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     job.beta = s->betas[ax[4]];
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
+    /* Without a history the engine sums the recurrences itself (the same
+     * additions as accumulate's, in the same order): no call per run. */
+    if (!hist) {
+        sp.steady_from = R - ws_steady_count(R) + 1;
+        sp.rec_cost = sim->rec_cost;
+    }
     ws_sweep_sim_reset(sim, R);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
@@ -131,14 +137,19 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     }
     rec_sink rs = {sim, hist, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
     ws_sim_totals tot = {0};
-    int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
-                                                 &rs, &tot, &err);
+    int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif,
+                                                 hist ? accumulate : NULL, &rs, &tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
     if (hist) hist->tot = tot;
     if (!bad) {
-        close_recurrence(&rs);
         long k = ws_steady_count(R);
+        if (hist) {
+            close_recurrence(&rs);
+        } else {
+            rs.se = tot.steady_energy_j;
+            rs.st = tot.steady_time_s;
+        }
         sim->energy_j = tot.energy_j;
         sim->time_s = tot.time_s;
         sim->cost = tot.cost;
