@@ -13,9 +13,9 @@ typedef struct oracle {
     int bs, pl;
 } oracle;
 
-/* Expected cost of knob k of batch-size index i; INFINITY if some run does
- * not reach the target within max_epochs. */
-static double knob_cost(const ws_job *job, int i, int k)
+/* Mean target epoch of batch-size index i's runs; INFINITY if some run
+ * does not reach the target within max_epochs (or there is none). */
+static double mean_epochs(const ws_job *job, int i)
 {
     double sum = 0;
     int n = 0;
@@ -23,27 +23,37 @@ static double knob_cost(const ws_job *job, int i, int k)
         if (!(job->run_epoch[r] <= job->max_epochs)) return INFINITY;
         sum += job->run_epoch[r];
     }
-    if (n == 0) return INFINITY;
-    double tta = sum / n * job->knob_time[k];
+    return n ? sum / n : INFINITY;
+}
+
+/* Expected cost of knob k whose batch size has mean target epoch m. */
+static double knob_cost(const ws_job *job, double m, int k)
+{
+    if (m == INFINITY) return INFINITY;
+    double tta = m * job->knob_time[k];
     double eta = tta * job->knob_power[k];
     return job->eta * eta + (1.0 - job->eta) * job->max_power * tta;
 }
 
-/* Best knob of batch-size index i (or of all if i < 0); -1 if none. */
+/* Best knob of batch-size index i (or of all if i < 0); -1 if none. The
+ * mean epoch is a batch size's, computed once for all its knobs (once
+ * per knob, registering was 2 % of a paper-scale sweep). */
 static int best_knob(const ws_job *job, int i, int *bi)
 {
     int best = -1;
     double c = INFINITY;
     int lo = i < 0 ? 0 : i, hi = i < 0 ? job->n_bs : i + 1;
-    for (int b = lo; b < hi; b++)
+    for (int b = lo; b < hi; b++) {
+        const double m = mean_epochs(job, b);
         for (int k = job->knob_start[b]; k < job->knob_start[b + 1]; k++) {
-            double x = knob_cost(job, b, k);
+            double x = knob_cost(job, m, k);
             if (x < c) {
                 c = x;
                 best = k;
                 if (bi) *bi = b;
             }
         }
+    }
     return best;
 }
 

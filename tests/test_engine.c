@@ -35,6 +35,14 @@ typedef struct sim {
     int rc;
 } sim;
 
+/* What run() adds to the parameters: the engine's own per-recurrence sums
+ * (steady_from, rec_cost), and no sink. */
+static struct {
+    long steady_from;
+    double *rec_cost;
+    int no_sink;
+} extra;
+
 static void run(sim *s, const char *bso, const char *plo, double eta, double beta,
                 long recurrences, unsigned long seed)
 {
@@ -49,8 +57,10 @@ static void run(sim *s, const char *bso, const char *plo, double eta, double bet
     s->bso = ws_bso_new(bt, bp, seed, &s->err);
     s->plo = ws_plo_new(pt, pp, seed, &s->err);
     cr_assert(s->bso && s->plo, "%s", s->err.msg);
-    ws_sim_params sp = {.recurrences = recurrences, .seed = seed};
-    s->rc = ws_simulate(&s->jt.job, s->bso, s->plo, &sp, collect, &s->out, &s->tot, &s->err);
+    ws_sim_params sp = {.recurrences = recurrences, .seed = seed,
+                        .steady_from = extra.steady_from, .rec_cost = extra.rec_cost};
+    s->rc = ws_simulate(&s->jt.job, s->bso, s->plo, &sp, extra.no_sink ? NULL : collect,
+                        &s->out, &s->tot, &s->err);
     ws_params_free(bt->params, bp);
     ws_params_free(pt->params, pp);
 }
@@ -157,6 +167,42 @@ Test(engine, zeus_jit_worked_example)
     cr_expect_eq(s.tot.recurrences, 6);
     cr_expect_eq(s.tot.final_bs, 32);
     done(&s);
+}
+
+/*
+ * The engine's own per-recurrence sums (a sweep without --keep-history
+ * passes no sink): on the worked example above, recurrence costs 8730,
+ * 10587.5, 11892.5 + 8700 (two tries), 10500, 8700, 8700; from
+ * recurrence 4 on, energy 9000 + 5400 + 5400 and time 60 + 60 + 60. The
+ * same with a sink, and the totals the same bits either way.
+ */
+Test(engine, per_recurrence_sums_without_a_sink)
+{
+    const double want[6] = {8730, 10587.5, 20592.5, 10500, 8700, 8700};
+    sim s, t;
+    run(&t, "zeus", "jit", 0.5, 2.0, 6, 1);            /* no sums asked */
+    cr_assert_eq(t.rc, 0, "%s", t.err.msg);
+    cr_expect_eq(t.tot.steady_energy_j, 0);
+    for (int no_sink = 0; no_sink < 2; no_sink++) {
+        double rc[6] = {0};
+        extra.steady_from = 4;
+        extra.rec_cost = rc;
+        extra.no_sink = no_sink;
+        run(&s, "zeus", "jit", 0.5, 2.0, 6, 1);
+        extra.steady_from = 0;
+        extra.rec_cost = NULL;
+        extra.no_sink = 0;
+        cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+        cr_expect_eq(s.out.n, no_sink ? 0 : 7);
+        for (int r = 0; r < 6; r++)
+            cr_expect_float_eq(rc[r], want[r], 1e-9, "recurrence %d: %.17g", r + 1, rc[r]);
+        cr_expect_float_eq(s.tot.steady_energy_j, 19800, 1e-9, "%.17g", s.tot.steady_energy_j);
+        cr_expect_float_eq(s.tot.steady_time_s, 180, 1e-9, "%.17g", s.tot.steady_time_s);
+        cr_expect(s.tot.energy_j == t.tot.energy_j && s.tot.time_s == t.tot.time_s
+                  && s.tot.cost == t.tot.cost && s.tot.runs == t.tot.runs);
+        done(&s);
+    }
+    done(&t);
 }
 
 /*

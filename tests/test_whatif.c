@@ -375,7 +375,7 @@ static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
     cr_assert(b && p, "%s", err.msg);
-    ws_sim_params sp = {6, 1, NULL};
+    ws_sim_params sp = {.recurrences = 6, .seed = 1};
     memset(out, 0, sizeof *out);
     cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, &err), 0,
                  "%s", err.msg);
@@ -445,7 +445,7 @@ Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
         ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
         ws_plo *p = ws_plo_new(fixture_plo(reg, "carbon"), NULL, 1, &err);
         cr_assert(b && p, "%s", err.msg);
-        ws_sim_params sp = {4, 1, NULL};
+        ws_sim_params sp = {.recurrences = 4, .seed = 1};
         recs r = {0};
         ws_sim_totals tot;
         cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, with ? &w : NULL, keep, &r,
@@ -635,7 +635,7 @@ Test(whatif, zero_intensity_does_not_break_early_stopping, .init = mk, .fini = t
     ws_error err = {{0}};
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
-    ws_sim_params sp = {4, 1, NULL};
+    ws_sim_params sp = {.recurrences = 4, .seed = 1};
     recs r = {0};
     ws_sim_totals tot;
     cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, &w, keep, &r, &tot, &err), 0, "%s",

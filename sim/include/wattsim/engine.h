@@ -30,6 +30,17 @@ typedef struct ws_sim_params {
     long recurrences;          /* > 0 */
     unsigned long seed;        /* seeds the engine's run-drawing stream */
     const ws_env_source *env;  /* NULL: carbon intensity and price NAN */
+    /* Appended (0 and NULL: off): per-recurrence sums the engine keeps
+     * itself, for a caller that needs no record of each run (a sweep
+     * without --keep-history) and so passes no sink. The sums are the
+     * ones a sink would make from the records, in the same order, so the
+     * results are the same bits. */
+    long steady_from;          /* > 0: add the energy and time of every
+                                  recurrence >= this one to the totals'
+                                  steady_energy_j and steady_time_s */
+    double *rec_cost;          /* non-NULL: [r - 1] = the cost of all the
+                                  tries of recurrence r (recurrences
+                                  entries) */
 } ws_sim_params;
 
 /* One run of the job: a try of a recurrence that actually ran. */
@@ -59,6 +70,10 @@ typedef struct ws_sim_totals {
     long fail_recurrence;      /* when the simulation failed: the recurrence */
     int fail_attempt;          /* and try it stopped in (0, 0: before the
                                   first, in register_job); else 0 */
+    /* Appended: with ws_sim_params.steady_from, the energy and time of the
+     * recurrences from that one on (each recurrence's tries summed first,
+     * then added in order); else 0. */
+    double steady_energy_j, steady_time_s;
 } ws_sim_totals;
 
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy

@@ -256,8 +256,10 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
      * change what p points to. */
     const long n_rec = p->recurrences;
     const ws_env_source *const env = p->env;
+    const long steady_from = p->steady_from;
+    double *const rec_cost = p->rec_cost;
     for (long rec = 1; rec <= n_rec; rec++) {
-        double cost_acc = 0.0;
+        double cost_acc = 0.0, e_acc = 0.0, t_acc = 0.0;   /* this recurrence's tries */
         int done = 0;
         pc->recurrence = rec;
         if (env) env->at(env->self, rec, tot->time_s, &pc->carbon_intensity, &pc->price);
@@ -288,6 +290,8 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             const int reached = o.reached;
             const double E = o.energy_j, T = o.time_s, cost = o.cost;
             cost_acc += cost;
+            e_acc += E;
+            t_acc += T;
             if (host_bso_observe(bso, job, pc, bs, cost, reached, err)
                 || host_plo_observe_run(plo, job, pc, bs, pl, cost, reached, err))
                 return -1;
@@ -325,6 +329,12 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             return ws_fail(err, "%s on %s: recurrence %ld did not reach the target"
                            " metric in %d tries", job->workload, job->gpu, rec,
                            WS_MAX_TRIES);
+        /* The sums a sink would make (ws_sim_params.steady_from, rec_cost). */
+        if (rec_cost) rec_cost[rec - 1] = cost_acc;
+        if (steady_from > 0 && rec >= steady_from) {
+            tot->steady_energy_j += e_acc;
+            tot->steady_time_s += t_acc;
+        }
         tot->recurrences++;
     }
     return 0;

@@ -68,7 +68,7 @@ static int simulate_pair(const ws_job *job, const ws_whatif *wi, long n,
     ws_plo *p = b ? ws_plo_new(pt, pp, seed, err) : NULL;
     memset(cum, 0, (size_t)n * sizeof *cum);
     cum_sink cs = {cum};
-    ws_sim_params sp = {n, seed, NULL};
+    ws_sim_params sp = {.recurrences = n, .seed = seed};
     int rc = !b || !p || ws_simulate_whatif(job, b, p, &sp, wi, add_run, &cs, tot, err);
     ws_plo_free(p);
     ws_bso_free(b);

@@ -58,6 +58,51 @@ void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
 }
 
 
+/* The cell's name for the policies' log lines (ws_sweep_cell_name), kept
+ * per thread while its simulations run: formatting eta and beta with %g
+ * for every simulation was 4 % of a sweep's time, and threads take
+ * simulations in plan order. The name depends only on the pair's label,
+ * the GPU, the workload, eta and beta; the kept one is reused only when
+ * all five are the same (compared by value, not by address, which a
+ * later sweep may reuse). */
+typedef struct kept_name {
+    double eta, beta;
+    size_t n_label, n_gpu, n_work;     /* lengths within name */
+    char name[128];
+    int valid;
+} kept_name;
+
+static int kept_matches(const kept_name *k, const char *label, const char *gpu,
+                        const char *work, double eta, double beta)
+{
+    const size_t nl = strlen(label), ng = strlen(gpu), nw = strlen(work);
+    return k->valid && memcmp(&k->eta, &eta, sizeof eta) == 0
+           && memcmp(&k->beta, &beta, sizeof beta) == 0 && nl == k->n_label
+           && ng == k->n_gpu && nw == k->n_work && !memcmp(k->name, label, nl)
+           && !memcmp(k->name + nl + 1, gpu, ng) && !memcmp(k->name + nl + ng + 2, work, nw);
+}
+
+static const char *cell_name(const ws_sweep *s, size_t cell)
+{
+    static _Thread_local kept_name k;
+    size_t ax[6];
+    ws_sweep_axes(s, cell * s->n_seeds, ax);
+    const char *label = s->pairs[ax[0]].label, *gpu = s->gpus[ax[1]], *work = s->work[ax[2]];
+    const double eta = s->etas[ax[3]], beta = s->betas[ax[4]];
+    if (!kept_matches(&k, label, gpu, work, eta, beta)) {
+        ws_sweep_cell_name(s, cell, k.name, sizeof k.name);
+        k.eta = eta;
+        k.beta = beta;
+        k.n_label = strlen(label);
+        k.n_gpu = strlen(gpu);
+        k.n_work = strlen(work);
+        /* Reused only when the name holds all three, untruncated. */
+        k.valid = k.n_label + k.n_gpu + k.n_work + 2 < sizeof k.name
+                  && strlen(k.name) > k.n_label + k.n_gpu + k.n_work + 2;
+    }
+    return k.name;
+}
+
 /* Aggregation as the records arrive (they come recurrence by recurrence):
  * the tries of the current recurrence are summed, and a finished
  * recurrence is added to the steady-state sums when it is in the window.
@@ -121,24 +166,33 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     job.beta = s->betas[ax[4]];
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
+    /* Without a history the engine sums the recurrences itself (the same
+     * additions as accumulate's, in the same order): no call per run. */
+    if (!hist) {
+        sp.steady_from = R - ws_steady_count(R) + 1;
+        sp.rec_cost = sim->rec_cost;
+    }
     ws_sweep_sim_reset(sim, R);
     ws_bso *bso = ws_bso_new(rp->bt, rp->bp, seed, &err);
     ws_plo *plo = bso ? ws_plo_new(rp->pt, rp->pp, seed, &err) : NULL;
     if (plo) {
-        char where[128];
-        ws_sweep_cell_name(s, i / s->n_seeds, where, sizeof where);
-        ws_policy_log_where(bso, plo, where);
+        ws_policy_log_where(bso, plo, cell_name(s, i / s->n_seeds));
     }
     rec_sink rs = {sim, hist, R, R - ws_steady_count(R) + 1, 0, 0, 0, 0, 0, 0};
     ws_sim_totals tot = {0};
-    int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif, accumulate,
-                                                 &rs, &tot, &err);
+    int bad = !bso || !plo || ws_simulate_whatif(&job, bso, plo, &sp, s->whatif,
+                                                 hist ? accumulate : NULL, &rs, &tot, &err);
     ws_plo_free(plo);
     ws_bso_free(bso);
     if (hist) hist->tot = tot;
     if (!bad) {
-        close_recurrence(&rs);
         long k = ws_steady_count(R);
+        if (hist) {
+            close_recurrence(&rs);
+        } else {
+            rs.se = tot.steady_energy_j;
+            rs.st = tot.steady_time_s;
+        }
         sim->energy_j = tot.energy_j;
         sim->time_s = tot.time_s;
         sim->cost = tot.cost;
