@@ -32,7 +32,8 @@ static const char *POWER_HELP =
     "usage: wattsim trace import power --gpu NAME --epochs EPOCHS.csv\n"
     "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
     "         [--gpus ID,...] --out DIR [--force] [--log-tz +HH:MM]\n"
-    "         [--max-gap N] [--match-tolerance S]\n"
+    "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
+    "         [--window NAME]\n"
     "\n"
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
@@ -65,11 +66,20 @@ static const char *POWER_HELP =
     "  --force            replace an existing summary_power_NAME.csv\n"
     "  --log-tz +HH:MM    UTC offset of the nvidia-smi log's clock (its timestamps\n"
     "                     have no zone); matters only for epoch times in Unix\n"
-    "                     seconds or with a zone; default +00:00\n"
+    "                     seconds or with a zone; default +00:00 (DCGM and\n"
+    "                     ZeusMonitor logs are in Unix time: refused there)\n"
+    "  --epochs-tz +HH:MM UTC offset of EPOCHS.csv times written without a zone;\n"
+    "                     default: they are on the log's own clock (UTC for DCGM\n"
+    "                     and ZeusMonitor)\n"
     "  --max-gap N        refuse an epoch with a gap between samples longer than\n"
     "                     N median sample intervals; default 5\n"
     "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
-    "                     starts differ by at most S seconds; default 1\n"
+    "                     starts, and their durations, differ by at most S\n"
+    "                     seconds; default 1\n"
+    "  --window NAME      ZeusMonitor: the window_name that times whole epochs;\n"
+    "                     default: the name whose windows start with and last as\n"
+    "                     long as the most epochs (so 'step' windows nested in\n"
+    "                     'epoch' windows are passed over)\n"
     "  --max-trace-bytes N  refuse an input larger than N bytes once decompressed\n"
     "                     (suffix K, M or G; default: $WATTSIM_MAX_TRACE_BYTES,\n"
     "                     else 1G)\n";
@@ -143,7 +153,7 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
        O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
-       O_CATALOGUE };
+       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW };
 
 static int import_power(int argc, char **argv)
 {
@@ -155,9 +165,12 @@ static int import_power(int argc, char **argv)
         {"log-tz", required_argument, 0, O_TZ}, {"max-gap", required_argument, 0, O_GAP},
         {"match-tolerance", required_argument, 0, O_TOL},
         {"max-trace-bytes", required_argument, 0, O_MAXB},
+        {"epochs-tz", required_argument, 0, O_EPOCHS_TZ},
+        {"window", required_argument, 0, O_WINDOW},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
     const char *cmd = "trace import power";
+    int log_tz = 0;
     const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
     const char *maxb = NULL;
     int kind = -1, force = 0, c;
@@ -182,6 +195,18 @@ static int import_power(int argc, char **argv)
             if (ws_parse_tz(optarg, &in.tz_offset))
                 return ws_cli_usage(cmd, "--log-tz: expected +HH:MM or -HH:MM, got '%s'",
                                     optarg);
+            log_tz = 1;
+            break;
+        case O_EPOCHS_TZ:
+            if (ws_parse_tz(optarg, &in.epochs_tz))
+                return ws_cli_usage(cmd, "--epochs-tz: expected +HH:MM or -HH:MM, got"
+                                    " '%s'", optarg);
+            in.epochs_tz_set = 1;
+            break;
+        case O_WINDOW:
+            if (!*optarg)
+                return ws_cli_usage(cmd, "%s", "--window: expected a window name");
+            in.window = optarg;
             break;
         case O_GAP:
             if (parse_pos(cmd, "--max-gap: expected a positive number, got '%s'", optarg,
@@ -206,6 +231,14 @@ static int import_power(int argc, char **argv)
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (log_tz && kind != O_NVSMI)
+        return ws_cli_usage(cmd, "%s", "--log-tz: DCGM and ZeusMonitor logs are in Unix"
+                            " time (UTC) and need no zone; for EPOCHS.csv times written"
+                            " without a zone, pass --epochs-tz +HH:MM");
+    if (in.window && kind != O_ZEUS)
+        return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
+                            " have named windows");
+    in.log_has_clock = kind == O_NVSMI;
 
     ws_error err = {{0}};
     ws_csv_limits lim;

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N_TIME, N_INDEX, N_BUS, N_UUID, N_POWER, N_INSTANT, N_AVERAGE, N_COLS };
+enum { N_TIME, N_INDEX, N_BUS, N_UUID, N_POWER, N_INSTANT, N_AVERAGE, N_LIMIT,
+       N_ENFORCED, N_COLS };
 
 /* "power.draw [W]" -> "power.draw" in buf. */
 static const char *bare_name(const char *h, char *buf, size_t size)
@@ -41,7 +42,8 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
     if (!c) return -1;
     static const char *names[N_COLS] = {"timestamp", "index", "pci.bus_id", "uuid",
                                         "power.draw", "power.draw.instant",
-                                        "power.draw.average"};
+                                        "power.draw.average", "power.limit",
+                                        "enforced.power.limit"};
     int col[N_COLS];
     int rc = -1, r = ws_csv_next(c, err);
     size_t nf = 0;
@@ -83,6 +85,7 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
     int gpu = col[N_INDEX] >= 0 ? col[N_INDEX] : col[N_BUS] >= 0 ? col[N_BUS] : col[N_UUID];
     int pw = col[N_POWER] >= 0 ? col[N_POWER] : col[N_INSTANT] >= 0 ? col[N_INSTANT]
                                                                      : col[N_AVERAGE];
+    int lc = col[N_LIMIT] >= 0 ? col[N_LIMIT] : col[N_ENFORCED];
     if (col[N_TIME] < 0 || gpu < 0 || pw < 0) {
         ws_fail(err, "%s:%ld: missing column '%s' (query at least"
                 " --query-gpu=timestamp,index,power.draw)", path, ws_csv_line(c),
@@ -122,7 +125,7 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
             goto out;
         }
         if (*p == '[' || !strcmp(p, "N/A")) {        /* [N/A], [Not Supported] */
-            out->n_missing++;
+            if (ws_telemetry_missing(out, id, line, err)) goto out;
             continue;
         }
         size_t n = strlen(p);
@@ -134,11 +137,25 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
             goto out;
         }
         if (ws_telemetry_add(out, id, t, v, line, err)) goto out;
+        if (lc >= 0) {       /* the limit, to check EPOCHS.csv's power_limit against */
+            char lb[128];
+            snprintf(lb, sizeof lb, "%s", ws_csv_field(c, (size_t)lc));
+            char *q = ws_imp_trim(lb);
+            double limit;
+            size_t m = strlen(q);
+            if (m > 2 && !strcmp(q + m - 2, " W")) q[m - 2] = '\0';
+            if (*q == '[' || !strcmp(q, "N/A")) continue;
+            if (ws_imp_decimal(q, &limit) || !(limit > 0)) {
+                ws_fail(err, "%s:%ld: %s: expected watts (e.g. \"250.00 W\"), got \"%s\"",
+                        path, line, names[lc == col[N_LIMIT] ? N_LIMIT : N_ENFORCED], q);
+                goto out;
+            }
+            ws_telemetry_set_limit(out, id, limit);
+        }
     }
     if (r < 0) goto out;
     if (out->n_gpu == 0) {
-        ws_fail(err, "%s: no power readings (every row is [N/A] or the log has no"
-                " rows)", path);
+        ws_fail(err, "%s: no power readings (the log has no rows)", path);
         goto out;
     }
     if (out->n_missing)

@@ -22,6 +22,7 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
+    ws_imp_names names = {0};
     int rc = -1, r = ws_csv_next(c, err);
     size_t nf = 0, cap = 0;
     ws_imp_col cols[3] = {{"start_time", 1, -1}, {"window_name", 1, -1},
@@ -104,7 +105,12 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                                            sizeof *out->win, 256, err);
         if (!grown) goto out;
         out->win = grown;
-        out->win[out->n_win++] = (ws_tel_window){start, elapsed, line};
+        size_t at;
+        if (!ws_imp_intern_at(&names, ws_csv_field(c, (size_t)cols[1].index), &at)) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        out->win[out->n_win++] = (ws_tel_window){start, elapsed, line, at};
         size_t g = 0;
         for (size_t i = 0; i < nf; i++) {
             if ((int)i == cols[0].index || (int)i == cols[1].index || (int)i == cols[2].index)
@@ -128,5 +134,8 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     rc = 0;
 out:
     ws_csv_close(c);
+    out->win_name = names.s;                   /* moved: the telemetry frees them */
+    out->n_win_name = names.n;
+    ws_hindex_free(&names.index);
     return rc;
 }
