@@ -275,16 +275,65 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
     cr_assert_eq(run_shell("cd %s && (cat nv.csv; printf '2026/01/15 00:00:1') > cut.csv &&"
                            " (cat nv.csv; printf '2026/01/15 00:0, 0, 100 W, 250 W\\n') > cut2.csv",
                            tmp), 0);
+    /* a logger stopped mid-write: the last line is skipped, with a warning */
     cli_result r = import_power("--nvidia-smi", "cut.csv", NULL, NULL);
-    expect_fail(&r, "cut.csv:23: 1 fields, but the header has 4 (a truncated line?)");
-    r = import_power("--nvidia-smi", "cut2.csv", NULL, NULL);
-    expect_fail(&r, "cut2.csv:23: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, got \"2026/01/15 00:0\"");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "cut.csv:23: the last line is incomplete (the logger stopped"
+                            " mid-write?); skipped"), "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 200, 2.5, 158.75);
+    r = import_power("--nvidia-smi", "cut2.csv", "--force", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "cut2.csv:23: the last line is incomplete"), "%s", r.err);
+    cli_free(&r);
+    /* anywhere but last, a malformed line is an error */
+    cr_assert_eq(run_shell("cd %s && (head -5 nv.csv; printf '2026/01/15 00:00:1\n';"
+                           " tail -n +6 nv.csv) > mid.csv", tmp), 0);
+    r = import_power("--nvidia-smi", "mid.csv", "--force", NULL);
+    expect_fail(&r, "mid.csv:6: 1 fields, but the header has 4 (a truncated line?)");
+    /* a ZeusMonitor log cut short too */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,200,1,1768435200,1768435210\n");
+    write_file("zeus.csv", "start_time,window_name,elapsed_time,gpu0_energy\n"
+                           "1768435200,epoch,10,1500\n1768435220,epo");
+    r = import_power("--zeus-monitor", "zeus.csv", "--force", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "zeus.csv:3: the last line is incomplete"), "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 200, 10, 150);
+    write_file("epochs.csv", EPOCHS);
     /* --format=csv,noheader,nounits with the query timestamp,index,power.draw */
     cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | sed 's/ W, [0-9.]* W$//' > bare.csv", tmp), 0);
-    r = import_power("--nvidia-smi", "bare.csv", NULL, NULL);
+    r = import_power("--nvidia-smi", "bare.csv", "--force", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
     expect_knob(8, 200, 2.5, 158.75);
+    /* --query-gpu=timestamp,index,name,power.draw,power.limit,temperature.gpu
+     * --format=csv,noheader: six columns, named by --columns */
+    cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | awk -F', ' -v OFS=', '"
+                           " '{print $1, $2, \"NVIDIA A100-SXM4-40GB\", $3, $4, \"41\"}'"
+                           " > six.csv", tmp), 0);
+    r = import_power("--nvidia-smi", "six.csv", "--force", NULL);
+    expect_fail(&r, "six.csv:1: no header, and 6 fields: a log without a header (noheader) has"
+                    " the columns timestamp, index, power.draw, or pass --columns with its"
+                    " --query-gpu list");
+    char epochs[512], log[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(log, sizeof log, "%s/six.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--force", "--columns",
+                                 "timestamp,index,name,power.draw,power.limit,temperature.gpu",
+                                 NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    expect_knob(8, 200, 2.5, 158.75);
+    expect_knob(8, 250, 10, 150);
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
+                                 epochs, "--nvidia-smi", log, "--out", out, "--force", "--columns",
+                                 "timestamp,index,power.draw", NULL});
+    expect_fail(&r, "six.csv:1: 6 fields, but --columns names 3; give the --query-gpu list the"
+                    " log was written with");
     /* columns in another query order, found by name */
     cr_assert_eq(run_shell("cd %s && awk -F', ' -v OFS=', ' '{print $3, $2, $1}' nv.csv > swap.csv",
                            tmp), 0);

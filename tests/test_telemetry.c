@@ -381,3 +381,98 @@ Test(telemetry, clock_hints_name_the_option, .init = setup, .fini = teardown)
     knob(8, 300, &p, &e);
     cr_expect(fabs(p - 200) < 1e-9, "%.17g", p);
 }
+
+/* ------------------------------------------------------------ train, check */
+
+static cli_result import_train(const char *target)
+{
+    char m[512], out[512];
+    snprintf(m, sizeof m, "%s/m.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    return cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                    "--target-metric", target, "--out", out, "--force", NULL});
+}
+
+/* A nan metric is a diverged run: it never reaches the target from that
+ * epoch on (run 1 reads 0.95 after its nan; run 3 reached before its). */
+Test(telemetry, train_nan_and_percent_warnings, .init = setup, .fini = teardown)
+{
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,1,0.5\n"
+                        "d,n,o,8,0.1,1,2,nan\n"
+                        "d,n,o,8,0.1,1,3,0.95\n"
+                        "d,n,o,8,0.1,2,1,0.6\n"
+                        "d,n,o,8,0.1,2,2,0.91\n"
+                        "d,n,o,8,0.1,3,1,0.92\n"
+                        "d,n,o,8,0.1,3,2,NaN\n");
+    cli_result r = import_train("0.9");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 runs, 2 reach >= 0.9"), "%s", r.out);
+    cr_expect(strstr(r.err, "m.csv:3: 2 runs have a nan metric (diverged?), first here: they never"
+                            " reach the target from that epoch on"), "%s", r.err);
+    cr_expect_eq(cli_lines(r.err), 1, "%s", r.err);
+    cli_free(&r);
+    FILE *f = fopen(tp("traces/summary_train.csv"), "r");
+    char text[1024] = "";
+    cr_assert(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_expect(strstr(text, "d,n,8,o,0.1,1,0.9,\nd,n,8,o,0.1,2,0.9,2\nd,n,8,o,0.1,3,0.9,1\n"),
+              "%s", text);
+    /* fractions against a percent target, and the reverse */
+    r = import_train("90");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "m.csv: the metrics run from 0.5 to 0.95 (fractions?), but the target"
+                            " is 90 (a percent?): pass --target-metric 0.9 if it is"), "%s", r.err);
+    cli_free(&r);
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,1,52.5\nd,n,o,8,0.1,1,2,91.25\n");
+    r = import_train("0.9");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "m.csv: the metrics run from 52.5 to 91.25 (percent?), but the target"
+                            " is 0.9 (a fraction?): pass --target-metric 90 if it is"), "%s", r.err);
+    cli_free(&r);
+    r = import_train("90");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    cli_free(&r);
+}
+
+/* trace check: the energy_error of each knob, a warning above 1 %, and a
+ * batch size that reaches the target in under half its runs. */
+Test(telemetry, check_energy_error_and_reach_rate, .init = setup, .fini = teardown)
+{
+    cr_assert_eq(run_shell("mkdir %s/t", tmp), 0);
+    write_file("t/summary_train.csv",
+               "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n"
+               "d,n,8,o,0.1,1,0.9,5\nd,n,8,o,0.1,2,0.9,5\nd,n,8,o,0.1,3,0.9,5\nd,n,8,o,0.1,4,0.9,5\n"
+               "d,n,16,o,0.1,1,0.9,4\nd,n,16,o,0.1,2,0.9,\nd,n,16,o,0.1,3,0.9,\n"
+               "d,n,16,o,0.1,4,0.9,\n");
+    write_file("t/summary_power_g.csv",
+               "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power,"
+               "energy_error\n"
+               "d,n,8,o,100,10,80,0.004\nd,n,8,o,150,8,120,0.0312\n"
+               "d,n,16,o,100,6,90,\nd,n,16,o,150,5,130,0.015\n");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/t", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "check", dir, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *want[] = {
+        "        bs  runs  reached   reach energy err  power limits (W)\n"
+        "         8     4        4    100%      3.12%  100,150\n"
+        "        16     4        1     25%      1.50%  100,150\n",
+        "warning: the energy of 2 knobs on g may be off by more than 1 % (energy_error: telemetry"
+        " sampled coarsely for its epochs), worst batch size 8 at 150 W: up to 3.12 %; treat costs"
+        " closer than that as ties",
+        "warning: batch size 16: 1 of 4 runs reach the target (under half): its epochs to target"
+        " rest on the runs that happen to converge",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(r.out, want[i]), "lacks %s: %s", want[i], r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "trace", "check", dir, "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"power_limits\": [100, 150], \"energy_error\": [null, 0.014999999999999999]}"),
+              "%s", r.out);
+    cli_free(&r);
+}

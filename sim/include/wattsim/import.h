@@ -125,6 +125,10 @@ int ws_telemetry_has_gpu(const ws_telemetry *t, const char *id);
  * instant T - tz_offset UTC. Times are kept on the log's own clock. */
 int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
                     ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* The same; `columns` (NULL: none) names the fields of a log without a
+ * header in their order, as the --query-gpu list (--columns). */
+int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const char *columns,
+                            ws_telemetry *out, ws_warnings *w, ws_error *err);
 int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,

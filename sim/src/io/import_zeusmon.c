@@ -16,7 +16,6 @@
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                       ws_telemetry *out, ws_warnings *w, ws_error *err)
 {
-    (void)w;
     memset(out, 0, sizeof *out);
     out->kind = WS_TEL_WINDOWS;
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
@@ -81,12 +80,22 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         ws_fail(err, "%s:%ld: no gpu<i>_energy column", path, ws_csv_line(c));
         goto out;
     }
+    long cut = 0;                     /* a last line skipped as incomplete */
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
         if (ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %zu (a truncated"
+            /* The last line, short: a logger stopped mid-write; skipped
+             * with a warning. Anywhere else it is an error. */
+            ws_error saved = *err;
+            ws_fail(&saved, "%s:%ld: %zu fields, but the header has %zu (a truncated"
                     " line?)", path, line, ws_csv_nfields(c), nf);
-            goto out;
+            if ((r = ws_csv_next(c, err)) < 0) goto out;
+            if (r == 1) {
+                *err = saved;
+                goto out;
+            }
+            cut = line;
+            break;
         }
         double start, elapsed;
         const char *s = ws_csv_field(c, (size_t)cols[0].index);
@@ -127,6 +136,9 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         }
     }
     if (r < 0) goto out;
+    if (cut)
+        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
+                " skipped", path, cut);
     if (out->n_win == 0) {
         ws_fail(err, "%s:2: no windows after the header", path);
         goto out;
