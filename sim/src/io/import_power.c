@@ -10,8 +10,14 @@
  * For each epoch: every selected GPU must have samples before start and
  * after end (else the epoch is not covered), and no interval between
  * samples overlapping the epoch may exceed max_gap median intervals; the
- * energies of the GPUs are summed. Knobs are then the groups of epochs with
- * the same (dataset, network, optimizer, batch_size, power_limit).
+ * energies of the GPUs are summed, each with its error estimate
+ * (ws_tel_energy_bound), and a power limit the log read during the epoch
+ * must be the epoch's. ZeusMonitor: the window of the chosen name that
+ * starts with the epoch, and lasts as long (choose_window, window_energy).
+ * Knobs are then the groups of epochs with the same (dataset, network,
+ * optimizer, batch_size, power_limit); no GPU may average more than
+ * WS_SENSOR_TOLERANCE above the knob's limit, and knobs whose
+ * energy_error passes WS_ENERGY_ERROR_WARN get one warning.
  */
 #include "wattsim/import.h"
 #include "import_util.h"

@@ -17,7 +17,9 @@
  * prefix sums: a huge reading far from the window cannot cancel it. Each
  * window costs O(log n + samples inside it). Readings are bounded first
  * (WS_MAX_GPU_POWER): a power above it, or a counter rising faster, is an
- * error naming the sample.
+ * error naming the sample. The error estimate of an energy
+ * (ws_tel_energy_bound) integrates the series thinned to every other
+ * sample the same way and compares.
  */
 #include "wattsim/import.h"
 #include "import_util.h"
