@@ -245,15 +245,15 @@ Test(joins, import_train_reads_linearly, .init = mktmp, .fini = rmtmp, .timeout 
     expect_linear("import train", import_runs, 10000);
 }
 
-/* import power: n knobs of one epoch each (100 limits per batch size),
- * on one GPU drawing 200 W, sampled every 2 s; then the summary. */
+/* import power: n knobs of one epoch each (100 limits per batch size, 200
+ * to 299 W), on one GPU drawing 200 W, sampled every 2 s; then the summary. */
 static unsigned long long import_knobs(int n)
 {
     const char *dir = fresh_dir("knobs", n);
     FILE *e = open_tmp(dir, "epochs.csv");
     fputs("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n", e);
     for (int i = 0; i < n; i++)
-        fprintf(e, "d,n,o,%d,%d,1,%d,%d\n", 1 + i / 100, 100 + i % 100, 10 * i + 1, 10 * i + 9);
+        fprintf(e, "d,n,o,%d,%d,1,%d,%d\n", 1 + i / 100, 200 + i % 100, 10 * i + 1, 10 * i + 9);
     cr_assert_eq(fclose(e), 0);
     ws_telemetry tel = {0};
     ws_error err = {{0}};

@@ -3,7 +3,7 @@
  * reads, select every GPU and prepare the series; then the energy over
  * any window must be finite and >= 0, and additive: E(a, b) = E(a, m) +
  * E(m, b) (the integral of a piecewise-linear signal, or of a counter's
- * increases, splits exactly up to rounding).
+ * increases, splits exactly up to rounding); its error estimate is >= 0.
  */
 #ifndef WS_FUZZ_TELEMETRY_H
 #define WS_FUZZ_TELEMETRY_H
@@ -35,6 +35,8 @@ static inline void fuzz_telemetry_check(ws_telemetry *t, ws_warnings *w)
                 abort();
             double scale = fabs(whole) + fabs(left) + fabs(right);
             if (fabs(whole - left - right) > 1e-6 * scale + 1e-9) abort();
+            /* the error estimate is a size: never negative or NaN */
+            if (!(ws_tel_energy_bound(g, t->kind, lo, hi) >= 0)) abort();
         }
     }
 }

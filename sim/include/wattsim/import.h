@@ -18,8 +18,18 @@
  *     counter's increase over [start, end], linearly interpolated at the
  *     edges; a decrease is a counter reset (driver reload), after which the
  *     increase restarts from 0 (as Prometheus' increase());
- *   - ZeusMonitor windows: the energy of the window whose start_time is
- *     within the tolerance of the epoch's start.
+ *   - ZeusMonitor windows: of the windows named --window (default: the
+ *     name whose windows start with and last as long as the most epochs),
+ *     the one whose start_time is within the tolerance of the epoch's
+ *     start; its mean power times the epoch's duration. A window whose
+ *     elapsed_time differs from the epoch's by more than the tolerance is
+ *     an error for that epoch.
+ *
+ * Judged before use: a GPU of the log (or of --gpus) without a usable
+ * reading, a power.limit read during an epoch other than its power_limit,
+ * and a GPU drawing more than 5 % above its limit on average over a knob's
+ * epochs are refused. Each knob's energy_error (ws_tel_energy_bound) is
+ * written with it, and warned about above 1 %.
  *
  * Train (`wattsim trace import train`): per-epoch validation metrics of
  * each run become summary_train.csv rows with the first epoch at which the
@@ -60,6 +70,8 @@ typedef struct ws_tel_sample {
     double v;            /* W or J (counter) */
     double inc;          /* J drawn since the previous sample (ws_telemetry_prepare) */
     long line;           /* where it was read (0 when not known) */
+    double lim;          /* W, the power limit read with it (nvidia-smi
+                            power.limit), NAN when not logged */
 } ws_tel_sample;
 
 typedef struct ws_tel_gpu {
@@ -68,6 +80,8 @@ typedef struct ws_tel_gpu {
     size_t n, cap;
     double interval;     /* median sample interval (ws_telemetry_prepare) */
     size_t repeats;      /* readings dropped as repeats of the previous one */
+    size_t missing;      /* readings without a value ([N/A], NaN) skipped */
+    long first_line;     /* where the GPU first appears in the log */
 } ws_tel_gpu;
 
 /* ZeusMonitor: window k's energy on GPU g is gpu[g].s[k].v (J, NAN when
@@ -75,6 +89,7 @@ typedef struct ws_tel_gpu {
 typedef struct ws_tel_window {
     double start, elapsed;   /* Unix s, s */
     long line;
+    size_t name;             /* window_name: an index into ws_telemetry.win_name */
 } ws_tel_window;
 
 typedef struct ws_telemetry {
@@ -84,6 +99,8 @@ typedef struct ws_telemetry {
     size_t n_gpu;
     ws_tel_window *win;      /* WS_TEL_WINDOWS only */
     size_t n_win;
+    char **win_name;         /* the distinct window names, in order of appearance */
+    size_t n_win_name;
     size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
     size_t gpu_cap;          /* room in gpu */
     ws_hindex gpu_index;     /* gpu by id */
@@ -94,6 +111,12 @@ void ws_telemetry_free(ws_telemetry *t);
 /* Add a sample to GPU `id` (created on first use). */
 int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
                      long line, ws_error *err);
+/* A reading of GPU `id` without a value ([N/A], [Not Supported], NaN):
+ * counted on the GPU (created on first use), so that a GPU that appears
+ * in the log only so is refused by ws_telemetry_prepare, never dropped. */
+int ws_telemetry_missing(ws_telemetry *t, const char *id, long line, ws_error *err);
+/* The power limit read with the last sample added to GPU `id`. */
+void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim);
 /* Nonzero when the log has GPU `id` (O(1): a hash index). */
 int ws_telemetry_has_gpu(const ws_telemetry *t, const char *id);
 
@@ -102,6 +125,10 @@ int ws_telemetry_has_gpu(const ws_telemetry *t, const char *id);
  * instant T - tz_offset UTC. Times are kept on the log's own clock. */
 int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
                     ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* The same; `columns` (NULL: none) names the fields of a log without a
+ * header in their order, as the --query-gpu list (--columns). */
+int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const char *columns,
+                            ws_telemetry *out, ws_warnings *w, ws_error *err);
 int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
@@ -143,6 +170,13 @@ typedef struct ws_power_import {
     double tz_offset;          /* s; see ws_import_nvsmi */
     double max_gap;            /* in median sample intervals; default 5 */
     double match_tolerance;    /* s, ZeusMonitor window start; default 1 */
+    const char *window;        /* ZeusMonitor window name, NULL: the one that
+                                  covers the epochs best */
+    double epochs_tz;          /* s east of UTC of EPOCHS.csv times without a
+                                  zone, when epochs_tz_set; else they are on
+                                  the log's clock */
+    int epochs_tz_set;
+    int log_has_clock;         /* nvidia-smi: the log's timestamps have no zone */
     const ws_csv_limits *lim;
 } ws_power_import;
 
@@ -151,7 +185,17 @@ typedef struct ws_power_out_row {
     int bs, pl;
     int epochs;
     double time_per_epoch, average_power;
+    double energy_error;       /* relative bound on the energy's integration
+                                  error (ws_tel_energy_bound): the column
+                                  energy_error */
+    long line;                 /* its first epoch in EPOCHS.csv */
 } ws_power_out_row;
+
+/* How far a GPU's power sensor may be off: an average above the power
+ * limit by more is refused (the epochs ran at another limit). */
+#define WS_SENSOR_TOLERANCE 0.05
+/* An energy_error above it is warned about, with the figure. */
+#define WS_ENERGY_ERROR_WARN 0.01
 
 typedef struct ws_power_table {
     ws_power_out_row *rows;
@@ -173,6 +217,24 @@ int ws_power_table_summary(const ws_power_table *t, size_t *n_bs, size_t *n_pl,
  * series' span); *gap = the longest sample interval overlapping it. */
 double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
                      double *gap, long *gap_line);
+
+/* An estimate of the integration error of ws_tel_energy over [a, b], J:
+ * |E - E'|, the largest over the two series thinned to every other sample
+ * (odd or even ones) of the difference between the energy E from all the
+ * samples and E' from the thinned ones. It bounds the true error |e| of E
+ * whenever thinning at least doubles the error (|e'| >= 2|e| gives
+ * |E - E'| = |e' - e| >= |e|): the samples resolve the signal, so that
+ * the error falls with the sample interval (as the trapezoid's does, by
+ * its square, on a signal smooth at that scale; a step at an epoch's edge,
+ * linearly). A signal that varies faster than the samples (aliased) can
+ * break it. When the log has too few samples around [a, b] to thin, the
+ * worst case when the power stays between consecutive readings (for a
+ * counter: anything from none to all of an edge interval's increase).
+ * Costs what ws_tel_energy costs. */
+double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b);
+/* The first sample strictly inside (a, b) whose power limit differs from
+ * pl by more than 1 W, or NULL. */
+const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl);
 
 /* --------------------------------------------------------- train */
 

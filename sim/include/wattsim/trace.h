@@ -58,6 +58,10 @@ typedef struct ws_power_row {
     double time;                       /* s per epoch, in [WS_MIN_, WS_MAX_TIME_PER_EPOCH] */
     double power;                      /* W, in [WS_MIN_, WS_MAX_AVERAGE_POWER] */
     long line;
+    double energy_error;               /* the optional column energy_error: a
+                                          relative bound on the energy's
+                                          integration error (trace import
+                                          power); NAN when not recorded */
 } ws_power_row;
 
 /* Interned strings shared by both traces. */

@@ -25,6 +25,8 @@ typedef struct ws_check_bs {
     int runs, reached;        /* train rows at bs for the target */
     int *pl;                  /* power limits with a power row, ascending */
     int n_pl;
+    double *err;              /* each limit's energy_error (NAN: not recorded) */
+    double max_err;           /* the largest of them, NAN when none is recorded */
 } ws_check_bs;
 
 typedef struct ws_check_knob {

@@ -342,8 +342,9 @@ static int reader_input(int k, long n, const char *dir)
         fputs("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n", a);
         fputs("timestamp, index, power.draw [W]\n", b);
         long knobs = k == R_POWER ? n : 1, gpus = k == R_GPUS ? n : 1;
+        /* limits above the ~200 W drawn: an average above its limit is refused */
         for (long i = 0; i < knobs; i++)
-            fprintf(a, "d,n,o,%ld,%ld,1,%ld,%ld\n", 1 + i / 100, 100 + i % 100,
+            fprintf(a, "d,n,o,%ld,%ld,1,%ld,%ld\n", 1 + i / 100, 300 + i % 100,
                     1700000000 + 10 * i + 1, 1700000000 + 10 * i + 9);
         for (long t = 0; t <= 10 * knobs + 10; t += 2)
             for (long g = 0; g < gpus; g++) {

@@ -32,16 +32,21 @@ static const char *POWER_HELP =
     "usage: wattsim trace import power --gpu NAME --epochs EPOCHS.csv\n"
     "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
     "         [--gpus ID,...] --out DIR [--force] [--log-tz +HH:MM]\n"
-    "         [--max-gap N] [--match-tolerance S]\n"
+    "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
+    "         [--window NAME] [--columns LIST]\n"
     "\n"
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
     "average_power = energy of the epochs / their total duration, the energy\n"
     "summed over the selected GPUs. Refused, with the file and line: a reading\n"
-    "above 10 kW for one GPU, epochs shorter than 1 ms or longer than a year,\n"
-    "epochs that overlap in time (their joules would count twice), two\n"
-    "ZeusMonitor windows matching one epoch, and names with control\n"
-    "characters, '/', ',', '\"' or a backslash (the dataset: a safe name).\n"
+    "above 10 kW for one GPU, a GPU without a usable reading, a GPU averaging\n"
+    "more than 5 % above the epochs' power_limit, epochs shorter than 1 ms or\n"
+    "longer than a year, epochs that overlap in time (their joules would count\n"
+    "twice), two ZeusMonitor windows matching one epoch or one that does not\n"
+    "last as long, and names with control characters, '/', ',', '\"' or a\n"
+    "backslash (the dataset: a safe name). Each knob's energy_error, an\n"
+    "estimate of the integration error (|E - E'|, E' from every other sample;\n"
+    "see docs/planning.md), is written with it and warned about above 1 %.\n"
     "\n"
     "  --gpu NAME         the GPU model the trace is for (1-64 of A-Z a-z 0-9\n"
     "                     . _ + -); used as --gpu NAME by the other commands\n"
@@ -53,7 +58,12 @@ static const char *POWER_HELP =
     "                     --format=csv[,nounits][,noheader] -lms N output; power is\n"
     "                     integrated with the trapezoidal rule, clipped to epochs.\n"
     "                     Without a header the columns must be timestamp, index,\n"
-    "                     power.draw\n"
+    "                     power.draw, or those --columns names. With a power.limit\n"
+    "                     column, each epoch's power_limit must agree with it. A\n"
+    "                     malformed last line (a logger stopped mid-write) is\n"
+    "                     skipped with a warning\n"
+    "  --columns LIST     the --query-gpu list of a log without a header, in its\n"
+    "                     order, e.g. timestamp,index,name,power.draw,power.limit\n"
     "  --dcgm FILE        Prometheus /api/v1/query_range JSON of\n"
     "                     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred: counter\n"
     "                     differences, resets detected) or DCGM_FI_DEV_POWER_USAGE\n"
@@ -65,11 +75,20 @@ static const char *POWER_HELP =
     "  --force            replace an existing summary_power_NAME.csv\n"
     "  --log-tz +HH:MM    UTC offset of the nvidia-smi log's clock (its timestamps\n"
     "                     have no zone); matters only for epoch times in Unix\n"
-    "                     seconds or with a zone; default +00:00\n"
+    "                     seconds or with a zone; default +00:00 (DCGM and\n"
+    "                     ZeusMonitor logs are in Unix time: refused there)\n"
+    "  --epochs-tz +HH:MM UTC offset of EPOCHS.csv times written without a zone;\n"
+    "                     default: they are on the log's own clock (UTC for DCGM\n"
+    "                     and ZeusMonitor)\n"
     "  --max-gap N        refuse an epoch with a gap between samples longer than\n"
     "                     N median sample intervals; default 5\n"
     "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
-    "                     starts differ by at most S seconds; default 1\n"
+    "                     starts, and their durations, differ by at most S\n"
+    "                     seconds; default 1\n"
+    "  --window NAME      ZeusMonitor: the window_name that times whole epochs;\n"
+    "                     default: the name whose windows start with and last as\n"
+    "                     long as the most epochs (so 'step' windows nested in\n"
+    "                     'epoch' windows are passed over)\n"
     "  --max-trace-bytes N  refuse an input larger than N bytes once decompressed\n"
     "                     (suffix K, M or G; default: $WATTSIM_MAX_TRACE_BYTES,\n"
     "                     else 1G)\n";
@@ -143,7 +162,7 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
        O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
-       O_CATALOGUE };
+       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS };
 
 static int import_power(int argc, char **argv)
 {
@@ -155,9 +174,13 @@ static int import_power(int argc, char **argv)
         {"log-tz", required_argument, 0, O_TZ}, {"max-gap", required_argument, 0, O_GAP},
         {"match-tolerance", required_argument, 0, O_TOL},
         {"max-trace-bytes", required_argument, 0, O_MAXB},
+        {"epochs-tz", required_argument, 0, O_EPOCHS_TZ},
+        {"window", required_argument, 0, O_WINDOW},
+        {"columns", required_argument, 0, O_COLUMNS},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
-    const char *cmd = "trace import power";
+    const char *cmd = "trace import power", *columns = NULL;
+    int log_tz = 0;
     const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
     const char *maxb = NULL;
     int kind = -1, force = 0, c;
@@ -182,6 +205,19 @@ static int import_power(int argc, char **argv)
             if (ws_parse_tz(optarg, &in.tz_offset))
                 return ws_cli_usage(cmd, "--log-tz: expected +HH:MM or -HH:MM, got '%s'",
                                     optarg);
+            log_tz = 1;
+            break;
+        case O_EPOCHS_TZ:
+            if (ws_parse_tz(optarg, &in.epochs_tz))
+                return ws_cli_usage(cmd, "--epochs-tz: expected +HH:MM or -HH:MM, got"
+                                    " '%s'", optarg);
+            in.epochs_tz_set = 1;
+            break;
+        case O_COLUMNS: columns = optarg; break;
+        case O_WINDOW:
+            if (!*optarg)
+                return ws_cli_usage(cmd, "%s", "--window: expected a window name");
+            in.window = optarg;
             break;
         case O_GAP:
             if (parse_pos(cmd, "--max-gap: expected a positive number, got '%s'", optarg,
@@ -206,6 +242,17 @@ static int import_power(int argc, char **argv)
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (log_tz && kind != O_NVSMI)
+        return ws_cli_usage(cmd, "%s", "--log-tz: DCGM and ZeusMonitor logs are in Unix"
+                            " time (UTC) and need no zone; for EPOCHS.csv times written"
+                            " without a zone, pass --epochs-tz +HH:MM");
+    if (columns && kind != O_NVSMI)
+        return ws_cli_usage(cmd, "%s", "--columns: only nvidia-smi logs (--nvidia-smi) are"
+                            " written without a header");
+    if (in.window && kind != O_ZEUS)
+        return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
+                            " have named windows");
+    in.log_has_clock = kind == O_NVSMI;
 
     ws_error err = {{0}};
     ws_csv_limits lim;
@@ -230,7 +277,7 @@ static int import_power(int argc, char **argv)
     in.epochs_path = epochs;
     in.tel = &tel;
     in.lim = &lim;
-    int r = kind == O_NVSMI ? ws_import_nvsmi(log, &lim, &tel, &w, &err)
+    int r = kind == O_NVSMI ? ws_import_nvsmi_columns(log, &lim, columns, &tel, &w, &err)
           : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
                                             : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
           : ws_import_zeusmon(log, &lim, &tel, &w, &err);

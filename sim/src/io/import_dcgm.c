@@ -145,7 +145,10 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                 ws_fail(err, "%s: data.result[%zu].values[%zu]: bad time %g", path, i, k, t);
                 goto out;
             }
-            if (!strcmp(text, "NaN")) { out->n_missing++; continue; }
+            if (!strcmp(text, "NaN")) {
+                if (ws_telemetry_missing(out, gpu, -(long)k - 1, err)) goto out;
+                continue;
+            }
             if (ws_imp_decimal(text, &v) || v < 0) {
                 ws_fail(err, "%s: data.result[%zu].values[%zu]: expected a"
                         " non-negative number, got \"%s\"", path, i, k, text);

@@ -10,8 +10,14 @@
  * For each epoch: every selected GPU must have samples before start and
  * after end (else the epoch is not covered), and no interval between
  * samples overlapping the epoch may exceed max_gap median intervals; the
- * energies of the GPUs are summed. Knobs are then the groups of epochs with
- * the same (dataset, network, optimizer, batch_size, power_limit).
+ * energies of the GPUs are summed, each with its error estimate
+ * (ws_tel_energy_bound), and a power limit the log read during the epoch
+ * must be the epoch's. ZeusMonitor: the window of the chosen name that
+ * starts with the epoch, and lasts as long (choose_window, window_energy).
+ * Knobs are then the groups of epochs with the same (dataset, network,
+ * optimizer, batch_size, power_limit); no GPU may average more than
+ * WS_SENSOR_TOLERANCE above the knob's limit, and knobs whose
+ * energy_error passes WS_ENERGY_ERROR_WARN get one warning.
  */
 #include "wattsim/import.h"
 #include "import_util.h"
@@ -31,6 +37,10 @@ typedef struct epoch_row {
     double start, end;      /* log clock */
     double energy;          /* J, all GPUs */
     long line;
+    int zoned;              /* start was written as an instant (Unix or a zone) */
+    size_t id;              /* row of EPOCHS.csv, from 0: its GPUs' energies are
+                               gpu_e[id * n_gpu + k] */
+    double bound;           /* J, the integration error bound, all GPUs */
 } epoch_row;
 
 enum { E_DATASET, E_NETWORK, E_OPT, E_BS, E_PL, E_EPOCH, E_START, E_END, E_N };
@@ -93,6 +103,7 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
         epoch_row *e = &rows[n];
         memset(e, 0, sizeof *e);
         e->line = line;
+        e->id = n;
         n++;
         const char *f[E_N];
         for (int k = 0; k < E_N; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
@@ -133,7 +144,11 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
                         line, cols[k].name, f[k]);
                 goto out;
             }
-            if (zoned) *t += in->tz_offset;
+            /* An instant moves onto the log's clock; so does a wall time
+             * once --epochs-tz says its zone. */
+            if (!zoned && in->epochs_tz_set) *t -= in->epochs_tz;
+            if (zoned || in->epochs_tz_set) *t += in->tz_offset;
+            if (k == E_START) e->zoned = zoned;
         }
         if (!(e->end > e->start)) {
             ws_fail(err, "%s:%ld: end must be later than start", path, line);
@@ -197,12 +212,55 @@ static int same_knob(const epoch_row *x, const epoch_row *y)
         && !strcmp(x->optimizer, y->optimizer) && x->bs == y->bs && x->pl == y->pl;
 }
 
-/* The energy of one epoch from power or counter series. */
-static int series_energy(const ws_power_import *in, epoch_row *e, ws_error *err)
+/* "+HH:MM" of s seconds. */
+static void fmt_zone(double s, char *buf, size_t size)
+{
+    const long m = lround(fabs(s) / 60);
+    snprintf(buf, size, "%c%02ld:%02ld", s < 0 ? '-' : '+', m / 60, m % 60);
+}
+
+/* What to do about an epoch [e->start, e->end] outside a log spanning
+ * [first, last]: when a whole number of quarter hours (up to 26 h) would
+ * bring it inside, a clock zone is off, and the option that says it is
+ * named with its value -- the log's zone (--log-tz) when nvidia-smi's
+ * wall clock meets an instant, else EPOCHS.csv's (--epochs-tz: its times
+ * written without a zone, against a log in Unix time or on another wall
+ * clock). Else the log does not cover the run. */
+static void clock_hint(const ws_power_import *in, const epoch_row *e, double first,
+                       double last, char *buf, size_t size)
+{
+    /* The shifts that fit: [lo, hi], not 0 (the epoch is outside), so the
+     * quarter hours in it all have one sign; the smallest. */
+    const double lo = fmax(first - e->start, -26 * 3600.0);
+    const double hi = fmin(last - e->end, 26 * 3600.0);
+    const double a = ceil(lo / 900), b = floor(hi / 900);
+    const double q = a > b ? NAN : a > 0 ? a * 900 : b * 900;
+    char z[48];
+    if (isnan(q)) {
+        snprintf(buf, size, "; the log does not cover the run");
+    } else if (in->log_has_clock && e->zoned) {
+        fmt_zone(in->tz_offset + q, z, sizeof z);
+        snprintf(buf, size, "; shifted %+.4g h it would be: is the log's clock in another"
+                 " zone? pass --log-tz %s", q / 3600, z);
+    } else if (e->zoned) {
+        snprintf(buf, size, "; the log does not cover the run (both are in UTC)");
+    } else {
+        fmt_zone((!in->epochs_tz_set ? in->log_has_clock ? in->tz_offset : 0
+                                       : in->epochs_tz) - q, z, sizeof z);
+        snprintf(buf, size, "; shifted %+.4g h it would be: are EPOCHS.csv's times in"
+                 " another zone? pass --epochs-tz %s (or write the zone in them)",
+                 q / 3600, z);
+    }
+}
+
+/* The energy of one epoch from power or counter series (each GPU's into
+ * gpu_e), its error bound, and the power limit the log read during it. */
+static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
+                         ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     char a[32], b[32], lo[32], hi[32];
-    e->energy = 0;
+    e->energy = e->bound = 0;
     for (size_t k = 0; k < t->n_gpu; k++) {
         const ws_tel_gpu *g = &t->gpu[k];
         double first = g->s[0].t, last = g->s[g->n - 1].t;
@@ -211,14 +269,25 @@ static int series_energy(const ws_power_import *in, epoch_row *e, ws_error *err)
             ws_imp_fmt_time(e->end, b, sizeof b);
             ws_imp_fmt_time(first, lo, sizeof lo);
             ws_imp_fmt_time(last, hi, sizeof hi);
+            char hint[256];
+            clock_hint(in, e, first, last, hint, sizeof hint);
             return ws_fail(err, "%s:%ld: epoch %ld (%s to %s) is not covered by the"
-                           " samples of GPU %s in %s (%s to %s); are both on the same"
-                           " clock? (see --log-tz)", in->epochs_path, e->line, e->epoch,
-                           a, b, g->id, t->path, lo, hi);
+                           " samples of GPU %s in %s (%s to %s)%s", in->epochs_path,
+                           e->line, e->epoch, a, b, g->id, t->path, lo, hi, hint);
         }
         double gap;
         long gap_line;
-        e->energy += ws_tel_energy(g, t->kind, e->start, e->end, &gap, &gap_line);
+        const double joules = ws_tel_energy(g, t->kind, e->start, e->end, &gap, &gap_line);
+        gpu_e[k] = joules;
+        e->energy += joules;
+        e->bound += ws_tel_energy_bound(g, t->kind, e->start, e->end);
+        const ws_tel_sample *off = ws_tel_limit_off(g, e->start, e->end, e->pl);
+        if (off)
+            return ws_fail(err, "%s:%ld: power_limit is %d W, but %s:%ld reads a power"
+                           " limit of %.6g W on GPU %s during this epoch: the epoch is"
+                           " labelled with another knob's limit (rows swapped?); correct"
+                           " EPOCHS.csv", in->epochs_path, e->line, e->pl, t->path,
+                           off->line, off->lim, g->id);
         if (gap > in->max_gap * g->interval) {
             char at[512];
             return ws_fail(err, "%s: GPU %s has no sample for %.3g s before this one,"
@@ -252,67 +321,221 @@ static double window_joules(const ws_telemetry *t, size_t k)
     return sum;
 }
 
-/* The energy of one epoch from the ZeusMonitor window that starts within
- * the tolerance of it (binary search in `order`, the windows by start).
- * Two such windows are refused, with their count: which one timed the
- * epoch cannot be told (nested windows, or a tolerance wider than the
- * spacing of epochs), and picking the closest would be a guess. */
-static int window_energy(const ws_power_import *in, const win_ref *order, epoch_row *e,
-                         long *used_by, size_t *n_elapsed_off, ws_error *err)
+/* The windows in order[a, b) (by start) that start within the tolerance
+ * of e's start. */
+static void candidates(const ws_power_import *in, const win_ref *order, const epoch_row *e,
+                       size_t *a_out, size_t *b_out)
 {
     const ws_telemetry *t = in->tel;
     const double tol = in->match_tolerance;
-    size_t lo = 0, hi = t->n_win;                 /* first start >= e->start */
+    size_t lo = 0, hi = t->n_win;                 /* first start >= e->start - tol */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (order[mid].start < e->start) lo = mid + 1; else hi = mid;
+        if (order[mid].start < e->start - tol) lo = mid + 1; else hi = mid;
     }
-    size_t a = lo, b = lo;                        /* the matches: order[a, b) */
-    while (a > 0 && order[a - 1].start >= e->start - tol) a--;
+    size_t b = lo;
     while (b < t->n_win && order[b].start <= e->start + tol) b++;
-    if (a == b) {
-        char when[32];
-        ws_imp_fmt_time(e->start, when, sizeof when);
-        return ws_fail(err, "%s:%ld: no window in %s starts within %g s of epoch %ld's"
-                       " start (%s UTC); pass --match-tolerance S to widen the match",
-                       in->epochs_path, e->line, t->path, tol, e->epoch, when);
+    *a_out = lo;
+    *b_out = b;
+}
+
+/* The window name that times the epochs: --window NAME, else the name
+ * whose windows start with and last as long as the most epochs (both
+ * within the tolerance). ZeusMonitor's documented pattern nests "step"
+ * windows inside an "epoch" window: the first step starts with the epoch
+ * too, but lasts a fraction of it. Each epoch costs its candidates (the
+ * windows starting within the tolerance of it). */
+static int choose_window(const ws_power_import *in, const win_ref *order,
+                         const epoch_row *rows, size_t n, size_t *chosen, ws_error *err)
+{
+    const ws_telemetry *t = in->tel;
+    const double tol = in->match_tolerance;
+    if (in->window) {
+        for (size_t i = 0; i < t->n_win_name; i++)
+            if (!strcmp(t->win_name[i], in->window)) { *chosen = i; return 0; }
+        char list[256] = "";
+        for (size_t i = 0; i < t->n_win_name && strlen(list) < 200; i++) {
+            if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            strncat(list, t->win_name[i], sizeof list - strlen(list) - 1);
+        }
+        return ws_fail(err, "--window: %s has no window named '%s' (it has %s)", t->path,
+                       in->window, list);
     }
-    if (b - a > 1) {
-        char when[32];
-        ws_imp_fmt_time(e->start, when, sizeof when);
-        size_t x = order[a].k, y = order[a + 1].k;
+    *chosen = 0;
+    if (t->n_win_name <= 1) return 0;
+    size_t *fit = calloc(2 * t->n_win_name, sizeof *fit), *near = fit + t->n_win_name;
+    if (!fit) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        size_t a, b;
+        candidates(in, order, &rows[i], &a, &b);
+        for (size_t k = a; k < b; k++) {
+            const ws_tel_window *w = &t->win[order[k].k];
+            near[w->name]++;
+            fit[w->name] += fabs(w->elapsed - (rows[i].end - rows[i].start)) <= tol;
+        }
+    }
+    size_t best = 0, second = SIZE_MAX;
+    for (size_t i = 1; i < t->n_win_name; i++) {
+        if (fit[i] > fit[best] || (fit[i] == fit[best] && near[i] > near[best])) {
+            second = best;
+            best = i;
+        } else if (second == SIZE_MAX || fit[i] > fit[second]
+                   || (fit[i] == fit[second] && near[i] > near[second])) {
+            second = i;
+        }
+    }
+    int tie = second != SIZE_MAX && fit[second] == fit[best] && near[second] == near[best]
+              && near[best] > 0;
+    size_t nb = fit[best];
+    free(fit);
+    if (tie)
+        return ws_fail(err, "%s: windows named '%s' and '%s' both start with and last as"
+                       " long as %zu epoch%s of %s (within %g s): which name times the"
+                       " epochs cannot be told; pass --window NAME", t->path,
+                       t->win_name[best], t->win_name[second], nb, nb == 1 ? "" : "s",
+                       in->epochs_path, in->match_tolerance);
+    *chosen = best;
+    return 0;
+}
+
+/* The nearest window start to x of any name, for the hint of an epoch that
+ * none matches (tried a quarter hour apart, up to 26 h: a zone). */
+static double nearest_start(const ws_telemetry *t, const win_ref *order, double x)
+{
+    size_t lo = 0, hi = t->n_win;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (order[mid].start < x) lo = mid + 1; else hi = mid;
+    }
+    double best = NAN;
+    if (lo < t->n_win) best = order[lo].start;
+    if (lo > 0 && (isnan(best) || x - order[lo - 1].start < best - x))
+        best = order[lo - 1].start;
+    return best;
+}
+
+/* The energy of one epoch from the window named `name` that starts within
+ * the tolerance of it (binary search in `order`, the windows by start).
+ * Two such windows are refused, with their count: which one timed the
+ * epoch cannot be told, and picking the closest would be a guess. A window
+ * whose elapsed time differs from the epoch's by more than the tolerance
+ * did not time it (a step window, or the wrong end time): refused for that
+ * epoch. The window's mean power is taken over the epoch's duration:
+ * e->energy = window energy * epoch duration / elapsed. */
+static int window_energy(const ws_power_import *in, const win_ref *order, size_t name,
+                         epoch_row *e, double *gpu_e, long *used_by, ws_error *err)
+{
+    const ws_telemetry *t = in->tel;
+    const double tol = in->match_tolerance;
+    const char *wn = t->win_name[name];
+    size_t a, b, match = SIZE_MAX, second = SIZE_MAX, count = 0;
+    candidates(in, order, e, &a, &b);
+    for (size_t k = a; k < b; k++) {
+        if (t->win[order[k].k].name != name) continue;
+        if (!count++) match = order[k].k;
+        else if (count == 2) second = order[k].k;
+    }
+    char when[32];
+    ws_imp_fmt_time(e->start, when, sizeof when);
+    if (!count) {
+        /* A whole number of quarter hours away: a zone, not a tolerance. */
+        double q = NAN;
+        for (int k = 1; k <= 26 * 4 && isnan(q); k++)
+            for (int sign = -1; sign <= 1 && isnan(q); sign += 2) {
+                const double d = sign * 900.0 * k;
+                if (fabs(nearest_start(t, order, e->start + d) - (e->start + d)) <= tol) q = d;
+            }
+        if (!isnan(q)) {
+            char z[48];
+            fmt_zone((!in->epochs_tz_set ? 0 : in->epochs_tz) - q, z, sizeof z);
+            return ws_fail(err, "%s:%ld: no window in %s starts within %g s of epoch %ld's"
+                           " start (%s UTC), but one starts %+.4g h from it: are"
+                           " EPOCHS.csv's times in another zone? pass --epochs-tz %s (or"
+                           " write the zone in them)", in->epochs_path, e->line, t->path,
+                           tol, e->epoch, when, q / 3600, z);
+        }
+        return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
+                       " epoch %ld's start (%s UTC); pass --match-tolerance S to widen the"
+                       " match, or --window NAME for other windows", in->epochs_path,
+                       e->line, wn, t->path, tol, e->epoch, when);
+    }
+    if (count > 1) {
+        size_t x = match, y = second;
         if (t->win[y].line < t->win[x].line) { size_t z = x; x = y; y = z; }
-        return ws_fail(err, "%s:%ld: %zu windows in %s start within %g s of epoch %ld's"
-                       " start (%s UTC), e.g. lines %ld (%.6g J) and %ld (%.6g J): which"
-                       " one timed the epoch cannot be told; keep one window per epoch in"
-                       " the log, or pass a smaller --match-tolerance", in->epochs_path,
-                       e->line, b - a, t->path, tol, e->epoch, when, t->win[x].line,
-                       window_joules(t, x), t->win[y].line, window_joules(t, y));
+        return ws_fail(err, "%s:%ld: %zu windows named '%s' in %s start within %g s of"
+                       " epoch %ld's start (%s UTC), e.g. lines %ld (%.6g J) and %ld"
+                       " (%.6g J): which one timed the epoch cannot be told; keep one"
+                       " window per epoch in the log, or pass a smaller --match-tolerance",
+                       in->epochs_path, e->line, count, wn, t->path, tol, e->epoch, when,
+                       t->win[x].line, window_joules(t, x), t->win[y].line,
+                       window_joules(t, y));
     }
-    size_t best = order[a].k;
-    if (used_by[best])
+    const ws_tel_window *w = &t->win[match];
+    const double dur = e->end - e->start;
+    if (used_by[match])
         return ws_fail(err, "%s:%ld: the window at %s:%ld is also the closest to the"
                        " epoch at line %ld", in->epochs_path, e->line, t->path,
-                       t->win[best].line, used_by[best]);
-    used_by[best] = e->line;
-    if (fabs(t->win[best].elapsed - (e->end - e->start)) > tol)
-        (*n_elapsed_off)++;
-    e->energy = 0;
+                       w->line, used_by[match]);
+    used_by[match] = e->line;
+    if (fabs(w->elapsed - dur) > tol)
+        return ws_fail(err, "%s:%ld: epoch %ld lasts %.6g s, but the window '%s' that"
+                       " starts with it (%s:%ld) lasts %.6g s, more than %g s apart: it"
+                       " did not time this epoch; check the epoch's end, or pass --window"
+                       " NAME for the windows that time whole epochs", in->epochs_path,
+                       e->line, e->epoch, dur, wn, t->path, w->line, w->elapsed, tol);
+    /* The window's mean power stands for the epoch's: off by at most the
+     * slivers where they differ, if the power there is within [0, twice the
+     * mean]. */
+    const double sliver = fabs(w->start - e->start)
+                          + fabs(w->start + w->elapsed - e->end);
+    e->energy = e->bound = 0;
     for (size_t k = 0; k < t->n_gpu; k++) {
-        double v = t->gpu[k].s[best].v;
+        double v = t->gpu[k].s[match].v;
         if (isnan(v))
             return ws_fail(err, "%s:%ld: gpu%s_energy is empty, but the epoch at %s:%ld"
-                           " uses this window", t->path, t->win[best].line,
+                           " uses this window", t->path, w->line,
                            t->gpu[k].id, in->epochs_path, e->line);
-        const double secs = t->win[best].elapsed;
+        const double secs = w->elapsed;
         if (v > WS_MAX_GPU_POWER * secs)
             return ws_fail(err, "%s:%ld: gpu%s_energy: %.6g J in a window of %.6g s is"
                            " %.6g W, more than any GPU draws (%g W): a broken reading or"
-                           " not joules", t->path, t->win[best].line, t->gpu[k].id, v,
+                           " not joules", t->path, w->line, t->gpu[k].id, v,
                            secs, v / secs, WS_MAX_GPU_POWER);
-        e->energy += v;
+        gpu_e[k] = v * dur / secs;
+        e->energy += gpu_e[k];
+        e->bound += v / secs * sliver;
     }
     return 0;
+}
+
+/* One warning for the knobs whose energy may be off by more than
+ * WS_ENERGY_ERROR_WARN, with the worst. */
+static void sampling_warning(const ws_power_import *in, const ws_power_table *t,
+                             ws_warnings *w)
+{
+    size_t over = 0;
+    const ws_power_out_row *worst = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const ws_power_out_row *r = &t->rows[i];
+        if (r->energy_error > WS_ENERGY_ERROR_WARN) over++;
+        if (!worst || r->energy_error > worst->energy_error) worst = r;
+    }
+    if (!over) return;
+    const ws_telemetry *tel = in->tel;
+    double interval = 0;
+    for (size_t k = 0; k < tel->n_gpu; k++)
+        if (tel->gpu[k].interval > interval) interval = tel->gpu[k].interval;
+    char how[160];
+    if (tel->kind == WS_TEL_WINDOWS)
+        snprintf(how, sizeof how, "ZeusMonitor windows and epochs start or end apart");
+    else
+        snprintf(how, sizeof how, "samples every %.3g s against epochs of %.3g s", interval,
+                 worst->time_per_epoch);
+    ws_warn(w, "%s:%ld: the energy of %zu of %zu knobs may be off by more than %g %% (%s),"
+            " worst batch_size %d at %d W: up to %.3g %%; sample more often, or measure"
+            " longer epochs", in->epochs_path, worst->line, over, t->n,
+            100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
+            100 * worst->energy_error);
 }
 
 /* Epochs by start time, for the overlap check. */
@@ -373,9 +596,14 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     }
     int rc = -1;
     long *used_by = NULL;
-    size_t elapsed_off = 0;
+    size_t name = 0, ng = in->tel->n_gpu;
     win_ref *order = NULL;
+    double *gpu_e = NULL;
     if (check_overlaps(in, rows, n, err)) goto out;
+    if (!(gpu_e = calloc(n * ng + 1, sizeof *gpu_e))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
     if (in->tel->kind == WS_TEL_WINDOWS) {
         used_by = calloc(in->tel->n_win + 1, sizeof *used_by);
         order = malloc((in->tel->n_win + 1) * sizeof *order);
@@ -386,16 +614,13 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
         for (size_t i = 0; i < in->tel->n_win; i++)
             order[i] = (win_ref){in->tel->win[i].start, i};
         qsort(order, in->tel->n_win, sizeof *order, cmp_win);
+        if (choose_window(in, order, rows, n, &name, err)) goto out;
     }
     for (size_t i = 0; i < n; i++)
         if (in->tel->kind == WS_TEL_WINDOWS
-                ? window_energy(in, order, &rows[i], used_by, &elapsed_off, err)
-                : series_energy(in, &rows[i], err))
+                ? window_energy(in, order, name, &rows[i], &gpu_e[i * ng], used_by, err)
+                : series_energy(in, &rows[i], &gpu_e[i * ng], err))
             goto out;
-    if (elapsed_off)
-        ws_warn(w, "%s: %zu of %zu epochs differ from their ZeusMonitor window's"
-                " elapsed_time by more than %g s; EPOCHS.csv's durations are used",
-                in->epochs_path, elapsed_off, n, in->match_tolerance);
     qsort(rows, n, sizeof *rows, cmp_epoch);
     if (!(out->rows = calloc(n, sizeof *out->rows))) {
         ws_fail(err, "out of memory");
@@ -404,10 +629,28 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     for (size_t i = 0; i < n;) {        /* an epoch listed twice was refused */
         size_t j = i + 1;
         while (j < n && same_knob(&rows[i], &rows[j])) j++;
-        double time = 0, energy = 0;
+        double time = 0, energy = 0, bound = 0;
         for (size_t k = i; k < j; k++) {
             time += rows[k].end - rows[k].start;
             energy += rows[k].energy;
+            bound += rows[k].bound;
+        }
+        /* Physically possible: no GPU draws more than its limit on average
+         * over the knob's epochs, beyond what a sensor may be off (5 %). */
+        for (size_t g = 0; g < ng; g++) {
+            double eg = 0;
+            for (size_t k = i; k < j; k++) eg += gpu_e[rows[k].id * ng + g];
+            const double pg = eg / time;
+            if (pg > rows[i].pl * (1 + WS_SENSOR_TOLERANCE)) {
+                ws_fail(err, "%s:%ld: batch_size %d at %d W: GPU %s drew %.6g W on average"
+                        " during its %zu epoch%s, %.3g %% above its power limit (a power"
+                        " sensor is off by at most %g %%): is power_limit the limit these"
+                        " epochs ran at (rows swapped?), and the log's unit watts?",
+                        in->epochs_path, rows[i].line, rows[i].bs, rows[i].pl,
+                        in->tel->gpu[g].id, pg, j - i, j - i == 1 ? "" : "s",
+                        100 * (pg / rows[i].pl - 1), 100 * WS_SENSOR_TOLERANCE);
+                goto out;
+            }
         }
         ws_power_out_row *o = &out->rows[out->n++];
         o->bs = rows[i].bs;
@@ -415,6 +658,8 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
         o->epochs = (int)(j - i);
         o->time_per_epoch = time / (double)(j - i);
         o->average_power = energy / time;
+        o->energy_error = energy > 0 ? bound / energy : 0;
+        o->line = rows[i].line;
         /* Each reading is at most WS_MAX_GPU_POWER, so the average is
          * finite; it must also be a power a trace row may hold (wattsim/
          * trace.h), or no command could read the file written. */
@@ -439,8 +684,10 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
         }
         i = j;
     }
+    sampling_warning(in, out, w);
     rc = 0;
 out:
+    free(gpu_e);
     free(used_by);
     free(order);
     free(rows);
@@ -518,7 +765,7 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
     ws_outfile o;
     if (ws_imp_open_out(&o, path, err)) return -1;
     fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,"
-          "average_power\n", o.f);
+          "average_power,energy_error\n", o.f);
     for (size_t i = 0; i < t->n; i++) {
         const ws_power_out_row *r = &t->rows[i];
         ws_csv_str(o.f, r->dataset);
@@ -526,7 +773,8 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
         ws_csv_str(o.f, r->network);
         fprintf(o.f, ",%d,", r->bs);
         ws_csv_str(o.f, r->optimizer);
-        fprintf(o.f, ",%d,%.17g,%.17g\n", r->pl, r->time_per_epoch, r->average_power);
+        fprintf(o.f, ",%d,%.17g,%.17g,%.6g\n", r->pl, r->time_per_epoch, r->average_power,
+                r->energy_error);
     }
     return ws_outfile_commit(&o, err);
 }

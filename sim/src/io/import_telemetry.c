@@ -17,7 +17,9 @@
  * prefix sums: a huge reading far from the window cannot cancel it. Each
  * window costs O(log n + samples inside it). Readings are bounded first
  * (WS_MAX_GPU_POWER): a power above it, or a counter rising faster, is an
- * error naming the sample.
+ * error naming the sample. The error estimate of an energy
+ * (ws_tel_energy_bound) integrates the series thinned to every other
+ * sample the same way and compares.
  */
 #include "wattsim/import.h"
 #include "import_util.h"
@@ -189,9 +191,15 @@ static int same_imp_name(const void *ctx, size_t stored, size_t probe)
 
 const char *ws_imp_intern(ws_imp_names *t, const char *s)
 {
+    return ws_imp_intern_at(t, s, NULL);
+}
+
+const char *ws_imp_intern_at(ws_imp_names *t, const char *s, size_t *index)
+{
     imp_probe q = {t, s};
     uint64_t h = ws_hash_str(s, 0);
     size_t at = ws_hindex_find(&t->index, h, same_imp_name, &q, 0);
+    if (index) *index = at == WS_HNONE ? t->n : at;
     if (at != WS_HNONE) return t->s[at];
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
@@ -240,6 +248,8 @@ void ws_telemetry_free(ws_telemetry *t)
     }
     free(t->gpu);
     free(t->win);
+    for (size_t i = 0; i < t->n_win_name; i++) free(t->win_name[i]);
+    free(t->win_name);
     free(t->path);
     ws_hindex_free(&t->gpu_index);
     memset(t, 0, sizeof *t);
@@ -300,6 +310,7 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
 {
     ws_tel_gpu *g = gpu_get(t, id);
     if (!g) return ws_fail(err, "%s: out of memory", t->path);
+    if (!g->first_line) g->first_line = line;
     /* A reading at the previous one's instant is judged as it comes (the
      * rest wait for ws_telemetry_prepare's sort): the same value again is
      * a repeat, counted and not stored, so that a log of one line repeated
@@ -323,7 +334,23 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
         g->s = s;
         g->cap = cap;
     }
-    g->s[g->n++] = (ws_tel_sample){time, v, 0, line};
+    g->s[g->n++] = (ws_tel_sample){time, v, 0, line, NAN};
+    return 0;
+}
+
+void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim)
+{
+    ws_tel_gpu *g = gpu_find(t, id);
+    if (g && g->n) g->s[g->n - 1].lim = lim;
+}
+
+int ws_telemetry_missing(ws_telemetry *t, const char *id, long line, ws_error *err)
+{
+    ws_tel_gpu *g = gpu_get(t, id);
+    if (!g) return ws_fail(err, "%s: out of memory", t->path);
+    if (!g->first_line) g->first_line = line;
+    g->missing++;
+    t->n_missing++;
     return 0;
 }
 
@@ -409,6 +436,15 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
     if (t->kind == WS_TEL_WINDOWS) return 0;
     for (size_t k = 0; k < t->n_gpu; k++) {
         ws_tel_gpu *g = &t->gpu[k];
+        char at[512];
+        /* A GPU of the job without readings would be summed as 0 W: the
+         * job's power silently halved on two GPUs. Refused, naming it. */
+        if (g->n < 2 && g->missing)
+            return ws_fail(err, "%s: GPU %s has %s usable reading (%zu of its readings"
+                           " are [N/A], [Not Supported] or NaN): its energy cannot be"
+                           " measured; if the job did not run on it, leave it out with"
+                           " --gpus", ws_imp_where(t->path, g->first_line, g->id, at,
+                           sizeof at), g->id, g->n ? "only one" : "no", g->missing);
         if (g->n < 2)
             return ws_fail(err, "%s: GPU %s has %zu usable sample%s; at least 2 are"
                            " needed to integrate", t->path, g->id, g->n,
@@ -420,7 +456,6 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
                 if (!unsorted++) first_unsorted = g->s[i].line;
             }
         if (unsorted) {
-            char at[512];
             qsort(g->s, g->n, sizeof *g->s, cmp_sample);
             ws_warn(w, "%s: %zu sample%s of GPU %s out of time order (first"
                     " here); sorted", ws_imp_where(t->path, first_unsorted, g->id,
@@ -432,7 +467,6 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
             ws_tel_sample *p = &g->s[m - 1], *s = &g->s[i];
             if (s->t == p->t) {
                 if (s->v != p->v) {
-                    char at[512];
                     return ws_fail(err, "%s: GPU %s has two different readings (%g"
                                    " and %g) at the same time", ws_imp_where(t->path,
                                    s->line, g->id, at, sizeof at), g->id, s->v, p->v);
@@ -457,7 +491,6 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
         free(d);
         size_t resets = 0;
         long first_reset = 0;
-        char at[512];
         g->s[0].inc = 0;
         for (size_t i = 0; i < g->n; i++) {
             const ws_tel_sample *p = i ? &g->s[i - 1] : NULL;
@@ -545,4 +578,76 @@ double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
     for (size_t i = ia + 2; i <= ib; i++) e += g->s[i].inc;
     if (ib + 1 < g->n) e += part(g, kind, ib, b);
     return e;
+}
+
+/* The energy over [a, b] of the series thinned to every other sample,
+ * those of index parity `off`: as ws_tel_energy, on intervals (j, j + 2).
+ * -1 when the thinned series does not cover [a, b]. */
+static double thinned(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b, size_t off)
+{
+    size_t ja = find(g, a), jb = find(g, b);
+    if (g->s[jb].t < b) jb++;
+    if (ja % 2 != off) {
+        if (ja == 0) return -1;
+        ja--;
+    }
+    if (jb % 2 != off) jb++;
+    if (jb >= g->n) return -1;
+    double e = 0;
+    for (size_t j = ja; j + 2 <= jb; j += 2) {
+        const ws_tel_sample *p = &g->s[j], *q = &g->s[j + 2];
+        const double lo = p->t > a ? p->t : a, hi = q->t < b ? q->t : b;
+        if (!(hi > lo)) continue;
+        const double span = q->t - p->t;
+        if (kind == WS_TEL_ENERGY) {
+            e += (hi - lo) / span * (g->s[j + 1].inc + q->inc);
+        } else {
+            const double plo = p->v + (q->v - p->v) * (lo - p->t) / span;
+            const double phi = p->v + (q->v - p->v) * (hi - p->t) / span;
+            e += (hi - lo) * (plo + phi) / 2;
+        }
+    }
+    return e;
+}
+
+double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b)
+{
+    if (g->n < 2 || !(b > a)) return 0;
+    double gap;
+    long gap_line;
+    const double full = ws_tel_energy(g, kind, a, b, &gap, &gap_line);
+    double est = -1;
+    for (size_t off = 0; off < 2; off++) {
+        const double half = thinned(g, kind, a, b, off);
+        if (half >= 0 && fabs(full - half) > est) est = fabs(full - half);
+    }
+    if (est >= 0) return est;
+    /* Too few samples around [a, b] to thin: the worst case when the power
+     * stays between consecutive readings (the trapezoid is the midpoint of
+     * every such integral over a whole interval; an edge's share may be off
+     * by the interval's range), or for a counter anything from none to all
+     * of an edge interval's increase. */
+    size_t ia = find(g, a), ib = find(g, b);
+    if (ib + 1 < g->n && g->s[ib].t < b) ib++;
+    double bound = 0;
+    for (size_t i = ia + 1; i <= ib && i < g->n; i++) {
+        const ws_tel_sample *p = &g->s[i - 1], *s = &g->s[i];
+        const double lo = p->t > a ? p->t : a, hi = s->t < b ? s->t : b;
+        if (!(hi > lo)) continue;
+        const int whole = p->t >= a && s->t <= b;
+        if (kind == WS_TEL_POWER) {
+            bound += (hi - lo) * fabs(s->v - p->v) * (whole ? 0.5 : 1.0);
+        } else if (!whole) {
+            const double f = (hi - lo) / (s->t - p->t);
+            bound += (f > 1 - f ? f : 1 - f) * s->inc;
+        }
+    }
+    return bound;
+}
+
+const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl)
+{
+    for (size_t i = find(g, a); i < g->n && g->s[i].t < b; i++)
+        if (g->s[i].t > a && fabs(g->s[i].lim - pl) > 1) return &g->s[i];
+    return NULL;
 }

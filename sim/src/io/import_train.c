@@ -15,8 +15,10 @@
 #include "import_util.h"
 #include "wattsim/trace.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct metric_row {
     const char *dataset, *network, *optimizer, *lr;   /* interned */
@@ -114,7 +116,11 @@ static int read_metrics(const ws_train_import *in, ws_imp_names *names,
                     line, f[M_EPOCH]);
             goto out;
         }
-        if (ws_imp_decimal(f[M_METRIC], &m->metric)) {
+        if (!strcasecmp(f[M_METRIC], "nan")) {
+            /* A diverged run (as PyTorch prints a NaN loss or metric): it
+             * never reaches the target from this epoch on. */
+            m->metric = NAN;
+        } else if (ws_imp_decimal(f[M_METRIC], &m->metric)) {
             ws_fail(err, "%s:%ld: metric: must be a finite number, got \"%s\"", path,
                     line, f[M_METRIC]);
             goto out;
@@ -204,7 +210,17 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         return -1;
     }
     int rc = -1;
-    size_t skipped = 0, never = 0;
+    size_t skipped = 0, never = 0, diverged = 0;
+    long first_nan = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(rows[i].metric)) {
+            if (!first_nan || rows[i].line < first_nan) first_nan = rows[i].line;
+            continue;
+        }
+        if (rows[i].metric < lo) lo = rows[i].metric;
+        if (rows[i].metric > hi) hi = rows[i].metric;
+    }
     qsort(rows, n, sizeof *rows, cmp_metric);
     if (!(out->rows = calloc(n, sizeof *out->rows))) {
         ws_fail(err, "out of memory");
@@ -216,10 +232,14 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         int gaps = rows[i].epoch != 1;
         for (; j < n && !cmp_run(&rows[i], &rows[j]); j++)
             gaps |= rows[j].epoch != rows[j - 1].epoch + 1;
-        for (size_t k = i; k < j && !reached; k++)
-            if (in->lower_is_better ? rows[k].metric <= in->target
-                                    : rows[k].metric >= in->target)
+        int nan_seen = 0;
+        for (size_t k = i; k < j; k++) {
+            if (isnan(rows[k].metric)) { nan_seen = 1; break; }    /* diverged */
+            if (!reached && (in->lower_is_better ? rows[k].metric <= in->target
+                                                 : rows[k].metric >= in->target))
                 reached = rows[k].epoch;
+        }
+        diverged += nan_seen;
         skipped += gaps;
         never += !reached;
         ws_train_out_row *o = &out->rows[out->n++];
@@ -258,6 +278,23 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         ws_warn(w, "%s: %zu of %zu runs do not start at epoch 1 or skip epochs;"
                 " their target epoch is the first evaluated epoch that reaches",
                 in->metrics_path, skipped, out->n);
+    if (diverged)
+        ws_warn(w, "%s:%ld: %zu run%s a nan metric (diverged?), first here: %s the"
+                " target from that epoch on", in->metrics_path, first_nan, diverged,
+                diverged == 1 ? " has" : "s have", diverged == 1 ? "it never reaches"
+                                                                 : "they never reach");
+    /* Accuracy as a fraction against a target in percent, or the reverse:
+     * no run, or every run at once, would reach it. */
+    if (!in->lower_is_better && hi >= lo && in->target > 1 && in->target <= 100 && hi <= 1
+        && lo >= 0)
+        ws_warn(w, "%s: the metrics run from %g to %g (fractions?), but the target is %s"
+                " (a percent?): pass --target-metric %g if it is", in->metrics_path, lo, hi,
+                in->target_text, in->target / 100);
+    else if (!in->lower_is_better && hi >= lo && in->target > 0 && in->target <= 1
+             && hi > 1 && hi <= 100 && lo >= 0)
+        ws_warn(w, "%s: the metrics run from %g to %g (percent?), but the target is %s"
+                " (a fraction?): pass --target-metric %g if it is", in->metrics_path, lo, hi,
+                in->target_text, in->target * 100);
     if (never == out->n)
         ws_warn(w, "%s: no run reaches the target %s (%s is better); check"
                 " --target-metric", in->metrics_path, in->target_text,

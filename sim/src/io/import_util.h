@@ -60,7 +60,9 @@ typedef struct ws_imp_names {
     ws_hindex index;
 } ws_imp_names;
 
-/* The table's copy of s (added when new), or NULL when out of memory. */
+/* The table's copy of s (added when new), or NULL when out of memory;
+ * *at (when not NULL) is its index in t->s. */
+const char *ws_imp_intern_at(ws_imp_names *t, const char *s, size_t *at);
 const char *ws_imp_intern(ws_imp_names *t, const char *s);
 void ws_imp_names_free(ws_imp_names *t);
 

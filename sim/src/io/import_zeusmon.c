@@ -16,12 +16,12 @@
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                       ws_telemetry *out, ws_warnings *w, ws_error *err)
 {
-    (void)w;
     memset(out, 0, sizeof *out);
     out->kind = WS_TEL_WINDOWS;
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
+    ws_imp_names names = {0};
     int rc = -1, r = ws_csv_next(c, err);
     size_t nf = 0, cap = 0;
     ws_imp_col cols[3] = {{"start_time", 1, -1}, {"window_name", 1, -1},
@@ -80,12 +80,22 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         ws_fail(err, "%s:%ld: no gpu<i>_energy column", path, ws_csv_line(c));
         goto out;
     }
+    long cut = 0;                     /* a last line skipped as incomplete */
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
         if (ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %zu (a truncated"
+            /* The last line, short: a logger stopped mid-write; skipped
+             * with a warning. Anywhere else it is an error. */
+            ws_error saved = *err;
+            ws_fail(&saved, "%s:%ld: %zu fields, but the header has %zu (a truncated"
                     " line?)", path, line, ws_csv_nfields(c), nf);
-            goto out;
+            if ((r = ws_csv_next(c, err)) < 0) goto out;
+            if (r == 1) {
+                *err = saved;
+                goto out;
+            }
+            cut = line;
+            break;
         }
         double start, elapsed;
         const char *s = ws_csv_field(c, (size_t)cols[0].index);
@@ -104,7 +114,12 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                                            sizeof *out->win, 256, err);
         if (!grown) goto out;
         out->win = grown;
-        out->win[out->n_win++] = (ws_tel_window){start, elapsed, line};
+        size_t at;
+        if (!ws_imp_intern_at(&names, ws_csv_field(c, (size_t)cols[1].index), &at)) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        out->win[out->n_win++] = (ws_tel_window){start, elapsed, line, at};
         size_t g = 0;
         for (size_t i = 0; i < nf; i++) {
             if ((int)i == cols[0].index || (int)i == cols[1].index || (int)i == cols[2].index)
@@ -121,6 +136,9 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         }
     }
     if (r < 0) goto out;
+    if (cut)
+        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
+                " skipped", path, cut);
     if (out->n_win == 0) {
         ws_fail(err, "%s:2: no windows after the header", path);
         goto out;
@@ -128,5 +146,8 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     rc = 0;
 out:
     ws_csv_close(c);
+    out->win_name = names.s;                   /* moved: the telemetry frees them */
+    out->n_win_name = names.n;
+    ws_hindex_free(&names.index);
     return rc;
 }

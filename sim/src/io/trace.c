@@ -274,7 +274,7 @@ static int pos_int_field(ws_csv *c, const column *col, int *v, ws_error *err)
 /* ------------------------------------------------------------ readers */
 
 enum { T_DATASET, T_NETWORK, T_BS, T_OPT, T_LR, T_RUN, T_METRIC, T_EPOCH, T_N };
-enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_N };
+enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_ERROR, P_N };
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -481,6 +481,14 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
                          "must be from 1 W to 100000 W (no GPU computes on less than 1 W,"
                          " and 100 kW is a rack of them)", &row->power, err))
         return -1;
+    /* Optional (written by trace import power); empty or absent: unknown. */
+    row->energy_error = NAN;
+    if (cols[P_ERROR].index >= 0 && *field(c, &cols[P_ERROR])) {
+        if (num_field(c, &cols[P_ERROR], &row->energy_error, err)) return -1;
+        if (!(row->energy_error >= 0 && row->energy_error <= 1000))
+            return bad(c, &cols[P_ERROR], "must be from 0 to 1000 (a fraction of the"
+                       " energy: 0.01 is 1 %)", err);
+    }
     row->line = ws_csv_line(c);
     return 0;
 }
@@ -503,6 +511,7 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"dataset", 1, -1}, {"network", 1, -1}, {"batch_size", 1, -1},
         {"optimizer", 1, -1}, {"power_limit", 1, -1},
         {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
+        {"energy_error", 0, -1},
     };
     static const row_kind kind = {power_row, power_hash, power_same, power_dup};
     return read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
@@ -554,7 +563,7 @@ static int same_power_key(const ws_power_row *x, const ws_power_row *y)
 static const ws_power_row *find_power(const ws_traces *t, int ds, int net,
                                       int opt, int bs)
 {
-    ws_power_row key = {ds, net, opt, bs, 0, 0, 0, 0};
+    ws_power_row key = {ds, net, opt, bs, 0, 0, 0, 0, 0};
     size_t lo = 0, hi = t->n_power;
     while (lo < hi) {                  /* first row >= (key, pl 0) */
         join_work++;
@@ -588,7 +597,7 @@ static int max_joined_power(ws_traces *t)
     size_t n = 0;
     for (size_t j = 0; j < t->n_train; j++) {
         const ws_train_row *r = &t->train[j];
-        keys[n++] = (ws_power_row){r->dataset, r->network, r->optimizer, r->bs, 0, 0, 0, 0};
+        keys[n++] = (ws_power_row){r->dataset, r->network, r->optimizer, r->bs, 0, 0, 0, 0, 0};
     }
     qsort(keys, n, sizeof *keys, cmp_key);
     t->max_power = 0;

@@ -31,12 +31,16 @@ static void table(FILE *f, const ws_trace_check *c)
             fprintf(f, " (not in the catalogue: no epoch cap)\n");
         else
             fputc('\n', f);
-        fprintf(f, "  %8s %5s %8s %7s  %s\n", "bs", "runs", "reached", "reach", "power limits (W)");
+        fprintf(f, "  %8s %5s %8s %7s %10s  %s\n", "bs", "runs", "reached", "reach",
+                "energy err", "power limits (W)");
         for (int i = 0; i < g->n_bs; i++) {
             const ws_check_bs *b = &g->bs[i];
             fprintf(f, "  %8d %5d %8d ", b->bs, b->runs, b->reached);
             if (b->runs) fprintf(f, "%6.0f%%  ", 100.0 * b->reached / b->runs);
             else fprintf(f, "%7s  ", "-");
+            /* the largest energy_error of its limits, when recorded */
+            if (isnan(b->max_err)) fprintf(f, "%9s  ", "-");
+            else fprintf(f, "%8.2f%%  ", 100 * b->max_err);
             pl_list(f, b);
             fputc('\n', f);
         }
@@ -91,6 +95,11 @@ static void json(FILE *f, const ws_trace_check *c)
             ws_json_num(f, b->runs ? (double)b->reached / b->runs : NAN);
             fputs(", \"power_limits\": [", f);
             for (int m = 0; m < b->n_pl; m++) fprintf(f, m ? ", %d" : "%d", b->pl[m]);
+            fputs("], \"energy_error\": [", f);       /* per limit, null: not recorded */
+            for (int m = 0; m < b->n_pl; m++) {
+                if (m) fputs(", ", f);
+                ws_json_num(f, b->err[m]);
+            }
             fputs("]}", f);
         }
         fputs("], \"frontier\": [", f);

@@ -10,6 +10,7 @@
  */
 #include "wattsim/trace_check.h"
 #include "wattsim/hash.h"
+#include "wattsim/import.h"
 #include "wattsim/pareto.h"
 #include "wattsim/trace.h"
 
@@ -62,9 +63,18 @@ static int fill(ws_check_group *g, const ws_traces *t, int ds, int net, int opt,
         b->bs = bp < br ? bp : br;
         size_t q = p;
         while (q < p1 && t->power[q].bs == b->bs) q++;
+        b->max_err = NAN;
         if (q > p) {
-            if (!(b->pl = malloc((q - p) * sizeof *b->pl))) return -1;
-            for (; p < q; p++) b->pl[b->n_pl++] = t->power[p].pl;    /* ascending */
+            if (!(b->pl = malloc((q - p) * sizeof *b->pl))
+                || !(b->err = malloc((q - p) * sizeof *b->err)))
+                return -1;
+            for (; p < q; p++) {                                     /* ascending */
+                b->err[b->n_pl] = t->power[p].energy_error;
+                b->pl[b->n_pl++] = t->power[p].pl;
+                if (!isnan(t->power[p].energy_error)
+                    && !(t->power[p].energy_error <= b->max_err))
+                    b->max_err = t->power[p].energy_error;
+            }
         }
         for (; r < r1 && t->train[r].bs == b->bs; r++) {
             b->runs++;
@@ -74,9 +84,31 @@ static int fill(ws_check_group *g, const ws_traces *t, int ds, int net, int opt,
     return 0;
 }
 
+/* Knobs whose recorded energy_error passes WS_ENERGY_ERROR_WARN: one
+ * warning with their count and the worst. */
+static void warn_error(ws_check_group *g)
+{
+    int over = 0, worst_bs = 0, worst_pl = 0;
+    double worst = 0;
+    for (int i = 0; i < g->n_bs; i++)
+        for (int k = 0; k < g->bs[i].n_pl; k++) {
+            const double e = g->bs[i].err[k];
+            if (!(e > WS_ENERGY_ERROR_WARN)) continue;
+            over++;
+            if (e > worst) { worst = e; worst_bs = g->bs[i].bs; worst_pl = g->bs[i].pl[k]; }
+        }
+    if (over)
+        ws_warn(&g->warn, "the energy of %d knob%s on %s may be off by more than %g %%"
+                " (energy_error: telemetry sampled coarsely for its epochs), worst batch"
+                " size %d at %d W: up to %.3g %%; treat costs closer than that as ties",
+                over, over == 1 ? "" : "s", g->gpu, 100 * WS_ENERGY_ERROR_WARN, worst_bs,
+                worst_pl, 100 * worst);
+}
+
 static void warn_group(ws_check_group *g)
 {
     ws_warnings *w = &g->warn;
+    warn_error(g);
     if (isnan(g->target)) {
         ws_warn(w, "power rows but no train rows for %s/%s/%s: no job can use them",
                 g->dataset, g->network, g->optimizer);
@@ -102,6 +134,10 @@ static void warn_group(ws_check_group *g)
                     b->runs == 1 ? "" : "s", FEW_RUNS);
         if (b->runs && b->n_pl && !b->reached)
             ws_warn(w, "batch size %d: no run reaches the target%s", b->bs,
+                    g->max_epochs ? " within max_epochs" : "");
+        else if (b->runs && b->n_pl && 2 * b->reached < b->runs)
+            ws_warn(w, "batch size %d: %d of %d runs reach the target%s (under half):"
+                    " its epochs to target rest on the runs that happen to converge", b->bs, b->reached, b->runs,
                     g->max_epochs ? " within max_epochs" : "");
         if (b->n_pl && b->n_pl < all_pl && widest) {
             char list[256] = "";
@@ -288,7 +324,10 @@ void ws_trace_check_free(ws_trace_check *c)
         free(g->dataset);
         free(g->network);
         free(g->optimizer);
-        for (int i = 0; i < g->n_bs; i++) free(g->bs[i].pl);
+        for (int i = 0; i < g->n_bs; i++) {
+            free(g->bs[i].pl);
+            free(g->bs[i].err);
+        }
         free(g->bs);
         free(g->frontier);
         ws_warnings_free(&g->warn);

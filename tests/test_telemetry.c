@@ -1,0 +1,478 @@
+/*
+ * Telemetry that cannot support a number is refused or flagged (issue 19
+ * section 2), through the real CLI, on logs written here in the formats the
+ * tools print: nvidia-smi --query-gpu CSV, a Prometheus query_range result
+ * of dcgm-exporter, ZeusMonitor logs. Every expected figure is computed
+ * here from the signal's closed form, never by wattsim.
+ */
+#include <math.h>
+
+#include "run_cli.h"
+#include "tmpdir.h"
+
+TestSuite(telemetry, .init = NULL, .fini = NULL);
+
+static void setup(void) { tmpdir_make("/tmp/ws-telemetry.XXXXXX"); }
+static void teardown(void) { tmpdir_remove(); }
+
+#define T0 1768435200.0          /* 2026-01-15T00:00:00Z */
+
+/* trace import power --gpu g --epochs epochs.csv LOGOPT LOG --out traces [extra...] */
+static cli_result import(const char *log_opt, const char *log, const char *x1, const char *x2,
+                         const char *x3, const char *x4)
+{
+    char epochs[512], logp[512], out[512];
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    snprintf(logp, sizeof logp, "%s/%s", tmp, log);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    return cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g",
+                                    "--epochs", epochs, log_opt, logp, "--out", out, "--force",
+                                    x1, x2, x3, x4, NULL});
+}
+
+/* average_power and energy_error of (bs, pl) in traces/summary_power_g.csv */
+static void knob(int bs, int pl, double *power, double *error)
+{
+    FILE *f = fopen(tp("traces/summary_power_g.csv"), "r");
+    cr_assert(f, "no summary_power_g.csv");
+    char line[512];
+    *power = *error = NAN;
+    while (fgets(line, sizeof line, f)) {
+        int b, p;
+        double t, w, e;
+        if (sscanf(line, "d,n,%d,o,%d,%lf,%lf,%lf", &b, &p, &t, &w, &e) == 5 && b == bs
+            && p == pl) {
+            *power = w;
+            *error = e;
+        }
+    }
+    fclose(f);
+}
+
+static void expect_fail(cli_result *r, const char *msg)
+{
+    cr_expect_eq(r->status, 2, "exit %d: %s", r->status, r->err);
+    cr_expect_eq(r->out_len, 0, "stdout: %s", r->out);
+    cr_expect_eq(cli_lines(r->err), 1, "one line: %s", r->err);
+    cr_expect(strstr(r->err, msg), "stderr lacks \"%s\": %s", msg, r->err);
+    cli_free(r);
+}
+
+/* "YYYY/MM/DD HH:MM:SS.mmm" of T0 + t (nvidia-smi's clock, here UTC) */
+static void nv_stamp(double t, char *buf, size_t size)
+{
+    long ms = lround(t * 1000);
+    snprintf(buf, size, "2026/01/15 %02ld:%02ld:%02ld.%03ld", ms / 3600000, ms / 60000 % 60,
+             ms / 1000 % 60, ms % 1000);
+}
+
+/* ------------------------------------------------------------ no readings */
+
+/* Two A100s, a sample a second for 20 s; GPU 1 cannot read its power: every
+ * reading is [Not Supported]. Summing GPU 0 alone would halve the job's
+ * power; it is refused, naming GPU 1 and where it first appears. */
+Test(telemetry, gpu_without_readings_is_refused, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:18\n");
+    static char buf[1 << 14];
+    strcpy(buf, "timestamp, index, name, power.draw [W]\n");
+    for (int t = 0; t <= 20; t++) {
+        char ts[40];
+        nv_stamp(t, ts, sizeof ts);
+        size_t n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "%s, 0, NVIDIA A100-SXM4-40GB, 243.00 W\n"
+                 "%s, 1, NVIDIA A100-SXM4-40GB, [Not Supported]\n", ts, ts);
+    }
+    write_file("nv.csv", buf);
+    cli_result r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nv.csv:3: GPU 1 has no usable reading (21 of its readings are [N/A],"
+                    " [Not Supported] or NaN): its energy cannot be measured; if the job did"
+                    " not run on it, leave it out with --gpus");
+    r = import("--nvidia-smi", "nv.csv", "--gpus", "1,0", NULL, NULL);
+    expect_fail(&r, "nv.csv:3: GPU 1 has no usable reading");
+    /* left out on purpose: GPU 0 alone, 243 W */
+    r = import("--nvidia-smi", "nv.csv", "--gpus", "0", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 243) < 1e-9, "%.17g", p);
+
+    /* DCGM: gpu 1's series is all NaN */
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"243\"], [1768435220, \"243\"]]},"
+               " {\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\": \"1\"},"
+               " \"values\": [[1768435200, \"NaN\"], [1768435220, \"NaN\"]]}]}}\n");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "d.json: gpu 1 values[0]: GPU 1 has no usable reading (2 of its readings");
+}
+
+/* ------------------------------------------------------------ ZeusMonitor */
+
+/* ZeusMonitor's documented pattern: a "step" window around every training
+ * step, inside an "epoch" window. Two A100s; 3 epochs of 60 s, 0.6 s steps
+ * alternating 260 + 230 W and 250 + 232 W (mean 486 W), the epoch window
+ * holding their sum. Rows are written when a window ends, as Zeus does. */
+static void zeus_nested(const char *name, double shift)
+{
+    static char buf[1 << 17];
+    strcpy(buf, "start_time,window_name,elapsed_time,gpu0_energy,gpu1_energy\n");
+    for (int k = 0; k < 3; k++) {
+        const double s = T0 + 100 + 70.0 * k + shift;
+        double e0 = 0, e1 = 0;
+        for (int i = 0; i < 100; i++) {
+            double a = i % 2 ? 250 : 260, b = i % 2 ? 232 : 230;
+            size_t n = strlen(buf);
+            snprintf(buf + n, sizeof buf - n, "%.3f,step,0.6,%.4f,%.4f\n", s + 0.6 * i,
+                     0.6 * a, 0.6 * b);
+            e0 += 0.6 * a;
+            e1 += 0.6 * b;
+        }
+        size_t n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "%.3f,epoch,60.0,%.4f,%.4f\n", s, e0, e1);
+    }
+    write_file(name, buf);
+}
+
+Test(telemetry, zeus_nested_windows, .init = setup, .fini = teardown)
+{
+    /* EPOCHS.csv 35 ms late: the first step window starts as close to each
+     * epoch as the epoch window does, but lasts 0.6 s, not 60. */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,400,1,1768435300.035,1768435360.035\n"
+                             "d,n,o,8,400,2,1768435370.035,1768435430.035\n"
+                             "d,n,o,16,400,1,1768435440.035,1768435500.035\n");
+    zeus_nested("zeus.csv", 0);
+    cli_result r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 486) <= 0.005 * 486, "%.17g", p);
+    /* the windows are 35 ms off at each end of 60 s: (0.035 + 0.035) / 60 */
+    cr_expect(fabs(e - 0.07 / 60) < 1e-5, "%.17g", e);
+    knob(16, 400, &p, &e);
+    cr_expect(fabs(p - 486) <= 0.005 * 486, "%.17g", p);
+
+    /* the same with --window epoch; --window step is refused for the epoch */
+    r = import("--zeus-monitor", "zeus.csv", "--window", "epoch", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    r = import("--zeus-monitor", "zeus.csv", "--window", "step", NULL, NULL);
+    expect_fail(&r, "epochs.csv:2: 2 windows named 'step' in ");
+    r = import("--zeus-monitor", "zeus.csv", "--window", "step", "--match-tolerance", "0.1");
+    expect_fail(&r, "epochs.csv:2: epoch 1 lasts 60 s, but the window 'step' that starts with"
+                    " it (");
+    r = import("--zeus-monitor", "zeus.csv", "--window", "eval", NULL, NULL);
+    expect_fail(&r, "--window: ");
+    r = import("--zeus-monitor", "zeus.csv", "--window", "eval", NULL, NULL);
+    cr_expect(strstr(r.err, "has no window named 'eval' (it has step, epoch)"), "%s", r.err);
+    cli_free(&r);
+
+    /* One epoch ended 3 s early in EPOCHS.csv: refused for that epoch. */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,400,1,1768435300.035,1768435360.035\n"
+                             "d,n,o,8,400,2,1768435370.035,1768435427\n"
+                             "d,n,o,16,400,1,1768435440.035,1768435500.035\n");
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:3: epoch 2 lasts 56.965 s, but the window 'epoch' that starts"
+                    " with it (");
+
+    /* EPOCHS.csv written in local time (UTC+02:00) without a zone: the
+     * hint names the zone option and its value, not --match-tolerance. */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,400,1,2026-01-15T02:01:40.035,2026-01-15T02:02:40.035\n");
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:2: no window in ");
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, "but one starts -2 h from it: are EPOCHS.csv's times in another zone?"
+                            " pass --epochs-tz +02:00 (or write the zone in them)"), "%s", r.err);
+    cli_free(&r);
+    r = import("--zeus-monitor", "zeus.csv", "--epochs-tz", "+02:00", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 486) <= 0.005 * 486, "%.17g", p);
+}
+
+/* ------------------------------------------------------------ limits */
+
+/* Two GPUs capped at 250 W and 300 W in turn; EPOCHS.csv has the two
+ * knobs' limits swapped. With nvidia-smi's power.limit column the
+ * mismatch names both lines; from DCGM (no limit) the average above the
+ * limit does. */
+Test(telemetry, swapped_limits_and_over_limit, .init = setup, .fini = teardown)
+{
+    static char buf[1 << 14];
+    strcpy(buf, "timestamp, index, power.draw [W], power.limit [W]\n");
+    for (int t = 0; t <= 40; t++) {
+        char ts[40];
+        nv_stamp(t, ts, sizeof ts);
+        const int lim = t <= 20 ? 250 : 300;
+        const double w = t <= 20 ? 240 : 290;
+        size_t n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "%s, 0, %.2f W, %d.00 W\n%s, 1, %.2f W, %d.00 W\n",
+                 ts, w, lim, ts, w - 10, lim);
+    }
+    write_file("nv.csv", buf);
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,250,1,2026-01-15T00:00:02,2026-01-15T00:00:18\n"
+                             "d,n,o,8,300,1,2026-01-15T00:00:22,2026-01-15T00:00:38\n");
+    cli_result r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 250, &p, &e);
+    cr_expect(fabs(p - 470) < 1e-9, "%.17g", p);             /* 240 + 230 */
+    cr_expect_eq(e, 0);                                        /* flat: exact */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:18\n"
+                             "d,n,o,8,250,1,2026-01-15T00:00:22,2026-01-15T00:00:38\n");
+    /* the sample at t = 3 s: line 2 + 2 * 3 + 0 */
+    r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:2: power_limit is 300 W, but ");
+    r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, "nv.csv:8 reads a power limit of 250 W on GPU 0 during this epoch:"
+                            " the epoch is labelled with another knob's limit (rows swapped?);"
+                            " correct EPOCHS.csv"), "%s", r.err);
+    cli_free(&r);
+
+    /* DCGM, 2 GPUs at 380 + 378 W (758 W) labelled 250 W: GPU 0 is 52 %
+     * above its limit. 262 W (4.8 % above) is within a sensor's 5 %. */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,250,1,1768435202,1768435218\n");
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"380\"], [1768435220, \"380\"]]},"
+               " {\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\": \"1\"},"
+               " \"values\": [[1768435200, \"378\"], [1768435220, \"378\"]]}]}}\n");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:2: batch_size 8 at 250 W: GPU 0 drew 380 W on average during its"
+                    " 1 epoch, 52 % above its power limit (a power sensor is off by at most"
+                    " 5 %): is power_limit the limit these epochs ran at (rows swapped?), and"
+                    " the log's unit watts?");
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"262\"], [1768435220, \"262\"]]}]}}\n");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* A Prometheus query_range of DCGM_FI_DEV_POWER_USAGE for gpu 0, a sample
+ * every `step` s from T0 over [0, span], p(t) from `f`. */
+static void dcgm_gauge(const char *name, double step, double span, double (*f)(double))
+{
+    static char buf[1 << 16];
+    int n = snprintf(buf, sizeof buf, "{\"status\": \"success\", \"data\": {\"resultType\":"
+                     " \"matrix\", \"result\": [{\"metric\": {\"__name__\":"
+                     " \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\": \"0\", \"Hostname\": \"h\"},"
+                     " \"values\": [");
+    for (int k = 0; k * step <= span; k++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s[%.3f, \"%.17g\"]", k ? ", " : "",
+                      T0 + k * step, f(k * step));
+    snprintf(buf + n, sizeof buf - (size_t)n, "]}]}}\n");
+    write_file(name, buf);
+}
+
+/* Epochs at full power (300 W) separated by idle (60 W), with 8 s cosine
+ * ramps outside the epochs: the energy of an epoch [a, b] is exactly
+ * 300 (b - a). The signal is smooth at 15 s, so thinning the samples at
+ * least doubles the trapezoid's error: the estimate bounds it. */
+static const double EP[3][2] = {{100, 160}, {247.3, 352.3}, {391.1, 451.1}};
+
+static double duty(double t)
+{
+    for (int k = 0; k < 3; k++) {
+        const double a = EP[k][0], b = EP[k][1], r = 8;
+        if (t >= a && t <= b) return 300;
+        if (t >= a - r && t < a) return 60 + 240 * (0.5 - 0.5 * cos(M_PI * (t - (a - r)) / r));
+        if (t > b && t <= b + r) return 60 + 240 * (0.5 + 0.5 * cos(M_PI * (t - b) / r));
+    }
+    return 60;
+}
+
+/* 200 + 100 sin(2 pi t / 30): every sample 15 s apart reads 200 W. */
+static double aliased(double t) { return 200 + 100 * sin(2 * M_PI * t / 30); }
+
+Test(telemetry, coarse_gauge_error_estimate, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,1768435300,1768435360\n"
+                             "d,n,o,16,300,1,1768435447.3,1768435552.3\n"
+                             "d,n,o,8,300,2,1768435591.1,1768435651.1\n");
+    dcgm_gauge("g.json", 15, 585, duty);
+    cli_result r = import("--dcgm", "g.json", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "epochs.csv:") && strstr(r.err, "may be off by more than 1 % (samples"
+                                                             " every 15 s against epochs of"),
+              "%s", r.err);
+    cli_free(&r);
+    const double truth[2] = {300, 300};          /* W: the epochs are all at 300 W */
+    const int bs[2] = {8, 16};
+    for (int i = 0; i < 2; i++) {
+        double p, e;
+        knob(bs[i], 300, &p, &e);
+        const double err = fabs(p - truth[i]) / p;  /* relative to the imported energy */
+        cr_expect(err > 0.004, "bs %d: the 15 s gauge misses the ramps: %.6g", bs[i], err);
+        cr_expect(e >= err, "bs %d: the estimate %.6g bounds the true error %.6g", bs[i], e, err);
+        cr_expect(e > 0.01, "bs %d: %.6g", bs[i], e);
+    }
+    /* The warning's figure is the worst knob's estimate. */
+    double p8, e8, p16, e16;
+    knob(8, 300, &p8, &e8);
+    knob(16, 300, &p16, &e16);
+    char want[64];
+    snprintf(want, sizeof want, "up to %.3g %%", 100 * fmax(e8, e16));
+    r = import("--dcgm", "g.json", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, want), "%s lacks %s", r.err, want);
+    cli_free(&r);
+
+    /* Broken assumption: power swinging with a period of two samples. Every
+     * sample reads 200 W, so does every thinned one: the estimate is 0,
+     * and no warning, while the truth over [10, 55] is
+     * 200 * 45 + 100 * 30 / (2 pi) * (cos(2 pi 10 / 30) - cos(2 pi 55 / 30)). */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,1768435210,1768435255\n");
+    dcgm_gauge("a.json", 15, 90, aliased);
+    r = import("--dcgm", "a.json", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    const double joules = 200 * 45 + 100 * 30 / (2 * M_PI)
+                          * (cos(2 * M_PI * 10 / 30) - cos(2 * M_PI * 55 / 30));
+    const double err = fabs(p * 45 - joules) / joules;
+    cr_expect(fabs(p - 200) < 1e-6, "%.17g", p);
+    cr_expect(err > 0.05, "%.6g", err);
+    cr_expect(e < 1e-9 && e < err, "the estimate %.6g misses the aliased error %.6g", e, err);
+}
+
+/* ------------------------------------------------------------ clocks */
+
+/* DCGM is in Unix time: --log-tz has no effect there and is refused; an
+ * EPOCHS.csv in local time without a zone gets --epochs-tz with its value. */
+Test(telemetry, clock_hints_name_the_option, .init = setup, .fini = teardown)
+{
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"200\"], [1768435260, \"200\"]]}]}}\n");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,2026-01-14T19:00:10,2026-01-14T19:00:50\n");
+    cli_result r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "is not covered by the samples of GPU 0 in ");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, "; shifted +5 h it would be: are EPOCHS.csv's times in another zone?"
+                            " pass --epochs-tz -05:00 (or write the zone in them)"), "%s", r.err);
+    cli_free(&r);
+    r = import("--dcgm", "d.json", "--log-tz", "-05:00", NULL, NULL);
+    expect_fail(&r, "--log-tz: DCGM and ZeusMonitor logs are in Unix time (UTC) and need no zone;"
+                    " for EPOCHS.csv times written without a zone, pass --epochs-tz +HH:MM");
+    r = import("--dcgm", "d.json", "--epochs-tz", "-05:00", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 200) < 1e-9, "%.17g", p);
+}
+
+/* ------------------------------------------------------------ train, check */
+
+static cli_result import_train(const char *target)
+{
+    char m[512], out[512];
+    snprintf(m, sizeof m, "%s/m.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    return cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                    "--target-metric", target, "--out", out, "--force", NULL});
+}
+
+/* A nan metric is a diverged run: it never reaches the target from that
+ * epoch on (run 1 reads 0.95 after its nan; run 3 reached before its). */
+Test(telemetry, train_nan_and_percent_warnings, .init = setup, .fini = teardown)
+{
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,1,0.5\n"
+                        "d,n,o,8,0.1,1,2,nan\n"
+                        "d,n,o,8,0.1,1,3,0.95\n"
+                        "d,n,o,8,0.1,2,1,0.6\n"
+                        "d,n,o,8,0.1,2,2,0.91\n"
+                        "d,n,o,8,0.1,3,1,0.92\n"
+                        "d,n,o,8,0.1,3,2,NaN\n");
+    cli_result r = import_train("0.9");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 runs, 2 reach >= 0.9"), "%s", r.out);
+    cr_expect(strstr(r.err, "m.csv:3: 2 runs have a nan metric (diverged?), first here: they never"
+                            " reach the target from that epoch on"), "%s", r.err);
+    cr_expect_eq(cli_lines(r.err), 1, "%s", r.err);
+    cli_free(&r);
+    FILE *f = fopen(tp("traces/summary_train.csv"), "r");
+    char text[1024] = "";
+    cr_assert(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_expect(strstr(text, "d,n,8,o,0.1,1,0.9,\nd,n,8,o,0.1,2,0.9,2\nd,n,8,o,0.1,3,0.9,1\n"),
+              "%s", text);
+    /* fractions against a percent target, and the reverse */
+    r = import_train("90");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "m.csv: the metrics run from 0.5 to 0.95 (fractions?), but the target"
+                            " is 90 (a percent?): pass --target-metric 0.9 if it is"), "%s", r.err);
+    cli_free(&r);
+    write_file("m.csv", "dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                        "d,n,o,8,0.1,1,1,52.5\nd,n,o,8,0.1,1,2,91.25\n");
+    r = import_train("0.9");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "m.csv: the metrics run from 52.5 to 91.25 (percent?), but the target"
+                            " is 0.9 (a fraction?): pass --target-metric 90 if it is"), "%s", r.err);
+    cli_free(&r);
+    r = import_train("90");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    cli_free(&r);
+}
+
+/* trace check: the energy_error of each knob, a warning above 1 %, and a
+ * batch size that reaches the target in under half its runs. */
+Test(telemetry, check_energy_error_and_reach_rate, .init = setup, .fini = teardown)
+{
+    cr_assert_eq(run_shell("mkdir %s/t", tmp), 0);
+    write_file("t/summary_train.csv",
+               "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n"
+               "d,n,8,o,0.1,1,0.9,5\nd,n,8,o,0.1,2,0.9,5\nd,n,8,o,0.1,3,0.9,5\nd,n,8,o,0.1,4,0.9,5\n"
+               "d,n,16,o,0.1,1,0.9,4\nd,n,16,o,0.1,2,0.9,\nd,n,16,o,0.1,3,0.9,\n"
+               "d,n,16,o,0.1,4,0.9,\n");
+    write_file("t/summary_power_g.csv",
+               "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power,"
+               "energy_error\n"
+               "d,n,8,o,100,10,80,0.004\nd,n,8,o,150,8,120,0.0312\n"
+               "d,n,16,o,100,6,90,\nd,n,16,o,150,5,130,0.015\n");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/t", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "check", dir, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *want[] = {
+        "        bs  runs  reached   reach energy err  power limits (W)\n"
+        "         8     4        4    100%      3.12%  100,150\n"
+        "        16     4        1     25%      1.50%  100,150\n",
+        "warning: the energy of 2 knobs on g may be off by more than 1 % (energy_error: telemetry"
+        " sampled coarsely for its epochs), worst batch size 8 at 150 W: up to 3.12 %; treat costs"
+        " closer than that as ties",
+        "warning: batch size 16: 1 of 4 runs reach the target (under half): its epochs to target"
+        " rest on the runs that happen to converge",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(r.out, want[i]), "lacks %s: %s", want[i], r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "trace", "check", dir, "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"power_limits\": [100, 150], \"energy_error\": [null, 0.014999999999999999]}"),
+              "%s", r.out);
+    cli_free(&r);
+}
