@@ -15,6 +15,7 @@
 
 #include "fixture.h"
 #include "tmpdir.h"
+#include "wattsim/pareto.h"
 #include "wattsim/plan.h"
 #include "wattsim/report.h"
 
@@ -142,4 +143,66 @@ Test(plan, emissions_and_price_per_run, .init = mk, .fini = tmpdir_remove)
     ws_registry_free(reg);
     ws_series_free(&wi.carbon);
     ws_series_free(&wi.price);
+}
+
+/* pareto and plan rank knobs alike under every objective. At eta 0.9 the
+ * energy costs are 32@100: 0.9 * 5400 + 0.1 * 200 * 60 = 6060 and 32@200:
+ * 0.9 * 8000 + 0.1 * 200 * 50 = 8200. Over a series at 1 (g or $ per
+ * kWh) for 54 s, then 1000 for an hour (mean m = (54 + 3600000) / 3654),
+ * one run of 32@200 (0-50 s) weighs 8000 J at 1 / m: 7.3 + 1000 = 1007.3;
+ * one of 32@100 (0-60 s) weighs 5400 J at (54 + 6000) / 60 / m:
+ * 497.8 + 1200 = 1697.8. The objective flips the recommendation. */
+Test(plan, pareto_and_plan_agree_under_every_objective, .init = mk, .fini = tmpdir_remove)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.csv", tmp);
+    fixture_write(path, "timestamp,duration,value\n2022-10-20T00:00:00Z,0.9,1\n"
+                        "2022-10-20T00:00:54Z,60,1000\n");
+    for (int obj = WS_OBJ_ENERGY; obj <= WS_OBJ_PRICE; obj++) {
+        ws_whatif wi = {0};
+        ws_error err = {{0}};
+        cr_assert_eq(ws_series_load(&wi.carbon, path, WS_SERIES_CARBON, NULL, &err), 0, "%s",
+                     err.msg);
+        cr_assert_eq(ws_series_load(&wi.price, path, WS_SERIES_PRICE, NULL, &err), 0, "%s",
+                     err.msg);
+        wi.has_carbon = wi.has_price = 1;
+        wi.start = wi.carbon.start;
+        wi.objective = (ws_objective)obj;
+        const double m = (54.0 + 3600000.0) / 3654.0;
+        wi.k = 3.6e6 / m;
+        ws_traces tr;
+        ws_job_table jt;
+        ws_plan p;
+        ws_registry *reg = ws_registry_new();
+        plan(0.9, NULL, NULL, &wi, 1, 1, &p, &jt, &tr, reg);
+        ws_pareto par;
+        cr_assert_eq(ws_pareto_compute(&jt.job, &par, &err), 0);
+        ws_pareto_objective(&jt.job, &wi, 1, &par);
+        cr_assert_geq(par.best_knob, 0);
+        const ws_knob_stat *b = &par.knobs[par.best_knob];
+        cr_assert(b->bs == p.recommended.bs && b->pl == p.recommended.pl,
+                  "objective %d: pareto best %d@%d, plan %d@%d", obj, b->bs, b->pl,
+                  p.recommended.bs, p.recommended.pl);
+        cr_assert_eq(b->cost, p.recommended.cost);
+        cr_assert_eq(p.recommended.bs, 32);
+        if (obj == WS_OBJ_ENERGY) {
+            cr_assert_eq(p.recommended.pl, 100);
+            cr_assert_eq(p.recommended.cost, 6060.0);
+            cr_assert_eq(par.objective_runs, 0);
+        } else {
+            cr_assert_eq(p.recommended.pl, 200);
+            cr_assert(fabs(p.recommended.cost - (0.9 * 8000 / m + 1000)) < 1e-9);
+            cr_assert(fabs(par.knobs[par.default_knob - 1].cost
+                           - (0.9 * 5400 * (54 + 6000) / 60 / m + 1200)) < 1e-9,
+                      "32@100: %.17g", par.knobs[par.default_knob - 1].cost);
+            cr_assert_eq(par.objective_runs, 1);
+        }
+        ws_pareto_free(&par);
+        ws_plan_free(&p);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        ws_registry_free(reg);
+        ws_series_free(&wi.carbon);
+        ws_series_free(&wi.price);
+    }
 }

@@ -17,6 +17,7 @@
 #include "wattsim/engine.h"
 #include "wattsim/group.h"
 #include "wattsim/pareto.h"
+#include "wattsim/params.h"
 #include "wattsim/series.h"
 #include "wattsim/whatif.h"
 
@@ -340,14 +341,14 @@ Test(whatif, iso_times)
 /* ------------------------------------------------------------ engine */
 
 typedef struct recs {
-    ws_run_record r[64];
+    ws_run_record r[256];
     int n;
 } recs;
 
 static int keep(void *p, const ws_run_record *r)
 {
     recs *c = p;
-    cr_assert_lt(c->n, 64);
+    cr_assert_lt(c->n, 256);
     c->r[c->n++] = *r;
     return 0;
 }
@@ -653,4 +654,112 @@ Test(whatif, zero_intensity_does_not_break_early_stopping, .init = mk, .fini = t
     ws_job_free(&jt);
     ws_traces_free(&tr);
     ws_series_free(&w.carbon);
+}
+
+/* Simulate n recurrences of bso+plo at (eta, beta 2) with what-ifs w. */
+static int simulate_pair(const ws_whatif *w, double eta, const char *bso, const char *plo,
+                         long n, recs *out, ws_sim_totals *tot, ws_error *err)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, eta, 2.0);
+    ws_registry *reg = ws_registry_new();
+    const ws_bso_type *bt = fixture_bso(reg, bso);
+    const ws_plo_type *pt = fixture_plo(reg, plo);
+    ws_value *bv = NULL, *pv = NULL;
+    cr_assert_eq(ws_params_resolve(bt->params, NULL, 0, "bso", &bv, err), 0, "%s", err->msg);
+    cr_assert_eq(ws_params_resolve(pt->params, NULL, 0, "plo", &pv, err), 0, "%s", err->msg);
+    ws_bso *b = ws_bso_new(bt, bv, 1, err);
+    ws_plo *p = ws_plo_new(pt, pv, 1, err);
+    cr_assert(b && p, "%s", err->msg);
+    ws_sim_params sp = {n, 1, NULL};
+    memset(out, 0, sizeof *out);
+    int rc = ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, err);
+    ws_bso_free(b);
+    ws_plo_free(p);
+    ws_params_free(bt->params, bv);
+    ws_params_free(pt->params, pv);
+    ws_registry_free(reg);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    return rc;
+}
+
+/* The early-stopping budget compares like with like: at eta 1 the default
+ * knob (32 @ 200 W, 5 epochs of 10 s at 160 W: 8000 J, 50 s) costs
+ * 8000 * 10 / mean in the clean first minute (mean (10 * 60 + 1000 * 3600)
+ * / 3660 = 983.6 g/kWh): 81.3. A budget in that cost, 2 * 81.3, buys
+ * floor(162.7 / (1600 * 1000 / 983.6)) = 0 epochs from 100 s on, when
+ * the intensity is 1000: every try was skipped and recurrence 3 failed
+ * after 20 tries. In the time-invariant cost the budget is 2 * 8000 /
+ * 1600 = 10 epochs at any hour: every run trains its 5 epochs, as under
+ * the energy objective. */
+Test(whatif, a_dirty_hour_does_not_starve_the_budget_set_in_a_clean_one, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_whatif w = {0};
+    load(&w.carbon, "timestamp,duration,value\n2022-10-20T00:00:00Z,1,10\n"
+                    "2022-10-20T00:01:00Z,60,1000\n", WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    w.objective = WS_OBJ_CARBON;
+    w.k = 3.6e6 / ws_series_mean(&w.carbon);
+    recs r, e;
+    ws_sim_totals tot, te;
+    ws_error err = {{0}};
+    cr_assert_eq(simulate_pair(&w, 1.0, "default", "default", 6, &r, &tot, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(tot.skipped, 0);
+    cr_assert_eq(r.n, 6);
+    for (int i = 0; i < 6; i++) {
+        cr_assert_eq(r.r[i].epochs, 5);
+        cr_assert_eq(r.r[i].energy_j, 8000.0);
+        cr_assert_eq(r.r[i].start_s, 50.0 * i);
+    }
+    /* run 3 on, all at 1000 g/kWh: 8000 * 1000 / mean */
+    cr_assert(REL(r.r[2].cost, 8000.0 * 1000.0 / (3600600.0 / 3660.0)));
+    cr_assert_eq(simulate_pair(NULL, 1.0, "default", "default", 6, &e, &te, &err), 0);
+    cr_assert_eq(te.energy_j, tot.energy_j);
+    ws_series_free(&w.carbon);
+}
+
+/* A constant series gives the energy objective's histories run for run,
+ * with a policy that learns from the costs it sees (zeus + jit), carbon
+ * and price alike: same knobs, epochs, energy and time, costs equal to
+ * rounding (G * k = E * c / 3.6e6 * 3.6e6 / c). */
+Test(whatif, a_constant_series_gives_the_energy_objectives_histories, .init = mk,
+     .fini = tmpdir_remove)
+{
+    for (int obj = WS_OBJ_CARBON; obj <= WS_OBJ_PRICE; obj++) {
+        for (int q = 0; q < 3; q++) {
+            const double eta = q == 0 ? 0.2 : q == 1 ? 0.5 : 0.9;
+            ws_whatif w = {0};
+            ws_series *s = obj == WS_OBJ_CARBON ? &w.carbon : &w.price;
+            load(s, "timestamp,duration,value\n2022-10-20T00:00:00Z,600,0.37\n",
+                 obj == WS_OBJ_CARBON ? WS_SERIES_CARBON : WS_SERIES_PRICE);
+            w.has_carbon = obj == WS_OBJ_CARBON;
+            w.has_price = obj == WS_OBJ_PRICE;
+            w.start = s->start;
+            w.objective = (ws_objective)obj;
+            w.k = 3.6e6 / ws_series_mean(s);
+            static recs r, e;
+            ws_sim_totals tot, te;
+            ws_error err = {{0}};
+            cr_assert_eq(simulate_pair(&w, eta, "zeus", "jit", 40, &r, &tot, &err), 0, "%s",
+                         err.msg);
+            cr_assert_eq(simulate_pair(NULL, eta, "zeus", "jit", 40, &e, &te, &err), 0, "%s",
+                         err.msg);
+            cr_assert_eq(r.n, e.n, "eta %g: %d runs against %d", eta, r.n, e.n);
+            for (int i = 0; i < r.n; i++) {
+                cr_assert(r.r[i].recurrence == e.r[i].recurrence
+                          && r.r[i].attempt == e.r[i].attempt && r.r[i].bs == e.r[i].bs
+                          && r.r[i].pl == e.r[i].pl && r.r[i].epochs == e.r[i].epochs
+                          && r.r[i].reached == e.r[i].reached
+                          && r.r[i].energy_j == e.r[i].energy_j
+                          && r.r[i].time_s == e.r[i].time_s, "eta %g, run %d differs", eta, i);
+                cr_assert(fabs(r.r[i].cost - e.r[i].cost) <= 1e-12 * e.r[i].cost);
+            }
+            ws_series_free(s);
+        }
+    }
 }

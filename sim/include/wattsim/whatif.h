@@ -20,8 +20,9 @@
  *    G the run's grams (dollars) and mean rate the series' time-weighted
  *    mean (gCO2/kWh, $/kWh): G * k is in joules-equivalent at the series'
  *    mean rate, so eta keeps its meaning and a constant series gives the
- *    energy cost. The early-stopping budget prices an epoch at the rate of
- *    the run's start time.
+ *    energy cost. The early-stopping budget stays in the time-invariant
+ *    cost eta * E + (1 - eta) * MaxPower * T (least cost so far and epoch
+ *    alike; engine.c says why), so a series never starves a run.
  *
  * The table transforms are pure functions from one knob table to a new
  * one; the per-run accounting is a pure function of the run's energy,
@@ -86,10 +87,6 @@ void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
  * NAN for a series not given: what policies see in ws_ctx. */
 void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
                      double *price);
-
-/* How the objective weighs a joule drawn at time `clock`, relative to
- * energy: the rate then over the series' mean (1 for energy). */
-double ws_whatif_energy_weight(const ws_whatif *w, double clock);
 
 /* One line describing the active what-ifs ("" when none), e.g.
  * "power cap 175 W; carbon FILE from 2022-10-20T06:20:00Z; objective carbon". */

@@ -115,13 +115,6 @@ void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
     *price = w->has_price ? ws_series_at(&w->price, clock) : NAN;
 }
 
-double ws_whatif_energy_weight(const ws_whatif *w, double clock)
-{
-    if (!w || w->objective == WS_OBJ_ENERGY) return 1.0;
-    const ws_series *s = w->objective == WS_OBJ_CARBON ? &w->carbon : &w->price;
-    return ws_series_at(s, clock) * w->k / 3.6e6;
-}
-
 void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
 {
     size_t n = 0;

@@ -289,6 +289,7 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
         ws_json_whatif(f, wi);
+        if (p->objective_runs) fprintf(f, ", \"objective_runs\": %ld", p->objective_runs);
         fputs(", \"knobs\": [", f);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
@@ -317,6 +318,10 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
             job->workload, job->gpu, p->n, ws_tab(v[0], 32, "%g", ws_req(job->max_power)),
             job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
     ws_table_whatif(f, wi);
+    if (p->objective_runs)
+        fprintf(f, "cost: the %s objective's expected cost per run over %ld runs back to"
+                " back from the start\n", wi->objective == WS_OBJ_CARBON ? "carbon" : "price",
+                p->objective_runs);
     fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
             "epochs", "TTA_min", "ETA_kJ", "cost", "marks");

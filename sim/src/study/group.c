@@ -393,7 +393,7 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     int slot = s->free_slots[--s->n_free];
     sub *u = &s->pool[slot];
     *u = (sub){start, end, ratio, s->seq++, row, attempt, concurrent, {0}};
-    ws_run_outcome(job, &s->rng, i, k, profiled, s->min_cost, 1.0, &u->o);
+    ws_run_outcome(job, &s->rng, i, k, profiled, s->min_cost, &u->o);
     heap_push(s, slot);
     s->tot.submissions++;
     s->tot.concurrent += concurrent;

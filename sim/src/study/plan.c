@@ -16,27 +16,12 @@ long ws_plan_break_even(const double *pol, const double *def, long n)
 }
 
 /* The expected run of knob k, N times back to back from the what-if
- * start: per-run means of cost, grams and dollars. */
+ * start (ws_knob_objective: the figures pareto ranks by too). */
 static void knob_plan(const ws_job *job, const ws_knob_stat *s, const ws_whatif *wi,
                       long n, ws_plan_knob *out, long *wraps)
 {
     *out = (ws_plan_knob){s->bs, s->pl, s->tta, s->eta, s->cost, 0.0, 0.0};
-    if (!ws_whatif_accounts(wi)) return;
-    double clock = wi->start, cost = 0, co2 = 0, usd = 0;
-    for (long r = 0; r < n; r++) {
-        double g, d, c = s->cost;
-        int wrapped;
-        ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
-                      &wrapped);
-        cost += c;
-        *wraps += wrapped;
-        co2 += g;
-        usd += d;
-        clock += s->tta;
-    }
-    out->cost = cost / (double)n;
-    out->co2_g = co2 / (double)n;
-    out->usd = usd / (double)n;
+    ws_knob_objective(job, s, wi, n, &out->cost, &out->co2_g, &out->usd, wraps);
 }
 
 /* One simulation's cumulative cost by recurrence and its totals. */
