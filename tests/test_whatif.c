@@ -763,3 +763,70 @@ Test(whatif, a_constant_series_gives_the_energy_objectives_histories, .init = mk
         }
     }
 }
+
+/* A day/night ("duck") carbon series, hourly over 30 days from 2022-10-01:
+ * clean around noon (130 g/kWh at 12:00), dirty in the evening (700 at
+ * 19:00). Written from first principles, not from a file of the project. */
+static const char *duck_series(void)
+{
+    static const int duck[24] = {520, 510, 500, 495, 500, 520, 540, 480, 380, 280, 200, 150,
+                                 130, 140, 180, 260, 380, 520, 650, 700, 680, 640, 590, 550};
+    size_t cap = 24 * 30 * 48 + 64, n = 0;
+    char *text = malloc(cap);
+    cr_assert(text);
+    n += (size_t)snprintf(text, cap, "timestamp,duration,value\n");
+    for (int h = 0; h < 24 * 30; h++)
+        n += (size_t)snprintf(text + n, cap - n, "2022-10-%02dT%02d:00:00Z,60,%d\n",
+                              1 + h / 24, h % 24, duck[h % 24]);
+    const char *path = write_tmp("duck.csv", text);
+    free(text);
+    return path;
+}
+
+static const char *json_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    cr_assert(p, "no %s in %s", key, s);
+    return p + strlen(key);
+}
+
+/* The measured failure: plan --objective carbon at eta 0.8 from a noon
+ * start, 100 recurrences, stopped with "default+default seed 1: ...
+ * recurrence 30 did not reach the target metric in 20 tries" (the budget
+ * set at noon starved the evening). With the invariant budget it plans;
+ * and pareto ranks the knobs as plan does. */
+Test(whatif, carbon_plan_survives_a_day_night_series, .init = mk, .fini = tmpdir_remove,
+     .timeout = 120)
+{
+    const char *duck = duck_series();
+    const char *plan[] = {"wattsim", "plan", "--workload", "cifar100", "--eta", "0.8",
+                          "--carbon", duck, "--start", "2022-10-01T12:00:00Z",
+                          "--objective", "carbon", "--recurrences", "100", "--seeds", "3",
+                          "--policies", "zeus:jit", "--format", "json", "--traces",
+                          WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
+    cli_result r = cli_run(plan);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int bs = 0, pl = 0;
+    cr_assert_eq(sscanf(json_after(r.out, "\"recommended\": "), "{\"bs\": %d, \"pl\": %d",
+                        &bs, &pl), 2, "%s", r.out);
+    const char *par[] = {"wattsim", "pareto", "--workload", "cifar100", "--eta", "0.8",
+                         "--carbon", duck, "--start", "2022-10-01T12:00:00Z",
+                         "--objective", "carbon", "--recurrences", "100", "--format", "csv",
+                         "--traces", WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
+    cli_result q = cli_run(par);
+    cr_assert_eq(q.status, 0, "%s", q.err);
+    /* bs,pl,runs,reached,epochs,tta_s,eta_j,cost,frontier,default,best,... */
+    int found = 0;
+    for (const char *line = strchr(q.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        int b, p, f, d, best;
+        char rest[64];
+        if (sscanf(line + 1, "%d,%d,%*d,%*d,%*[^,],%*[^,],%*[^,],%*[^,],%d,%d,%d,%63s", &b, &p,
+                   &f, &d, &best, rest) == 6 && best) {
+            cr_assert(b == bs && p == pl, "pareto best %d@%d, plan %d@%d", b, p, bs, pl);
+            found++;
+        }
+    }
+    cr_assert_eq(found, 1, "%s", q.out);
+    cli_free(&r);
+    cli_free(&q);
+}
