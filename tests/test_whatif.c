@@ -830,3 +830,165 @@ Test(whatif, carbon_plan_survives_a_day_night_series, .init = mk, .fini = tmpdir
     cli_free(&r);
     cli_free(&q);
 }
+
+/* An Electricity Maps history (Zeus's carbon monitor stores the API's
+ * JSON as is): each entry lasts until the next, the last as long as the
+ * one before. 100, 200, 400 g/kWh at 06:00, 07:00, 08:00: an hour each,
+ * mean 700 / 3, and a window over 07:30-08:30 integrates 200 * 1800 +
+ * 400 * 1800. */
+Test(whatif, electricity_maps_history_json_is_a_carbon_series, .init = mk,
+     .fini = tmpdir_remove)
+{
+    ws_series s;
+    load(&s, "{\"zone\":\"US-MIDW-MISO\",\"history\":[\n"
+             "{\"zone\":\"US-MIDW-MISO\",\"carbonIntensity\":100,\"datetime\":"
+             "\"2024-11-30T06:00:00.000Z\",\"isEstimated\":true,\"estimationMethod\":null},\n"
+             "{\"zone\":\"US-MIDW-MISO\",\"carbonIntensity\":200,\"datetime\":"
+             "\"2024-11-30T07:00:00.000Z\",\"isEstimated\":false},\n"
+             "{\"zone\":\"US-MIDW-MISO\",\"carbonIntensity\":400,\"datetime\":"
+             "\"2024-11-30T08:00:00.000Z\"}]}\n", WS_SERIES_CARBON);
+    double t0;
+    cr_assert_eq(ws_parse_time("2024-11-30T06:00:00Z", &t0), 0);
+    cr_assert_eq(s.n, 3);
+    cr_assert_eq(s.start, t0);
+    cr_assert_eq(s.end, t0 + 3 * 3600);
+    cr_assert(REL(ws_series_mean(&s), 700.0 / 3));
+    cr_assert(REL(ws_series_integral(&s, t0 + 5400, 3600, NULL), 200 * 1800.0 + 400 * 1800.0));
+    ws_series_free(&s);
+}
+
+/* An OpenEI tariff as Zeus's price monitor reads it. Period p of the
+ * structure has rate (p + 1) / 1000 $/kWh; the weekday schedule gives
+ * hour h of month m period 2 * (24 m + h), the weekend one that plus 1,
+ * so every hour names its own month, hour and day type. */
+static const char *tariff_json(void)
+{
+    size_t cap = 200000, n = 0;
+    char *t = malloc(cap);
+    cr_assert(t);
+    n += (size_t)snprintf(t + n, cap - n, "{\"items\": [{\"label\": \"other\","
+                          " \"energyratestructure\": [[{\"rate\": 9}]],"
+                          " \"energyweekdayschedule\": [");
+    for (int m = 0; m < 12; m++)
+        n += (size_t)snprintf(t + n, cap - n, "%s[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+                              "0,0,0,0]", m ? "," : "");
+    n += (size_t)snprintf(t + n, cap - n, "], \"energyweekendschedule\": [");
+    for (int m = 0; m < 12; m++)
+        n += (size_t)snprintf(t + n, cap - n, "%s[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+                              "0,0,0,0]", m ? "," : "");
+    n += (size_t)snprintf(t + n, cap - n, "]},\n {\"label\": \"tou\", \"energyratestructure\": [");
+    for (int p = 0; p < 576; p++)
+        n += (size_t)snprintf(t + n, cap - n, "%s[{\"rate\": %d.%03d, \"adj\": 0.5,"
+                              " \"unit\": \"kWh\"}]", p ? "," : "", (p + 1) / 1000,
+                              (p + 1) % 1000);
+    for (int we = 0; we < 2; we++) {
+        n += (size_t)snprintf(t + n, cap - n, "], \"%s\": [",
+                              we ? "energyweekendschedule" : "energyweekdayschedule");
+        for (int m = 0; m < 12; m++) {
+            n += (size_t)snprintf(t + n, cap - n, "%s[", m ? "," : "");
+            for (int h = 0; h < 24; h++)
+                n += (size_t)snprintf(t + n, cap - n, "%s%d", h ? "," : "",
+                                      2 * (24 * m + h) + we);
+            n += (size_t)snprintf(t + n, cap - n, "]");
+        }
+    }
+    n += (size_t)snprintf(t + n, cap - n, "]}]}\n");
+    const char *path = write_tmp("tariff.json", t);
+    free(t);
+    return path;
+}
+
+static double tou(int month, int hour, int weekend)
+{
+    return (2 * (24 * (month - 1) + hour) + weekend + 1) / 1000.0;
+}
+
+static double at(const ws_series *s, const char *iso)
+{
+    double t;
+    cr_assert_eq(ws_parse_time(iso, &t), 0);
+    return ws_series_at(s, t);
+}
+
+Test(whatif, openei_tariff_becomes_an_hourly_series, .init = mk, .fini = tmpdir_remove)
+{
+    const char *path = tariff_json();
+    ws_error err = {{0}};
+    ws_series s;
+    double start;
+    /* UTC (Zeus's default). Friday 2024-11-29 22:30Z: the series starts at
+     * the hour, 22:00, and runs 53 weeks of hours. */
+    cr_assert_eq(ws_parse_time("2024-11-29T22:30:00Z", &start), 0);
+    ws_tariff tf = {start, NULL, "tou"};
+    cr_assert_eq(ws_series_load_json(&s, path, WS_SERIES_PRICE, &tf, NULL, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(s.start, start - 1800);
+    cr_assert_eq(s.n, 371 * 24);
+    cr_assert_eq(s.end - s.start, 371 * 86400.0);
+    cr_assert_eq(at(&s, "2024-11-29T22:59:59Z"), tou(11, 22, 0), "Friday: a weekday");
+    cr_assert_eq(at(&s, "2024-11-30T05:10:00Z"), tou(11, 5, 1), "Saturday");
+    cr_assert_eq(at(&s, "2024-12-01T23:00:00Z"), tou(12, 23, 1), "Sunday, December");
+    cr_assert_eq(at(&s, "2024-12-02T00:00:00Z"), tou(12, 0, 0), "Monday");
+    cr_assert_eq(at(&s, "2025-02-28T13:00:00Z"), tou(2, 13, 0));
+    /* An hour over two rates integrates both: 12:30-13:30 on a Monday. */
+    double a;
+    cr_assert_eq(ws_parse_time("2024-12-02T12:30:00Z", &a), 0);
+    cr_assert(REL(ws_series_integral(&s, a, 3600, NULL),
+                  1800 * tou(12, 12, 0) + 1800 * tou(12, 13, 0)));
+    ws_series_free(&s);
+
+    /* A fixed offset: at 2024-11-30T04:30Z it is Friday 23:30 at -05:00. */
+    tf.tz = "-05:00";
+    cr_assert_eq(ws_series_load_json(&s, path, WS_SERIES_PRICE, &tf, NULL, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(at(&s, "2024-11-30T04:30:00Z"), tou(11, 23, 0));
+    cr_assert_eq(at(&s, "2024-11-30T05:00:00Z"), tou(11, 0, 1));
+    ws_series_free(&s);
+
+    /* An IANA zone, across the end of daylight saving time in New York
+     * (2024-11-03 06:00Z): 12:00Z is 08:00 EDT on Saturday the 2nd and
+     * 07:00 EST on Monday the 4th. */
+    cr_assert_eq(ws_parse_time("2024-11-01T00:00:00Z", &tf.start), 0);
+    tf.tz = "America/New_York";
+    cr_assert_eq(ws_series_load_json(&s, path, WS_SERIES_PRICE, &tf, NULL, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(at(&s, "2024-11-02T12:00:00Z"), tou(11, 8, 1));
+    cr_assert_eq(at(&s, "2024-11-04T12:00:00Z"), tou(11, 7, 0));
+    cr_assert_eq(at(&s, "2024-11-01T03:59:00Z"), tou(10, 23, 0), "Thursday October 31st");
+    ws_series_free(&s);
+}
+
+/* plan --objective price on an OpenEI time-of-use tariff (peak 0.31 $/kWh
+ * from 12:00 to 20:00 on weekdays, 0.07 otherwise) with the default beta:
+ * the budget no longer starves the peak hours. */
+Test(whatif, price_plan_survives_an_openei_tariff, .init = mk, .fini = tmpdir_remove,
+     .timeout = 120)
+{
+    size_t cap = 8192, n = 0;
+    char text[8192];
+    n += (size_t)snprintf(text + n, cap - n, "{\"items\": [{\"label\": \"tou\","
+                          " \"energyratestructure\": [[{\"rate\": 0.07}], [{\"rate\": 0.31}]]");
+    for (int we = 0; we < 2; we++) {
+        n += (size_t)snprintf(text + n, cap - n, ", \"%s\": [",
+                              we ? "energyweekendschedule" : "energyweekdayschedule");
+        for (int m = 0; m < 12; m++) {
+            n += (size_t)snprintf(text + n, cap - n, "%s[", m ? "," : "");
+            for (int h = 0; h < 24; h++)
+                n += (size_t)snprintf(text + n, cap - n, "%s%d", h ? "," : "",
+                                      !we && h >= 12 && h < 20);
+            n += (size_t)snprintf(text + n, cap - n, "]");
+        }
+        n += (size_t)snprintf(text + n, cap - n, "]");
+    }
+    snprintf(text + n, cap - n, "}]}\n");
+    const char *path = write_tmp("tou.json", text);
+    const char *plan[] = {"wattsim", "plan", "--workload", "cifar100", "--eta", "0.8",
+                          "--price", path, "--start", "2022-10-03T12:00:00Z",
+                          "--objective", "price", "--recurrences", "100", "--seeds", "3",
+                          "--policies", "zeus:jit", "--traces",
+                          WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
+    cli_result r = cli_run(plan);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "what-if: price "), "%s", r.out);
+    cli_free(&r);
+}

@@ -54,22 +54,38 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
             goto fail;
         w->has_carbon = 1;
     }
+    /* The start first: an OpenEI tariff is laid out from it. */
+    if (spec->start && ws_parse_time(spec->start, &w->start)) {
+        ws_fail(err, "%s: start '%s' is not an ISO 8601 time", spec->where[WS_WI_START],
+                spec->start);
+        goto fail;
+    }
+    int tariff = 0;
     if (spec->price) {
-        int rc = isnan(spec->price_value)
-                     ? ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err)
-                     : ws_series_constant(&w->price, spec->price_value, err);
+        int rc;
+        if (!isnan(spec->price_value)) {
+            rc = ws_series_constant(&w->price, spec->price_value, err);
+        } else {
+            const int json = ws_series_is_json(spec->price, err);
+            ws_tariff tf = {spec->start ? w->start : w->has_carbon ? w->carbon.start : NAN,
+                            spec->price_tz, spec->price_label};
+            tariff = json == 1;
+            rc = json < 0 ? -1
+               : json ? ws_series_load_json(&w->price, spec->price, WS_SERIES_PRICE, &tf, lim,
+                                            err)
+               : ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err);
+        }
         if (rc) goto fail;
         w->has_price = 1;
     }
     const int price_file = w->has_price && isnan(spec->price_value);
-    if (spec->start) {
-        if (ws_parse_time(spec->start, &w->start)) {
-            ws_fail(err, "%s: start '%s' is not an ISO 8601 time",
-                    spec->where[WS_WI_START], spec->start);
-            goto fail;
-        }
-    } else {
+    if (!spec->start)
         w->start = w->has_carbon ? w->carbon.start : price_file ? w->price.start : 0.0;
+    if (!tariff && (spec->price_tz || spec->price_label)) {
+        ws_fail(err, "%s: %s is a CSV series, not an OpenEI tariff: %s applies to a tariff",
+                spec->where[spec->price_tz ? WS_WI_PRICE_TZ : WS_WI_PRICE_LABEL],
+                spec->price, spec->price_tz ? "a time zone" : "a label");
+        goto fail;
     }
     if ((w->has_carbon && check_start(w, &w->carbon, spec->where[WS_WI_START], err))
         || (price_file && check_start(w, &w->price, spec->where[WS_WI_START], err)))

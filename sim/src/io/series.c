@@ -196,6 +196,9 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                    const ws_csv_limits *lim, ws_error *err)
 {
     memset(s, 0, sizeof *s);
+    const int json = ws_series_is_json(path, err);
+    if (json < 0) return -1;
+    if (json) return ws_series_load_json(s, path, kind, NULL, lim, err);
     const char *what = kind == WS_SERIES_CARBON ? "carbon intensity" : "price";
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
