@@ -168,6 +168,7 @@ Test(plan, pareto_and_plan_agree_under_every_objective, .init = mk, .fini = tmpd
         wi.has_carbon = wi.has_price = 1;
         wi.start = wi.carbon.start;
         wi.objective = (ws_objective)obj;
+        wi.every = 3600;           /* plan needs a schedule on a varying series */
         const double m = (54.0 + 3600000.0) / 3654.0;
         wi.k = 3.6e6 / m;
         ws_traces tr;

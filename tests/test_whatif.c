@@ -793,15 +793,17 @@ static const char *json_after(const char *s, const char *key)
 /* The measured failure: plan --objective carbon at eta 0.8 from a noon
  * start, 100 recurrences, stopped with "default+default seed 1: ...
  * recurrence 30 did not reach the target metric in 20 tries" (the budget
- * set at noon starved the evening). With the invariant budget it plans;
- * and pareto ranks the knobs as plan does. */
+ * set at noon starved the evening). With the invariant budget it plans,
+ * every 7 h (so runs meet every hour of the day), and pareto ranks the
+ * knobs as plan does. */
 Test(whatif, carbon_plan_survives_a_day_night_series, .init = mk, .fini = tmpdir_remove,
      .timeout = 120)
 {
     const char *duck = duck_series();
     const char *plan[] = {"wattsim", "plan", "--workload", "cifar100", "--eta", "0.8",
                           "--carbon", duck, "--start", "2022-10-01T12:00:00Z",
-                          "--objective", "carbon", "--recurrences", "100", "--seeds", "3",
+                          "--objective", "carbon", "--every", "7h", "--recurrences", "100",
+                          "--seeds", "3",
                           "--policies", "zeus:jit", "--format", "json", "--traces",
                           WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
     cli_result r = cli_run(plan);
@@ -811,7 +813,8 @@ Test(whatif, carbon_plan_survives_a_day_night_series, .init = mk, .fini = tmpdir
                         &bs, &pl), 2, "%s", r.out);
     const char *par[] = {"wattsim", "pareto", "--workload", "cifar100", "--eta", "0.8",
                          "--carbon", duck, "--start", "2022-10-01T12:00:00Z",
-                         "--objective", "carbon", "--recurrences", "100", "--format", "csv",
+                         "--objective", "carbon", "--every", "7h", "--recurrences", "100",
+                         "--format", "csv",
                          "--traces", WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
     cli_result q = cli_run(par);
     cr_assert_eq(q.status, 0, "%s", q.err);
@@ -984,11 +987,93 @@ Test(whatif, price_plan_survives_an_openei_tariff, .init = mk, .fini = tmpdir_re
     const char *path = write_tmp("tou.json", text);
     const char *plan[] = {"wattsim", "plan", "--workload", "cifar100", "--eta", "0.8",
                           "--price", path, "--start", "2022-10-03T12:00:00Z",
-                          "--objective", "price", "--recurrences", "100", "--seeds", "3",
+                          "--objective", "price", "--every", "7h", "--recurrences", "100",
+                          "--seeds", "3",
                           "--policies", "zeus:jit", "--traces",
                           WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
     cli_result r = cli_run(plan);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "what-if: price "), "%s", r.out);
     cli_free(&r);
+}
+
+/* --every and --defer-up-to against a brute force written here: the
+ * default knob (32 @ 200 W: 50 s, 8000 J at 160 W) every 5 min, each
+ * allowed to wait up to 150 s, on a series of ten 1-min intervals (it
+ * wraps after 10 min). All boundaries and the run length are whole
+ * seconds, so the integral of the rate over [s, s + 50] is linear in s
+ * between whole seconds and its least over the window is at a whole
+ * second: the least over s = due .. due + 150 of sum_{x = s}^{s + 49}
+ * v[(x / 60) mod 10], the earliest on a tie. */
+Test(whatif, defer_up_to_starts_each_run_at_the_least_integral, .init = mk,
+     .fini = tmpdir_remove)
+{
+    static const int v[10] = {500, 100, 300, 50, 400, 60, 700, 20, 900, 800};
+    char text[1024];
+    size_t n = (size_t)snprintf(text, sizeof text, "timestamp,duration,value\n");
+    for (int i = 0; i < 10; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "2022-10-20T00:%02d:00Z,1,%d\n", i,
+                              v[i]);
+    for (int defer = 0; defer <= 1; defer++) {
+        ws_whatif w = {0};
+        load(&w.carbon, text, WS_SERIES_CARBON);
+        w.has_carbon = 1;
+        w.start = w.carbon.start;
+        w.every = 300;
+        w.defer = defer ? 150 : 0;
+        w.defer_series = &w.carbon;
+        recs r;
+        ws_sim_totals tot;
+        ws_error err = {{0}};
+        cr_assert_eq(simulate_pair(&w, 0.5, "default", "default", 4, &r, &tot, &err), 0, "%s",
+                     err.msg);
+        cr_assert_eq(r.n, 4);
+        double waited = 0;
+        for (int k = 0; k < 4; k++) {
+            const long due = 300L * k;
+            long best = due, least = -1;
+            for (long s = due; s <= due + (defer ? 150 : 0); s++) {
+                long sum = 0;
+                for (long x = s; x < s + 50; x++) sum += v[(x / 60) % 10];
+                if (least < 0 || sum < least) {
+                    least = sum;
+                    best = s;
+                }
+            }
+            cr_assert_eq(r.r[k].start_s, (double)best, "recurrence %d: starts at %g, not %ld",
+                         k + 1, r.r[k].start_s, best);
+            /* grams: 8000 J at the window's mean rate (g/kWh) */
+            cr_assert(REL(r.r[k].co2_g, 8000.0 * ((double)least / 50.0) / 3.6e6),
+                      "recurrence %d: %g g", k + 1, r.r[k].co2_g);
+            waited += (double)(best - due);
+        }
+        cr_assert_eq(tot.late, 0);
+        cr_assert_eq(tot.waited_s, waited);
+        if (defer) cr_assert_gt(waited, 0, "the series rewards waiting");
+        ws_series_free(&w.carbon);
+    }
+}
+
+/* A run longer than the period between recurrences starts late: every
+ * 30 s, each run 50 s: recurrence k (from 0) starts at 50 k, late from
+ * the second on. */
+Test(whatif, every_counts_the_recurrences_that_start_late, .init = mk, .fini = tmpdir_remove)
+{
+    ws_whatif w = {0};
+    load(&w.carbon, THREE, WS_SERIES_CARBON);
+    w.has_carbon = 1;
+    w.start = w.carbon.start;
+    w.every = 30;
+    recs r;
+    ws_sim_totals tot;
+    ws_error err = {{0}};
+    cr_assert_eq(simulate_pair(&w, 0.5, "default", "default", 4, &r, &tot, &err), 0, "%s",
+                 err.msg);
+    for (int k = 0; k < 4; k++) cr_assert_eq(r.r[k].start_s, 50.0 * k);
+    cr_assert_eq(tot.late, 3);
+    w.every = 3600;
+    cr_assert_eq(simulate_pair(&w, 0.5, "default", "default", 3, &r, &tot, &err), 0);
+    for (int k = 0; k < 3; k++) cr_assert_eq(r.r[k].start_s, 3600.0 * k);
+    cr_assert_eq(tot.late, 0);
+    ws_series_free(&w.carbon);
 }

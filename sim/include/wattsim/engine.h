@@ -59,6 +59,9 @@ typedef struct ws_sim_totals {
     long fail_recurrence;      /* when the simulation failed: the recurrence */
     int fail_attempt;          /* and try it stopped in (0, 0: before the
                                   first, in register_job); else 0 */
+    long late;                 /* recurrences that started after their
+                                  --every time (the previous ran over) */
+    double waited_s;           /* time recurrences waited (--defer-up-to) */
 } ws_sim_totals;
 
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy

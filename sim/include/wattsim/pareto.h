@@ -46,7 +46,8 @@ typedef struct ws_pareto {
 
 int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err);
 
-/* Knob s's expected run n times back to back from wi->start: the mean per
+/* Knob s's expected run n times from wi->start, on the engine's schedule
+ * (back to back, or every wi->every; deferred when wi->defer): the mean per
  * run of the cost (the objective's), grams and dollars; *wraps counts the
  * runs reaching past a series' end. Without accounting (wi NULL or no
  * series) the cost is s->cost and the amounts 0. */

@@ -85,6 +85,9 @@ int ws_series_tz_ok(const char *tz);
 int ws_series_constant(ws_series *s, double value, ws_error *err);
 void ws_series_free(ws_series *s);
 
+/* Nonzero when the rate is not the same throughout. */
+int ws_series_varies(const ws_series *s);
+
 /* Mean rate over one period of the series (time-weighted). */
 double ws_series_mean(const ws_series *s);
 
@@ -92,6 +95,10 @@ double ws_series_mean(const ws_series *s);
  * the end; a >= s->start. Sets *wrapped (if not NULL) when the window
  * reaches past the series' end. */
 double ws_series_integral(const ws_series *s, double a, double dur, int *wrapped);
+
+/* The first time after t at which the rate may change (an interval's
+ * start, wrapping around); INFINITY for a constant series. */
+double ws_series_next_boundary(const ws_series *s, double t);
 
 /* The rate at time t (wrapping around). */
 double ws_series_at(const ws_series *s, double t);

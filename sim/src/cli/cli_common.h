@@ -64,7 +64,7 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
  * ws_whatif_spec), and errors name the option. */
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
-       WS_OPT_PRICE_LABEL };
+       WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER };
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -74,7 +74,9 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"price", required_argument, 0, WS_OPT_PRICE},                 \
     {"objective", required_argument, 0, WS_OPT_OBJECTIVE},         \
     {"price-tz", required_argument, 0, WS_OPT_PRICE_TZ},           \
-    {"price-label", required_argument, 0, WS_OPT_PRICE_LABEL}
+    {"price-label", required_argument, 0, WS_OPT_PRICE_LABEL},     \
+    {"every", required_argument, 0, WS_OPT_EVERY},                 \
+    {"defer-up-to", required_argument, 0, WS_OPT_DEFER}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
@@ -91,7 +93,13 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --price-tz TZ      the tariff's hours are in TZ: UTC (default), +HH:MM,\n"\
     "                     -HH:MM or an IANA name (America/New_York)\n"          \
     "  --price-label L    the tariff item with label L, when the file has several\n"\
-    "  --objective O      what eta weighs: energy (default), carbon or price\n"
+    "  --objective O      what eta weighs: energy (default), carbon or price\n"\
+    "  --every D          recurrence k starts at start + k*D (24h, 6h, 90m), or\n"\
+    "                     when the previous one finishes if later; default: back\n"\
+    "                     to back\n"                                            \
+    "  --defer-up-to D    each recurrence may wait up to D after its time for the\n"\
+    "                     start that minimises the objective's series (carbon,\n"\
+    "                     else price) x power over its run: a perfect forecast\n"
 
 /* Handle a what-if option: 1 if `c` was one (set in cfg), 0 if not, -1
  * with err set (naming the option) on a bad value. */

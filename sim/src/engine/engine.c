@@ -21,6 +21,10 @@
  * start and advances by each run's wall time; each run's emissions and
  * money integrate its energy over the series (ws_whatif_run), and a carbon
  * or price objective replaces the run's cost before the policies see it.
+ * With --every, recurrence r is due at (r - 1) x every on that clock and
+ * starts then or when r - 1 finished (late); with --defer-up-to, its
+ * first try waits for the best start within the window
+ * (ws_whatif_defer: a perfect forecast).
  * The early-stopping budget does not: it compares like with like in the
  * time-invariant cost eta*E + (1-eta)*MaxPower*T under every objective
  * (min_budget_cost below). Early stopping judges the knob -- does this
@@ -268,10 +272,17 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
      * change what p points to. */
     const long n_rec = p->recurrences;
     const ws_env_source *const env = p->env;
+    const double every = accounts ? wi->every : 0.0;
+    const int defers = accounts && wi->defer > 0;
     for (long rec = 1; rec <= n_rec; rec++) {
         double cost_acc = 0.0, budget_acc = 0.0;
         int done = 0;
         pc->recurrence = rec;
+        if (every > 0) {                /* due at (rec - 1) x every */
+            const double due = (double)(rec - 1) * every;
+            if (clock > due) tot->late++;
+            else clock = due;
+        }
         if (env) env->at(env->self, rec, tot->time_s, &pc->carbon_intensity, &pc->price);
         else if (accounts)      /* clock == tot->time_s */
             ws_whatif_rates(wi, wi->start + clock, &pc->carbon_intensity, &pc->price);
@@ -284,6 +295,12 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             ws_outcome o;
             run_outcome(job, rng, i, k, profiled, min_budget_cost, &memo, &o);
             const double budget_cost = o.cost;      /* before the objective */
+            if (defers && attempt == 1 && o.ran) {
+                /* Wait for the cleanest (cheapest) start within the window. */
+                const double s = ws_whatif_defer(wi, wi->start + clock, o.time_s) - wi->start;
+                tot->waited_s += s - clock;
+                clock = s;
+            }
             double co2 = 0.0, usd = 0.0;
             int wrapped = 0;
             if (accounts && o.ran)

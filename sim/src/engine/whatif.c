@@ -17,7 +17,7 @@ void ws_whatif_free(ws_whatif *w)
 int ws_whatif_active(const ws_whatif *w)
 {
     return w && (w->power_cap > 0 || w->input_stall > 0 || w->has_carbon || w->has_price
-                 || w->objective != WS_OBJ_ENERGY);
+                 || w->objective != WS_OBJ_ENERGY || w->every > 0 || w->defer > 0);
 }
 
 int ws_whatif_accounts(const ws_whatif *w)
@@ -90,6 +90,8 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
     if ((w->has_carbon && check_start(w, &w->carbon, spec->where[WS_WI_START], err))
         || (price_file && check_start(w, &w->price, spec->where[WS_WI_START], err)))
         goto fail;
+    w->every = spec->every;
+    w->defer = spec->defer_up_to;
     w->objective = !spec->objective || !strcmp(spec->objective, "energy") ? WS_OBJ_ENERGY
                  : !strcmp(spec->objective, "carbon") ? WS_OBJ_CARBON : WS_OBJ_PRICE;
     if (w->objective != WS_OBJ_ENERGY) {
@@ -103,6 +105,9 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         }
         w->k = 3.6e6 / mean;
     }
+    w->defer_series = w->objective == WS_OBJ_CARBON ? &w->carbon
+                    : w->objective == WS_OBJ_PRICE ? &w->price
+                    : w->has_carbon ? &w->carbon : w->has_price ? &w->price : NULL;
     return 0;
 fail:
     ws_whatif_free(w);
@@ -122,6 +127,32 @@ void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
         double amount = w->objective == WS_OBJ_CARBON ? *co2_g : *usd;
         *cost = eta * amount * w->k + (1.0 - eta) * max_power * time_s;
     }
+}
+
+double ws_whatif_defer(const ws_whatif *w, double t, double dur)
+{
+    if (!w || !(w->defer > 0) || !w->defer_series || !(dur > 0)) return t;
+    const ws_series *s = w->defer_series;
+    const double end = t + w->defer;
+    double best = t, least = ws_series_integral(s, t, dur, NULL);
+    /* Candidates in increasing order from two sorted streams: boundaries
+     * b in (t, end] and b - dur for boundaries b in (t + dur, end + dur]. */
+    double b1 = ws_series_next_boundary(s, t), b2 = ws_series_next_boundary(s, t + dur);
+    for (;;) {
+        const double c1 = b1, c2 = b2 - dur;
+        const double c = c1 < c2 ? c1 : c2;
+        if (!(c <= end)) break;
+        const double v = ws_series_integral(s, c, dur, NULL);
+        if (v < least) {
+            least = v;
+            best = c;
+        }
+        if (c1 <= c2) b1 = ws_series_next_boundary(s, b1);
+        if (c2 <= c1) b2 = ws_series_next_boundary(s, b2);
+    }
+    const double v = ws_series_integral(s, end, dur, NULL);
+    if (v < least) best = end;
+    return best;
 }
 
 void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
@@ -151,6 +182,8 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
     if (w->objective != WS_OBJ_ENERGY)
         ADD("%sobjective %s", n ? "; " : "",
             w->objective == WS_OBJ_CARBON ? "carbon" : "price");
+    if (w->every > 0) ADD("%severy %g h", n ? "; " : "", w->every / 3600);
+    if (w->defer > 0) ADD("%sdefer up to %g h", n ? "; " : "", w->defer / 3600);
 #undef ADD
 }
 

@@ -386,3 +386,23 @@ double ws_series_amount(const ws_series *s, double a, double dur,
     double mean_rate = ws_series_integral(s, a, dur, wrapped) / dur;
     return energy_j * mean_rate / 3.6e6;
 }
+
+double ws_series_next_boundary(const ws_series *s, double t)
+{
+    const double period = s->end - s->start;
+    if (s->n == 1) return INFINITY;        /* a constant has no boundary */
+    if (t < s->start) return s->start;
+    const double laps = floor((t - s->start) / period);
+    const double shift = laps * period;
+    /* the first t0[i] > t - shift within this lap, else the next lap's start */
+    const size_t i = locate(s, t - shift) + 1;
+    if (i < s->n) return s->t0[i] + shift;
+    return s->start + shift + period;
+}
+
+int ws_series_varies(const ws_series *s)
+{
+    for (size_t i = 1; i < s->n; i++)
+        if (s->value[i] != s->value[0]) return 1;
+    return 0;
+}

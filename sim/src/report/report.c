@@ -193,6 +193,11 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                 t->runs, t->skipped, t->final_bs, t->final_pl);
         json_amounts(f, wi, t->co2_g, t->usd);
         if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
+        if (wi && wi->every > 0) fprintf(f, ", \"late_recurrences\": %ld", t->late);
+        if (wi && wi->defer > 0) {
+            fputs(", \"deferred_s\": ", f);
+            ws_json_num(f, ws_req(t->waited_s));
+        }
         ws_json_whatif(f, wi);
         if (with_status) {
             fprintf(f, ", \"status\": \"%s\", \"error\": ", error ? "failed" : "ok");
@@ -251,6 +256,12 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
             ws_tab(b[4], 32, "%.6g", ws_req(t->cost)));
     if (t->final_bs >= 0) fprintf(f, "; settled on bs %d at %d W\n", t->final_bs, t->final_pl);
     else fputs("; no run reached the target\n", f);
+    if (wi && wi->every > 0)
+        fprintf(f, "schedule: every %g h; %ld of %ld recurrences started late (the previous"
+                " one still ran)\n", wi->every / 3600, t->late, t->recurrences);
+    if (wi && wi->defer > 0)
+        fprintf(f, "deferral: up to %g h each, %s h waited in all (perfect forecast)\n",
+                wi->defer / 3600, ws_tab(b[5], 32, "%.2f", ws_req(t->waited_s / 3600)));
     if (error)
         fprintf(f, "failed in recurrence %ld, try %d: %s\n", t->fail_recurrence,
                 t->fail_attempt, error);

@@ -132,6 +132,10 @@ void ws_knob_objective(const ws_job *job, const ws_knob_stat *s, const ws_whatif
     for (long r = 0; r < n; r++) {
         double g, d, c = s->cost;
         int wrapped;
+        /* the engine's schedule: due at start + r x every, or later */
+        if (wi->every > 0 && clock < wi->start + (double)r * wi->every)
+            clock = wi->start + (double)r * wi->every;
+        clock = ws_whatif_defer(wi, clock, s->tta);
         ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
                       &wrapped);
         c_sum += c;

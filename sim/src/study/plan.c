@@ -116,6 +116,16 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
         }
         bad = resolve(reg, pairs[q].bso, pairs[q].plo, &bts[q], &pts[q], err);
     }
+    /* Back to back, a slower policy's clock drifts hours from the
+     * default's, and break-even would measure the time of day. */
+    if (!bad && ws_whatif_accounts(wi) && !(wi->every > 0)) {
+        const ws_series *s = wi->has_carbon && ws_series_varies(&wi->carbon) ? &wi->carbon
+                           : wi->has_price && ws_series_varies(&wi->price) ? &wi->price : NULL;
+        if (s)
+            bad = ws_fail(err, "plan: %s varies over time: give a schedule, --every DURATION"
+                          " (e.g. 24h), so that every policy runs on the same clock and"
+                          " break-even measures learning, not the time of day", s->path);
+    }
     ws_pareto par = {0};
     if (bad || ws_pareto_compute(job, &par, err)) {
         free(bts);
