@@ -83,7 +83,7 @@ Test(plan, no_break_even_when_learning_never_pays)
     plan(0.3, "default", "jit", NULL, 5, 2, &p, &jt, &tr, reg);
     const ws_plan_policy *pp = &p.policies[0];
     cr_assert_eq(pp->n_never, 2);
-    cr_assert(isnan(pp->break_even_median));
+    cr_assert(isinf(pp->break_even_median) && isinf(pp->break_even_lo), "never");
     for (long r = 0; r < 5; r++) cr_assert(REL(pp->saving_mean[r], -62.0));
     ws_plan_free(&p);
     ws_job_free(&jt);
@@ -100,6 +100,30 @@ Test(plan, break_even_is_where_the_policy_stays_below)
     cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 60}, def, 6), 0,
                  "a tie at the end is not below");
     cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 59.9}, def, 6), 6);
+}
+
+/* Break-even over all seeds, never counted beyond the horizon: seeds
+ * breaking even at 2, 3, 5 and two never are, sorted, 2 3 5 inf inf; the
+ * nearest-rank median (rank ceil(0.5 * 5) = 3) is 5, the 2.5th percentile
+ * (rank 1) 2 and the 97.5th (rank 5) never. Over the three seeds that
+ * break even, as before, the median was 3: a policy that pays off on 3
+ * seeds of 5 looked as sure as one that pays off on all. */
+Test(plan, break_even_counts_never_beyond_the_horizon)
+{
+    double be[5] = {0, 3, 5, 0, 2}, med, lo, hi;
+    ws_plan_break_even_stats(be, 5, &med, &lo, &hi);
+    cr_assert_eq(med, 5.0);
+    cr_assert_eq(lo, 2.0);
+    cr_assert(isinf(hi));
+    double all[4] = {4, 1, 2, 3};
+    ws_plan_break_even_stats(all, 4, &med, &lo, &hi);
+    cr_assert_eq(med, 2.0, "rank ceil(0.5 * 4) = 2 of 1 2 3 4");
+    cr_assert_eq(lo, 1.0);
+    cr_assert_eq(hi, 4.0);
+    double most[3] = {0, 0, 7};
+    ws_plan_break_even_stats(most, 3, &med, &lo, &hi);
+    cr_assert(isinf(med), "two seeds of three never: the median is never");
+    cr_assert_eq(lo, 7.0);
 }
 
 static void mk(void) { tmpdir_make("/tmp/wsplan.XXXXXX"); }

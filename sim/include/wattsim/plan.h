@@ -14,9 +14,10 @@
  *    1..S) and the default pair's on the same seeds; per seed, the
  *    break-even recurrence is the first r from which the policy's
  *    cumulative cost (exploration included) stays below the default's up
- *    to N, or none. Reported: the median and a 95 % interval (2.5th and
- *    97.5th percentiles, nearest rank) over the seeds that break even, and
- *    how many never do; and the mean cumulative saving by recurrence with
+ *    to N, or never. Reported: the median and a 95 % interval (2.5th and
+ *    97.5th percentiles, nearest rank) over all seeds, a seed that never
+ *    breaks even counted as beyond the horizon (INFINITY, printed
+ *    "never"), and how many never do; and the mean cumulative saving by recurrence with
  *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)).
  */
 #ifndef WATTSIM_PLAN_H
@@ -38,7 +39,8 @@ typedef struct ws_plan_policy {
     char *label;                  /* "zeus+jit" */
     int n_seeds;
     int n_never;                  /* seeds that do not break even by N */
-    double break_even_median;     /* recurrence; NAN when no seed does */
+    double break_even_median;     /* recurrence over all seeds; INFINITY:
+                                     never (beyond the horizon) */
     double break_even_lo, break_even_hi;
     double *saving_mean;          /* per recurrence r (index r - 1): */
     double *saving_lo, *saving_hi;/* cumulative cost saving vs default */
@@ -67,6 +69,12 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err);
 void ws_plan_free(ws_plan *p);
+
+/* Median, 2.5th and 97.5th percentiles (nearest rank) of the break-even
+ * recurrences be[0..seeds) over all seeds, 0 (never) counted as INFINITY;
+ * be is sorted in place. */
+void ws_plan_break_even_stats(double *be, int seeds, double *median, double *lo,
+                              double *hi);
 
 /* The break-even recurrence of cumulative costs pol[0..n) against def[0..n)
  * (both cumulative): the first r (1-based) such that pol[q] < def[q] for

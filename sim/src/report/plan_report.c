@@ -8,6 +8,19 @@
 #include "wattsim/plot.h"
 #include "wattsim/report.h"
 
+/* A break-even recurrence, or never (INFINITY: beyond the horizon). */
+static void json_be(FILE *f, double r)
+{
+    if (isinf(r)) fputs("\"never\"", f);
+    else ws_json_num(f, ws_req(r));
+}
+
+static const char *be_text(char *buf, double r)
+{
+    if (isinf(r)) return "never";
+    return ws_tab(buf, 32, "%g", ws_req(r));
+}
+
 static void json_knob(FILE *f, const char *name, const ws_plan_knob *k, int bs_pl,
                       const ws_whatif *wi)
 {
@@ -72,15 +85,11 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             const ws_plan_policy *pp = &p->policies[q];
             fprintf(f, "%s\n  {\"policy\": ", q ? "," : "");
             ws_json_str(f, pp->label);
-            fputs(", \"break_even\": ", f);
-            if (isnan(pp->break_even_median)) {
-                fputs("null", f);
-            } else {
-                fputs("{\"median\": ", f); ws_json_num(f, ws_req(pp->break_even_median));
-                fputs(", \"lo\": ", f); ws_json_num(f, ws_req(pp->break_even_lo));
-                fputs(", \"hi\": ", f); ws_json_num(f, ws_req(pp->break_even_hi));
-                fputc('}', f);
-            }
+            /* over all seeds; "never": beyond the horizon */
+            fputs(", \"break_even\": {\"median\": ", f); json_be(f, pp->break_even_median);
+            fputs(", \"lo\": ", f); json_be(f, pp->break_even_lo);
+            fputs(", \"hi\": ", f); json_be(f, pp->break_even_hi);
+            fputc('}', f);
             fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"energy_saving_j\": ",
                     pp->n_seeds, pp->n_never);
             ws_json_num(f, ws_req(pp->energy_saving_j));
@@ -135,13 +144,11 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         char be[64];
-        if (isnan(pp->break_even_median))
-            snprintf(be, sizeof be, "none within %ld", p->recurrences);
+        if (isinf(pp->break_even_lo))
+            snprintf(be, sizeof be, "never within %ld", p->recurrences);
         else
-            snprintf(be, sizeof be, "%s [%s, %s]",
-                     ws_tab(b[0], 32, "%g", ws_req(pp->break_even_median)),
-                     ws_tab(b[1], 32, "%g", ws_req(pp->break_even_lo)),
-                     ws_tab(b[2], 32, "%g", ws_req(pp->break_even_hi)));
+            snprintf(be, sizeof be, "%s [%s, %s]", be_text(b[0], pp->break_even_median),
+                     be_text(b[1], pp->break_even_lo), be_text(b[2], pp->break_even_hi));
         char never[32];
         snprintf(never, sizeof never, "%d/%d", pp->n_never, pp->n_seeds);
         fprintf(f, "  %-18s %-26s %7s %12s", pp->label, be, never,
@@ -150,8 +157,19 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         if (usd) fprintf(f, " %10s", ws_tab(b[5], 32, "%.4g", ws_req(pp->usd_saving)));
         fputc('\n', f);
     }
-    fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
-          " whose\ncumulative cost is not below the default's by the last recurrence.\n", f);
+    int nevers = 0;
+    for (size_t q = 0; q < p->n_policies; q++) nevers += p->policies[q].n_never;
+    if (!nevers)        /* every seed breaks even: the two readings agree */
+        fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
+              " whose\ncumulative cost is not below the default's by the last recurrence.\n", f);
+    else
+        fputs("\nbreak-even: median [95 % interval] over all seeds; a seed whose cumulative"
+              " cost is not\nbelow the default's by the last recurrence never breaks even"
+              " (counted beyond the horizon).\n", f);
+    for (size_t q = 0; q < p->n_policies; q++)
+        if (p->policies[q].n_never)
+            fprintf(f, "%s: never in %d of %d seeds\n", p->policies[q].label,
+                    p->policies[q].n_never, p->policies[q].n_seeds);
 }
 
 int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
@@ -224,8 +242,11 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         char t[200];
-        if (isnan(pp->break_even_median))
+        if (pp->n_never == pp->n_seeds)
             snprintf(t, sizeof t, "%s (no seed breaks even)", pp->label);
+        else if (isinf(pp->break_even_median))
+            snprintf(t, sizeof t, "%s (%d/%d seeds break even, median never)", pp->label,
+                     pp->n_seeds - pp->n_never, pp->n_seeds);
         else
             snprintf(t, sizeof t, "%s (%d/%d seeds break even, median recurrence %g)",
                      pp->label, pp->n_seeds - pp->n_never, pp->n_seeds,

@@ -88,6 +88,21 @@ static double rank(const double *v, int m, double q)
     return v[i < 0 ? 0 : i >= m ? m - 1 : i];
 }
 
+void ws_plan_break_even_stats(double *be, int seeds, double *median, double *lo,
+                              double *hi)
+{
+    /* Over all seeds: a seed that never breaks even is beyond the horizon,
+     * above every recurrence (counted, not dropped: dropping them made a
+     * policy that pays off on 11 seeds of 20 look as sure as one that
+     * pays off on all). */
+    for (int s = 0; s < seeds; s++)
+        if (be[s] == 0) be[s] = INFINITY;
+    qsort(be, (size_t)seeds, sizeof *be, cmp_double);
+    *median = rank(be, seeds, 0.5);
+    *lo = rank(be, seeds, 0.025);
+    *hi = rank(be, seeds, 0.975);
+}
+
 int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err)
@@ -207,16 +222,15 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                 goto out;
             for (long r = 0; r < n; r++) sav[(size_t)s * (size_t)n + (size_t)r] = dc[r] - pol_cum[r];
             long b = ws_plan_break_even(pol_cum, dc, n);
-            if (b) be[m++] = (double)b;
+            be[s] = (double)b;
+            m += b != 0;
             pp->energy_saving_j += (def_tot[s].energy_j - tot.energy_j) / seeds;
             pp->co2_saving_g += (def_tot[s].co2_g - tot.co2_g) / seeds;
             pp->usd_saving += (def_tot[s].usd - tot.usd) / seeds;
         }
         pp->n_never = seeds - m;
-        qsort(be, (size_t)m, sizeof *be, cmp_double);
-        pp->break_even_median = m ? rank(be, m, 0.5) : NAN;
-        pp->break_even_lo = m ? rank(be, m, 0.025) : NAN;
-        pp->break_even_hi = m ? rank(be, m, 0.975) : NAN;
+        ws_plan_break_even_stats(be, seeds, &pp->break_even_median, &pp->break_even_lo,
+                                 &pp->break_even_hi);
         for (long r = 0; r < n; r++) {
             double sum = 0, sq = 0;
             for (int s = 0; s < seeds; s++) sum += sav[(size_t)s * (size_t)n + (size_t)r];
