@@ -99,7 +99,7 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "                     to back\n"                                            \
     "  --defer-up-to D    each recurrence may wait up to D after its time for the\n"\
     "                     start that minimises the objective's series (carbon,\n"\
-    "                     else price) x power over its run: a perfect forecast\n"
+    "                     else price) x power over its run (a perfect forecast)\n"
 
 /* Handle a what-if option: 1 if `c` was one (set in cfg), 0 if not, -1
  * with err set (naming the option) on a bad value. */
