@@ -231,3 +231,76 @@ Test(plan, pareto_and_plan_agree_under_every_objective, .init = mk, .fini = tmpd
         ws_series_free(&wi.price);
     }
 }
+
+/* Eligible batch sizes and near ties. 64 never reaches within 10 epochs
+ * (0 of its 2 runs): not eligible. At eta 0.44 the costs are 32@100:
+ * 0.44 * 5400 + 0.56 * 200 * 60 = 9096 and 32@200: 0.44 * 8000 + 0.56 *
+ * 200 * 50 = 9120, 0.26 % apart: a near tie at 1 %; 16@200 (0.44 * 9000 +
+ * 0.56 * 200 * 60 = 10680) is not. At eta 0.5 (8700 against 9000, 3.4 %)
+ * there is none. */
+Test(plan, eligible_batch_sizes_and_near_ties)
+{
+    for (int q = 0; q < 2; q++) {
+        ws_traces tr;
+        ws_job_table jt;
+        ws_plan p;
+        ws_registry *reg = ws_registry_new();
+        plan(q ? 0.5 : 0.44, NULL, NULL, NULL, 3, 1, &p, &jt, &tr, reg);
+        cr_assert_eq(p.n_bs, 3);
+        cr_assert_eq(p.n_eligible, 2);
+        cr_assert(p.bs[2].bs == 64 && p.bs[2].runs == 2 && p.bs[2].reached == 0);
+        cr_assert_eq(p.recommended.bs, 32);
+        cr_assert_eq(p.recommended.pl, 100);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ws_report_plan(f, WS_FMT_TABLE, &p, NULL);
+        fclose(f);
+        cr_assert(strstr(buf, "Eligible batch sizes (every recorded run reaches the target):"
+                              " 16, 32; not: 64 (0 of 2 runs reach).\n"), "%s", buf);
+        if (!q) {
+            cr_assert(REL(p.recommended.cost, 9096.0));
+            cr_assert_eq(p.n_ties, 1);
+            cr_assert(p.ties[0].bs == 32 && p.ties[0].pl == 200);
+            cr_assert(REL(p.ties[0].cost, 9120.0));
+            cr_assert(strstr(buf, "Within 1 % of its cost (as good, given the measurements):"
+                                  " bs 32 at 200 W (+0.26 %).\n"), "%s", buf);
+        } else {
+            cr_assert_eq(p.n_ties, 0);
+            cr_assert_null(strstr(buf, "Within"));
+        }
+        free(buf);
+        ws_plan_free(&p);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        ws_registry_free(reg);
+    }
+}
+
+#include "run_cli.h"
+
+/* A policy failing on some seeds is reported per seed and the plan goes
+ * on over the others: the test plugin flaky fails at recurrence 3 on
+ * about half the seeds (a draw from the seed's stream). */
+Test(plan, a_policy_failing_on_a_seed_is_reported_and_the_plan_goes_on)
+{
+    const char *dir = fixture_dir();
+    const char *argv[] = {"wattsim", "plan", "--traces", dir, "--gpu", "g1", "--job", "d/n/o",
+                          "--target", "0.5", "--max-epochs", "10", "--b0", "32",
+                          "--recurrences", "4", "--seeds", "6", "--policies",
+                          WS_TEST_PLUGIN_DIR "/flaky.so:default", "--format", "json", NULL};
+    cli_result r = cli_run(argv);
+    fixture_rmdir(dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *f = strstr(r.out, "\"seeds_failed\": ");
+    cr_assert(f, "%s", r.out);
+    int failed = atoi(f + 16), seeds = atoi(strstr(r.out, "\"seeds\": ") + 9);
+    /* "seeds" first names the plan's 6, then the policy's own */
+    const char *ps = strstr(strstr(r.out, "\"policies\""), "\"seeds\": ");
+    seeds = atoi(ps + 9);
+    cr_assert(failed > 0 && failed < 6, "flaky fails on some seeds, not all: %d", failed);
+    cr_assert_eq(seeds + failed, 6);
+    cr_assert(strstr(r.out, "\"failure\": \"flaky+default seed "), "%s", r.out);
+    cr_assert(strstr(r.out, "predict"), "%s", r.out);
+    cli_free(&r);
+}

@@ -9,6 +9,10 @@
  *    runs (without a series: exactly the pareto numbers).
  *  - recommended: the knob of least expected cost per run among the knobs
  *    every recorded run reaches; default: b0 at its highest limit.
+ *  - eligible batch sizes: those every recorded run of which reaches the
+ *    target (the others are listed with their reach); near ties: other
+ *    eligible knobs whose expected cost is within max(1 %, the telemetry
+ *    error when the trace records one) of the recommended one.
  *  - saving = default - recommended, per run and over N recurrences.
  *  - For each policy pair, `seeds` simulations of N recurrences (seeds
  *    1..S) and the default pair's on the same seeds; per seed, the
@@ -18,7 +22,10 @@
  *    97.5th percentiles, nearest rank) over all seeds, a seed that never
  *    breaks even counted as beyond the horizon (INFINITY, printed
  *    "never"), and how many never do; and the mean cumulative saving by recurrence with
- *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)).
+ *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)). A policy that
+ *    fails on a seed (its error, or a recurrence that never reaches) is
+ *    reported with the first such seed's error and its figures are over
+ *    the other seeds; failing on every seed is an error.
  */
 #ifndef WATTSIM_PLAN_H
 #define WATTSIM_PLAN_H
@@ -37,7 +44,8 @@ typedef struct ws_plan_knob {
 
 typedef struct ws_plan_policy {
     char *label;                  /* "zeus+jit" */
-    int n_seeds;
+    int n_seeds;                  /* seeds the figures are over: those on
+                                     which the policy did not fail */
     int n_never;                  /* seeds that do not break even by N */
     double break_even_median;     /* recurrence over all seeds; INFINITY:
                                      never (beyond the horizon) */
@@ -46,7 +54,19 @@ typedef struct ws_plan_policy {
     double *saving_lo, *saving_hi;/* cumulative cost saving vs default */
     double energy_saving_j;       /* mean over seeds, over N recurrences */
     double co2_saving_g, usd_saving;
+    int n_failed;                 /* seeds on which the policy failed */
+    int first_failed_seed;
+    char *failure;                /* that seed's error; NULL when none */
 } ws_plan_policy;
+
+/* A batch size and whether the recommendation may use it: eligible when
+ * every recorded run of it reaches the target. */
+typedef struct ws_plan_bs {
+    int bs, runs, reached;
+} ws_plan_bs;
+
+#define WS_PLAN_MAX_TIES 8
+#define WS_PLAN_TIE_TOLERANCE 0.01
 
 typedef struct ws_plan {
     const ws_job *job;
@@ -60,6 +80,13 @@ typedef struct ws_plan {
     size_t n_policies;
     long wrapped;                 /* of the recommended knob's N runs, those
                                      reaching past a series' end */
+    ws_plan_bs *bs;               /* every batch size, in table order */
+    int n_bs, n_eligible;
+    double tie_tolerance;         /* relative: max(1 %, telemetry error) */
+    ws_plan_knob ties[WS_PLAN_MAX_TIES];  /* other eligible knobs within the
+                                     tolerance of the recommended cost, by
+                                     cost */
+    int n_ties, n_ties_all;       /* listed, and all there were */
 } ws_plan;
 
 /* Compute the plan of `job` (its eta/beta set; table what-ifs applied) with

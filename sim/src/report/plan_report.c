@@ -73,6 +73,21 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         fputs(", \"beta\": ", f); ws_json_beta(f, j->beta);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
                 p->recurrences, p->seeds);
+        fputs(", \"batch_sizes\": [", f);
+        for (int i = 0; i < p->n_bs; i++)
+            fprintf(f, "%s{\"bs\": %d, \"runs\": %d, \"reached\": %d, \"eligible\": %s}",
+                    i ? ", " : "", p->bs[i].bs, p->bs[i].runs, p->bs[i].reached,
+                    p->bs[i].runs && p->bs[i].reached == p->bs[i].runs ? "true" : "false");
+        fputs("], \"tie_tolerance\": ", f);
+        ws_json_num(f, ws_req(p->tie_tolerance));
+        fputs(", \"near_ties\": [", f);
+        for (int q = 0; q < p->n_ties; q++) {
+            fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"cost\": ", q ? ", " : "",
+                    p->ties[q].bs, p->ties[q].pl);
+            ws_json_num(f, ws_req(p->ties[q].cost));
+            fputc('}', f);
+        }
+        fprintf(f, "], \"near_ties_all\": %d", p->n_ties_all);
         ws_json_whatif(f, wi);
         json_knob(f, "recommended", &p->recommended, 1, wi);
         json_knob(f, "default", &p->dflt, 1, wi);
@@ -90,8 +105,14 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             fputs(", \"lo\": ", f); json_be(f, pp->break_even_lo);
             fputs(", \"hi\": ", f); json_be(f, pp->break_even_hi);
             fputc('}', f);
-            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"energy_saving_j\": ",
-                    pp->n_seeds, pp->n_never);
+            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"seeds_failed\": %d",
+                    pp->n_seeds, pp->n_never, pp->n_failed);
+            if (pp->n_failed) {
+                fprintf(f, ", \"first_failed_seed\": %d, \"failure\": ",
+                        pp->first_failed_seed);
+                ws_json_str(f, pp->failure);
+            }
+            fputs(", \"energy_saving_j\": ", f);
             ws_json_num(f, ws_req(pp->energy_saving_j));
             if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, ws_req(pp->co2_saving_g)); }
             if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, ws_req(pp->usd_saving)); }
@@ -134,6 +155,29 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     if (usd) fprintf(f, ", money %s %%", ws_tab(b[5], 32, "%+.1f",
                                                ws_req(0.0 - pct(per.usd, p->dflt.usd))));
     fputs(".\n", f);
+    if (p->n_eligible < p->n_bs) {
+        /* only when it matters: every batch size eligible is the rule */
+        fputs("Eligible batch sizes (every recorded run reaches the target):", f);
+        for (int i = 0, c = 0; i < p->n_bs; i++)
+            if (p->bs[i].runs && p->bs[i].reached == p->bs[i].runs)
+                fprintf(f, "%s %d", c++ ? "," : "", p->bs[i].bs);
+        fputs("; not:", f);
+        for (int i = 0, c = 0; i < p->n_bs; i++)
+            if (!(p->bs[i].runs && p->bs[i].reached == p->bs[i].runs))
+                fprintf(f, "%s %d (%d of %d runs reach)", c++ ? "," : "", p->bs[i].bs,
+                        p->bs[i].reached, p->bs[i].runs);
+        fputs(".\n", f);
+    }
+    if (p->n_ties) {
+        fprintf(f, "Within %g %% of its cost (as good, given the measurements):",
+                100 * p->tie_tolerance);
+        for (int q = 0; q < p->n_ties; q++)
+            fprintf(f, "%s bs %d at %d W (%s %%)", q ? "," : "", p->ties[q].bs, p->ties[q].pl,
+                    ws_tab(b[0], 32, "%+.2f", ws_req(pct(p->ties[q].cost - p->recommended.cost,
+                                                         p->recommended.cost))));
+        if (p->n_ties_all > p->n_ties) fprintf(f, " and %d more", p->n_ties_all - p->n_ties);
+        fputs(".\n", f);
+    }
     if (!p->n_policies) return;
     fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"
             " seeds):\n  %-18s %-26s %7s %12s", "policy", "break-even recurrence", "never",
@@ -166,6 +210,12 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         fputs("\nbreak-even: median [95 % interval] over all seeds; a seed whose cumulative"
               " cost is not\nbelow the default's by the last recurrence never breaks even"
               " (counted beyond the horizon).\n", f);
+    for (size_t q = 0; q < p->n_policies; q++)
+        if (p->policies[q].n_failed)
+            fprintf(f, "%s: failed on %d of %d seeds, its figures are over the other %d;"
+                    " the first: %s\n", p->policies[q].label, p->policies[q].n_failed,
+                    p->policies[q].n_failed + p->policies[q].n_seeds,
+                    p->policies[q].n_seeds, p->policies[q].failure);
     for (size_t q = 0; q < p->n_policies; q++)
         if (p->policies[q].n_never)
             fprintf(f, "%s: never in %d of %d seeds\n", p->policies[q].label,
