@@ -11,8 +11,9 @@
  *    every recorded run reaches; default: b0 at its highest limit.
  *  - eligible batch sizes: those every recorded run of which reaches the
  *    target (the others are listed with their reach); near ties: other
- *    eligible knobs whose expected cost is within max(1 %, the telemetry
- *    error when the trace records one) of the recommended one.
+ *    eligible knobs whose expected cost is within 1 % of the recommended
+ *    one (tie_tolerance; meant to become max(1 %, the trace's telemetry
+ *    error) once imports record one).
  *  - saving = default - recommended, per run and over N recurrences.
  *  - For each policy pair, `seeds` simulations of N recurrences (seeds
  *    1..S) and the default pair's on the same seeds; per seed, the
@@ -82,7 +83,7 @@ typedef struct ws_plan {
                                      reaching past a series' end */
     ws_plan_bs *bs;               /* every batch size, in table order */
     int n_bs, n_eligible;
-    double tie_tolerance;         /* relative: max(1 %, telemetry error) */
+    double tie_tolerance;         /* relative: 1 % */
     ws_plan_knob ties[WS_PLAN_MAX_TIES];  /* other eligible knobs within the
                                      tolerance of the recommended cost, by
                                      cost */
