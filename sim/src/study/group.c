@@ -494,6 +494,11 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
                 wi->objective == WS_OBJ_CARBON ? "carbon" : "price");
         goto out;
     }
+    if (wi && (wi->every > 0 || wi->defer > 0)) {
+        ws_fail(err, "group replay follows the trace's submission times: %s does not apply",
+                wi->every > 0 ? "--every" : "--defer-up-to");
+        goto out;
+    }
     /* Slots handed out lowest first (popped from the end). */
     for (size_t i = 0; i < n; i++) s.free_slots[i] = (int)(n - 1 - i);
     s.n_free = (int)n;
