@@ -387,10 +387,9 @@ double ws_series_amount(const ws_series *s, double a, double dur,
     return energy_j * mean_rate / 3.6e6;
 }
 
-double ws_series_next_boundary(const ws_series *s, double t)
+static double next_boundary(const ws_series *s, double t)
 {
     const double period = s->end - s->start;
-    if (s->n == 1) return INFINITY;        /* a constant has no boundary */
     if (t < s->start) return s->start;
     const double laps = floor((t - s->start) / period);
     const double shift = laps * period;
@@ -398,6 +397,18 @@ double ws_series_next_boundary(const ws_series *s, double t)
     const size_t i = locate(s, t - shift) + 1;
     if (i < s->n) return s->t0[i] + shift;
     return s->start + shift + period;
+}
+
+double ws_series_next_boundary(const ws_series *s, double t)
+{
+    if (s->n == 1) return INFINITY;        /* a constant has no boundary */
+    double r = next_boundary(s, t);
+    /* Many laps out, t - shift may round back below the boundary t is on
+     * and return t itself: step a millisecond on (intervals last >= 1 s,
+     * so no boundary is skipped), so that callers walking boundaries
+     * always advance. */
+    if (!(r > t)) r = next_boundary(s, t + 1e-3);
+    return r > t ? r : t + 1e-3;
 }
 
 int ws_series_varies(const ws_series *s)
