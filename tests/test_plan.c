@@ -15,6 +15,7 @@
 
 #include "fixture.h"
 #include "tmpdir.h"
+#include "wattsim/pareto.h"
 #include "wattsim/plan.h"
 #include "wattsim/report.h"
 
@@ -82,7 +83,7 @@ Test(plan, no_break_even_when_learning_never_pays)
     plan(0.3, "default", "jit", NULL, 5, 2, &p, &jt, &tr, reg);
     const ws_plan_policy *pp = &p.policies[0];
     cr_assert_eq(pp->n_never, 2);
-    cr_assert(isnan(pp->break_even_median));
+    cr_assert(isinf(pp->break_even_median) && isinf(pp->break_even_lo), "never");
     for (long r = 0; r < 5; r++) cr_assert(REL(pp->saving_mean[r], -62.0));
     ws_plan_free(&p);
     ws_job_free(&jt);
@@ -99,6 +100,30 @@ Test(plan, break_even_is_where_the_policy_stays_below)
     cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 60}, def, 6), 0,
                  "a tie at the end is not below");
     cr_assert_eq(ws_plan_break_even((double[]){15, 25, 35, 45, 55, 59.9}, def, 6), 6);
+}
+
+/* Break-even over all seeds, never counted beyond the horizon: seeds
+ * breaking even at 2, 3, 5 and two never are, sorted, 2 3 5 inf inf; the
+ * nearest-rank median (rank ceil(0.5 * 5) = 3) is 5, the 2.5th percentile
+ * (rank 1) 2 and the 97.5th (rank 5) never. Over the three seeds that
+ * break even, as before, the median was 3: a policy that pays off on 3
+ * seeds of 5 looked as sure as one that pays off on all. */
+Test(plan, break_even_counts_never_beyond_the_horizon)
+{
+    double be[5] = {0, 3, 5, 0, 2}, med, lo, hi;
+    ws_plan_break_even_stats(be, 5, &med, &lo, &hi);
+    cr_assert_eq(med, 5.0);
+    cr_assert_eq(lo, 2.0);
+    cr_assert(isinf(hi));
+    double all[4] = {4, 1, 2, 3};
+    ws_plan_break_even_stats(all, 4, &med, &lo, &hi);
+    cr_assert_eq(med, 2.0, "rank ceil(0.5 * 4) = 2 of 1 2 3 4");
+    cr_assert_eq(lo, 1.0);
+    cr_assert_eq(hi, 4.0);
+    double most[3] = {0, 0, 7};
+    ws_plan_break_even_stats(most, 3, &med, &lo, &hi);
+    cr_assert(isinf(med), "two seeds of three never: the median is never");
+    cr_assert_eq(lo, 7.0);
 }
 
 static void mk(void) { tmpdir_make("/tmp/wsplan.XXXXXX"); }
@@ -142,4 +167,140 @@ Test(plan, emissions_and_price_per_run, .init = mk, .fini = tmpdir_remove)
     ws_registry_free(reg);
     ws_series_free(&wi.carbon);
     ws_series_free(&wi.price);
+}
+
+/* pareto and plan rank knobs alike under every objective. At eta 0.9 the
+ * energy costs are 32@100: 0.9 * 5400 + 0.1 * 200 * 60 = 6060 and 32@200:
+ * 0.9 * 8000 + 0.1 * 200 * 50 = 8200. Over a series at 1 (g or $ per
+ * kWh) for 54 s, then 1000 for an hour (mean m = (54 + 3600000) / 3654),
+ * one run of 32@200 (0-50 s) weighs 8000 J at 1 / m: 7.3 + 1000 = 1007.3;
+ * one of 32@100 (0-60 s) weighs 5400 J at (54 + 6000) / 60 / m:
+ * 497.8 + 1200 = 1697.8. The objective flips the recommendation. */
+Test(plan, pareto_and_plan_agree_under_every_objective, .init = mk, .fini = tmpdir_remove)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.csv", tmp);
+    fixture_write(path, "timestamp,duration,value\n2022-10-20T00:00:00Z,0.9,1\n"
+                        "2022-10-20T00:00:54Z,60,1000\n");
+    for (int obj = WS_OBJ_ENERGY; obj <= WS_OBJ_PRICE; obj++) {
+        ws_whatif wi = {0};
+        ws_error err = {{0}};
+        cr_assert_eq(ws_series_load(&wi.carbon, path, WS_SERIES_CARBON, NULL, &err), 0, "%s",
+                     err.msg);
+        cr_assert_eq(ws_series_load(&wi.price, path, WS_SERIES_PRICE, NULL, &err), 0, "%s",
+                     err.msg);
+        wi.has_carbon = wi.has_price = 1;
+        wi.start = wi.carbon.start;
+        wi.objective = (ws_objective)obj;
+        wi.every = 3600;           /* plan needs a schedule on a varying series */
+        const double m = (54.0 + 3600000.0) / 3654.0;
+        wi.k = 3.6e6 / m;
+        ws_traces tr;
+        ws_job_table jt;
+        ws_plan p;
+        ws_registry *reg = ws_registry_new();
+        plan(0.9, NULL, NULL, &wi, 1, 1, &p, &jt, &tr, reg);
+        ws_pareto par;
+        cr_assert_eq(ws_pareto_compute(&jt.job, &par, &err), 0);
+        ws_pareto_objective(&jt.job, &wi, 1, &par);
+        cr_assert_geq(par.best_knob, 0);
+        const ws_knob_stat *b = &par.knobs[par.best_knob];
+        cr_assert(b->bs == p.recommended.bs && b->pl == p.recommended.pl,
+                  "objective %d: pareto best %d@%d, plan %d@%d", obj, b->bs, b->pl,
+                  p.recommended.bs, p.recommended.pl);
+        cr_assert_eq(b->cost, p.recommended.cost);
+        cr_assert_eq(p.recommended.bs, 32);
+        if (obj == WS_OBJ_ENERGY) {
+            cr_assert_eq(p.recommended.pl, 100);
+            cr_assert_eq(p.recommended.cost, 6060.0);
+            cr_assert_eq(par.objective_runs, 0);
+        } else {
+            cr_assert_eq(p.recommended.pl, 200);
+            cr_assert(fabs(p.recommended.cost - (0.9 * 8000 / m + 1000)) < 1e-9);
+            cr_assert(fabs(par.knobs[par.default_knob - 1].cost
+                           - (0.9 * 5400 * (54 + 6000) / 60 / m + 1200)) < 1e-9,
+                      "32@100: %.17g", par.knobs[par.default_knob - 1].cost);
+            cr_assert_eq(par.objective_runs, 1);
+        }
+        ws_pareto_free(&par);
+        ws_plan_free(&p);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        ws_registry_free(reg);
+        ws_series_free(&wi.carbon);
+        ws_series_free(&wi.price);
+    }
+}
+
+/* Eligible batch sizes and near ties. 64 never reaches within 10 epochs
+ * (0 of its 2 runs): not eligible. At eta 0.44 the costs are 32@100:
+ * 0.44 * 5400 + 0.56 * 200 * 60 = 9096 and 32@200: 0.44 * 8000 + 0.56 *
+ * 200 * 50 = 9120, 0.26 % apart: a near tie at 1 %; 16@200 (0.44 * 9000 +
+ * 0.56 * 200 * 60 = 10680) is not. At eta 0.5 (8700 against 9000, 3.4 %)
+ * there is none. */
+Test(plan, eligible_batch_sizes_and_near_ties)
+{
+    for (int q = 0; q < 2; q++) {
+        ws_traces tr;
+        ws_job_table jt;
+        ws_plan p;
+        ws_registry *reg = ws_registry_new();
+        plan(q ? 0.5 : 0.44, NULL, NULL, NULL, 3, 1, &p, &jt, &tr, reg);
+        cr_assert_eq(p.n_bs, 3);
+        cr_assert_eq(p.n_eligible, 2);
+        cr_assert(p.bs[2].bs == 64 && p.bs[2].runs == 2 && p.bs[2].reached == 0);
+        cr_assert_eq(p.recommended.bs, 32);
+        cr_assert_eq(p.recommended.pl, 100);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ws_report_plan(f, WS_FMT_TABLE, &p, NULL);
+        fclose(f);
+        cr_assert(strstr(buf, "Eligible batch sizes (every recorded run reaches the target):"
+                              " 16, 32; not: 64 (0 of 2 runs reach).\n"), "%s", buf);
+        if (!q) {
+            cr_assert(REL(p.recommended.cost, 9096.0));
+            cr_assert_eq(p.n_ties, 1);
+            cr_assert(p.ties[0].bs == 32 && p.ties[0].pl == 200);
+            cr_assert(REL(p.ties[0].cost, 9120.0));
+            cr_assert(strstr(buf, "Within 1 % of its cost (as good, given the measurements):"
+                                  " bs 32 at 200 W (+0.26 %).\n"), "%s", buf);
+        } else {
+            cr_assert_eq(p.n_ties, 0);
+            cr_assert_null(strstr(buf, "Within"));
+        }
+        free(buf);
+        ws_plan_free(&p);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+        ws_registry_free(reg);
+    }
+}
+
+#include "run_cli.h"
+
+/* A policy failing on some seeds is reported per seed and the plan goes
+ * on over the others: the test plugin flaky fails at recurrence 3 on
+ * about half the seeds (a draw from the seed's stream). */
+Test(plan, a_policy_failing_on_a_seed_is_reported_and_the_plan_goes_on)
+{
+    const char *dir = fixture_dir();
+    const char *argv[] = {"wattsim", "plan", "--traces", dir, "--gpu", "g1", "--job", "d/n/o",
+                          "--target", "0.5", "--max-epochs", "10", "--b0", "32",
+                          "--recurrences", "4", "--seeds", "6", "--policies",
+                          WS_TEST_PLUGIN_DIR "/flaky.so:default", "--format", "json", NULL};
+    cli_result r = cli_run(argv);
+    fixture_rmdir(dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *f = strstr(r.out, "\"seeds_failed\": ");
+    cr_assert(f, "%s", r.out);
+    int failed = atoi(f + 16), seeds = atoi(strstr(r.out, "\"seeds\": ") + 9);
+    /* "seeds" first names the plan's 6, then the policy's own */
+    const char *ps = strstr(strstr(r.out, "\"policies\""), "\"seeds\": ");
+    seeds = atoi(ps + 9);
+    cr_assert(failed > 0 && failed < 6, "flaky fails on some seeds, not all: %d", failed);
+    cr_assert_eq(seeds + failed, 6);
+    cr_assert(strstr(r.out, "\"failure\": \"flaky+default seed "), "%s", r.out);
+    cr_assert(strstr(r.out, "predict"), "%s", r.out);
+    cli_free(&r);
 }

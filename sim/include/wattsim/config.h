@@ -92,12 +92,14 @@ void ws_policy_ref_free(ws_policy_ref *p);
 
 /*
  * What-if transforms of a run config (docs/model.md): keys
- * power_cap, input_stall, idle_power, carbon, start, price, objective.
+ * power_cap, input_stall, idle_power, carbon, start, price, objective,
+ * price_tz, price_label, every, defer_up_to.
  * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
  * "--set" or the option the user typed); NULL = not given.
  */
 enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
-       WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_COUNT };
+       WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_PRICE_TZ, WS_WI_PRICE_LABEL,
+       WS_WI_EVERY, WS_WI_DEFER, WS_WI_COUNT };
 typedef struct ws_whatif_spec {
     double power_cap;             /* W, > 0 */
     double input_stall;           /* fraction of wall time, in [0, 1) */
@@ -107,6 +109,11 @@ typedef struct ws_whatif_spec {
     double price_value;           /* $/kWh when price is a number, else NAN */
     char *price;                  /* the price as given: number or file */
     char *objective;              /* "energy", "carbon" or "price" */
+    char *price_tz;               /* an OpenEI tariff's time zone (NULL: UTC) */
+    char *price_label;            /* an OpenEI tariff's item label */
+    double every;                 /* s between scheduled recurrences; 0: back
+                                     to back */
+    double defer_up_to;           /* s a recurrence may wait; 0: none */
     char *where[WS_WI_COUNT];
 } ws_whatif_spec;
 

@@ -74,6 +74,9 @@ typedef struct ws_sim_totals {
      * recurrences from that one on (each recurrence's tries summed first,
      * then added in order); else 0. */
     double steady_energy_j, steady_time_s;
+    long late;                 /* recurrences that started after their
+                                  --every time (the previous ran over) */
+    double waited_s;           /* time recurrences waited (--defer-up-to) */
 } ws_sim_totals;
 
 /* Simulate. `sink` may be NULL. Returns 0, or -1 with err set (a policy

@@ -9,15 +9,24 @@
  *    runs (without a series: exactly the pareto numbers).
  *  - recommended: the knob of least expected cost per run among the knobs
  *    every recorded run reaches; default: b0 at its highest limit.
+ *  - eligible batch sizes: those every recorded run of which reaches the
+ *    target (the others are listed with their reach); near ties: other
+ *    eligible knobs whose expected cost is within 1 % of the recommended
+ *    one (tie_tolerance; meant to become max(1 %, the trace's telemetry
+ *    error) once imports record one).
  *  - saving = default - recommended, per run and over N recurrences.
  *  - For each policy pair, `seeds` simulations of N recurrences (seeds
  *    1..S) and the default pair's on the same seeds; per seed, the
  *    break-even recurrence is the first r from which the policy's
  *    cumulative cost (exploration included) stays below the default's up
- *    to N, or none. Reported: the median and a 95 % interval (2.5th and
- *    97.5th percentiles, nearest rank) over the seeds that break even, and
- *    how many never do; and the mean cumulative saving by recurrence with
- *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)).
+ *    to N, or never. Reported: the median and a 95 % interval (2.5th and
+ *    97.5th percentiles, nearest rank) over all seeds, a seed that never
+ *    breaks even counted as beyond the horizon (INFINITY, printed
+ *    "never"), and how many never do; and the mean cumulative saving by recurrence with
+ *    a 95 % confidence band (mean +- 1.96 sd / sqrt(S)). A policy that
+ *    fails on a seed (its error, or a recurrence that never reaches) is
+ *    reported with the first such seed's error and its figures are over
+ *    the other seeds; failing on every seed is an error.
  */
 #ifndef WATTSIM_PLAN_H
 #define WATTSIM_PLAN_H
@@ -36,15 +45,29 @@ typedef struct ws_plan_knob {
 
 typedef struct ws_plan_policy {
     char *label;                  /* "zeus+jit" */
-    int n_seeds;
+    int n_seeds;                  /* seeds the figures are over: those on
+                                     which the policy did not fail */
     int n_never;                  /* seeds that do not break even by N */
-    double break_even_median;     /* recurrence; NAN when no seed does */
+    double break_even_median;     /* recurrence over all seeds; INFINITY:
+                                     never (beyond the horizon) */
     double break_even_lo, break_even_hi;
     double *saving_mean;          /* per recurrence r (index r - 1): */
     double *saving_lo, *saving_hi;/* cumulative cost saving vs default */
     double energy_saving_j;       /* mean over seeds, over N recurrences */
     double co2_saving_g, usd_saving;
+    int n_failed;                 /* seeds on which the policy failed */
+    int first_failed_seed;
+    char *failure;                /* that seed's error; NULL when none */
 } ws_plan_policy;
+
+/* A batch size and whether the recommendation may use it: eligible when
+ * every recorded run of it reaches the target. */
+typedef struct ws_plan_bs {
+    int bs, runs, reached;
+} ws_plan_bs;
+
+#define WS_PLAN_MAX_TIES 8
+#define WS_PLAN_TIE_TOLERANCE 0.01
 
 typedef struct ws_plan {
     const ws_job *job;
@@ -58,6 +81,13 @@ typedef struct ws_plan {
     size_t n_policies;
     long wrapped;                 /* of the recommended knob's N runs, those
                                      reaching past a series' end */
+    ws_plan_bs *bs;               /* every batch size, in table order */
+    int n_bs, n_eligible;
+    double tie_tolerance;         /* relative: 1 % */
+    ws_plan_knob ties[WS_PLAN_MAX_TIES];  /* other eligible knobs within the
+                                     tolerance of the recommended cost, by
+                                     cost */
+    int n_ties, n_ties_all;       /* listed, and all there were */
 } ws_plan;
 
 /* Compute the plan of `job` (its eta/beta set; table what-ifs applied) with
@@ -67,6 +97,12 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err);
 void ws_plan_free(ws_plan *p);
+
+/* Median, 2.5th and 97.5th percentiles (nearest rank) of the break-even
+ * recurrences be[0..seeds) over all seeds, 0 (never) counted as INFINITY;
+ * be is sorted in place. */
+void ws_plan_break_even_stats(double *be, int seeds, double *median, double *lo,
+                              double *hi);
 
 /* The break-even recurrence of cumulative costs pol[0..n) against def[0..n)
  * (both cumulative): the first r (1-based) such that pol[q] < def[q] for

@@ -12,6 +12,8 @@
  *    `Carbon intensity gCO₂eq/kWh (direct)` (case-insensitive); each
  *    interval lasts until the next row's time, the last one as long as the
  *    one before it.
+ *  - JSON: an Electricity Maps API history (carbon) or an OpenEI tariff
+ *    (price); see ws_series_load_json.
  * Rows must be in time order and contiguous (an interval ends where the
  * next starts); values finite and >= 0. Errors name FILE:LINE.
  *
@@ -63,9 +65,28 @@ typedef struct ws_series {
 /* Read a series file. Returns 0, or -1 with err set (FILE:LINE: ...). */
 int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                    const ws_csv_limits *lim, ws_error *err);
+/* JSON series (series_json.c): an Electricity Maps carbon history, or an
+ * OpenEI utility-rate tariff (price), which has no times of its own and
+ * becomes an hourly series of 53 weeks from `start` in zone `tz`. */
+typedef struct ws_tariff {
+    double start;           /* Unix s; NAN: not known (an error for a tariff) */
+    const char *tz;         /* NULL or "UTC", "+HH:MM", "-HH:MM", IANA name */
+    const char *label;      /* the item's label; NULL: the only item */
+} ws_tariff;
+/* 1 when path's first non-blank byte opens a JSON object, 0 when not
+ * (a CSV, or gzip), -1 with err set when it cannot be read. */
+int ws_series_is_json(const char *path, ws_error *err);
+int ws_series_load_json(ws_series *s, const char *path, ws_series_kind kind,
+                        const ws_tariff *tf, const ws_csv_limits *lim, ws_error *err);
+/* Nonzero when tz is a zone --price-tz accepts. */
+int ws_series_tz_ok(const char *tz);
+
 /* A constant series (value over all time), for `--price 0.12`. */
 int ws_series_constant(ws_series *s, double value, ws_error *err);
 void ws_series_free(ws_series *s);
+
+/* Nonzero when the rate is not the same throughout. */
+int ws_series_varies(const ws_series *s);
 
 /* Mean rate over one period of the series (time-weighted). */
 double ws_series_mean(const ws_series *s);
@@ -74,6 +95,10 @@ double ws_series_mean(const ws_series *s);
  * the end; a >= s->start. Sets *wrapped (if not NULL) when the window
  * reaches past the series' end. */
 double ws_series_integral(const ws_series *s, double a, double dur, int *wrapped);
+
+/* The first time after t at which the rate may change (an interval's
+ * start, wrapping around); INFINITY for a constant series. */
+double ws_series_next_boundary(const ws_series *s, double t);
 
 /* The rate at time t (wrapping around). */
 double ws_series_at(const ws_series *s, double t);

@@ -20,8 +20,20 @@
  *    G the run's grams (dollars) and mean rate the series' time-weighted
  *    mean (gCO2/kWh, $/kWh): G * k is in joules-equivalent at the series'
  *    mean rate, so eta keeps its meaning and a constant series gives the
- *    energy cost. The early-stopping budget prices an epoch at the rate of
- *    the run's start time.
+ *    energy cost. The early-stopping budget stays in the time-invariant
+ *    cost eta * E + (1 - eta) * MaxPower * T (least cost so far and epoch
+ *    alike; engine.c says why), so a series never starves a run.
+ *
+ *  - schedule (--every D): recurrence k (from 0) is due at start + k D and
+ *    starts then, or when recurrence k - 1 finished if later (late).
+ *  - deferral (--defer-up-to D): a recurrence due at t starts its first
+ *    try at the s in [t, t + D] that minimises the integral of the rate
+ *    over [s, s + T], T the run's duration (its knob chosen at t, its
+ *    path drawn as usual): the run's grams (dollars) at constant power. On
+ *    a piecewise-constant series that integral is piecewise linear in s,
+ *    so the least is at t, t + D, an interval boundary b or b - T within
+ *    [t, t + D]; ties go to the earliest. A perfect forecast; waiting
+ *    costs nothing. Later tries follow back to back.
  *
  * The table transforms are pure functions from one knob table to a new
  * one; the per-run accounting is a pure function of the run's energy,
@@ -50,6 +62,11 @@ typedef struct ws_whatif {
     ws_objective objective;
     double k;                  /* J-equivalent per g (carbon) or per $ */
     const char *where_cap;     /* where the cap was given, for errors */
+    double every;              /* s between scheduled recurrences; 0: back
+                                  to back */
+    double defer;              /* s a recurrence may wait; 0: none */
+    const ws_series *defer_series;  /* what deferral minimises: the
+                                  objective's series, else carbon, else price */
 } ws_whatif;
 
 /* Resolve a config's what-ifs: load the series, fix start and k. A
@@ -82,14 +99,14 @@ void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
                    double time_s, double eta, double max_power,
                    double *co2_g, double *usd, double *cost, int *wrapped);
 
+/* The deferred start of a run of duration dur due at time t (Unix s):
+ * t itself without deferral. */
+double ws_whatif_defer(const ws_whatif *w, double t, double dur);
+
 /* The carbon intensity (gCO2eq/kWh) and price ($/kWh) at time `clock`,
  * NAN for a series not given: what policies see in ws_ctx. */
 void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
                      double *price);
-
-/* How the objective weighs a joule drawn at time `clock`, relative to
- * energy: the rate then over the series' mean (1 for energy). */
-double ws_whatif_energy_weight(const ws_whatif *w, double clock);
 
 /* One line describing the active what-ifs ("" when none), e.g.
  * "power cap 175 W; carbon FILE from 2022-10-20T06:20:00Z; objective carbon". */

@@ -57,7 +57,8 @@
 
 static const char *PARETO_HELP =
     "usage: wattsim pareto --gpu G (--workload W | --job D/N/O --target X\n"
-    "                      --max-epochs N --b0 B) [--eta X] [--format table|csv|json]\n"
+    "                      --max-epochs N --b0 B) [--eta X] [--recurrences N]\n"
+    "                      [--format table|csv|json]\n"
     "                      [--plot FILE] [--history FILE] [--force] [WHAT-IF OPTIONS]\n"
     "\n"
     "Every (batch size, power limit) knob of a job with its expected time- and\n"
@@ -69,6 +70,10 @@ static const char *PARETO_HELP =
     "  --gpu G            GPU; default v100\n"
     "  --workload W       workload of the catalogue; or --job (below)\n"
     "  --eta X            cost weight for `cost` and `best`; default 0.5\n"
+    "  --recurrences N    under --objective carbon or price, `cost` and `best` are\n"
+    "                     the expected cost per run over N runs from --start on\n"
+    "                     the schedule (--every), as `wattsim plan` ranks them;\n"
+    "                     default 2*|B|*|P|\n"
     "  --format F         table (default), csv or json\n"
     "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf, with its\n"
     "                     data (.csv) and gnuplot script (.gp) beside it\n"
@@ -86,6 +91,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         {"gpu", required_argument, 0, OPT_GPU},
         {"workload", required_argument, 0, OPT_WORKLOAD},
         {"eta", required_argument, 0, OPT_ETA},
+        {"recurrences", required_argument, 0, 'R'},
         {"format", required_argument, 0, OPT_FORMAT},
         {"plot", required_argument, 0, 'P'},
         {"history", required_argument, 0, 'H'},
@@ -117,6 +123,9 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
             break;
         case OPT_ETA: if (ws_cli_set_kv(&cfg, "eta", optarg, "--eta", &err)) goto out; break;
         case OPT_FORMAT: format = optarg; break;
+        case 'R':
+            if (ws_cli_set_kv(&cfg, "recurrences", optarg, "--recurrences", &err)) goto out;
+            break;
         case 'P': plot = optarg; break;
         case 'H': history = optarg; break;
         case OPT_FORCE: ws_outfile_set_force(1); break;
@@ -151,6 +160,9 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, 1, &err)
         || ws_pareto_compute(&jt.job, &par, &err))
         goto out;
+    /* Rank by the objective, over the horizon plan uses. */
+    ws_pareto_objective(&jt.job, &wi,
+                        cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences, &par);
     if (history && !plot) {
         rc = ws_cli_usage("pareto", "%s", "--history needs --plot FILE");
         goto out;

@@ -175,6 +175,10 @@ static const struct {
     {WS_OPT_START, "--start", "start", WS_WI_START},
     {WS_OPT_PRICE, "--price", "price", WS_WI_PRICE},
     {WS_OPT_OBJECTIVE, "--objective", "objective", WS_WI_OBJECTIVE},
+    {WS_OPT_PRICE_TZ, "--price-tz", "price_tz", WS_WI_PRICE_TZ},
+    {WS_OPT_PRICE_LABEL, "--price-label", "price_label", WS_WI_PRICE_LABEL},
+    {WS_OPT_EVERY, "--every", "every", WS_WI_EVERY},
+    {WS_OPT_DEFER, "--defer-up-to", "defer_up_to", WS_WI_DEFER},
 };
 
 int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)

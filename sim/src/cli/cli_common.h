@@ -63,7 +63,8 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
  * replay): they set the config keys of the same name (wattsim/config.h
  * ws_whatif_spec), and errors name the option. */
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
-       WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE };
+       WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
+       WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER };
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -71,18 +72,34 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"carbon", required_argument, 0, WS_OPT_CARBON},               \
     {"start", required_argument, 0, WS_OPT_START},                 \
     {"price", required_argument, 0, WS_OPT_PRICE},                 \
-    {"objective", required_argument, 0, WS_OPT_OBJECTIVE}
+    {"objective", required_argument, 0, WS_OPT_OBJECTIVE},         \
+    {"price-tz", required_argument, 0, WS_OPT_PRICE_TZ},           \
+    {"price-label", required_argument, 0, WS_OPT_PRICE_LABEL},     \
+    {"every", required_argument, 0, WS_OPT_EVERY},                 \
+    {"defer-up-to", required_argument, 0, WS_OPT_DEFER}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
     "  --power-cap W      knobs above W watts are unavailable\n"               \
     "  --input-stall S    a fraction S in [0, 1) of each epoch waits for input\n"\
     "  --idle-power W     power drawn while waiting (with --input-stall)\n"    \
-    "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams\n" \
+    "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams;\n"\
+    "                     CSV, or an Electricity Maps history JSON\n"           \
     "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\
     "                     series' start)\n"                                     \
-    "  --price X|FILE     electricity price, $/kWh or a series: report dollars\n"\
-    "  --objective O      what eta weighs: energy (default), carbon or price\n"
+    "  --price X|FILE     electricity price, $/kWh or a series: report dollars;\n"\
+    "                     a series is CSV, or an OpenEI utility-rate JSON\n"    \
+    "                     (expanded hourly over 53 weeks from --start)\n"        \
+    "  --price-tz TZ      the tariff's hours are in TZ: UTC (default), +HH:MM,\n"\
+    "                     -HH:MM or an IANA name (America/New_York)\n"          \
+    "  --price-label L    the tariff item with label L, when the file has several\n"\
+    "  --objective O      what eta weighs: energy (default), carbon or price\n"\
+    "  --every D          recurrence k starts at start + k*D (24h, 6h, 90m), or\n"\
+    "                     when the previous one finishes if later; default: back\n"\
+    "                     to back\n"                                            \
+    "  --defer-up-to D    each recurrence may wait up to D after its time for the\n"\
+    "                     start that minimises the objective's series (carbon,\n"\
+    "                     else price) x power over its run (a perfect forecast)\n"
 
 /* Handle a what-if option: 1 if `c` was one (set in cfg), 0 if not, -1
  * with err set (naming the option) on a bad value. */

@@ -214,7 +214,7 @@ static int concurrent(const subject *s, ws_error *err)
         for (int q = 2; q >= 0; q--) {
             ws_outcome o;
             int i = idx[q];
-            ws_run_outcome(&g.job, &rng, i, g.knob_start[i + 1] - 1, 0, min_cost, 1.0, &o);
+            ws_run_outcome(&g.job, &rng, i, g.knob_start[i + 1] - 1, 0, min_cost, &o);
             ws_run_ctx(&ctx, &g.job, &o);
             if (ws_bso_observe(pr.b, &g.job, &ctx, o.bs, o.ran ? o.cost : 0, o.reached, err))
                 goto out;

@@ -10,7 +10,8 @@
  *   2. no pl: profile every power limit of bs (highest first), ask again;
  *   3. draw one recorded training run of bs uniformly (df.sample(n=1,
  *      random_state=rng): rng.integers(R) over bs's R runs in trace order);
- *   4. epoch budget k from beta * min_cost (early stopping);
+ *   4. epoch budget k from beta * min_cost (early stopping; see below for
+ *      what the budget compares under a carbon or price objective);
  *   5. k = 0: the run is not started; the BSO sees a prohibitive cost;
  *   6.-8. energy, time and cost of the run; BSO (and PLO) observe it;
  *   9. reached: min_cost = min(min_cost, cost of this recurrence's tries).
@@ -20,6 +21,21 @@
  * start and advances by each run's wall time; each run's emissions and
  * money integrate its energy over the series (ws_whatif_run), and a carbon
  * or price objective replaces the run's cost before the policies see it.
+ * With --every, recurrence r is due at (r - 1) x every on that clock and
+ * starts then or when r - 1 finished (late); with --defer-up-to, its
+ * first try waits for the best start within the window
+ * (ws_whatif_defer: a perfect forecast).
+ * The early-stopping budget does not: it compares like with like in the
+ * time-invariant cost eta*E + (1-eta)*MaxPower*T under every objective
+ * (min_budget_cost below). Early stopping judges the knob -- does this
+ * run converge within beta times the best known cost? -- and the knob's
+ * worth does not change with the hour. A budget in the objective's cost
+ * set in a clean hour starved every try of a dirty one (each epoch priced
+ * at a rate several times the one that set the budget) until the
+ * recurrence failed after 20 tries; with the invariant budget a series
+ * can change which knobs the policies choose, never how far a run of a
+ * given knob may go, and a constant series gives the energy objective's
+ * histories run for run.
  * The loop touches only the job's arrays: no allocation, no strings. The
  * policy calls are inline (host.h), so a try costs no call into the host,
  * only the policy's own predict and observe.
@@ -144,8 +160,8 @@ static void first_epoch(const ws_job *job, int i, double *e1, double *t1)
 }
 
 static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
-                               int profiled, double min_cost, double energy_weight,
-                               run_memo *memo, ws_outcome *o)
+                               int profiled, double min_cost, run_memo *memo,
+                               ws_outcome *o)
 {
     const double eta = job->eta, beta = job->beta, max_power = job->max_power;
     const double max_epochs = (double)job->max_epochs;
@@ -167,9 +183,9 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
     double budget = max_epochs;
     if (cost_ub != INFINITY) {
         const double maxpl = (double)job->knob_pl[k1 - 1];
-        const double c_epoch = eta * (e * energy_weight) + (1.0 - eta) * maxpl * t;
-        /* Only a carbon or price objective over a zero rate makes a cost 0
-         * (an epoch's, or every run's so far): then nothing bounds the run. */
+        const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
+        /* A cost of 0 (eta = 1 and a knob drawing no power: a hand-made
+         * table) bounds nothing. */
         if (c_epoch > 0 && cost_ub > 0) {
             /* Both positive: equal as doubles means equal bits. */
             if (cost_ub != memo->cost_ub || c_epoch != memo->c_epoch)
@@ -211,11 +227,10 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
 }
 
 void ws_run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
-                    int profiled, double min_cost, double energy_weight,
-                    ws_outcome *o)
+                    int profiled, double min_cost, ws_outcome *o)
 {
     run_memo memo = {NAN, NAN, NAN};
-    run_outcome(job, rng, i, k, profiled, min_cost, energy_weight, &memo, o);
+    run_outcome(job, rng, i, k, profiled, min_cost, &memo, o);
 }
 
 static inline void run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o)
@@ -250,7 +265,8 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
 {
     const double beta = job->beta;
     double clock = 0.0;                 /* s after wi->start */
-    double min_cost = INFINITY;
+    double min_cost = INFINITY;         /* least cost, the objective's */
+    double min_budget_cost = INFINITY;  /* the same run's, time-invariant */
     run_memo memo = {NAN, NAN, NAN};
     /* Read once: the policies' calls might, for all the compiler knows,
      * change what p points to. */
@@ -258,10 +274,18 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
     const ws_env_source *const env = p->env;
     const long steady_from = p->steady_from;
     double *const rec_cost = p->rec_cost;
+    const double every = accounts ? wi->every : 0.0;
+    const int defers = accounts && wi->defer > 0;
     for (long rec = 1; rec <= n_rec; rec++) {
         double cost_acc = 0.0, e_acc = 0.0, t_acc = 0.0;   /* this recurrence's tries */
+        double budget_acc = 0.0;
         int done = 0;
         pc->recurrence = rec;
+        if (every > 0) {                /* due at (rec - 1) x every */
+            const double due = (double)(rec - 1) * every;
+            if (clock > due) tot->late++;
+            else clock = due;
+        }
         if (env) env->at(env->self, rec, tot->time_s, &pc->carbon_intensity, &pc->price);
         else if (accounts)      /* clock == tot->time_s */
             ws_whatif_rates(wi, wi->start + clock, &pc->carbon_intensity, &pc->price);
@@ -272,8 +296,14 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             if (host_bso_predict(bso, job, pc, &i, err)) return -1;
             if (run_power_limit(job, plo, pc, i, &k, &profiled, err)) return -1;
             ws_outcome o;
-            const double weight = accounts ? ws_whatif_energy_weight(wi, wi->start + clock) : 1.0;
-            run_outcome(job, rng, i, k, profiled, min_cost, weight, &memo, &o);
+            run_outcome(job, rng, i, k, profiled, min_budget_cost, &memo, &o);
+            const double budget_cost = o.cost;      /* before the objective */
+            if (defers && attempt == 1 && o.ran) {
+                /* Wait for the cleanest (cheapest) start within the window. */
+                const double s = ws_whatif_defer(wi, wi->start + clock, o.time_s) - wi->start;
+                tot->waited_s += s - clock;
+                clock = s;
+            }
             double co2 = 0.0, usd = 0.0;
             int wrapped = 0;
             if (accounts && o.ran)
@@ -292,6 +322,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             cost_acc += cost;
             e_acc += E;
             t_acc += T;
+            budget_acc += budget_cost;
             if (host_bso_observe(bso, job, pc, bs, cost, reached, err)
                 || host_plo_observe_run(plo, job, pc, bs, pl, cost, reached, err))
                 return -1;
@@ -313,6 +344,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             clock += T;
             if (reached) {
                 if (min_cost > cost_acc) min_cost = cost_acc;
+                if (min_budget_cost > budget_acc) min_budget_cost = budget_acc;
                 tot->final_bs = bs;
                 tot->final_pl = pl;
                 done = 1;

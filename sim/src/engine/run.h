@@ -34,12 +34,11 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
  * random_state=rng), which is rng.choice(R, 1, replace=False) over bs's R
  * runs in trace order: rng.integers(R), no draw when R = 1) and compute
  * the outcome at knob k with the epoch budget from job->beta * min_cost
- * (Zeus' _run_job). The budget prices an epoch's energy times
- * energy_weight (1 for the energy objective; see
- * ws_whatif_energy_weight). */
+ * (Zeus' _run_job). min_cost and the budget are in the time-invariant
+ * cost eta*E + (1-eta)*MaxPower*T under every objective (engine.c says
+ * why). */
 void ws_run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
-                    int profiled, double min_cost, double energy_weight,
-                    ws_outcome *o);
+                    int profiled, double min_cost, ws_outcome *o);
 
 /* Put what the policies may know about outcome o into ctx's run members. */
 void ws_run_ctx(ws_ctx *ctx, const ws_job *job, const ws_outcome *o);

@@ -17,7 +17,7 @@ void ws_whatif_free(ws_whatif *w)
 int ws_whatif_active(const ws_whatif *w)
 {
     return w && (w->power_cap > 0 || w->input_stall > 0 || w->has_carbon || w->has_price
-                 || w->objective != WS_OBJ_ENERGY);
+                 || w->objective != WS_OBJ_ENERGY || w->every > 0 || w->defer > 0);
 }
 
 int ws_whatif_accounts(const ws_whatif *w)
@@ -54,26 +54,44 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
             goto fail;
         w->has_carbon = 1;
     }
+    /* The start first: an OpenEI tariff is laid out from it. */
+    if (spec->start && ws_parse_time(spec->start, &w->start)) {
+        ws_fail(err, "%s: start '%s' is not an ISO 8601 time", spec->where[WS_WI_START],
+                spec->start);
+        goto fail;
+    }
+    int tariff = 0;
     if (spec->price) {
-        int rc = isnan(spec->price_value)
-                     ? ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err)
-                     : ws_series_constant(&w->price, spec->price_value, err);
+        int rc;
+        if (!isnan(spec->price_value)) {
+            rc = ws_series_constant(&w->price, spec->price_value, err);
+        } else {
+            const int json = ws_series_is_json(spec->price, err);
+            ws_tariff tf = {spec->start ? w->start : w->has_carbon ? w->carbon.start : NAN,
+                            spec->price_tz, spec->price_label};
+            tariff = json == 1;
+            rc = json < 0 ? -1
+               : json ? ws_series_load_json(&w->price, spec->price, WS_SERIES_PRICE, &tf, lim,
+                                            err)
+               : ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err);
+        }
         if (rc) goto fail;
         w->has_price = 1;
     }
     const int price_file = w->has_price && isnan(spec->price_value);
-    if (spec->start) {
-        if (ws_parse_time(spec->start, &w->start)) {
-            ws_fail(err, "%s: start '%s' is not an ISO 8601 time",
-                    spec->where[WS_WI_START], spec->start);
-            goto fail;
-        }
-    } else {
+    if (!spec->start)
         w->start = w->has_carbon ? w->carbon.start : price_file ? w->price.start : 0.0;
+    if (!tariff && (spec->price_tz || spec->price_label)) {
+        ws_fail(err, "%s: %s is a CSV series, not an OpenEI tariff: %s applies to a tariff",
+                spec->where[spec->price_tz ? WS_WI_PRICE_TZ : WS_WI_PRICE_LABEL],
+                spec->price, spec->price_tz ? "a time zone" : "a label");
+        goto fail;
     }
     if ((w->has_carbon && check_start(w, &w->carbon, spec->where[WS_WI_START], err))
         || (price_file && check_start(w, &w->price, spec->where[WS_WI_START], err)))
         goto fail;
+    w->every = spec->every;
+    w->defer = spec->defer_up_to;
     w->objective = !spec->objective || !strcmp(spec->objective, "energy") ? WS_OBJ_ENERGY
                  : !strcmp(spec->objective, "carbon") ? WS_OBJ_CARBON : WS_OBJ_PRICE;
     if (w->objective != WS_OBJ_ENERGY) {
@@ -87,6 +105,9 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         }
         w->k = 3.6e6 / mean;
     }
+    w->defer_series = w->objective == WS_OBJ_CARBON ? &w->carbon
+                    : w->objective == WS_OBJ_PRICE ? &w->price
+                    : w->has_carbon ? &w->carbon : w->has_price ? &w->price : NULL;
     return 0;
 fail:
     ws_whatif_free(w);
@@ -108,18 +129,37 @@ void ws_whatif_run(const ws_whatif *w, double clock, double energy_j,
     }
 }
 
+double ws_whatif_defer(const ws_whatif *w, double t, double dur)
+{
+    if (!w || !(w->defer > 0) || !w->defer_series || !(dur > 0)) return t;
+    const ws_series *s = w->defer_series;
+    const double end = t + w->defer;
+    double best = t, least = ws_series_integral(s, t, dur, NULL);
+    /* Candidates in increasing order from two sorted streams: boundaries
+     * b in (t, end] and b - dur for boundaries b in (t + dur, end + dur]. */
+    double b1 = ws_series_next_boundary(s, t), b2 = ws_series_next_boundary(s, t + dur);
+    for (;;) {
+        const double c1 = b1, c2 = b2 - dur;
+        const double c = c1 < c2 ? c1 : c2;
+        if (!(c <= end)) break;
+        const double v = ws_series_integral(s, c, dur, NULL);
+        if (v < least) {
+            least = v;
+            best = c;
+        }
+        if (c1 <= c2) b1 = ws_series_next_boundary(s, b1);
+        if (c2 <= c1) b2 = ws_series_next_boundary(s, b2);
+    }
+    const double v = ws_series_integral(s, end, dur, NULL);
+    if (v < least) best = end;
+    return best;
+}
+
 void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
                      double *price)
 {
     *carbon_intensity = w->has_carbon ? ws_series_at(&w->carbon, clock) : NAN;
     *price = w->has_price ? ws_series_at(&w->price, clock) : NAN;
-}
-
-double ws_whatif_energy_weight(const ws_whatif *w, double clock)
-{
-    if (!w || w->objective == WS_OBJ_ENERGY) return 1.0;
-    const ws_series *s = w->objective == WS_OBJ_CARBON ? &w->carbon : &w->price;
-    return ws_series_at(s, clock) * w->k / 3.6e6;
 }
 
 void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
@@ -142,6 +182,8 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
     if (w->objective != WS_OBJ_ENERGY)
         ADD("%sobjective %s", n ? "; " : "",
             w->objective == WS_OBJ_CARBON ? "carbon" : "price");
+    if (w->every > 0) ADD("%severy %g h", n ? "; " : "", w->every / 3600);
+    if (w->defer > 0) ADD("%sdefer up to %g h", n ? "; " : "", w->defer / 3600);
 #undef ADD
 }
 

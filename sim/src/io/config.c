@@ -27,7 +27,8 @@
 
 enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
        K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
-       K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_POLICIES, K_COUNT };
+       K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_PRICE_TZ, K_PRICE_LABEL, K_EVERY,
+       K_DEFER, K_POLICIES, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -49,6 +50,10 @@ static const keydef run_keys[] = {
     { "start", K_START, true },
     { "price", K_PRICE, true },
     { "objective", K_OBJECTIVE, true },
+    { "price_tz", K_PRICE_TZ, true },
+    { "price_label", K_PRICE_LABEL, true },
+    { "every", K_EVERY, true },
+    { "defer_up_to", K_DEFER, true },
 };
 #define N_RUN_KEYS (sizeof run_keys / sizeof *run_keys)
 
@@ -62,6 +67,23 @@ static bool valid_format(const char *s)
 }
 
 static bool cap_ok(double v) { return v > 0.0; }
+
+/* A duration: a number and a unit, s, m, h or d ("24h", "90m", "1.5d"),
+ * from 1 s to 366 days. */
+static bool parse_duration(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v)) return false;
+    double unit = !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600
+                : !strcmp(end, "d") ? 86400 : 0;
+    if (!unit) return false;
+    v *= unit;
+    if (!(v >= 1.0 && v <= 366 * 86400.0)) return false;
+    *out = v;
+    return true;
+}
 static bool stall_ok(double v) { return v >= 0.0 && v < 1.0; }
 /* What a GPU draws while it waits for input: a trace row's power bound
  * (wattsim/trace.h), so that a stalled epoch's energy stays finite. */
@@ -128,6 +150,24 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
             return fail_at(c, v, "%s must be one of energy, carbon, price, got %s",
                            what, describe(v, got, sizeof got));
         return get_string(c, v, what, &w->objective);
+    case K_PRICE_TZ:
+        if (v->kind != Y_SCALAR || !ws_series_tz_ok(v->text))
+            return fail_at(c, v, "%s must be a time zone: UTC, +HH:MM, -HH:MM or an IANA"
+                           " name such as America/New_York, got %s", what,
+                           describe(v, got, sizeof got));
+        return get_string(c, v, what, &w->price_tz);
+    case K_PRICE_LABEL:
+        if (v->kind != Y_SCALAR || !v->text[0] || strlen(v->text) > 256)
+            return fail_at(c, v, "%s must be a tariff label (1 to 256 characters), got %s",
+                           what, describe(v, got, sizeof got));
+        return get_string(c, v, what, &w->price_label);
+    case K_EVERY: case K_DEFER:
+        if (v->kind != Y_SCALAR
+            || !parse_duration(v->text, id == K_EVERY ? &w->every : &w->defer_up_to))
+            return fail_at(c, v, "%s must be a duration from 1s to 366d: a number and a unit"
+                           " s, m, h or d (e.g. 24h, 90m), got %s", what,
+                           describe(v, got, sizeof got));
+        return 0;
     }
     return fail_at(c, v, "internal error: no key %d", id);
 }
@@ -211,7 +251,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
                            what, describe(v, got, sizeof got));
         return get_string(c, v, what, &t->format);
     case K_POWER_CAP: case K_INPUT_STALL: case K_IDLE_POWER: case K_CARBON:
-    case K_START: case K_PRICE: case K_OBJECTIVE:
+    case K_START: case K_PRICE: case K_OBJECTIVE: case K_PRICE_TZ: case K_PRICE_LABEL:
+    case K_EVERY: case K_DEFER:
         return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);
@@ -260,8 +301,12 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_PRICE:       SWAP_FIELD(cfg, t, whatif.price);
                         SWAP_FIELD(cfg, t, whatif.price_value); break;
     case K_OBJECTIVE:   SWAP_FIELD(cfg, t, whatif.objective); break;
+    case K_PRICE_TZ:    SWAP_FIELD(cfg, t, whatif.price_tz); break;
+    case K_PRICE_LABEL: SWAP_FIELD(cfg, t, whatif.price_label); break;
+    case K_EVERY:       SWAP_FIELD(cfg, t, whatif.every); break;
+    case K_DEFER:       SWAP_FIELD(cfg, t, whatif.defer_up_to); break;
     }
-    if (id >= K_POWER_CAP && id <= K_OBJECTIVE)
+    if (id >= K_POWER_CAP && id <= K_DEFER)
         SWAP_FIELD(cfg, t, whatif.where[id - K_POWER_CAP]);
 }
 
@@ -343,6 +388,8 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->whatif.start);
     free(cfg->whatif.price);
     free(cfg->whatif.objective);
+    free(cfg->whatif.price_tz);
+    free(cfg->whatif.price_label);
     for (int i = 0; i < WS_WI_COUNT; i++) free(cfg->whatif.where[i]);
     memset(cfg, 0, sizeof *cfg);   /* a second free is harmless */
 }
@@ -545,6 +592,15 @@ int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
                        " price series: give carbon (--carbon FILE) or a price series"
                        " (--price FILE)",
                        at[WS_WI_START]);
+    if ((at[WS_WI_PRICE_TZ] || at[WS_WI_PRICE_LABEL]) && !(w->price && isnan(w->price_value)))
+        return ws_fail(err, "%s: %s applies to an OpenEI tariff: give it with price"
+                       " (--price FILE)", at[WS_WI_PRICE_TZ] ? at[WS_WI_PRICE_TZ]
+                       : at[WS_WI_PRICE_LABEL], at[WS_WI_PRICE_TZ] ? "the time zone"
+                       : "a tariff label");
+    if ((at[WS_WI_EVERY] || at[WS_WI_DEFER]) && !w->carbon && !w->price)
+        return ws_fail(err, "%s: a schedule places recurrences on the clock of a carbon or"
+                       " price series: give carbon (--carbon FILE) or price (--price)",
+                       at[WS_WI_EVERY] ? at[WS_WI_EVERY] : at[WS_WI_DEFER]);
     if (w->objective && !strcmp(w->objective, "carbon") && !w->carbon)
         return ws_fail(err, "%s: objective carbon needs a carbon-intensity series:"
                        " give carbon (--carbon FILE)", at[WS_WI_OBJECTIVE]);

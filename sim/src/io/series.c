@@ -196,6 +196,9 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                    const ws_csv_limits *lim, ws_error *err)
 {
     memset(s, 0, sizeof *s);
+    const int json = ws_series_is_json(path, err);
+    if (json < 0) return -1;
+    if (json) return ws_series_load_json(s, path, kind, NULL, lim, err);
     const char *what = kind == WS_SERIES_CARBON ? "carbon intensity" : "price";
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
@@ -382,4 +385,35 @@ double ws_series_amount(const ws_series *s, double a, double dur,
     }
     double mean_rate = ws_series_integral(s, a, dur, wrapped) / dur;
     return energy_j * mean_rate / 3.6e6;
+}
+
+static double next_boundary(const ws_series *s, double t)
+{
+    const double period = s->end - s->start;
+    if (t < s->start) return s->start;
+    const double laps = floor((t - s->start) / period);
+    const double shift = laps * period;
+    /* the first t0[i] > t - shift within this lap, else the next lap's start */
+    const size_t i = locate(s, t - shift) + 1;
+    if (i < s->n) return s->t0[i] + shift;
+    return s->start + shift + period;
+}
+
+double ws_series_next_boundary(const ws_series *s, double t)
+{
+    if (s->n == 1) return INFINITY;        /* a constant has no boundary */
+    double r = next_boundary(s, t);
+    /* Many laps out, t - shift may round back below the boundary t is on
+     * and return t itself: step a millisecond on (intervals last >= 1 s,
+     * so no boundary is skipped), so that callers walking boundaries
+     * always advance. */
+    if (!(r > t)) r = next_boundary(s, t + 1e-3);
+    return r > t ? r : t + 1e-3;
+}
+
+int ws_series_varies(const ws_series *s)
+{
+    for (size_t i = 1; i < s->n; i++)
+        if (s->value[i] != s->value[0]) return 1;
+    return 0;
 }

@@ -8,6 +8,19 @@
 #include "wattsim/plot.h"
 #include "wattsim/report.h"
 
+/* A break-even recurrence, or never (INFINITY: beyond the horizon). */
+static void json_be(FILE *f, double r)
+{
+    if (isinf(r)) fputs("\"never\"", f);
+    else ws_json_num(f, ws_req(r));
+}
+
+static const char *be_text(char *buf, double r)
+{
+    if (isinf(r)) return "never";
+    return ws_tab(buf, 32, "%g", ws_req(r));
+}
+
 static void json_knob(FILE *f, const char *name, const ws_plan_knob *k, int bs_pl,
                       const ws_whatif *wi)
 {
@@ -60,6 +73,21 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         fputs(", \"beta\": ", f); ws_json_beta(f, j->beta);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
                 p->recurrences, p->seeds);
+        fputs(", \"batch_sizes\": [", f);
+        for (int i = 0; i < p->n_bs; i++)
+            fprintf(f, "%s{\"bs\": %d, \"runs\": %d, \"reached\": %d, \"eligible\": %s}",
+                    i ? ", " : "", p->bs[i].bs, p->bs[i].runs, p->bs[i].reached,
+                    p->bs[i].runs && p->bs[i].reached == p->bs[i].runs ? "true" : "false");
+        fputs("], \"tie_tolerance\": ", f);
+        ws_json_num(f, ws_req(p->tie_tolerance));
+        fputs(", \"near_ties\": [", f);
+        for (int q = 0; q < p->n_ties; q++) {
+            fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"cost\": ", q ? ", " : "",
+                    p->ties[q].bs, p->ties[q].pl);
+            ws_json_num(f, ws_req(p->ties[q].cost));
+            fputc('}', f);
+        }
+        fprintf(f, "], \"near_ties_all\": %d", p->n_ties_all);
         ws_json_whatif(f, wi);
         json_knob(f, "recommended", &p->recommended, 1, wi);
         json_knob(f, "default", &p->dflt, 1, wi);
@@ -72,17 +100,19 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             const ws_plan_policy *pp = &p->policies[q];
             fprintf(f, "%s\n  {\"policy\": ", q ? "," : "");
             ws_json_str(f, pp->label);
-            fputs(", \"break_even\": ", f);
-            if (isnan(pp->break_even_median)) {
-                fputs("null", f);
-            } else {
-                fputs("{\"median\": ", f); ws_json_num(f, ws_req(pp->break_even_median));
-                fputs(", \"lo\": ", f); ws_json_num(f, ws_req(pp->break_even_lo));
-                fputs(", \"hi\": ", f); ws_json_num(f, ws_req(pp->break_even_hi));
-                fputc('}', f);
+            /* over all seeds; "never": beyond the horizon */
+            fputs(", \"break_even\": {\"median\": ", f); json_be(f, pp->break_even_median);
+            fputs(", \"lo\": ", f); json_be(f, pp->break_even_lo);
+            fputs(", \"hi\": ", f); json_be(f, pp->break_even_hi);
+            fputc('}', f);
+            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"seeds_failed\": %d",
+                    pp->n_seeds, pp->n_never, pp->n_failed);
+            if (pp->n_failed) {
+                fprintf(f, ", \"first_failed_seed\": %d, \"failure\": ",
+                        pp->first_failed_seed);
+                ws_json_str(f, pp->failure);
             }
-            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"energy_saving_j\": ",
-                    pp->n_seeds, pp->n_never);
+            fputs(", \"energy_saving_j\": ", f);
             ws_json_num(f, ws_req(pp->energy_saving_j));
             if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, ws_req(pp->co2_saving_g)); }
             if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, ws_req(pp->usd_saving)); }
@@ -125,6 +155,29 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     if (usd) fprintf(f, ", money %s %%", ws_tab(b[5], 32, "%+.1f",
                                                ws_req(0.0 - pct(per.usd, p->dflt.usd))));
     fputs(".\n", f);
+    if (p->n_eligible < p->n_bs) {
+        /* only when it matters: every batch size eligible is the rule */
+        fputs("Eligible batch sizes (every recorded run reaches the target):", f);
+        for (int i = 0, c = 0; i < p->n_bs; i++)
+            if (p->bs[i].runs && p->bs[i].reached == p->bs[i].runs)
+                fprintf(f, "%s %d", c++ ? "," : "", p->bs[i].bs);
+        fputs("; not:", f);
+        for (int i = 0, c = 0; i < p->n_bs; i++)
+            if (!(p->bs[i].runs && p->bs[i].reached == p->bs[i].runs))
+                fprintf(f, "%s %d (%d of %d runs reach)", c++ ? "," : "", p->bs[i].bs,
+                        p->bs[i].reached, p->bs[i].runs);
+        fputs(".\n", f);
+    }
+    if (p->n_ties) {
+        fprintf(f, "Within %g %% of its cost (as good, given the measurements):",
+                100 * p->tie_tolerance);
+        for (int q = 0; q < p->n_ties; q++)
+            fprintf(f, "%s bs %d at %d W (%s %%)", q ? "," : "", p->ties[q].bs, p->ties[q].pl,
+                    ws_tab(b[0], 32, "%+.2f", ws_req(pct(p->ties[q].cost - p->recommended.cost,
+                                                         p->recommended.cost))));
+        if (p->n_ties_all > p->n_ties) fprintf(f, " and %d more", p->n_ties_all - p->n_ties);
+        fputs(".\n", f);
+    }
     if (!p->n_policies) return;
     fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"
             " seeds):\n  %-18s %-26s %7s %12s", "policy", "break-even recurrence", "never",
@@ -135,13 +188,11 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         char be[64];
-        if (isnan(pp->break_even_median))
-            snprintf(be, sizeof be, "none within %ld", p->recurrences);
+        if (isinf(pp->break_even_lo))
+            snprintf(be, sizeof be, "never within %ld", p->recurrences);
         else
-            snprintf(be, sizeof be, "%s [%s, %s]",
-                     ws_tab(b[0], 32, "%g", ws_req(pp->break_even_median)),
-                     ws_tab(b[1], 32, "%g", ws_req(pp->break_even_lo)),
-                     ws_tab(b[2], 32, "%g", ws_req(pp->break_even_hi)));
+            snprintf(be, sizeof be, "%s [%s, %s]", be_text(b[0], pp->break_even_median),
+                     be_text(b[1], pp->break_even_lo), be_text(b[2], pp->break_even_hi));
         char never[32];
         snprintf(never, sizeof never, "%d/%d", pp->n_never, pp->n_seeds);
         fprintf(f, "  %-18s %-26s %7s %12s", pp->label, be, never,
@@ -150,8 +201,25 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         if (usd) fprintf(f, " %10s", ws_tab(b[5], 32, "%.4g", ws_req(pp->usd_saving)));
         fputc('\n', f);
     }
-    fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
-          " whose\ncumulative cost is not below the default's by the last recurrence.\n", f);
+    int nevers = 0;
+    for (size_t q = 0; q < p->n_policies; q++) nevers += p->policies[q].n_never;
+    if (!nevers)        /* every seed breaks even: the two readings agree */
+        fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
+              " whose\ncumulative cost is not below the default's by the last recurrence.\n", f);
+    else
+        fputs("\nbreak-even: median [95 % interval] over all seeds; a seed whose cumulative"
+              " cost is not\nbelow the default's by the last recurrence never breaks even"
+              " (counted beyond the horizon).\n", f);
+    for (size_t q = 0; q < p->n_policies; q++)
+        if (p->policies[q].n_failed)
+            fprintf(f, "%s: failed on %d of %d seeds, its figures are over the other %d;"
+                    " the first: %s\n", p->policies[q].label, p->policies[q].n_failed,
+                    p->policies[q].n_failed + p->policies[q].n_seeds,
+                    p->policies[q].n_seeds, p->policies[q].failure);
+    for (size_t q = 0; q < p->n_policies; q++)
+        if (p->policies[q].n_never)
+            fprintf(f, "%s: never in %d of %d seeds\n", p->policies[q].label,
+                    p->policies[q].n_never, p->policies[q].n_seeds);
 }
 
 int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
@@ -224,8 +292,11 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         char t[200];
-        if (isnan(pp->break_even_median))
+        if (pp->n_never == pp->n_seeds)
             snprintf(t, sizeof t, "%s (no seed breaks even)", pp->label);
+        else if (isinf(pp->break_even_median))
+            snprintf(t, sizeof t, "%s (%d/%d seeds break even, median never)", pp->label,
+                     pp->n_seeds - pp->n_never, pp->n_seeds);
         else
             snprintf(t, sizeof t, "%s (%d/%d seeds break even, median recurrence %g)",
                      pp->label, pp->n_seeds - pp->n_never, pp->n_seeds,

@@ -193,6 +193,11 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                 t->runs, t->skipped, t->final_bs, t->final_pl);
         json_amounts(f, wi, t->co2_g, t->usd);
         if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
+        if (wi && wi->every > 0) fprintf(f, ", \"late_recurrences\": %ld", t->late);
+        if (wi && wi->defer > 0) {
+            fputs(", \"deferred_s\": ", f);
+            ws_json_num(f, ws_req(t->waited_s));
+        }
         ws_json_whatif(f, wi);
         if (with_status) {
             fprintf(f, ", \"status\": \"%s\", \"error\": ", error ? "failed" : "ok");
@@ -251,6 +256,12 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
             ws_tab(b[4], 32, "%.6g", ws_req(t->cost)));
     if (t->final_bs >= 0) fprintf(f, "; settled on bs %d at %d W\n", t->final_bs, t->final_pl);
     else fputs("; no run reached the target\n", f);
+    if (wi && wi->every > 0)
+        fprintf(f, "schedule: every %g h; %ld of %ld recurrences started late (the previous"
+                " one still ran)\n", wi->every / 3600, t->late, t->recurrences);
+    if (wi && wi->defer > 0)
+        fprintf(f, "deferral: up to %g h each, %s h waited in all (perfect forecast)\n",
+                wi->defer / 3600, ws_tab(b[5], 32, "%.2f", ws_req(t->waited_s / 3600)));
     if (error)
         fprintf(f, "failed in recurrence %ld, try %d: %s\n", t->fail_recurrence,
                 t->fail_attempt, error);
@@ -289,6 +300,7 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
         ws_json_whatif(f, wi);
+        if (p->objective_runs) fprintf(f, ", \"objective_runs\": %ld", p->objective_runs);
         fputs(", \"knobs\": [", f);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
@@ -317,6 +329,10 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
             job->workload, job->gpu, p->n, ws_tab(v[0], 32, "%g", ws_req(job->max_power)),
             job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
     ws_table_whatif(f, wi);
+    if (p->objective_runs)
+        fprintf(f, "cost: the %s objective's expected cost per run over %ld runs back to"
+                " back from the start\n", wi->objective == WS_OBJ_CARBON ? "carbon" : "price",
+                p->objective_runs);
     fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
             "epochs", "TTA_min", "ETA_kJ", "cost", "marks");

@@ -393,7 +393,7 @@ static int submit(replay *s, double start, double end, double ratio, long row,
     int slot = s->free_slots[--s->n_free];
     sub *u = &s->pool[slot];
     *u = (sub){start, end, ratio, s->seq++, row, attempt, concurrent, {0}};
-    ws_run_outcome(job, &s->rng, i, k, profiled, s->min_cost, 1.0, &u->o);
+    ws_run_outcome(job, &s->rng, i, k, profiled, s->min_cost, &u->o);
     heap_push(s, slot);
     s->tot.submissions++;
     s->tot.concurrent += concurrent;
@@ -492,6 +492,11 @@ int ws_group_simulate(const ws_job *job, ws_bso *bso, ws_plo *plo,
     if (wi && wi->objective != WS_OBJ_ENERGY) {
         ws_fail(err, "group replay weighs energy only: objective %s is not supported",
                 wi->objective == WS_OBJ_CARBON ? "carbon" : "price");
+        goto out;
+    }
+    if (wi && (wi->every > 0 || wi->defer > 0)) {
+        ws_fail(err, "group replay follows the trace's submission times: %s does not apply",
+                wi->every > 0 ? "--every" : "--defer-up-to");
         goto out;
     }
     /* Slots handed out lowest first (popped from the end). */

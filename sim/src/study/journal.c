@@ -386,9 +386,9 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         hash_bytes(&h, job->run_epoch,
                    (size_t)job->run_start[job->n_bs] * sizeof *job->run_epoch);
     }
-    /* What-ifs: cap and stall are in the tables above; the series, start
-     * and objective here (nothing is hashed without them). */
-    part(&h, P_WHATIF, "the what-if series, start or objective");
+    /* What-ifs: cap and stall are in the tables above; the series, start,
+     * objective and schedule here (nothing is hashed without them). */
+    part(&h, P_WHATIF, "the what-if series, start, objective or schedule");
     const ws_whatif *wi = s->whatif;
     if (wi && (ws_whatif_accounts(wi) || wi->objective != WS_OBJ_ENERGY)) {
         const ws_series *ser[2] = {wi->has_carbon ? &wi->carbon : NULL,
@@ -402,6 +402,12 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         }
         hash_bytes(&h, &wi->start, sizeof wi->start);
         hash_bytes(&h, &wi->objective, sizeof wi->objective);
+        /* only with a schedule: journals without one keep their prints */
+        if (wi->every > 0 || wi->defer > 0) {
+            hash_str(&h, "schedule");
+            hash_bytes(&h, &wi->every, sizeof wi->every);
+            hash_bytes(&h, &wi->defer, sizeof wi->defer);
+        }
     }
     ws_sha256_final(&h.all, fp->all);
     for (size_t k = 0; k < fp->n; k++) ws_sha256_final(&h.part[k], fp->part[k].sha);

@@ -1,6 +1,7 @@
 /* Knob landscape and Pareto frontier; see wattsim/pareto.h. */
 #include "wattsim/pareto.h"
 #include "wattsim/trace.h"
+#include "wattsim/whatif.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -119,6 +120,51 @@ int ws_pareto_compute(const ws_job *job, ws_pareto *out, ws_error *err)
     }
     out->n_frontier = f;
     return 0;
+}
+
+void ws_knob_objective(const ws_job *job, const ws_knob_stat *s, const ws_whatif *wi,
+                       long n, double *cost, double *co2_g, double *usd, long *wraps)
+{
+    *cost = s->cost;
+    *co2_g = *usd = 0.0;
+    if (!ws_whatif_accounts(wi) || !(n > 0)) return;
+    double clock = wi->start, c_sum = 0, g_sum = 0, d_sum = 0;
+    for (long r = 0; r < n; r++) {
+        double g, d, c = s->cost;
+        int wrapped;
+        /* the engine's schedule: due at start + r x every, or later */
+        if (wi->every > 0 && clock < wi->start + (double)r * wi->every)
+            clock = wi->start + (double)r * wi->every;
+        clock = ws_whatif_defer(wi, clock, s->tta);
+        ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
+                      &wrapped);
+        c_sum += c;
+        *wraps += wrapped;
+        g_sum += g;
+        d_sum += d;
+        clock += s->tta;
+    }
+    *cost = c_sum / (double)n;
+    *co2_g = g_sum / (double)n;
+    *usd = d_sum / (double)n;
+}
+
+void ws_pareto_objective(const ws_job *job, const ws_whatif *wi, long n, ws_pareto *p)
+{
+    if (!wi || wi->objective == WS_OBJ_ENERGY || !ws_whatif_accounts(wi)) return;
+    if (p->best_knob >= 0) p->knobs[p->best_knob].is_best = 0;
+    p->best_knob = -1;
+    p->objective_runs = n;
+    for (int k = 0; k < p->n; k++) {
+        ws_knob_stat *s = &p->knobs[k];
+        if (!s->reached) continue;
+        double g, d;
+        long wraps = 0;
+        ws_knob_objective(job, s, wi, n, &s->cost, &g, &d, &wraps);
+        if (s->all_reach && (p->best_knob < 0 || s->cost < p->knobs[p->best_knob].cost))
+            p->best_knob = k;
+    }
+    if (p->best_knob >= 0) p->knobs[p->best_knob].is_best = 1;
 }
 
 void ws_pareto_free(ws_pareto *p)

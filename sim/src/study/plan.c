@@ -16,27 +16,12 @@ long ws_plan_break_even(const double *pol, const double *def, long n)
 }
 
 /* The expected run of knob k, N times back to back from the what-if
- * start: per-run means of cost, grams and dollars. */
+ * start (ws_knob_objective: the figures pareto ranks by too). */
 static void knob_plan(const ws_job *job, const ws_knob_stat *s, const ws_whatif *wi,
                       long n, ws_plan_knob *out, long *wraps)
 {
     *out = (ws_plan_knob){s->bs, s->pl, s->tta, s->eta, s->cost, 0.0, 0.0};
-    if (!ws_whatif_accounts(wi)) return;
-    double clock = wi->start, cost = 0, co2 = 0, usd = 0;
-    for (long r = 0; r < n; r++) {
-        double g, d, c = s->cost;
-        int wrapped;
-        ws_whatif_run(wi, clock, s->eta, s->tta, job->eta, job->max_power, &g, &d, &c,
-                      &wrapped);
-        cost += c;
-        *wraps += wrapped;
-        co2 += g;
-        usd += d;
-        clock += s->tta;
-    }
-    out->cost = cost / (double)n;
-    out->co2_g = co2 / (double)n;
-    out->usd = usd / (double)n;
+    ws_knob_objective(job, s, wi, n, &out->cost, &out->co2_g, &out->usd, wraps);
 }
 
 /* One simulation's cumulative cost by recurrence and its totals. */
@@ -103,6 +88,21 @@ static double rank(const double *v, int m, double q)
     return v[i < 0 ? 0 : i >= m ? m - 1 : i];
 }
 
+void ws_plan_break_even_stats(double *be, int seeds, double *median, double *lo,
+                              double *hi)
+{
+    /* Over all seeds: a seed that never breaks even is beyond the horizon,
+     * above every recurrence (counted, not dropped: dropping them made a
+     * policy that pays off on 11 seeds of 20 look as sure as one that
+     * pays off on all). */
+    for (int s = 0; s < seeds; s++)
+        if (be[s] == 0) be[s] = INFINITY;
+    qsort(be, (size_t)seeds, sizeof *be, cmp_double);
+    *median = rank(be, seeds, 0.5);
+    *lo = rank(be, seeds, 0.025);
+    *hi = rank(be, seeds, 0.975);
+}
+
 int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err)
@@ -130,6 +130,16 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
             break;
         }
         bad = resolve(reg, pairs[q].bso, pairs[q].plo, &bts[q], &pts[q], err);
+    }
+    /* Back to back, a slower policy's clock drifts hours from the
+     * default's, and break-even would measure the time of day. */
+    if (!bad && ws_whatif_accounts(wi) && !(wi->every > 0)) {
+        const ws_series *s = wi->has_carbon && ws_series_varies(&wi->carbon) ? &wi->carbon
+                           : wi->has_price && ws_series_varies(&wi->price) ? &wi->price : NULL;
+        if (s)
+            bad = ws_fail(err, "plan: %s varies over time: give a schedule, --every DURATION"
+                          " (e.g. 24h), so that every policy runs on the same clock and"
+                          " break-even measures learning, not the time of day", s->path);
     }
     ws_pareto par = {0};
     if (bad || ws_pareto_compute(job, &par, err)) {
@@ -160,6 +170,39 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
         ws_fail(err, "%s on %s: no knob reaches the target in every recorded run",
                 job->workload, job->gpu);
         goto out;
+    }
+    /* Which batch sizes could be recommended, and the knobs as good as the
+     * recommended one within what the measurements can tell apart. */
+    out->bs = malloc((size_t)job->n_bs * sizeof *out->bs);
+    if (!out->bs) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < job->n_bs; i++) {
+        const ws_knob_stat *ks = &par.knobs[job->knob_start[i]];
+        out->bs[i] = (ws_plan_bs){ks->bs, ks->runs, ks->reached};
+        out->n_eligible += ks->all_reach;
+    }
+    out->n_bs = job->n_bs;
+    out->tie_tolerance = WS_PLAN_TIE_TOLERANCE;
+    for (int k = 0; k < par.n; k++) {
+        if (!par.knobs[k].all_reach || k == best) continue;
+        ws_plan_knob kp;
+        long wraps = 0;
+        knob_plan(job, &par.knobs[k], wi, n, &kp, &wraps);
+        if (!(kp.cost - best_cost <= out->tie_tolerance * fabs(best_cost))) continue;
+        out->n_ties_all++;
+        /* keep the WS_PLAN_MAX_TIES cheapest, by cost (insertion) */
+        int at = out->n_ties < WS_PLAN_MAX_TIES ? out->n_ties++ : WS_PLAN_MAX_TIES;
+        if (at == WS_PLAN_MAX_TIES) {
+            if (!(kp.cost < out->ties[WS_PLAN_MAX_TIES - 1].cost)) continue;
+            at = WS_PLAN_MAX_TIES - 1;
+        }
+        while (at > 0 && out->ties[at - 1].cost > kp.cost) {
+            out->ties[at] = out->ties[at - 1];
+            at--;
+        }
+        out->ties[at] = kp;
     }
     /* The default knob is what people run, whether or not every recorded
      * run of b0 reaches: its figures are over the runs that do. */
@@ -203,34 +246,55 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
             ws_fail(err, "out of memory");
             goto out;
         }
-        pp->n_seeds = seeds;
-        int m = 0;
+        /* Seeds are compacted: a seed on which the policy fails (a policy
+         * error, a recurrence that never reaches) is reported, and the
+         * figures are over the others. */
+        int m = 0, ok = 0;
+        double e_sav = 0, g_sav = 0, d_sav = 0;
         for (int s = 0; s < seeds; s++) {
             ws_sim_totals tot;
             const double *dc = def_cum + (size_t)s * (size_t)n;
-            if (simulate_pair(job, wi, n, bt, pt, (unsigned long)s + 1, pol_cum, &tot, err))
-                goto out;
-            for (long r = 0; r < n; r++) sav[(size_t)s * (size_t)n + (size_t)r] = dc[r] - pol_cum[r];
+            if (simulate_pair(job, wi, n, bt, pt, (unsigned long)s + 1, pol_cum, &tot, err)) {
+                if (!pp->n_failed++) {
+                    pp->first_failed_seed = s + 1;
+                    pp->failure = strdup(err->msg);
+                    if (!pp->failure) {
+                        ws_fail(err, "out of memory");
+                        goto out;
+                    }
+                }
+                err->msg[0] = 0;
+                continue;
+            }
+            for (long r = 0; r < n; r++)
+                sav[(size_t)ok * (size_t)n + (size_t)r] = dc[r] - pol_cum[r];
             long b = ws_plan_break_even(pol_cum, dc, n);
-            if (b) be[m++] = (double)b;
-            pp->energy_saving_j += (def_tot[s].energy_j - tot.energy_j) / seeds;
-            pp->co2_saving_g += (def_tot[s].co2_g - tot.co2_g) / seeds;
-            pp->usd_saving += (def_tot[s].usd - tot.usd) / seeds;
+            be[ok++] = (double)b;
+            m += b != 0;
+            e_sav += def_tot[s].energy_j - tot.energy_j;
+            g_sav += def_tot[s].co2_g - tot.co2_g;
+            d_sav += def_tot[s].usd - tot.usd;
         }
-        pp->n_never = seeds - m;
-        qsort(be, (size_t)m, sizeof *be, cmp_double);
-        pp->break_even_median = m ? rank(be, m, 0.5) : NAN;
-        pp->break_even_lo = m ? rank(be, m, 0.025) : NAN;
-        pp->break_even_hi = m ? rank(be, m, 0.975) : NAN;
+        pp->n_seeds = ok;
+        if (!ok) {
+            ws_fail(err, "%s failed on every seed; the first: %s", pp->label, pp->failure);
+            goto out;
+        }
+        pp->energy_saving_j = e_sav / ok;
+        pp->co2_saving_g = g_sav / ok;
+        pp->usd_saving = d_sav / ok;
+        pp->n_never = ok - m;
+        ws_plan_break_even_stats(be, ok, &pp->break_even_median, &pp->break_even_lo,
+                                 &pp->break_even_hi);
         for (long r = 0; r < n; r++) {
             double sum = 0, sq = 0;
-            for (int s = 0; s < seeds; s++) sum += sav[(size_t)s * (size_t)n + (size_t)r];
-            double mean = sum / seeds;
-            for (int s = 0; s < seeds; s++) {
+            for (int s = 0; s < ok; s++) sum += sav[(size_t)s * (size_t)n + (size_t)r];
+            double mean = sum / ok;
+            for (int s = 0; s < ok; s++) {
                 double d = sav[(size_t)s * (size_t)n + (size_t)r] - mean;
                 sq += d * d;
             }
-            double half = seeds > 1 ? 1.96 * sqrt(sq / (seeds - 1)) / sqrt((double)seeds) : 0;
+            double half = ok > 1 ? 1.96 * sqrt(sq / (ok - 1)) / sqrt((double)ok) : 0;
             pp->saving_mean[r] = mean;
             pp->saving_lo[r] = mean - half;
             pp->saving_hi[r] = mean + half;
@@ -258,7 +322,9 @@ void ws_plan_free(ws_plan *p)
         free(p->policies[i].saving_mean);
         free(p->policies[i].saving_lo);
         free(p->policies[i].saving_hi);
+        free(p->policies[i].failure);
     }
     free(p->policies);
+    free(p->bs);
     memset(p, 0, sizeof *p);
 }
