@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 
 #include "run_cli.h"
+#include "wattsim/policy.h"
+#include "wattsim/rng.h"
+#include "wattsim/version.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 
@@ -25,7 +28,17 @@ Test(cli, version_and_help_on_every_command)
     const char *cmds[] = {"run", "simulate", "pareto", "list"};
     cli_result r = cli_run((const char *[]){"wattsim", "--version", NULL});
     cr_expect_eq(r.status, 0);
-    cr_expect(strstr(r.out, "wattsim "), "%s", r.out);
+    /* The three versions, each its own (wattsim/version.h): the ABI as
+     * MAJOR.MINOR, as everywhere else, not 201. */
+    char want[128], semver[32];
+    snprintf(want, sizeof want, "wattsim %s (policy ABI %d.%d, random streams %d)\n",
+             WATTSIM_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR, WS_STREAM_VERSION);
+    cr_expect_str_eq(r.out, want);
+    snprintf(semver, sizeof semver, "%d.%d.%d", WATTSIM_VERSION_MAJOR, WATTSIM_VERSION_MINOR,
+             WATTSIM_VERSION_PATCH);
+    cr_expect_str_eq(semver, WATTSIM_VERSION);
+    /* ABI 2 and the numpy streams came after 0.1.0 */
+    cr_expect(WATTSIM_VERSION_MAJOR > 0 || WATTSIM_VERSION_MINOR >= 2);
     cli_free(&r);
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         r = cli_run((const char *[]){"wattsim", cmds[i], "--help", NULL});
