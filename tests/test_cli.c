@@ -40,6 +40,14 @@ Test(cli, version_and_help_on_every_command)
     /* ABI 2 and the numpy streams came after 0.1.0 */
     cr_expect(WATTSIM_VERSION_MAJOR > 0 || WATTSIM_VERSION_MINOR >= 2);
     cli_free(&r);
+    /* CITATION.cff cites this version. */
+    FILE *f = fopen(WS_SOURCE_DIR "/CITATION.cff", "r");
+    cr_assert_not_null(f);
+    char line[256];
+    int cited = 0;
+    while (fgets(line, sizeof line, f)) cited |= !strcmp(line, "version: " WATTSIM_VERSION "\n");
+    fclose(f);
+    cr_expect(cited, "CITATION.cff does not say version: " WATTSIM_VERSION);
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         r = cli_run((const char *[]){"wattsim", cmds[i], "--help", NULL});
         cr_expect_eq(r.status, 0, "%s --help", cmds[i]);
