@@ -18,10 +18,12 @@
 #include "cli_common.h"
 #include "wattsim/conformance.h"
 #include "wattsim/outfile.h"
+#include "wattsim/report.h"
 
 static const char *POLICY_HELP =
     "usage: wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
-    "       wattsim policy check FILE.so [--policy NAME] [--jobs N]\n"
+    "       wattsim policy check FILE.so|POLICY [--policy NAME] [--param NAME=VALUE]...\n"
+    "                            [--jobs N] [--timeout SECONDS]\n"
     "\n"
     "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
     "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
@@ -30,14 +32,21 @@ static const char *POLICY_HELP =
     "(lower case). Existing files are not replaced without --force.\n"
     "\n"
     "check: load the plugin and exercise each of its policies (or NAME) on\n"
-    "generated jobs: loading (ABI version, required functions, parameter\n"
-    "specs), default parameters, one batch size, many, eta 0 and 1, no early\n"
-    "stopping, concurrent submissions (bso), determinism for a seed, no state\n"
-    "shared between instances, N jobs without leaking (default 10000) and the\n"
-    "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n"
-    "Checking a plugin runs its code: loading it runs its constructors, and\n"
-    "every check calls it, in this process with your rights. Check only\n"
-    "plugins you would run; a check is not a sandbox.\n";
+    "generated jobs: loading (ABI version, entry point, required functions,\n"
+    "parameter specs), the parameters, one batch size, many, eta 0 and 1, no\n"
+    "early stopping, a carbon intensity and a price in the context,\n"
+    "concurrent submissions (bso), determinism for a seed, no state shared\n"
+    "between instances, N jobs without leaking (default 10000), the time per\n"
+    "call, and nothing written to stdout. One PASS/FAIL line per check; exit\n"
+    "1 if any fails. POLICY instead of a file: a policy as --bso/--plo name\n"
+    "it (NAME, FILE.so:NAME), checked as a bso and/or plo.\n"
+    "Loading and each check run in a process of their own: a crash, an exit()\n"
+    "or a hang fails that check, naming the call and the signal.\n"
+    "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"
+    "                      POLICY{NAME=VALUE,...} as --policies takes it)\n"
+    "  --timeout S         seconds each check may take (default 60; 0: no limit)\n"
+    "Checking a plugin runs its code, with your rights (in child processes,\n"
+    "which are not a sandbox): check only plugins you would run.\n";
 
 /* ------------------------------------------------------------ new */
 
@@ -317,33 +326,103 @@ static void print_check(void *ctx, int pass, const char *check, const char *who,
     fflush(stdout);
 }
 
+/* --param NAME=VALUE, added to the policy's parameters (after any given
+ * in braces); a name given twice is an error, as in braces. */
+static int add_param(ws_policy_ref *ref, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1])
+        return ws_cli_usage("policy check", "--param: want NAME=VALUE, got '%s'", kv);
+    size_t klen = (size_t)(eq - kv);
+    for (size_t i = 0; i < ref->n_params; i++)
+        if (strlen(ref->params[i].key) == klen && !strncmp(ref->params[i].key, kv, klen))
+            return ws_cli_usage("policy check", "--param: parameter '%s' given twice",
+                                ref->params[i].key);
+    ws_param_raw r = {strndup(kv, klen), strdup(eq + 1), strdup("--param")};
+    ws_param_raw *np = realloc(ref->params, (ref->n_params + 1) * sizeof *np);
+    if (np) ref->params = np;
+    if (!r.key || !r.value || !r.where || !np) {
+        free(r.key);
+        free(r.value);
+        free(r.where);
+        return ws_cli_die(&(ws_error){"out of memory"});
+    }
+    ref->params[ref->n_params++] = r;
+    return 0;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"policy", required_argument, 0, 'p'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"param", required_argument, 0, 'P'},
+                                         {"timeout", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *only = NULL;
-    long jobs = 10000;
+    const char **kv = calloc((size_t)argc + 1, sizeof *kv);
+    size_t n_kv = 0;
+    ws_check_opts o = {.jobs = 10000, .timeout = 60};
     int c;
+    if (!kv) return ws_cli_die(&(ws_error){"out of memory"});
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        char *end;
+        errno = 0;
         if (c == 'p') only = optarg;
+        else if (c == 'P') kv[n_kv++] = optarg;
         else if (c == 'j') {
-            char *end;
-            errno = 0;
-            jobs = strtol(optarg, &end, 10);
-            if (!*optarg || *end || errno || jobs < 10 || jobs > 10000000)
+            o.jobs = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || o.jobs < 10 || o.jobs > 10000000) {
+                free(kv);
                 return ws_cli_usage("policy check", "--jobs: want an integer in"
                                     " [10, 10000000], got '%s'", optarg);
-        } else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
-        else return ws_cli_bad_option("policy check", argv, c);
+            }
+        } else if (c == 't') {
+            o.timeout = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !(o.timeout >= 0 && o.timeout <= 86400)) {
+                free(kv);
+                return ws_cli_usage("policy check", "--timeout: want seconds in [0, 86400]"
+                                    " (0: no limit), got '%s'", optarg);
+            }
+        } else if (c == 'h') {
+            free(kv);
+            fputs(POLICY_HELP, stdout);
+            return 0;
+        } else {
+            free(kv);
+            return ws_cli_bad_option("policy check", argv, c);
+        }
     }
-    if (argc - optind != 1) return ws_cli_usage("policy check", "%s", "needs one FILE.so");
+    if (argc - optind != 1) {
+        free(kv);
+        return ws_cli_usage("policy check", "%s", "needs one FILE.so or POLICY");
+    }
+    /* POLICY{NAME=VALUE,...}, as --policies takes it, then --param. */
+    ws_policy_ref ref;
     ws_error err = {{0}};
-    int failed = ws_conformance_check(argv[optind], only, jobs, print_check, NULL, &err);
-    if (failed < 0) return ws_cli_die(&err);
-    printf("%s: %d check%s failed\n", argv[optind], failed, failed == 1 ? "" : "s");
+    const char *target = argv[optind];
+    if (ws_policy_ref_parse(target, strlen(target), "policy check", &ref, &err)) {
+        free(kv);
+        return ws_cli_usage("policy check", "%s", err.msg + strlen("policy check: "));
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n_kv && !rc; i++) rc = add_param(&ref, kv[i]);
+    free(kv);
+    if (rc) {
+        ws_policy_ref_free(&ref);
+        return rc;
+    }
+    o.params = ref.params;
+    o.n_params = ref.n_params;
+    int failed = ws_conformance_check(ref.name, only, &o, print_check, NULL, &err);
+    if (failed < 0) {
+        ws_policy_ref_free(&ref);
+        return ws_cli_die(&err);
+    }
+    printf("%s: %d check%s failed; %s\n", ref.name, failed, failed == 1 ? "" : "s",
+           ws_version_line());
+    ws_policy_ref_free(&ref);
     return failed ? 1 : 0;
 }
 
