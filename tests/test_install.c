@@ -82,7 +82,8 @@ Test(install, layout)
         "share/wattsim/examples/carbon.c", "include/wattsim/policy_v1.h",
         "include/wattsim/version.h", "lib/cmake/wattsim/wattsim-kit.cmake",
         "share/doc/wattsim/writing-a-policy.md", "share/doc/wattsim/README.md",
-        "share/doc/wattsim/model.md", "share/man/man1/wattsim.1"};
+        "share/doc/wattsim/model.md", "share/man/man1/wattsim.1", "share/doc/wattsim/NOTICE",
+        "share/doc/wattsim/LICENSE"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_expect(exists(files[i]), "%s/%s is not installed", prefix, files[i]);
 }
