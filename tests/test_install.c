@@ -294,7 +294,7 @@ Test(install, policy_new_skeletons)
                                " >cmake.log 2>&1 && cmake --build build >>cmake.log 2>&1",
                                tmp, kind, prefix), 0, "CMake build of my_%s failed", kind);
         cr_assert_eq(run_shell("cd '%s/my_%s' && PKG_CONFIG_PATH='%s/lib/pkgconfig' cc"
-                               " -std=c17 -Wall -Wextra -Werror -Wno-unused-parameter -fPIC"
+                               " -std=c17 -Wall -Wextra -Werror -fPIC"
                                " -shared $(PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config"
                                " --cflags wattsim) -o pc.so my_%s.c", tmp, kind, prefix,
                                prefix, kind), 0, "pkg-config build of my_%s failed", kind);

@@ -80,6 +80,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
     "{\n"
+    "    (void)host;                 /* the host's services: random streams, log */\n"
     "    ((state *)st)->penalty = v[0].d;\n"
     "    return 0;\n"
     "}\n"
@@ -92,6 +93,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
     "{\n"
+    "    (void)ctx;                  /* the call context: recurrence, try, ... */\n"
     "    state *s = st;\n"
     "    s->n = calloc((size_t)job->n_bs, sizeof *s->n);\n"
     "    s->sum = calloc((size_t)job->n_bs, sizeof *s->sum);\n"
@@ -100,6 +102,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int *bs)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    const state *s = st;\n"
     "    int b0 = ws_job_bs_index(job, job->b0), best = b0;\n"
     "    if (s->n[b0] == 0) { *bs = job->b0; return 0; }\n"
@@ -114,6 +117,7 @@ static const char *BSO_TEMPLATE =
     "static int s_observe(void *st, const ws_job *job, const ws_ctx *ctx, int bs,\n"
     "                     double cost, int reached)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0) return -1;\n"
@@ -139,7 +143,12 @@ static const char *BSO_TEMPLATE =
     "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", bsos, NULL,\n"
     "                                 WS_ABI_VERSION_OF(2, 0)};\n"
     "\n"
-    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+    "/* host_version: the host's ABI; return NULL if you cannot run there. */\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version)\n"
+    "{\n"
+    "    (void)host_version;\n"
+    "    return &plugin;\n"
+    "}\n";
 
 static const char *PLO_TEMPLATE =
     "/*\n"
@@ -171,6 +180,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
     "{\n"
+    "    (void)host;                 /* the host's services: random streams, log */\n"
     "    ((state *)st)->slowdown = v[0].d;\n"
     "    return 0;\n"
     "}\n"
@@ -186,6 +196,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
     "{\n"
+    "    (void)ctx;                  /* the call context: recurrence, try, ... */\n"
     "    state *s = st;\n"
     "    size_t n = (size_t)job->n_bs;\n"
     "    s->pl = calloc(n, sizeof *s->pl);\n"
@@ -197,6 +208,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0) return -1;\n"
@@ -210,6 +222,7 @@ static const char *PLO_TEMPLATE =
     "static int s_profile(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int pl,\n"
     "                     double epoch_cost)\n"
     "{\n"
+    "    (void)epoch_cost;           /* chosen here by time and energy instead */\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0 || !WS_CTX_HAS(ctx, profile_power_w)) return -1;\n"
@@ -242,7 +255,12 @@ static const char *PLO_TEMPLATE =
     "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", NULL, plos,\n"
     "                                 WS_ABI_VERSION_OF(2, 0)};\n"
     "\n"
-    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+    "/* host_version: the host's ABI; return NULL if you cannot run there. */\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version)\n"
+    "{\n"
+    "    (void)host_version;\n"
+    "    return &plugin;\n"
+    "}\n";
 
 static const char *CMAKE_TEMPLATE =
     "# Builds @NAME@.so against the installed wattsim kit:\n"
