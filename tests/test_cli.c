@@ -59,10 +59,10 @@ Test(cli, version_and_help_on_every_command)
         const char *argv[] = {"wattsim", cmds[i][0], cmds[i][1] ? cmds[i][1] : "--help",
                               cmds[i][1] ? "--help" : NULL, NULL};
         r = cli_run(argv);
-        char want[64];
-        snprintf(want, sizeof want, "usage: wattsim %s", cmds[i][0]);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: wattsim %s", cmds[i][0]);
         cr_expect_eq(r.status, 0, "%s --help", cmds[i][0]);
-        cr_expect(!strncmp(r.out, want, strlen(want)), "%s --help opens with another"
+        cr_expect(!strncmp(r.out, usage, strlen(usage)), "%s --help opens with another"
                   " command's usage: %.80s", cmds[i][0], r.out);
         /* the last line is an option's, a note's, or a sentence's end */
         size_t n = strlen(r.out);
