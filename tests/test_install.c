@@ -306,6 +306,31 @@ Test(install, policy_new_skeletons)
                                " --gpu v100 --%s '%s/my_%s/pc.so' >/dev/null", prefix, kind,
                                tmp, kind), 0, "simulate with my_%s", kind);
     }
+    /* The build command `policy new` prints works as printed, with nothing
+     * in the environment pointing at a kit: from an install (it names the
+     * prefix) and from the build tree (it names the build's package
+     * configuration; without it: "Could not find a package configuration
+     * file provided by "wattsim""). */
+    const char *const exes[2][2] = {{prefix, "bin"}, {WS_BUILD_DIR, "sim"}};
+    for (int e = 0; e < 2; e++) {
+        char *said = capture("cd '%s' && " CLEAN_ENV "'%s/%s/wattsim' policy new from_%s 2>&1",
+                             tmp, exes[e][0], exes[e][1], exes[e][1]);
+        const char *cmd = strstr(said, "\n  cmake -S ");
+        cr_assert_not_null(cmd, "%s", said);
+        cmd += 3;
+        cr_expect(strstr(cmd, e ? " -Dwattsim_DIR=" : " -DCMAKE_PREFIX_PATH="), "%s", cmd);
+        char script[700];
+        snprintf(script, sizeof script, "%s/from_%s.sh", tmp, exes[e][1]);
+        FILE *f = fopen(script, "w");
+        cr_assert_not_null(f);
+        fputs(cmd, f);
+        cr_assert_eq(fclose(f), 0);
+        cr_expect_eq(run_shell("cd '%s' && env -u CMAKE_PREFIX_PATH -u PKG_CONFIG_PATH"
+                               " -u wattsim_DIR sh from_%s.sh >from_%s.log 2>&1", tmp,
+                               exes[e][1], exes[e][1]), 0, "%s failed (%s/from_%s.log)", cmd,
+                     tmp, exes[e][1]);
+        free(said);
+    }
     /* Files that exist are not replaced without --force. */
     char *out = capture("cd '%s' && " CLEAN_ENV "'%s/bin/wattsim' policy new my_bso 2>&1;"
                         " echo status $?", tmp, prefix);

@@ -8,6 +8,7 @@
 #include "cli_policy.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,12 @@ static const char *POLICY_HELP =
     "\n"
     "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
     "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
-    "as it is, and a CMakeLists.txt that builds NAME.so against the installed\n"
-    "kit (find_package(wattsim)). NAME: a letter, then letters, digits or _\n"
-    "(lower case). Existing files are not replaced without --force.\n"
+    "as it is, and a CMakeLists.txt that builds NAME.so against the wattsim\n"
+    "kit (find_package(wattsim)). The build command it prints names the kit\n"
+    "of the wattsim that wrote it: its build tree (-Dwattsim_DIR) or its\n"
+    "install prefix (-DCMAKE_PREFIX_PATH, unless /usr or /usr/local). NAME: a\n"
+    "letter, then letters, digits or _ (lower case). Existing files are not\n"
+    "replaced without --force.\n"
     "\n"
     "check: load the plugin and exercise each of its policies (or NAME) on\n"
     "generated jobs: loading (ABI version, entry point, required functions,\n"
@@ -298,6 +302,75 @@ static int write_template(const char *path, const char *t, const char *name, int
     return ws_outfile_commit(&o, err);
 }
 
+/* s for a POSIX shell: as it is when it has only safe characters, else
+ * in single quotes ('\'' for a quote). */
+static void shell_word(const char *s, char *buf, size_t size)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "_./+-=:,@%") == strlen(s)) {
+        snprintf(buf, size, "%s", s);
+        return;
+    }
+    size_t n = 0;
+    if (n + 1 < size) buf[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    if (n + 1 < size) buf[n++] = '\'';
+    buf[n] = '\0';
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The CMake option that finds the kit of this wattsim, with a leading
+ * space: its build tree (the executable is BUILD/sim/wattsim, and the
+ * build exports BUILD/wattsimConfig.cmake: kit/CMakeLists.txt) as
+ * -Dwattsim_DIR=BUILD, or its install prefix (PREFIX/bin/wattsim) as
+ * -DCMAKE_PREFIX_PATH=PREFIX unless CMake looks there anyway (/usr,
+ * /usr/local). "" when neither is found.
+ */
+static void kit_option(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char exe[4096], path[4200], real[4096], word[8300];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0';                 /* the executable's folder */
+    snprintf(path, sizeof path, "%s/../wattsimConfig.cmake", exe);
+    if (is_file(path)) {
+        snprintf(path, sizeof path, "%s/..", exe);
+        if (!realpath(path, real)) return;
+        shell_word(real, word, sizeof word);
+        snprintf(buf, size, " -Dwattsim_DIR=%s", word);
+        return;
+    }
+    static const char *const libs[] = {"lib", "lib64", "lib/x86_64-linux-gnu",
+                                       "lib/aarch64-linux-gnu"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        snprintf(path, sizeof path, "%s/../%s/cmake/wattsim/wattsimConfig.cmake", exe, libs[i]);
+        if (!is_file(path)) continue;
+        snprintf(path, sizeof path, "%s/..", exe);
+        if (!realpath(path, real) || !strcmp(real, "/usr") || !strcmp(real, "/usr/local"))
+            return;
+        shell_word(real, word, sizeof word);
+        snprintf(buf, size, " -DCMAKE_PREFIX_PATH=%s", word);
+        return;
+    }
+}
+
 static int cmd_new(int argc, char **argv)
 {
     static const struct option opts[] = {{"kind", required_argument, 0, 'k'},
@@ -329,8 +402,14 @@ static int cmd_new(int argc, char **argv)
                        &err)
         || write_template(cml, CMAKE_TEMPLATE, name, force, &err))
         return ws_cli_die(&err);
-    printf("wrote %s and %s: build with\n  cmake -S %s -B %s/build && cmake --build"
-           " %s/build\n", src, cml, dir, dir, dir);
+    /* A command that works from here: it names the kit of this wattsim. */
+    char kit[8400], qdir[8300], qbuild[8400], build[4200];
+    kit_option(kit, sizeof kit);
+    snprintf(build, sizeof build, "%s/build", dir);
+    shell_word(dir, qdir, sizeof qdir);
+    shell_word(build, qbuild, sizeof qbuild);
+    printf("wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
+           cml, qdir, qbuild, kit, qbuild);
     return 0;
 }
 
