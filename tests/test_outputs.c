@@ -308,3 +308,27 @@ Test(outputs, failed_stdout_is_exit_1_with_one_line, .init = mktmp, .fini = rmtm
                            " >/dev/full 2>err.txt", tmp), 1);
     expect_one_line("err.txt", "standard output: write failed");
 }
+
+/* A label with commas (a policy's parameters in braces) is one RFC 4180
+ * field wherever a CSV holds it: savings.csv had a column too many per
+ * comma, and the savings.png panel that read it was blank. Every row of
+ * savings.csv and sweep.csv has as many fields as its header, and the
+ * label reads back whole (Python's csv module, an RFC 4180 reader). */
+Test(outputs, labels_with_commas_are_quoted_in_every_csv, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    cr_assert_eq(run_shell("printf 'gpu: v100\\nworkload: squad\\nseed: 1..2\\nrecurrences: 6\\n'"
+                           " >%s/q.yaml", tmp), 0);
+    cr_assert_eq(run_shell(CLI " sweep %s/q.yaml --policies '" WS_TEST_PLUGIN_DIR
+                           "/flaky.so{p=0,at=1000}:jit,zeus:jit' --traces " TRACES
+                           " --catalogue " CATALOGUE ALLOW " --no-plot --out %s/s >/dev/null",
+                           tmp, tmp), 0);
+    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, sys\n"
+                           "for name in ('savings.csv', 'sweep.csv'):\n"
+                           "    rows = list(csv.reader(open(name)))\n"
+                           "    bad = [r for r in rows if len(r) != len(rows[0])]\n"
+                           "    labels = {x for r in rows for x in r if x.startswith('flaky')}\n"
+                           "    if bad or 'flaky{p=0,at=1000}+jit' not in labels:\n"
+                           "        sys.exit(name + ': ' + repr(bad[:1]) + repr(labels))\n\"",
+                           tmp), 0);
+}
