@@ -332,3 +332,51 @@ Test(outputs, labels_with_commas_are_quoted_in_every_csv, .init = mktmp, .fini =
                            "        sys.exit(name + ': ' + repr(bad[:1]) + repr(labels))\n\"",
                            tmp), 0);
 }
+
+/* The steady-state figure names every pair in its key, growing taller
+ * for a long key (10 pairs clipped it: entries cut and missing), and past
+ * what even the tallest holds says how many it names. Read from the
+ * gnuplot script: a key entry per pair ("title tN"), the figure's height. */
+static void steady_key(const char *out, int n_pairs, int *titled, int *note, double *h)
+{
+    char pol[2048] = "";
+    for (int k = 0; k < n_pairs; k++)
+        snprintf(pol + strlen(pol), sizeof pol - strlen(pol), "%szeus{rounds=%d}:jit",
+                 k ? "," : "", k);
+    cr_assert_eq(run_shell(CLI " sweep %s/k.yaml --policies '%s' --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/%s >/dev/null", tmp, pol, tmp,
+                           out), 0);
+    char path[700], line[4096];
+    snprintf(path, sizeof path, "%s/%s/steady-v100-squad.gp", tmp, out);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    *titled = *note = 0;
+    *h = 0;
+    while (fgets(line, sizeof line, f)) {
+        *titled += strstr(line, "with xyerrorbars") && strstr(line, " title t");
+        *note += strstr(line, "keyentry") && strstr(line, " named (all: sweep.md)");
+        const char *hp = strstr(line, "; H = ");
+        if (!strncmp(line, "W = ", 4) && hp) *h = strtod(hp + 6, NULL);
+    }
+    fclose(f);
+}
+
+Test(outputs, steady_key_holds_ten_pairs_or_says_how_many, .init = mktmp, .fini = rmtmp,
+     .timeout = 240)
+{
+    cr_assert_eq(run_shell("printf 'gpu: v100\\nworkload: squad\\nseed: 1\\nrecurrences: 5\\n'"
+                           " >%s/k.yaml", tmp), 0);
+    int titled, note;
+    double h2, h10, h30;
+    steady_key("two", 2, &titled, &note, &h2);
+    cr_expect_eq(titled, 4);                    /* + default and oracle */
+    cr_expect_eq(note, 0);
+    steady_key("ten", 10, &titled, &note, &h10);
+    cr_expect_eq(titled, 12, "every pair named: %d", titled);
+    cr_expect_eq(note, 0);
+    cr_expect_gt(h10, h2, "the figure grows for its key: %g <= %g", h10, h2);
+    steady_key("thirty", 30, &titled, &note, &h30);
+    cr_expect_lt(titled, 32);
+    cr_expect_eq(note, 1, "the key says how many it names");
+    cr_expect_leq(h30, 7.0 + 1e-9, "at most 7 in tall: %g", h30);
+}
