@@ -48,7 +48,8 @@ static const char *POLICY_HELP =
     "or a hang fails that check, naming the call and the signal.\n"
     "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"
     "                      POLICY{NAME=VALUE,...} as --policies takes it)\n"
-    "  --timeout S         seconds each check may take (default 60; 0: no limit)\n"
+    "  --timeout S         seconds each check may take (default 60; 0: no limit;\n"
+    "                      loading the plugin: at least 30)\n"
     "Checking a plugin runs its code, with your rights (in child processes,\n"
     "which are not a sandbox): check only plugins you would run.\n";
 

@@ -566,6 +566,15 @@ static int policy_matches(const char *only, const char *name)
     return !only || !strcmp(only, name);
 }
 
+/* The load step's time limit: --timeout, but at least 30 s, so that a
+ * small limit meant for a check's calls (a test's 0.5 s) does not fail a
+ * load that is only slow (under valgrind, dlopen alone takes a while);
+ * a plugin that hangs in its constructors still fails it. */
+static double load_limit(const ws_check_opts *o)
+{
+    return o->timeout > 0 && o->timeout < 30 ? 30 : o->timeout;
+}
+
 /* In the child of the load step: load, and report "load\tABI\tNB\tNP",
  * then "bso\tNAME" / "plo\tNAME" per policy (filtered by only), or
  * "error\tMESSAGE" (the load fails), or "usage\tMESSAGE" (the user's
@@ -573,7 +582,7 @@ static int policy_matches(const char *only, const char *name)
 static int load_child(void *arg, int fd)
 {
     const task *t = arg;
-    ws_host_child_init(fd, 1, t->o->timeout);
+    ws_host_child_init(fd, 1, load_limit(t->o));
     ws_registry *reg = ws_registry_new();
     ws_error err = {{0}};
     found f;
@@ -788,13 +797,14 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
     report r = {fn, ctx, 0};
     task t = {target, only, o, 0, NULL, NULL};
     ws_sub_result sr;
-    if (ws_sub_run(load_child, &t, o->timeout > 0 ? o->timeout + 2 : 0, STREAM_CAP, &sr, err))
+    const double lim = load_limit(o);
+    if (ws_sub_run(load_child, &t, lim > 0 ? lim + 2 : 0, STREAM_CAP, &sr, err))
         return -1;
     pass_on_stderr(&sr, target, "load");
     stdout_seen load_out = {0};
     saw_stdout(&load_out, &sr, "load");
     char died[600];
-    death(&sr, o->timeout, target, died, sizeof died);
+    death(&sr, lim, target, died, sizeof died);
 
     /* What the load step reported. */
     struct { int bso; char name[72]; } pol[128];
