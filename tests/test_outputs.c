@@ -331,6 +331,17 @@ Test(outputs, labels_with_commas_are_quoted_in_every_csv, .init = mktmp, .fini =
                            "    if bad or 'flaky{p=0,at=1000}+jit' not in labels:\n"
                            "        sys.exit(name + ': ' + repr(bad[:1]) + repr(labels))\n\"",
                            tmp), 0);
+    /* sweep.md names the code that ran, as sweep.csv does: the resolved
+     * parameters and each plugin file's sha256. */
+    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, sys\n"
+                           "md = open('sweep.md').read()\n"
+                           "for r in csv.DictReader(open('sweep.csv')):\n"
+                           "    want = '| %%s | %%s | %%s | %%s | %%s | %%s | %%s |' %% ("
+                           "r['policy'], r['bso'], r['bso_params'], r['bso_sha256'], r['plo'],"
+                           " r['plo_params'], r['plo_sha256'])\n"
+                           "    if len(r['bso_sha256']) != 64 or want.replace('|  |', '| |')"
+                           " not in md.replace('|  |', '| |'):\n"
+                           "        sys.exit('not in sweep.md: ' + want)\n\"", tmp), 0);
 }
 
 /* The steady-state figure names every pair in its key, growing taller
