@@ -830,6 +830,9 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         ws_sub_result_free(&sr);
         return r.failed;
     }
+    /* usage points into the report: keep it past the free */
+    char usage_msg[WS_ERROR_MAX];
+    if (usage) snprintf(usage_msg, sizeof usage_msg, "%s", usage);
     ws_sub_result_free(&sr);
     if (n == 0) {
         if (only) return ws_fail(err, "%s: defines no policy '%s'", target, only);
@@ -838,7 +841,7 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
     if (o->n_params && n > 1)
         return ws_fail(err, "policy check: parameters apply to one policy, and %s defines %zu:"
                        " choose one with --policy NAME", target, n);
-    if (usage) return ws_fail(err, "%s", usage);
+    if (usage) return ws_fail(err, "%s", usage_msg);
     tell(&r, 1, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100, abi % 100,
          abi < WS_ABI_VERSION_OF(2, 0) ? " (an older version: no call context)" : "", nb, np);
 
