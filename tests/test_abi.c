@@ -470,3 +470,30 @@ Test(abi, version1_plugin_gives_the_same_numbers)
     cr_expect_eq(t1.time_s, t2.time_s);
     cr_expect_eq(t1.final_bs, t2.final_bs);
 }
+
+/* The version-1 declarations installed for the opt-in (WS_ABI_REQUEST 1,
+ * wattsim/policy_v1.h) are the released version-1 header, byte for byte:
+ * the frozen copy the version-1 test plugins are built with. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    static char buf[2][1 << 16];
+    static int which;
+    char *b = buf[which ^= 1];
+    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+    fclose(f);
+    b[n] = '\0';
+    return b;
+}
+
+Test(abi, opt_in_header_is_the_released_version_1)
+{
+    const char *start = "/*\n * wattsim policy ABI: what a batch-size optimizer";
+    const char *a = strstr(slurp(WS_SOURCE_DIR "/sim/include/wattsim/policy_v1.h"), start);
+    const char *b = strstr(slurp(WS_SOURCE_DIR "/tests/plugins/v1/include/wattsim/policy.h"),
+                           start);
+    cr_assert(a && b);
+    cr_expect_str_eq(a, b);
+    cr_expect(strstr(a, "#define WS_ABI_VERSION 1\n"));
+}

@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 
 #include "run_cli.h"
+#include "wattsim/policy.h"
+#include "wattsim/rng.h"
+#include "wattsim/version.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 
@@ -32,16 +35,34 @@ Test(cli, version_and_help_on_every_command)
         {"trace", "check"}, {"policy", "new"}, {"policy", "check"}};
     cli_result r = cli_run((const char *[]){"wattsim", "--version", NULL});
     cr_expect_eq(r.status, 0);
-    cr_expect(strstr(r.out, "wattsim "), "%s", r.out);
+    /* The three versions, each its own (wattsim/version.h): the ABI as
+     * MAJOR.MINOR, as everywhere else, not 201. */
+    char want[128], semver[32];
+    snprintf(want, sizeof want, "wattsim %s (policy ABI %d.%d, random streams %d)\n",
+             WATTSIM_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR, WS_STREAM_VERSION);
+    cr_expect_str_eq(r.out, want);
+    snprintf(semver, sizeof semver, "%d.%d.%d", WATTSIM_VERSION_MAJOR, WATTSIM_VERSION_MINOR,
+             WATTSIM_VERSION_PATCH);
+    cr_expect_str_eq(semver, WATTSIM_VERSION);
+    /* ABI 2 and the numpy streams came after 0.1.0 */
+    cr_expect(WATTSIM_VERSION_MAJOR > 0 || WATTSIM_VERSION_MINOR >= 2);
     cli_free(&r);
+    /* CITATION.cff cites this version. */
+    FILE *f = fopen(WS_SOURCE_DIR "/CITATION.cff", "r");
+    cr_assert_not_null(f);
+    char line[256];
+    int cited = 0;
+    while (fgets(line, sizeof line, f)) cited |= !strcmp(line, "version: " WATTSIM_VERSION "\n");
+    fclose(f);
+    cr_expect(cited, "CITATION.cff does not say version: " WATTSIM_VERSION);
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         const char *argv[] = {"wattsim", cmds[i][0], cmds[i][1] ? cmds[i][1] : "--help",
                               cmds[i][1] ? "--help" : NULL, NULL};
         r = cli_run(argv);
-        char want[64];
-        snprintf(want, sizeof want, "usage: wattsim %s", cmds[i][0]);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: wattsim %s", cmds[i][0]);
         cr_expect_eq(r.status, 0, "%s --help", cmds[i][0]);
-        cr_expect(!strncmp(r.out, want, strlen(want)), "%s --help opens with another"
+        cr_expect(!strncmp(r.out, usage, strlen(usage)), "%s --help opens with another"
                   " command's usage: %.80s", cmds[i][0], r.out);
         /* the last line is an option's, a note's, or a sentence's end */
         size_t n = strlen(r.out);

@@ -27,6 +27,7 @@
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
 #define CLI WS_BUILD_DIR "/sim/wattsim"
 #define CRASH WS_TEST_PLUGIN_DIR "/crash.so"
+#define RUDE WS_TEST_PLUGIN_DIR "/rude.so"
 /* Configs here name test plugins: their folder is allowed. */
 #define ARGS " --traces " TRACES " --catalogue " CATALOGUE " --no-plot --allow-plugins " \
     WS_TEST_PLUGIN_DIR
@@ -148,7 +149,8 @@ static void check_crash_cells(const char *how, int sig)
     const char *work[2] = {"squad", "cifar100"};
     for (int w = 0; w < 2; w++) {
         snprintf(want, sizeof want, "wattsim: warning: crash_bs+jit v100/%s eta 0.5 beta 2:"
-                 " policy process killed by signal %d (%s)\n", work[w], sig, strsignal(sig));
+                 " policy process killed by signal %d (%s): bso crash_bs: predict crashed"
+                 " (%s)\n", work[w], sig, strsignal(sig), sig == SIGSEGV ? "SIGSEGV" : "SIGABRT");
         cr_expect_not_null(strstr(err, want), "want %s in\n%s", want, err);
     }
     free(err);
@@ -160,7 +162,9 @@ static void check_crash_cells(const char *how, int sig)
         cr_expect_str_eq(ok, "0");
         cr_expect_str_eq(bad, "2");
         cr_expect_str_empty(energy, "no number for a cell without a result: %s", energy);
-        snprintf(want, sizeof want, "policy process killed by signal %d (%s)", sig, strsignal(sig));
+        snprintf(want, sizeof want, "policy process killed by signal %d (%s): bso crash_bs:"
+                 " predict crashed (%s)", sig, strsignal(sig), sig == SIGSEGV ? "SIGSEGV"
+                 : "SIGABRT");
         cr_expect_str_eq(e, want);
         free(ok); free(bad); free(e); free(energy); free(r);
     }
@@ -497,8 +501,9 @@ Test(isolate, cell_memory_contains_an_allocation, .init = mktmp, .fini = rmtmp, 
     cr_expect_eq(count_lines(err), 1, "%s", err);
     cr_expect_not_null(strstr(err, "wattsim: warning: hostile{mode=5,mib=128}+jit v100/squad eta"
                               " 0.5 beta 2: policy process killed by signal 11 (Segmentation"
-                              " fault) (it may add at most 32 MiB to its memory: --cell-memory;"
-                              " an allocation past that fails)"), "%s", err);
+                              " fault): bso hostile: create crashed (SIGSEGV) (it may add at"
+                              " most 32 MiB to its memory: --cell-memory; an allocation past"
+                              " that fails)"), "%s", err);
     free(err);
     cr_assert_eq(run_shell(CLI " sweep %s/m.yaml%s --isolate --cell-memory 1G" ARGS
                            " --out %s/room >/dev/null 2>&1", tmp, pol, tmp), 0);
@@ -510,4 +515,36 @@ Test(isolate, cell_memory_contains_an_allocation, .init = mktmp, .fini = rmtmp, 
     free(rest);
     free(lim);
     free(z);
+}
+
+/* A child's stderr (the policy's log, its prints, to stderr or stdout) is
+ * passed on with the cell in front; exit() in a call names the call. */
+Test(isolate, stderr_forwarded_and_exit_named, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/r.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\nrecurrences: 2\n", f);
+    fclose(f);
+    cr_assert_eq(run_shell(CLI " sweep %s/r.yaml --policies " RUDE ":jit --isolate" ARGS
+                           " --out %s/a >%s/out.txt 2>%s/err.txt", tmp, tmp, tmp, tmp), 0);
+    char *err = slurp("%s/err.txt", tmp);
+    cr_expect_not_null(strstr(err, "wattsim: rude+jit v100/squad eta 0.5 beta 2: bso rude"
+                                   " [rude+jit v100/squad eta 0.5 beta 2, seed 1, recurrence 1"
+                                   " try 1]: warning: observed\n"), "%s", err);
+    cr_expect_not_null(strstr(err, "wattsim: rude+jit v100/squad eta 0.5 beta 2: rude: raw\n"),
+                       "%s", err);
+    free(err);
+    char *out = slurp("%s/out.txt", tmp);
+    cr_expect_null(strstr(out, "rude"), "%s", out);
+    free(out);
+    cr_assert_eq(run_shell(CLI " sweep %s/r.yaml --policies '" RUDE "{mode=1}:jit' --isolate"
+                           ARGS " --out %s/b >/dev/null 2>%s/err2.txt", tmp, tmp, tmp), 1);
+    err = slurp("%s/err2.txt", tmp);
+    cr_expect_not_null(strstr(err, "wattsim: warning: rude{mode=1}+jit v100/squad eta 0.5 beta 2:"
+                                   " policy process exited with status 1: bso rude: observe"
+                                   " called exit(); a policy must return an error instead\n"),
+                       "%s", err);
+    free(err);
 }

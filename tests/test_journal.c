@@ -330,6 +330,17 @@ Test(shard, three_shards_merge_to_the_bytes_of_one_run, .init = mktmp, .fini = r
     cr_expect_eq(strchr(e, '\n') - e + 1, (long)strlen(e), "one line: %s", e);
     free(e);
     cr_expect_eq(file_size(tp("m/sweep.csv")), -1);
+    /* Merging with other policies than the shards ran: refused, with
+     * advice for merge (not --resume/--force, which merge does not take). */
+    cr_expect_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s1 %s/s2 --policies zeus:jit"
+                           ARGS " --out %s/m >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp, tmp,
+                           tmp), 2);
+    e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "the journal is of another plan"), "%s", e);
+    cr_expect_not_null(strstr(e, "merge with the config, --policies and plugin files the shards"
+                                 " ran with\n"), "%s", e);
+    cr_expect_null(strstr(e, "--resume"), "%s", e);
+    free(e);
     /* A shard given twice: refused. */
     cr_expect_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s1 %s/s1 %s/s2 --policies"
                            " gts:jit,zeus:jit" ARGS " --out %s/m >/dev/null 2>%s/e.txt", tmp,

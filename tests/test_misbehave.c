@@ -284,9 +284,22 @@ Test(misbehave, failing_create_is_named)
     ws_error err = {{0}};
     const char *const kv[] = {"call=create", NULL};
     cr_assert_null(bso(&w, PLUGIN("fail_calls"), kv, &err));
-    cr_assert_str_eq(err.msg, "bso fail_bso: create failed");
+    cr_assert_str_eq(err.msg, "bso fail_bso: create failed (returned 3)");
     cr_assert_null(plo(&w, PLUGIN("fail_calls"), kv, &err));
-    cr_assert_str_eq(err.msg, "plo fail_plo: create failed");
+    cr_assert_str_eq(err.msg, "plo fail_plo: create failed (returned 3)");
+    world_free(&w);
+}
+
+/* A create that logs why it fails and returns an error: the message is
+ * the logged reason (it was dropped: "bso cfail: create failed"). */
+Test(misbehave, failing_create_shows_its_logged_message)
+{
+    world w;
+    world_init(&w);
+    ws_error err = {{0}};
+    const char *const kv[] = {NULL};
+    cr_assert_null(bso(&w, PLUGIN("cfail"), kv, &err));
+    cr_assert_str_eq(err.msg, "bso cfail: create failed: table 'q.csv' not found");
     world_free(&w);
 }
 

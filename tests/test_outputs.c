@@ -308,3 +308,86 @@ Test(outputs, failed_stdout_is_exit_1_with_one_line, .init = mktmp, .fini = rmtm
                            " >/dev/full 2>err.txt", tmp), 1);
     expect_one_line("err.txt", "standard output: write failed");
 }
+
+/* A label with commas (a policy's parameters in braces) is one RFC 4180
+ * field wherever a CSV holds it: savings.csv had a column too many per
+ * comma, and the savings.png panel that read it was blank. Every row of
+ * savings.csv and sweep.csv has as many fields as its header, and the
+ * label reads back whole (Python's csv module, an RFC 4180 reader). */
+Test(outputs, labels_with_commas_are_quoted_in_every_csv, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    cr_assert_eq(run_shell("printf 'gpu: v100\\nworkload: squad\\nseed: 1..2\\nrecurrences: 6\\n'"
+                           " >%s/q.yaml", tmp), 0);
+    cr_assert_eq(run_shell(CLI " sweep %s/q.yaml --policies '" WS_TEST_PLUGIN_DIR
+                           "/flaky.so{p=0,at=1000}:jit,zeus:jit' --traces " TRACES
+                           " --catalogue " CATALOGUE ALLOW " --no-plot --out %s/s >/dev/null",
+                           tmp, tmp), 0);
+    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, sys\n"
+                           "for name in ('savings.csv', 'sweep.csv'):\n"
+                           "    rows = list(csv.reader(open(name)))\n"
+                           "    bad = [r for r in rows if len(r) != len(rows[0])]\n"
+                           "    labels = {x for r in rows for x in r if x.startswith('flaky')}\n"
+                           "    if bad or 'flaky{p=0,at=1000}+jit' not in labels:\n"
+                           "        sys.exit(name + ': ' + repr(bad[:1]) + repr(labels))\n\"",
+                           tmp), 0);
+    /* sweep.md names the code that ran, as sweep.csv does: the resolved
+     * parameters and each plugin file's sha256. */
+    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, sys\n"
+                           "md = open('sweep.md').read()\n"
+                           "for r in csv.DictReader(open('sweep.csv')):\n"
+                           "    want = '| %%s | %%s | %%s | %%s | %%s | %%s | %%s |' %% ("
+                           "r['policy'], r['bso'], r['bso_params'], r['bso_sha256'], r['plo'],"
+                           " r['plo_params'], r['plo_sha256'])\n"
+                           "    if len(r['bso_sha256']) != 64 or want.replace('|  |', '| |')"
+                           " not in md.replace('|  |', '| |'):\n"
+                           "        sys.exit('not in sweep.md: ' + want)\n\"", tmp), 0);
+}
+
+/* The steady-state figure names every pair in its key, growing taller
+ * for a long key (10 pairs clipped it: entries cut and missing), and past
+ * what even the tallest holds says how many it names. Read from the
+ * gnuplot script: a key entry per pair ("title tN"), the figure's height. */
+static void steady_key(const char *out, int n_pairs, int *titled, int *note, double *h)
+{
+    char pol[2048] = "";
+    for (int k = 0; k < n_pairs; k++)
+        snprintf(pol + strlen(pol), sizeof pol - strlen(pol), "%szeus{rounds=%d}:jit",
+                 k ? "," : "", k);
+    cr_assert_eq(run_shell(CLI " sweep %s/k.yaml --policies '%s' --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/%s >/dev/null", tmp, pol, tmp,
+                           out), 0);
+    char path[700], line[4096];
+    snprintf(path, sizeof path, "%s/%s/steady-v100-squad.gp", tmp, out);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    *titled = *note = 0;
+    *h = 0;
+    while (fgets(line, sizeof line, f)) {
+        *titled += strstr(line, "with xyerrorbars") && strstr(line, " title t");
+        *note += strstr(line, "keyentry") && strstr(line, " named (all: sweep.md)");
+        const char *hp = strstr(line, "; H = ");
+        if (!strncmp(line, "W = ", 4) && hp) *h = strtod(hp + 6, NULL);
+    }
+    fclose(f);
+}
+
+Test(outputs, steady_key_holds_ten_pairs_or_says_how_many, .init = mktmp, .fini = rmtmp,
+     .timeout = 240)
+{
+    cr_assert_eq(run_shell("printf 'gpu: v100\\nworkload: squad\\nseed: 1\\nrecurrences: 5\\n'"
+                           " >%s/k.yaml", tmp), 0);
+    int titled, note;
+    double h2, h10, h30;
+    steady_key("two", 2, &titled, &note, &h2);
+    cr_expect_eq(titled, 4);                    /* + default and oracle */
+    cr_expect_eq(note, 0);
+    steady_key("ten", 10, &titled, &note, &h10);
+    cr_expect_eq(titled, 12, "every pair named: %d", titled);
+    cr_expect_eq(note, 0);
+    cr_expect_gt(h10, h2, "the figure grows for its key: %g <= %g", h10, h2);
+    steady_key("thirty", 30, &titled, &note, &h30);
+    cr_expect_lt(titled, 32);
+    cr_expect_eq(note, 1, "the key says how many it names");
+    cr_expect_leq(h30, 7.0 + 1e-9, "at most 7 in tall: %g", h30);
+}

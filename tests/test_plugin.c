@@ -88,6 +88,37 @@ Test(plugin, load_bad_abi)
                " against this wattsim's policy.h");
 }
 
+/* The entry point and the declared versions must agree (issue 22): an
+ * ABI-1 source built against the 2.1 header exports version 1's entry
+ * with version 2.1, and would be called through version 2's signatures. */
+Test(plugin, load_v1_entry_declaring_v2)
+{
+    load_fails(PLUGIN("v2_version"),
+               PLUGIN("v2_version") ": plugin 'v2_version' declares policy ABI 2.1 but the"
+               " plugin exports version 1's entry point ws_plugin_entry (not"
+               " ws_plugin_entry_v2): built from an ABI-1 source against a version-2 header,"
+               " its calls would get the wrong arguments. Rebuild it with `#define"
+               " WS_ABI_REQUEST 1` before `#include <wattsim/policy.h>`, or port it"
+               " (docs/writing-a-policy.md, \"Migrating from ABI 1\")");
+    load_fails(PLUGIN("v2_descriptor"),
+               PLUGIN("v2_descriptor") ": bso 'v2_descriptor' declares policy ABI 2.0 but the"
+               " plugin exports version 1's entry point ws_plugin_entry (not"
+               " ws_plugin_entry_v2): built from an ABI-1 source against a version-2 header,"
+               " its calls would get the wrong arguments. Rebuild it with `#define"
+               " WS_ABI_REQUEST 1` before `#include <wattsim/policy.h>`, or port it"
+               " (docs/writing-a-policy.md, \"Migrating from ABI 1\")");
+}
+
+Test(plugin, load_v2_entry_declaring_v1)
+{
+    load_fails(PLUGIN("v1_version"),
+               PLUGIN("v1_version") ": plugin 'v1_version' declares policy ABI 1.0 but the"
+               " plugin exports version 2's entry point ws_plugin_entry_v2, whose calls have"
+               " version 2's signatures: declare abi_version = WS_ABI_VERSION (from"
+               " <wattsim/policy.h> 2.x), or build a version-1 plugin with `#define"
+               " WS_ABI_REQUEST 1` and ws_plugin_entry(void)");
+}
+
 Test(plugin, load_no_entry)
 {
     load_fails(PLUGIN("no_entry"),

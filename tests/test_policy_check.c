@@ -1,43 +1,58 @@
 /*
  * `wattsim policy check`: a conforming plugin passes every check; each
  * broken test plugin fails exactly the checks its defect should fail, by
- * name, with exit status 1.
+ * name, with exit status 1. A plugin that crashes, hangs or prints cannot
+ * take the checker down: each is a FAIL line naming the check, the call
+ * and the signal, and the checker goes on to the next check.
  */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "run_cli.h"
+#include "wattsim/version.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
 
 static const char *CHECKS[] = {"load", "params", "one-size", "many-sizes", "eta-0",
-                               "eta-1", "no-early-stop", "concurrent", "determinism",
-                               "independence", "leak", "timing"};
+                               "eta-1", "no-early-stop", "carbon", "price", "concurrent",
+                               "determinism", "independence", "leak", "timing", "stdout"};
 #define N_CHECKS (sizeof CHECKS / sizeof *CHECKS)
 
 TestSuite(policy_check, .init = cli_no_asan_quarantine);
 
 /* Run the checker; *fails gets, per CHECKS entry, 1 for FAIL, 0 for PASS,
  * -1 when there is no line for it. */
-static int check(const char *so, int fails[N_CHECKS])
+static int check_jobs(const char *so, const char *jobs, int quiet, int fails[N_CHECKS])
 {
-    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", so, NULL});
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", so, "--jobs", jobs,
+                                            NULL});
     for (size_t i = 0; i < N_CHECKS; i++) {
         char pass[64], fail[64];
         snprintf(pass, sizeof pass, "PASS %-14s ", CHECKS[i]);
         snprintf(fail, sizeof fail, "FAIL %-14s ", CHECKS[i]);
         fails[i] = strstr(r.out, fail) ? 1 : strstr(r.out, pass) ? 0 : -1;
     }
-    cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
+    if (quiet) cr_expect_eq(r.err_len, 0, "stderr: %s", r.err);
     int st = r.status;
     cli_free(&r);
     return st;
 }
 
-static void expect_fails(const char *so, const char *const *want, int n_want)
+/* With 200 jobs in the leak check: enough to exercise it, quick under
+ * valgrind (leaky's test runs the full 10^4). */
+static int check(const char *so, int fails[N_CHECKS])
+{
+    return check_jobs(so, "200", 1, fails);
+}
+
+static void expect_fails_jobs(const char *so, const char *jobs, int quiet,
+                              const char *const *want, int n_want)
 {
     int f[N_CHECKS];
-    int st = check(so, f);
+    int st = check_jobs(so, jobs, quiet, f);
     cr_expect_eq(st, n_want ? 1 : 0, "%s: exit status %d", so, st);
     for (size_t i = 0; i < N_CHECKS; i++) {
         int wanted = 0;
@@ -46,6 +61,11 @@ static void expect_fails(const char *so, const char *const *want, int n_want)
         cr_expect_eq(f[i], wanted, "%s: check %s: %s", so, CHECKS[i],
                      f[i] < 0 ? "missing" : f[i] ? "failed" : "passed");
     }
+}
+
+static void expect_fails(const char *so, const char *const *want, int n_want)
+{
+    expect_fails_jobs(so, "200", 1, want, n_want);
 }
 
 Test(policy_check, builtin_and_example_policies_pass, .timeout = 120)
@@ -65,13 +85,13 @@ Test(policy_check, shared_state_fails_determinism_and_independence, .timeout = 1
 Test(policy_check, leaky_fails_leak, .timeout = 120)
 {
     static const char *want[] = {"leak"};
-    expect_fails(PLUGIN("leaky"), want, 1);
+    expect_fails_jobs(PLUGIN("leaky"), "10000", 1, want, 1);
 }
 
 Test(policy_check, wrong_answers_fail_every_simulating_check, .timeout = 120)
 {
     static const char *want[] = {"one-size", "many-sizes", "eta-0", "eta-1", "no-early-stop",
-                                 "concurrent", "determinism", "independence", "leak"};
+                                 "carbon", "price", "concurrent", "determinism", "independence", "leak"};
     int f[N_CHECKS];
     cr_expect_eq(check(PLUGIN("bad_bs"), f), 1);
     for (size_t j = 0; j < sizeof want / sizeof *want; j++)
@@ -86,7 +106,9 @@ Test(policy_check, descriptor_errors_fail_load, .timeout = 60)
     cr_expect_eq(r.status, 1);
     cr_expect_str_eq(r.out, "FAIL load           " PLUGIN("nan_bounds") ": bso 'nan_bounds':"
                      " parameter 'rate' has bounds [0, nan]; want numbers with min <= max\n"
-                     PLUGIN("nan_bounds") ": 1 check failed\n");
+                     PLUGIN("nan_bounds") ": 1 check failed; wattsim " WATTSIM_VERSION
+                     " (policy ABI " WATTSIM_POLICY_ABI ", random streams "
+                     STR(WATTSIM_RANDOM_STREAMS) ")\n");
     cli_free(&r);
 }
 
@@ -96,5 +118,121 @@ Test(policy_check, unknown_policy_is_a_usage_error, .timeout = 60)
                                             "--policy", "greedy", NULL});
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.err, "wattsim: " PLUGIN("egreedy") ": defines no policy 'greedy'\n");
+    cli_free(&r);
+}
+
+/* The line of check NAME in out ("" when there is none), without the
+ * "PASS/FAIL NAME " prefix's padding. */
+static const char *line_of(const char *out, const char *verdict, const char *name, char *buf,
+                           size_t size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s %-14s ", verdict, name);
+    const char *p = strstr(out, key);
+    if (!p) return "";
+    p += strlen(key);
+    snprintf(buf, size, "%.*s", (int)strcspn(p, "\n"), p);
+    return buf;
+}
+
+Test(policy_check, segfault_is_a_fail_line_naming_call_and_signal, .timeout = 120)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("crash"),
+                                            "--jobs", "20", NULL});
+    char buf[512];
+    cr_expect_eq(r.status, 1, "status %d, stderr %s", r.status, r.err);
+    cr_expect_str_eq(line_of(r.out, "PASS", "params", buf, sizeof buf),
+                     "bso crash_bs: 1 parameter, defaults accepted by create");
+    /* Every check that calls predict fails, and the checker got to the end. */
+    static const char *sim[] = {"one-size", "many-sizes", "eta-0", "eta-1", "no-early-stop",
+                                "carbon", "price", "concurrent", "determinism",
+                                "independence", "leak"};
+    for (size_t i = 0; i < sizeof sim / sizeof *sim; i++)
+        cr_expect_str_eq(line_of(r.out, "FAIL", sim[i], buf, sizeof buf),
+                         "bso crash_bs: predict crashed (SIGSEGV)", "%s", sim[i]);
+    cr_expect(strstr(r.out, "PASS stdout "));
+    cr_expect(strstr(r.out, PLUGIN("crash") ": 11 checks failed; wattsim "), "%s", r.out);
+    cli_free(&r);
+}
+
+Test(policy_check, abort_names_sigabrt, .timeout = 120)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check",
+                                            PLUGIN("crash") "{how=abort}", "--jobs", "20", NULL});
+    char buf[512];
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(line_of(r.out, "PASS", "params", buf, sizeof buf),
+                     "bso crash_bs: 1 parameter (how=abort): accepted by create");
+    cr_expect_str_eq(line_of(r.out, "FAIL", "one-size", buf, sizeof buf),
+                     "bso crash_bs: predict crashed (SIGABRT)");
+    cli_free(&r);
+}
+
+/* A hang is a FAIL at the time limit; the limit is small so that the test
+ * stays quick, also under valgrind (the limit counts from the fork). */
+Test(policy_check, hang_is_a_fail_line_at_the_time_limit, .timeout = 120)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("crash"),
+                                            "--param", "how=hang", "--policy", "crash_bs",
+                                            "--jobs", "10", "--timeout", "0.5", NULL});
+    char buf[512];
+    cr_expect_eq(r.status, 1, "status %d, stderr %s", r.status, r.err);
+    cr_expect_str_eq(line_of(r.out, "FAIL", "one-size", buf, sizeof buf),
+                     "bso crash_bs: predict did not return within 0.5 s (--timeout)");
+    cr_expect_str_eq(line_of(r.out, "FAIL", "leak", buf, sizeof buf),
+                     "bso crash_bs: predict did not return within 0.5 s (--timeout)");
+    cr_expect(strstr(r.out, "check") && strstr(r.out, " checks failed; "), "%s", r.out);
+    cli_free(&r);
+}
+
+Test(policy_check, output_on_stdout_fails_the_stdout_check, .timeout = 120)
+{
+    static const char *want[] = {"stdout"};
+    expect_fails_jobs(PLUGIN("rude"), "10", 0, want, 1);   /* it logs: stderr */
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("rude"),
+                                            "--jobs", "10", NULL});
+    char buf[512];
+    const char *l = line_of(r.out, "FAIL", "stdout", buf, sizeof buf);
+    cr_expect(strstr(l, "bso rude: ") == l && strstr(l, " bytes written to standard output (in"
+                                                       " params, one-size, "), "%s", l);
+    cr_expect(strstr(l, "first \"rude: create\""), "%s", l);
+    /* Nothing of the policy's reached the checker's own stdout. */
+    cr_expect_null(strstr(r.out, "rude: raw"));
+    cli_free(&r);
+}
+
+Test(policy_check, exit_in_a_call_is_named, .timeout = 120)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("rude"),
+                                            "--param", "mode=1", "--jobs", "10", NULL});
+    char buf[512];
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(line_of(r.out, "FAIL", "one-size", buf, sizeof buf),
+                     "bso rude: observe called exit(); a policy must return an error instead");
+    cli_free(&r);
+}
+
+/* Fails only when the context carries a carbon intensity: the checker
+ * must feed one (before, it never did, and this plugin passed). */
+Test(policy_check, carbon_only_failure_fails_the_carbon_check, .timeout = 120)
+{
+    static const char *want[] = {"carbon"};
+    expect_fails(PLUGIN("carbon_shy"), want, 1);
+}
+
+Test(policy_check, bad_param_is_a_usage_error, .timeout = 60)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("crash"),
+                                            "--param", "speed=3", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "wattsim: --param: bso crash_bs has no parameter 'speed' (its"
+                     " parameters: how)\n");
+    cr_expect_eq(r.out_len, 0, "%s", r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("crash"), "--param",
+                                 "noequals", NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "wattsim policy check: --param: want NAME=VALUE, got 'noequals'"
+                     " (see 'wattsim policy check --help')\n");
     cli_free(&r);
 }

@@ -16,6 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "wattsim/version.h"
+
+#define WS_STR_(x) #x
+#define WS_STR(x) WS_STR_(x)
 
 #include "wattsim/config.h"
 #include "wattsim/csv.h"
@@ -163,8 +167,11 @@ Test(sweep, json_has_seed_ranges, .init = mktmp, .fini = rmtmp, .timeout = 120)
                            CATALOGUE " --out %s/r --no-plot >/dev/null", cfg, tmp), 0);
     snprintf(path, sizeof path, "%s/r/sweep.json", tmp);
     char *j = slurp(path);
-    const char *want = "{\"n_seeds\": 6, \"seed_ranges\": [[7, 9], [1, 2], [5, 5]], \"cells\": [";
-    cr_expect_eq(strncmp(j, want, strlen(want)), 0, "%.80s", j);
+    const char *want = "{\"n_seeds\": 6, \"seed_ranges\": [[7, 9], [1, 2], [5, 5]],"
+                       " \"wattsim\": {\"version\": \"" WATTSIM_VERSION "\", \"policy_abi\": \""
+                       WATTSIM_POLICY_ABI "\", \"random_streams\": " WS_STR(WATTSIM_RANDOM_STREAMS)
+                       "}, \"cells\": [";
+    cr_expect_eq(strncmp(j, want, strlen(want)), 0, "%.200s", j);
     free(j);
 }
 

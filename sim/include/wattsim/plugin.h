@@ -30,6 +30,17 @@ typedef struct ws_registry ws_registry;
  * (the previous action, a sanitizer's say, runs after). */
 void ws_host_signals_install(void);
 
+/* For a forked child that runs policy code for a parent watching it (sweep
+ * --isolate, policy check), first thing after the fork: a crash in a
+ * policy call, an exit() in one and, with timeout > 0 (seconds), that much
+ * real time passing are each told in one line on `fd` naming the policy
+ * and call ("wattsim: bso NAME: predict crashed (SIGSEGV)", "... called
+ * exit(); ...", "... did not return within 2 s"), then the child dies of
+ * the signal by its default action (exits 1 after exit()). keep_stdout:
+ * fd 1 is not pointed at stderr while policies run, so that the parent
+ * can tell a policy's output from its log. */
+void ws_host_child_init(int fd, int keep_stdout, double timeout);
+
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 

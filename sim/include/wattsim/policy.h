@@ -30,7 +30,29 @@
  * A plugin runs inside the host process with the user's rights; the host
  * only loads plugins from paths the user names or its own policy folder.
  */
-#ifndef WATTSIM_POLICY_H
+
+/*
+ * Which ABI a source is written against. Version 2.0 changed the
+ * signature of every callback that gets the job (the call context became
+ * the third argument), so a version-1 source does not compile against the
+ * version-2 declarations: it fails on its definition of ws_plugin_entry,
+ * version 1's entry point, which the declaration below names as the
+ * opt-in. With
+ *
+ *     #define WS_ABI_REQUEST 1
+ *
+ * before the #include, this header gives the version-1 declarations
+ * instead (wattsim/policy_v1.h, installed with it) and the source builds,
+ * unchanged, as a version-1 plugin that 2.x hosts keep loading. Undefined,
+ * or 2: the declarations below. The rule since 2.0 (SQLite's): an existing
+ * signature or member never changes again; new calls and members are
+ * appended, and a plugin tests the version before it uses them.
+ */
+#if defined(WS_ABI_REQUEST) && WS_ABI_REQUEST == 1
+#include "policy_v1.h"
+#elif defined(WS_ABI_REQUEST) && WS_ABI_REQUEST != 2
+#error "WS_ABI_REQUEST: define it as 1 (the version-1 declarations) or 2, or leave it undefined"
+#elif !defined(WATTSIM_POLICY_H)
 #define WATTSIM_POLICY_H
 
 #include <stddef.h>
@@ -349,6 +371,14 @@ typedef const ws_plugin *(*ws_plugin_entry_fn)(int host_version);
 #endif
 WS_PLUGIN_EXPORT const ws_plugin *ws_plugin_entry_v2(int host_version);
 
+/* ws_plugin_entry is version 1's entry point, not a function here: a
+ * version-1 source that defines it stops on the declaration below, whose
+ * line the compiler shows (conflicting types / redeclared as a different
+ * kind of symbol) and which says what to do. A version-2 plugin never
+ * names it. */
+struct ws_abi1_entry_point_see_WS_ABI_REQUEST;
+extern const struct ws_abi1_entry_point_see_WS_ABI_REQUEST ws_plugin_entry; /* An ABI-1 source (it defines ws_plugin_entry): build it as ABI 1 with `#define WS_ABI_REQUEST 1` before `#include <wattsim/policy.h>`, or port it to ABI 2: docs/writing-a-policy.md, "Migrating from ABI 1". */
+
 /* Small helpers for plugins (static inline: no link dependency). */
 
 /* Index of batch size `b` in job->bs, or -1. */
@@ -384,4 +414,4 @@ static inline double ws_job_epoch_cost(const ws_job *job, int i, int k)
 #ifdef __cplusplus
 }
 #endif
-#endif /* WATTSIM_POLICY_H */
+#endif /* WS_ABI_REQUEST, WATTSIM_POLICY_H */

@@ -53,6 +53,11 @@ void ws_json_whatif(FILE *f, const ws_whatif *wi);
 /* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
  * config load plugins from (wattsim/plugin.h), when there are any. */
 void ws_json_allowed(FILE *f);
+/* The versions (wattsim/version.h): "wattsim 0.2.0 (policy ABI 2.1,
+ * random streams 2)", and the JSON member `"wattsim": {"version":
+ * "0.2.0", "policy_abi": "2.1", "random_streams": 2}` (without a comma). */
+const char *ws_version_line(void);
+void ws_json_version(FILE *f);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
 

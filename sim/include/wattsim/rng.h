@@ -13,7 +13,8 @@
  * and checked against numpy 1.24 bit for bit (tests/test_rng.c).
  *
  * Streams are stable from WS_STREAM_VERSION 2 on: changing what any
- * function here returns for a given state is a major version of wattsim.
+ * function here returns for a given state is a new WS_STREAM_VERSION and a
+ * new package version (wattsim/version.h says which; the build checks it).
  *
  * In the spirit of GSL's generator types, small and explicit: a ws_rng is
  * a plain struct (no allocation), seeded by ws_rng_seed*; the hot draws

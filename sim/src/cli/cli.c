@@ -46,10 +46,6 @@
 #include "cli_plan.h"
 #include "cli_run.h"
 
-#ifndef WS_VERSION
-#define WS_VERSION "0.0.0"
-#endif
-
 #define EXIT_USAGE WS_EXIT_USAGE
 
 
@@ -403,7 +399,7 @@ static int wattsim_main(int argc, char **argv)
         return ws_cli_exit(0);
     }
     if (!strcmp(cmd, "--version")) {
-        printf("wattsim %s (policy ABI %d)\n", WS_VERSION, WS_ABI_VERSION);
+        printf("%s\n", ws_version_line());
         return ws_cli_exit(0);
     }
     opterr = 0;

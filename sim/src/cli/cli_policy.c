@@ -8,6 +8,7 @@
 #include "cli_policy.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,26 +19,39 @@
 #include "cli_common.h"
 #include "wattsim/conformance.h"
 #include "wattsim/outfile.h"
+#include "wattsim/report.h"
 
 static const char *POLICY_HELP =
     "usage: wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
-    "       wattsim policy check FILE.so [--policy NAME] [--jobs N]\n"
+    "       wattsim policy check FILE.so|POLICY [--policy NAME] [--param NAME=VALUE]...\n"
+    "                            [--jobs N] [--timeout SECONDS]\n"
     "\n"
     "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
     "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
-    "as it is, and a CMakeLists.txt that builds NAME.so against the installed\n"
-    "kit (find_package(wattsim)). NAME: a letter, then letters, digits or _\n"
-    "(lower case). Existing files are not replaced without --force.\n"
+    "as it is, and a CMakeLists.txt that builds NAME.so against the wattsim\n"
+    "kit (find_package(wattsim)). The build command it prints names the kit\n"
+    "of the wattsim that wrote it: its build tree (-Dwattsim_DIR) or its\n"
+    "install prefix (-DCMAKE_PREFIX_PATH, unless /usr or /usr/local). NAME: a\n"
+    "letter, then letters, digits or _ (lower case). Existing files are not\n"
+    "replaced without --force.\n"
     "\n"
     "check: load the plugin and exercise each of its policies (or NAME) on\n"
-    "generated jobs: loading (ABI version, required functions, parameter\n"
-    "specs), default parameters, one batch size, many, eta 0 and 1, no early\n"
-    "stopping, concurrent submissions (bso), determinism for a seed, no state\n"
-    "shared between instances, N jobs without leaking (default 10000) and the\n"
-    "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n"
-    "Checking a plugin runs its code: loading it runs its constructors, and\n"
-    "every check calls it, in this process with your rights. Check only\n"
-    "plugins you would run; a check is not a sandbox.\n";
+    "generated jobs: loading (ABI version, entry point, required functions,\n"
+    "parameter specs), the parameters, one batch size, many, eta 0 and 1, no\n"
+    "early stopping, a carbon intensity and a price in the context,\n"
+    "concurrent submissions (bso), determinism for a seed, no state shared\n"
+    "between instances, N jobs without leaking (default 10000), the time per\n"
+    "call, and nothing written to stdout. One PASS/FAIL line per check; exit\n"
+    "1 if any fails. POLICY instead of a file: a policy as --bso/--plo name\n"
+    "it (NAME, FILE.so:NAME), checked as a bso and/or plo.\n"
+    "Loading and each check run in a process of their own: a crash, an exit()\n"
+    "or a hang fails that check, naming the call and the signal.\n"
+    "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"
+    "                      POLICY{NAME=VALUE,...} as --policies takes it)\n"
+    "  --timeout S         seconds each check may take (default 60; 0: no limit;\n"
+    "                      loading the plugin: at least 30)\n"
+    "Checking a plugin runs its code, with your rights (in child processes,\n"
+    "which are not a sandbox): check only plugins you would run.\n";
 
 /* ------------------------------------------------------------ new */
 
@@ -71,6 +85,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
     "{\n"
+    "    (void)host;                 /* the host's services: random streams, log */\n"
     "    ((state *)st)->penalty = v[0].d;\n"
     "    return 0;\n"
     "}\n"
@@ -83,6 +98,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
     "{\n"
+    "    (void)ctx;                  /* the call context: recurrence, try, ... */\n"
     "    state *s = st;\n"
     "    s->n = calloc((size_t)job->n_bs, sizeof *s->n);\n"
     "    s->sum = calloc((size_t)job->n_bs, sizeof *s->sum);\n"
@@ -91,6 +107,7 @@ static const char *BSO_TEMPLATE =
     "\n"
     "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int *bs)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    const state *s = st;\n"
     "    int b0 = ws_job_bs_index(job, job->b0), best = b0;\n"
     "    if (s->n[b0] == 0) { *bs = job->b0; return 0; }\n"
@@ -105,6 +122,7 @@ static const char *BSO_TEMPLATE =
     "static int s_observe(void *st, const ws_job *job, const ws_ctx *ctx, int bs,\n"
     "                     double cost, int reached)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0) return -1;\n"
@@ -130,7 +148,12 @@ static const char *BSO_TEMPLATE =
     "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", bsos, NULL,\n"
     "                                 WS_ABI_VERSION_OF(2, 0)};\n"
     "\n"
-    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+    "/* host_version: the host's ABI; return NULL if you cannot run there. */\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version)\n"
+    "{\n"
+    "    (void)host_version;\n"
+    "    return &plugin;\n"
+    "}\n";
 
 static const char *PLO_TEMPLATE =
     "/*\n"
@@ -162,6 +185,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_create(void *st, const ws_value *v, const ws_host *host)\n"
     "{\n"
+    "    (void)host;                 /* the host's services: random streams, log */\n"
     "    ((state *)st)->slowdown = v[0].d;\n"
     "    return 0;\n"
     "}\n"
@@ -177,6 +201,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_register(void *st, const ws_job *job, const ws_ctx *ctx)\n"
     "{\n"
+    "    (void)ctx;                  /* the call context: recurrence, try, ... */\n"
     "    state *s = st;\n"
     "    size_t n = (size_t)job->n_bs;\n"
     "    s->pl = calloc(n, sizeof *s->pl);\n"
@@ -188,6 +213,7 @@ static const char *PLO_TEMPLATE =
     "\n"
     "static int s_predict(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int *pl)\n"
     "{\n"
+    "    (void)ctx;\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0) return -1;\n"
@@ -201,6 +227,7 @@ static const char *PLO_TEMPLATE =
     "static int s_profile(void *st, const ws_job *job, const ws_ctx *ctx, int bs, int pl,\n"
     "                     double epoch_cost)\n"
     "{\n"
+    "    (void)epoch_cost;           /* chosen here by time and energy instead */\n"
     "    state *s = st;\n"
     "    int i = ws_job_bs_index(job, bs);\n"
     "    if (i < 0 || !WS_CTX_HAS(ctx, profile_power_w)) return -1;\n"
@@ -233,7 +260,12 @@ static const char *PLO_TEMPLATE =
     "static const ws_plugin plugin = {WS_ABI_VERSION, \"@NAME@\", NULL, plos,\n"
     "                                 WS_ABI_VERSION_OF(2, 0)};\n"
     "\n"
-    "const ws_plugin *ws_plugin_entry_v2(int host_version) { return &plugin; }\n";
+    "/* host_version: the host's ABI; return NULL if you cannot run there. */\n"
+    "const ws_plugin *ws_plugin_entry_v2(int host_version)\n"
+    "{\n"
+    "    (void)host_version;\n"
+    "    return &plugin;\n"
+    "}\n";
 
 static const char *CMAKE_TEMPLATE =
     "# Builds @NAME@.so against the installed wattsim kit:\n"
@@ -271,6 +303,75 @@ static int write_template(const char *path, const char *t, const char *name, int
     return ws_outfile_commit(&o, err);
 }
 
+/* s for a POSIX shell: as it is when it has only safe characters, else
+ * in single quotes ('\'' for a quote). */
+static void shell_word(const char *s, char *buf, size_t size)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "_./+-=:,@%") == strlen(s)) {
+        snprintf(buf, size, "%s", s);
+        return;
+    }
+    size_t n = 0;
+    if (n + 1 < size) buf[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    if (n + 1 < size) buf[n++] = '\'';
+    buf[n] = '\0';
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The CMake option that finds the kit of this wattsim, with a leading
+ * space: its build tree (the executable is BUILD/sim/wattsim, and the
+ * build exports BUILD/wattsimConfig.cmake: kit/CMakeLists.txt) as
+ * -Dwattsim_DIR=BUILD, or its install prefix (PREFIX/bin/wattsim) as
+ * -DCMAKE_PREFIX_PATH=PREFIX unless CMake looks there anyway (/usr,
+ * /usr/local). "" when neither is found.
+ */
+static void kit_option(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char exe[4096], path[4200], real[4096], word[8300];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0';                 /* the executable's folder */
+    snprintf(path, sizeof path, "%s/../wattsimConfig.cmake", exe);
+    if (is_file(path)) {
+        snprintf(path, sizeof path, "%s/..", exe);
+        if (!realpath(path, real)) return;
+        shell_word(real, word, sizeof word);
+        snprintf(buf, size, " -Dwattsim_DIR=%s", word);
+        return;
+    }
+    static const char *const libs[] = {"lib", "lib64", "lib/x86_64-linux-gnu",
+                                       "lib/aarch64-linux-gnu"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        snprintf(path, sizeof path, "%s/../%s/cmake/wattsim/wattsimConfig.cmake", exe, libs[i]);
+        if (!is_file(path)) continue;
+        snprintf(path, sizeof path, "%s/..", exe);
+        if (!realpath(path, real) || !strcmp(real, "/usr") || !strcmp(real, "/usr/local"))
+            return;
+        shell_word(real, word, sizeof word);
+        snprintf(buf, size, " -DCMAKE_PREFIX_PATH=%s", word);
+        return;
+    }
+}
+
 static int cmd_new(int argc, char **argv)
 {
     static const struct option opts[] = {{"kind", required_argument, 0, 'k'},
@@ -302,8 +403,14 @@ static int cmd_new(int argc, char **argv)
                        &err)
         || write_template(cml, CMAKE_TEMPLATE, name, force, &err))
         return ws_cli_die(&err);
-    printf("wrote %s and %s: build with\n  cmake -S %s -B %s/build && cmake --build"
-           " %s/build\n", src, cml, dir, dir, dir);
+    /* A command that works from here: it names the kit of this wattsim. */
+    char kit[8400], qdir[8300], qbuild[8400], build[4200];
+    kit_option(kit, sizeof kit);
+    snprintf(build, sizeof build, "%s/build", dir);
+    shell_word(dir, qdir, sizeof qdir);
+    shell_word(build, qbuild, sizeof qbuild);
+    printf("wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
+           cml, qdir, qbuild, kit, qbuild);
     return 0;
 }
 
@@ -317,33 +424,103 @@ static void print_check(void *ctx, int pass, const char *check, const char *who,
     fflush(stdout);
 }
 
+/* --param NAME=VALUE, added to the policy's parameters (after any given
+ * in braces); a name given twice is an error, as in braces. */
+static int add_param(ws_policy_ref *ref, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1])
+        return ws_cli_usage("policy check", "--param: want NAME=VALUE, got '%s'", kv);
+    size_t klen = (size_t)(eq - kv);
+    for (size_t i = 0; i < ref->n_params; i++)
+        if (strlen(ref->params[i].key) == klen && !strncmp(ref->params[i].key, kv, klen))
+            return ws_cli_usage("policy check", "--param: parameter '%s' given twice",
+                                ref->params[i].key);
+    ws_param_raw r = {strndup(kv, klen), strdup(eq + 1), strdup("--param")};
+    ws_param_raw *np = realloc(ref->params, (ref->n_params + 1) * sizeof *np);
+    if (np) ref->params = np;
+    if (!r.key || !r.value || !r.where || !np) {
+        free(r.key);
+        free(r.value);
+        free(r.where);
+        return ws_cli_die(&(ws_error){"out of memory"});
+    }
+    ref->params[ref->n_params++] = r;
+    return 0;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"policy", required_argument, 0, 'p'},
                                          {"jobs", required_argument, 0, 'j'},
+                                         {"param", required_argument, 0, 'P'},
+                                         {"timeout", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *only = NULL;
-    long jobs = 10000;
+    const char **kv = calloc((size_t)argc + 1, sizeof *kv);
+    size_t n_kv = 0;
+    ws_check_opts o = {.jobs = 10000, .timeout = 60};
     int c;
+    if (!kv) return ws_cli_die(&(ws_error){"out of memory"});
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        char *end;
+        errno = 0;
         if (c == 'p') only = optarg;
+        else if (c == 'P') kv[n_kv++] = optarg;
         else if (c == 'j') {
-            char *end;
-            errno = 0;
-            jobs = strtol(optarg, &end, 10);
-            if (!*optarg || *end || errno || jobs < 10 || jobs > 10000000)
+            o.jobs = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || o.jobs < 10 || o.jobs > 10000000) {
+                free(kv);
                 return ws_cli_usage("policy check", "--jobs: want an integer in"
                                     " [10, 10000000], got '%s'", optarg);
-        } else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
-        else return ws_cli_bad_option("policy check", argv, c);
+            }
+        } else if (c == 't') {
+            o.timeout = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !(o.timeout >= 0 && o.timeout <= 86400)) {
+                free(kv);
+                return ws_cli_usage("policy check", "--timeout: want seconds in [0, 86400]"
+                                    " (0: no limit), got '%s'", optarg);
+            }
+        } else if (c == 'h') {
+            free(kv);
+            fputs(POLICY_HELP, stdout);
+            return 0;
+        } else {
+            free(kv);
+            return ws_cli_bad_option("policy check", argv, c);
+        }
     }
-    if (argc - optind != 1) return ws_cli_usage("policy check", "%s", "needs one FILE.so");
+    if (argc - optind != 1) {
+        free(kv);
+        return ws_cli_usage("policy check", "%s", "needs one FILE.so or POLICY");
+    }
+    /* POLICY{NAME=VALUE,...}, as --policies takes it, then --param. */
+    ws_policy_ref ref;
     ws_error err = {{0}};
-    int failed = ws_conformance_check(argv[optind], only, jobs, print_check, NULL, &err);
-    if (failed < 0) return ws_cli_die(&err);
-    printf("%s: %d check%s failed\n", argv[optind], failed, failed == 1 ? "" : "s");
+    const char *target = argv[optind];
+    if (ws_policy_ref_parse(target, strlen(target), "policy check", &ref, &err)) {
+        free(kv);
+        return ws_cli_usage("policy check", "%s", err.msg + strlen("policy check: "));
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n_kv && !rc; i++) rc = add_param(&ref, kv[i]);
+    free(kv);
+    if (rc) {
+        ws_policy_ref_free(&ref);
+        return rc;
+    }
+    o.params = ref.params;
+    o.n_params = ref.n_params;
+    int failed = ws_conformance_check(ref.name, only, &o, print_check, NULL, &err);
+    if (failed < 0) {
+        ws_policy_ref_free(&ref);
+        return ws_cli_die(&err);
+    }
+    printf("%s: %d check%s failed; %s\n", ref.name, failed, failed == 1 ? "" : "s",
+           ws_version_line());
+    ws_policy_ref_free(&ref);
     return failed ? 1 : 0;
 }
 

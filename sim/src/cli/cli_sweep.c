@@ -406,6 +406,21 @@ static void write_md(FILE *f, const ws_sweep *s)
         fprintf(f, "%zu of %zu simulations failed: a cell's numbers are over its successful"
                    " seeds, savings and regret over the seeds where the reference succeeded"
                    " too.\n", s->n_failed, s->n_sims);
+    /* Which code ran, as sweep.csv records it: each policy as given, its
+     * parameters as resolved and the sha256 of the file it came from. */
+    fputs("\n| policy | bso | bso parameters | bso sha256 | plo | plo parameters | plo sha256 |\n"
+          "|---|---|---|---|---|---|---|\n", f);
+    for (size_t p = 0; p < s->n_pairs; p++) {
+        const ws_policy_pair *q = &s->pairs[p];
+        const char *cols[7] = {q->label, q->bso, q->bso_params ? q->bso_params : "",
+                               q->bso_sha256, q->plo, q->plo_params ? q->plo_params : "",
+                               q->plo_sha256};
+        for (int k = 0; k < 7; k++) {
+            fputs(k ? " | " : "| ", f);
+            ws_md_text(f, cols[k]);
+        }
+        fputs(" |\n", f);
+    }
 }
 
 /* One line per failed cell on stderr: "wattsim: warning: CELL: MESSAGE". */

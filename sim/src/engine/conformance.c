@@ -9,20 +9,34 @@
  * reaches the target. A policy under test is paired with a partner the
  * host defines: a BSO with a PLO answering the highest limit, a PLO with a
  * BSO cycling through the sizes from b0.
+ *
+ * No plugin can take the checker down: this process never loads the
+ * plugin. Loading, and then every check, runs in a child of its own
+ * (wattsim/subprocess.h) that loads the plugin afresh and reports its
+ * result over a pipe; a child that crashes, calls exit() or overruns its
+ * time is a FAIL line naming the check, the call it was in
+ * (ws_host_child_init) and the signal. The children's stdout is the
+ * policy's own (nothing of the checker's goes there), so output on it is
+ * caught and failed in the `stdout` check; their stderr (the policy's log)
+ * is passed on, a few lines per check.
  */
 #include "wattsim/conformance.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "wattsim/engine.h"
 #include "wattsim/plugin.h"
+#include "wattsim/subprocess.h"
 #include "run.h"
 
 #include "wattsim/rng.h"
@@ -116,8 +130,9 @@ static const ws_plo_type partner_plo = {
 typedef struct subject {
     const ws_bso_type *bt;     /* exactly one of bt, pt */
     const ws_plo_type *pt;
-    ws_value *values;          /* defaults */
+    ws_value *values;          /* as resolved from the user's parameters */
     char who[96];
+    const char *check;         /* the check running, for the policy's log */
 } subject;
 
 typedef struct outcome {
@@ -151,7 +166,12 @@ static int pair_new(const subject *s, unsigned long seed, pair *pr, ws_error *er
     pr->b = ws_bso_new(s->bt ? s->bt : &partner_bso, s->bt ? s->values : NULL, seed, err);
     pr->p = pr->b ? ws_plo_new(s->pt ? s->pt : &partner_plo, s->pt ? s->values : NULL,
                                seed, err) : NULL;
-    if (pr->p) return 0;
+    if (pr->p) {
+        char where[64];
+        snprintf(where, sizeof where, "check %s", s->check ? s->check : "");
+        ws_policy_log_where(pr->b, pr->p, where);
+        return 0;
+    }
     ws_bso_free(pr->b);
     pr->b = NULL;
     return -1;
@@ -163,10 +183,23 @@ static void pair_free(pair *pr)
     ws_bso_free(pr->b);
 }
 
-static int simulate(const pair *pr, const gen_job *g, long recurrences, unsigned long seed,
-                    outcome *o, ws_error *err)
+/* The environment a simulation's context carries (ws_ctx members beyond
+ * the run): carbon intensity and price varying by recurrence. */
+enum { ENV_CARBON = 1, ENV_PRICE = 2 };
+
+static void env_at(void *self, long rec, double t_s, double *carbon, double *price)
 {
-    ws_sim_params sp = {.recurrences = recurrences, .seed = seed};
+    const int which = *(const int *)self;
+    const double phase = sin(0.7 * (double)rec);
+    if (which & ENV_CARBON) *carbon = 300.0 + 150.0 * phase;    /* gCO2eq/kWh */
+    if (which & ENV_PRICE) *price = 0.15 + 0.10 * phase;        /* $/kWh */
+}
+
+static int simulate_env(const pair *pr, const gen_job *g, long recurrences,
+                        unsigned long seed, int env, outcome *o, ws_error *err)
+{
+    ws_env_source src = {env_at, &env};
+    ws_sim_params sp = {.recurrences = recurrences, .seed = seed, .env = env ? &src : NULL};
     ws_sim_totals tot;
     o->digest = 1469598103934665603ull;
     int rc = ws_simulate(&g->job, pr->b, pr->p, &sp, digest_run, &o->digest, &tot, err);
@@ -175,17 +208,29 @@ static int simulate(const pair *pr, const gen_job *g, long recurrences, unsigned
     return rc;
 }
 
-/* A fresh pair on a fresh job of the variant. */
-static int run_once(const subject *s, int n_bs, double eta, double beta, long recurrences,
-                    unsigned long seed, outcome *o, ws_error *err)
+static int simulate(const pair *pr, const gen_job *g, long recurrences, unsigned long seed,
+                    outcome *o, ws_error *err)
+{
+    return simulate_env(pr, g, recurrences, seed, 0, o, err);
+}
+
+/* A fresh pair on a fresh job of the variant, in environment env. */
+static int run_env(const subject *s, int n_bs, double eta, double beta, long recurrences,
+                   unsigned long seed, int env, outcome *o, ws_error *err)
 {
     gen_job g;
     gen(&g, n_bs, eta, beta, 0);
     pair pr;
     if (pair_new(s, seed, &pr, err)) return -1;
-    int rc = simulate(&pr, &g, recurrences, seed, o, err);
+    int rc = simulate_env(&pr, &g, recurrences, seed, env, o, err);
     pair_free(&pr);
     return rc;
+}
+
+static int run_once(const subject *s, int n_bs, double eta, double beta, long recurrences,
+                    unsigned long seed, outcome *o, ws_error *err)
+{
+    return run_env(s, n_bs, eta, beta, recurrences, seed, 0, o, err);
 }
 
 /* Two submissions in flight: predict a, predict b, observe b, observe a,
@@ -246,23 +291,35 @@ static double now_s(void)
 
 /* ------------------------------------------------------------ checks */
 
-typedef struct report {
-    ws_check_fn fn;
-    void *ctx;
-    int failed;
-} report;
-
-static void say(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void say(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
+/*
+ * In a check's child: its results, one line each on the report pipe,
+ * "PASS\tCHECK\tDETAIL" or "FAIL\tCHECK\tDETAIL" (details are one line:
+ * the host's messages are escaped, and tabs and line ends are blanked).
+ */
+static void write_all(int fd, const char *s, size_t n)
 {
-    char detail[600];
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void say(int fd, int pass, const char *check, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(int fd, int pass, const char *check, const char *fmt, ...)
+{
+    char detail[700], line[800];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    r->failed += !pass;
-    r->fn(r->ctx, pass, check, who, detail);
+    for (char *p = detail; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+    int n = snprintf(line, sizeof line, "%s\t%s\t%s\n", pass ? "PASS" : "FAIL", check, detail);
+    if (n > 0) write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 /* The host's message without the "bso NAME: " the check line has. */
@@ -273,55 +330,99 @@ static const char *msg(const subject *s, const ws_error *err)
                ? err->msg + n + 2 : err->msg;
 }
 
-static void check_subject(report *r, subject *s, long jobs)
+typedef struct check_ctx {
+    subject *s;
+    const char *given;         /* the user's parameters, resolved; NULL: none */
+    long jobs;
+    int fd;
+} check_ctx;
+
+static void chk_params(check_ctx *c, const char *name)
 {
     ws_error err = {{0}};
+    subject *s = c->s;
     const ws_param_spec *spec = s->bt ? s->bt->params : s->pt->params;
-    if (ws_params_resolve(spec, NULL, 0, s->who, &s->values, &err)) {
-        say(r, 0, "params", s->who, "%s", msg(s, &err));
-        return;
-    }
+    size_t n = ws_params_count(spec);
     pair pr;
     if (pair_new(s, 1, &pr, &err)) {
-        say(r, 0, "params", s->who, "%s", msg(s, &err));
+        say(c->fd, 0, name, "%s", msg(s, &err));
         return;
     }
     pair_free(&pr);
-    say(r, 1, "params", s->who, "%zu parameter%s, defaults accepted by create",
-        ws_params_count(spec), ws_params_count(spec) == 1 ? "" : "s");
-
-    static const struct { const char *name; int n_bs; double eta, beta; } var[] = {
-        {"one-size", 1, 0.5, 2.0}, {"many-sizes", MAX_BS, 0.5, 2.0},
-        {"eta-0", MAX_BS, 0.0, 2.0}, {"eta-1", MAX_BS, 1.0, 2.0},
-        {"no-early-stop", MAX_BS, 0.5, INFINITY}};
-    for (size_t v = 0; v < sizeof var / sizeof *var; v++) {
-        outcome o;
-        if (run_once(s, var[v].n_bs, var[v].eta, var[v].beta, 50, 3, &o, &err))
-            say(r, 0, var[v].name, s->who, "%s", msg(s, &err));
-        else
-            say(r, 1, var[v].name, s->who, "%d size%s, eta %g, beta %g: 50 recurrences,"
-                " %ld tries", var[v].n_bs, var[v].n_bs > 1 ? "s" : "", var[v].eta,
-                var[v].beta, o.tries);
-    }
-    if (s->bt) {
-        if (concurrent(s, &err))
-            say(r, 0, "concurrent", s->who, "%s", msg(s, &err));
-        else
-            say(r, 1, "concurrent", s->who, "100 rounds of 2 overlapping submissions and"
-                " an unpredicted observation");
-    }
-
-    outcome a, b;
-    if (run_once(s, MAX_BS, 0.5, 2.0, 50, 7, &a, &err)
-        || run_once(s, MAX_BS, 0.5, 2.0, 50, 7, &b, &err))
-        say(r, 0, "determinism", s->who, "%s", msg(s, &err));
+    if (c->given)
+        say(c->fd, 1, name, "%zu parameter%s (%s): accepted by create", n, n == 1 ? "" : "s",
+            c->given);
     else
-        say(r, a.digest == b.digest, "determinism", s->who, a.digest == b.digest
+        say(c->fd, 1, name, "%zu parameter%s, defaults accepted by create", n,
+            n == 1 ? "" : "s");
+}
+
+/*
+ * The simulating variants: job shape, cost weight, early stopping, and the
+ * environment the context carries. A member appended to ws_ctx that a
+ * policy may read (the schedule of a later ABI version) gets a variant
+ * here that fills it, and a bit in env_at.
+ */
+static const struct variant {
+    const char *name;
+    int n_bs;
+    double eta, beta;
+    int env;
+} VARIANTS[] = {
+    {"one-size", 1, 0.5, 2.0, 0},
+    {"many-sizes", MAX_BS, 0.5, 2.0, 0},
+    {"eta-0", MAX_BS, 0.0, 2.0, 0},
+    {"eta-1", MAX_BS, 1.0, 2.0, 0},
+    {"no-early-stop", MAX_BS, 0.5, INFINITY, 0},
+    {"carbon", MAX_BS, 0.5, 2.0, ENV_CARBON},
+    {"price", MAX_BS, 0.5, 2.0, ENV_PRICE},
+};
+
+static void chk_variant(check_ctx *c, const char *name)
+{
+    const struct variant *v = VARIANTS;
+    while (strcmp(v->name, name)) v++;
+    ws_error err = {{0}};
+    outcome o;
+    if (run_env(c->s, v->n_bs, v->eta, v->beta, 50, 3, v->env, &o, &err)) {
+        say(c->fd, 0, name, "%s", msg(c->s, &err));
+        return;
+    }
+    const char *env = v->env == ENV_CARBON ? ", carbon intensity 150..450 gCO2eq/kWh"
+                      : v->env == ENV_PRICE ? ", price 0.05..0.25 $/kWh" : "";
+    say(c->fd, 1, name, "%d size%s, eta %g, beta %g%s: 50 recurrences, %ld tries", v->n_bs,
+        v->n_bs > 1 ? "s" : "", v->eta, v->beta, env, o.tries);
+}
+
+static void chk_concurrent(check_ctx *c, const char *name)
+{
+    ws_error err = {{0}};
+    if (concurrent(c->s, &err))
+        say(c->fd, 0, name, "%s", msg(c->s, &err));
+    else
+        say(c->fd, 1, name, "100 rounds of 2 overlapping submissions and an unpredicted"
+            " observation");
+}
+
+static void chk_determinism(check_ctx *c, const char *name)
+{
+    ws_error err = {{0}};
+    outcome a, b;
+    if (run_once(c->s, MAX_BS, 0.5, 2.0, 50, 7, &a, &err)
+        || run_once(c->s, MAX_BS, 0.5, 2.0, 50, 7, &b, &err))
+        say(c->fd, 0, name, "%s", msg(c->s, &err));
+    else
+        say(c->fd, a.digest == b.digest, name, a.digest == b.digest
             ? "seed 7 twice: the same runs" : "seed 7 twice: different runs (the policy"
             " draws from something other than the host's streams (ws_host), or keeps state"
             " across instances)");
+}
 
-    /* Two live instances, run one after the other, against one alone. */
+/* Two live instances, run one after the other, against one alone. */
+static void chk_independence(check_ctx *c, const char *name)
+{
+    ws_error err = {{0}};
+    subject *s = c->s;
     outcome alone, first, second;
     gen_job g;
     gen(&g, MAX_BS, 0.5, 2.0, 0);
@@ -338,72 +439,441 @@ static void check_subject(report *r, subject *s, long jobs)
     } else {
         ok = 0;
     }
+    int same = ok && first.digest == alone.digest && second.digest == alone.digest;
     if (!ok)
-        say(r, 0, "independence", s->who, "%s", msg(s, &err));
+        say(c->fd, 0, name, "%s", msg(s, &err));
     else
-        say(r, first.digest == alone.digest && second.digest == alone.digest, "independence",
-            s->who, first.digest == alone.digest && second.digest == alone.digest
-            ? "two live instances give what one alone gives"
+        say(c->fd, same, name, same ? "two live instances give what one alone gives"
             : "a second live instance gives other runs than one alone: state is shared"
               " between instances (static or global variables?)");
+}
 
-    /* Leak and timing: many short jobs. */
-    long warm = jobs / 10, rss0 = -1, calls = 0;
+/* Leak and timing: many short jobs (two result lines). */
+static void chk_leak(check_ctx *c, const char *name)
+{
+    ws_error err = {{0}};
+    long jobs = c->jobs, warm = jobs / 10, rss0 = -1, calls = 0;
     double t0 = 0, t = 0;
-    ok = 1;
+    int ok = 1;
     for (long j = 0; j < jobs && ok; j++) {
         if (j == warm) {
             rss0 = rss_kib();
             t0 = now_s();
         }
         outcome o;
-        ok = run_once(s, 4, 0.5, 2.0, 3, (unsigned long)j + 1, &o, &err) == 0;
+        ok = run_once(c->s, 4, 0.5, 2.0, 3, (unsigned long)j + 1, &o, &err) == 0;
         if (j >= warm) calls += 2 * o.tries + 2;
     }
     t = now_s() - t0;
     long grown = rss_kib() - rss0;
-    if (!ok)
-        say(r, 0, "leak", s->who, "%s", msg(s, &err));
-    else
-        say(r, rss0 < 0 || grown < 8192, "leak", s->who, "%ld jobs: resident memory grew"
-            " %ld KiB after the first %ld (limit 8192)", jobs, grown, warm);
-    if (ok && calls > 0) {
-        double us = 1e6 * t / (double)calls;
-        say(r, us < 1000.0, "timing", s->who, "%.2f us per call (%ld calls, with the"
-            " host's share)", us, calls);
+    if (!ok) {
+        say(c->fd, 0, name, "%s", msg(c->s, &err));
+        return;
     }
-    ws_params_free(spec, s->values);
-    s->values = NULL;
+    say(c->fd, rss0 < 0 || grown < 8192, name, "%ld jobs: resident memory grew %ld KiB after"
+        " the first %ld (limit 8192)", jobs, grown, warm);
+    if (calls > 0) {
+        double us = 1e6 * t / (double)calls;
+        say(c->fd, us < 1000.0, "timing", "%.2f us per call (%ld calls, with the host's"
+            " share)", us, calls);
+    }
 }
 
-int ws_conformance_check(const char *path, const char *only, long jobs, ws_check_fn fn,
-                         void *ctx, ws_error *err)
+/* The checks of a policy, in order; each runs in a child of its own. */
+typedef void (*check_fn)(check_ctx *c, const char *name);
+static const struct check {
+    const char *name;
+    check_fn fn;
+    int bso_only;
+    const char *then;          /* a second result line it may give */
+} CHECKS[] = {
+    {"params", chk_params, 0, NULL},
+    {"one-size", chk_variant, 0, NULL},
+    {"many-sizes", chk_variant, 0, NULL},
+    {"eta-0", chk_variant, 0, NULL},
+    {"eta-1", chk_variant, 0, NULL},
+    {"no-early-stop", chk_variant, 0, NULL},
+    {"carbon", chk_variant, 0, NULL},
+    {"price", chk_variant, 0, NULL},
+    {"concurrent", chk_concurrent, 1, NULL},
+    {"determinism", chk_determinism, 0, NULL},
+    {"independence", chk_independence, 0, NULL},
+    {"leak", chk_leak, 0, "timing"},
+};
+#define N_CHECKS (sizeof CHECKS / sizeof *CHECKS)
+
+/* ------------------------------------------------------------ children */
+
+/*
+ * What the target names: a file (FILE.so) stands for all its policies;
+ * anything else is a policy as --bso/--plo take it (NAME, FILE.so:NAME,
+ * ...), looked up as a BSO and as a PLO (a name may be both). Fills the
+ * registry indices of the policies found (BSOs in *bi, PLOs in *pi).
+ */
+typedef struct found {
+    size_t bi[64], pi[64];
+    size_t nb, np;             /* found (the file's, or the name's) */
+} found;
+
+static int index_of(const ws_registry *reg, const void *t, int bso, size_t *i)
+{
+    size_t n = bso ? ws_registry_n_bso(reg) : ws_registry_n_plo(reg);
+    for (*i = 0; *i < n; (*i)++)
+        if ((bso ? (const void *)ws_registry_bso_at(reg, *i)
+                 : (const void *)ws_registry_plo_at(reg, *i)) == t)
+            return 0;
+    return -1;
+}
+
+static int ends_with_so(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 3 && !strcmp(s + n - 3, ".so");
+}
+
+static int resolve(ws_registry *reg, const char *target, found *f, ws_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (ends_with_so(target)) {
+        if (ws_registry_load_file(reg, target, err)) return -1;
+        for (size_t i = 0; i < ws_registry_n_bso(reg) && f->nb < 64; i++) f->bi[f->nb++] = i;
+        for (size_t i = 0; i < ws_registry_n_plo(reg) && f->np < 64; i++) f->pi[f->np++] = i;
+        return 0;
+    }
+    ws_error eb = {{0}}, ep = {{0}};
+    const ws_bso_type *bt = ws_registry_bso(reg, target, &eb);
+    const ws_plo_type *pt = ws_registry_plo(reg, target, &ep);
+    if (bt && !index_of(reg, bt, 1, &f->bi[0])) f->nb = 1;
+    if (pt && !index_of(reg, pt, 0, &f->pi[0])) f->np = 1;
+    if (f->nb + f->np == 0) {
+        *err = eb;
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct task {
+    const char *target;
+    const char *only;          /* NULL: every policy found */
+    const ws_check_opts *o;
+    int bso;                   /* the policy checked: kind and name */
+    const char *name;
+    const struct check *check; /* NULL: the load step */
+} task;
+
+static int policy_matches(const char *only, const char *name)
+{
+    return !only || !strcmp(only, name);
+}
+
+/* The load step's time limit: --timeout, but at least 30 s, so that a
+ * small limit meant for a check's calls (a test's 0.5 s) does not fail a
+ * load that is only slow (under valgrind, dlopen alone takes a while);
+ * a plugin that hangs in its constructors still fails it. */
+static double load_limit(const ws_check_opts *o)
+{
+    return o->timeout > 0 && o->timeout < 30 ? 30 : o->timeout;
+}
+
+/* In the child of the load step: load, and report "load\tABI\tNB\tNP",
+ * then "bso\tNAME" / "plo\tNAME" per policy (filtered by only), or
+ * "error\tMESSAGE" (the load fails), or "usage\tMESSAGE" (the user's
+ * parameters do not fit the one policy checked). */
+/* A child's registry, never freed (unloading runs the plugin's code once
+ * more, and the child ends with _exit) but kept reachable, so that
+ * valgrind does not count it a leak. */
+static ws_registry *child_registry;
+
+static int load_child(void *arg, int fd)
+{
+    const task *t = arg;
+    ws_host_child_init(fd, 1, load_limit(t->o));
+    ws_registry *reg = child_registry = ws_registry_new();
+    ws_error err = {{0}};
+    found f;
+    char line[WS_ERROR_MAX + 80];
+    if (!reg || resolve(reg, t->target, &f, &err)) {
+        int n = snprintf(line, sizeof line, "error\t%s\n", reg ? err.msg : "out of memory");
+        write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        return 0;
+    }
+    int abi = f.nb ? ws_registry_bso_abi(reg, f.bi[0]) : ws_registry_plo_abi(reg, f.pi[0]);
+    int n = snprintf(line, sizeof line, "load\t%d\t%zu\t%zu\n", abi, f.nb, f.np);
+    write_all(fd, line, (size_t)n);
+    const ws_param_spec *spec = NULL;
+    char who[96] = "";
+    size_t matched = 0;
+    for (size_t k = 0; k < f.nb + f.np; k++) {
+        const ws_bso_type *bt = k < f.nb ? ws_registry_bso_at(reg, f.bi[k]) : NULL;
+        const ws_plo_type *pt = k < f.nb ? NULL : ws_registry_plo_at(reg, f.pi[k - f.nb]);
+        const char *name = bt ? bt->name : pt->name;
+        if (!policy_matches(t->only, name)) continue;
+        n = snprintf(line, sizeof line, "%s\t%s\n", bt ? "bso" : "plo", name);
+        write_all(fd, line, (size_t)n);
+        spec = bt ? bt->params : pt->params;
+        snprintf(who, sizeof who, "%s %s", bt ? "bso" : "plo", name);
+        matched++;
+    }
+    if (matched == 1 && t->o->n_params) {
+        ws_value *v = NULL;
+        if (ws_params_resolve(spec, t->o->params, t->o->n_params, who, &v, &err)) {
+            n = snprintf(line, sizeof line, "usage\t%s\n", err.msg);
+            write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        } else {
+            ws_params_free(spec, v);
+        }
+    }
+    /* The registry stays loaded: unloading runs the plugin's code once
+     * more, and this process ends now (_exit). */
+    return 0;
+}
+
+/* In a check's child: load afresh, find the policy, resolve its
+ * parameters, run the check. */
+static int check_child(void *arg, int fd)
+{
+    const task *t = arg;
+    ws_host_child_init(fd, 1, t->o->timeout);
+    ws_registry *reg = child_registry = ws_registry_new();
+    ws_error err = {{0}};
+    found f;
+    subject s = {0};
+    if (!reg || resolve(reg, t->target, &f, &err)) {
+        say(fd, 0, t->check->name, "%s", reg ? err.msg : "out of memory");
+        return 0;
+    }
+    for (size_t k = 0; k < (t->bso ? f.nb : f.np); k++) {
+        const ws_bso_type *bt = t->bso ? ws_registry_bso_at(reg, f.bi[k]) : NULL;
+        const ws_plo_type *pt = t->bso ? NULL : ws_registry_plo_at(reg, f.pi[k]);
+        if (!strcmp(bt ? bt->name : pt->name, t->name)) {
+            s.bt = bt;
+            s.pt = pt;
+            break;
+        }
+    }
+    if (!s.bt && !s.pt) {
+        say(fd, 0, t->check->name, "%s: the policy is gone on loading again", t->target);
+        return 0;
+    }
+    snprintf(s.who, sizeof s.who, "%s %s", t->bso ? "bso" : "plo", t->name);
+    s.check = t->check->name;
+    const ws_param_spec *spec = s.bt ? s.bt->params : s.pt->params;
+    if (ws_params_resolve(spec, t->o->params, t->o->n_params, s.who, &s.values, &err)) {
+        say(fd, 0, t->check->name, "%s", msg(&s, &err));
+        return 0;
+    }
+    char given[1024];
+    check_ctx c = {&s, NULL, t->o->jobs, fd};
+    if (t->o->n_params && !ws_params_format(spec, s.values, given, sizeof given))
+        c.given = given;
+    t->check->fn(&c, t->check->name);
+    ws_params_free(spec, s.values);        /* every instance is gone by now */
+    fflush(NULL);
+    return 0;
+}
+
+/* ------------------------------------------------------------ parent */
+
+#define STREAM_CAP ((size_t)1 << 16)
+#define STDERR_LINES 5
+
+typedef struct report {
+    ws_check_fn fn;
+    void *ctx;
+    int failed;
+} report;
+
+static void tell(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void tell(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
+{
+    char raw[900], detail[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    ws_text_escape(detail, sizeof detail, raw);
+    r->failed += !pass;
+    r->fn(r->ctx, pass, check, who, detail);
+}
+
+/* How a child ended, for a FAIL line: the line it left naming the call it
+ * was in (without "wattsim: WHO: "), else how it ended; "" when it
+ * exited with status 0. */
+static void death(const ws_sub_result *sr, double limit, const char *who, char *buf,
+                  size_t size)
+{
+    const char *note = NULL;
+    for (const char *p = sr->report.data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
+                                                                        : p + strlen(p))
+        if (!strncmp(p, "wattsim: ", 9)) note = p + 9;
+    char how[128];
+    ws_sub_describe(sr, limit + 2, how, sizeof how);
+    if (sr->killed)
+        snprintf(how, sizeof how, "did not finish within %g s (--timeout)", limit);
+    if (note) {
+        size_t n = strlen(who);
+        if (!strncmp(note, who, n) && !strncmp(note + n, ": ", 2)) note += n + 2;
+        size_t len = strcspn(note, "\n");
+        if (WIFSIGNALED(sr->status) && WTERMSIG(sr->status) == SIGALRM && !sr->killed)
+            snprintf(buf, size, "%.*s (--timeout)", (int)len, note);
+        else
+            snprintf(buf, size, "%.*s", (int)len, note);
+    } else if (how[0]) {
+        snprintf(buf, size, "the check's process %s", how);
+    } else {
+        buf[0] = '\0';
+    }
+}
+
+/* The policy's stderr (its log, its prints there), a few lines of it. */
+static void pass_on_stderr(const ws_sub_result *sr, const char *who, const char *check)
+{
+    const char *p = sr->err.data;
+    size_t shown = 0;
+    while (p && *p && shown < STDERR_LINES) {
+        size_t len = strcspn(p, "\n");
+        ws_line("%.*s", (int)len, p);
+        shown++;
+        p += len + (p[len] == '\n');
+    }
+    size_t rest = p ? sr->err.total - (size_t)(p - sr->err.data) : 0;
+    if (rest)
+        ws_line("wattsim: %s: check %s: %zu more bytes on stderr not shown", who, check, rest);
+}
+
+/* Where output on stdout was seen, for the stdout check. */
+typedef struct stdout_seen {
+    size_t bytes;
+    char where[200];
+    char first[80];
+} stdout_seen;
+
+static void saw_stdout(stdout_seen *o, const ws_sub_result *sr, const char *check)
+{
+    if (!sr->out.total) return;
+    if (!o->bytes) snprintf(o->first, sizeof o->first, "%.*s",
+                            (int)strcspn(sr->out.data, "\n"), sr->out.data);
+    o->bytes += sr->out.total;
+    size_t n = strlen(o->where);
+    if (n + strlen(check) + 3 < sizeof o->where)
+        snprintf(o->where + n, sizeof o->where - n, "%s%s", n ? ", " : "", check);
+}
+
+/* Run one check of one policy in a child and tell its result lines. */
+static int run_check(report *r, task *t, const char *who, stdout_seen *seen, ws_error *err)
+{
+    ws_sub_result sr;
+    const double limit = t->o->timeout;
+    if (ws_sub_run(check_child, t, limit > 0 ? limit + 2 : 0, STREAM_CAP, &sr, err)) return -1;
+    pass_on_stderr(&sr, who, t->check->name);
+    saw_stdout(seen, &sr, t->check->name);
+    char died[600];
+    death(&sr, limit, who, died, sizeof died);
+    const int abnormal = died[0] != '\0';
+    int first_seen = 0;
+    for (char *p = sr.report.data; *p;) {
+        char *end = strchr(p, '\n');
+        if (!end) break;
+        *end = '\0';
+        char *tab1 = strchr(p, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+        if (tab2 && (!strncmp(p, "PASS\t", 5) || !strncmp(p, "FAIL\t", 5))) {
+            *tab2 = '\0';
+            const char *check = tab1 + 1;
+            if (!strcmp(check, t->check->name)
+                || (t->check->then && !strcmp(check, t->check->then))) {
+                int pass = p[0] == 'P';
+                first_seen |= !strcmp(check, t->check->name);
+                if (pass && abnormal)
+                    tell(r, 0, check, who, "%s, but then %s", tab2 + 1, died);
+                else
+                    tell(r, pass, check, who, "%s", tab2 + 1);
+            }
+        }
+        p = end + 1;
+    }
+    if (!first_seen)
+        tell(r, 0, t->check->name, who, "%s", abnormal ? died
+             : "the check's process ended without a result (did the policy end it, _exit?)");
+    ws_sub_result_free(&sr);
+    return 0;
+}
+
+int ws_conformance_check(const char *target, const char *only, const ws_check_opts *o,
+                         ws_check_fn fn, void *ctx, ws_error *err)
 {
     report r = {fn, ctx, 0};
-    ws_registry *reg = ws_registry_new();
-    if (!reg) return ws_fail(err, "out of memory");
-    ws_error e = {{0}};
-    if (ws_registry_load_file(reg, path, &e)) {
-        say(&r, 0, "load", "", "%s", e.msg);
-        ws_registry_free(reg);
+    task t = {target, only, o, 0, NULL, NULL};
+    ws_sub_result sr;
+    const double lim = load_limit(o);
+    if (ws_sub_run(load_child, &t, lim > 0 ? lim + 2 : 0, STREAM_CAP, &sr, err))
+        return -1;
+    pass_on_stderr(&sr, target, "load");
+    stdout_seen load_out = {0};
+    saw_stdout(&load_out, &sr, "load");
+    char died[600];
+    death(&sr, lim, target, died, sizeof died);
+
+    /* What the load step reported. */
+    struct { int bso; char name[72]; } pol[128];
+    size_t n = 0, nb = 0, np = 0;
+    int abi = 0, loaded = 0;
+    char *error = NULL, *usage = NULL;
+    for (char *p = sr.report.data; *p;) {
+        char *end = strchr(p, '\n');
+        if (!end) break;
+        *end = '\0';
+        if (!strncmp(p, "load\t", 5)) loaded = sscanf(p + 5, "%d\t%zu\t%zu", &abi, &nb, &np) == 3;
+        else if (!strncmp(p, "error\t", 6)) error = p + 6;
+        else if (!strncmp(p, "usage\t", 6)) usage = p + 6;
+        else if ((!strncmp(p, "bso\t", 4) || !strncmp(p, "plo\t", 4)) && n < 128) {
+            pol[n].bso = p[0] == 'b';
+            snprintf(pol[n++].name, sizeof pol[0].name, "%s", p + 4);
+        }
+        p = end + 1;
+    }
+    if (error || !loaded || died[0]) {
+        tell(&r, 0, "load", "", "%s", error ? error : died[0] ? died
+             : "the load step ended without a result");
+        ws_sub_result_free(&sr);
         return r.failed;
     }
-    size_t nb = ws_registry_n_bso(reg), np = ws_registry_n_plo(reg), n = 0;
-    int abi = nb ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
-    for (size_t i = 0; i < nb + np; i++) {
-        subject s = {0};
-        if (i < nb) s.bt = ws_registry_bso_at(reg, i);
-        else s.pt = ws_registry_plo_at(reg, i - nb);
-        const char *name = s.bt ? s.bt->name : s.pt->name;
-        if (only && strcmp(only, name)) continue;
-        if (n++ == 0)
-            say(&r, 1, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100,
-                abi % 100, abi < WS_ABI_VERSION ? " (an older version: no call context)" : "",
-                nb, np);
-        snprintf(s.who, sizeof s.who, "%s %s", s.bt ? "bso" : "plo", name);
-        check_subject(&r, &s, jobs);
+    /* usage points into the report: keep it past the free */
+    char usage_msg[WS_ERROR_MAX];
+    if (usage) snprintf(usage_msg, sizeof usage_msg, "%s", usage);
+    ws_sub_result_free(&sr);
+    if (n == 0) {
+        if (only) return ws_fail(err, "%s: defines no policy '%s'", target, only);
+        return ws_fail(err, "%s: defines no policy", target);
     }
-    ws_registry_free(reg);
-    if (only && n == 0) return ws_fail(err, "%s: defines no policy '%s'", path, only);
+    if (o->n_params && n > 1)
+        return ws_fail(err, "policy check: parameters apply to one policy, and %s defines %zu:"
+                       " choose one with --policy NAME", target, n);
+    if (usage) return ws_fail(err, "%s", usage_msg);
+    tell(&r, 1, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100, abi % 100,
+         abi < WS_ABI_VERSION_OF(2, 0) ? " (an older version: no call context)" : "", nb, np);
+
+    for (size_t k = 0; k < n; k++) {
+        char who[96];
+        snprintf(who, sizeof who, "%s %s", pol[k].bso ? "bso" : "plo", pol[k].name);
+        t.bso = pol[k].bso;
+        t.name = pol[k].name;
+        stdout_seen seen = load_out;
+        int params_ok = 1;
+        for (size_t c = 0; c < N_CHECKS && params_ok; c++) {
+            if (CHECKS[c].bso_only && !t.bso) continue;
+            t.check = &CHECKS[c];
+            int before = r.failed;
+            if (run_check(&r, &t, who, &seen, err)) return -1;
+            /* Nothing else runs on parameters create refuses. */
+            if (c == 0 && r.failed > before) params_ok = 0;
+        }
+        if (!seen.bytes)
+            tell(&r, 1, "stdout", who, "nothing written to standard output");
+        else
+            tell(&r, 0, "stdout", who, "%zu bytes written to standard output (in %s), first"
+                 " \"%s\": a policy must not print (wattsim's own output is there); log"
+                 " through host->log", seen.bytes, seen.where, seen.first);
+    }
     return r.failed;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "wattsim/outfile.h"
@@ -35,14 +36,23 @@ _Thread_local const char *ws_guard_who, *ws_guard_call;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out_users, out_saved = -1;
+/* Where the last word of a process that dies in policy code goes (stderr;
+ * in a watched child, what its parent reads: ws_host_child_init), and
+ * whether fd 1 follows stderr while policies run. */
+static int note_fd = 2;
+static int redirect_stdout = 1;
 
 static void exit_guard(void)
 {
     if (!ws_guard_call) return;
     ws_outfile_abandon();          /* no half-written output stays */
-    ws_line("wattsim: %s: %s called exit(); a policy must return an error"
+    ws_error e;
+    ws_fail(&e, "wattsim: %s: %s called exit(); a policy must return an error"
             " instead", ws_guard_who, ws_guard_call);
+    size_t n = strlen(e.msg);
+    e.msg[n < sizeof e.msg - 1 ? n++ : n - 1] = '\n';
     fflush(stderr);
+    (void)!write(note_fd, e.msg, n);
     _exit(1);
 }
 
@@ -52,7 +62,7 @@ void ws_guard_stdout_enter(void)
 {
     pthread_once(&guard_once, guard_init);
     pthread_mutex_lock(&out_lock);
-    if (out_users++ == 0) {
+    if (out_users++ == 0 && redirect_stdout) {
         fflush(stdout);
         int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
         if (saved >= 0 && dup2(2, 1) >= 0) out_saved = saved;
@@ -64,11 +74,13 @@ void ws_guard_stdout_enter(void)
 void ws_guard_stdout_leave(void)
 {
     pthread_mutex_lock(&out_lock);
-    if (--out_users == 0 && out_saved >= 0) {
-        fflush(stdout);
-        dup2(out_saved, 1);
-        close(out_saved);
-        out_saved = -1;
+    if (--out_users == 0) {
+        fflush(stdout);            /* the policies' part, where fd 1 points now */
+        if (out_saved >= 0) {
+            dup2(out_saved, 1);
+            close(out_saved);
+            out_saved = -1;
+        }
     }
     pthread_mutex_unlock(&out_lock);
 }
@@ -138,5 +150,73 @@ void ws_host_signals_install(void)
         if (sigaction(handled[k], NULL, &old) != 0) continue;
         if (old.sa_handler == SIG_IGN) continue;     /* e.g. nohup: stay ignored */
         if (sigaction(handled[k], &sa, &previous[k]) != 0) continue;
+    }
+}
+
+/*
+ * A forked child that runs policy code for a parent watching it (sweep
+ * --isolate, policy check). Its parent learns how it ended from its exit
+ * status; this adds which policy call it was in, in one line on `fd`:
+ *   wattsim: bso NAME: predict crashed (SIGSEGV)
+ *   wattsim: bso NAME: predict called exit(); ...      (exit status 1)
+ *   wattsim: bso NAME: predict did not return within 2 s  (SIGALRM)
+ * after which the child dies of the signal by its default action, not by a
+ * sanitizer's report or the parent's handler (on_signal), so the parent
+ * names the signal. The handler runs on a stack of its own: a policy that
+ * overflowed its stack still gets its line. Only async-signal-safe calls.
+ */
+static const int child_handled[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+                                    SIGSYS, SIGALRM};
+static const char *const child_names[] = {"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT",
+                                          "SIGTRAP", "SIGSYS", "SIGALRM"};
+#define N_CHILD (sizeof child_handled / sizeof *child_handled)
+static char child_limit[32];       /* "2 s", for the SIGALRM line */
+
+static void note(const char *s) { (void)!write(note_fd, s, strlen(s)); }
+
+static void on_child_signal(int sig)
+{
+    size_t k = 0;
+    while (k < N_CHILD && child_handled[k] != sig) k++;
+    note("wattsim: ");
+    if (ws_guard_call) {
+        note(ws_guard_who ? ws_guard_who : "a policy");
+        note(": ");
+        note(ws_guard_call);
+        note(sig == SIGALRM ? " did not return within " : " crashed (");
+    } else {
+        note(sig == SIGALRM ? "did not finish within " : "crashed outside a policy call (");
+    }
+    if (sig == SIGALRM) {
+        note(child_limit);
+    } else {
+        note(k < N_CHILD ? child_names[k] : "a signal");
+        note(")");
+    }
+    note("\n");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void ws_host_child_init(int fd, int keep_stdout, double timeout)
+{
+    static char alt[1 << 16];
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+    note_fd = fd;
+    redirect_stdout = !keep_stdout;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_child_signal;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < N_CHILD; k++)
+        if (child_handled[k] != SIGALRM || timeout > 0) sigaction(child_handled[k], &sa, NULL);
+    if (timeout > 0) {
+        snprintf(child_limit, sizeof child_limit, "%g s", timeout);
+        struct itimerval it = {{0, 0}, {(time_t)timeout,
+                                        (suseconds_t)((timeout - (double)(time_t)timeout) * 1e6)}};
+        if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
+        setitimer(ITIMER_REAL, &it, NULL);
     }
 }

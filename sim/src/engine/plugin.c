@@ -155,7 +155,9 @@ static void instance_fini(instance *in, void (*destroy)(void *))
     if (in->guarded) ws_guard_stdout_leave();
 }
 
-/* create()'s values at the stride the descriptor was built with. */
+/* create() with the values at the stride the descriptor was built with.
+ * A failure is named like any call's: "bso NAME: create failed: MESSAGE"
+ * with the WS_LOG_ERROR line it logged, else the value it returned. */
 static int call_create(instance *in, int (*create)(void *, const ws_value *, const ws_host *),
                        const ws_param_spec *spec, size_t value_size,
                        const ws_value *params, ws_error *err)
@@ -170,7 +172,7 @@ static int call_create(instance *in, int (*create)(void *, const ws_value *, con
     int rc = create(in->state, buf ? (const ws_value *)(const void *)buf : params, &in->host);
     ws_guard_call_leave();
     free(buf);
-    return rc;
+    return rc ? ws_host_failed(in, "create", rc, err) : 0;
 }
 
 ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
@@ -184,7 +186,6 @@ ws_bso *ws_bso_new(const ws_bso_type *t, const ws_value *params,
     b->v1 = ws_abi_normalise(t->abi_version) < 200;
     instance_init(&b->in, "bso", t->name, seed, ROLE_BSO);
     if (call_create(&b->in, t->create, t->params, t->value_size, params, err)) {
-        ws_fail(err, "bso %s: create failed", t->name);
         ws_bso_free(b);
         return NULL;
     }
@@ -210,7 +211,6 @@ ws_plo *ws_plo_new(const ws_plo_type *t, const ws_value *params,
     p->v1 = ws_abi_normalise(t->abi_version) < 200;
     instance_init(&p->in, "plo", t->name, seed, ROLE_PLO);
     if (call_create(&p->in, t->create, t->params, t->value_size, params, err)) {
-        ws_fail(err, "plo %s: create failed", t->name);
         ws_plo_free(p);
         return NULL;
     }

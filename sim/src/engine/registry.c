@@ -140,11 +140,12 @@ static int push(void *arr, size_t *n, size_t size, const void *item)
 }
 
 /* The plugin's ws_plugin, through the version-2 entry point or, failing
- * that, the version-1 one. */
-static const ws_plugin *call_entry(void *h, const char *path, ws_error *err)
+ * that, the version-1 one; *v2 says which. */
+static const ws_plugin *call_entry(void *h, const char *path, int *v2, ws_error *err)
 {
     ws_plugin_entry_fn entry;
     *(void **)&entry = dlsym(h, WS_PLUGIN_ENTRY_NAME);
+    *v2 = entry != NULL;
     if (entry) {
         const ws_plugin *pl = entry(WS_ABI_VERSION);
         if (!pl)
@@ -213,6 +214,37 @@ static int name_free(ws_registry *r, const char *path, int folder, int bso,
 
 static int load_file(ws_registry *r, const char *path, int folder, ws_error *err);
 
+/*
+ * The entry point a plugin exports says which signatures its calls have
+ * (version 1's: no context; version 2's: the context third), and so does
+ * every version it declares: they must agree, or the host would call it
+ * through the wrong ones. The classic way to get them to disagree: an
+ * ABI-1 source built against the version-2 header by a compiler that only
+ * warns about the callbacks' types (GCC before 14) exports the version-1
+ * entry with WS_ABI_VERSION 2.x. `what` is "plugin", "bso" or "plo"; the
+ * version is known (ws_descriptor_check_version passed).
+ */
+static int entry_agrees(const char *path, const char *what, const char *name, int version,
+                        int entry_v2, ws_error *err)
+{
+    const int v = ws_abi_normalise(version);
+    if (entry_v2 == (v >= 200)) return 0;
+    if (!entry_v2)
+        return ws_fail(err, "%s: %s '%s' declares policy ABI %d.%d but the plugin exports"
+                       " version 1's entry point %s (not %s): built from an ABI-1 source"
+                       " against a version-2 header, its calls would get the wrong"
+                       " arguments. Rebuild it with `#define WS_ABI_REQUEST 1` before"
+                       " `#include <wattsim/policy.h>`, or port it (docs/writing-a-policy.md,"
+                       " \"Migrating from ABI 1\")", path, what, name ? name : "?", v / 100,
+                       v % 100, WS_PLUGIN_ENTRY_V1_NAME, WS_PLUGIN_ENTRY_NAME);
+    return ws_fail(err, "%s: %s '%s' declares policy ABI %d.%d but the plugin exports"
+                   " version 2's entry point %s, whose calls have version 2's signatures:"
+                   " declare abi_version = WS_ABI_VERSION (from <wattsim/policy.h> 2.x), or"
+                   " build a version-1 plugin with `#define WS_ABI_REQUEST 1` and %s(void)",
+                   path, what, name ? name : "?", v / 100, v % 100, WS_PLUGIN_ENTRY_NAME,
+                   WS_PLUGIN_ENTRY_V1_NAME);
+}
+
 int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
 {
     return load_file(r, path, 0, err);
@@ -228,7 +260,8 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     ws_guard_stdout_enter();
     ws_guard_call_enter(path, "loading");
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-    const ws_plugin *pl = h ? call_entry(h, path, err) : NULL;
+    int entry_v2 = 0;
+    const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
     ws_guard_stdout_leave();
     if (!h) {
@@ -240,7 +273,9 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     ws_plo_type **pc = NULL;
     size_t nb = 0, np = 0;
     if (!pl) goto fail;
-    if (ws_descriptor_check_version(path, "plugin", pl->name, pl->abi_version, err)) goto fail;
+    if (ws_descriptor_check_version(path, "plugin", pl->name, pl->abi_version, err)
+        || entry_agrees(path, "plugin", pl->name, pl->abi_version, entry_v2, err))
+        goto fail;
     if (ws_abi_normalise(pl->abi_version) >= 200) {
         int need = pl->requires_version ? pl->requires_version : WS_ABI_VERSION_OF(2, 0);
         if (need > WS_ABI_VERSION) {
@@ -262,7 +297,13 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     pc = calloc(np + 1, sizeof *pc);
     if (!bc || !pc) goto oom;
     for (size_t i = 0; i < nb; i++) {
-        if (ws_descriptor_check_bso(path, pl->bso[i], &bc[i], err)) goto fail;
+        /* The versions agree before anything past version 1's members is read. */
+        if (ws_descriptor_check_version(path, "bso", pl->bso[i]->name,
+                                        pl->bso[i]->abi_version, err)
+            || entry_agrees(path, "bso", pl->bso[i]->name, pl->bso[i]->abi_version,
+                            entry_v2, err)
+            || ws_descriptor_check_bso(path, pl->bso[i], &bc[i], err))
+            goto fail;
         for (size_t j = 0; j < i; j++)
             if (!strcmp(bc[j]->name, bc[i]->name)) {
                 ws_fail(err, "%s: bso '%s' is defined twice in this plugin", path,
@@ -272,7 +313,13 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
         if (name_free(r, path, folder, 1, bc[i]->name, err)) goto fail;
     }
     for (size_t i = 0; i < np; i++) {
-        if (ws_descriptor_check_plo(path, pl->plo[i], &pc[i], err)) goto fail;
+        /* The versions agree before anything past version 1's members is read. */
+        if (ws_descriptor_check_version(path, "plo", pl->plo[i]->name,
+                                        pl->plo[i]->abi_version, err)
+            || entry_agrees(path, "plo", pl->plo[i]->name, pl->plo[i]->abi_version,
+                            entry_v2, err)
+            || ws_descriptor_check_plo(path, pl->plo[i], &pc[i], err))
+            goto fail;
         for (size_t j = 0; j < i; j++)
             if (!strcmp(pc[j]->name, pc[i]->name)) {
                 ws_fail(err, "%s: plo '%s' is defined twice in this plugin", path,

@@ -229,8 +229,15 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                     for (size_t b = 0; b < s->n_betas; b++) {
                         ws_fig_saving v;
                         ws_fig_saving_of(s, subject, refs[r], g, w, e, b, &v);
-                        fprintf(f, "%s,%s,%s,%s,", s->pairs[subject].label,
-                                s->pairs[refs[r]].label, s->gpus[g], s->work[w]);
+                        /* labels may hold commas ({a=1,b=2}): RFC 4180 */
+                        ws_csv_str(f, s->pairs[subject].label);
+                        fputc(',', f);
+                        ws_csv_str(f, s->pairs[refs[r]].label);
+                        fputc(',', f);
+                        ws_csv_str(f, s->gpus[g]);
+                        fputc(',', f);
+                        ws_csv_str(f, s->work[w]);
+                        fputc(',', f);
                         ws_csv_num(f, ws_req(s->etas[e]));
                         fputc(',', f);
                         ws_csv_beta(f, s->betas[b]);
@@ -385,7 +392,12 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                 if (!o.seeds_ok || !d.seeds_ok) for (int i = 0; i < 6; i++) x[i] = NAN;
                 for (int i = 1; i < 6; i += i == 2 ? 2 : 1)     /* one seed: no interval */
                     if (!isfinite(x[i])) x[i] = x[i < 3 ? 0 : 3];
-                fprintf(f, "%s,%s,%s,", s->pairs[subject].label, s->gpus[g], s->work[w]);
+                ws_csv_str(f, s->pairs[subject].label);     /* RFC 4180 */
+                fputc(',', f);
+                ws_csv_str(f, s->gpus[g]);
+                fputc(',', f);
+                ws_csv_str(f, s->work[w]);
+                fputc(',', f);
                 ws_csv_num(f, ws_req(s->etas[0]));
                 fputc(',', f);
                 ws_csv_beta(f, s->betas[b]);

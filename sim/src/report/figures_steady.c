@@ -27,10 +27,13 @@
 /* Marker style per policy pair in the steady-state figure: oracle a large
  * open circle (it sits on the least-cost knob, others often on top of it),
  * default an open square, the rest filled shapes in palette order, each a
- * size smaller than the one before (`later` filled ones follow): policies
- * that settle on the same knob are drawn one inside the other, all
- * visible, rather than the last hiding the others. */
-static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, char *buf, size_t n)
+ * size smaller than the one before (`later` filled ones follow, `step`
+ * apart): policies that settle on the same knob are drawn one inside the
+ * other, all visible, rather than the last hiding the others. The sizes
+ * stay within ps 1..2.2, the oracle's circle, whatever the number of
+ * pairs: the key's line height is made for that. */
+static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, double step,
+                       char *buf, size_t n)
 {
     static const int shapes[] = {7, 9, 13, 11, 15, 5};
     if (p == s->ref_oracle)
@@ -38,7 +41,7 @@ static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, char
     else if (p == s->ref_default)
         snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
     else
-        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", shapes[k % 6], 1.0 + 0.45 * (double)later,
+        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", shapes[k % 6], 1.0 + step * (double)later,
                  ws_plot_colour((int)k));
 }
 
@@ -327,7 +330,15 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
      * running out of the panel hides how uncertain a point is), every
      * marker whole: 9 pt from the frame (oracle's circle, ps 2.2). */
     for (size_t e = 0; e < n_least; e++) ws_plot_box(&zoom, least[e].tta, least[e].eta);
-    size_t key_lines = 3 + (size_t)eta_mode + n_series;       /* + the bars' title */
+    /* The key: the bars' title, knob, frontier, (least-cost knob,) a line
+     * per series. When that is more than the figure holds, the oracle and
+     * default keep theirs, the first other pairs theirs, and a last line
+     * says how many are named (all are drawn; sweep.md lists them). */
+    const size_t key_fixed = 3 + (size_t)eta_mode;
+    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity();
+    size_t named = n_series;                  /* series with a key entry */
+    if (key_fixed + n_series > key_cap) named = key_cap > key_fixed + 1 ? key_cap - key_fixed - 1 : 0;
+    size_t key_lines = key_fixed + (named < n_series ? named + 1 : n_series);
     ws_plot_zoomfig z;
     ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines);
     steady_page pg = steady_scale(&z);
@@ -404,18 +415,33 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     size_t filled = 0;                            /* filled markers still to draw */
     for (size_t i = 0; i < n_series; i++)
         filled += series[i] != s->ref_oracle && series[i] != s->ref_default;
+    const double step = filled > 1 ? fmin(0.45, 1.2 / (double)(filled - 1)) : 0.45;
+    /* Which series are named in the key: oracle and default always, then
+     * the others in order while there is room. */
+    size_t others = named, refs_in = 0;
+    for (size_t i = 0; i < n_series; i++)
+        refs_in += series[i] == s->ref_oracle || series[i] == s->ref_default;
+    others = named > refs_in ? named - refs_in : 0;
+    size_t n_named = 0;
     for (size_t i = 0; i < n_series; i++) {
         char style[128];
         size_t p = series[i];
         int own = p != s->ref_oracle && p != s->ref_default;
-        pair_style(s, p, i, own ? --filled : 0, style, sizeof style);
+        int in_key = !own || others > 0;
+        if (own && others > 0) others--;
+        n_named += in_key;
+        pair_style(s, p, i, own ? --filled : 0, step, style, sizeof style);
         if (eta_mode && p == subject)       /* trace the etas in order, then label them */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
                        " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
         /* default far from the frontier: in the overview only */
         const char *x = p == s->ref_default && !def_in ? "NaN" : "$4";
-        fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? %s : NaN):5:6:7:8:9 with xyerrorbars"
-                   " %s title t%zu", i, x, style, i);
+        if (in_key)
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? %s : NaN):5:6:7:8:9 with"
+                       " xyerrorbars %s title t%zu", i, x, style, i);
+        else
+            fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? %s : NaN):5:6:7:8:9 with"
+                       " xyerrorbars %s notitle", i, x, style);
         if (eta_mode && p == subject)       /* placed clear of the data: place_labels */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $11 : NaN):12:10"
                        " with labels left font ',7' tc rgb '%s' notitle, \\\n"
@@ -429,6 +455,9 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     if (eta_mode)
         fputs(", \\\n     data index 3 using 4:5 with points pt 12 ps 1.9 lw 1 lc rgb '#555555'"
               " title 'least-cost knob of each η'", f);
+    if (n_named < n_series)                   /* the figure says what it leaves out */
+        fprintf(f, ", \\\n     keyentry with points pt 0 ps 0 lc rgb 'white' title"
+                   " '%zu of %zu named (all: sweep.md)'", n_named, n_series);
     fputs("\n", f);
     char over[256];
     size_t d_series = 0;

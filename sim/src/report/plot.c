@@ -218,15 +218,24 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
 #define ZF_H 3.4
 #define ZF_TITLE 21.0            /* pt under the page's top edge for the title */
 #define ZF_KEY_LINE 12.2         /* pt a key line: 7 pt, spacing 1.5 (markers up to ps 2.2) */
+#define ZF_MAX_EXTRA (72 * 3.6)  /* pt the figure may grow by for a long key (to 7 in) */
+#define ZF_MIN_OVERVIEW 50.0     /* pt the overview's frame needs: its ticks, the region */
+static int key_lines_at_height(void);
 
 void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
                             const ws_plot_box_t *all, double pad, int colour_bar,
                             int key_lines)
 {
-    const double wp = 72 * ZF_W, hp = 72 * ZF_H;
+    /* A key longer than the usual height holds makes the figure taller,
+     * line by line, up to ZF_MAX_EXTRA (the caller names only what
+     * ws_plot_zoomfig_key_capacity allows). */
+    const int usual = key_lines_at_height();
+    double extra = key_lines > usual ? (key_lines - usual) * ZF_KEY_LINE : 0;
+    if (extra > ZF_MAX_EXTRA) extra = ZF_MAX_EXTRA;
+    const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra;
     memset(z, 0, sizeof *z);
     z->w_in = ZF_W;
-    z->h_in = ZF_H;
+    z->h_in = hp / 72;
     z->pad = pad;
     /* zoomed panel: the y axis first (its labels' width sets the left
      * edge), then the x axis over what remains */
@@ -277,6 +286,20 @@ void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                "kx(x, y) = !Z || (x >= %.9g && x <= %.9g && y >= %.9g && y <= %.9g) ? x : NaN\n",
             z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi, z->zx.lo + kx, z->zx.hi - kx,
             z->zy.lo + ky, z->zy.hi - ky);
+}
+
+/* Key lines the figure holds at its usual height. */
+static int key_lines_at_height(void)
+{
+    const double zb = 3 + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
+    const double ot = 72 * ZF_H - ZF_TITLE - 12;
+    const double room = ot - ZF_MIN_OVERVIEW - 6 - ws_plot_bottom_room(7, 7) - zb;
+    return (int)floor(room / ZF_KEY_LINE);
+}
+
+int ws_plot_zoomfig_key_capacity(void)
+{
+    return key_lines_at_height() + (int)floor(ZF_MAX_EXTRA / ZF_KEY_LINE);
 }
 
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)

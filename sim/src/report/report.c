@@ -540,6 +540,8 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                 fputs(", \"plo_params\": ", f); ws_json_str(f, pv->plo_params);
                 fputs(", \"plo_sha256\": ", f); ws_json_str(f, pv->plo_sha256);
                 ws_json_allowed(f);
+                fputs(", ", f);
+                ws_json_version(f);
             }
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);

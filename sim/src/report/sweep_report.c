@@ -117,6 +117,8 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     fputc(']', f);
     ws_json_whatif(f, s->whatif);
     ws_json_allowed(f);
+    fputs(", ", f);
+    ws_json_version(f);
     fputs(", \"cells\": [", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;

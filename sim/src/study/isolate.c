@@ -24,6 +24,13 @@
  * Being in groups of their own, the cells get none of these signals from
  * a terminal themselves: only this parent can stop them.
  *
+ * What a child's policies write to stderr or stdout (their log lines,
+ * their prints) comes to the parent on a second pipe and is passed on,
+ * line by line, prefixed with the cell ("wattsim: CELL: LINE"), so that
+ * isolation does not hide why a cell failed. A third pipe carries the
+ * child's last word (ws_host_child_init): the policy call it was in when
+ * it crashed or called exit(), which the cell's error then names.
+ *
  * --cell-memory: a child may add that many bytes of address space to what
  * it inherited at the fork (RLIMIT_AS, set in the child before it runs
  * anything), so a policy's runaway allocation fails in its cell -- the
@@ -45,12 +52,21 @@
 
 #include "sweep_run.h"
 
+#define LINE_MAX_FWD 1024
+#define NOTE_MAX 512
+
 typedef struct child {
     pid_t pid;                 /* 0: slot free */
     int fd;                    /* read end; -1 after EOF */
+    int efd;                   /* its stderr and stdout; -1 after EOF */
+    int nfd;                   /* its last word; -1 after EOF */
     size_t cell;
     char *buf;
     size_t len, cap;
+    char line[LINE_MAX_FWD];   /* a line of its stderr not yet complete */
+    size_t line_len;
+    char note[NOTE_MAX];       /* what it said on nfd */
+    size_t note_len;
     double deadline;           /* monotonic seconds; INFINITY = none */
     int timed_out;
 } child;
@@ -102,7 +118,8 @@ static int cell_has_work(const ws_sweep *s, const unsigned char *todo, size_t ce
 
 /* In the child: run the cell, write the records, never return. */
 static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
-                       size_t cell, size_t memory, ws_sweep_run_fn run, int fd)
+                       size_t cell, size_t memory, ws_sweep_run_fn run, int fd, int efd,
+                       int nfd)
 {
     /* A crashing policy must end this process with its signal, not with a
      * sanitizer's or the plugin's report, so the parent can name it; and its
@@ -122,12 +139,11 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
         rl.rlim_cur = want;
         if (setrlimit(RLIMIT_AS, &rl)) _exit(4);
     }
-    int dn = open("/dev/null", O_WRONLY);
-    if (dn >= 0) {
-        dup2(dn, 1);
-        dup2(dn, 2);
-        if (dn > 2) close(dn);
-    }
+    /* Its stdout and stderr to the parent, which passes them on; the
+     * policy call it dies in, or calls exit() in, named on nfd. */
+    if (dup2(efd, 1) < 0 || dup2(efd, 2) < 0) _exit(3);
+    if (efd > 2) close(efd);
+    ws_host_child_init(nfd, 0, 0);
     FILE *f = fdopen(fd, "w");
     if (!f) _exit(3);
     for (size_t k = 0; k < s->n_seeds; k++) {
@@ -137,8 +153,12 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
         run(s, pol, i, &why, NULL);
         if (ws_sweep_record_write(f, s, i, NULL, why.msg) < 0 || fflush(f)) _exit(3);
     }
-    /* _exit: no atexit handlers, no flushing of the parent's stdio buffers,
-     * no leak report for the parent's heap this process inherited. */
+    /* What the policies left in stdio's buffers goes to the parent (the
+     * parent's own buffers were flushed before the fork). _exit: no atexit
+     * handlers, no leak report for the parent's heap this process
+     * inherited. */
+    fflush(stdout);
+    fflush(stderr);
     _exit(fclose(f) ? 3 : 0);
 }
 
@@ -167,17 +187,22 @@ static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status
     memory_note(note, sizeof note, memory);
     char msg[WS_ERROR_MAX + 64];      /* room for the prefix of a record's error */
     msg[0] = '\0';
+    /* The call it was in ("bso NAME: predict crashed (SIGSEGV)"), from its
+     * last word, after a ": ". */
+    char call[NOTE_MAX + 2] = "";
+    if (!strncmp(c->note, "wattsim: ", 9))
+        snprintf(call, sizeof call, ": %.*s", (int)strcspn(c->note + 9, "\n"), c->note + 9);
     if (c->timed_out)
         snprintf(msg, sizeof msg, "policy process timed out after %g s", timeout);
     else if (WIFSIGNALED(status))
-        snprintf(msg, sizeof msg, "policy process killed by signal %d (%s)%s", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)), note);
+        snprintf(msg, sizeof msg, "policy process killed by signal %d (%s)%s%s",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)), call, note);
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 4 && memory)
         snprintf(msg, sizeof msg, "policy process could not set its memory limit"
                  " (--cell-memory)");
     else if (!WIFEXITED(status) || WEXITSTATUS(status))
-        snprintf(msg, sizeof msg, "policy process exited with status %d%s", WEXITSTATUS(status),
-                 note);
+        snprintf(msg, sizeof msg, "policy process exited with status %d%s%s",
+                 WEXITSTATUS(status), call, note);
     else {
         /* Check every record before applying any, then apply them. */
         size_t n_todo = 0, n_got = 0;
@@ -215,37 +240,111 @@ static void collect(ws_sweep *s, const unsigned char *todo, child *c, int status
 static void release(child *c)
 {
     if (c->fd >= 0) close(c->fd);
+    if (c->efd >= 0) close(c->efd);
+    if (c->nfd >= 0) close(c->nfd);
     free(c->buf);
     memset(c, 0, sizeof *c);
-    c->fd = -1;
+    c->fd = c->efd = c->nfd = -1;
 }
 
 static int start(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
                  size_t cell, double timeout, size_t memory, ws_sweep_run_fn run, child *c,
                  ws_error *err)
 {
-    int fd[2];
-    if (pipe(fd)) return ws_fail(err, "cannot start a policy process: pipe: %s", strerror(errno));
+    int fd[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    for (int k = 0; k < 3; k++)
+        if (pipe2(fd[k], O_CLOEXEC)) {
+            int e = errno;
+            for (int j = 0; j < k; j++) {
+                close(fd[j][0]);
+                close(fd[j][1]);
+            }
+            return ws_fail(err, "cannot start a policy process: pipe: %s", strerror(e));
+        }
     fflush(NULL);                  /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
+        for (int k = 0; k < 3; k++) {
+            close(fd[k][0]);
+            close(fd[k][1]);
+        }
         return ws_fail(err, "cannot start a policy process: fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        close(fd[0]);
-        child_main(s, pol, todo, cell, memory, run, fd[1]);
+        for (int k = 0; k < 3; k++) close(fd[k][0]);
+        child_main(s, pol, todo, cell, memory, run, fd[0][1], fd[1][1], fd[2][1]);
     }
-    close(fd[1]);
+    for (int k = 0; k < 3; k++) close(fd[k][1]);
     setpgid(pid, pid);             /* also here: no race with a kill before the child's */
     /* Non-blocking: drain() reads until the pipe is empty, never waits. */
-    fcntl(fd[0], F_SETFL, fcntl(fd[0], F_GETFL) | O_NONBLOCK);
+    for (int k = 0; k < 3; k++) fcntl(fd[k][0], F_SETFL, fcntl(fd[k][0], F_GETFL) | O_NONBLOCK);
     c->pid = pid;
-    c->fd = fd[0];
+    c->fd = fd[0][0];
+    c->efd = fd[1][0];
+    c->nfd = fd[2][0];
     c->cell = cell;
     c->deadline = timeout > 0 ? now() + timeout : INFINITY;
     return 0;
+}
+
+/* One line of a child's stderr, passed on with its cell in front (a
+ * leading "wattsim: " of its own dropped: the line is wattsim's now). */
+static void forward_line(const ws_sweep *s, child *c)
+{
+    char cell[160], text[4 * LINE_MAX_FWD + 1];
+    c->line[c->line_len] = '\0';
+    const char *l = c->line;
+    if (!strncmp(l, "wattsim: ", 9)) l += 9;
+    ws_text_escape(text, sizeof text, l);
+    ws_sweep_cell_name(s, c->cell, cell, sizeof cell);
+    ws_line("wattsim: %s: %s", cell, text);
+    c->line_len = 0;
+}
+
+/* Read a child's stderr and pass it on line by line; at EOF, also the
+ * part line it left. */
+static void drain_err(const ws_sweep *s, child *c)
+{
+    for (;;) {
+        char buf[4096];
+        ssize_t n = read(c->efd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            if (c->line_len) forward_line(s, c);
+            close(c->efd);
+            c->efd = -1;
+            return;
+        }
+        for (ssize_t k = 0; k < n; k++) {
+            if (buf[k] == '\n') forward_line(s, c);
+            else {
+                c->line[c->line_len++] = buf[k] ? buf[k] : ' ';
+                if (c->line_len == LINE_MAX_FWD - 1) forward_line(s, c);
+            }
+        }
+    }
+}
+
+/* Keep what the child says on nfd (its first NOTE_MAX - 1 bytes). */
+static void drain_note(child *c)
+{
+    for (;;) {
+        char buf[512];
+        ssize_t n = read(c->nfd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            close(c->nfd);
+            c->nfd = -1;
+            return;
+        }
+        size_t keep = NOTE_MAX - 1 - c->note_len;
+        if (keep > (size_t)n) keep = (size_t)n;
+        memcpy(c->note + c->note_len, buf, keep);
+        c->note_len += keep;
+        c->note[c->note_len] = '\0';
+    }
 }
 
 /* Read what is there; EOF closes the fd. */
@@ -280,8 +379,8 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
     size_t n_cells = ws_sweep_n_cells(s), next = 0;
     if (jobs < 1) jobs = 1;
     child *kids = calloc((size_t)jobs, sizeof *kids);
-    struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
-    int *slot = calloc((size_t)jobs, sizeof *slot);
+    struct pollfd *pfd = calloc(3 * (size_t)jobs, sizeof *pfd);
+    int *slot = calloc(3 * (size_t)jobs, sizeof *slot);   /* 3 * child + which pipe */
     int rc = 0, active = 0;
     struct sigaction sa = {0}, old[N_STOP];
     sa.sa_handler = on_stop;       /* no SA_RESTART: poll returns EINTR */
@@ -293,7 +392,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
         if (old[k].sa_handler != SIG_IGN) sigaction(stop_sigs[k], &sa, NULL);
     }
     if (!kids || !pfd || !slot) { rc = ws_fail(err, "out of memory"); goto out; }
-    for (int k = 0; k < jobs; k++) kids[k].fd = -1;
+    for (int k = 0; k < jobs; k++) kids[k].fd = kids[k].efd = kids[k].nfd = -1;
     for (;;) {
         /* Fill free slots with the next cells that have work, in plan order. */
         for (int k = 0; k < jobs && !rc; k++) {
@@ -310,9 +409,17 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
         double t = now();
         for (int k = 0; k < jobs; k++) {
             if (!kids[k].pid) continue;
+            if (kids[k].efd >= 0) {
+                pfd[n] = (struct pollfd){kids[k].efd, POLLIN, 0};
+                slot[n++] = 3 * k + 1;
+            }
+            if (kids[k].nfd >= 0) {
+                pfd[n] = (struct pollfd){kids[k].nfd, POLLIN, 0};
+                slot[n++] = 3 * k + 2;
+            }
             if (kids[k].fd >= 0) {
                 pfd[n] = (struct pollfd){kids[k].fd, POLLIN, 0};
-                slot[n++] = k;
+                slot[n++] = 3 * k;
             } else if (wait_ms < 0 || wait_ms > 10) {
                 wait_ms = 10;      /* stream closed, process not yet gone */
             }
@@ -331,7 +438,12 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
         }
         if (stop_sig) break;
         for (int q = 0; q < n; q++)
-            if (pfd[q].revents) drain(&kids[slot[q]]);
+            if (pfd[q].revents) {
+                child *c = &kids[slot[q] / 3];
+                if (slot[q] % 3 == 0) drain(c);
+                else if (slot[q] % 3 == 1) drain_err(s, c);
+                else drain_note(c);
+            }
         t = now();
         for (int k = 0; k < jobs; k++) {
             child *c = &kids[k];
@@ -344,6 +456,8 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
                 kill(c->pid, SIGKILL);
                 c->timed_out = 1;
                 while ((w = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
+                if (c->efd >= 0) drain_err(s, c);      /* what it said till then */
+                if (c->efd >= 0 && c->line_len) forward_line(s, c);
             } else {
                 /* Ended? Look without reaping: while the child is a zombie its
                  * pid, and so its group id, cannot be reused, so the group
@@ -354,6 +468,9 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
                     kill(-c->pid, SIGKILL);   /* whatever it spawned goes too */
                     while ((w = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
                     if (c->fd >= 0) drain(c); /* what it sent before it ended */
+                    if (c->efd >= 0) drain_err(s, c);
+                    if (c->efd >= 0 && c->line_len) forward_line(s, c);
+                    if (c->nfd >= 0) drain_note(c);
                 }
             }
             if (w == 0) continue;

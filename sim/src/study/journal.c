@@ -460,17 +460,26 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
     if (!buf) rc = ws_fail(err, "out of memory");
     else if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, want, 24))
         rc = ws_fail(err, "%s: not a wattsim sweep journal of this version and machine (or of"
-                     " %s): pass --force without --resume to start over", path,
-                     s->curves ? "a sweep, not curves" : "curves, not a sweep");
+                     " %s): %s", path, s->curves ? "a sweep, not curves" : "curves, not a sweep",
+                     merge ? "merge the shards with the wattsim and the command (sweep or"
+                             " curves) that ran them"
+                           : "pass --force without --resume to start over");
     else if (memcmp(hdr + 24, want + 24, 40)) {
         char got[65], mine[65];
         uint64_t n;
         memcpy(&n, hdr + 24, 8);
         ws_sha256_hex(hdr + 32, got);
         ws_sha256_hex(fp, mine);
+        /* The fingerprint covers the pairs and their parameters, each
+         * plugin file's sha256 (a rebuilt plugin is another plan), the
+         * axes and the traces; the header keeps only the whole. */
         rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %s, %llu"
-                     " simulations; this sweep: %s, %zu): pass --force without --resume"
-                     " to start over", path, got, (unsigned long long)n, mine, s->n_sims);
+                     " simulations; this %s: %s, %zu; a policy, its parameters, a plugin"
+                     " file's sha256 (a rebuilt plugin), an axis or the traces differ): %s",
+                     path, got, (unsigned long long)n, merge ? "merge" : "sweep", mine,
+                     s->n_sims, merge ? "merge with the config, --policies and plugin files"
+                                        " the shards ran with"
+                                      : "pass --force without --resume to start over");
     }
     /* Two passes: check everything, then apply (a bad record anywhere
      * leaves s untouched). The first pass marks what it saw in `seen`. */
