@@ -30,7 +30,8 @@ void ws_csv_num(FILE *f, double x);
 /* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
 void ws_json_whatif(FILE *f, const ws_whatif *wi);
 /* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
- * config load plugins from (wattsim/plugin.h), when there are any. */
+ * config load plugins from (wattsim/plugin.h), when there are any; then
+ * `, "allow_python": [PACKAGE, ...]` likewise for --allow-python. */
 void ws_json_allowed(FILE *f);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);

@@ -35,6 +35,11 @@ _Thread_local const char *ws_guard_who, *ws_guard_call;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out_users, out_saved = -1;
+/* Off for a library caller (api.c): a program that embeds wattsim keeps
+ * its descriptors and its exit() as they are. */
+static int guards_on = 1;
+
+void ws_policy_guards(int on) { guards_on = on; }
 
 static void exit_guard(void)
 {
@@ -50,6 +55,7 @@ static void guard_init(void) { atexit(exit_guard); }
 
 void ws_guard_stdout_enter(void)
 {
+    if (!guards_on) return;
     pthread_once(&guard_once, guard_init);
     pthread_mutex_lock(&out_lock);
     if (out_users++ == 0) {
@@ -63,6 +69,7 @@ void ws_guard_stdout_enter(void)
 
 void ws_guard_stdout_leave(void)
 {
+    if (!guards_on) return;
     pthread_mutex_lock(&out_lock);
     if (--out_users == 0 && out_saved >= 0) {
         fflush(stdout);
