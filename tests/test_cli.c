@@ -20,19 +20,54 @@ static void expect_error(const char *const *argv, const char *msg)
     cli_free(&r);
 }
 
+/* Every command's help is its own: it opens with its own usage line, whose
+ * options include every option the text describes, and ends with the
+ * options or notes, not mid-sentence. */
 Test(cli, version_and_help_on_every_command)
 {
-    const char *cmds[] = {"run", "simulate", "pareto", "list"};
+    static const char *const cmds[][3] = {
+        {"run", NULL}, {"simulate", NULL}, {"plan", NULL}, {"pareto", NULL}, {"list", NULL},
+        {"sweep", NULL}, {"curves", NULL}, {"merge", NULL}, {"potential", NULL},
+        {"frontiers", NULL}, {"report", NULL}, {"groups", "synth"}, {"groups", "replay"},
+        {"trace", "check"}, {"policy", "new"}, {"policy", "check"}};
     cli_result r = cli_run((const char *[]){"wattsim", "--version", NULL});
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "wattsim "), "%s", r.out);
     cli_free(&r);
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-        r = cli_run((const char *[]){"wattsim", cmds[i], "--help", NULL});
-        cr_expect_eq(r.status, 0, "%s --help", cmds[i]);
-        cr_expect(strstr(r.out, "usage: wattsim "), "%s --help: %s", cmds[i], r.out);
+        const char *argv[] = {"wattsim", cmds[i][0], cmds[i][1] ? cmds[i][1] : "--help",
+                              cmds[i][1] ? "--help" : NULL, NULL};
+        r = cli_run(argv);
+        char want[64];
+        snprintf(want, sizeof want, "usage: wattsim %s", cmds[i][0]);
+        cr_expect_eq(r.status, 0, "%s --help", cmds[i][0]);
+        cr_expect(!strncmp(r.out, want, strlen(want)), "%s --help opens with another"
+                  " command's usage: %.80s", cmds[i][0], r.out);
+        /* the last line is an option's, a note's, or a sentence's end */
+        size_t n = strlen(r.out);
+        cr_expect(n > 2 && r.out[n - 1] == '\n', "%s --help", cmds[i][0]);
+        const char *last = r.out + n - 1;
+        while (last > r.out && last[-1] != '\n') last--;
+        cr_expect(strstr(last, "  --") == last || strchr(".)", r.out[n - 2]),
+                  "%s --help ends mid-sentence: %s", cmds[i][0], last);
         cli_free(&r);
     }
+    /* pareto's usage names the options its text describes */
+    r = cli_run((const char *[]){"wattsim", "pareto", "--help", NULL});
+    const char *opts_at = strstr(r.out, "\n\n");
+    cr_assert(opts_at);
+    const char *names[] = {"--plot", "--history", "--force", "--format", "--eta"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        cr_expect(strstr(r.out, names[k]) < opts_at, "pareto's usage lacks %s", names[k]);
+    cli_free(&r);
+    /* sweep's options come before its notes and exit status */
+    r = cli_run((const char *[]){"wattsim", "sweep", "--help", NULL});
+    const char *exit_at = strstr(r.out, "Exit status");
+    cr_assert(exit_at, "%s", r.out);
+    const char *last_opt = NULL;
+    for (const char *p = r.out; (p = strstr(p, "\n  --")); p++) last_opt = p;
+    cr_expect(last_opt && last_opt < exit_at, "sweep --help: an option after Exit status");
+    cli_free(&r);
 }
 
 Test(cli, simulate_json_contract_and_totals, .timeout = 60)

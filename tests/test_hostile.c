@@ -6,6 +6,8 @@
  *    a normal start's bytes, nothing lands in the lock file;
  *  - past `ulimit -f`, started with SIGXFSZ at its default action: one
  *    line, exit 2, no temporary left (not death by SIGXFSZ);
+ *  - its output's reader gone (a closed pipe, SIGPIPE at its default
+ *    action): every output written, exit 141, nothing left over;
  *  - the output folder swapped for a symbolic link while the sweep runs,
  *    or a plugin's chdir(): every output, figures included, still goes to
  *    the folder that was locked;
@@ -184,6 +186,53 @@ Test(process, a_file_size_limit_is_one_line_not_sigxfsz, .init = mktmp, .fini = 
     free(e);
     char *l = listing("o");
     cr_expect(!strstr(l, ".tmp"), "a temporary is left:\n%s", l);
+    free(l);
+}
+
+/* Start argv with stdout and stderr on a pipe nobody reads (its read end
+ * closed before the start: `wattsim ... 2>&1 | head` once head has gone);
+ * its exit status (128 + N for signal N). */
+static int run_into_a_closed_pipe(char *const argv[])
+{
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    close(p[0]);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);            /* as a shell starts it */
+        if (dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0) _exit(127);
+        close(p[1]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A reader that went away mid-run: the note on stderr before the first
+ * simulation killed the sweep (SIGPIPE's default action) before it wrote
+ * anything. Now every output is written, complete, and the command ends
+ * with 141 (128 + SIGPIPE) as a pipeline's writer does, by exit, not by
+ * the signal, with no temporary left. */
+Test(process, a_reader_gone_loses_no_result, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    small_config();
+    cr_assert_eq(run_shell("cd %s && " CLI " sweep s.yaml" IN " --set power_cap=200 --no-plot"
+                           " --out ref >/dev/null 2>&1", tmp), 0);
+    char cfg[600], out[600];
+    snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
+    snprintf(out, sizeof out, "%s/o", tmp);
+    char *const argv[] = {CLI, "sweep", cfg, "--traces", TRACES, "--catalogue", CATALOGUE,
+                          "--set", "power_cap=200", "--no-plot", "--out", out, NULL};
+    int st = run_into_a_closed_pipe(argv);
+    cr_expect_eq(st, 141, "exit status %d", st);
+    const char *files[] = {"sweep.csv", "sweep.json", "sweep.md", "savings.csv"};
+    expect_same("ref", "o", files, 4);
+    char *l = listing("o");
+    cr_expect(!strstr(l, ".tmp") && !strstr(l, "journal"), "a temporary is left:\n%s", l);
     free(l);
 }
 

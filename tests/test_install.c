@@ -68,7 +68,8 @@ Test(install, layout)
         "share/wattsim/workloads.yaml", "share/wattsim/examples/capped.c",
         "share/wattsim/traces/zeus-nsdi23", "share/wattsim/examples/egreedy.c",
         "share/doc/wattsim/writing-a-policy.md", "share/doc/wattsim/README.md",
-        "share/doc/wattsim/model.md", "share/man/man1/wattsim.1"};
+        "share/doc/wattsim/model.md", "share/man/man1/wattsim.1", "share/doc/wattsim/NOTICE",
+        "share/doc/wattsim/LICENSE"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         cr_expect(exists(files[i]), "%s/%s is not installed", prefix, files[i]);
 }

@@ -188,7 +188,7 @@ Test(keep_history, run_keeps_history_csv_up_to_the_failure)
     char *h = slurp(path);
     cr_assert_not_null(h, "no %s", path);
     cr_assert_str_eq(h,
-        "cell,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,cost,"
+        "simulation,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,cost,"
         "reached,profiled,policy,status,error\n"
         "0,g1,d,0.5,2,1,1,1,32,200,5,8000,50,9000,1,0,fail_at{at=3}+default,ok,\n"
         "0,g1,d,0.5,2,1,2,1,32,200,5,8000,50,9000,1,0,fail_at{at=3}+default,ok,\n"

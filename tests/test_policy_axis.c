@@ -84,12 +84,12 @@ Test(policy_axis, run_over_pairs_equals_single_runs)
     /* Pair-major: 2 pairs x 2 seeds. */
     cr_assert_eq(ax.n, 4);
     static const char *const labels[2] = {"zeus+jit", "zeus+default"};
-    static const char *const skip_cell[] = {"cell", NULL};
+    static const char *const skip_cell[] = {"simulation", NULL};
     for (size_t p = 0; p < 2; p++) {
         cr_assert_eq(one[p].n, 2);
         for (size_t s = 0; s < 2; s++) {
             cr_expect_str_eq(str(&ax, 2 * p + s, "policy"), labels[p]);
-            cr_expect_eq(num(&ax, 2 * p + s, "cell"), (double)(2 * p + s));
+            cr_expect_eq(num(&ax, 2 * p + s, "simulation"), (double)(2 * p + s));
             /* Names, parameters, hashes and numbers, byte for byte. */
             expect_same_row(&ax, 2 * p + s, &one[p], s, skip_cell);
         }

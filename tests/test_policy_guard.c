@@ -50,14 +50,14 @@ Test(policy_guard, stdout_stays_wattsims, .timeout = 60)
     cli_free(&r);
 }
 
-/* A policy's log lines say where it was: cell, seed, recurrence and try. */
-Test(policy_guard, log_lines_name_cell_seed_recurrence_and_try, .timeout = 60)
+/* A policy's log lines say where it was: simulation, seed, recurrence and try. */
+Test(policy_guard, log_lines_name_simulation_seed_recurrence_and_try, .timeout = 60)
 {
     cli_result r = simulate_rude("0", "json");
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.err, "wattsim: bso rude [cell 0 g1/w eta 0.5 beta 2, seed 1,"
+    cr_expect(strstr(r.err, "wattsim: bso rude [simulation 0 g1/w eta 0.5 beta 2, seed 1,"
                             " recurrence 1 try 1]: warning: observed\n")
-              && strstr(r.err, "wattsim: bso rude [cell 0 g1/w eta 0.5 beta 2, seed 1,"
+              && strstr(r.err, "wattsim: bso rude [simulation 0 g1/w eta 0.5 beta 2, seed 1,"
                                " recurrence 2 try 1]: warning: observed\n"),
               "%s", r.err);
     cli_free(&r);

@@ -362,9 +362,22 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     ws_settled s = {0};
     ws_error err = {{0}};
     cr_assert_eq(ws_history_settled(path, "v100", "cifar100", &s, &err), 0, "%s", err.msg);
-    /* Last reached run of the first matching cell. */
+    /* Last reached run of the first matching simulation (wattsim 0.1 named
+     * its index `cell`: such a history still reads). */
     cr_expect_eq(s.bs, 128);
     cr_expect_eq(s.pl, 100);
+    char path2[600];
+    snprintf(path2, sizeof path2, "%s/h2.csv", tmp);
+    f = fopen(path2, "w");
+    fputs("simulation,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
+          "cost,reached,profiled\n"
+          "4,v100,cifar100,0.5,2,1,1,1,512,150,10,1,1,1,1,0\n"
+          "5,v100,cifar100,0.5,2,2,1,1,1024,250,10,1,1,1,1,0\n", f);
+    fclose(f);
+    ws_settled s2 = {0};
+    cr_assert_eq(ws_history_settled(path2, "v100", "cifar100", &s2, &err), 0, "%s", err.msg);
+    cr_expect_eq(s2.bs, 512);
+    cr_expect_eq(s2.pl, 150);
     cr_expect_eq(ws_history_settled(path, "a40", "cifar100", &s, &err), -1);
     cr_expect(strstr(err.msg, "no reached run"), "%s", err.msg);
     /* The figure marks it. */

@@ -65,14 +65,14 @@ Test(sweep_history, runs_up_to_the_failure_in_plan_order, .init = mktmp, .fini =
     size_t failed_sims = 0, ok_sims = 0;
     long last_index = -1;
     for (size_t r = 0; r < h.n;) {
-        long idx = (long)num(&h, r, "cell");
+        long idx = (long)num(&h, r, "simulation");
         cr_assert_gt(idx, last_index, "row %zu: simulations out of plan order", r);
         last_index = idx;
         const char *policy = str(&h, r, "policy");
         unsigned long seed = (unsigned long)num(&h, r, "seed");
         long expect_rec = 1, last_reached = 0;
         int failed = 0;
-        for (; r < h.n && (long)num(&h, r, "cell") == idx; r++) {
+        for (; r < h.n && (long)num(&h, r, "simulation") == idx; r++) {
             cr_assert(!failed, "a row after the failed one (row %zu)", r);
             long rec = (long)num(&h, r, "recurrence");
             cr_assert_str_eq(str(&h, r, "policy"), policy);

@@ -7,6 +7,10 @@
  *  - SIGXFSZ: past `ulimit -f` its default action kills the process with
  *    half-written temporaries left; ignored, the write fails with EFBIG and
  *    is reported as any write error;
+ *  - SIGPIPE: a reader that went away (`wattsim sweep ... 2>&1 | head`)
+ *    would kill the process mid-run by its default action; ignored, the
+ *    write fails with EPIPE, the command completes its outputs and ends
+ *    with 128 + SIGPIPE (ws_cli_exit);
  *  - the locale: a plugin calling setlocale(LC_ALL, "") would make printf
  *    write, and strtod expect, a decimal comma in every thread. Each thread
  *    of wattsim uses the C locale of its own (uselocale), which setlocale
@@ -16,7 +20,7 @@
 #define WATTSIM_PROCESS_H
 
 /* First thing in main: open /dev/null on any of descriptors 0-2 that is
- * closed, ignore SIGXFSZ, and put this thread in the C locale
+ * closed, ignore SIGXFSZ and SIGPIPE, and put this thread in the C locale
  * (ws_thread_c_locale). Returns 0, or -1 when a closed descriptor could not
  * be filled (the caller cannot even report that reliably: it exits). */
 int ws_process_init(void);

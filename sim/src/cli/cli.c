@@ -58,6 +58,7 @@
 static const char *PARETO_HELP =
     "usage: wattsim pareto --gpu G (--workload W | --job D/N/O --target X\n"
     "                      --max-epochs N --b0 B) [--eta X] [--format table|csv|json]\n"
+    "                      [--plot FILE] [--history FILE] [--force] [WHAT-IF OPTIONS]\n"
     "\n"
     "Every (batch size, power limit) knob of a job with its expected time- and\n"
     "energy-to-accuracy (TTA, ETA), the TTA/ETA Pareto frontier, the default\n"
@@ -66,13 +67,14 @@ static const char *PARETO_HELP =
     "from the traces.\n"
     "\n"
     "  --gpu G            GPU; default v100\n"
-    "  --workload W       workload; required\n"
+    "  --workload W       workload of the catalogue; or --job (below)\n"
     "  --eta X            cost weight for `cost` and `best`; default 0.5\n"
     "  --format F         table (default), csv or json\n"
     "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf, with its\n"
     "                     data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
-    "                     the first matching cell of a `wattsim run` history.csv)\n"
+    "                     the first matching simulation of a `wattsim run`\n"
+    "                     history.csv)\n"
     "  --force            replace an existing FILE and its .csv and .gp (never an\n"
     "                     input of the command, such as a trace)\n"
     WS_CLI_JOB_HELP
@@ -406,10 +408,10 @@ static int wattsim_main(int argc, char **argv)
         rc = ws_cmd_sweep(argc - 2, argv + 2, 1, 1);
     else if (!strcmp(cmd, "merge") && argc > 2
              && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
-        rc = ws_cmd_sweep(argc - 1, argv + 1, 0, 1);     /* the sweep help covers merge */
+        rc = ws_cmd_sweep(argc - 1, argv + 1, 0, 1);     /* merge's own help */
     else if (!strcmp(cmd, "merge")) {
         fputs("wattsim merge: usage: wattsim merge sweep|curves CONFIG DIR... [options]"
-              " (see 'wattsim sweep --help')\n", stderr);
+              " (see 'wattsim merge --help')\n", stderr);
         return EXIT_USAGE;
     }
     else if (!strcmp(cmd, "potential")) rc = ws_cmd_potential(argc - 1, argv + 1);

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -202,10 +205,27 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
     return 1;
 }
 
+/* Whether stdout is a pipe or socket whose reader has gone: its write end
+ * then polls POLLERR (a pipe) or POLLHUP (a socket). Asked before stdout is
+ * flushed and closed: errno after a failed stdio write may be stale. */
+static int stdout_reader_gone(void)
+{
+    struct stat st;
+    if (fstat(STDOUT_FILENO, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return 0;
+    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int ws_cli_exit(int rc)
 {
     ws_error err = {{0}};
+    const int gone = stdout_reader_gone();
     if (!ws_stdout_close(&err)) return rc;
+    /* The reader of stdout went away (SIGPIPE is ignored, see process.c):
+     * the outputs are complete; end as a pipeline's writer does, without
+     * a message no one would read. */
+    if (gone) return 128 + SIGPIPE;
     ws_line("wattsim: %s", err.msg);
     return rc ? rc : 1;
 }

@@ -33,10 +33,12 @@ static const char *RUN_HELP =
     "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
     "                  [--keep-history] [--allow-plugins DIR]...\n"
     "\n"
-    "Run every cell of a config's run plan (policy pair x gpu x workload x eta x\n"
-    "beta x seed; bso: and plo: lists, or a policies: list, make the pairs) and\n"
-    "write summary.csv, summary.json and history.csv into the output folder.\n"
-    "The summary is printed in the chosen format (table: means over seeds).\n"
+    "Run every simulation of a config's run plan (policy pair x gpu x workload x\n"
+    "eta x beta x seed; bso: and plo: lists, or a policies: list, make the\n"
+    "pairs) and write summary.csv, summary.json (a row per simulation) and\n"
+    "history.csv (every run) into the output folder. The summary is printed in\n"
+    "the chosen format (table: a row per cell, every seed of one pair x gpu x\n"
+    "workload x eta x beta, with means over its seeds).\n"
     "\n"
     "  --set KEY=VALUE    override a config key, e.g. --set eta=0.3,\n"
     "                     --set seeds=1..100, --set bso.params.window=10\n"
@@ -273,8 +275,11 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     for (size_t i = 0; i < n; i++) wrapped += res[i].tot.wrapped;
     ws_study_wrap_note(&wi, wrapped);
     if (fmt == WS_FMT_TABLE)
-        printf("\n%zu cells; outputs in %s/ (summary.csv, summary.json, history.csv,"
-               " pareto-GPU-WORKLOAD.png)\n", n, out);
+        /* the plan is a cross product, seed fastest: a cell is every seed
+         * of one pair x gpu x workload x eta x beta */
+        printf("\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
+               " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
+               cfg.n_seeds ? n / cfg.n_seeds : n, out);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

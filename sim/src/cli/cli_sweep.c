@@ -30,87 +30,123 @@
 #include "wattsim/whatif.h"
 #include "cli_common.h"
 
+/* Help: sweep, curves and merge each have their own usage and description,
+ * then the options they take, the what-ifs, and what happens on failure. */
+#define SWEEP_OPTS_PLAN                                                        \
+    "  --set KEY=VALUE    override a config key (eta=[0,0.5,1], seeds=1..10, ...)\n"\
+    "  --policies LIST    policy pairs BSO:PLO, comma-separated, e.g.\n"         \
+    "                     zeus:jit,grid:grid (default: the config's pairs: its\n"\
+    "                     policies: list, or bso x plo); a side may be a path,\n"\
+    "                     FILE.so:NAME, and carry parameters: zeus{window=10}:jit\n"\
+    "  --out DIR          output folder (default: the config's `out`)\n"         \
+    "  --force            replace existing outputs in the folder (and start over\n"\
+    "                     when an interrupted run left a journal)\n"
+
+#define SWEEP_OPTS_RUN                                                         \
+    "  --threads N        worker threads (default: online CPUs); outputs do not\n"\
+    "                     depend on it\n"                                         \
+    "  --isolate          run each cell (all seeds of one policy pair x gpu x\n"  \
+    "                     workload x eta x beta) in a child process: a policy\n"  \
+    "                     that crashes, aborts or hangs fails only its cell;\n"   \
+    "                     with --threads N, up to N children at a time\n"         \
+    "  --cell-timeout S   with --isolate, kill a cell's process after S seconds\n"\
+    "                     and mark the cell failed (default: no limit)\n"         \
+    "  --cell-memory SIZE with --isolate, a cell's process may map SIZE bytes\n"  \
+    "                     (suffix K, M, G, T: KiB, MiB...) beyond what it starts\n"\
+    "                     with; an allocation past that fails, and so does its\n" \
+    "                     cell, saying so (default: no limit)\n"                  \
+    "  --shard K/N        run only the simulations i with i mod N = K (0 <= K < N),\n"\
+    "                     e.g. one task of a Slurm job array, and keep the results\n"\
+    "                     in DIR/sweep.journal (curves.journal) without writing\n"\
+    "                     outputs; `wattsim merge` with the same config and\n"   \
+    "                     options then writes them from every shard's folder,\n" \
+    "                     byte-identical to a single run. Under mpirun (a\n"      \
+    "                     -DWATTSIM_MPI=ON build) the ranks shard the\n"          \
+    "                     simulations this way by themselves and rank 0 writes\n" \
+    "                     the outputs (docs/sweeps.md)\n"                         \
+    "  --resume           reuse the simulations that an interrupted run of the\n" \
+    "                     same plan recorded in DIR/sweep.journal (curves.journal),\n"\
+    "                     and in the journals of an interrupted mpirun with any\n"\
+    "                     number of ranks (sweep.journal.K-of-N); at most the\n"  \
+    "                     last second's simulations of a killed run are run again\n"\
+    "  --keep-history     also write history.csv: every run (each try of each\n" \
+    "                     recurrence) of every simulation in plan order, as\n"    \
+    "                     `wattsim run`'s history.csv with status,error; a failed\n"\
+    "                     simulation keeps its runs up to the failure, then a\n"  \
+    "                     'failed' row with its error. Not with --isolate,\n"     \
+    "                     --shard, --resume or mpirun (in process only)\n"
+
+#define SWEEP_OPTS_TAIL                                                        \
+    WS_CLI_PLUGIN_HELP                                                         \
+    "  --no-plot          tables only\n"                                          \
+    "  --quiet            no progress display (a bar on a terminal, else a line\n"\
+    "                     every 10 s, once the run has taken over 1 s)\n"         \
+    "  --traces DIR, --catalogue FILE   as for every command\n"
+
+#define SWEEP_NOTES                                                            \
+    "A failed simulation (a policy error, a run that never reaches the target)\n"\
+    "does not stop the run: each cell is summarised over its successful seeds\n"\
+    "(columns seeds_ok, seeds_failed, error) and one warning per failed cell is\n"\
+    "printed. Memory does not grow with the seeds: past 262,144 simulations\n"  \
+    "each one's numbers go to a temporary file in the output folder, deleted as\n"\
+    "soon as it is made (64 bytes per simulation; WATTSIM_SPILL_SIMS=N sets the\n"\
+    "number); the outputs are the same bytes.\n"                               \
+    "\n"                                                                       \
+    "Exit status: 0 every simulation succeeded, 1 completed with failed cells,\n"\
+    "2 usage, config, policy or trace error (nothing written).\n"
+
 static const char *SWEEP_HELP =
     "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
     "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
     "                     [--resume] [--shard K/N] [--keep-history]\n"
-    "                     [--allow-plugins DIR]...\n"
-    "       wattsim curves CONFIG [same options]\n"
-    "       wattsim merge sweep|curves CONFIG DIR... [same options but --shard, --resume]\n"
+    "                     [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
     "\n"
-    "sweep: run the config's plan (gpu x workload x eta x beta x seed) for every\n"
-    "policy pair and summarise each cell (all axes but the seed) over seeds: mean\n"
-    "and 95 % CI of total ETA, TTA and cost, the steady state (mean ETA/TTA per\n"
+    "Run the config's plan (gpu x workload x eta x beta x seed) for every policy\n"
+    "pair and summarise each cell (all axes but the seed) over seeds: mean and\n"
+    "95 % CI of total ETA, TTA and cost, the steady state (mean ETA/TTA per\n"
     "recurrence over the last 10 % of recurrences, at least 5), the final knobs,\n"
     "savings versus the default policy and regret versus oracle (both always\n"
     "run). Writes sweep.csv, sweep.json, sweep.md and the figures (each with its\n"
     "data .csv and gnuplot script .gp, rendered to .png, .svg and .pdf):\n"
     "  savings.*   ETA and TTA savings of the first policy pair versus default\n"
-    "              and the other pairs (not oracle), per workload and GPU, with\n"
-    "              95 % CIs (for the first eta and beta)\n"
+    "              and the other pairs (not oracle), per workload, GPU and eta\n"
+    "              (or beta), with 95 % CIs\n"
     "  steady-GPU-WORKLOAD.*   the steady state against the frontier: per eta\n"
     "              (labelled) with several etas, else per policy (one beta only)\n"
     "  beta-GPU.*  with several betas: total ETA and TTA versus beta, % of default\n"
-    "curves: cumulative cost and regret versus oracle per recurrence, mean and\n"
-    "95 % band over seeds: curves.csv and per job curves-GPU-WORKLOAD-etaX-betaY.*.\n"
     "\n"
-    "  --set KEY=VALUE    override a config key (eta=[0,0.5,1], seeds=1..10, ...)\n"
-    "  --policies LIST    policy pairs BSO:PLO, comma-separated, e.g.\n"
-    "                     zeus:jit,grid:grid (default: the config's pairs: its\n"
-    "                     policies: list, or bso x plo); a side may be a path,\n"
-    "                     FILE.so:NAME, and carry parameters: zeus{window=10}:jit\n"
-    "  --out DIR          output folder (default: the config's `out`)\n"
-    "  --threads N        worker threads (default: online CPUs); outputs do not\n"
-    "                     depend on it\n"
-    "  --force            replace existing outputs in the folder (and start over\n"
-    "                     when an interrupted sweep left a journal)\n"
-    "  --isolate          run each cell (all seeds of one policy pair x gpu x\n"
-    "                     workload x eta x beta) in a child process: a policy\n"
-    "                     that crashes, aborts or hangs fails only its cell;\n"
-    "                     with --threads N, up to N children at a time\n"
-    "  --cell-timeout S   with --isolate, kill a cell's process after S seconds\n"
-    "                     and mark the cell failed (default: no limit)\n"
-    "  --cell-memory SIZE with --isolate, a cell's process may map SIZE bytes\n"
-    "                     (suffix K, M, G, T: KiB, MiB...) beyond what it starts\n"
-    "                     with; an allocation past that fails, and so does its\n"
-    "                     cell, saying so (default: no limit)\n"
-    "  --shard K/N        run only the simulations i with i mod N = K (0 <= K < N),\n"
-    "                     e.g. one task of a Slurm job array, and keep the results\n"
-    "                     in DIR/sweep.journal (curves.journal) without writing\n"
-    "                     outputs; `wattsim merge sweep CONFIG DIR...` with the\n"
-    "                     same config and options then writes the outputs from\n"
-    "                     every shard's folder, byte-identical to a single run.\n"
-    "                     Under mpirun (a -DWATTSIM_MPI=ON build) the ranks shard\n"
-    "                     the simulations this way by themselves and rank 0\n"
-    "                     writes the outputs (docs/sweeps.md)\n"
-    "  --resume           reuse the simulations that an interrupted run of the\n"
-    "                     same plan recorded in DIR/sweep.journal (curves.journal),\n"
-    "                     and in the journals of an interrupted mpirun with any\n"
-    "                     number of ranks (sweep.journal.K-of-N); at most the\n"
-    "                     last second's simulations of a killed run are run again\n"
-    "  --keep-history     also write history.csv: every run (each try of each\n"
-    "                     recurrence) of every simulation in plan order, as\n"
-    "                     `wattsim run`'s history.csv with status,error; a failed\n"
-    "                     simulation keeps its runs up to the failure, then a\n"
-    "                     'failed' row with its error. Not with --isolate,\n"
-    "                     --shard, --resume, merge or mpirun (in process only)\n"
+    SWEEP_OPTS_PLAN SWEEP_OPTS_RUN SWEEP_OPTS_TAIL;
+
+static const char *CURVES_HELP =
+    "usage: wattsim curves CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
+    "                      [--threads N] [--force] [--no-plot] [--quiet]\n"
+    "                      [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
+    "                      [--resume] [--shard K/N] [--keep-history]\n"
+    "                      [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
     "\n"
-    "A failed simulation (a policy error, a run that never reaches the target)\n"
-    "does not stop the sweep: each cell is summarised over its successful seeds\n"
-    "(columns seeds_ok, seeds_failed, error), one warning per failed cell is\n"
-    "printed, and the exit status is 1. Exit status: 0 every simulation\n"
-    "succeeded, 1 completed with failed cells, 2 usage, config, policy or trace\n"
-    "error (nothing written).\n"
-    "Memory does not grow with the seeds: past 262,144 simulations each one's\n"
-    "numbers go to a temporary file in the output folder, deleted as soon as it\n"
-    "is made (64 bytes per simulation; WATTSIM_SPILL_SIMS=N sets the number);\n"
-    "the outputs are the same bytes.\n"
-    WS_CLI_PLUGIN_HELP
-    "  --no-plot          tables only\n"
-    "  --quiet            no progress display (a bar on a terminal, else a line\n"
-    "                     every 10 s, once the run has taken over 1 s)\n"
-    "  --traces DIR, --catalogue FILE   as for every command\n";
+    "Learning curves: run the config's plan for every policy pair, as `wattsim\n"
+    "sweep` does, and write the cumulative cost and the regret versus oracle by\n"
+    "recurrence, mean and 95 % band over seeds: curves.csv and, per job,\n"
+    "curves-GPU-WORKLOAD-etaX-betaY.* (data .csv, gnuplot script .gp, .png,\n"
+    ".svg and .pdf). The journal is DIR/curves.journal; its records also hold\n"
+    "each recurrence's cost, which the curves need.\n"
+    "\n"
+    SWEEP_OPTS_PLAN SWEEP_OPTS_RUN SWEEP_OPTS_TAIL;
+
+static const char *MERGE_HELP =
+    "usage: wattsim merge sweep|curves CONFIG DIR... [--set KEY=VALUE]...\n"
+    "                     [--policies B:P,...] [--out DIR] [--force] [--no-plot]\n"
+    "                     [--quiet] [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
+    "\n"
+    "Write the outputs of a sweep (or curves) that ran in shards (`--shard K/N`,\n"
+    "one folder each) from the shards' journals, byte-identical to a single run.\n"
+    "Give the config and the options the shards ran with: every journal's plan\n"
+    "fingerprint must be this plan's, every record's checksum and values must\n"
+    "hold, and every simulation must be there exactly once; any other journal\n"
+    "is refused, naming it and what is wrong, and nothing is written.\n"
+    "\n"
+    SWEEP_OPTS_PLAN SWEEP_OPTS_TAIL;
 
 /* --keep-history: history.csv as the simulations end, in plan order. */
 typedef struct history_out {
@@ -442,7 +478,11 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
             continue;
         }
         switch (c) {
-        case 'h': printf("%s\n%s", SWEEP_HELP, WS_CLI_WHATIF_HELP); rc = 0; goto out;
+        case 'h':
+            printf("%s\n%s\n%s", merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
+                   WS_CLI_WHATIF_HELP, SWEEP_NOTES);
+            rc = 0;
+            goto out;
         case 's': sets[n_sets++] = optarg; break;
         case 'p': policies = optarg; break;
         case 'o': out = optarg; break;

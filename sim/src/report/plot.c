@@ -615,16 +615,19 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
     if (!c) return -1;
     int rc = -1, r;
     long col[16];
-    static const char *want[] = {"cell", "gpu", "workload", "bs", "pl", "reached"};
-    enum { C_CELL, C_GPU, C_WORK, C_BS, C_PL, C_REACHED, C_N };
+    static const char *want[] = {"simulation", "gpu", "workload", "bs", "pl", "reached"};
+    enum { C_SIM, C_GPU, C_WORK, C_BS, C_PL, C_REACHED, C_N };
     for (int i = 0; i < C_N; i++) col[i] = -1;
     if ((r = ws_csv_next(c, err)) <= 0) {
         if (r == 0) ws_fail(err, "%s: empty file; expected a history.csv of `wattsim run`", path);
         goto out;
     }
-    for (size_t i = 0; i < ws_csv_nfields(c); i++)
+    for (size_t i = 0; i < ws_csv_nfields(c); i++) {
         for (int k = 0; k < C_N; k++)
             if (!strcmp(ws_csv_field(c, i), want[k])) col[k] = (long)i;
+        /* wattsim 0.1 called the simulation's index `cell` */
+        if (col[C_SIM] < 0 && !strcmp(ws_csv_field(c, i), "cell")) col[C_SIM] = (long)i;
+    }
     for (int k = 0; k < C_N; k++)
         if (col[k] < 0) {
             ws_fail(err, "%s:1: no column '%s'; expected a history.csv of `wattsim run`",
@@ -632,7 +635,7 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
             goto out;
         }
     out->bs = out->pl = 0;
-    long cell = -1;
+    long sim = -1;
     while ((r = ws_csv_next(c, err)) == 1) {
         if ((long)ws_csv_nfields(c) <= col[C_REACHED] || (long)ws_csv_nfields(c) <= col[C_PL]
             || (long)ws_csv_nfields(c) <= col[C_WORK]) {
@@ -642,14 +645,14 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
         if (gpu && strcmp(ws_csv_field(c, (size_t)col[C_GPU]), gpu)) continue;
         if (workload && strcmp(ws_csv_field(c, (size_t)col[C_WORK]), workload)) continue;
         char *end;
-        long this_cell = strtol(ws_csv_field(c, (size_t)col[C_CELL]), &end, 10);
+        long this_sim = strtol(ws_csv_field(c, (size_t)col[C_SIM]), &end, 10);
         if (*end) {
-            ws_fail(err, "%s:%ld: cell '%s' is not an integer", path, ws_csv_line(c),
-                    ws_csv_field(c, (size_t)col[C_CELL]));
+            ws_fail(err, "%s:%ld: simulation '%s' is not an integer", path, ws_csv_line(c),
+                    ws_csv_field(c, (size_t)col[C_SIM]));
             goto out;
         }
-        if (cell < 0) cell = this_cell;
-        if (this_cell != cell) continue;      /* first matching cell only */
+        if (sim < 0) sim = this_sim;
+        if (this_sim != sim) continue;        /* the first matching simulation only */
         if (strcmp(ws_csv_field(c, (size_t)col[C_REACHED]), "1")) continue;
         long bs = strtol(ws_csv_field(c, (size_t)col[C_BS]), &end, 10);
         long pl = *end ? -1 : strtol(ws_csv_field(c, (size_t)col[C_PL]), &end, 10);

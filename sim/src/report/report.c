@@ -307,14 +307,15 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
 
 static void history_header(FILE *f, const ws_whatif *wi)
 {
-    fputs("cell,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
+    fputs("simulation,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
           "cost,reached,profiled", f);
     csv_amounts_header(f, wi);
     if (ws_whatif_accounts(wi)) fputs(",start_s", f);
     fputs(",policy", f);
 }
 
-/* The cell's columns, then recurrence and try. */
+/* The simulation's columns (its index in the plan, its coordinates), then
+ * recurrence and try. */
 static void history_cell(FILE *f, const ws_cell *c, long recurrence, int attempt)
 {
     fprintf(f, "%zu,", c->index);
@@ -422,7 +423,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
 #define CELL_PROV(i) (r[i].cell.policy ? &r[i].cell.policy->prov : prov)
 #define CELL_LABEL(i) (r[i].cell.policy ? r[i].cell.policy->label : "")
     if (fmt == WS_FMT_CSV) {
-        fputs("cell,gpu,workload,eta,beta,seed,bso,plo,policy,b0,recurrences,runs,skipped,"
+        fputs("simulation,gpu,workload,eta,beta,seed,bso,plo,policy,b0,recurrences,runs,skipped,"
               "energy_j,time_s,cost,final_bs,final_pl", f);
         csv_amounts_header(f, wi);
         if (has_wi) fputs(",whatif", f);
@@ -461,7 +462,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         fputs("[", f);
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
-            fprintf(f, "%s\n {\"cell\": %zu, \"gpu\": ", i ? "," : "", c->index);
+            fprintf(f, "%s\n {\"simulation\": %zu, \"gpu\": ", i ? "," : "", c->index);
             ws_json_str(f, c->gpu);
             fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
             fputs(", \"eta\": ", f); ws_json_num(f, c->eta);

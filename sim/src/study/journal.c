@@ -48,6 +48,7 @@
 
 #include "sweep_run.h"
 #include "wattsim/outfile.h"
+#include "wattsim/rng.h"
 #include "wattsim/sha256.h"
 
 #define FAILED_BIT 0x80000000u
@@ -332,6 +333,11 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
     for (size_t k = 0; k < fp->n; k++) ws_sha256_init(&h.part[k]);
     part(&h, P_PAIRS, "the policy pairs and their parameters");
     hash_str(&h, "wattsim sweep plan 2");
+    /* The random streams the simulations draw from: a journal of another
+     * stream version holds other runs for the same seeds. */
+    char streams[32];
+    snprintf(streams, sizeof streams, "streams %d", WS_STREAM_VERSION);
+    hash_str(&h, streams);
     for (size_t p = 0; p < s->n_pairs; p++) {
         h.cur = P_PAIRS;
         hash_str(&h, s->pairs[p].bso);

@@ -163,7 +163,7 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                 ws_plo *plo = bso ? ws_plo_new(use->pt, use->pp, r->cell.seed, err) : NULL;
                 if (plo) {
                     char where[128];
-                    snprintf(where, sizeof where, "cell %zu %s/%s eta %g beta %g", idx,
+                    snprintf(where, sizeof where, "simulation %zu %s/%s eta %g beta %g", idx,
                              r->cell.gpu, r->cell.workload, r->cell.eta, r->cell.beta);
                     ws_policy_log_where(bso, plo, where);
                 }

@@ -23,6 +23,12 @@ int ws_process_init(void)
         }
     }
     signal(SIGXFSZ, SIG_IGN);
+    /* A reader that went away (`wattsim sweep ... 2>&1 | head`) must not
+     * kill the command mid-run, leaving temporaries and no results: a
+     * write to it fails with EPIPE instead, the command completes its
+     * outputs, and ws_cli_exit ends it with 128 + SIGPIPE, as a shell
+     * pipeline expects, without a message no one would read. */
+    signal(SIGPIPE, SIG_IGN);
     ws_thread_c_locale();
     return 0;
 }
