@@ -108,7 +108,8 @@ class Call:
             self.c = None
 
     def set(self, option, value):
-        rc = self.L.ws_api_set(self.c, option.encode(), str(value).encode())
+        rc = self.L.ws_api_set(self.c, option.encode(),
+                               str(value).encode("utf-8", "surrogateescape"))
         if rc:
             raise TypeError(self.L.ws_api_error(self.c).decode())
 

@@ -3,6 +3,8 @@ wattsim's C `gts` and `jit` written against Zeus's interface, which the
 test suite checks against the C policies seed for seed (the same stream:
 a BSO's is np.random.default_rng(seed), as the host seeds the C one)."""
 
+import math
+
 from .policy import BatchSizeOptimizer, PowerLimitOptimizer, WithContext
 
 
@@ -11,30 +13,45 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
-class EpsilonGreedy(BatchSizeOptimizer):
-    """Each batch size once (in order), then the one of least mean cost,
-    or with probability epsilon a uniformly drawn one."""
+class EpsilonGreedy(WithContext, BatchSizeOptimizer):
+    """The C worked example policies/example/egreedy.c in Python: each
+    batch size once (b0 first), then with probability epsilon (divided by
+    the square root of the recurrence when `decay`) a uniformly drawn size,
+    else the one of least mean cost; a run that did not reach the target
+    counts `penalty` times its cost. Draws from the host's stream."""
 
-    def __init__(self, epsilon=0.1, seed=1):
-        import random
-        self.epsilon = epsilon
-        self.rng = random.Random(seed)
-        self.costs = {}
+    def __init__(self, epsilon=0.1, decay=True, penalty=2.0):
+        self.epsilon, self.decay, self.penalty = epsilon, decay, penalty
+        self.n, self.mean, self.stopped = {}, {}, 0
 
     def register_job(self, job, batch_sizes):
-        self.costs[job] = {b: [] for b in sorted(batch_sizes)}
+        self.bs = sorted(batch_sizes)
+        self.n = {b: 0 for b in self.bs}
+        self.mean = {b: 0.0 for b in self.bs}
 
     def predict(self, job):
-        costs = self.costs[job]
-        for b, c in costs.items():
-            if not c:
+        if self.n[job.default_bs] == 0:
+            return job.default_bs
+        for b in self.bs:
+            if self.n[b] == 0:
                 return b
-        if self.rng.random() < self.epsilon:
-            return self.rng.choice(list(costs))
-        return min(costs, key=lambda b: sum(costs[b]) / len(costs[b]))
+        eps = self.epsilon
+        if self.decay and self.ctx.recurrence > 0:
+            eps /= math.sqrt(self.ctx.recurrence)
+        if self.host.random() < eps:
+            return self.bs[self.host.integers(len(self.bs))]
+        best = job.default_bs
+        for b in self.bs:
+            if self.mean[b] < self.mean[best]:
+                best = b
+        return best
 
     def observe(self, job, batch_size, cost, converged=None):
-        self.costs[job][batch_size].append(cost)
+        if self.ctx.run_early_stopped:
+            self.stopped += 1
+        c = cost if converged else self.penalty * cost
+        self.n[batch_size] += 1
+        self.mean[batch_size] += (c - self.mean[batch_size]) / self.n[batch_size]
 
 
 class GaussianTS(WithContext, BatchSizeOptimizer):
