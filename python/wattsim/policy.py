@@ -21,12 +21,13 @@ class Job:
     default_lr: float = None
     workdir: str = None
     command: tuple = None
-    workload: str = None
-    gpu: str = None
-    eta: float = None
-    beta: float = math.inf
-    max_power: float = None
-    batch_sizes: tuple = ()
+    # wattsim's, left out of the repr (what Zeus's policies print)
+    workload: str = dataclasses.field(default=None, repr=False)
+    gpu: str = dataclasses.field(default=None, repr=False)
+    eta: float = dataclasses.field(default=None, repr=False)
+    beta: float = dataclasses.field(default=math.inf, repr=False)
+    max_power: float = dataclasses.field(default=None, repr=False)
+    batch_sizes: tuple = dataclasses.field(default=(), repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
