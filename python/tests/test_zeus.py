@@ -46,3 +46,44 @@ def test_zeus_classes_equal_published_histories(capfd):
     out, err = capfd.readouterr()
     assert out == ""            # Zeus's policies print: to stderr, never into a result
     assert "[Pruning GaussianTS BSO] Registered Job(dataset='sentiment140', network=" in err
+
+
+ZBSO = "py:zeus._legacy.policy.optimizer:PruningGTSBatchSizeOptimizer"
+ZPLO = "py:zeus._legacy.policy.optimizer:JITPowerLimitOptimizer"
+
+
+def test_zeus_classes_from_the_cli(tmp_path):
+    """The same through the bridge: one sweep per seed over the six
+    workloads (the seed a class parameter, as Zeus's run_single.py)."""
+    import csv
+    import subprocess
+    from conftest import CLI
+    env = dict(os.environ, PYTHONPATH=ZEUS, WATTSIM_PYTHON="/usr/bin/python3")
+    refs = {(r["workload"], r["seed"]): r for r in reference()}
+    cfg = tmp_path / "plan.yaml"
+    cfg.write_text("gpu: v100\nworkload: [cifar100, imagenet, squad, librispeech,"
+                   " movielens-1m, sentiment140]\neta: 0.5\nbeta: 2\n")
+    for s in range(1, 21):
+        out = tmp_path / ("s%d" % s)
+        subprocess.run([CLI, "sweep", str(cfg), "--set", "seed=%d" % s, "--policies",
+                        "%s{seed=%d}:%s" % (ZBSO, s, ZPLO), "--keep-history", "--threads", "2",
+                        "--out", str(out), "--no-plot", "--quiet"],
+                       check=True, capture_output=True, env=env)
+        runs = {}
+        with open(out / "history.csv") as f:
+            for r in csv.DictReader(f):
+                if r["policy"].startswith("pruninggts"):
+                    runs.setdefault(r["workload"], []).append(
+                        [int(r["bs"]), int(r["pl"]), float(r["energy_j"]), float(r["time_s"]),
+                         r["reached"] == "1"])
+        assert sorted(runs) == sorted(w for w, seed in refs if seed == s)
+        for w, got in runs.items():
+            assert got == refs[(w, s)]["history"], (w, s)
+    # Zeus's policies print (verbose=True): stdout stays the JSON asked for
+    r = subprocess.run([CLI, "simulate", "--workload", "cifar100", "--seed", "1", "--bso", ZBSO,
+                        "--bso-param", "seed=1", "--plo", ZPLO, "--format", "json"],
+                       check=True, capture_output=True, text=True, env=env)
+    got = [[h["bs"], h["pl"], h["energy_j"], h["time_s"], h["reached"]]
+           for h in json.loads(r.stdout)["history"]]
+    assert got == refs[("cifar100", 1)]["history"]
+    assert "[Pruning GaussianTS BSO]" in r.stderr

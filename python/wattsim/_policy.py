@@ -100,6 +100,10 @@ class PloType(ctypes.Structure):
                 ("value_size", ctypes.c_size_t)]
 
 
+class Value(ctypes.Union):
+    _fields_ = [("i", c_long), ("d", c_double), ("b", c_int), ("s", c_char_p)]
+
+
 class Host:
     """The instance's random stream (numpy's Generator, draw for draw; see
     ws_host in wattsim/policy.h), for a WithContext policy: self.host."""
@@ -160,8 +164,11 @@ class Adapter:
         self.sha256 = sha256
         self.workloads = workloads or {}  # workload -> catalogue entry
         self.objs = {}
+        self.hosts = {}
+        self.with_params = False          # make(values): the bridge's classes
         self.next = 1
-        self.fault = None                 # (call, exception)
+        self.fault = None                 # (call, exception): the first
+        self.faulted = set()              # instances whose call failed
         self.jobs = {}
         if name is None:
             with Adapter._names_lock:
@@ -200,17 +207,24 @@ class Adapter:
 
     def _call(self, call, state, job, ctx, fn):
         """fn(obj, Job) under the guard: 0, or -1 with the fault kept."""
-        if self.fault is not None:
+        h = ctypes.c_int64.from_address(state).value
+        if h in self.faulted:
             return -1
         try:
-            o = self._obj(state)
+            o = self.objs[h]
             if isinstance(o, WithContext):
                 o.ctx = Context.from_c(ctx.contents) if ctx else None
             with contextlib.redirect_stdout(sys.stderr):
                 fn(o, self._job(job.contents))
             return 0
         except BaseException as e:  # noqa: B036 -- re-raised by the caller
-            self.fault = (call, e)
+            self.faulted.add(h)
+            if self.fault is None:
+                self.fault = (call, e)
+            # the host's error line: "bso NAME: predict failed: LINE"
+            host = self.hosts.get(h)
+            if host is not None:
+                host.log(host.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
             return -1
 
     def _job(self, j):
@@ -230,7 +244,7 @@ class Adapter:
 
     def _create(self, state, _params, host):
         try:
-            o = self.make()
+            o = self.make(ctypes.cast(_params, P(Value))) if self.with_params else self.make()
             if isinstance(o, WithContext):
                 o.host = Host(host.contents)
         except BaseException as e:  # noqa: B036
@@ -240,11 +254,15 @@ class Adapter:
         h = self.next
         self.next += 1
         self.objs[h] = o
+        self.hosts[h] = host.contents
         ctypes.c_int64.from_address(state).value = h
         return 0
 
     def _destroy(self, state):
-        self.objs.pop(ctypes.c_int64.from_address(state).value, None)
+        h = ctypes.c_int64.from_address(state).value
+        self.objs.pop(h, None)
+        self.hosts.pop(h, None)
+        self.faulted.discard(h)
 
     def _register(self, state, job, ctx):
         if self.kind == "bso":
@@ -295,6 +313,7 @@ class Adapter:
             return
         call, e = self.fault
         self.fault = None
+        self.faulted.clear()
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise e
         from . import PolicyError

@@ -2,7 +2,7 @@
  * wattsim policy new NAME [--kind bso|plo] [--force] [DIR]: a policy
  * skeleton (NAME.c, CMakeLists.txt) that builds out of tree against the
  * installed kit and runs unchanged.
- * wattsim policy check FILE.so [--policy NAME] [--jobs N]: the conformance
+ * wattsim policy check FILE.so|py:M:C [--policy NAME] [--jobs N]: the conformance
  * checks of wattsim/conformance.h, one line per check; exit 1 on a failure.
  */
 #include "cli_policy.h"
@@ -21,7 +21,7 @@
 
 static const char *POLICY_HELP =
     "usage: wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
-    "       wattsim policy check FILE.so [--policy NAME] [--jobs N]\n"
+    "       wattsim policy check FILE.so|py:MODULE:CLASS [--policy NAME] [--jobs N]\n"
     "\n"
     "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
     "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
@@ -35,6 +35,8 @@ static const char *POLICY_HELP =
     "stopping, concurrent submissions (bso), determinism for a seed, no state\n"
     "shared between instances, N jobs without leaking (default 10000) and the\n"
     "time per call. One PASS/FAIL line per check; exit 1 if any fails.\n"
+    "py:MODULE:CLASS checks a Python class through the Python bridge\n"
+    "(docs/python.md), imported by the interpreter WATTSIM_PYTHON names.\n"
     "Checking a plugin runs its code: loading it runs its constructors, and\n"
     "every check calls it, in this process with your rights. Check only\n"
     "plugins you would run; a check is not a sandbox.\n";
@@ -339,7 +341,7 @@ static int cmd_check(int argc, char **argv)
         } else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
         else return ws_cli_bad_option("policy check", argv, c);
     }
-    if (argc - optind != 1) return ws_cli_usage("policy check", "%s", "needs one FILE.so");
+    if (argc - optind != 1) return ws_cli_usage("policy check", "%s", "needs one FILE.so or py:MODULE:CLASS");
     ws_error err = {{0}};
     int failed = ws_conformance_check(argv[optind], only, jobs, print_check, NULL, &err);
     if (failed < 0) return ws_cli_die(&err);

@@ -383,7 +383,9 @@ int ws_conformance_check(const char *path, const char *only, long jobs, ws_check
     ws_registry *reg = ws_registry_new();
     if (!reg) return ws_fail(err, "out of memory");
     ws_error e = {{0}};
-    if (ws_registry_load_file(reg, path, &e)) {
+    /* py:MODULE:CLASS: the Python bridge's descriptor, checked the same */
+    if (!strncmp(path, "py:", 3) ? ws_registry_load_python(reg, path, &e)
+                                 : ws_registry_load_file(reg, path, &e)) {
         say(&r, 0, "load", "", "%s", e.msg);
         ws_registry_free(reg);
         return r.failed;
