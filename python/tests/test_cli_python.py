@@ -31,7 +31,7 @@ def test_python_policies_equal_c_policies():
     py = json.loads(wattsim(*kw, "--bso", GTS, "--plo", JIT).stdout)
     c = json.loads(wattsim(*kw, "--bso", "gts", "--plo", "jit").stdout)
     assert py["history"] == c["history"] and py["cost"] == c["cost"]
-    assert (py["bso"], py["plo"]) == ("gaussiants", "jit")
+    assert (py["bso"], py["plo"]) == ("py-gaussiants", "py-jit")
 
 
 def test_sweep_threads_and_isolate_same_bytes(tmp_path):
@@ -47,7 +47,7 @@ def test_sweep_threads_and_isolate_same_bytes(tmp_path):
     cells = json.loads(outs[0])["cells"]
     mean = {(c["policy"], c["workload"]): c["energy_j"]["mean"] for c in cells}
     for w in ("cifar100", "squad"):
-        assert mean[("gaussiants+jit", w)] == mean[("gts+jit", w)]
+        assert mean[("py-gaussiants+py-jit", w)] == mean[("gts+jit", w)]
 
 
 def test_exception_is_one_policy_error_line():
@@ -55,7 +55,7 @@ def test_exception_is_one_policy_error_line():
                 "--plo", "jit", "--format", "json", check=False)
     assert r.returncode == 2 and r.stdout == ""
     lines = [x for x in r.stderr.splitlines() if x.startswith("wattsim:")]
-    assert lines == ["wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso boom: predict failed:"
+    assert lines == ["wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso py-boom: predict failed:"
                      " KeyError: 'missing'"]
 
 
@@ -63,7 +63,7 @@ def test_wrong_return_type_is_a_policy_error():
     r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:WrongType",
                 "--plo", "jit", check=False)
     assert r.returncode == 2
-    assert "bso wrongtype: predict failed: TypeError: predict returned 1.5 (float), not an" \
+    assert "bso py-wrongtype: predict failed: TypeError: predict returned 1.5 (float), not an" \
            " int" in r.stderr
 
 
@@ -82,7 +82,7 @@ def test_never_returning_policy_stopped_by_cell_timeout(tmp_path):
                 check=False)
     assert r.returncode == 1
     cell = json.loads((tmp_path / "o" / "sweep.json").read_text())["cells"][0]
-    assert cell["policy"] == "hang+jit" and cell["error"] == "policy process timed out after 1 s"
+    assert cell["policy"] == "py-hang+jit" and cell["error"] == "policy process timed out after 1 s"
 
 
 def test_bad_module_and_config_opt_in(tmp_path):
@@ -103,5 +103,5 @@ def test_policy_check_accepts_python():
     r = wattsim("policy", "check", JIT, "--jobs", "10")
     assert r.stdout.splitlines()[-1] == JIT + ": 0 checks failed"
     r = wattsim("policy", "check", "py:wstest_policies:Boom", "--jobs", "10", check=False)
-    assert r.returncode == 1 and "FAIL one-size       bso boom: predict failed: KeyError:" \
+    assert r.returncode == 1 and "FAIL one-size       bso py-boom: predict failed: KeyError:" \
         " 'missing'" in r.stdout

@@ -32,7 +32,7 @@ def test_gts_port_equals_c_gts_on_all_v100_workloads():
     """GaussianTS(seed=None) draws from the host's stream, as the C gts."""
     res = wattsim.sweep(gpu="v100", workload=V100, eta=0.5, seed=range(1, 5), threads=2,
                         keep_history=True, policies=[(GaussianTS(), JIT()), ("gts", "jit")])
-    assert same_histories(res, "gaussiants+jit", "gts+jit") == 24
+    assert same_histories(res, "py-gaussiants+py-jit", "gts+jit") == 24
 
 
 def test_egreedy_port_equals_c_example():
@@ -40,7 +40,7 @@ def test_egreedy_port_equals_c_example():
     res = wattsim.sweep(gpu="v100", workload=V100, eta=0.3, seed=range(1, 6), threads=1,
                         keep_history=True,
                         policies=[(EpsilonGreedy(), JIT()), (EGREEDY, "jit")])
-    assert same_histories(res, "epsilongreedy+jit", "egreedy+jit") == 30
+    assert same_histories(res, "py-epsilongreedy+py-jit", "egreedy+jit") == 30
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -152,7 +152,7 @@ def test_progress_interrupt_stops_a_sweep_cleanly():
 def test_live_policy_is_refused_under_isolate():
     """A live object lives in this interpreter, which a forked child
     cannot share: no isolate, hence no cell-timeout, for live objects."""
-    with pytest.raises(wattsim.InputError, match=r"^policy pair gaussiants\+jit: its Python"
+    with pytest.raises(wattsim.InputError, match=r"^policy pair py-gaussiants\+py-jit: its Python"
                        r" policy runs in this process's interpreter"):
         wattsim.sweep(workload="cifar100", seed=range(1, 3), isolate=True,
                       policies=[(GaussianTS(), JIT())])

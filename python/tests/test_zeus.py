@@ -72,7 +72,7 @@ def test_zeus_classes_from_the_cli(tmp_path):
         runs = {}
         with open(out / "history.csv") as f:
             for r in csv.DictReader(f):
-                if r["policy"].startswith("pruninggts"):
+                if r["policy"].startswith("py-pruninggts"):
                     runs.setdefault(r["workload"], []).append(
                         [int(r["bs"]), int(r["pl"]), float(r["energy_j"]), float(r["time_s"]),
                          r["reached"] == "1"])

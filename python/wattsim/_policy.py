@@ -322,9 +322,10 @@ class Adapter:
 
 
 def short_name(cls, taken):
-    """The descriptor's name (policy labels: "gaussiants+jit"): the class
-    name in [a-z0-9_-], made unique within a call."""
-    base = re.sub(r"[^a-z0-9_-]", "", cls.__name__.lower()) or "python"
+    """The descriptor's name (policy labels: "py-gaussiants+jit"): the
+    class name in [a-z0-9_-] after "py-" (never a C policy's name), made
+    unique within a call."""
+    base = "py-" + (re.sub(r"[^a-z0-9_-]", "", cls.__name__.lower()) or "class")
     name, k = base, 1
     while name in taken:
         k += 1

@@ -138,13 +138,17 @@ class _Policies:
 
     def __init__(self, call, options):
         self.call, self.options, self.adapters, self.taken = call, options, [], set()
+        self.keys = {}                    # the same object twice: one policy
 
     def name(self, kind, p):
         if p is None or isinstance(p, str):
             return p
+        if (kind, id(p)) in self.keys:
+            return self.keys[(kind, id(p))]
         a = _policy.live(kind, p, _catalogue(self.options), self.taken)
         key = self.call.add(kind, a.descriptor, a.origin, a.sha256)
         self.adapters.append((key, a))
+        self.keys[(kind, id(p))] = key
         return key
 
     def raise_faults(self):
