@@ -202,3 +202,17 @@ def test_without_pandas():
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True, env=env).stdout.split()
     assert out == ["Table", "3", "['bs',", "'cost',", "'energy_j']", "1"]
+
+
+def test_run_config_and_lists(tmp_path):
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("workload: cifar100\nrecurrences: 3\nseed: [1, 2]\n")
+    cells, hist = wattsim.run(str(cfg))
+    assert list(cells["seed"]) == [1, 2] and len(hist) == 6
+    one = wattsim.simulate(workload="cifar100", recurrences=3, seed=2)
+    assert list(hist[hist.seed == 2]["energy_j"]) == list(one["energy_j"])
+    assert not any(tmp_path.glob("out*"))               # nothing written
+    bso, plo = wattsim.policies_list()
+    assert {"zeus", "gts", "default"} <= set(bso["name"]) and "jit" in set(plo["name"])
+    assert wattsim.gpus() == ["a40", "p100", "rtx6000", "v100"]
+    assert len(wattsim.workloads()) == 6
