@@ -182,3 +182,21 @@ def test_subclass_interface_and_job_attributes():
     knobs = wattsim.pareto(gpu="v100", workload="squad")
     assert seen["bs"] == sorted(set(knobs["bs"])) and seen["obs"][0][0] == 32
     assert seen["obs"][0][1] > 0 and seen["obs"][0][2] is True
+
+
+def test_py_names_from_the_package_join_this_interpreter():
+    """py:MODULE:CLASS named in a call from Python: the bridge uses the
+    interpreter the process runs, never a second libpython."""
+    def libpython():
+        with open("/proc/self/maps") as f:
+            return {line.split()[-1] for line in f if "libpython" in line}
+
+    before = libpython()
+    kw = dict(workload="squad", seed=2, recurrences=10)
+    a = wattsim.simulate(bso="py:wattsim.policies:GaussianTS", plo="py:wattsim.policies:JIT",
+                         **kw)
+    b = wattsim.simulate(bso="gts", plo="jit", **kw)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert a.attrs["provenance"]["policies"][0]["bso_origin"].startswith(
+        "wattsim.policies.GaussianTS from ")
+    assert libpython() == before       # the bridge loaded no libpython
