@@ -450,7 +450,7 @@ Test(errors, file_level)
 {
     expect_load_error(DATA "no-such-file.yaml",
                       ": cannot open: No such file or directory");
-    expect_load_error(DATA, ": cannot read: Is a directory");
+    expect_load_error(DATA, ": not a regular file (a folder); give a file");
     expect_data_error("empty.yaml", ": empty config");
     expect_data_error("comments.yaml", ": empty config");
     expect_data_error("empty_doc.yaml", ": empty config");

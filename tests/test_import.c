@@ -2,14 +2,17 @@
  * `wattsim trace import power|train`, `trace check` and `--job`, through
  * the real CLI, on logs written here in the formats the tools print.
  *
- * The reference signal S (one GPU, a sample every second, t = 0..10 s):
- *   p(t) = 100 W for t <= 4, linear from 100 to 200 W over [4, 6], 200 W after.
+ * The reference signal S (one GPU, a sample every second, t = 0..20 s):
+ *   p(t) = 100 W for t <= 4, linear from 100 to 200 W over [4, 6], 200 W
+ *   up to t = 10, then the mirror image: p(t) = p(20 - t) for t >= 10.
  * The samples lie on the knots, so the trapezoid is the exact integral:
  *   epoch [4.5, 8]: ramp 4.5..6 (125 -> 200 W) = 243.75 J, + 200 * 2 = 643.75 J
  *   epoch [1, 2.5]: 100 * 1.5 = 150 J
  *   => knob (bs 8, 100 W): time_per_epoch = (3.5 + 1.5) / 2 = 2.5 s,
  *      average_power = 793.75 J / 5 s = 158.75 W
- *   epoch [0, 10]: 400 + 300 + 800 = 1500 J => knob (bs 8, 150 W): 10 s, 150 W
+ *   epoch [10, 20], the mirror of [0, 10]: 800 + 300 + 400 = 1500 J
+ *   => knob (bs 8, 150 W): 10 s, 150 W
+ * (Epochs never overlap: on the same GPUs that would count joules twice.)
  */
 #include <math.h>
 #include <sys/stat.h>
@@ -26,6 +29,7 @@ static void teardown(void) { tmpdir_remove(); }
 
 static double sig_s(double t)
 {
+    if (t > 10) t = 20 - t;
     if (t <= 4) return 100;
     if (t >= 6) return 200;
     return 100 + 50 * (t - 4);
@@ -35,7 +39,7 @@ static const char *EPOCHS =
     "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
     "d,n,o,8,100,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
     "d,n,o,8,100,2,2026-01-15T00:00:01,2026-01-15T00:00:02.5\n"
-    "d,n,o,8,150,1,2026-01-15T00:00:00,2026-01-15T00:00:10\n";
+    "d,n,o,8,150,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n";
 
 /* Append one nvidia-smi row (t seconds after 2026/01/15 00:00:00). */
 static void nv_row(char *buf, size_t size, double t, int gpu, const char *value)
@@ -46,15 +50,15 @@ static void nv_row(char *buf, size_t size, double t, int gpu, const char *value)
              ms / 60000 % 60, ms / 1000 % 60, ms % 1000, gpu, value);
 }
 
-/* S on GPU 0 (and 50 W on GPU 1 when two); skip: a sample time to leave out
- * (-1: none). */
+/* S on GPU 0 (and 50 W on GPU 1 when two); skip: sample times to leave out
+ * (-1: none), and their mirror images (20 - t). */
 static void nv_log(const char *name, int two, double skip_from, double skip_to)
 {
     static char buf[1 << 16];
     strcpy(buf, "timestamp, index, power.draw [W], power.limit [W]\n");
-    for (int t = 0; t <= 10; t++) {
+    for (int t = 0; t <= 20; t++) {
         char v[64];
-        if (!(t >= skip_from && t <= skip_to)) {
+        if (!(t >= skip_from && t <= skip_to) && !(20 - t >= skip_from && 20 - t <= skip_to)) {
             snprintf(v, sizeof v, "%.2f W, 250.00 W", sig_s(t));
             nv_row(buf, sizeof buf, t, 0, v);
         }
@@ -178,11 +182,11 @@ Test(import, nvsmi_unsorted_and_repeated_rows, .init = setup, .fini = teardown)
     cli_free(&r);
     expect_knob(8, 100, 2.5, 158.75);
     expect_knob(8, 150, 10, 150);
-    /* the same instant with another reading: line 13 (t = 3) */
+    /* the same instant with another reading: line 23 (t = 3) */
     cr_assert_eq(run_shell("cd %s && (cat nv.csv; echo '2026/01/15 00:00:03.000, 0, 99.00 W,"
                            " 250.00 W') > dup.csv", tmp), 0);
     r = import_power("--nvidia-smi", "dup.csv", "--force", NULL);
-    expect_fail(&r, "dup.csv:13: GPU 0 has two different readings (99 and 100) at the same time");
+    expect_fail(&r, "dup.csv:23: GPU 0 has two different readings (99 and 100) at the same time");
 }
 
 Test(import, nvsmi_gaps, .init = setup, .fini = teardown)
@@ -192,9 +196,10 @@ Test(import, nvsmi_gaps, .init = setup, .fini = teardown)
     cli_result r = import_power("--nvidia-smi", "gap3.csv", NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
-    /* [4, 8] now one straight segment 100 -> 200 W: [0, 10] = 400 + 600 + 400 */
+    /* [4, 8] now one straight segment 100 -> 200 W (and its mirror [12, 16]):
+     * [10, 20] = 400 + 600 + 400 */
     expect_knob(8, 150, 10, 140);
-    nv_log("gap.csv", 0, 1, 7);                   /* samples 0, 8, 9, 10: an 8 s gap */
+    nv_log("gap.csv", 0, 1, 7);           /* samples 0, 8-12, 20: two 8 s gaps */
     r = import_power("--nvidia-smi", "gap.csv", "--force", NULL);
     expect_fail(&r, "gap.csv:3: GPU 0 has no sample for 8 s before this one, more than 5 sample"
                     " intervals (1 s), during the epoch at ");
@@ -207,7 +212,7 @@ Test(import, nvsmi_gaps, .init = setup, .fini = teardown)
                                  "--force", NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
-    /* (0, 100) straight to (8, 200), then 200: 1200 + 400 J over 10 s */
+    /* [10, 20]: 200 W to 12, then straight to (20, 100): 400 + 1200 J over 10 s */
     expect_knob(8, 150, 10, 160);
 }
 
@@ -218,7 +223,7 @@ Test(import, clock_skewed_epochs, .init = setup, .fini = teardown)
                "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
                "d,n,o,8,100,1,2026-01-14T22:00:04.5Z,2026-01-14T22:00:08Z\n"
                "d,n,o,8,100,2,2026-01-15T00:00:01+02:00,2026-01-15T00:00:02.5+0200\n"
-               "d,n,o,8,150,1,1768428000,1768428010\n");
+               "d,n,o,8,150,1,1768428010,1768428020\n");
     nv_log("nv.csv", 0, -1, -1);
     cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
     expect_fail(&r, "epochs.csv:2: epoch 1 (2026-01-14 22:00:04.500 to 2026-01-14 22:00:08.000)"
@@ -238,9 +243,9 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
                            " (cat nv.csv; printf '2026/01/15 00:0, 0, 100 W, 250 W\\n') > cut2.csv",
                            tmp), 0);
     cli_result r = import_power("--nvidia-smi", "cut.csv", NULL, NULL);
-    expect_fail(&r, "cut.csv:13: 1 fields, but the header has 4 (a truncated line?)");
+    expect_fail(&r, "cut.csv:23: 1 fields, but the header has 4 (a truncated line?)");
     r = import_power("--nvidia-smi", "cut2.csv", NULL, NULL);
-    expect_fail(&r, "cut2.csv:13: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, got \"2026/01/15 00:0\"");
+    expect_fail(&r, "cut2.csv:23: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, got \"2026/01/15 00:0\"");
     /* --format=csv,noheader,nounits with the query timestamp,index,power.draw */
     cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | sed 's/ W, 250.00 W$//' > bare.csv", tmp), 0);
     r = import_power("--nvidia-smi", "bare.csv", NULL, NULL);
@@ -265,7 +270,7 @@ static void dcgm_file(const char *name, int counter)
     int n = snprintf(buf, sizeof buf, "{\"status\": \"success\", \"data\": {\"resultType\":"
                      " \"matrix\", \"result\": [{\"metric\": {\"__name__\": \"%s\", \"gpu\":"
                      " \"0\", \"Hostname\": \"h\"}, \"values\": [", metric);
-    for (int t = 0; t <= 10; t++) {
+    for (int t = 0; t <= 20; t++) {
         /* counter: 100 W from a large base; the driver reloads at t = 5.5,
          * so the sample at t = 6 reads 50 J */
         double v = counter ? (t <= 5 ? 9e9 + 1e5 * t : 1e5 * (t - 5.5)) : sig_s(t);
@@ -283,7 +288,7 @@ Test(import, dcgm_power_and_energy_counter, .init = setup, .fini = teardown)
                "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
                "d,n,o,8,100,1,1768435204.5,1768435208\n"
                "d,n,o,8,100,2,2026-01-15T00:00:01Z,2026-01-15T00:00:02.5Z\n"
-               "d,n,o,8,150,1,2026-01-15T00:00:00,2026-01-15T00:00:10\n");
+               "d,n,o,8,150,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n");
     dcgm_file("power.json", 0);
     cli_result r = import_power("--dcgm", "power.json", NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -291,14 +296,15 @@ Test(import, dcgm_power_and_energy_counter, .init = setup, .fini = teardown)
     expect_knob(8, 100, 2.5, 158.75);
     expect_knob(8, 150, 10, 150);
     /* Counter: 100 W except the reset interval [5, 6], which counts only
-     * the 50 J after the reset: [0, 10] = 950 J. */
+     * the 50 J after the reset: [4.5, 8] = 50 + 50 + 200 = 300 J; [10, 20]
+     * is after it, 1000 J. */
     dcgm_file("energy.json", 1);
     r = import_power("--dcgm", "energy.json", "--force", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.err, "energy counter of GPU 0 went down 1 time"), "%s", r.err);
     cli_free(&r);
     expect_knob(8, 100, 2.5, 90);     /* (300 + 150) J / 5 s: [4.5, 8] spans it */
-    expect_knob(8, 150, 10, 95);
+    expect_knob(8, 150, 10, 100);
     write_file("bad.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"vector\","
                            " \"result\": []}}");
     r = import_power("--dcgm", "bad.json", "--force", NULL);

@@ -99,3 +99,225 @@ Test(joins, work_grows_as_n_log_n, .init = mktmp, .fini = rmtmp, .timeout = 120)
     cr_expect_lt(b, 100ull * 10000 * 17, "work %llu for 10^4 batch sizes", b);
     cr_log_info("join work: %llu (5,000 batch sizes), %llu (10,000): ratio %.3f", a, b, ratio);
 }
+
+/* ------------------------------------------------------------------
+ * The readers (issue 18): the same measure, on inputs that made them
+ * quadratic -- many names (intern() scanned the names per row), many
+ * batch sizes in trace check (bs_get() and fill() scanned per group),
+ * many runs of one batch size (the run-number clash check compared every
+ * later run), many knobs (the import's summary compared every earlier
+ * knob) and many GPUs in a log (gpu_get() scanned the GPUs per sample).
+ * Each doubles its input and must not quadruple the work per row.
+ */
+
+#include "wattsim/import.h"
+#include "wattsim/trace_check.h"
+
+/* work(2n) / work(n) of `fn`, a quadratic reader's 4 ruled out. */
+static void expect_linear(const char *what, unsigned long long (*fn)(int), int n)
+{
+    unsigned long long a = fn(n), b = fn(2 * n);
+    double ratio = (double)b / (double)a;
+    cr_expect_lt(ratio, 2.5, "%s: work %llu -> %llu: ratio %.2f", what, a, b, ratio);
+    cr_expect_lt(b, 200ull * 2 * (unsigned long long)n * 17, "%s: work %llu for %d", what,
+                 b, 2 * n);
+    cr_log_info("%s: work %llu (n = %d), %llu (2n): ratio %.3f", what, a, n, b, ratio);
+}
+
+static FILE *open_tmp(const char *dir, const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    return f;
+}
+
+static const char *fresh_dir(const char *kind, int n)
+{
+    static char dir[600];
+    snprintf(dir, sizeof dir, "%s/%s%d", tmp, kind, n);
+    cr_assert_eq(run_shell("mkdir -p %s", dir), 0);
+    return dir;
+}
+
+/* n jobs (datasets d0..) in one trace; simulate builds one of them. */
+static unsigned long long many_jobs(int n)
+{
+    const char *dir = fresh_dir("jobs", n);
+    FILE *t = open_tmp(dir, "summary_train.csv"), *p = open_tmp(dir, "summary_power_g1.csv");
+    fputs("dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n", t);
+    fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n", p);
+    for (int i = 0; i < n; i++)
+        for (int bs = 8; bs <= 16; bs += 8) {
+            fprintf(t, "d%d,n,%d,o,0.1,1,0.5,%d\n", i, bs, 3 + i % 5);
+            for (int pl = 100; pl <= 150; pl += 50)
+                fprintf(p, "d%d,n,%d,o,%d,%d,%d\n", i, bs, pl, 10 + bs, pl - 20);
+        }
+    cr_assert_eq(fclose(t), 0);
+    cr_assert_eq(fclose(p), 0);
+    ws_workload_spec spec = {.name = "w", .dataset = "d7", .network = "n", .optimizer = "o",
+                             .target_metric = 0.5, .max_epochs = 10, .b0 = 16};
+    ws_error err = {{0}};
+    ws_traces tr;
+    ws_job_table jt;
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_traces_load(&tr, dir, "g1", NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_job_build(&jt, &tr, &spec, 0.5, 2.0, &err), 0, "%s", err.msg);
+    unsigned long long w = ws_join_work() - w0;
+    cr_assert_eq(tr.names.n, (size_t)n + 2);           /* d0.. d(n-1), n, o */
+    cr_assert_eq(jt.job.n_bs, 2);
+    cr_assert_eq(jt.job.knob_start[2], 4);
+    cr_assert_eq(jt.job.run_epoch[0], 3 + 7 % 5);
+    cr_assert_eq(jt.job.knob_time[3], 26);             /* bs 16 at 150 W */
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    return w;
+}
+
+Test(joins, many_jobs_read_linearly, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    expect_linear("many jobs", many_jobs, 10000);
+}
+
+/* trace check of n batch sizes of one workload, one limit and run each. */
+static unsigned long long check_batch_sizes(int n)
+{
+    const char *dir = fresh_dir("check", n);
+    FILE *t = open_tmp(dir, "summary_train.csv"), *p = open_tmp(dir, "summary_power_g1.csv");
+    fputs("dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n", t);
+    fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n", p);
+    for (int k = 0; k < n; k++) {
+        int bs = 1 + (int)(((long)k * 7919) % n);      /* scrambled */
+        fprintf(t, "d,n,%d,o,0.1,1,0.5,%d\n", bs, 3 + bs % 5);
+        fprintf(p, "d,n,%d,o,100,%d,%d\n", bs, 10 + bs % 7, 80 + bs % 11);
+    }
+    cr_assert_eq(fclose(t), 0);
+    cr_assert_eq(fclose(p), 0);
+    ws_error err = {{0}};
+    ws_trace_check chk;
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_trace_check_run(dir, NULL, NULL, &chk, &err), 0, "%s", err.msg);
+    unsigned long long w = ws_join_work() - w0;
+    cr_assert_eq(chk.n, 1);
+    cr_assert_eq(chk.g[0].n_bs, n);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(chk.g[0].bs[i].bs, i + 1);
+        cr_assert_eq(chk.g[0].bs[i].runs, 1);
+        cr_assert_eq(chk.g[0].bs[i].n_pl, 1);
+    }
+    cr_assert_eq(chk.n_warnings, (size_t)n);          /* one run each: "fewer than 4" */
+    ws_trace_check_free(&chk);
+    return w;
+}
+
+Test(joins, trace_check_reads_linearly, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    expect_linear("trace check", check_batch_sizes, 10000);
+}
+
+/* import train: n runs of one batch size, two epochs each. */
+static unsigned long long import_runs(int n)
+{
+    const char *dir = fresh_dir("runs", n);
+    FILE *m = open_tmp(dir, "metrics.csv");
+    fputs("dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n", m);
+    for (int r = 1; r <= n; r++) fprintf(m, "d,n,o,32,0.1,%d,1,0.3\nd,n,o,32,0.1,%d,2,0.6\n", r, r);
+    cr_assert_eq(fclose(m), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    ws_train_import in = {path, "0.5", 0.5, 0, NULL};
+    ws_train_table out;
+    ws_warnings w = {0};
+    ws_error err = {{0}};
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_import_train(&in, &out, &w, &err), 0, "%s", err.msg);
+    unsigned long long work = ws_join_work() - w0;
+    cr_assert_eq(out.n, (size_t)n);
+    for (size_t i = 0; i < out.n; i++) cr_assert_eq(out.rows[i].target_epoch, 2);
+    ws_train_table_free(&out);
+    ws_warnings_free(&w);
+    return work;
+}
+
+Test(joins, import_train_reads_linearly, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    expect_linear("import train", import_runs, 10000);
+}
+
+/* import power: n knobs of one epoch each (100 limits per batch size),
+ * on one GPU drawing 200 W, sampled every 2 s; then the summary. */
+static unsigned long long import_knobs(int n)
+{
+    const char *dir = fresh_dir("knobs", n);
+    FILE *e = open_tmp(dir, "epochs.csv");
+    fputs("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n", e);
+    for (int i = 0; i < n; i++)
+        fprintf(e, "d,n,o,%d,%d,1,%d,%d\n", 1 + i / 100, 100 + i % 100, 10 * i + 1, 10 * i + 9);
+    cr_assert_eq(fclose(e), 0);
+    ws_telemetry tel = {0};
+    ws_error err = {{0}};
+    tel.kind = WS_TEL_POWER;
+    tel.path = strdup("log");
+    for (int s = 0; s <= 5 * n + 5; s++)
+        cr_assert_eq(ws_telemetry_add(&tel, "0", 2.0 * s, 200, s + 2, &err), 0, "%s", err.msg);
+    char path[700];
+    snprintf(path, sizeof path, "%s/epochs.csv", dir);
+    ws_power_import in = {.epochs_path = path, .tel = &tel, .max_gap = 5,
+                          .match_tolerance = 1};
+    ws_power_table out;
+    ws_warnings w = {0};
+    size_t nb, np;
+    long ne;
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_telemetry_prepare(&tel, &w, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_import_power(&in, &out, &w, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_power_table_summary(&out, &nb, &np, &ne), 0);
+    unsigned long long work = ws_join_work() - w0;
+    cr_assert_eq(out.n, (size_t)n);
+    cr_assert_eq(nb, (size_t)n / 100);
+    cr_assert_eq(np, 100);
+    cr_assert_eq(ne, n);
+    for (size_t i = 0; i < out.n; i++) {
+        cr_assert_float_eq(out.rows[i].time_per_epoch, 8, 1e-9);
+        cr_assert_float_eq(out.rows[i].average_power, 200, 1e-9);
+    }
+    ws_power_table_free(&out);
+    ws_telemetry_free(&tel);
+    ws_warnings_free(&w);
+    return work;
+}
+
+Test(joins, import_power_reads_linearly, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    expect_linear("import power", import_knobs, 10000);
+}
+
+/* an nvidia-smi log naming n GPUs, two samples each. */
+static unsigned long long log_gpus(int n)
+{
+    const char *dir = fresh_dir("gpus", n);
+    FILE *l = open_tmp(dir, "nv.csv");
+    fputs("timestamp, index, power.draw [W]\n", l);
+    for (int s = 0; s < 2; s++)
+        for (int g = 0; g < n; g++) fprintf(l, "2026/01/15 00:00:0%d.000, %d, 100.00 W\n", s, g);
+    cr_assert_eq(fclose(l), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/nv.csv", dir);
+    ws_telemetry tel;
+    ws_warnings w = {0};
+    ws_error err = {{0}};
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_import_nvsmi(path, NULL, &tel, &w, &err), 0, "%s", err.msg);
+    unsigned long long work = ws_join_work() - w0;
+    cr_assert_eq(tel.n_gpu, (size_t)n);
+    cr_assert_eq(tel.gpu[n - 1].n, 2);
+    ws_telemetry_free(&tel);
+    ws_warnings_free(&w);
+    return work;
+}
+
+Test(joins, many_gpus_in_a_log_read_linearly, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    expect_linear("GPUs in a log", log_gpus, 10000);
+}

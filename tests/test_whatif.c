@@ -306,7 +306,7 @@ Test(whatif, series_errors_name_file_and_line, .init = mk, .fini = tmpdir_remove
     cr_assert_str_eq(err.msg, want);
     p = write_tmp("neg.csv", "timestamp,duration,value\n2022-10-20T00:00:00Z,30,-1\n");
     cr_assert_eq(ws_series_load(&s, p, WS_SERIES_PRICE, NULL, &err), -1);
-    snprintf(want, sizeof want, "%s:2: price must be a number >= 0 and at most 1e6 (bounded so that grams and dollars stay finite), got \"-1\"", p);
+    snprintf(want, sizeof want, "%s:2: price must be a number: 0, or from 0.000001 to 1000000 (no real rate is outside, and a tinier one would overflow the objective's scale), got \"-1\"", p);
     cr_assert_str_eq(err.msg, want);
 }
 

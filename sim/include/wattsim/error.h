@@ -46,4 +46,19 @@ size_t ws_text_escape(char *dst, size_t size, const char *src);
 void ws_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ws_vline(const char *fmt, va_list ap);
 
+/*
+ * Numbers in outputs are finite (README "Output formats"): a value that is
+ * undefined by design (a confidence interval of one seed, a mean over no
+ * successful seed) is written as an empty field, null or a dash, and beta
+ * = inf (early stopping off) as itself; any other inf or nan reaching a
+ * writer is a bug. The writers (wattsim/report.h) record it here instead
+ * of printing it; every output file's commit (ws_outfile_commit) and the
+ * command's exit (status 70) check the record. Thread safe.
+ */
+#define WS_EXIT_INTERNAL 70            /* EX_SOFTWARE */
+void ws_output_bad_number(double x);
+/* 0, or -1 with err: "internal error: OUTPUT: a computed number is inf
+ * ..." once any writer met a non-finite number. */
+int ws_output_check(const char *output, ws_error *err);
+
 #endif

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include "wattsim/csv.h"
 #include "wattsim/error.h"
+#include "wattsim/hash.h"
 
 /* Warnings collected by an import (one line each). */
 typedef struct ws_warnings {
@@ -57,7 +58,7 @@ typedef enum ws_tel_kind {
 typedef struct ws_tel_sample {
     double t;            /* s, on the telemetry's clock */
     double v;            /* W or J (counter) */
-    double cum;          /* J since the first sample (ws_telemetry_prepare) */
+    double inc;          /* J drawn since the previous sample (ws_telemetry_prepare) */
     long line;           /* where it was read (0 when not known) */
 } ws_tel_sample;
 
@@ -66,6 +67,7 @@ typedef struct ws_tel_gpu {
     ws_tel_sample *s;
     size_t n, cap;
     double interval;     /* median sample interval (ws_telemetry_prepare) */
+    size_t repeats;      /* readings dropped as repeats of the previous one */
 } ws_tel_gpu;
 
 /* ZeusMonitor: window k's energy on GPU g is gpu[g].s[k].v (J, NAN when
@@ -83,6 +85,8 @@ typedef struct ws_telemetry {
     ws_tel_window *win;      /* WS_TEL_WINDOWS only */
     size_t n_win;
     size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
+    size_t gpu_cap;          /* room in gpu */
+    ws_hindex gpu_index;     /* gpu by id */
 } ws_telemetry;
 
 void ws_telemetry_free(ws_telemetry *t);
@@ -90,6 +94,8 @@ void ws_telemetry_free(ws_telemetry *t);
 /* Add a sample to GPU `id` (created on first use). */
 int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
                      long line, ws_error *err);
+/* Nonzero when the log has GPU `id` (O(1): a hash index). */
+int ws_telemetry_has_gpu(const ws_telemetry *t, const char *id);
 
 /* The readers. `tz_offset` (nvidia-smi only) is the UTC offset of the clock
  * the log's timestamps were printed in, in seconds: a timestamp T means the
@@ -106,9 +112,16 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
 int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
                         const char *option, ws_error *err);
 
+/* The most one GPU can draw, W: seven times today's largest (1.4 kW).
+ * A power reading above it, a counter rising faster, or a ZeusMonitor
+ * window's energy over its duration above it, is refused naming the
+ * reading: a broken sample or the wrong unit. */
+#define WS_MAX_GPU_POWER 1e4
+
 /* Sort every series by time (counting samples out of order), drop exact
- * repeats, refuse two different readings at one instant, and compute the
- * median interval and the cumulative energy. */
+ * repeats, refuse two different readings at one instant and readings above
+ * WS_MAX_GPU_POWER, and compute the median interval and each interval's
+ * energy. */
 int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err);
 
 /* --------------------------------------------------------- times */
@@ -151,6 +164,10 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
  * wattsim/outfile.h apply (no replacing without --force). */
 int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);
 void ws_power_table_free(ws_power_table *t);
+/* Distinct batch sizes and power limits of the table, and its epochs
+ * (n log n); 0, or -1 out of memory. */
+int ws_power_table_summary(const ws_power_table *t, size_t *n_bs, size_t *n_pl,
+                           long *n_epochs);
 
 /* Energy in J of one GPU series over [a, b] (a <= b, both within the
  * series' span); *gap = the longest sample interval overlapping it. */

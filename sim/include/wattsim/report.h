@@ -2,7 +2,8 @@
  * Output formats: tables for people, CSV and JSON for scripts. Field names
  * are a contract (docs/outputs.md): fields may be added, never
  * renamed. Numbers are printed with %.17g in CSV and JSON (they read back
- * exactly) and rounded in tables. Output is a pure function of its inputs.
+ * exactly) and rounded in tables, and are always finite (see ws_req).
+ * Output is a pure function of its inputs.
  */
 #ifndef WATTSIM_REPORT_H
 #define WATTSIM_REPORT_H
@@ -20,13 +21,33 @@ typedef enum ws_format { WS_FMT_TABLE, WS_FMT_CSV, WS_FMT_JSON } ws_format;
 /* "table" | "csv" | "json" -> format; -1 if unknown. */
 int ws_format_parse(const char *s);
 
-/* A number for JSON: %.17g, or null when not finite. */
+/*
+ * Numbers. Every number written is finite. NAN is "undefined by design" (a
+ * CI of one seed, a mean over no successful seed, a knob no run reaches):
+ * an empty CSV field, JSON null, "-" in a table. An infinity is a bug
+ * (every input is bounded so that none can arise): it is written as if
+ * undefined and recorded (ws_output_bad_number, wattsim/error.h), which
+ * stops the output file's commit and fails the command with status 70.
+ * ws_req(x) marks a value that is always defined: a NAN there is a bug too.
+ * beta = inf (early stopping off) is an input and written as such.
+ */
+double ws_req(double x);
+/* A number for JSON: %.17g, or null (undefined). */
 void ws_json_num(FILE *f, double x);
+/* beta for JSON: null when early stopping is off. */
+void ws_json_beta(FILE *f, double beta);
 /* A JSON string, escaped. */
 void ws_json_str(FILE *f, const char *s);
 /* ws_csv_str (a CSV field, quoted only when needed) is in wattsim/csv.h. */
-/* A number for CSV: %.17g, "inf"/"-inf", nothing for NaN. */
+/* A number for CSV: %.17g, nothing when undefined. */
 void ws_csv_num(FILE *f, double x);
+/* n numbers separated by commas (ws_csv_num each; required: ws_req each). */
+void ws_csv_nums(FILE *f, size_t n, const double *x, int required);
+/* beta for CSV: "inf" when early stopping is off. */
+void ws_csv_beta(FILE *f, double beta);
+/* A number for a table: `fmt` (one double conversion) into buf, or "-"
+ * when undefined. Returns buf. */
+const char *ws_tab(char *buf, size_t size, const char *fmt, double x);
 /* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
 void ws_json_whatif(FILE *f, const ws_whatif *wi);
 /* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a

@@ -29,10 +29,26 @@
 typedef enum ws_series_kind { WS_SERIES_CARBON, WS_SERIES_PRICE } ws_series_kind;
 
 /* Bounds on a series' rows, so that every time, gram and dollar derived
- * from them stays finite: an interval lasts at most 366 days, a rate is at
- * most 1e6 (g/kWh or $/kWh). */
+ * from them -- and the objective's scale k = 3.6e6 / mean rate
+ * (wattsim/whatif.h) -- is finite and normal:
+ *  - an interval lasts from 1 s to 366 days;
+ *  - a rate (g/kWh or $/kWh) is 0, or from 1e-6 to 1e6: a positive rate
+ *    below 1e-6 (a millionth of a gram or dollar per kWh) is no grid's or
+ *    market's and is refused rather than read as 0, and it would make the
+ *    scale overflow (a rate of 1e-300 for a minute, then 0 for a year,
+ *    has a mean of 2e-306). With these bounds the mean rate of a series
+ *    that is not 0 throughout is at least 1e-6 x 1 s / (rows x 366 days),
+ *    so k stays below 1e28 even for a billion rows.
+ * A constant price (--price X) obeys the same rule (ws_series_value_ok). */
+#define WS_SERIES_MIN_SECONDS 1.0
 #define WS_SERIES_MAX_MINUTES 527040
+#define WS_SERIES_MIN_VALUE 1e-6
 #define WS_SERIES_MAX_VALUE 1e6
+#define WS_SERIES_VALUE_RULE "0, or from 0.000001 to 1000000"
+
+/* Nonzero when v is a rate a series may hold: 0, or within
+ * [WS_SERIES_MIN_VALUE, WS_SERIES_MAX_VALUE]. */
+int ws_series_value_ok(double v);
 
 typedef struct ws_series {
     char *path;

@@ -19,6 +19,7 @@
 #include "wattsim/config.h"
 #include "wattsim/csv.h"
 #include "wattsim/error.h"
+#include "wattsim/hash.h"
 #include "wattsim/policy.h"
 
 typedef struct ws_train_row {
@@ -26,24 +27,36 @@ typedef struct ws_train_row {
     int bs;
     long run;
     double target_metric;
-    double target_epoch;               /* INFINITY when never reached */
+    double target_epoch;               /* >= 1; INFINITY when never reached */
     long line;
 } ws_train_row;
 
-/* Plausibility bounds of a power row, so that every derived quantity stays
- * finite: a run of max_epochs (< 2^31) epochs then costs at most
- * 1e9 s x 1e6 W x 2^31 ~ 2e24 J, and totals over any number of recurrences
- * and seeds cannot overflow a double. A row outside them is refused with
- * FILE:LINE. */
-#define WS_MAX_TIME_PER_EPOCH 1e9      /* s, about 31 years */
-#define WS_MAX_AVERAGE_POWER 1e6       /* W, a thousand times any GPU */
+/*
+ * Physical bounds of a trace row, refused with FILE:LINE outside them. No
+ * GPU, nor a job's GPUs together, can draw or run outside them, and within
+ * them every derived quantity is a normal, finite double: a run costs at
+ * least 1 ms x 1 W x 1 epoch = 1e-3 J (no ETA, TTA or cost underflows to 0,
+ * so a log axis or a ratio never meets 0) and at most a year x 100 kW x
+ * 2^31 epochs ~ 7e21 J, so totals over any number of recurrences and seeds
+ * stay finite.
+ *  - time_per_epoch: 1 ms to a (Julian) year;
+ *  - average_power: 1 W (less than any GPU draws while it computes) to
+ *    100 kW (a row may sum a job's GPUs: a rack of the densest ones);
+ *  - power_limit: 1 to 100000 W, as average_power;
+ *  - target_epoch: at least 1 (epochs count from 1), or never reached.
+ */
+#define WS_MIN_TIME_PER_EPOCH 1e-3     /* s */
+#define WS_MAX_TIME_PER_EPOCH 31557600.0  /* s, 365.25 days */
+#define WS_MIN_AVERAGE_POWER 1.0       /* W */
+#define WS_MAX_AVERAGE_POWER 1e5       /* W */
+#define WS_MAX_POWER_LIMIT 100000      /* W */
 
 typedef struct ws_power_row {
     int dataset, network, optimizer;
     int bs;
     int pl;
-    double time;                       /* s per epoch, in (0, WS_MAX_TIME_PER_EPOCH] */
-    double power;                      /* W, in (0, WS_MAX_AVERAGE_POWER] */
+    double time;                       /* s per epoch, in [WS_MIN_, WS_MAX_TIME_PER_EPOCH] */
+    double power;                      /* W, in [WS_MIN_, WS_MAX_AVERAGE_POWER] */
     long line;
 } ws_power_row;
 
@@ -51,6 +64,7 @@ typedef struct ws_power_row {
 typedef struct ws_names {
     char **s;
     size_t n, cap;
+    ws_hindex index;                   /* s by content */
 } ws_names;
 
 typedef struct ws_traces {
@@ -81,6 +95,15 @@ int ws_trace_gpus(const char *dir, char ***out, ws_error *err);
 int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
                    const ws_csv_limits *lim, ws_error *err);
 void ws_traces_free(ws_traces *t);
+
+/* Once loaded, t->train is sorted by (dataset, network, optimizer,
+ * target_metric, batch size, run) and t->power by (dataset, network,
+ * optimizer, batch size, power limit), duplicates refused. The rows
+ * [*lo, *hi) of one (dataset, network, optimizer), by binary search. */
+void ws_traces_train_range(const ws_traces *t, int ds, int net, int opt, size_t *lo,
+                           size_t *hi);
+void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t *lo,
+                           size_t *hi);
 
 /*
  * The knob table of one job on the loaded GPU. `job` is the view handed to
@@ -133,9 +156,11 @@ void ws_job_free(ws_job_table *jt);
  */
 int ws_job_profile(ws_job_table *jt, ws_error *err);
 
-/* Work the joins have done in this process (comparisons, binary-search
- * and scan steps of trace loading, job building and the Pareto sort): a
- * machine-independent measure for the test that they grow as n log n. */
+/* Work the joins and readers have done in this process (comparisons,
+ * binary-search and scan steps of trace loading, job building, trace
+ * check, the importers' sorts and the Pareto sort, plus hash-table
+ * probes): a machine-independent measure for the tests that they grow as
+ * n log n. */
 unsigned long long ws_join_work(void);
 void ws_join_work_add(unsigned long long n);
 

@@ -54,6 +54,7 @@ typedef struct ws_trace_check {
     ws_check_group *g;
     size_t n;
     size_t n_warnings;
+    size_t cap;               /* room in g */
 } ws_trace_check;
 
 int ws_trace_check_run(const char *dir, const ws_csv_limits *lim,

@@ -27,6 +27,15 @@
  * GaussianTS and JIT, docs/python.md), whole process each: what running
  * the policy in Python costs.
  *
+ * Readers (unless --no-readers; --readers-only runs them alone): `wattsim`
+ * as a child on inputs that made a reader quadratic before issue 18, at a
+ * size n and at 2n -- simulate with n jobs in one trace, trace check of n
+ * batch sizes, trace import power of n knobs, trace import train of n
+ * runs of one batch size, an nvidia-smi log of n GPUs -- wall time at n
+ * and 2n and their ratio (2 for a linear reader, 4 for a quadratic one);
+ * and the peak RSS of reading a .csv.gz of one row repeated (300 MB once
+ * decompressed), which fails on its third line.
+ *
  * Output: a table on stdout; with --json FILE the same figures as JSON.
  */
 #define _GNU_SOURCE
@@ -41,6 +50,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
@@ -68,6 +78,7 @@ static double cpu_now(void)
 static const char *HELP =
     "usage: wattsim-bench [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
     "                     [--seconds S | --seeds N] [--no-sweeps] [--json FILE]\n"
+    "                     [--no-readers | --readers-only] [--reader-n N]\n"
     "                     [--traces DIR] [--catalogue FILE]\n"
     "\n"
     "Engine speed on every GPU x workload of the catalogue (one core): recurrences\n"
@@ -82,6 +93,10 @@ static const char *HELP =
     "  --seeds N     exactly N seeds per GPU x workload instead (fixed work, for\n"
     "                instruction counts)\n"
     "  --no-sweeps   engine only\n"
+    "  --no-readers  no reader rows (time at n and 2n of simulate, trace check,\n"
+    "                trace import power/train and an nvidia-smi log)\n"
+    "  --readers-only  the reader rows alone\n"
+    "  --reader-n N  the readers' n (default 40000)\n"
     "  --json FILE   also write the figures as JSON to FILE\n";
 
 typedef struct row {
@@ -208,7 +223,10 @@ typedef struct sweep_fig {
     int status;
 } sweep_fig;
 
-/* Run `wattsim ARGS...` (output to /dev/null): wall time and peak RSS. */
+/* Run `wattsim ARGS...` (output to /dev/null; stderr too when quiet_err):
+ * wall time and peak RSS. */
+static int quiet_err;
+
 static int run_child(char *const argv[], sweep_fig *f)
 {
     double t0 = now();
@@ -216,6 +234,7 @@ static int run_child(char *const argv[], sweep_fig *f)
     if (pid < 0) return -1;
     if (pid == 0) {
         FILE *dn = freopen("/dev/null", "w", stdout);
+        if (quiet_err) dn = freopen("/dev/null", "w", stderr);
         (void)dn;
         execv(argv[0], argv);
         _exit(127);
@@ -313,6 +332,212 @@ static int sweeps(const char *traces, const char *catalogue, const row *rows, si
     return 0;
 }
 
+/* ------------------------------------------------------------ readers */
+
+typedef struct reader_fig {
+    const char *name;
+    long n;
+    double secs[2];          /* wall at n and 2n */
+    long rss_kib;            /* at 2n */
+    int status[2];
+} reader_fig;
+
+/* The input of reader `k` at size n in dir; argv of the command. */
+enum { R_JOBS, R_CHECK, R_POWER, R_TRAIN, R_GPUS, R_N };
+static const char *const READER_NAME[R_N] = {
+    "simulate, n jobs", "trace check, n sizes", "import power, n knobs",
+    "import train, n runs", "nvidia-smi, n GPUs"};
+
+static int reader_input(int k, long n, const char *dir)
+{
+    char path[PATH_MAX + 32];
+    FILE *a = NULL, *b = NULL;
+#define OPEN(f, name) (snprintf(path, sizeof path, "%s/%s", dir, name), (f) = fopen(path, "w"))
+    if (k == R_JOBS || k == R_CHECK) {
+        if (!OPEN(a, "summary_train.csv") || !OPEN(b, "summary_power_g1.csv")) goto fail;
+        fputs("dataset,network,batch_size,optimizer,learning_rate,run,target_metric,"
+              "target_epoch\n", a);
+        fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,"
+              "average_power\n", b);
+        for (long i = 0; i < n; i++) {
+            if (k == R_JOBS) {
+                for (int bs = 8; bs <= 16; bs += 8) {
+                    fprintf(a, "d%ld,n,%d,o,0.1,1,0.5,%ld\n", i, bs, 3 + i % 5);
+                    for (int pl = 100; pl <= 150; pl += 50)
+                        fprintf(b, "d%ld,n,%d,o,%d,%d,%d\n", i, bs, pl, 10 + bs, pl - 20);
+                }
+            } else {
+                long bs = 1 + (i * 7919) % n;
+                fprintf(a, "d,n,%ld,o,0.1,1,0.5,%ld\n", bs, 3 + bs % 5);
+                fprintf(b, "d,n,%ld,o,100,%ld,%ld\n", bs, 10 + bs % 7, 80 + bs % 11);
+            }
+        }
+    } else if (k == R_POWER || k == R_GPUS) {
+        if (!OPEN(a, "epochs.csv") || !OPEN(b, "nv.csv")) goto fail;
+        fputs("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n", a);
+        fputs("timestamp, index, power.draw [W]\n", b);
+        long knobs = k == R_POWER ? n : 1, gpus = k == R_GPUS ? n : 1;
+        for (long i = 0; i < knobs; i++)
+            fprintf(a, "d,n,o,%ld,%ld,1,%ld,%ld\n", 1 + i / 100, 100 + i % 100,
+                    1700000000 + 10 * i + 1, 1700000000 + 10 * i + 9);
+        for (long t = 0; t <= 10 * knobs + 10; t += 2)
+            for (long g = 0; g < gpus; g++) {
+                time_t tt = 1700000000 + t;
+                struct tm tm;
+                gmtime_r(&tt, &tm);
+                fprintf(b, "%04d/%02d/%02d %02d:%02d:%02d.000, %ld, %ld.00 W\n",
+                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                        tm.tm_sec, g, 200 + t % 7);
+            }
+    } else {
+        if (!OPEN(a, "metrics.csv")) goto fail;
+        fputs("dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n", a);
+        for (long r = 1; r <= n; r++)
+            fprintf(a, "d,n,o,32,0.1,%ld,1,0.3\nd,n,o,32,0.1,%ld,2,0.6\n", r, r);
+    }
+#undef OPEN
+    int bad = (a && fclose(a)) | (b && fclose(b));
+    return bad ? -1 : 0;
+fail:
+    if (a) fclose(a);
+    if (b) fclose(b);
+    return -1;
+}
+
+static int reader_run(const char *wattsim, int k, const char *dir, sweep_fig *f)
+{
+    char p1[PATH_MAX + 32], p2[PATH_MAX + 32], out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/out", dir);
+    if (k == R_JOBS) {
+        char *a[] = {(char *)wattsim, "simulate", "--traces", (char *)dir, "--gpu", "g1",
+                     "--job", "d7/n/o", "--target", "0.5", "--max-epochs", "50", "--b0", "8",
+                     "--quiet", NULL};
+        return run_child(a, f);
+    }
+    if (k == R_CHECK) {
+        char *a[] = {(char *)wattsim, "trace", "check", (char *)dir, NULL};
+        return run_child(a, f);
+    }
+    if (k == R_TRAIN) {
+        snprintf(p1, sizeof p1, "%s/metrics.csv", dir);
+        char *a[] = {(char *)wattsim, "trace", "import", "train", "--runs", p1,
+                     "--target-metric", "0.5", "--out", out, NULL};
+        return run_child(a, f);
+    }
+    snprintf(p1, sizeof p1, "%s/epochs.csv", dir);
+    snprintf(p2, sizeof p2, "%s/nv.csv", dir);
+    char *a[] = {(char *)wattsim, "trace", "import", "power", "--gpu", "g1", "--epochs", p1,
+                 "--nvidia-smi", p2, "--out", out, "--gpus", "0", NULL};
+    return run_child(a, f);
+}
+
+/* A .csv.gz of one train row repeated, `bytes` once decompressed. */
+static int repeated_gz(const char *dir, long bytes)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/summary_train.csv.gz", dir);
+    gzFile g = gzopen(path, "wb1");
+    if (!g) return -1;
+    static char block[1 << 16];
+    const char *line = "d,n,8,o,0.1,0,0.9,5\n";
+    size_t rl = strlen(line), per = sizeof block / rl;
+    for (size_t i = 0; i < per; i++) memcpy(block + i * rl, line, rl);
+    int rc = gzputs(g, "dataset,network,batch_size,optimizer,learning_rate,run,"
+                       "target_metric,target_epoch\n") > 0 ? 0 : -1;
+    for (long done = 0; rc == 0 && done < bytes; done += (long)(per * rl))
+        if (gzwrite(g, block, (unsigned)(per * rl)) != (int)(per * rl)) rc = -1;
+    if (gzclose(g) != Z_OK) rc = -1;
+    snprintf(path, sizeof path, "%s/summary_power_g1.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n"
+          "d,n,8,o,100,12.5,90\n", f);
+    return fclose(f) || rc ? -1 : 0;
+}
+
+static int readers(long n, reader_fig *figs, sweep_fig *gz, ws_error *err)
+{
+    char exe[PATH_MAX], wattsim[PATH_MAX + 16], top[] = "/tmp/wattsim-bench-readers-XXXXXX";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return ws_fail(err, "cannot find this executable");
+    exe[k] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    snprintf(wattsim, sizeof wattsim, "%s/wattsim", exe);
+    if (!mkdtemp(top)) return ws_fail(err, "cannot make a temporary folder: %s", strerror(errno));
+    int rc = 0;
+    quiet_err = 1;                   /* the repeated rows fail, as they should */
+    for (int r = 0; r < R_N && !rc; r++) {
+        reader_fig *f = &figs[r];
+        f->name = READER_NAME[r];
+        f->n = n;
+        for (int d = 0; d < 2 && !rc; d++) {
+            char dir[128];
+            snprintf(dir, sizeof dir, "%s/r%d-%d", top, r, d);
+            sweep_fig one = {0};
+            if (mkdir(dir, 0700) || reader_input(r, n << d, dir)
+                || reader_run(wattsim, r, dir, &one))
+                rc = ws_fail(err, "%s: cannot run the reader at n = %ld", READER_NAME[r], n << d);
+            f->secs[d] = one.secs;
+            f->status[d] = one.status;
+            if (d) f->rss_kib = one.rss_kib;
+        }
+    }
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/gz", top);
+    snprintf(gz->name, sizeof gz->name, "repeated-row .csv.gz");
+    if (!rc && (mkdir(dir, 0700) || repeated_gz(dir, 300L << 20)))
+        rc = ws_fail(err, "%s: cannot write the repeated-row input", dir);
+    if (!rc) {
+        char *a[] = {wattsim, "pareto", "--traces", dir, "--gpu", "g1", "--job", "d/n/o",
+                     "--target", "0.9", "--max-epochs", "10", "--b0", "8", NULL};
+        if (run_child(a, gz)) rc = ws_fail(err, "cannot run %s", wattsim);
+    }
+    quiet_err = 0;
+    char rm[PATH_MAX + 16];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", top);
+    if (system(rm)) {}
+    return rc;
+}
+
+static void print_readers(FILE *f, const reader_fig *r, const sweep_fig *gz)
+{
+    fprintf(f, "%-24s %8s %9s %9s %7s %10s\n", "reader (wall, 1 thread)", "n", "secs_n",
+            "secs_2n", "ratio", "rss_2n_kib");
+    for (int i = 0; i < R_N; i++)
+        fprintf(f, "%-24s %8ld %9.3f %9.3f %7.2f %10ld%s\n", r[i].name, r[i].n, r[i].secs[0],
+                r[i].secs[1], r[i].secs[1] / r[i].secs[0], r[i].rss_kib,
+                r[i].status[0] || r[i].status[1] ? "  (failed)" : "");
+    fprintf(f, "%-24s %8s %9.3f %9s %7s %10ld  (exit %d: refused on line 3)\n", gz->name,
+            "300MB", gz->secs, "-", "-", gz->rss_kib, gz->status);
+}
+
+static void readers_json(FILE *j, const reader_fig *r, const sweep_fig *gz)
+{
+    fputs(", \"readers\": [", j);
+    for (int i = 0; i < R_N; i++)
+        fprintf(j, "%s\n  {\"name\": \"%s\", \"n\": %ld, \"seconds_n\": %.4f,"
+                   " \"seconds_2n\": %.4f, \"ratio\": %.3f, \"peak_rss_kib_2n\": %ld}",
+                i ? "," : "", r[i].name, r[i].n, r[i].secs[0], r[i].secs[1],
+                r[i].secs[1] / r[i].secs[0], r[i].rss_kib);
+    fprintf(j, "\n], \"repeated_row_gz\": {\"decompressed_bytes\": %ld, \"seconds\": %.4f,"
+               " \"peak_rss_kib\": %ld, \"exit_status\": %d}", 300L << 20, gz->secs,
+            gz->rss_kib, gz->status);
+}
+
+static int write_readers_json(const char *path, const reader_fig *r, const sweep_fig *gz,
+                              ws_error *err)
+{
+    FILE *j = fopen(path, "w");
+    if (!j) return ws_fail(err, "%s: cannot write: %s", path, strerror(errno));
+    fputs("{\"readers_only\": true", j);
+    readers_json(j, r, gz);
+    fputs("}\n", j);
+    int bad = ferror(j);
+    if (fclose(j) || bad) return ws_fail(err, "%s: cannot write", path);
+    return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -321,13 +546,16 @@ int main(int argc, char **argv)
     const char *traces = getenv("WATTSIM_TRACES"), *catalogue = getenv("WATTSIM_CATALOGUE");
     double eta = 0.5, beta = 2.0, seconds = 0.5;
     long fixed = 0;
-    int do_sweeps = 1;
+    int do_sweeps = 1, do_readers = 1, only_readers = 0;
+    long reader_n = 40000;
     if (!traces || !*traces) traces = WS_DEFAULT_TRACES;
     if (!catalogue || !*catalogue) catalogue = WS_DEFAULT_CATALOGUE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
         if (!strcmp(a, "--no-sweeps")) { do_sweeps = 0; continue; }
+        if (!strcmp(a, "--no-readers")) { do_readers = 0; continue; }
+        if (!strcmp(a, "--readers-only")) { only_readers = 1; continue; }
         if (!v) { fputs(HELP, stderr); return 2; }
         if (!strcmp(a, "--bso")) bso_name = v;
         else if (!strcmp(a, "--plo")) plo_name = v;
@@ -338,6 +566,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--json")) json = v;
         else if (!strcmp(a, "--traces")) traces = v;
         else if (!strcmp(a, "--catalogue")) catalogue = v;
+        else if (!strcmp(a, "--reader-n")) reader_n = atol(v);
         else { fputs(HELP, stderr); return 2; }
         i++;
     }
@@ -350,8 +579,19 @@ int main(int argc, char **argv)
     ws_value *bp = NULL, *pp = NULL;
     row *rows = NULL;
     size_t n_rows = 0, n_figs = 0;
-    sweep_fig figs[6];
+    sweep_fig figs[6], gz_fig;
+    reader_fig rfigs[R_N];
     memset(figs, 0, sizeof figs);
+    memset(rfigs, 0, sizeof rfigs);
+    memset(&gz_fig, 0, sizeof gz_fig);
+    if (reader_n < 100) { fputs(HELP, stderr); return 2; }
+    if (only_readers) {
+        if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
+        print_readers(stdout, rfigs, &gz_fig);
+        if (json && write_readers_json(json, rfigs, &gz_fig, &err)) goto out;
+        rc = 0;
+        goto out;
+    }
     if (ws_catalogue_load(catalogue, &cat, &err)
         || !(bt = ws_registry_bso(reg, bso_name, &err))
         || !(pt = ws_registry_plo(reg, plo_name, &err))
@@ -402,6 +642,11 @@ int main(int argc, char **argv)
             printf("%s\n", f->status ? "  (failed)" : "");
         }
     }
+    if (do_readers) {
+        if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
+        fputc('\n', stdout);
+        print_readers(stdout, rfigs, &gz_fig);
+    }
     if (json) {
         FILE *j = fopen(json, "w");
         if (!j) { ws_fail(&err, "%s: cannot write: %s", json, strerror(errno)); goto out; }
@@ -428,7 +673,9 @@ int main(int argc, char **argv)
             if (f->recs > 0) fprintf(j, ", \"recur_per_cpu_s\": %.0f", f->recs / f->cpu_secs);
             fputc('}', j);
         }
-        fputs("\n]}\n", j);
+        fputs("\n]", j);
+        if (do_readers) readers_json(j, rfigs, &gz_fig);
+        fputs("}\n", j);
         int bad = ferror(j);            /* an earlier write failed, or the close */
         if (fclose(j) || bad) { ws_fail(&err, "%s: cannot write", json); goto out; }
     }

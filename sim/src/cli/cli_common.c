@@ -220,6 +220,14 @@ static int stdout_reader_gone(void)
 int ws_cli_exit(int rc)
 {
     ws_error err = {{0}};
+    /* Tables on stdout print a non-finite number as a dash, and the
+     * command then fails as the bug it is (wattsim/error.h); a command
+     * that failed already said so (an output file's commit refused it). */
+    if (ws_output_check("standard output", &err)) {
+        fflush(stdout);
+        if (!rc) ws_line("wattsim: %s", err.msg);
+        return WS_EXIT_INTERNAL;
+    }
     const int gone = stdout_reader_gone();
     if (!ws_stdout_close(&err)) return rc;
     /* The reader of stdout went away (SIGPIPE is ignored, see process.c):
@@ -274,6 +282,22 @@ int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
     if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
         return ws_cli_usage(cmd, "--job: the dataset names the job, and '%s' is not a safe"
                             " name (" WS_NAME_RULE ")", j->job);
+    /* Network and optimizer are labels, as trace readers and imports take
+     * them: what --job accepts, an import wrote (wattsim/name.h). */
+    for (int k = 0; k < 2; k++) {
+        const char *from = k ? s2 + 1 : s1 + 1;
+        size_t len = k ? strlen(s2 + 1) : (size_t)(s2 - s1 - 1);
+        char label[WS_LABEL_MAX + 2];
+        snprintf(label, sizeof label, "%.*s", (int)(len > WS_LABEL_MAX ? WS_LABEL_MAX + 1 : len),
+                 from);
+        if (ws_label_check(label, why, sizeof why)) {
+            char msg[512], shown[160];
+            snprintf(msg, sizeof msg, "--job: the %s '%s' %s (" WS_LABEL_RULE ")",
+                     k ? "optimizer" : "network", ws_name_show(label, shown, sizeof shown),
+                     why);
+            return ws_cli_usage(cmd, "%s", msg);
+        }
+    }
     ws_workload_spec w = {0};
     if (pos_int(j->max_epochs, &w.max_epochs))
         return ws_cli_usage(cmd, "--max-epochs: expected a positive integer, got '%s'",

@@ -18,13 +18,17 @@ int ws_groups_history_row(void *p, const ws_group_record *r)
 {
     history_ctx *h = p;
     if (!h->f) return 0;
+    /* Every number of a run is defined (ws_req: never inf or nan). */
     ws_csv_str(h->f, h->group);
-    fprintf(h->f, ",%s,%ld,%d,%.17g,%.17g,%.17g,%d,%d,%d,%.17g,%.17g,%.17g,%d,%d,%d",
-            h->policy, r->run.recurrence, r->run.attempt, r->start, r->end, r->ratio,
-            r->concurrent, r->run.bs, r->run.pl, r->run.energy_j, r->run.time_s,
-            r->run.cost, r->run.epochs, r->run.reached, r->run.profiled);
-    if (h->wi->has_carbon) fprintf(h->f, ",%.17g", r->run.co2_g);
-    if (h->wi->has_price) fprintf(h->f, ",%.17g", r->run.usd);
+    fprintf(h->f, ",%s,%ld,%d,", h->policy, r->run.recurrence, r->run.attempt);
+    const double a[3] = {r->start, r->end, r->ratio}, b[3] = {r->run.energy_j,
+                                                              r->run.time_s, r->run.cost};
+    for (int i = 0; i < 3; i++) { ws_csv_num(h->f, ws_req(a[i])); fputc(',', h->f); }
+    fprintf(h->f, "%d,%d,%d", r->concurrent, r->run.bs, r->run.pl);
+    for (int i = 0; i < 3; i++) { fputc(',', h->f); ws_csv_num(h->f, ws_req(b[i])); }
+    fprintf(h->f, ",%d,%d,%d", r->run.epochs, r->run.reached, r->run.profiled);
+    if (h->wi->has_carbon) { fputc(',', h->f); ws_csv_num(h->f, ws_req(r->run.co2_g)); }
+    if (h->wi->has_price) { fputc(',', h->f); ws_csv_num(h->f, ws_req(r->run.usd)); }
     fputc('\n', h->f);
     return 0;
 }
@@ -117,8 +121,8 @@ static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
 /* A saving in a %7 column; "-" when there is none (a zero default). */
 static void table_pct(FILE *f, double pct)
 {
-    if (isfinite(pct)) fprintf(f, "%7.1f", pct);
-    else fprintf(f, "%7s", "-");
+    char b[32];
+    fprintf(f, "%7s", ws_tab(b, sizeof b, "%.1f", pct));
 }
 
 void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
@@ -141,8 +145,8 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
         fputs(", \"gpu\": ", f); ws_json_str(f, in->gpu);
         fputs(", \"bso\": ", f); ws_json_str(f, in->bso);
         fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
-        fputs(", \"eta\": ", f); ws_json_num(f, in->eta);
-        fputs(", \"beta\": ", f); ws_json_num(f, in->beta);   /* null = off */
+        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(in->eta));
+        fputs(", \"beta\": ", f); ws_json_beta(f, in->beta);   /* null = off */
         ws_json_whatif(f, in->wi);
         fputs(", \"cluster\": ", f);
         json_obj(f, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
@@ -155,15 +159,16 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
         fputs("\n]}\n", f);
         return;
     }
-    char beta[32];
-    if (isinf(in->beta)) snprintf(beta, sizeof beta, "inf");
-    else snprintf(beta, sizeof beta, "%g", in->beta);
-    fprintf(f, "%s on %s, eta %g, beta %s: %s/%s versus default/default\n", gt->path,
-            in->gpu, in->eta, beta, in->bso, in->plo);
+    char beta[32], b[8][32];
+    if (in->beta == INFINITY) snprintf(beta, sizeof beta, "inf");
+    else ws_tab(beta, sizeof beta, "%g", ws_req(in->beta));
+    fprintf(f, "%s on %s, eta %s, beta %s: %s/%s versus default/default\n", gt->path,
+            in->gpu, ws_tab(b[0], 32, "%g", ws_req(in->eta)), beta, in->bso, in->plo);
     if (ws_whatif_active(in->wi)) {
         char desc[1024];
         ws_whatif_describe(in->wi, desc, sizeof desc);
-        fprintf(f, "what-if: %s (trace time %g s = the start)\n", desc, in->t0);
+        fprintf(f, "what-if: %s (trace time %s s = the start)\n", desc,
+                ws_tab(b[0], 32, "%g", ws_req(in->t0)));
     }
     const int co2 = in->wi->has_carbon, usd = in->wi->has_price;
     fprintf(f, "\n%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s", "group",
@@ -179,20 +184,28 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
             for (int d = 0; d < 114 + 18 * (co2 + usd); d++) fputc('-', f);
             fputc('\n', f);
         }
-        fprintf(f, "%-16.16s %-13.13s %5ld %5ld %5ld %10.3f %9.2f %10.3f %9.2f %7.1f"
-                " %7.1f %7.1f", i < gt->n ? gt->groups[i].name : "cluster",
+        fprintf(f, "%-16.16s %-13.13s %5ld %5ld %5ld %10s %9s %10s %9s",
+                i < gt->n ? gt->groups[i].name : "cluster",
                 i < gt->n ? gt->groups[i].spec->name : "",
                 i < gt->n ? (long)gt->groups[i].n : (long)gt->n_rows,
-                r->pol.retries, r->pol.concurrent, r->pol.energy_j / 1e6,
-                r->pol.time_s / 3600.0, r->def.energy_j / 1e6, r->def.time_s / 3600.0,
-                saving(r->pol.energy_j, r->def.energy_j),
-                saving(r->pol.time_s, r->def.time_s), saving(r->pol.cost, r->def.cost));
+                r->pol.retries, r->pol.concurrent,
+                ws_tab(b[0], 32, "%.3f", ws_req(r->pol.energy_j / 1e6)),
+                ws_tab(b[1], 32, "%.2f", ws_req(r->pol.time_s / 3600.0)),
+                ws_tab(b[2], 32, "%.3f", ws_req(r->def.energy_j / 1e6)),
+                ws_tab(b[3], 32, "%.2f", ws_req(r->def.time_s / 3600.0)));
+        /* savings against a zero default (a zero-rate objective) are "-" */
+        fputc(' ', f);
+        table_pct(f, saving(r->pol.energy_j, r->def.energy_j));
+        fputc(' ', f);
+        table_pct(f, saving(r->pol.time_s, r->def.time_s));
+        fputc(' ', f);
+        table_pct(f, saving(r->pol.cost, r->def.cost));
         if (co2) {
-            fprintf(f, " %9.3f ", r->pol.co2_g / 1e3);
+            fprintf(f, " %9s ", ws_tab(b[4], 32, "%.3f", ws_req(r->pol.co2_g / 1e3)));
             table_pct(f, saving(r->pol.co2_g, r->def.co2_g));
         }
         if (usd) {
-            fprintf(f, " %9.2f ", r->pol.usd);
+            fprintf(f, " %9s ", ws_tab(b[5], 32, "%.2f", ws_req(r->pol.usd)));
             table_pct(f, saving(r->pol.usd, r->def.usd));
         }
         fputc('\n', f);

@@ -16,6 +16,7 @@
 #include "wattsim/progress.h"
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
+#include "wattsim/report.h"
 #include "wattsim/plot.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
@@ -201,9 +202,13 @@ int ws_cmd_potential(int argc, char **argv)
             if (!bad) {
                 /* eta = 1: cost is ETA, so the least-cost knob is the least-ETA one. */
                 const ws_knob_stat *d = &p.knobs[p.default_knob], *b = &p.knobs[p.best_knob];
-                fprintf(od.f, "%s,%s,%zu,%d,%d,%.17g,%d,%d,%.17g,%.17g,%.17g,%zu\n", cfg.gpus[g],
-                        spec->name, w, d->bs, d->pl, d->eta, b->bs, b->pl, b->eta,
-                        100.0 * b->eta / d->eta, 100.0 * (1.0 - b->eta / d->eta), g);
+                fprintf(od.f, "%s,%s,%zu,%d,%d,", cfg.gpus[g], spec->name, w, d->bs, d->pl);
+                ws_csv_num(od.f, ws_req(d->eta));
+                fprintf(od.f, ",%d,%d,", b->bs, b->pl);
+                const double x[3] = {b->eta, 100.0 * b->eta / d->eta,
+                                     100.0 * (1.0 - b->eta / d->eta)};
+                ws_csv_nums(od.f, 3, x, 1);
+                fprintf(od.f, ",%zu\n", g);
                 pot_max = fmax(pot_max, 100.0 * (1.0 - b->eta / d->eta));
             }
             ws_pareto_free(&p);

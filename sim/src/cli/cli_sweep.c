@@ -368,19 +368,31 @@ static void write_md(FILE *f, const ws_sweep *s)
         int bs, pl;
         size_t best;
         ws_sweep_top_knob(s, c, &bs, &pl, &best);
-        fprintf(f, "| %s | %s | %s | %g | %g | ", s->pairs[o.pair].label, s->gpus[o.gpu],
-                s->work[o.work], s->etas[o.eta], s->betas[o.beta]);
+        char v[12][32], beta[32];
+        if (s->betas[o.beta] == INFINITY) snprintf(beta, sizeof beta, "inf");
+        else ws_tab(beta, sizeof beta, "%g", ws_req(s->betas[o.beta]));
+        fprintf(f, "| %s | %s | %s | %s | %s | ", s->pairs[o.pair].label, s->gpus[o.gpu],
+                s->work[o.work], ws_tab(v[0], 32, "%g", ws_req(s->etas[o.eta])), beta);
         if (o.seeds_ok) {
-            fprintf(f, "%.4g ± %.2g | %.4g ± %.2g | ", o.energy.mean / ue.div,
-                    isfinite(o.energy.hi) ? (o.energy.hi - o.energy.mean) / ue.div : 0.0,
-                    o.time.mean / ut.div,
-                    isfinite(o.time.hi) ? (o.time.hi - o.time.mean) / ut.div : 0.0);
+            /* A half-width of one seed is 0; a saving without a reference
+             * (default failed on every seed, or its cost is 0) and a
+             * regret without oracle are undefined: "-", never "nan %". */
+            fprintf(f, "%s ± %s | %s ± %s | ",
+                    ws_tab(v[0], 32, "%.4g", ws_req(o.energy.mean / ue.div)),
+                    ws_tab(v[1], 32, "%.2g", isfinite(o.energy.hi)
+                           ? (o.energy.hi - o.energy.mean) / ue.div : 0.0),
+                    ws_tab(v[2], 32, "%.4g", ws_req(o.time.mean / ut.div)),
+                    ws_tab(v[3], 32, "%.2g", isfinite(o.time.hi)
+                           ? (o.time.hi - o.time.mean) / ut.div : 0.0));
             if (co2)
-                fprintf(f, "%.4g ± %.2g | ", o.co2.mean / 1e3,
-                        isfinite(o.co2.hi) ? (o.co2.hi - o.co2.mean) / 1e3 : 0.0);
-            fprintf(f, "%.1f %% | %.1f %% | %.1f %% | %.4g | %d, %d W (%zu/%zu) | ",
-                    100 * o.save_energy, 100 * o.save_time, 100 * o.save_cost,
-                    o.regret.mean / ue.div, bs, pl, best, o.seeds_ok);
+                fprintf(f, "%s ± %s | ", ws_tab(v[4], 32, "%.4g", ws_req(o.co2.mean / 1e3)),
+                        ws_tab(v[5], 32, "%.2g", isfinite(o.co2.hi)
+                               ? (o.co2.hi - o.co2.mean) / 1e3 : 0.0));
+            fprintf(f, "%s | %s | %s | %s | %d, %d W (%zu/%zu) | ",
+                    ws_tab(v[6], 32, "%.1f %%", 100 * o.save_energy),
+                    ws_tab(v[7], 32, "%.1f %%", 100 * o.save_time),
+                    ws_tab(v[8], 32, "%.1f %%", 100 * o.save_cost),
+                    ws_tab(v[9], 32, "%.4g", o.regret.mean / ue.div), bs, pl, best, o.seeds_ok);
         } else {
             fputs(co2 ? "– | – | – | – | – | – | – | – | " : "– | – | – | – | – | – | – | ", f);
         }

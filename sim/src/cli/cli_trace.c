@@ -37,7 +37,11 @@ static const char *POWER_HELP =
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
     "average_power = energy of the epochs / their total duration, the energy\n"
-    "summed over the selected GPUs.\n"
+    "summed over the selected GPUs. Refused, with the file and line: a reading\n"
+    "above 10 kW for one GPU, epochs shorter than 1 ms or longer than a year,\n"
+    "epochs that overlap in time (their joules would count twice), two\n"
+    "ZeusMonitor windows matching one epoch, and names with control\n"
+    "characters, '/', ',', '\"' or a backslash (the dataset: a safe name).\n"
     "\n"
     "  --gpu NAME         the GPU model the trace is for (1-64 of A-Z a-z 0-9\n"
     "                     . _ + -); used as --gpu NAME by the other commands\n"
@@ -236,18 +240,13 @@ static int import_power(int argc, char **argv)
         goto out;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
-    int nb = 0, np = 0, ne = 0;
-    for (size_t i = 0; i < table.n; i++) {
-        int newb = 1, newp = 1;
-        for (size_t j = 0; j < i; j++) {
-            newb &= table.rows[j].bs != table.rows[i].bs;
-            newp &= table.rows[j].pl != table.rows[i].pl;
-        }
-        nb += newb;
-        np += newp;
-        ne += table.rows[i].epochs;
+    size_t nb, np;
+    long ne;
+    if (ws_power_table_summary(&table, &nb, &np, &ne)) {
+        ws_fail(&err, "out of memory");
+        goto out;
     }
-    printf("wrote %s: %zu knobs (%d batch sizes, %d power limits) from %d epochs,"
+    printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
            " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
     printf(" of %s\n", log);

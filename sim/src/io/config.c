@@ -21,6 +21,7 @@
  * the caller's config unchanged (and freeable).
  */
 #include "config_parse.h"
+#include "wattsim/trace.h"
 
 /* -------------------------------------------------------- run configs */
 
@@ -62,7 +63,18 @@ static bool valid_format(const char *s)
 
 static bool cap_ok(double v) { return v > 0.0; }
 static bool stall_ok(double v) { return v >= 0.0 && v < 1.0; }
-static bool nonneg_ok(double v) { return v >= 0.0; }
+/* What a GPU draws while it waits for input: a trace row's power bound
+ * (wattsim/trace.h), so that a stalled epoch's energy stays finite. */
+static bool idle_ok(double v) { return v >= 0.0 && v <= WS_MAX_AVERAGE_POWER; }
+
+/* A number written as zero ("0", "0.0e5"), not one too small for a
+ * double ("1e-400", which strtod reads as 0). */
+static bool zero_text(const char *s)
+{
+    for (; *s && *s != 'e' && *s != 'E'; s++)
+        if (*s >= '1' && *s <= '9') return false;
+    return true;
+}
 
 /* One number of a what-if key into *out, checked by ok(). */
 static int whatif_real(const ctx *c, const ynode *v, const char *what,
@@ -89,7 +101,7 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
         return whatif_real(c, v, what, "a fraction in [0, 1)", stall_ok,
                            &w->input_stall);
     case K_IDLE_POWER:
-        return whatif_real(c, v, what, "a power in W >= 0", nonneg_ok,
+        return whatif_real(c, v, what, "a power in W from 0 to 100000", idle_ok,
                            &w->idle_power);
     case K_CARBON: return get_string(c, v, what, &w->carbon);
     case K_START: {
@@ -102,10 +114,13 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
     }
     case K_PRICE:
         w->price_value = NAN;
+        /* A constant price obeys a series' rule (wattsim/series.h), so
+         * that dollars and the price objective's scale stay finite. */
         if (v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value)
-            && !(w->price_value >= 0.0))
-            return fail_at(c, v, "%s must be a price in $/kWh >= 0 or a series"
-                           " file, got %s", what, describe(v, got, sizeof got));
+            && (!ws_series_value_ok(w->price_value)
+                || (w->price_value == 0 && !zero_text(v->text))))    /* underflowed */
+            return fail_at(c, v, "%s must be a price in $/kWh (" WS_SERIES_VALUE_RULE
+                           ") or a series file, got %s", what, describe(v, got, sizeof got));
         return get_string(c, v, what, &w->price);
     case K_OBJECTIVE:
         if (v->kind != Y_SCALAR || (strcmp(v->text, "energy") && strcmp(v->text, "carbon")

@@ -1,6 +1,7 @@
 /* The config reader's YAML layer: text -> tree of nodes with positions,
  * error messages, scalars, lists and mappings (see config_parse.h). */
 #include "config_parse.h"
+#include "wattsim/input.h"
 
 /* ------------------------------------------------------------ the tree */
 
@@ -351,8 +352,8 @@ int read_tree(const ctx *c, const unsigned char *buf, size_t len,
 
 static int read_file(const ctx *c, unsigned char **out, size_t *out_len)
 {
-    FILE *f = fopen(c->file, "rb");
-    if (!f) return ws_fail(c->err, "%s: cannot open: %s", c->file, strerror(errno));
+    FILE *f = ws_input_fopen(c->file, c->err);      /* a regular file only */
+    if (!f) return -1;
     ws_input_note_fd(fileno(f));   /* no output of this command may replace it */
 
     size_t len = 0, cap = 0;

@@ -7,12 +7,14 @@
  * record costs no allocation once the buffers have grown.
  */
 #include "wattsim/csv.h"
+#include "wattsim/input.h"
 #include "wattsim/outfile.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 struct ws_csv {
@@ -33,12 +35,13 @@ struct ws_csv {
     int failed;                  /* an input error was reported */
 };
 
-/* zlib's gzerror() text starts with the path; drop it, we print our own. */
+/* zlib's gzerror() text starts with what it opened, "<fd:N>" (we hand it
+ * the descriptor); drop it, we print the path. */
 static const char *zmsg(ws_csv *c, int *zerr)
 {
     const char *m = gzerror(c->gz, zerr);
-    size_t n = strlen(c->path);
-    if (m && strncmp(m, c->path, n) == 0 && m[n] == ':' && m[n + 1] == ' ') m += n + 2;
+    const char *end = m && !strncmp(m, "<fd:", 4) ? strstr(m, ">: ") : NULL;
+    if (end) m = end + 3;
     return m ? m : "";
 }
 
@@ -168,16 +171,22 @@ ws_csv *ws_csv_open(const char *path, const ws_csv_limits *lim, ws_error *err)
         ws_csv_close(c);
         return NULL;
     }
-    errno = 0;
-    c->gz = gzopen(path, "rb");
-    if (!c->gz) {
-        ws_fail(err, "%s: cannot open: %s", path,
-                errno ? strerror(errno) : "out of memory");
+    /* A regular file only (wattsim/input.h): a folder or a FIFO given as
+     * a trace or series is one line at once, not a hang or zlib's
+     * "corrupt compressed data (Is a directory)". */
+    int fd = ws_input_open(path, err);
+    if (fd < 0) {
+        ws_csv_close(c);
+        return NULL;
+    }
+    ws_input_note_fd(fd);       /* no output of this command may replace it */
+    if (!(c->gz = gzdopen(fd, "rb"))) {
+        close(fd);
+        ws_fail(err, "%s: cannot open: out of memory", path);
         ws_csv_close(c);
         return NULL;
     }
     gzbuffer(c->gz, 1 << 17);
-    ws_input_note(path);        /* no output of this command may replace it */
     return c;
 }
 

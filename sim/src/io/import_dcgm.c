@@ -13,13 +13,17 @@
  */
 #include "wattsim/import.h"
 #include "import_util.h"
+#include "wattsim/input.h"
+#include "wattsim/name.h"
 #include "wattsim/outfile.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define POWER_METRIC "DCGM_FI_DEV_POWER_USAGE"
 #define ENERGY_METRIC "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
@@ -37,15 +41,22 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return ws_fail(err, "%s: cannot read: not a regular file or missing", path);
-    if (max_bytes && (unsigned long long)st.st_size > max_bytes)
+    int fd = ws_input_open(path, err);       /* a regular file only */
+    if (fd < 0) return -1;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return ws_fail(err, "%s: cannot read: %s", path, strerror(errno));
+    }
+    if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
+        close(fd);
         return ws_fail(err, "%s: %lld bytes, more than the limit of %zu"
                        " (--max-trace-bytes / WATTSIM_MAX_TRACE_BYTES)", path,
                        (long long)st.st_size, max_bytes);
-    ws_input_note(path);
+    }
+    ws_input_note_fd(fd);
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+    close(fd);
     if (!root) {
         if (je.line <= 0)
             return ws_fail(err, "%s: %s", path, je.text);
@@ -102,12 +113,16 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
             ws_fail(err, "%s: data.result[%zu].metric: no gpu label", path, i);
             goto out;
         }
-        for (size_t k = 0; k < out->n_gpu; k++)
-            if (!strcmp(out->gpu[k].id, gpu)) {
-                ws_fail(err, "%s: data.result[%zu]: a second %s series for gpu %s"
-                        " (several hosts?); query one host", path, i, name, gpu);
-                goto out;
-            }
+        if (ws_has_control(gpu)) {       /* never echoed raw: ws_fail escapes it */
+            ws_fail(err, "%s: data.result[%zu].metric: the gpu label \"%s\" has control"
+                    " characters", path, i, gpu);
+            goto out;
+        }
+        if (ws_telemetry_has_gpu(out, gpu)) {
+            ws_fail(err, "%s: data.result[%zu]: a second %s series for gpu %s"
+                    " (several hosts?); query one host", path, i, name, gpu);
+            goto out;
+        }
         json_t *values = json_object_get(s, "values");
         if (!json_is_array(values)) {
             ws_fail(err, "%s: data.result[%zu].values: missing or not an array", path, i);

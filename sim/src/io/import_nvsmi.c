@@ -14,6 +14,7 @@
  */
 #include "wattsim/import.h"
 #include "import_util.h"
+#include "wattsim/name.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,12 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
         if (!*id) {
             ws_fail(err, "%s:%ld: %s: must not be empty", path, line,
                     names[gpu == col[N_INDEX] ? N_INDEX : gpu == col[N_BUS] ? N_BUS : N_UUID]);
+            goto out;
+        }
+        if (ws_has_control(id)) {        /* never echoed raw: ws_fail escapes it */
+            ws_fail(err, "%s:%ld: %s: \"%s\" has control characters", path, line,
+                    names[gpu == col[N_INDEX] ? N_INDEX : gpu == col[N_BUS] ? N_BUS : N_UUID],
+                    id);
             goto out;
         }
         if (*p == '[' || !strcmp(p, "N/A")) {        /* [N/A], [Not Supported] */

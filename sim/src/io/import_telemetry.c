@@ -3,18 +3,25 @@
  * samples, selecting GPUs, putting a series in order, and the energy of a
  * series over a window.
  *
- * Energy over [a, b] is E(b) - E(a), where E(x) is the energy since the
- * first sample. For power samples E is built by the trapezoidal rule
- * (cum[i] = cum[i-1] + (t[i] - t[i-1]) * (p[i-1] + p[i]) / 2) and, between
- * samples, by integrating the linear interpolation exactly:
- *   E(x) = cum[i] + (x - t[i]) * (p[i] + p(x)) / 2,
+ * Energy over [a, b] is integrated directly over the window's own
+ * samples: inc[i], the energy of interval (t[i-1], t[i]], summed over the
+ * whole intervals inside the window, plus the two partial intervals at its
+ * edges. For power samples inc[i] is the trapezoid
+ * (t[i] - t[i-1]) * (p[i-1] + p[i]) / 2 and a partial interval integrates
+ * the linear interpolation exactly:
+ *   E(t[i], x) = (x - t[i]) * (p[i] + p(x)) / 2,
  *   p(x) = p[i] + (p[i+1] - p[i]) * (x - t[i]) / (t[i+1] - t[i]).
- * For an energy counter, cum[i] adds each increase (a decrease is a reset:
- * the counter restarted from 0, so the increase is the new value) and E is
- * interpolated linearly. Each window costs O(log n + samples inside it).
+ * For an energy counter, inc[i] is the counter's increase (a decrease is a
+ * reset: the counter restarted from 0, so the increase is the new value)
+ * and a partial interval takes its share of it. Never a difference of
+ * prefix sums: a huge reading far from the window cannot cancel it. Each
+ * window costs O(log n + samples inside it). Readings are bounded first
+ * (WS_MAX_GPU_POWER): a power above it, or a counter rising faster, is an
+ * error naming the sample.
  */
 #include "wattsim/import.h"
 #include "import_util.h"
+#include "wattsim/name.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -30,10 +37,10 @@ void ws_warn(ws_warnings *w, const char *fmt, ...)
     char buf[WS_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    char raw[WS_ERROR_MAX];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    for (char *p = buf; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' ';
+    ws_text_escape(buf, sizeof buf, raw);       /* one line, no control characters */
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 8;
         char **m = realloc(w->msg, cap * sizeof *m);
@@ -168,6 +175,60 @@ const char *ws_imp_where(const char *path, long line, const char *gpu,
     return buf;
 }
 
+typedef struct imp_probe {
+    const ws_imp_names *t;
+    const char *s;
+} imp_probe;
+
+static int same_imp_name(const void *ctx, size_t stored, size_t probe)
+{
+    (void)probe;
+    const imp_probe *q = ctx;
+    return !strcmp(q->t->s[stored], q->s);
+}
+
+const char *ws_imp_intern(ws_imp_names *t, const char *s)
+{
+    imp_probe q = {t, s};
+    uint64_t h = ws_hash_str(s, 0);
+    size_t at = ws_hindex_find(&t->index, h, same_imp_name, &q, 0);
+    if (at != WS_HNONE) return t->s[at];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        char **p = realloc(t->s, cap * sizeof *p);
+        if (!p) return NULL;
+        t->s = p;
+        t->cap = cap;
+    }
+    char *copy = strdup(s);
+    if (!copy) return NULL;
+    if (ws_hindex_add(&t->index, h, same_imp_name, &q, t->n) == WS_HNOMEM) {
+        free(copy);
+        return NULL;
+    }
+    return t->s[t->n++] = copy;
+}
+
+void ws_imp_names_free(ws_imp_names *t)
+{
+    for (size_t i = 0; t && i < t->n; i++) free(t->s[i]);
+    if (t) free(t->s);
+    if (t) ws_hindex_free(&t->index);
+    if (t) memset(t, 0, sizeof *t);
+}
+
+int ws_imp_check_name(const char *path, long line, const char *column,
+                      const char *value, int is_dataset, ws_error *err)
+{
+    char why[64], shown[160];
+    if (is_dataset && ws_name_check(value, why, sizeof why) == 0) return 0;
+    if (!is_dataset && ws_label_check(value, why, sizeof why) == 0) return 0;
+    return ws_fail(err, "%s:%ld: %s \"%s\" %s (%s)", path, line, column,
+                   ws_name_show(value, shown, sizeof shown), why,
+                   is_dataset ? WS_NAME_RULE ": --job DATASET/NETWORK/OPTIMIZER names the"
+                                " job after it" : WS_LABEL_RULE);
+}
+
 /* ------------------------------------------------------------ series */
 
 void ws_telemetry_free(ws_telemetry *t)
@@ -180,21 +241,58 @@ void ws_telemetry_free(ws_telemetry *t)
     free(t->gpu);
     free(t->win);
     free(t->path);
+    ws_hindex_free(&t->gpu_index);
     memset(t, 0, sizeof *t);
+}
+
+/* GPUs by id: a hash index, so that a log naming many GPUs (or a hostile
+ * one naming a new GPU on every line) costs O(1) per sample. */
+typedef struct gpu_probe {
+    const ws_telemetry *t;
+    const char *id;
+} gpu_probe;
+
+static int same_gpu(const void *ctx, size_t stored, size_t probe)
+{
+    (void)probe;
+    const gpu_probe *q = ctx;
+    return !strcmp(q->t->gpu[stored].id, q->id);
+}
+
+static ws_tel_gpu *gpu_find(const ws_telemetry *t, const char *id)
+{
+    gpu_probe q = {t, id};
+    size_t k = ws_hindex_find(&t->gpu_index, ws_hash_str(id, 0), same_gpu, &q, 0);
+    return k == WS_HNONE ? NULL : &t->gpu[k];
 }
 
 static ws_tel_gpu *gpu_get(ws_telemetry *t, const char *id)
 {
-    for (size_t i = 0; i < t->n_gpu; i++)
-        if (!strcmp(t->gpu[i].id, id)) return &t->gpu[i];
-    ws_tel_gpu *g = realloc(t->gpu, (t->n_gpu + 1) * sizeof *g);
-    if (!g) return NULL;
-    t->gpu = g;
+    ws_tel_gpu *g = gpu_find(t, id);
+    if (g) return g;
+    if (t->n_gpu == t->gpu_cap) {
+        size_t cap = t->gpu_cap ? 2 * t->gpu_cap : 8;
+        g = realloc(t->gpu, cap * sizeof *g);
+        if (!g) return NULL;
+        t->gpu = g;
+        t->gpu_cap = cap;
+    }
     g = &t->gpu[t->n_gpu];
     memset(g, 0, sizeof *g);
     if (!(g->id = strdup(id))) return NULL;
+    gpu_probe q = {t, id};
+    if (ws_hindex_add(&t->gpu_index, ws_hash_str(id, 0), same_gpu, &q, t->n_gpu)
+        == WS_HNOMEM) {
+        free(g->id);
+        return NULL;
+    }
     t->n_gpu++;
     return g;
+}
+
+int ws_telemetry_has_gpu(const ws_telemetry *t, const char *id)
+{
+    return gpu_find(t, id) != NULL;
 }
 
 int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
@@ -202,8 +300,24 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
 {
     ws_tel_gpu *g = gpu_get(t, id);
     if (!g) return ws_fail(err, "%s: out of memory", t->path);
+    /* A reading at the previous one's instant is judged as it comes (the
+     * rest wait for ws_telemetry_prepare's sort): the same value again is
+     * a repeat, counted and not stored, so that a log of one line repeated
+     * costs no memory; another value is an error at once. ZeusMonitor
+     * windows may share a start (nested windows). */
+    if (t->kind != WS_TEL_WINDOWS && g->n && g->s[g->n - 1].t == time) {
+        const ws_tel_sample *p = &g->s[g->n - 1];
+        if (p->v == v) {
+            g->repeats++;
+            return 0;
+        }
+        char at[512];
+        return ws_fail(err, "%s: GPU %s has two different readings (%g and %g) at the"
+                       " same time", ws_imp_where(t->path, line, g->id, at, sizeof at),
+                       g->id, v, p->v);
+    }
     if (g->n == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 1024;
+        size_t cap = g->cap ? 2 * g->cap : 16;
         ws_tel_sample *s = realloc(g->s, cap * sizeof *s);
         if (!s) return ws_fail(err, "%s: out of memory", t->path);
         g->s = s;
@@ -213,22 +327,33 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
     return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
                         const char *option, ws_error *err)
 {
     if (t->n_gpu == 0) return ws_fail(err, "%s: no GPU samples", t->path);
     if (n == 0) return 0;
-    /* Check every name first, so that nothing moves on error. */
+    /* Check every name first, so that nothing moves on error: a name
+     * listed twice (neighbours once sorted), then each by the index. */
+    char **sorted = malloc(n * sizeof *sorted);
+    if (!sorted) return ws_fail(err, "out of memory");
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_str);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(sorted[i - 1], sorted[i])) {
+            ws_fail(err, "%s: GPU '%s' is listed twice", option, sorted[i]);
+            free(sorted);
+            return -1;
+        }
+    free(sorted);
     for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(ids[j], ids[i]))
-                return ws_fail(err, "%s: GPU '%s' is listed twice", option, ids[i]);
-        size_t k;
-        for (k = 0; k < t->n_gpu; k++)
-            if (!strcmp(t->gpu[k].id, ids[i])) break;
-        if (k < t->n_gpu) continue;
+        if (gpu_find(t, ids[i])) continue;
         char list[256] = "";
-        for (size_t j = 0; j < t->n_gpu; j++) {
+        for (size_t j = 0; j < t->n_gpu && strlen(list) < 200; j++) {
             if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
             strncat(list, t->gpu[j].id, sizeof list - strlen(list) - 1);
         }
@@ -236,22 +361,33 @@ int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
                        option, t->path, ids[i], list);
     }
     ws_tel_gpu *keep = calloc(n, sizeof *keep);
-    if (!keep) return ws_fail(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < t->n_gpu; k++)
-            if (t->gpu[k].id && !strcmp(t->gpu[k].id, ids[i])) {
-                keep[i] = t->gpu[k];
-                t->gpu[k].id = NULL;
-                t->gpu[k].s = NULL;
-                break;
-            }
+    unsigned char *kept = calloc(t->n_gpu, 1);
+    if (!keep || !kept) {
+        free(keep);
+        free(kept);
+        return ws_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ws_tel_gpu *g = gpu_find(t, ids[i]);
+        keep[i] = *g;                           /* moved: id and samples */
+        kept[g - t->gpu] = 1;
+    }
     for (size_t k = 0; k < t->n_gpu; k++) {
+        if (kept[k]) continue;
         free(t->gpu[k].id);
         free(t->gpu[k].s);
     }
+    free(kept);
     free(t->gpu);
+    ws_hindex_free(&t->gpu_index);
     t->gpu = keep;
-    t->n_gpu = n;
+    t->n_gpu = t->gpu_cap = n;
+    for (size_t i = 0; i < n; i++) {               /* the index of what is left */
+        gpu_probe q = {t, keep[i].id};
+        if (ws_hindex_add(&t->gpu_index, ws_hash_str(keep[i].id, 0), same_gpu, &q, i)
+            == WS_HNOMEM)
+            return ws_fail(err, "out of memory");
+    }
     return 0;
 }
 
@@ -291,7 +427,7 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
                     at, sizeof at), unsorted,
                     unsorted == 1 ? "" : "s", g->id);
         }
-        size_t m = 1, repeats = 0;
+        size_t m = 1, repeats = g->repeats;
         for (size_t i = 1; i < g->n; i++) {
             ws_tel_sample *p = &g->s[m - 1], *s = &g->s[i];
             if (s->t == p->t) {
@@ -321,10 +457,20 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
         free(d);
         size_t resets = 0;
         long first_reset = 0;
-        g->s[0].cum = 0;
-        for (size_t i = 1; i < g->n; i++) {
-            const ws_tel_sample *p = &g->s[i - 1];
+        char at[512];
+        g->s[0].inc = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            const ws_tel_sample *p = i ? &g->s[i - 1] : NULL;
             ws_tel_sample *s = &g->s[i];
+            /* Judged before use: a reading no GPU can produce is a broken
+             * sample or the wrong unit, and would swamp every epoch near
+             * it (a 1e20 W glitch is 1e20 J per second of log). */
+            if (t->kind == WS_TEL_POWER && s->v > WS_MAX_GPU_POWER)
+                return ws_fail(err, "%s: GPU %s reads %.6g W, more than any GPU draws"
+                               " (%g W): a broken reading or not watts; remove the"
+                               " sample if it is a glitch", ws_imp_where(t->path, s->line,
+                               g->id, at, sizeof at), g->id, s->v, WS_MAX_GPU_POWER);
+            if (!p) continue;
             double inc;
             if (t->kind == WS_TEL_POWER) {
                 inc = (s->t - p->t) * (p->v + s->v) / 2;
@@ -334,9 +480,15 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
                 inc = s->v;
                 if (!resets++) first_reset = s->line;
             }
-            s->cum = p->cum + inc;
+            if (t->kind == WS_TEL_ENERGY && inc > WS_MAX_GPU_POWER * (s->t - p->t))
+                return ws_fail(err, "%s: energy counter of GPU %s rises by %.6g J in %.6g s"
+                               " (%.6g W), more than any GPU draws (%g W): a broken reading%s;"
+                               " remove the sample if it is a glitch", ws_imp_where(t->path,
+                               s->line, g->id, at, sizeof at), g->id, inc, s->t - p->t,
+                               inc / (s->t - p->t), WS_MAX_GPU_POWER,
+                               s->v < p->v ? " (after a counter reset)" : "");
+            s->inc = inc;
         }
-        char at[512];
         if (resets)
             ws_warn(w, "%s: energy counter of GPU %s went down %zu time%s (first"
                     " here; driver reload?); counted from 0 after each reset",
@@ -357,15 +509,18 @@ static size_t find(const ws_tel_gpu *g, double x)
     return lo;
 }
 
-static double energy_at(const ws_tel_gpu *g, ws_tel_kind kind, double x, size_t i)
+/* Energy from the start of interval i (samples i and i + 1) to x within
+ * it: the trapezoid of the linear interpolation (power), or the share of
+ * the interval's increase (counter). */
+static double part(const ws_tel_gpu *g, ws_tel_kind kind, size_t i, double x)
 {
-    const ws_tel_sample *a = &g->s[i];
-    if (x <= a->t || i + 1 >= g->n) return a->cum;
-    const ws_tel_sample *b = &g->s[i + 1];
+    const ws_tel_sample *a = &g->s[i], *b = &g->s[i + 1];
+    if (x <= a->t) return 0;
+    if (x >= b->t) return b->inc;
     double f = (x - a->t) / (b->t - a->t);
-    if (kind == WS_TEL_ENERGY) return a->cum + f * (b->cum - a->cum);
+    if (kind == WS_TEL_ENERGY) return f * b->inc;
     double px = a->v + f * (b->v - a->v);
-    return a->cum + (x - a->t) * (a->v + px) / 2;
+    return (x - a->t) * (a->v + px) / 2;
 }
 
 double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
@@ -382,5 +537,12 @@ double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
             *gap_line = g->s[i].line;
         }
     }
-    return energy_at(g, kind, b, ib) - energy_at(g, kind, a, ia);
+    if (ia + 1 >= g->n) return 0;              /* a = b = the last sample */
+    if (ia == ib) return part(g, kind, ia, b) - part(g, kind, ia, a);
+    /* The window's own samples, summed directly: [a, t(ia+1)], the whole
+     * intervals up to t(ib), then [t(ib), b]. */
+    double e = g->s[ia + 1].inc - part(g, kind, ia, a);
+    for (size_t i = ia + 2; i <= ib; i++) e += g->s[i].inc;
+    if (ib + 1 < g->n) e += part(g, kind, ib, b);
+    return e;
 }

@@ -5,18 +5,21 @@
  * one row per evaluated epoch of a run. A run is (dataset, network,
  * optimizer, batch_size, learning_rate, run); its target_epoch is the
  * first epoch whose metric is >= the target (<= with lower-is-better), or
- * empty when no epoch reaches it. Epochs of a run must be distinct; a run
+ * empty when no epoch reaches it. The dataset must be a safe name and the
+ * network and optimizer labels (wattsim/name.h), as --job D/N/O takes
+ * them. Epochs of a run must be distinct (refused as read); a run
  * whose epochs skip numbers is counted in a warning (its first reaching
  * epoch may be late by the skipped ones).
  */
 #include "wattsim/import.h"
 #include "import_util.h"
+#include "wattsim/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct metric_row {
-    char *dataset, *network, *optimizer, *lr;
+    const char *dataset, *network, *optimizer, *lr;   /* interned */
     int bs;
     long run, epoch;
     double metric;
@@ -25,19 +28,33 @@ typedef struct metric_row {
 
 enum { M_DATASET, M_NETWORK, M_OPT, M_BS, M_LR, M_RUN, M_EPOCH, M_METRIC, M_N };
 
-static void mrows_free(metric_row *r, size_t n)
+/* A row's key (its run and epoch); names are interned, so compared by
+ * pointer. */
+typedef struct rows_ref {
+    metric_row *const *rows;
+} rows_ref;
+
+static uint64_t row_hash(const metric_row *m)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(r[i].dataset);
-        free(r[i].network);
-        free(r[i].optimizer);
-        free(r[i].lr);
-    }
-    free(r);
+    const void *p[4] = {m->dataset, m->network, m->optimizer, m->lr};
+    const long k[3] = {m->bs, m->run, m->epoch};
+    return ws_hash(k, sizeof k, ws_hash(p, sizeof p, 0));
 }
 
-static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_out,
-                        ws_error *err)
+static int same_row(const void *ctx, size_t a, size_t b)
+{
+    const metric_row *x = &(*((const rows_ref *)ctx)->rows)[a];
+    const metric_row *y = &(*((const rows_ref *)ctx)->rows)[b];
+    return x->dataset == y->dataset && x->network == y->network
+        && x->optimizer == y->optimizer && x->lr == y->lr && x->bs == y->bs
+        && x->run == y->run && x->epoch == y->epoch;
+}
+
+/* Every row of METRICS.csv, names interned into `names`. A repeated
+ * (run, epoch) is refused as soon as it is read: a file of one row
+ * repeated fails on its second row, in constant memory. */
+static int read_metrics(const ws_train_import *in, ws_imp_names *names,
+                        metric_row **out, size_t *n_out, ws_error *err)
 {
     const char *path = in->metrics_path;
     ws_imp_col cols[M_N] = {
@@ -50,6 +67,8 @@ static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_o
     metric_row *rows = NULL;
     size_t n = 0, cap = 0, nf;
     int rc = -1, r = -1;
+    ws_hindex seen = {0};
+    const rows_ref ref = {&rows};
     if (ws_imp_header(c, path, "the header dataset,network,optimizer,"
                       "batch_size,learning_rate,run,epoch,metric", cols, M_N, err))
         goto out;
@@ -65,11 +84,14 @@ static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_o
         m->line = line;
         const char *f[M_N];
         for (int k = 0; k < M_N; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
-        for (int k = M_DATASET; k <= M_OPT; k++)
+        for (int k = M_DATASET; k <= M_OPT; k++) {
             if (!*f[k]) {
                 ws_fail(err, "%s:%ld: %s: must not be empty", path, line, cols[k].name);
                 goto out;
             }
+            if (ws_imp_check_name(path, line, cols[k].name, f[k], k == M_DATASET, err))
+                goto out;
+        }
         long bs;
         double lr;
         if (ws_imp_posint(f[M_BS], 1L << 30, &bs)) {
@@ -98,9 +120,22 @@ static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_o
             goto out;
         }
         m->bs = (int)bs;
-        if (!(m->dataset = strdup(f[M_DATASET])) || !(m->network = strdup(f[M_NETWORK]))
-            || !(m->optimizer = strdup(f[M_OPT])) || !(m->lr = strdup(f[M_LR]))) {
+        if (!(m->dataset = ws_imp_intern(names, f[M_DATASET]))
+            || !(m->network = ws_imp_intern(names, f[M_NETWORK]))
+            || !(m->optimizer = ws_imp_intern(names, f[M_OPT]))
+            || !(m->lr = ws_imp_intern(names, f[M_LR]))) {
             ws_fail(err, "out of memory");
+            goto out;
+        }
+        size_t first = ws_hindex_add(&seen, row_hash(m), same_row, &ref, n - 1);
+        if (first == WS_HNOMEM) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        if (first != WS_HNONE) {
+            ws_fail(err, "%s:%ld: epoch %ld of run %ld (batch_size %d) is listed twice"
+                    " (also line %ld)", path, line, m->epoch, m->run, m->bs,
+                    rows[first].line);
             goto out;
         }
     }
@@ -112,7 +147,8 @@ static int read_metrics(const ws_train_import *in, metric_row **out, size_t *n_o
     rc = 0;
 out:
     ws_csv_close(c);
-    if (rc) mrows_free(rows, n);
+    ws_hindex_free(&seen);
+    if (rc) free(rows);
     else { *out = rows; *n_out = n; }
     return rc;
 }
@@ -130,11 +166,28 @@ static int cmp_run(const metric_row *x, const metric_row *y)
 
 static int cmp_metric(const void *a, const void *b)
 {
+    ws_join_work_add(1);
     const metric_row *x = a, *y = b;
     int d = cmp_run(x, y);
     if (d) return d;
     if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Runs of the output by (dataset, network, optimizer, batch size, run),
+ * then learning rate: one run number at two rates are neighbours. */
+static int cmp_run_number(const void *a, const void *b)
+{
+    ws_join_work_add(1);
+    const ws_train_out_row *x = *(ws_train_out_row *const *)a;
+    const ws_train_out_row *y = *(ws_train_out_row *const *)b;
+    int d;
+    if ((d = strcmp(x->dataset, y->dataset))) return d;
+    if ((d = strcmp(x->network, y->network))) return d;
+    if ((d = strcmp(x->optimizer, y->optimizer))) return d;
+    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
+    if (x->run != y->run) return x->run < y->run ? -1 : 1;
+    return strcmp(x->lr, y->lr);
 }
 
 int ws_import_train(const ws_train_import *in, ws_train_table *out,
@@ -144,7 +197,12 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
     out->target_text = in->target_text;
     metric_row *rows;
     size_t n;
-    if (read_metrics(in, &rows, &n, err)) return -1;
+    ws_imp_names names = {0};
+    ws_train_out_row **by_number = NULL;
+    if (read_metrics(in, &names, &rows, &n, err)) {
+        ws_imp_names_free(&names);
+        return -1;
+    }
     int rc = -1;
     size_t skipped = 0, never = 0;
     qsort(rows, n, sizeof *rows, cmp_metric);
@@ -152,20 +210,12 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         ws_fail(err, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; i < n;) {       /* (run, epoch) repeats were refused */
         size_t j = i + 1;
         long reached = 0;
         int gaps = rows[i].epoch != 1;
-        for (; j < n && !cmp_run(&rows[i], &rows[j]); j++) {
-            if (rows[j].epoch == rows[j - 1].epoch) {
-                long a = rows[j - 1].line, b = rows[j].line;
-                ws_fail(err, "%s:%ld: epoch %ld of run %ld (batch_size %d) is listed"
-                        " twice (also line %ld)", in->metrics_path, a > b ? a : b,
-                        rows[j].epoch, rows[j].run, rows[j].bs, a > b ? b : a);
-                goto out;
-            }
+        for (; j < n && !cmp_run(&rows[i], &rows[j]); j++)
             gaps |= rows[j].epoch != rows[j - 1].epoch + 1;
-        }
         for (size_t k = i; k < j && !reached; k++)
             if (in->lower_is_better ? rows[k].metric <= in->target
                                     : rows[k].metric >= in->target)
@@ -176,29 +226,34 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         o->bs = rows[i].bs;
         o->run = rows[i].run;
         o->target_epoch = reached;
-        o->dataset = rows[i].dataset;
-        o->network = rows[i].network;
-        o->optimizer = rows[i].optimizer;
-        o->lr = rows[i].lr;
-        rows[i].dataset = rows[i].network = rows[i].optimizer = rows[i].lr = NULL;
+        if (!(o->dataset = strdup(rows[i].dataset)) || !(o->network = strdup(rows[i].network))
+            || !(o->optimizer = strdup(rows[i].optimizer)) || !(o->lr = strdup(rows[i].lr))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
         i = j;
     }
     /* The trace reader keys runs by (workload, batch size, run), whatever
-     * the learning rate: the same run number at two rates would clash. */
-    for (size_t i = 0; i < out->n; i++)
-        for (size_t k = i + 1; k < out->n; k++) {
-            const ws_train_out_row *a = &out->rows[i], *b = &out->rows[k];
-            if (a->bs != b->bs || strcmp(a->dataset, b->dataset)
-                || strcmp(a->network, b->network) || strcmp(a->optimizer, b->optimizer))
-                break;
-            if (a->run == b->run) {
-                ws_fail(err, "%s: run %ld at batch_size %d of %s/%s/%s appears with"
-                        " learning rates %s and %s; number runs uniquely per batch"
-                        " size", in->metrics_path, a->run, a->bs, a->dataset,
-                        a->network, a->optimizer, a->lr, b->lr);
-                goto out;
-            }
+     * the learning rate: the same run number at two rates would clash.
+     * Sorted by run number, clashes are neighbours (n log n; a scan of
+     * the later runs per run was quadratic in the runs of a batch size). */
+    if (!(by_number = malloc((out->n + 1) * sizeof *by_number))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < out->n; i++) by_number[i] = &out->rows[i];
+    qsort(by_number, out->n, sizeof *by_number, cmp_run_number);
+    for (size_t i = 1; i < out->n; i++) {
+        const ws_train_out_row *a = by_number[i - 1], *b = by_number[i];
+        if (a->run == b->run && a->bs == b->bs && !strcmp(a->dataset, b->dataset)
+            && !strcmp(a->network, b->network) && !strcmp(a->optimizer, b->optimizer)) {
+            ws_fail(err, "%s: run %ld at batch_size %d of %s/%s/%s appears with"
+                    " learning rates %s and %s; number runs uniquely per batch"
+                    " size", in->metrics_path, a->run, a->bs, a->dataset,
+                    a->network, a->optimizer, a->lr, b->lr);
+            goto out;
         }
+    }
     if (skipped)
         ws_warn(w, "%s: %zu of %zu runs do not start at epoch 1 or skip epochs;"
                 " their target epoch is the first evaluated epoch that reaches",
@@ -209,7 +264,9 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
                 in->lower_is_better ? "lower" : "higher");
     rc = 0;
 out:
-    mrows_free(rows, n);
+    free(by_number);
+    free(rows);
+    ws_imp_names_free(&names);
     if (rc) ws_train_table_free(out);
     return rc;
 }

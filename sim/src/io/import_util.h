@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "wattsim/csv.h"
 #include "wattsim/error.h"
+#include "wattsim/hash.h"
 #include "wattsim/outfile.h"
 
 /* Strip blanks and tabs at both ends, in place. */
@@ -49,6 +50,25 @@ int ws_imp_nvsmi_time(const char *s, double *t);
  * CSV logs, "path: gpu G values[K]" for JSON (line = -K-1). */
 const char *ws_imp_where(const char *path, long line, const char *gpu,
                          char *buf, size_t size);
+
+/* Distinct strings of an import (dataset, network, ... of every row),
+ * each kept once: rows hold pointers into the table, equal names are
+ * equal pointers, and lookup is a hash (wattsim/hash.h). */
+typedef struct ws_imp_names {
+    char **s;
+    size_t n, cap;
+    ws_hindex index;
+} ws_imp_names;
+
+/* The table's copy of s (added when new), or NULL when out of memory. */
+const char *ws_imp_intern(ws_imp_names *t, const char *s);
+void ws_imp_names_free(ws_imp_names *t);
+
+/* Where a dataset, network or optimizer named in an imported row is not a
+ * label (wattsim/name.h), or the dataset not a safe name (--job D/N/O
+ * names the job after it): "PATH:LINE: COLUMN: what is wrong", -1; else 0. */
+int ws_imp_check_name(const char *path, long line, const char *column,
+                      const char *value, int is_dataset, ws_error *err);
 
 /* Open `path` for an atomic write (ws_outfile_open); its .gz twin
  * existing is an error: the trace reader would find both. */

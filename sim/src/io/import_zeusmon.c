@@ -47,17 +47,31 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
             goto out;
         }
         snprintf(num, sizeof num, "%.*s", (int)(len - 10), h + 3);
-        if (num[0] != '0' || num[1]) {
-            if (ws_imp_posint(num, 1000000, &idx)) {
-                ws_fail(err, "%s:%ld: bad GPU column '%s'", path, ws_csv_line(c), h);
-                goto out;
-            }
+        /* The GPU is named by its index as a number: gpu01_energy is GPU 1
+         * (ZeusMonitor itself writes no leading zeros), and a second
+         * column for it, gpu1_energy beside gpu01_energy, is refused
+         * rather than summed as another GPU. */
+        if (strspn(num, "0123456789") != strlen(num) || !num[0] || strlen(num) > 7) {
+            ws_fail(err, "%s:%ld: bad GPU column '%s'", path, ws_csv_line(c), h);
+            goto out;
         }
-        for (size_t k = 0; k < out->n_gpu; k++)
-            if (!strcmp(out->gpu[k].id, num)) {
-                ws_fail(err, "%s:%ld: column '%s' appears twice", path, ws_csv_line(c), h);
-                goto out;
+        idx = strtol(num, NULL, 10);
+        snprintf(num, sizeof num, "%ld", idx);
+        if (ws_telemetry_has_gpu(out, num)) {
+            const char *first = h;
+            for (size_t j = 0; j < i; j++) {
+                const char *o = ws_csv_field(c, j);
+                size_t m = strlen(o);
+                if (m > 10 && !strncmp(o, "gpu", 3) && !strcmp(o + m - 7, "_energy")
+                    && strtol(o + 3, NULL, 10) == idx) { first = o; break; }
             }
+            if (strcmp(first, h))
+                ws_fail(err, "%s:%ld: columns '%s' and '%s' both name GPU %ld; keep one",
+                        path, ws_csv_line(c), first, h, idx);
+            else
+                ws_fail(err, "%s:%ld: column '%s' appears twice", path, ws_csv_line(c), h);
+            goto out;
+        }
         /* A GPU with no samples yet: created by adding then clearing one. */
         if (ws_telemetry_add(out, num, 0, 0, 0, err)) goto out;
         out->gpu[out->n_gpu - 1].n = 0;

@@ -574,6 +574,12 @@ int ws_outfile_commit(ws_outfile *o, ws_error *err)
         ws_outfile_abort(o);
         return -1;
     }
+    /* A non-finite number met by a writer (wattsim/error.h): a bug, and
+     * no file holding it (or a blank in its place) is put in place. */
+    if (ws_output_check(o->path, err)) {
+        ws_outfile_abort(o);
+        return -1;
+    }
     const char *slash = strrchr(o->path, '/');
     const char *name = slash ? slash + 1 : o->path;
     /* The destination may have appeared meanwhile (another process). */

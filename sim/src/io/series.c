@@ -254,19 +254,20 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
         }
         if (col_d >= 0) {
             const char *fd = ws_csv_field(c, (size_t)col_d);
-            if (parse_number(fd, &d) || !(d > 0) || d > WS_SERIES_MAX_MINUTES) {
-                ws_fail(err, "%s:%ld: duration must be a number of minutes > 0 and at"
-                        " most %d (366 days), got \"%.40s\"", path, line,
+            if (parse_number(fd, &d) || !(d * 60.0 >= WS_SERIES_MIN_SECONDS)
+                || d > WS_SERIES_MAX_MINUTES) {
+                ws_fail(err, "%s:%ld: duration must be a number of minutes from 1/60 (one"
+                        " second) to %d (366 days), got \"%.40s\"", path, line,
                         WS_SERIES_MAX_MINUTES, fd);
                 goto out;
             }
             d *= 60.0;
         }
         const char *fv = ws_csv_field(c, (size_t)col_v);
-        if (parse_number(fv, &v) || v < 0 || v > WS_SERIES_MAX_VALUE) {
-            ws_fail(err, "%s:%ld: %s must be a number >= 0 and at most 1e6 (bounded so"
-                    " that grams and dollars stay finite), got \"%.40s\"", path, line,
-                    what, fv);
+        if (parse_number(fv, &v) || !ws_series_value_ok(v)) {
+            ws_fail(err, "%s:%ld: %s must be a number: " WS_SERIES_VALUE_RULE " (no real"
+                    " rate is outside, and a tinier one would overflow the objective's"
+                    " scale), got \"%.40s\"", path, line, what, fv);
             goto out;
         }
         if (s->n > 0) {
@@ -274,6 +275,11 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                 if (!(t > s->t0[s->n - 1])) {
                     ws_fail(err, "%s:%ld: time %.40s is not after the previous"
                             " row's: rows must be in time order", path, line, ft);
+                    goto out;
+                }
+                if (!(t - s->t0[s->n - 1] >= WS_SERIES_MIN_SECONDS)) {
+                    ws_fail(err, "%s:%ld: time %.40s is less than 1 s after the previous"
+                            " row's: an interval lasts at least one second", path, line, ft);
                     goto out;
                 }
                 prev_d = t - s->t0[s->n - 1];
@@ -307,6 +313,11 @@ out:
     ws_csv_close(c);
     if (rc) ws_series_free(s);
     return rc;
+}
+
+int ws_series_value_ok(double v)
+{
+    return v == 0 || (v >= WS_SERIES_MIN_VALUE && v <= WS_SERIES_MAX_VALUE);
 }
 
 double ws_series_mean(const ws_series *s)

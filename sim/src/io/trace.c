@@ -3,6 +3,8 @@
  * See wattsim/trace.h for the semantics.
  */
 #include "wattsim/trace.h"
+#include "wattsim/hash.h"
+#include "wattsim/name.h"
 #include "wattsim/npreduce.h"
 
 #include <dirent.h>
@@ -17,10 +19,28 @@
 
 /* ------------------------------------------------------------ names */
 
+/* Names are interned through a hash index (wattsim/hash.h): O(1) expected
+ * per row, however many distinct names a trace has (a scan of the names
+ * made reading a trace of 160k jobs quadratic). */
+typedef struct name_probe {
+    const ws_names *n;
+    const char *s;
+} name_probe;
+
+static int same_name(const void *ctx, size_t stored, size_t probe)
+{
+    (void)probe;
+    const name_probe *q = ctx;
+    return strcmp(q->n->s[stored], q->s) == 0;
+}
+
 static int intern(ws_names *n, const char *s)
 {
-    for (size_t i = 0; i < n->n; i++)
-        if (strcmp(n->s[i], s) == 0) return (int)i;
+    name_probe q = {n, s};
+    uint64_t h = ws_hash_str(s, 0);
+    size_t at = ws_hindex_find(&n->index, h, same_name, &q, 0);
+    if (at != WS_HNONE) return (int)at;
+    if (n->n >= INT_MAX) return -1;
     if (n->n == n->cap) {
         size_t cap = n->cap ? n->cap * 2 : 16;
         char **p = realloc(n->s, cap * sizeof *p);
@@ -29,14 +49,18 @@ static int intern(ws_names *n, const char *s)
         n->cap = cap;
     }
     if (!(n->s[n->n] = strdup(s))) return -1;
+    if (ws_hindex_add(&n->index, h, same_name, &q, n->n) == WS_HNOMEM) {
+        free(n->s[n->n]);
+        return -1;
+    }
     return (int)n->n++;
 }
 
 static int lookup(const ws_names *n, const char *s)
 {
-    for (size_t i = 0; i < n->n; i++)
-        if (strcmp(n->s[i], s) == 0) return (int)i;
-    return -1;
+    name_probe q = {n, s};
+    size_t at = ws_hindex_find(&n->index, ws_hash_str(s, 0), same_name, &q, 0);
+    return at == WS_HNONE ? -1 : (int)at;
 }
 
 /* ------------------------------------------------------------ paths */
@@ -111,9 +135,10 @@ int ws_trace_gpus(const char *dir, char ***out, ws_error *err)
         if (!dot || dot == s || (strcmp(dot, ".csv") && strcmp(dot, ".csv.gz")))
             continue;
         char *name = strndup(s, (size_t)(dot - s));
-        int dup = 0;
-        for (int i = 0; name && i < n; i++) dup |= !strcmp(v[i], name);
-        if (dup) { free(name); continue; }
+        /* Only GPUs --gpu can name (safe names): a file name with control
+         * characters in a received folder is never printed. */
+        char why[64];
+        if (name && ws_name_check(name, why, sizeof why)) { free(name); continue; }
         char **p = name ? realloc(v, (size_t)(n + 1) * sizeof *p) : NULL;
         if (!p) {
             free(name);
@@ -127,8 +152,13 @@ int ws_trace_gpus(const char *dir, char ***out, ws_error *err)
     }
     closedir(d);
     if (n) qsort(v, (size_t)n, sizeof *v, cmp_str);
+    int u = 0;                  /* NAME.csv and NAME.csv.gz: one GPU */
+    for (int i = 0; i < n; i++) {
+        if (u && !strcmp(v[u - 1], v[i])) free(v[i]);
+        else v[u++] = v[i];
+    }
     *out = v;
-    return n;
+    return u;
 }
 
 /* ------------------------------------------------------------ fields */
@@ -181,8 +211,10 @@ static const char *field(ws_csv *c, const column *col)
 
 static int bad(ws_csv *c, const column *col, const char *what, ws_error *err)
 {
+    char shown[160];
     return ws_fail(err, "%s:%ld: %s: %s, got \"%s\"", ws_csv_path(c),
-                   ws_csv_line(c), col->name, what, field(c, col));
+                   ws_csv_line(c), col->name, what,
+                   ws_name_show(field(c, col), shown, sizeof shown));
 }
 
 static int text_field(ws_csv *c, const column *col, ws_names *names, int *id,
@@ -190,6 +222,11 @@ static int text_field(ws_csv *c, const column *col, ws_names *names, int *id,
 {
     const char *s = field(c, col);
     if (!*s) return bad(c, col, "must not be empty", err);
+    char why[64], what[160];
+    if (ws_label_check(s, why, sizeof why)) {
+        snprintf(what, sizeof what, "%s (" WS_LABEL_RULE ")", why);
+        return bad(c, col, what, err);
+    }
     if ((*id = intern(names, s)) < 0)
         return ws_fail(err, "%s:%ld: out of memory", ws_csv_path(c), ws_csv_line(c));
     return 0;
@@ -252,16 +289,43 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 
 /* The rows of one trace file: the header mapped onto `cols`, then
  * parse_row() for every record, which fills row (a slot of `size` bytes
- * appended to *rows). Field counts and "no rows" are checked here. */
+ * appended to *rows). Field counts and "no rows" are checked here, and
+ * duplicates as the rows stream in (a hash of each row's key, `kind`):
+ * a file of one row repeated fails on its second row, in constant memory,
+ * rather than after a gigabyte of rows has been stored and sorted. */
 typedef int (*row_parser)(ws_traces *t, ws_csv *c, const column *cols, void *row,
                           ws_error *err);
 
+typedef struct row_kind {
+    row_parser parse;
+    uint64_t (*hash)(const void *row);
+    int (*same)(const void *a, const void *b);
+    /* The error for `later` repeating `earlier`'s key. */
+    int (*dup)(const ws_traces *t, const char *path, const void *earlier,
+               const void *later, ws_error *err);
+} row_kind;
+
+typedef struct rows_ref {
+    void *const *rows;
+    size_t size;
+    const row_kind *kind;
+} rows_ref;
+
+static int same_row(const void *ctx, size_t a, size_t b)
+{
+    const rows_ref *r = ctx;
+    const char *base = *r->rows;
+    return r->kind->same(base + a * r->size, base + b * r->size);
+}
+
 static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
                      column *cols, size_t ncols, void **rows, size_t *n,
-                     size_t size, row_parser parse_row, ws_error *err)
+                     size_t size, const row_kind *kind, ws_error *err)
 {
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
+    ws_hindex seen = {0};
+    const rows_ref ref = {rows, size, kind};
     int rc = -1, nf = map_header(c, cols, ncols, err);
     size_t cap = 0;
     if (nf < 0) goto out;
@@ -278,7 +342,17 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
             ws_fail(err, "%s: out of memory", path);
             goto out;
         }
-        if (parse_row(t, c, cols, (char *)*rows + *n * size, err)) goto out;
+        char *row = (char *)*rows + *n * size;
+        if (kind->parse(t, c, cols, row, err)) goto out;
+        size_t first = ws_hindex_add(&seen, kind->hash(row), same_row, &ref, *n);
+        if (first == WS_HNOMEM) {
+            ws_fail(err, "%s: out of memory", path);
+            goto out;
+        }
+        if (first != WS_HNONE) {
+            kind->dup(t, path, (char *)*rows + first * size, row, err);
+            goto out;
+        }
         (*n)++;
     }
     if (*n == 0) {
@@ -287,8 +361,72 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
     }
     rc = 0;
 out:
+    ws_hindex_free(&seen);
     ws_csv_close(c);
     return rc;
+}
+
+/* Keys: a power row's (dataset, network, optimizer, batch size, limit), a
+ * train row's (dataset, network, optimizer, target metric, batch size,
+ * run). */
+static uint64_t power_hash(const void *p)
+{
+    const ws_power_row *r = p;
+    const int k[5] = {r->dataset, r->network, r->optimizer, r->bs, r->pl};
+    return ws_hash(k, sizeof k, 0);
+}
+
+static int power_same(const void *a, const void *b)
+{
+    const ws_power_row *x = a, *y = b;
+    return x->dataset == y->dataset && x->network == y->network
+        && x->optimizer == y->optimizer && x->bs == y->bs && x->pl == y->pl;
+}
+
+static int power_dup(const ws_traces *t, const char *path, const void *earlier,
+                     const void *later, ws_error *err)
+{
+    (void)t;
+    const ws_power_row *a = earlier, *b = later;
+    return ws_fail(err, "%s:%ld: duplicate power row (same dataset, network, optimizer,"
+                   " batch_size %d and power_limit %d as line %ld)", path,
+                   b->line, b->bs, b->pl, a->line);
+}
+
+static uint64_t train_hash(const void *p)
+{
+    const ws_train_row *r = p;
+    const int k[4] = {r->dataset, r->network, r->optimizer, r->bs};
+    const double m = r->target_metric == 0 ? 0.0 : r->target_metric;   /* -0 is 0 */
+    const long run = r->run;
+    return ws_hash(&run, sizeof run, ws_hash(&m, sizeof m, ws_hash(k, sizeof k, 0)));
+}
+
+static int train_same(const void *a, const void *b)
+{
+    const ws_train_row *x = a, *y = b;
+    return x->dataset == y->dataset && x->network == y->network
+        && x->optimizer == y->optimizer && x->target_metric == y->target_metric
+        && x->bs == y->bs && x->run == y->run;
+}
+
+static int train_dup(const ws_traces *t, const char *path, const void *earlier,
+                     const void *later, ws_error *err)
+{
+    (void)t;
+    const ws_train_row *a = earlier, *b = later;
+    return ws_fail(err, "%s:%ld: duplicate run (same workload, batch_size %d, run %ld"
+                   " and target_metric %g as line %ld)", path, b->line, b->bs, b->run,
+                   b->target_metric, a->line);
+}
+
+/* A number within [lo, hi] (both finite and positive); outside, `what`
+ * says the bounds and why they are there. */
+static int bounded_field(ws_csv *c, const column *col, double lo, double hi,
+                         const char *what, double *v, ws_error *err)
+{
+    if (pos_num_field(c, col, v, err)) return -1;
+    return *v >= lo && *v <= hi ? 0 : bad(c, col, what, err);
 }
 
 static int train_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
@@ -313,6 +451,9 @@ static int train_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
         row->target_epoch = INFINITY;
     else if (pos_num_field(c, &cols[T_EPOCH], &row->target_epoch, err))
         return -1;
+    else if (row->target_epoch < 1)
+        return bad(c, &cols[T_EPOCH], "must be at least 1 (epochs count from 1; leave it"
+                   " empty when the run never reaches the target)", err);
     row->line = ws_csv_line(c);
     return 0;
 }
@@ -325,17 +466,21 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
         || text_field(c, &cols[P_NETWORK], &t->names, &row->network, err)
         || text_field(c, &cols[P_OPT], &t->names, &row->optimizer, err)
         || pos_int_field(c, &cols[P_BS], &row->bs, err)
-        || pos_int_field(c, &cols[P_PL], &row->pl, err)
-        || pos_num_field(c, &cols[P_TIME], &row->time, err)
-        || pos_num_field(c, &cols[P_POWER], &row->power, err))
+        || pos_int_field(c, &cols[P_PL], &row->pl, err))
         return -1;
-    /* Bounded so that a run's energy and cost, and their totals, stay finite. */
-    if (row->time > WS_MAX_TIME_PER_EPOCH)
-        return bad(c, &cols[P_TIME], "must be at most 1e9 s (bounded so that energies and"
-                   " costs stay finite)", err);
-    if (row->power > WS_MAX_AVERAGE_POWER)
-        return bad(c, &cols[P_POWER], "must be at most 1e6 W (bounded so that energies and"
-                   " costs stay finite)", err);
+    if (row->pl > WS_MAX_POWER_LIMIT)
+        return bad(c, &cols[P_PL], "must be at most 100000 W (no GPU, nor a rack of"
+                   " them, is limited above it)", err);
+    /* See WS_MIN_TIME_PER_EPOCH in wattsim/trace.h: physical bounds, so
+     * that no time, energy or cost derived from a row underflows to 0 or
+     * overflows. */
+    if (bounded_field(c, &cols[P_TIME], WS_MIN_TIME_PER_EPOCH, WS_MAX_TIME_PER_EPOCH,
+                      "must be from 0.001 s to 31557600 s (1 ms to a year: no epoch of"
+                      " real training is shorter or longer)", &row->time, err)
+        || bounded_field(c, &cols[P_POWER], WS_MIN_AVERAGE_POWER, WS_MAX_AVERAGE_POWER,
+                         "must be from 1 W to 100000 W (no GPU computes on less than 1 W,"
+                         " and 100 kW is a rack of them)", &row->power, err))
+        return -1;
     row->line = ws_csv_line(c);
     return 0;
 }
@@ -347,8 +492,9 @@ static int read_train(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"optimizer", 1, -1}, {"learning_rate", 0, -1}, {"run", 1, -1},
         {"target_metric", 1, -1}, {"target_epoch", 1, -1},
     };
+    static const row_kind kind = {train_row, train_hash, train_same, train_dup};
     return read_rows(t, t->train_path, lim, cols, T_N, (void **)&t->train,
-                     &t->n_train, sizeof *t->train, train_row, err);
+                     &t->n_train, sizeof *t->train, &kind, err);
 }
 
 static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
@@ -358,8 +504,9 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"optimizer", 1, -1}, {"power_limit", 1, -1},
         {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
     };
+    static const row_kind kind = {power_row, power_hash, power_same, power_dup};
     return read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
-                     &t->n_power, sizeof *t->power, power_row, err);
+                     &t->n_power, sizeof *t->power, &kind, err);
 }
 
 /* Order rows by key so that duplicates are neighbours and lookups can
@@ -368,7 +515,7 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
  * that checks they grow as n log n; relaxed: only a count. */
 static _Atomic unsigned long long join_work;
 
-unsigned long long ws_join_work(void) { return join_work; }
+unsigned long long ws_join_work(void) { return join_work + ws_hash_work(); }
 void ws_join_work_add(unsigned long long n) { join_work += n; }
 
 static int cmp_power(const void *a, const void *b)
@@ -383,21 +530,8 @@ static int cmp_power(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int cmp_train(const void *a, const void *b)
-{
-    join_work++;
-    const ws_train_row *x = a, *y = b;
-    if (x->dataset != y->dataset) return x->dataset < y->dataset ? -1 : 1;
-    if (x->network != y->network) return x->network < y->network ? -1 : 1;
-    if (x->optimizer != y->optimizer) return x->optimizer < y->optimizer ? -1 : 1;
-    if (x->target_metric != y->target_metric)
-        return x->target_metric < y->target_metric ? -1 : 1;
-    if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
-    if (x->run != y->run) return x->run < y->run ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* As cmp_train, but a batch size's runs in file order. */
+/* Train rows by (dataset, network, optimizer, target metric, batch size),
+ * a batch size's runs in file order (duplicate runs are refused as read). */
 static int cmp_train_lines(const void *a, const void *b)
 {
     join_work++;
@@ -501,26 +635,9 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     }
     if (read_train(t, lim, err) || read_power(t, lim, err)) return -1;
 
+    /* Sorted by key (duplicates were refused as the rows came in): the
+     * joins below binary-search and walk runs of rows. */
     qsort(t->power, t->n_power, sizeof *t->power, cmp_power);
-    for (size_t i = 1; i < t->n_power; i++) {
-        const ws_power_row *a = &t->power[i - 1], *b = &t->power[i];
-        if (same_power_key(a, b) && a->pl == b->pl)
-            return ws_fail(err, "%s:%ld: duplicate power row (same dataset,"
-                           " network, optimizer, batch_size %d and power_limit"
-                           " %d as line %ld)", t->power_path, b->line, b->bs,
-                           b->pl, a->line);
-    }
-    qsort(t->train, t->n_train, sizeof *t->train, cmp_train);
-    for (size_t i = 1; i < t->n_train; i++) {
-        const ws_train_row *a = &t->train[i - 1], *b = &t->train[i];
-        if (!cmp_train(a, b) || (a->dataset == b->dataset && a->network == b->network
-            && a->optimizer == b->optimizer && a->target_metric == b->target_metric
-            && a->bs == b->bs && a->run == b->run))
-            return ws_fail(err, "%s:%ld: duplicate run (same workload, batch_size"
-                           " %d, run %ld and target_metric %g as line %ld)",
-                           t->train_path, b->line, b->bs, b->run,
-                           b->target_metric, a->line);
-    }
     /* A batch size's runs in file order: pandas keeps it through the
      * join, and the published simulator's k-th path is the k-th row. */
     qsort(t->train, t->n_train, sizeof *t->train, cmp_train_lines);
@@ -538,6 +655,7 @@ static void names_free(ws_names *n)
 {
     for (size_t i = 0; i < n->n; i++) free(n->s[i]);
     free(n->s);
+    ws_hindex_free(&n->index);
 }
 
 void ws_traces_free(ws_traces *t)
@@ -561,6 +679,40 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Rows [*lo, *hi) of a table sorted by (dataset, network, optimizer)
+ * first -- train and power rows both start with those three ids -- that
+ * have the triple (ds, net, opt). */
+static void triple_range(const void *rows, size_t size, size_t n, int ds, int net,
+                         int opt, size_t *lo, size_t *hi)
+{
+    const int key[3] = {ds, net, opt};
+    for (int upper = 0; upper < 2; upper++) {
+        size_t a = 0, b = n;
+        while (a < b) {
+            join_work++;
+            size_t mid = a + (b - a) / 2;
+            const int *r = (const int *)(const void *)((const char *)rows + mid * size);
+            int c = r[0] != key[0] ? (r[0] > key[0]) - (r[0] < key[0])
+                  : r[1] != key[1] ? (r[1] > key[1]) - (r[1] < key[1])
+                  : (r[2] > key[2]) - (r[2] < key[2]);
+            if (c < 0 || (upper && c == 0)) a = mid + 1; else b = mid;
+        }
+        *(upper ? hi : lo) = a;
+    }
+}
+
+void ws_traces_train_range(const ws_traces *t, int ds, int net, int opt, size_t *lo,
+                           size_t *hi)
+{
+    triple_range(t->train, sizeof *t->train, t->n_train, ds, net, opt, lo, hi);
+}
+
+void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t *lo,
+                           size_t *hi)
+{
+    triple_range(t->power, sizeof *t->power, t->n_power, ds, net, opt, lo, hi);
+}
+
 int ws_job_build(ws_job_table *jt, const ws_traces *t,
                  const ws_workload_spec *spec, double eta, double beta,
                  ws_error *err)
@@ -578,15 +730,19 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                        " network %s, optimizer %s", at, t->train_path, spec->name,
                        spec->dataset, spec->network, spec->optimizer);
 
-    /* B: batch sizes of (dataset, network, optimizer) present in both. */
+    /* B: batch sizes of (dataset, network, optimizer) present in both.
+     * The job's rows are one run of each sorted table (found by binary
+     * search): building a job costs its own rows, not the whole trace's
+     * (trace check builds one per workload). */
+    size_t t0, t1, p0, p1;
+    triple_range(t->train, sizeof *t->train, t->n_train, ds, net, opt, &t0, &t1);
+    triple_range(t->power, sizeof *t->power, t->n_power, ds, net, opt, &p0, &p1);
     size_t nb = 0;
-    int *bs = malloc((t->n_train + 1) * sizeof *bs);
+    int *bs = malloc((t1 - t0 + 1) * sizeof *bs);
     if (!bs) return ws_fail(err, "out of memory");
-    for (size_t i = 0; i < t->n_train; i++) {
+    for (size_t i = t0; i < t1; i++) {
         const ws_train_row *r = &t->train[i];
-        if (r->dataset == ds && r->network == net && r->optimizer == opt
-            && find_power(t, ds, net, opt, r->bs))
-            bs[nb++] = r->bs;
+        if (find_power(t, ds, net, opt, r->bs)) bs[nb++] = r->bs;
     }
     qsort(bs, nb, sizeof *bs, cmp_int);
     size_t u = 0;
@@ -600,13 +756,7 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
                        t->power_path);
 
     /* b0, capped to the largest batch size the GPU has for the workload. */
-    int bmax = 0;
-    for (size_t i = 0; i < t->n_power; i++) {
-        const ws_power_row *p = &t->power[i];
-        if (p->dataset == ds && p->network == net && p->optimizer == opt
-            && p->bs > bmax)
-            bmax = p->bs;
-    }
+    int bmax = p1 > p0 ? t->power[p1 - 1].bs : 0;       /* sorted by bs */
     int b0 = spec->b0 < bmax ? spec->b0 : bmax;
     jt->b0_index = -1;
     for (size_t i = 0; i < nb; i++)
@@ -627,12 +777,12 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     size_t nk = 0, nr = 0;
     jt->knob_start = malloc((nb + 1) * sizeof *jt->knob_start);
     jt->run_start = malloc((nb + 1) * sizeof *jt->run_start);
-    jt->knob_pl = malloc((t->n_power + 1) * sizeof *jt->knob_pl);
-    jt->knob_time = malloc((t->n_power + 1) * sizeof *jt->knob_time);
-    jt->knob_power = malloc((t->n_power + 1) * sizeof *jt->knob_power);
-    jt->knob_line = malloc((t->n_power + 1) * sizeof *jt->knob_line);
-    jt->run_epoch = malloc((t->n_train + 1) * sizeof *jt->run_epoch);
-    int *pls = malloc((t->n_power + 1) * sizeof *pls);
+    jt->knob_pl = malloc((p1 - p0 + 1) * sizeof *jt->knob_pl);
+    jt->knob_time = malloc((p1 - p0 + 1) * sizeof *jt->knob_time);
+    jt->knob_power = malloc((p1 - p0 + 1) * sizeof *jt->knob_power);
+    jt->knob_line = malloc((p1 - p0 + 1) * sizeof *jt->knob_line);
+    jt->run_epoch = malloc((t1 - t0 + 1) * sizeof *jt->run_epoch);
+    int *pls = malloc((p1 - p0 + 1) * sizeof *pls);
     if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
         || !jt->knob_power || !jt->knob_line || !jt->run_epoch || !pls) {
         free(pls);

@@ -20,7 +20,9 @@ static void table(FILE *f, const ws_trace_check *c)
     for (size_t k = 0; k < c->n; k++) {
         const ws_check_group *g = &c->g[k];
         fprintf(f, "\n%s/%s/%s", g->dataset, g->network, g->optimizer);
-        if (!isnan(g->target)) fprintf(f, ", target %g", g->target);
+        char nb[3][32];
+        if (!isnan(g->target))
+            fprintf(f, ", target %s", ws_tab(nb[0], 32, "%g", ws_req(g->target)));
         fprintf(f, " on %s", g->gpu);
         if (g->workload)
             fprintf(f, " (catalogue workload %s: max_epochs %d, b0 %d)\n", g->workload,
@@ -41,8 +43,10 @@ static void table(FILE *f, const ws_trace_check *c)
         if (g->n_frontier) {
             fprintf(f, "  frontier (TTA ascending):");
             for (int i = 0; i < g->n_frontier; i++)
-                fprintf(f, "%s %d@%dW (%.4g h, %.4g MJ)", i ? "," : "", g->frontier[i].bs,
-                        g->frontier[i].pl, g->frontier[i].tta / 3600, g->frontier[i].eta / 1e6);
+                fprintf(f, "%s %d@%dW (%s h, %s MJ)", i ? "," : "", g->frontier[i].bs,
+                        g->frontier[i].pl,
+                        ws_tab(nb[1], 32, "%.4g", ws_req(g->frontier[i].tta / 3600)),
+                        ws_tab(nb[2], 32, "%.4g", ws_req(g->frontier[i].eta / 1e6)));
             fputc('\n', f);
         }
         for (size_t i = 0; i < g->warn.n; i++) fprintf(f, "  warning: %s\n", g->warn.msg[i]);
@@ -93,9 +97,9 @@ static void json(FILE *f, const ws_trace_check *c)
         for (int i = 0; i < g->n_frontier; i++) {
             fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"tta_s\": ", i ? ", " : "",
                     g->frontier[i].bs, g->frontier[i].pl);
-            ws_json_num(f, g->frontier[i].tta);
+            ws_json_num(f, ws_req(g->frontier[i].tta));
             fputs(", \"eta_j\": ", f);
-            ws_json_num(f, g->frontier[i].eta);
+            ws_json_num(f, ws_req(g->frontier[i].eta));
             fputc('}', f);
         }
         fputs("], \"warnings\": [", f);

@@ -229,9 +229,12 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                     for (size_t b = 0; b < s->n_betas; b++) {
                         ws_fig_saving v;
                         ws_fig_saving_of(s, subject, refs[r], g, w, e, b, &v);
-                        fprintf(f, "%s,%s,%s,%s,%.17g,%.17g,%zu,", s->pairs[subject].label,
-                                s->pairs[refs[r]].label, s->gpus[g], s->work[w], s->etas[e],
-                                s->betas[b], v.n);
+                        fprintf(f, "%s,%s,%s,%s,", s->pairs[subject].label,
+                                s->pairs[refs[r]].label, s->gpus[g], s->work[w]);
+                        ws_csv_num(f, ws_req(s->etas[e]));
+                        fputc(',', f);
+                        ws_csv_beta(f, s->betas[b]);
+                        fprintf(f, ",%zu,", v.n);
                         const double x[6] = {v.energy.mean, v.energy.lo, v.energy.hi,
                                              v.time.mean, v.time.lo, v.time.hi};
                         for (int i = 0; i < 6; i++) {
@@ -382,8 +385,11 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                 if (!o.seeds_ok || !d.seeds_ok) for (int i = 0; i < 6; i++) x[i] = NAN;
                 for (int i = 1; i < 6; i += i == 2 ? 2 : 1)     /* one seed: no interval */
                     if (!isfinite(x[i])) x[i] = x[i < 3 ? 0 : 3];
-                fprintf(f, "%s,%s,%s,%.17g,%.17g,%zu,", s->pairs[subject].label, s->gpus[g],
-                        s->work[w], s->etas[0], s->betas[b], o.seeds_ok);
+                fprintf(f, "%s,%s,%s,", s->pairs[subject].label, s->gpus[g], s->work[w]);
+                ws_csv_num(f, ws_req(s->etas[0]));
+                fputc(',', f);
+                ws_csv_beta(f, s->betas[b]);
+                fprintf(f, ",%zu,", o.seeds_ok);
                 for (int i = 0; i < 6; i++) {
                     ws_csv_num(f, x[i]);
                     fputc(',', f);
@@ -506,8 +512,14 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
             if (!isfinite(d.lo)) d.lo = d.hi = d.mean;
             if (isfinite(d.hi)) max_r = fmax(max_r, d.hi / uc.div);
             if (isfinite(d.lo)) min_r = fmin(min_r, d.lo / uc.div);
-            fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r + 1, a.mean / uc.div,
-                    a.lo / uc.div, a.hi / uc.div, d.mean / uc.div, d.lo / uc.div, d.hi / uc.div);
+            /* regret (d) is undefined where oracle failed: an empty field */
+            const double x[6] = {a.mean / uc.div, a.lo / uc.div, a.hi / uc.div,
+                                 d.mean / uc.div, d.lo / uc.div, d.hi / uc.div};
+            fprintf(f, "%ld,", r + 1);
+            ws_csv_nums(f, 3, x, 1);
+            fputc(',', f);
+            ws_csv_nums(f, 3, x + 3, 0);
+            fputc('\n', f);
         }
     }
     f = og.f;

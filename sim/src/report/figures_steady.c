@@ -254,14 +254,19 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     for (int k = 0; k < par.n; k++)
         if (isfinite(par.knobs[k].tta)) {
             const ws_knob_stat *q = &par.knobs[k];
-            fprintf(f, "%d,%d,%.17g,%.17g,%d\n", q->bs, q->pl, q->tta / ut.div, q->eta / ue.div,
-                    q->all_reach);
+            const double x[2] = {q->tta / ut.div, q->eta / ue.div};
+            fprintf(f, "%d,%d,", q->bs, q->pl);
+            ws_csv_nums(f, 2, x, 1);
+            fprintf(f, ",%d\n", q->all_reach);
             ws_plot_box(&all, q->tta / ut.div, q->eta / ue.div);
         }
     fprintf(f, "\n\n# block 1: frontier; bs,pl,tta_%s,eta_%s\n", ut.name, ue.name);
     for (int q = 0; q < par.n_frontier; q++) {
         const ws_knob_stat *k = &par.knobs[par.frontier[q]];
-        fprintf(f, "%d,%d,%.17g,%.17g\n", k->bs, k->pl, k->tta / ut.div, k->eta / ue.div);
+        const double x[2] = {k->tta / ut.div, k->eta / ue.div};
+        fprintf(f, "%d,%d,", k->bs, k->pl);
+        ws_csv_nums(f, 2, x, 1);
+        fputc('\n', f);
         ws_plot_box(&zoom, k->tta / ut.div, k->eta / ue.div);
     }
     /* eta mode: the subject at every eta (labelled), default once (its
@@ -332,19 +337,30 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                "tta_lo,tta_hi,eta_lo,eta_hi,label,label_tta,label_eta,leader_tta,leader_eta\n", ut.name, ue.name);
     for (size_t k = 0; k < n_rows; k++) {
         const steady_row *r = &rows[k];
-        fprintf(f, "%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", r->series,
-                s->etas[r->e], s->betas[0], r->v[0], r->v[1], r->v[2], r->v[3], r->v[4], r->v[5]);
+        fprintf(f, "%zu,", r->series);
+        ws_csv_num(f, ws_req(s->etas[r->e]));
+        fputc(',', f);
+        ws_csv_beta(f, s->betas[0]);
+        fputc(',', f);
+        ws_csv_nums(f, 6, r->v, 0);
+        fputc(',', f);
         if (!r->label[0]) fputs(",,,,\n", f);
-        else if (!r->lead) fprintf(f, "%s,%.6g,%.6g,,\n", r->label, r->lx, r->ly);
-        else fprintf(f, "%s,%.6g,%.6g,%.6g,%.6g\n", r->label, r->lx, r->ly, r->ex, r->ey);
+        else if (!r->lead) fprintf(f, "%s,%.6g,%.6g,,\n", r->label, ws_req(r->lx), ws_req(r->ly));
+        else fprintf(f, "%s,%.6g,%.6g,%.6g,%.6g\n", r->label, ws_req(r->lx), ws_req(r->ly),
+                     ws_req(r->ex), ws_req(r->ey));
     }
     free(rows);
     fprintf(f, "\n\n# block 3: least-cost knob per eta; eta,bs,pl,tta_%s,eta_%s\n", ut.name,
             ue.name);
     for (size_t e = 0; e < n_least; e++)
         if (isfinite(least[e].tta))
-            fprintf(f, "%.17g,%d,%d,%.17g,%.17g\n", s->etas[e], least[e].bs, least[e].pl,
-                    least[e].tta, least[e].eta);
+        {
+            ws_csv_num(f, ws_req(s->etas[e]));
+            fprintf(f, ",%d,%d,", least[e].bs, least[e].pl);
+            const double x[2] = {least[e].tta, least[e].eta};
+            ws_csv_nums(f, 2, x, 1);
+            fputc('\n', f);
+        }
 
     f = og.f;
     char title[512], subj[256];

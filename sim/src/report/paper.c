@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE   /* O_DIRECTORY, O_CLOEXEC */
 #include "wattsim/paper.h"
+#include "wattsim/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,8 +237,10 @@ int ws_paper_numbers_read(const char *dir, const ws_catalogue *cat, ws_paper_num
 /* "a %–b %", or "–" when unknown. */
 static void pct_range(FILE *f, double lo, double hi)
 {
+    char a[32], b[32];
     if (isnan(lo)) fputs("–", f);
-    else fprintf(f, "%.1f %%–%.1f %%", lo, hi);
+    else fprintf(f, "%s %%–%s %%", ws_tab(a, sizeof a, "%.1f", ws_req(lo)),
+                 ws_tab(b, sizeof b, "%.1f", ws_req(hi)));
 }
 
 /* The difference to the paper's range, in percentage points. */
@@ -245,9 +248,11 @@ static void diff(FILE *f, double lo, double hi, double plo, double phi)
 {
     if (isnan(lo) || isnan(plo)) { fputs("not published", f); return; }
     double a = lo - plo, b = hi - phi;
+    char x[32], y[32];
     /* no "-0.0": a difference that rounds to zero is zero */
-    fprintf(f, "%+.1f pp (low end), %+.1f pp (high end)", fabs(a) < 0.05 ? 0.0 : a,
-            fabs(b) < 0.05 ? 0.0 : b);
+    fprintf(f, "%s pp (low end), %s pp (high end)",
+            ws_tab(x, sizeof x, "%+.1f", ws_req(fabs(a) < 0.05 ? 0.0 : a)),
+            ws_tab(y, sizeof y, "%+.1f", ws_req(fabs(b) < 0.05 ? 0.0 : b)));
 }
 
 static void row(FILE *f, const char *what, double plo, double phi, double lo, double hi,
@@ -314,9 +319,13 @@ void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
         snprintf(m, sizeof m, "%s vs default, total TTA (negative: slower), every GPU", pol);
         row(f, "Time saving of Zeus", NAN, NAN, n->tta_lo, n->tta_hi, m);
         if (n->smallest[1][0])
-            fprintf(f, "| Smallest energy savings | – | %s (%.1f %%), %s (%.1f %%) | mean over"
+        {
+            char a[32], b[32];
+            fprintf(f, "| Smallest energy savings | – | %s (%s %%), %s (%s %%) | mean over"
                        " GPUs of the total-ETA saving vs default | computed |\n",
-                    w0, n->smallest_pct[0], w1, n->smallest_pct[1]);
+                    w0, ws_tab(a, sizeof a, "%.1f", ws_req(n->smallest_pct[0])),
+                    w1, ws_tab(b, sizeof b, "%.1f", ws_req(n->smallest_pct[1])));
+        }
     }
     fputs("\nThe paper's numbers come from its text: the motivation's 23.8 %–74.7 % energy"
           " saving potential on V100 and the abstract's 15.3 %–75.8 % better energy"

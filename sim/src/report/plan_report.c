@@ -13,11 +13,11 @@ static void json_knob(FILE *f, const char *name, const ws_plan_knob *k, int bs_p
 {
     fprintf(f, ", \"%s\": {", name);
     if (bs_pl) fprintf(f, "\"bs\": %d, \"pl\": %d, ", k->bs, k->pl);
-    fputs("\"tta_s\": ", f); ws_json_num(f, k->tta_s);
-    fputs(", \"eta_j\": ", f); ws_json_num(f, k->eta_j);
-    fputs(", \"cost\": ", f); ws_json_num(f, k->cost);
-    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, k->co2_g); }
-    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, k->usd); }
+    fputs("\"tta_s\": ", f); ws_json_num(f, ws_req(k->tta_s));
+    fputs(", \"eta_j\": ", f); ws_json_num(f, ws_req(k->eta_j));
+    fputs(", \"cost\": ", f); ws_json_num(f, ws_req(k->cost));
+    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, ws_req(k->co2_g)); }
+    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, ws_req(k->usd)); }
     fputc('}', f);
 }
 
@@ -33,10 +33,12 @@ static void table_row(FILE *f, const char *name, const ws_plan_knob *k, int bs_p
 {
     if (bs_pl) fprintf(f, "  %-28s %6d %5d", name, k->bs, k->pl);
     else fprintf(f, "  %-28s %6s %5s", name, "", "");
-    fprintf(f, " %10.3f %11.3f", k->tta_s / 3600, k->eta_j / 1e6);
-    if (wi && wi->has_carbon) fprintf(f, " %10.3f", k->co2_g / 1e3);
-    if (wi && wi->has_price) fprintf(f, " %9.4g", k->usd);
-    fprintf(f, " %14.6g\n", k->cost);
+    char b[5][32];
+    fprintf(f, " %10s %11s", ws_tab(b[0], 32, "%.3f", ws_req(k->tta_s / 3600)),
+            ws_tab(b[1], 32, "%.3f", ws_req(k->eta_j / 1e6)));
+    if (wi && wi->has_carbon) fprintf(f, " %10s", ws_tab(b[2], 32, "%.3f", ws_req(k->co2_g / 1e3)));
+    if (wi && wi->has_price) fprintf(f, " %9s", ws_tab(b[3], 32, "%.4g", ws_req(k->usd)));
+    fprintf(f, " %14s\n", ws_tab(b[4], 32, "%.6g", ws_req(k->cost)));
 }
 
 static double pct(double saving, double base)
@@ -54,8 +56,8 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     if (fmt == WS_FMT_JSON) {
         fputs("{\"gpu\": ", f); ws_json_str(f, j->gpu);
         fputs(", \"workload\": ", f); ws_json_str(f, j->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, j->eta);
-        fputs(", \"beta\": ", f); ws_json_num(f, j->beta);
+        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(j->eta));
+        fputs(", \"beta\": ", f); ws_json_beta(f, j->beta);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
                 p->recurrences, p->seeds);
         ws_json_whatif(f, wi);
@@ -74,29 +76,31 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             if (isnan(pp->break_even_median)) {
                 fputs("null", f);
             } else {
-                fprintf(f, "{\"median\": %g, \"lo\": %g, \"hi\": %g}", pp->break_even_median,
-                        pp->break_even_lo, pp->break_even_hi);
+                fputs("{\"median\": ", f); ws_json_num(f, ws_req(pp->break_even_median));
+                fputs(", \"lo\": ", f); ws_json_num(f, ws_req(pp->break_even_lo));
+                fputs(", \"hi\": ", f); ws_json_num(f, ws_req(pp->break_even_hi));
+                fputc('}', f);
             }
             fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"energy_saving_j\": ",
                     pp->n_seeds, pp->n_never);
-            ws_json_num(f, pp->energy_saving_j);
-            if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, pp->co2_saving_g); }
-            if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, pp->usd_saving); }
+            ws_json_num(f, ws_req(pp->energy_saving_j));
+            if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, ws_req(pp->co2_saving_g)); }
+            if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, ws_req(pp->usd_saving)); }
             fputs(", \"cumulative_cost_saving\": [", f);
             for (long r = 0; r < p->recurrences; r++) {
                 if (r) fputs(", ", f);
-                ws_json_num(f, pp->saving_mean[r]);
+                ws_json_num(f, ws_req(pp->saving_mean[r]));
             }
             fputs("]}", f);
         }
         fputs(p->n_policies ? "\n]}\n" : "]}\n", f);
         return;
     }
-    char beta[32];
-    if (isinf(j->beta)) snprintf(beta, sizeof beta, "inf");
-    else snprintf(beta, sizeof beta, "%g", j->beta);
-    fprintf(f, "plan: %s on %s, eta %g, beta %s, %ld recurrences, %d seeds\n", j->workload,
-            j->gpu, j->eta, beta, p->recurrences, p->seeds);
+    char beta[32], b[6][32];
+    if (j->beta == INFINITY) snprintf(beta, sizeof beta, "inf");
+    else ws_tab(beta, sizeof beta, "%g", ws_req(j->beta));
+    fprintf(f, "plan: %s on %s, eta %s, beta %s, %ld recurrences, %d seeds\n", j->workload,
+            j->gpu, ws_tab(b[0], 32, "%g", ws_req(j->eta)), beta, p->recurrences, p->seeds);
     ws_table_whatif(f, wi);
     fprintf(f, "\n  %-28s %6s %5s %10s %11s", "expected per run", "bs", "pl", "TTA_h", "ETA_MJ");
     if (co2) fprintf(f, " %10s", "CO2_kg");
@@ -111,12 +115,15 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     char over[64];
     snprintf(over, sizeof over, "saving over %ld recurrences", p->recurrences);
     table_row(f, over, &all, 0, wi);
-    fprintf(f, "\nSet bs %d at %d W. Per run against the default: energy %+.1f %%, time"
-            " %+.1f %%, cost %+.1f %%", p->recommended.bs, p->recommended.pl,
-            0.0 - pct(per.eta_j, p->dflt.eta_j), 0.0 - pct(per.tta_s, p->dflt.tta_s),
-            0.0 - pct(per.cost, p->dflt.cost));
-    if (co2) fprintf(f, ", CO2 %+.1f %%", 0.0 - pct(per.co2_g, p->dflt.co2_g));
-    if (usd) fprintf(f, ", money %+.1f %%", 0.0 - pct(per.usd, p->dflt.usd));
+    fprintf(f, "\nSet bs %d at %d W. Per run against the default: energy %s %%, time"
+            " %s %%, cost %s %%", p->recommended.bs, p->recommended.pl,
+            ws_tab(b[1], 32, "%+.1f", ws_req(0.0 - pct(per.eta_j, p->dflt.eta_j))),
+            ws_tab(b[2], 32, "%+.1f", ws_req(0.0 - pct(per.tta_s, p->dflt.tta_s))),
+            ws_tab(b[3], 32, "%+.1f", ws_req(0.0 - pct(per.cost, p->dflt.cost))));
+    if (co2) fprintf(f, ", CO2 %s %%", ws_tab(b[4], 32, "%+.1f",
+                                             ws_req(0.0 - pct(per.co2_g, p->dflt.co2_g))));
+    if (usd) fprintf(f, ", money %s %%", ws_tab(b[5], 32, "%+.1f",
+                                               ws_req(0.0 - pct(per.usd, p->dflt.usd))));
     fputs(".\n", f);
     if (!p->n_policies) return;
     fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"
@@ -131,13 +138,16 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         if (isnan(pp->break_even_median))
             snprintf(be, sizeof be, "none within %ld", p->recurrences);
         else
-            snprintf(be, sizeof be, "%g [%g, %g]", pp->break_even_median, pp->break_even_lo,
-                     pp->break_even_hi);
+            snprintf(be, sizeof be, "%s [%s, %s]",
+                     ws_tab(b[0], 32, "%g", ws_req(pp->break_even_median)),
+                     ws_tab(b[1], 32, "%g", ws_req(pp->break_even_lo)),
+                     ws_tab(b[2], 32, "%g", ws_req(pp->break_even_hi)));
         char never[32];
         snprintf(never, sizeof never, "%d/%d", pp->n_never, pp->n_seeds);
-        fprintf(f, "  %-18s %-26s %7s %12.3f", pp->label, be, never, pp->energy_saving_j / 1e6);
-        if (co2) fprintf(f, " %11.3f", pp->co2_saving_g / 1e3);
-        if (usd) fprintf(f, " %10.4g", pp->usd_saving);
+        fprintf(f, "  %-18s %-26s %7s %12s", pp->label, be, never,
+                ws_tab(b[3], 32, "%.3f", ws_req(pp->energy_saving_j / 1e6)));
+        if (co2) fprintf(f, " %11s", ws_tab(b[4], 32, "%.3f", ws_req(pp->co2_saving_g / 1e3)));
+        if (usd) fprintf(f, " %10s", ws_tab(b[5], 32, "%.4g", ws_req(pp->usd_saving)));
         fputc('\n', f);
     }
     fputs("\nbreak-even: median [95 % interval] over the seeds that break even; never: seeds"
@@ -163,14 +173,24 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     fprintf(f, "# block 0: the recommended knob from the first recurrence;"
             " recurrence,cum_saving_%s\n", u.name);
     fprintf(f, "0,0\n");
-    for (long r = 1; r <= n; r++) fprintf(f, "%ld,%.17g\n", r, per * (double)r / u.div);
+    for (long r = 1; r <= n; r++) {
+        fprintf(f, "%ld,", r);
+        ws_csv_num(f, ws_req(per * (double)r / u.div));
+        fputc('\n', f);
+    }
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
         fprintf(f, "\n\n# block %zu: %s; recurrence,mean,lo,hi (%s)\n0,0,0,0\n", q + 1,
                 pp->label, u.name);
-        for (long r = 0; r < n; r++)
-            fprintf(f, "%ld,%.17g,%.17g,%.17g\n", r + 1, pp->saving_mean[r] / u.div,
-                    pp->saving_lo[r] / u.div, pp->saving_hi[r] / u.div);
+        for (long r = 0; r < n; r++) {
+            fprintf(f, "%ld,", r + 1);
+            ws_csv_num(f, ws_req(pp->saving_mean[r] / u.div));
+            fputc(',', f);
+            ws_csv_num(f, pp->saving_lo[r] / u.div);     /* undefined with one seed */
+            fputc(',', f);
+            ws_csv_num(f, pp->saving_hi[r] / u.div);
+            fputc('\n', f);
+        }
     }
     f = og.f;
     char title[256];

@@ -161,7 +161,7 @@ static void widen_to_two(ws_plot_axis *a)
 void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o)
 {
     memset(a, 0, sizeof *a);
-    if (!isfinite(d0) || !isfinite(d1) || d1 < d0) d0 = 0, d1 = 1;
+    if (!isfinite(d1 - d0) || d1 < d0) d0 = 0, d1 = 1;    /* a span that overflows too */
     if (o->zero) d0 = fmin(d0, 0), d1 = fmax(d1, 0);
     double span = d1 - d0, mag = fmax(fabs(d0), fabs(d1));
     double need = fmax(o->min_span * mag, mag > 0 ? 1e-9 * mag : 1);
@@ -187,7 +187,9 @@ void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_
     static const int sets[4][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}, {1, 0, 0}};
     memset(a, 0, sizeof *a);
     a->log = 1;
-    if (!(d0 > 0) || !isfinite(d0) || !isfinite(d1) || d1 < d0) d0 = 1, d1 = 10;
+    /* d1 / d0 finite: a range of over 308 decades would make the pt per
+     * decade 0 and the ends 0 and inf, whose log10 (int) is undefined */
+    if (!(d0 > 0) || !isfinite(d1 / d0) || d1 < d0) d0 = 1, d1 = 10;
     double dec = fmax(log10(d1 / d0), log10(1.5));
     double pad0 = o->pad0, pad1 = o->pad1;
     if (pad0 + pad1 > o->len / 2) pad0 = pad1 = o->len / 4;

@@ -14,10 +14,25 @@ int ws_format_parse(const char *s)
     return -1;
 }
 
+double ws_req(double x)
+{
+    if (!isfinite(x)) ws_output_bad_number(x);
+    return x;
+}
+
 void ws_json_num(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "%.17g", x);
-    else fputs("null", f);
+    else {
+        if (!isnan(x)) ws_output_bad_number(x);
+        fputs("null", f);
+    }
+}
+
+void ws_json_beta(FILE *f, double beta)
+{
+    if (beta == INFINITY) fputs("null", f);
+    else ws_json_num(f, ws_req(beta));
 }
 
 /* A JSON string (our strings are validated UTF-8 names; escape anyway). */
@@ -36,14 +51,42 @@ void ws_json_str(FILE *f, const char *s)
 void ws_csv_num(FILE *f, double x)
 {
     if (isfinite(x)) fprintf(f, "%.17g", x);
-    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+    else if (!isnan(x)) ws_output_bad_number(x);
+}
+
+void ws_csv_nums(FILE *f, size_t n, const double *x, int required)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(',', f);
+        ws_csv_num(f, required ? ws_req(x[i]) : x[i]);
+    }
+}
+
+void ws_csv_beta(FILE *f, double beta)
+{
+    if (beta == INFINITY) fputs("inf", f);
+    else ws_csv_num(f, ws_req(beta));
+}
+
+const char *ws_tab(char *buf, size_t size, const char *fmt, double x)
+{
+    if (isfinite(x)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(buf, size, fmt, x);
+#pragma GCC diagnostic pop
+        return buf;
+    }
+    if (!isnan(x)) ws_output_bad_number(x);
+    snprintf(buf, size, "-");
+    return buf;
 }
 
 /* beta is INFINITY when early stopping is off. */
 static void fmt_beta(char *buf, size_t n, double beta)
 {
-    if (isinf(beta)) snprintf(buf, n, "inf");
-    else snprintf(buf, n, "%g", beta);
+    if (beta == INFINITY) snprintf(buf, n, "inf");
+    else ws_tab(buf, n, "%g", ws_req(beta));
 }
 
 /* ------------------------------------------------------------ what-if */
@@ -95,15 +138,15 @@ void ws_table_whatif(FILE *f, const ws_whatif *wi)
 /* `, "co2_g": X, "usd": Y` for the series given. */
 static void json_amounts(FILE *f, const ws_whatif *wi, double co2, double usd)
 {
-    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, co2); }
-    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, usd); }
+    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, ws_req(co2)); }
+    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, ws_req(usd)); }
 }
 
 /* ",X,Y" CSV fields for the series given. */
 static void csv_amounts(FILE *f, const ws_whatif *wi, double co2, double usd)
 {
-    if (wi && wi->has_carbon) { fputc(',', f); ws_csv_num(f, co2); }
-    if (wi && wi->has_price) { fputc(',', f); ws_csv_num(f, usd); }
+    if (wi && wi->has_carbon) { fputc(',', f); ws_csv_num(f, ws_req(co2)); }
+    if (wi && wi->has_price) { fputc(',', f); ws_csv_num(f, ws_req(usd)); }
 }
 
 static void csv_amounts_header(FILE *f, const ws_whatif *wi)
@@ -146,15 +189,15 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     if (fmt == WS_FMT_JSON) {
         fputs("{\"gpu\": ", f); ws_json_str(f, c->gpu);
         fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
-        fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
+        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(c->eta));
+        fputs(", \"beta\": ", f); ws_json_beta(f, c->beta);
         fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
         fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
         fputs(", \"plo\": ", f); ws_json_str(f, plo);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
-        fputs(", \"energy_j\": ", f); ws_json_num(f, t->energy_j);
-        fputs(", \"time_s\": ", f); ws_json_num(f, t->time_s);
-        fputs(", \"cost\": ", f); ws_json_num(f, t->cost);
+        fputs(", \"energy_j\": ", f); ws_json_num(f, ws_req(t->energy_j));
+        fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(t->time_s));
+        fputs(", \"cost\": ", f); ws_json_num(f, ws_req(t->cost));
         fprintf(f, ", \"runs\": %ld, \"skipped\": %ld, \"final_bs\": %d, \"final_pl\": %d",
                 t->runs, t->skipped, t->final_bs, t->final_pl);
         json_amounts(f, wi, t->co2_g, t->usd);
@@ -174,25 +217,26 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         for (size_t i = 0; i < n; i++) {
             fprintf(f, "%s\n  {\"recurrence\": %ld, \"try\": %d, \"bs\": %d, \"pl\": %d, \"energy_j\": ",
                     i ? "," : "", h[i].recurrence, h[i].attempt, h[i].bs, h[i].pl);
-            ws_json_num(f, h[i].energy_j);
-            fputs(", \"time_s\": ", f); ws_json_num(f, h[i].time_s);
-            fputs(", \"cost\": ", f); ws_json_num(f, h[i].cost);
+            ws_json_num(f, ws_req(h[i].energy_j));
+            fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(h[i].time_s));
+            fputs(", \"cost\": ", f); ws_json_num(f, ws_req(h[i].cost));
             fprintf(f, ", \"epochs\": %d, \"reached\": %s, \"profiled\": %s", h[i].epochs,
                     h[i].reached ? "true" : "false", h[i].profiled ? "true" : "false");
             json_amounts(f, wi, h[i].co2_g, h[i].usd);
             if (co2 || usd) {
                 fputs(", \"start_s\": ", f);
-                ws_json_num(f, h[i].start_s);
+                ws_json_num(f, ws_req(h[i].start_s));
             }
             fputc('}', f);
         }
         fputs(n ? "\n]}\n" : "]}\n", f);
         return;
     }
-    char beta[32];
+    char beta[32], eta[32], b[8][32];
     fmt_beta(beta, sizeof beta, c->beta);
-    fprintf(f, "%s on %s: bso %s, plo %s, eta %g, beta %s, seed %lu, b0 %d, %ld recurrences\n",
-            c->workload, c->gpu, bso, plo, c->eta, beta, c->seed, r->b0, r->recurrences);
+    fprintf(f, "%s on %s: bso %s, plo %s, eta %s, beta %s, seed %lu, b0 %d, %ld recurrences\n",
+            c->workload, c->gpu, bso, plo, ws_tab(eta, sizeof eta, "%g", ws_req(c->eta)), beta,
+            c->seed, r->b0, r->recurrences);
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
@@ -200,18 +244,20 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     if (usd) fprintf(f, " %9s", "price_$");
     fprintf(f, " %12s %14s %7s %8s\n", "time_min", "cost", "reached", "profiled");
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%5ld %3d %6d %5d %6d %12.1f", h[i].recurrence, h[i].attempt, h[i].bs,
-                h[i].pl, h[i].epochs, h[i].energy_j / 1e3);
-        if (co2) fprintf(f, " %10.3f", h[i].co2_g / 1e3);
-        if (usd) fprintf(f, " %9.2f", h[i].usd);
-        fprintf(f, " %12.2f %14.1f %7s %8s\n", h[i].time_s / 60, h[i].cost,
-                h[i].reached ? "yes" : "no", h[i].profiled ? "yes" : "");
+        fprintf(f, "%5ld %3d %6d %5d %6d %12s", h[i].recurrence, h[i].attempt, h[i].bs,
+                h[i].pl, h[i].epochs, ws_tab(b[0], 32, "%.1f", ws_req(h[i].energy_j / 1e3)));
+        if (co2) fprintf(f, " %10s", ws_tab(b[1], 32, "%.3f", ws_req(h[i].co2_g / 1e3)));
+        if (usd) fprintf(f, " %9s", ws_tab(b[2], 32, "%.2f", ws_req(h[i].usd)));
+        fprintf(f, " %12s %14s %7s %8s\n", ws_tab(b[3], 32, "%.2f", ws_req(h[i].time_s / 60)),
+                ws_tab(b[4], 32, "%.1f", ws_req(h[i].cost)), h[i].reached ? "yes" : "no",
+                h[i].profiled ? "yes" : "");
     }
-    fprintf(f, "\ntotal: %ld runs (%ld not started), energy %.4f MJ", t->runs, t->skipped,
-            t->energy_j / 1e6);
-    if (co2) fprintf(f, ", %.3f kg CO2eq", t->co2_g / 1e3);
-    if (usd) fprintf(f, ", $%.2f", t->usd);
-    fprintf(f, ", time %.3f h, cost %.6g", t->time_s / 3600, t->cost);
+    fprintf(f, "\ntotal: %ld runs (%ld not started), energy %s MJ", t->runs, t->skipped,
+            ws_tab(b[0], 32, "%.4f", ws_req(t->energy_j / 1e6)));
+    if (co2) fprintf(f, ", %s kg CO2eq", ws_tab(b[1], 32, "%.3f", ws_req(t->co2_g / 1e3)));
+    if (usd) fprintf(f, ", $%s", ws_tab(b[2], 32, "%.2f", ws_req(t->usd)));
+    fprintf(f, ", time %s h, cost %s", ws_tab(b[3], 32, "%.3f", ws_req(t->time_s / 3600)),
+            ws_tab(b[4], 32, "%.6g", ws_req(t->cost)));
     if (t->final_bs >= 0) fprintf(f, "; settled on bs %d at %d W\n", t->final_bs, t->final_pl);
     else fputs("; no run reached the target\n", f);
     if (error)
@@ -238,8 +284,8 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
             ws_csv_num(f, s->eta); fputc(',', f);
             ws_csv_num(f, s->cost);
             fprintf(f, ",%d,%d,%d,%d,", s->frontier, s->is_default, s->is_best, s->is_jit);
-            ws_csv_num(f, s->time_per_epoch); fputc(',', f);
-            ws_csv_num(f, s->average_power);
+            ws_csv_num(f, ws_req(s->time_per_epoch)); fputc(',', f);
+            ws_csv_num(f, ws_req(s->average_power));
             if (wdesc[0]) { fputc(',', f); ws_csv_str(f, wdesc); }
             fputc('\n', f);
         }
@@ -248,8 +294,8 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
     if (fmt == WS_FMT_JSON) {
         fputs("{\"gpu\": ", f); ws_json_str(f, job->gpu);
         fputs(", \"workload\": ", f); ws_json_str(f, job->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, job->eta);
-        fputs(", \"max_power\": ", f); ws_json_num(f, job->max_power);
+        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(job->eta));
+        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
         ws_json_whatif(f, wi);
         fputs(", \"knobs\": [", f);
@@ -263,8 +309,8 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
             fputs(", \"cost\": ", f); ws_json_num(f, s->cost);
             fprintf(f, ", \"frontier\": %d, \"default\": %d, \"best\": %d, \"jit\": %d, "
                     "\"time_per_epoch_s\": ", s->frontier, s->is_default, s->is_best, s->is_jit);
-            ws_json_num(f, s->time_per_epoch);
-            fputs(", \"average_power_w\": ", f); ws_json_num(f, s->average_power);
+            ws_json_num(f, ws_req(s->time_per_epoch));
+            fputs(", \"average_power_w\": ", f); ws_json_num(f, ws_req(s->average_power));
             fputc('}', f);
         }
         fputs("\n], \"frontier\": [", f);
@@ -275,8 +321,10 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs("]}\n", f);
         return;
     }
-    fprintf(f, "%s on %s: %d knobs, MaxPower %g W, b0 %d, max %d epochs, eta %g\n",
-            job->workload, job->gpu, p->n, job->max_power, job->b0, job->max_epochs, job->eta);
+    char v[8][32];
+    fprintf(f, "%s on %s: %d knobs, MaxPower %s W, b0 %d, max %d epochs, eta %s\n",
+            job->workload, job->gpu, p->n, ws_tab(v[0], 32, "%g", ws_req(job->max_power)),
+            job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
@@ -289,17 +337,25 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         if (s->is_best) strcat(marks, "best ");
         if (s->is_jit) strcat(marks, "jit ");
         if (s->reached)
-            fprintf(f, "%6d %5d %4d %7d %7.2f %11.2f %12.2f %14.1f  %s\n", s->bs, s->pl,
-                    s->runs, s->reached, s->epochs, s->tta / 60, s->eta / 1e3, s->cost, marks);
+            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s  %s\n", s->bs, s->pl,
+                    s->runs, s->reached, ws_tab(v[0], 32, "%.2f", ws_req(s->epochs)),
+                    ws_tab(v[1], 32, "%.2f", ws_req(s->tta / 60)),
+                    ws_tab(v[2], 32, "%.2f", ws_req(s->eta / 1e3)),
+                    ws_tab(v[3], 32, "%.1f", ws_req(s->cost)), marks);
         else
             fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s  %s\n", s->bs, s->pl, s->runs,
                     s->reached, "-", "-", "-", "-", marks);
     }
     if (p->best_knob >= 0 && p->default_knob >= 0) {
         const ws_knob_stat *b = &p->knobs[p->best_knob], *d = &p->knobs[p->default_knob];
-        fprintf(f, "\nbest (bs %d, %d W) vs default (bs %d, %d W): TTA %+.1f %%, ETA %+.1f %%,"
-                " cost %+.1f %%\n", b->bs, b->pl, d->bs, d->pl, 100 * (b->tta / d->tta - 1),
-                100 * (b->eta / d->eta - 1), 100 * (b->cost / d->cost - 1));
+        char bb[3][32];
+        /* the default reaches (TTA, ETA > 0: bounded traces), so the ratios
+         * are defined; its cost is 0 only under a zero-rate objective */
+        fprintf(f, "\nbest (bs %d, %d W) vs default (bs %d, %d W): TTA %s %%, ETA %s %%,"
+                " cost %s %%\n", b->bs, b->pl, d->bs, d->pl,
+                ws_tab(bb[0], 32, "%+.1f", ws_req(100 * (b->tta / d->tta - 1))),
+                ws_tab(bb[1], 32, "%+.1f", ws_req(100 * (b->eta / d->eta - 1))),
+                ws_tab(bb[2], 32, "%+.1f", d->cost > 0 ? 100 * (b->cost / d->cost - 1) : NAN));
     }
 }
 
@@ -321,8 +377,8 @@ static void history_cell(FILE *f, const ws_cell *c, long recurrence, int attempt
     fprintf(f, "%zu,", c->index);
     ws_csv_str(f, c->gpu); fputc(',', f);
     ws_csv_str(f, c->workload); fputc(',', f);
-    ws_csv_num(f, c->eta); fputc(',', f);
-    ws_csv_num(f, c->beta);
+    ws_csv_num(f, ws_req(c->eta)); fputc(',', f);
+    ws_csv_beta(f, c->beta);
     fprintf(f, ",%lu,%ld,%d", c->seed, recurrence, attempt);
 }
 
@@ -337,12 +393,12 @@ static void history_row(FILE *f, const ws_cell *c, const ws_run_record *r,
 {
     history_cell(f, c, r->recurrence, r->attempt);
     fprintf(f, ",%d,%d,%d,", r->bs, r->pl, r->epochs);
-    ws_csv_num(f, r->energy_j); fputc(',', f);
-    ws_csv_num(f, r->time_s); fputc(',', f);
-    ws_csv_num(f, r->cost);
+    ws_csv_num(f, ws_req(r->energy_j)); fputc(',', f);
+    ws_csv_num(f, ws_req(r->time_s)); fputc(',', f);
+    ws_csv_num(f, ws_req(r->cost));
     fprintf(f, ",%d,%d", r->reached, r->profiled);
     csv_amounts(f, wi, r->co2_g, r->usd);
-    if (ws_whatif_accounts(wi)) { fputc(',', f); ws_csv_num(f, r->start_s); }
+    if (ws_whatif_accounts(wi)) { fputc(',', f); ws_csv_num(f, ws_req(r->start_s)); }
     history_policy(f, c);
 }
 
@@ -433,17 +489,17 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fprintf(f, "%zu,", c->index);
             ws_csv_str(f, c->gpu); fputc(',', f);
             ws_csv_str(f, c->workload); fputc(',', f);
-            ws_csv_num(f, c->eta); fputc(',', f);
-            ws_csv_num(f, c->beta);
+            ws_csv_num(f, ws_req(c->eta)); fputc(',', f);
+            ws_csv_beta(f, c->beta);
             fprintf(f, ",%lu,", c->seed);
             ws_csv_str(f, CELL_BSO(i)); fputc(',', f);
             ws_csv_str(f, CELL_PLO(i)); fputc(',', f);
             ws_csv_str(f, CELL_LABEL(i));
             fprintf(f, ",%d,%ld,%ld,%ld,", r[i].b0, r[i].recurrences, r[i].tot.runs,
                     r[i].tot.skipped);
-            ws_csv_num(f, r[i].tot.energy_j); fputc(',', f);
-            ws_csv_num(f, r[i].tot.time_s); fputc(',', f);
-            ws_csv_num(f, r[i].tot.cost);
+            ws_csv_num(f, ws_req(r[i].tot.energy_j)); fputc(',', f);
+            ws_csv_num(f, ws_req(r[i].tot.time_s)); fputc(',', f);
+            ws_csv_num(f, ws_req(r[i].tot.cost));
             fprintf(f, ",%d,%d", r[i].tot.final_bs, r[i].tot.final_pl);
             csv_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
             if (has_wi) { fputc(',', f); ws_csv_str(f, desc); }
@@ -465,8 +521,8 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fprintf(f, "%s\n {\"simulation\": %zu, \"gpu\": ", i ? "," : "", c->index);
             ws_json_str(f, c->gpu);
             fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
-            fputs(", \"eta\": ", f); ws_json_num(f, c->eta);
-            fputs(", \"beta\": ", f); ws_json_num(f, c->beta);
+            fputs(", \"eta\": ", f); ws_json_num(f, ws_req(c->eta));
+            fputs(", \"beta\": ", f); ws_json_beta(f, c->beta);
             fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, CELL_BSO(i));
             fputs(", \"plo\": ", f); ws_json_str(f, CELL_PLO(i));
             fputs(", \"policy\": ", f); ws_json_str(f, CELL_LABEL(i));
@@ -480,9 +536,9 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             }
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
-            ws_json_num(f, r[i].tot.energy_j);
-            fputs(", \"time_s\": ", f); ws_json_num(f, r[i].tot.time_s);
-            fputs(", \"cost\": ", f); ws_json_num(f, r[i].tot.cost);
+            ws_json_num(f, ws_req(r[i].tot.energy_j));
+            fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(r[i].tot.time_s));
+            fputs(", \"cost\": ", f); ws_json_num(f, ws_req(r[i].tot.cost));
             fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r[i].tot.final_bs,
                     r[i].tot.final_pl);
             json_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
@@ -538,13 +594,15 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             snprintf(one, sizeof one, "%s%d (%zu)", rounds ? ", " : "", best, cnt);
             strncat(fin, one, sizeof fin - strlen(fin) - 1);
         }
-        char beta[32];
+        char beta[32], b[7][32];
         fmt_beta(beta, sizeof beta, r[i].cell.beta);
-        fprintf(f, "%-8s %-14s %5g %5s %5zu %6ld %12.4f", r[i].cell.gpu, r[i].cell.workload,
-                r[i].cell.eta, beta, j - i, r[i].recurrences, e / m / 1e6);
-        if (co2) fprintf(f, " %10.3f", g / m / 1e3);
-        if (usd) fprintf(f, " %10.2f", d / m);
-        fprintf(f, " %12.3f %14.6g %8.1f  %s\n", t / m / 3600, c / m, runs / m, fin);
+        fprintf(f, "%-8s %-14s %5s %5s %5zu %6ld %12s", r[i].cell.gpu, r[i].cell.workload,
+                ws_tab(b[0], 32, "%g", ws_req(r[i].cell.eta)), beta, j - i, r[i].recurrences,
+                ws_tab(b[1], 32, "%.4f", ws_req(e / m / 1e6)));
+        if (co2) fprintf(f, " %10s", ws_tab(b[2], 32, "%.3f", ws_req(g / m / 1e3)));
+        if (usd) fprintf(f, " %10s", ws_tab(b[3], 32, "%.2f", ws_req(d / m)));
+        fprintf(f, " %12s %14s %8s  %s\n", ws_tab(b[4], 32, "%.3f", ws_req(t / m / 3600)),
+                ws_tab(b[5], 32, "%.6g", ws_req(c / m)), ws_tab(b[6], 32, "%.1f", runs / m), fin);
         i = j;
     }
     free(sorted);

@@ -12,10 +12,10 @@
 #include "wattsim/report.h"
 #include "wattsim/sweep.h"
 
+/* A number: ws_csv_num (empty when undefined; never inf or nan). */
 static void num(FILE *f, double x)
 {
-    if (isfinite(x)) fprintf(f, "%.17g", x);
-    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+    ws_csv_num(f, x);
 }
 
 /* A CSV field, quoted when it holds a comma, a quote or a line end. */
@@ -65,8 +65,8 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
         str_csv(f, p->plo); fputc(',', f);
         str_csv(f, p->label);
         fprintf(f, ",%s,%s,", s->gpus[o.gpu], s->work[o.work]);
-        num(f, s->etas[o.eta]); fputc(',', f);
-        num(f, s->betas[o.beta]);
+        num(f, ws_req(s->etas[o.eta])); fputc(',', f);
+        ws_csv_beta(f, s->betas[o.beta]);
         fprintf(f, ",%zu,%zu,%zu,%ld", s->n_seeds, o.seeds_ok, o.seeds_failed, o.recurrences);
         stat_csv(f, &o.energy);
         stat_csv(f, &o.time);
@@ -131,8 +131,8 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
         fputs(", \"plo_sha256\": ", f); ws_json_str(f, p->plo_sha256);
         fputs(", \"gpu\": ", f); ws_json_str(f, s->gpus[o.gpu]);
         fputs(", \"workload\": ", f); ws_json_str(f, s->work[o.work]);
-        fputs(", \"eta\": ", f); ws_json_num(f, s->etas[o.eta]);
-        fputs(", \"beta\": ", f); ws_json_num(f, s->betas[o.beta]);
+        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(s->etas[o.eta]));
+        fputs(", \"beta\": ", f); ws_json_beta(f, s->betas[o.beta]);
         fprintf(f, ", \"seeds_ok\": %zu, \"seeds_failed\": %zu, \"error\": ", o.seeds_ok,
                 o.seeds_failed);
         ws_json_str(f, o.error);
@@ -186,8 +186,8 @@ void ws_sweep_write_curves(FILE *f, const ws_sweep *s)
             const ws_policy_pair *p = &s->pairs[ax[0]];
             str_csv(f, p->label);
             fprintf(f, ",%s,%s,", s->gpus[ax[1]], s->work[ax[2]]);
-            num(f, s->etas[ax[3]]); fputc(',', f);
-            num(f, s->betas[ax[4]]);
+            num(f, ws_req(s->etas[ax[3]])); fputc(',', f);
+            ws_csv_beta(f, s->betas[ax[4]]);
             fprintf(f, ",%ld", r + 1);
             stat_csv(f, &a);
             stat_csv(f, &b);

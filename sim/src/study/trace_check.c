@@ -4,8 +4,12 @@
  * (dataset, network, optimizer, target_metric) -- they come sorted so --
  * add every power-only (dataset, network, optimizer), then per group list
  * batch sizes, limits and runs, build the job and its frontier, and warn.
+ * Every step reads the group's own rows (ranges of the sorted tables,
+ * found by binary search; the catalogue through a hash index), so a folder
+ * costs n log n in its rows, however many workloads or batch sizes.
  */
 #include "wattsim/trace_check.h"
+#include "wattsim/hash.h"
 #include "wattsim/pareto.h"
 #include "wattsim/trace.h"
 
@@ -18,37 +22,17 @@
 #define NO_CAP 1000000000      /* "no epoch cap" for the frontier */
 #define FEW_RUNS 4
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static ws_check_bs *bs_get(ws_check_group *g, int bs)
-{
-    for (int i = 0; i < g->n_bs; i++)
-        if (g->bs[i].bs == bs) return &g->bs[i];
-    ws_check_bs *p = realloc(g->bs, (size_t)(g->n_bs + 1) * sizeof *p);
-    if (!p) return NULL;
-    g->bs = p;
-    p = &g->bs[g->n_bs++];
-    memset(p, 0, sizeof *p);
-    p->bs = bs;
-    return p;
-}
-
-static int cmp_bs(const void *a, const void *b)
-{
-    return cmp_int(&((const ws_check_bs *)a)->bs, &((const ws_check_bs *)b)->bs);
-}
-
 static ws_check_group *group_new(ws_trace_check *c, const ws_traces *t, const char *gpu,
                                  int ds, int net, int opt, double target)
 {
-    ws_check_group *g = realloc(c->g, (c->n + 1) * sizeof *g);
-    if (!g) return NULL;
-    c->g = g;
-    g = &c->g[c->n++];
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        ws_check_group *g = realloc(c->g, cap * sizeof *g);
+        if (!g) return NULL;
+        c->g = g;
+        c->cap = cap;
+    }
+    ws_check_group *g = &c->g[c->n++];
     memset(g, 0, sizeof *g);
     g->gpu = gpu;
     g->target = target;
@@ -58,31 +42,35 @@ static ws_check_group *group_new(ws_trace_check *c, const ws_traces *t, const ch
     return g->dataset && g->network && g->optimizer ? g : NULL;
 }
 
-/* Batch sizes, limits and runs of group g (ids ds, net, opt). */
-static int fill(ws_check_group *g, const ws_traces *t, int ds, int net, int opt)
+/* Batch sizes, limits and runs of group g (ids ds, net, opt), from the
+ * sorted tables: the triple's power rows come by batch size, then limit,
+ * and the group's train rows (rows [r0, r1)) by batch size, then run; the
+ * two sorted lists of batch sizes are merged. Linear in the rows read. */
+static int fill(ws_check_group *g, const ws_traces *t, int ds, int net, int opt,
+                size_t r0, size_t r1)
 {
-    for (size_t i = 0; i < t->n_power; i++) {
-        const ws_power_row *p = &t->power[i];
-        if (p->dataset != ds || p->network != net || p->optimizer != opt) continue;
-        ws_check_bs *b = bs_get(g, p->bs);
-        int *q = b ? realloc(b->pl, (size_t)(b->n_pl + 1) * sizeof *q) : NULL;
-        if (!q) return -1;
-        b->pl = q;
-        b->pl[b->n_pl++] = p->pl;
+    size_t p0, p1;
+    ws_traces_power_range(t, ds, net, opt, &p0, &p1);
+    size_t room = (p1 - p0) + (r1 - r0) + 1;
+    if (!(g->bs = calloc(room, sizeof *g->bs))) return -1;
+    size_t p = p0, r = r0;
+    const int cap = g->max_epochs ? g->max_epochs : NO_CAP;
+    ws_join_work_add((p1 - p0) + (r1 - r0));           /* the rows walked below */
+    while (p < p1 || r < r1) {
+        int bp = p < p1 ? t->power[p].bs : INT_MAX, br = r < r1 ? t->train[r].bs : INT_MAX;
+        ws_check_bs *b = &g->bs[g->n_bs++];
+        b->bs = bp < br ? bp : br;
+        size_t q = p;
+        while (q < p1 && t->power[q].bs == b->bs) q++;
+        if (q > p) {
+            if (!(b->pl = malloc((q - p) * sizeof *b->pl))) return -1;
+            for (; p < q; p++) b->pl[b->n_pl++] = t->power[p].pl;    /* ascending */
+        }
+        for (; r < r1 && t->train[r].bs == b->bs; r++) {
+            b->runs++;
+            b->reached += t->train[r].target_epoch <= cap;
+        }
     }
-    for (size_t i = 0; !isnan(g->target) && i < t->n_train; i++) {
-        const ws_train_row *r = &t->train[i];
-        if (r->dataset != ds || r->network != net || r->optimizer != opt
-            || r->target_metric != g->target)
-            continue;
-        ws_check_bs *b = bs_get(g, r->bs);
-        if (!b) return -1;
-        b->runs++;
-        b->reached += r->target_epoch <= (g->max_epochs ? g->max_epochs : NO_CAP);
-    }
-    qsort(g->bs, (size_t)g->n_bs, sizeof *g->bs, cmp_bs);
-    for (int i = 0; i < g->n_bs; i++)
-        if (g->bs[i].n_pl) qsort(g->bs[i].pl, (size_t)g->bs[i].n_pl, sizeof(int), cmp_int);
     return 0;
 }
 
@@ -117,10 +105,9 @@ static void warn_group(ws_check_group *g)
                     g->max_epochs ? " within max_epochs" : "");
         if (b->n_pl && b->n_pl < all_pl && widest) {
             char list[256] = "";
-            for (int k = 0; k < widest->n_pl; k++) {
-                int have = 0;
-                for (int m = 0; m < b->n_pl; m++) have |= b->pl[m] == widest->pl[k];
-                if (have) continue;
+            for (int k = 0, m = 0; k < widest->n_pl && strlen(list) < 200; k++) {
+                while (m < b->n_pl && b->pl[m] < widest->pl[k]) m++;     /* both ascending */
+                if (m < b->n_pl && b->pl[m] == widest->pl[k]) continue;
                 char one[24];
                 snprintf(one, sizeof one, list[0] ? ", %d" : "%d", widest->pl[k]);
                 strncat(list, one, sizeof list - strlen(list) - 1);
@@ -161,46 +148,88 @@ static void frontier(ws_check_group *g, const ws_traces *t)
     ws_job_free(&jt);
 }
 
-static void catalogue_match(ws_check_group *g, const ws_catalogue *cat)
+/* The catalogue by (dataset, network, optimizer, target metric), first
+ * entry first: a hash index, so matching costs O(1) per group. */
+typedef struct cat_index {
+    const ws_catalogue *cat;
+    ws_hindex h;
+    const ws_check_group *probe;
+} cat_index;
+
+static uint64_t workload_hash(const char *ds, const char *net, const char *opt,
+                              double target)
 {
-    for (size_t i = 0; cat && i < cat->n && !isnan(g->target); i++) {
-        const ws_workload_spec *w = &cat->items[i];
-        if (!strcmp(w->dataset, g->dataset) && !strcmp(w->network, g->network)
-            && !strcmp(w->optimizer, g->optimizer) && w->target_metric == g->target) {
-            g->workload = w->name;
-            g->max_epochs = w->max_epochs;
-            g->b0 = w->b0;
-            return;
-        }
+    const double m = target == 0 ? 0.0 : target;
+    return ws_hash(&m, sizeof m, ws_hash_str(opt, ws_hash_str(net, ws_hash_str(ds, 1))));
+}
+
+static int same_workload(const void *ctx, size_t stored, size_t probe)
+{
+    const cat_index *x = ctx;
+    const ws_workload_spec *a = &x->cat->items[stored];
+    if (probe != WS_HNONE) {
+        const ws_workload_spec *b = &x->cat->items[probe];
+        return !strcmp(a->dataset, b->dataset) && !strcmp(a->network, b->network)
+            && !strcmp(a->optimizer, b->optimizer) && a->target_metric == b->target_metric;
     }
+    const ws_check_group *g = x->probe;
+    return !strcmp(a->dataset, g->dataset) && !strcmp(a->network, g->network)
+        && !strcmp(a->optimizer, g->optimizer) && a->target_metric == g->target;
+}
+
+static int cat_index_build(cat_index *x, const ws_catalogue *cat)
+{
+    memset(x, 0, sizeof *x);
+    x->cat = cat;
+    for (size_t i = 0; cat && i < cat->n; i++) {
+        const ws_workload_spec *w = &cat->items[i];
+        if (ws_hindex_add(&x->h, workload_hash(w->dataset, w->network, w->optimizer,
+                                               w->target_metric),
+                          same_workload, x, i) == WS_HNOMEM)
+            return -1;
+    }
+    return 0;
+}
+
+static void catalogue_match(ws_check_group *g, cat_index *x)
+{
+    if (!x->cat || isnan(g->target)) return;
+    x->probe = g;
+    size_t i = ws_hindex_find(&x->h, workload_hash(g->dataset, g->network, g->optimizer,
+                                                   g->target),
+                              same_workload, x, WS_HNONE);
+    if (i == WS_HNONE) return;
+    const ws_workload_spec *w = &x->cat->items[i];
+    g->workload = w->name;
+    g->max_epochs = w->max_epochs;
+    g->b0 = w->b0;
 }
 
 static int check_gpu(ws_trace_check *c, const ws_traces *t, const char *gpu,
-                     const ws_catalogue *cat)
+                     cat_index *cat)
 {
     size_t first = c->n;
-    for (size_t i = 0; i < t->n_train; i++) {        /* sorted: groups are runs */
+    for (size_t i = 0, j; i < t->n_train; i = j) {   /* sorted: groups are runs */
         const ws_train_row *r = &t->train[i];
-        if (i && r->dataset == t->train[i - 1].dataset && r->network == t->train[i - 1].network
-            && r->optimizer == t->train[i - 1].optimizer
-            && r->target_metric == t->train[i - 1].target_metric)
-            continue;
+        for (j = i + 1; j < t->n_train && r->dataset == t->train[j].dataset
+             && r->network == t->train[j].network && r->optimizer == t->train[j].optimizer
+             && r->target_metric == t->train[j].target_metric; j++) {}
         ws_check_group *g = group_new(c, t, gpu, r->dataset, r->network, r->optimizer,
                                       r->target_metric);
         if (!g) return -1;
         catalogue_match(g, cat);
-        if (fill(g, t, r->dataset, r->network, r->optimizer)) return -1;
+        if (fill(g, t, r->dataset, r->network, r->optimizer, i, j)) return -1;
     }
-    for (size_t i = 0; i < t->n_power; i++) {        /* power rows with no runs */
+    for (size_t i = 0, j; i < t->n_power; i = j) {   /* power rows with no runs */
         const ws_power_row *p = &t->power[i];
-        int seen = 0;         /* the groups so far cover every train triple */
-        for (size_t k = first; k < c->n && !seen; k++)
-            seen = !strcmp(c->g[k].dataset, t->names.s[p->dataset])
-                && !strcmp(c->g[k].network, t->names.s[p->network])
-                && !strcmp(c->g[k].optimizer, t->names.s[p->optimizer]);
-        if (seen) continue;
+        for (j = i + 1; j < t->n_power && p->dataset == t->power[j].dataset
+             && p->network == t->power[j].network && p->optimizer == t->power[j].optimizer;
+             j++) {}
+        size_t lo, hi;
+        ws_traces_train_range(t, p->dataset, p->network, p->optimizer, &lo, &hi);
+        if (hi > lo) continue;
         ws_check_group *g = group_new(c, t, gpu, p->dataset, p->network, p->optimizer, NAN);
-        if (!g || fill(g, t, p->dataset, p->network, p->optimizer)) return -1;
+        if (!g || fill(g, t, p->dataset, p->network, p->optimizer, 0, 0)) return -1;
     }
     for (size_t k = first; k < c->n; k++) {
         warn_group(&c->g[k]);
@@ -224,20 +253,30 @@ int ws_trace_check_run(const char *dir, const ws_csv_limits *lim,
     if (out->n_gpus == 0)
         return ws_fail(err, "%s: no summary_power_<gpu>.csv[.gz] files (write one with"
                        " 'wattsim trace import power')", dir);
+    cat_index ci;
+    if (cat_index_build(&ci, cat)) {
+        ws_hindex_free(&ci.h);
+        return ws_fail(err, "out of memory");
+    }
     for (int i = 0; i < out->n_gpus; i++) {
         ws_traces t;
         if (ws_traces_load(&t, dir, out->gpus[i], lim, err)) {
             ws_traces_free(&t);
+            ws_hindex_free(&ci.h);
             return -1;
         }
         if (!out->train_path) {
             out->train_path = strdup(t.train_path);
             out->n_train = t.n_train;
         }
-        int rc = check_gpu(out, &t, out->gpus[i], cat);
+        int rc = check_gpu(out, &t, out->gpus[i], &ci);
         ws_traces_free(&t);
-        if (rc) return ws_fail(err, "out of memory");
+        if (rc) {
+            ws_hindex_free(&ci.h);
+            return ws_fail(err, "out of memory");
+        }
     }
+    ws_hindex_free(&ci.h);
     return 0;
 }
 

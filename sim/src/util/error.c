@@ -1,6 +1,8 @@
 /* One-line error messages; see wattsim/error.h. */
 #include "wattsim/error.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,4 +125,32 @@ void ws_line(const char *fmt, ...)
     va_start(ap, fmt);
     ws_vline(fmt, ap);
     va_end(ap);
+}
+
+/* ------------------------------------------------------------ outputs */
+
+static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bad_seen;
+static double bad_value;
+
+void ws_output_bad_number(double x)
+{
+    pthread_mutex_lock(&bad_lock);
+    if (!bad_seen) {
+        bad_seen = 1;
+        bad_value = x;
+    }
+    pthread_mutex_unlock(&bad_lock);
+}
+
+int ws_output_check(const char *output, ws_error *err)
+{
+    pthread_mutex_lock(&bad_lock);
+    int bad = bad_seen;
+    double x = bad_value;
+    pthread_mutex_unlock(&bad_lock);
+    if (!bad) return 0;
+    return ws_fail(err, "internal error: %s: a computed number is %s, which no output"
+                   " may hold; it was not written as a number (please report this,"
+                   " with the command)", output, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
 }

@@ -4,6 +4,7 @@
  * pulled from a crypto library because provenance hashes are all we need.
  */
 #include "wattsim/sha256.h"
+#include "wattsim/input.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,10 +107,8 @@ void ws_sha256_hex(const unsigned char digest[32], char out[65])
 
 int ws_sha256_file(const char *path, char out[65], ws_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return ws_fail(err, "%s: cannot open to hash it: %s", path, strerror(errno));
-    }
+    FILE *f = ws_input_fopen(path, err);            /* a regular file only */
+    if (!f) return -1;
     ws_sha256 s;
     ws_sha256_init(&s);
     unsigned char buf[65536];
