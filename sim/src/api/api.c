@@ -398,6 +398,18 @@ int api_apply_job(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
     if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
         return api_usage(c, err, "--job: the dataset names the job, and '%s' is not a safe"
                          " name (" WS_NAME_RULE ")", a);
+    /* Network and optimizer are labels, as the CLI's ws_cli_job_apply. */
+    for (int k = 0; k < 2; k++) {
+        const char *from = k ? s2 + 1 : s1 + 1;
+        size_t len = k ? strlen(s2 + 1) : (size_t)(s2 - s1 - 1);
+        char label[WS_LABEL_MAX + 2], shown[160];
+        snprintf(label, sizeof label, "%.*s", (int)(len > WS_LABEL_MAX ? WS_LABEL_MAX + 1 : len),
+                 from);
+        if (ws_label_check(label, why, sizeof why))
+            return api_usage(c, err, "--job: the %s '%s' %s (" WS_LABEL_RULE ")",
+                             k ? "optimizer" : "network",
+                             ws_name_show(label, shown, sizeof shown), why);
+    }
     ws_workload_spec w = {0};
     if (pos_int(max_epochs, &w.max_epochs))
         return api_usage(c, err, "--max-epochs: expected a positive integer, got '%s'",
