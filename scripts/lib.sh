@@ -29,7 +29,8 @@ WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev 
 # locales for the locale sources localedef builds de_DE.UTF-8 from
 # (test_hostile: a plugin's setlocale), numpy and pandas (1.24 and 1.5 on
 # Debian 12) as the random streams' oracle.
-WS_TEST_PACKAGES=(libcriterion-dev poppler-utils python3 locales python3-numpy python3-pandas)
+WS_TEST_PACKAGES=(libcriterion-dev poppler-utils python3 locales python3-numpy python3-pandas
+    python3-pytest)
 
 _WS_ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 _WS_PROG=$(basename -- "${0:-wattsim}")

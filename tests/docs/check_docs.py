@@ -12,7 +12,7 @@ project script is still run (it may set up files for the next one).
 
 Every markdown file runs in its own scratch folder, its blocks in order
 (later blocks see the files earlier ones wrote), with the repository's
-configs/, traces/, tests/, scripts/, policies/ and build/ reachable under
+configs/, traces/, tests/, scripts/, policies/, python/ and build/ reachable under
 the same relative names, and build/sim first on PATH. The repository
 itself is never written.
 
@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 
-LINKED = ["configs", "traces", "tests", "scripts", "policies", "sim", "build"]
+LINKED = ["configs", "traces", "tests", "scripts", "policies", "sim", "build", "python"]
 TIMEOUT = 300          # s per command
 SKIP_RE = re.compile(r"<!--\s*docs-test:\s*skip\s+(.+?)\s*-->")
 

@@ -113,6 +113,12 @@ int ws_outdir_lock(const char *dir, ws_error *err);
 /* After a failed command: remove the folders ws_mkdirs made (deepest
  * first) if they hold nothing but our lock file. */
 void ws_outfile_cleanup(void);
+/* The end of a command in a process that goes on (a library call,
+ * wattsim/api.h): after ws_outfile_cleanup when it failed, release the
+ * folder's lock and forget the command's inputs, outputs, folders and
+ * --force, as the process's exit would. Outputs must be committed or
+ * aborted before. */
+void ws_outfile_end(int failed);
 /* The process is dying (a fatal signal, SIGINT/SIGTERM, a policy's
  * exit()): hand the batches of ws_batchfiles to the kernel, delete the
  * temporaries of outputs not yet committed and gnuplot's private folders,

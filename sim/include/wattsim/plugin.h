@@ -41,6 +41,13 @@ void ws_host_signals_install(void);
  * can tell a policy's output from its log. */
 void ws_host_child_init(int fd, int keep_stdout, double timeout);
 
+/* The guards of a program that runs policies (on by default): fd 1
+ * pointing to stderr while a policy instance exists, and an exit() inside
+ * a policy call turned into one line and status 1 (an atexit handler).
+ * Off for a library caller (wattsim/api.h), whose process wattsim must
+ * not change; set before any instance exists. */
+void ws_policy_guards(int on);
+
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 
@@ -71,6 +78,17 @@ size_t ws_plugin_allowed(const char *const **dirs);
 int ws_plugin_config_check(const char *name, const char *kind, const char *where,
                            ws_error *err);
 void ws_plugin_allow_reset(void);
+/*
+ * The same for Python: a config's `py:MODULE:CLASS` runs Python code, so
+ * it is refused unless the command line allows its package with
+ * --allow-python PACKAGE (MODULE is PACKAGE or below it; repeatable,
+ * recorded in the JSON outputs as `allow_python`). ws_plugin_allow_python
+ * adds one (-1 with err when it is not a dotted Python name);
+ * ws_plugin_allowed_python lists them; ws_plugin_allow_reset forgets them
+ * too.
+ */
+int ws_plugin_allow_python(const char *package, ws_error *err);
+size_t ws_plugin_allowed_python(const char *const **packages);
 
 /* Load one plugin file; its descriptors join the registry. Policy names
  * are unique among the policy folders' plugins; a plugin named by path may
@@ -87,8 +105,10 @@ size_t ws_registry_broken(const ws_registry *r, const char **first);
 /* Find a BSO/PLO by name: a bare name (the policy folders are loaded on
  * the first miss; a name two plugins define is an error), a path to a .so
  * (contains a '/' or ends in ".so"), which is then loaded and must define
- * exactly one BSO (resp. PLO) or one named after the file's stem, or
- * FILE.so:NAME, the policy NAME of that file. */
+ * exactly one BSO (resp. PLO) or one named after the file's stem,
+ * FILE.so:NAME, the policy NAME of that file, or py:MODULE:CLASS, a
+ * Python class served by the Python bridge (docs/python.md): the
+ * interpreter of this process, or one started in it (WATTSIM_PYTHON). */
 const ws_bso_type *ws_registry_bso(ws_registry *r, const char *name, ws_error *err);
 const ws_plo_type *ws_registry_plo(ws_registry *r, const char *name, ws_error *err);
 
@@ -104,8 +124,32 @@ int ws_registry_plo_abi(const ws_registry *r, size_t i);
 
 /* The sha256 (64 hex digits) of the .so file that defines descriptor `t`
  * (a ws_bso_type or ws_plo_type of this registry), computed once per file;
- * "" for a descriptor the registry did not load (one built into wattsim). */
+ * for a Python policy the sha256 of its module's source file ("" when it
+ * has none); "" for a descriptor the registry did not load (one built into
+ * wattsim). */
 int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *err);
+
+/*
+ * Policies no .so defines ("provided"): a library caller's live objects
+ * (wattsim/api.h) and the Python bridge's classes. `key` is the name
+ * lookups use ("py:MODULE:CLASS", or "py:@live:N" for a live object);
+ * `origin` what provenance shows; `sha256` of its source ("" when none).
+ * They are found by key only, never by a bare name. The descriptor must
+ * outlive the registry. -1 with err (a bad descriptor, a key taken).
+ */
+int ws_registry_add_bso(ws_registry *r, const char *key, const ws_bso_type *t,
+                        const char *origin, const char *sha256, ws_error *err);
+int ws_registry_add_plo(ws_registry *r, const char *key, const ws_plo_type *t,
+                        const char *origin, const char *sha256, ws_error *err);
+/* Add the Python class `spec` ("py:MODULE:CLASS") as whichever kind it
+ * is (for `policy check`). */
+int ws_registry_load_python(ws_registry *r, const char *spec, ws_error *err);
+/* Nonzero when descriptor t runs Python (provided): its calls must not
+ * run in two threads at once, and a sweep serialises its simulations. */
+int ws_registry_serial(const ws_registry *r, const void *t);
+/* Where descriptor t comes from: its .so's path, or a provided one's
+ * origin ("MODULE.CLASS from FILE"); "" when t is not this registry's. */
+const char *ws_registry_origin(const ws_registry *r, const void *t);
 
 /* ------------------------------------------------------------ instances */
 

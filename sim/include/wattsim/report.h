@@ -51,7 +51,8 @@ const char *ws_tab(char *buf, size_t size, const char *fmt, double x);
 /* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
 void ws_json_whatif(FILE *f, const ws_whatif *wi);
 /* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
- * config load plugins from (wattsim/plugin.h), when there are any. */
+ * config load plugins from (wattsim/plugin.h), when there are any; then
+ * `, "allow_python": [PACKAGE, ...]` likewise for --allow-python. */
 void ws_json_allowed(FILE *f);
 /* The versions (wattsim/version.h): "wattsim 0.2.0 (policy ABI 2.1,
  * random streams 2)", and the JSON member `"wattsim": {"version":

@@ -165,6 +165,14 @@ typedef struct ws_sweep_opts {
     /* With isolate: bytes of address space a cell's process may add to what
      * it inherits (RLIMIT_AS); 0 = no limit. */
     size_t cell_memory;
+    /* A library caller's hook (wattsim/api.h); NULL for the CLI. Called on
+     * the calling thread after each simulation and, while they run, at
+     * least every 0.1 s, with the simulations done and to do; nonzero
+     * cancels the rest (ws_sweep_run_opts then fails with "cancelled").
+     * With a hook nothing installs signal handlers or exits the process
+     * (isolate), and a Python policy is refused in forked children. */
+    int (*tick)(void *ctx, size_t done, size_t total);
+    void *tick_ctx;
 } ws_sweep_opts;
 
 #define WS_SPILL_SIMS ((size_t)1 << 18)

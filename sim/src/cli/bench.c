@@ -21,6 +21,12 @@
  * paper-scale plan recurrences per second (from the job tables'
  * recurrences) against the engine's.
  *
+ * Python policies (with the sweeps, when WATTSIM_PYTHON or /usr/bin/python3
+ * exists): the same sweep (every GPU x workload, 20 seeds, one thread)
+ * with gts + jit in C and with their Python ports (py:wattsim.policies:
+ * GaussianTS and JIT, docs/python.md), whole process each: what running
+ * the policy in Python costs.
+ *
  * Readers (unless --no-readers; --readers-only runs them alone): `wattsim`
  * as a child on inputs that made a reader quadratic before issue 18, at a
  * size n and at 2n -- simulate with n jobs in one trace, trace check of n
@@ -79,7 +85,8 @@ static const char *HELP =
     "per second, ns per recurrence, the random-draw floor (the same Gaussian and\n"
     "integer draws plus stream seeding, timed alone) and engine / floor. Then, as\n"
     "child processes on one thread, the paper-scale sweep and a one-job sweep with\n"
-    "10^3, 10^4 and 10^5 seeds: wall time and peak RSS.\n"
+    "10^3, 10^4 and 10^5 seeds: wall time and peak RSS; and a sweep (every GPU x\n"
+    "workload, 20 seeds) with gts + jit in C and with their Python ports (docs/python.md).\n"
     "\n"
     "  --seconds S   at least S s of CPU time per GPU x workload (default 0.5);\n"
     "                engine and floor are timed in this thread's CPU time\n"
@@ -289,6 +296,34 @@ static int sweeps(const char *traces, const char *catalogue, const row *rows, si
                       "--quiet", "--traces", (char *)traces, "--catalogue", (char *)catalogue,
                       "--out", out, NULL};
         if (run_child(a2, q)) return ws_fail(err, "cannot run %s", wattsim);
+    }
+    /* A Python policy against the same policy in C. */
+    const char *py = getenv("WATTSIM_PYTHON");
+    if (!py || !*py) py = "/usr/bin/python3";
+    if (access(py, X_OK) == 0) {
+        char sw[PATH_MAX];
+        snprintf(sw, sizeof sw, "%s/py.yaml", dir);
+        f = fopen(sw, "w");
+        if (!f || fputs("eta: 0.5\nbeta: 2\nseed: 1..20\n", f) < 0 || fclose(f))
+            return ws_fail(err, "%s: cannot write", sw);
+        const char *pols[2] = {"gts:jit", "py:wattsim.policies:GaussianTS:py:wattsim.policies:JIT"};
+        char set_work[1024] = "workload=[";
+        for (size_t w = 0; w < cat->n; w++) {
+            strncat(set_work, cat->items[w].name, sizeof set_work - strlen(set_work) - 2);
+            strncat(set_work, w + 1 < cat->n ? "," : "]", sizeof set_work - strlen(set_work) - 1);
+        }
+        setenv("PYTHONPATH", WS_SOURCE_PYTHON, 0);
+        for (int lang = 0; lang < 2; lang++) {
+            sweep_fig *q = &figs[n++];
+            snprintf(q->name, sizeof q->name, lang ? "gts+jit in Python" : "gts+jit in C");
+            q->sims = (long)(cat->n_gpus * cat->n) * 20 * 3;
+            snprintf(out, sizeof out, "%s/py%d", dir, lang);
+            char *a3[] = {wattsim, "sweep", sw, "--set", set_gpu, "--set", set_work,
+                          "--policies", (char *)pols[lang], "--threads", "1", "--no-plot",
+                          "--quiet", "--traces", (char *)traces, "--catalogue",
+                          (char *)catalogue, "--out", out, NULL};
+            if (run_child(a3, q)) return ws_fail(err, "cannot run %s", wattsim);
+        }
     }
     *n_figs = n;
     char rm[PATH_MAX + 16];
@@ -545,7 +580,7 @@ int main(int argc, char **argv)
     ws_value *bp = NULL, *pp = NULL;
     row *rows = NULL;
     size_t n_rows = 0, n_figs = 0;
-    sweep_fig figs[4], gz_fig;
+    sweep_fig figs[6], gz_fig;
     reader_fig rfigs[R_N];
     memset(figs, 0, sizeof figs);
     memset(rfigs, 0, sizeof rfigs);

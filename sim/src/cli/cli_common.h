@@ -176,15 +176,19 @@ int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const 
                   ws_error *err);
 /* --allow-plugins DIR (run, sweep, curves, merge): a config may name
  * plugin files in DIR (wattsim/plugin.h ws_plugin_allow_dir). */
-enum { WS_OPT_ALLOW_PLUGINS = 3300 };
-#define WS_CLI_PLUGIN_OPTIONS {"allow-plugins", required_argument, 0, WS_OPT_ALLOW_PLUGINS}
+enum { WS_OPT_ALLOW_PLUGINS = 3300, WS_OPT_ALLOW_PYTHON = 3301 };
+#define WS_CLI_PLUGIN_OPTIONS {"allow-plugins", required_argument, 0, WS_OPT_ALLOW_PLUGINS}, \
+    {"allow-python", required_argument, 0, WS_OPT_ALLOW_PYTHON}
 #define WS_CLI_PLUGIN_HELP                                                    \
     "  --allow-plugins DIR  let the config name plugin files (.so) in DIR\n"   \
     "                     (repeatable). A config runs no code: without this,\n"\
     "                     it may name only plugins of the policy folders\n"    \
     "                     (built-in, $WATTSIM_POLICY_DIR); options typed here\n"\
     "                     (--set, --policies) may name any .so. Recorded in\n" \
-    "                     the JSON outputs; give it again to --resume/merge\n"
+    "                     the JSON outputs; give it again to --resume/merge\n" \
+    "  --allow-python PKG   let the config name Python policies\n"            \
+    "                     (py:PKG.MODULE:CLASS) of package PKG (repeatable;\n"\
+    "                     docs/python.md); recorded as --allow-plugins is\n"
 /* Every policy the config file itself names (not --set) that is a plugin
  * file must pass ws_plugin_config_check: checked before anything loads. */
 int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);

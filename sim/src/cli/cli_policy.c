@@ -2,7 +2,7 @@
  * wattsim policy new NAME [--kind bso|plo] [--force] [DIR]: a policy
  * skeleton (NAME.c, CMakeLists.txt) that builds out of tree against the
  * installed kit and runs unchanged.
- * wattsim policy check FILE.so [--policy NAME] [--jobs N]: the conformance
+ * wattsim policy check FILE.so|POLICY|py:M:C [--policy NAME] [--jobs N]: the conformance
  * checks of wattsim/conformance.h, one line per check; exit 1 on a failure.
  */
 #include "cli_policy.h"
@@ -43,7 +43,9 @@ static const char *POLICY_HELP =
     "between instances, N jobs without leaking (default 10000), the time per\n"
     "call, and nothing written to stdout. One PASS/FAIL line per check; exit\n"
     "1 if any fails. POLICY instead of a file: a policy as --bso/--plo name\n"
-    "it (NAME, FILE.so:NAME), checked as a bso and/or plo.\n"
+    "it (NAME, FILE.so:NAME), checked as a bso and/or plo; py:MODULE:CLASS\n"
+    "checks a Python class through the Python bridge (docs/python.md),\n"
+    "imported by the interpreter WATTSIM_PYTHON names.\n"
     "Loading and each check run in a process of their own: a crash, an exit()\n"
     "or a hang fails that check, naming the call and the signal.\n"
     "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"

@@ -187,6 +187,13 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
             free(wis);
             return ws_cli_die(&e);
         }
+        case WS_OPT_ALLOW_PYTHON: {
+            ws_error e = {{0}};
+            if (!ws_plugin_allow_python(optarg, &e)) break;
+            free(sets);
+            free(wis);
+            return ws_cli_die(&e);
+        }
         default: free(sets); free(wis); return ws_cli_bad_option("run", argv, c);
         }
     }

@@ -524,6 +524,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         case WS_OPT_ALLOW_PLUGINS:
             if (ws_plugin_allow_dir(optarg, &err)) goto out;
             break;
+        case WS_OPT_ALLOW_PYTHON:
+            if (ws_plugin_allow_python(optarg, &err)) goto out;
+            break;
         case 'S': {
             char *end;
             errno = 0;

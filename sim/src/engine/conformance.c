@@ -534,8 +534,12 @@ static int ends_with_so(const char *s)
 static int resolve(ws_registry *reg, const char *target, found *f, ws_error *err)
 {
     memset(f, 0, sizeof *f);
-    if (ends_with_so(target)) {
-        if (ws_registry_load_file(reg, target, err)) return -1;
+    /* py:MODULE:CLASS: the Python bridge's descriptors, checked the same */
+    const int py = !strncmp(target, "py:", 3);
+    if (py || ends_with_so(target)) {
+        if (py ? ws_registry_load_python(reg, target, err)
+               : ws_registry_load_file(reg, target, err))
+            return -1;
         for (size_t i = 0; i < ws_registry_n_bso(reg) && f->nb < 64; i++) f->bi[f->nb++] = i;
         for (size_t i = 0; i < ws_registry_n_plo(reg) && f->np < 64; i++) f->pi[f->np++] = i;
         return 0;

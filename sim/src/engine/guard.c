@@ -41,6 +41,11 @@ static int out_users, out_saved = -1;
  * whether fd 1 follows stderr while policies run. */
 static int note_fd = 2;
 static int redirect_stdout = 1;
+/* Off for a library caller (api.c): a program that embeds wattsim keeps
+ * its descriptors and its exit() as they are. */
+static int guards_on = 1;
+
+void ws_policy_guards(int on) { guards_on = on; }
 
 static void exit_guard(void)
 {
@@ -60,6 +65,7 @@ static void guard_init(void) { atexit(exit_guard); }
 
 void ws_guard_stdout_enter(void)
 {
+    if (!guards_on) return;
     pthread_once(&guard_once, guard_init);
     pthread_mutex_lock(&out_lock);
     if (out_users++ == 0 && redirect_stdout) {
@@ -73,6 +79,7 @@ void ws_guard_stdout_enter(void)
 
 void ws_guard_stdout_leave(void)
 {
+    if (!guards_on) return;
     pthread_mutex_lock(&out_lock);
     if (--out_users == 0) {
         fflush(stdout);            /* the policies' part, where fd 1 points now */

@@ -2,7 +2,16 @@
  * Plugin registry: loading policy plugins (dlopen) from the policy folders
  * or paths the user names, and looking policies up by name. See
  * wattsim/plugin.h; descriptor checks are in descriptor.c.
+ *
+ * Besides files, the registry holds *provided* descriptors, which no .so
+ * defines: Python policies, named `py:MODULE:CLASS` and served by the
+ * Python bridge plugin (bridge.h), and live objects a library caller adds
+ * (ws_registry_add_bso). They are looked up by that key only, never by a
+ * bare name, so they neither clash with nor shadow the folders' policies;
+ * their calls run Python, which must not run in two threads at once
+ * (ws_registry_serial).
  */
+#define _GNU_SOURCE                /* dladdr */
 #include "wattsim/plugin.h"
 
 #include <dirent.h>
@@ -15,7 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "wattsim/sha256.h"
+#include "bridge.h"
 #include "descriptor.h"
 #include "guard.h"
 
@@ -23,6 +35,11 @@
  * the build from the install layout). */
 #ifndef WS_REL_POLICY_DIR
 #define WS_REL_POLICY_DIR "../lib/wattsim/policies"
+#endif
+/* ... and relative to the folder of libwattsim.so (a program using the
+ * library, such as the Python package). */
+#ifndef WS_REL_LIB_POLICY_DIR
+#define WS_REL_LIB_POLICY_DIR "wattsim/policies"
 #endif
 
 /* ------------------------------------------------------------ registry */
@@ -42,6 +59,9 @@ typedef struct loaded {
     int folder;                /* found in a policy folder (built-in or
                                   $WATTSIM_POLICY_DIR), not named by path */
     char sha256[65];           /* "" until asked for */
+    int provided;              /* not a file: path is the lookup key
+                                  ("py:MODULE:CLASS"), handle NULL */
+    char *origin;              /* provided: what provenance shows */
 } loaded;
 
 struct ws_registry {
@@ -79,10 +99,13 @@ void ws_registry_free(ws_registry *r)
     }
     if (r->n_files) ws_guard_stdout_enter();
     for (size_t i = 0; i < r->n_files; i++) {
-        ws_guard_call_enter(r->files[i].path, "unloading");
-        dlclose(r->files[i].handle);
-        ws_guard_call_leave();
+        if (r->files[i].handle) {
+            ws_guard_call_enter(r->files[i].path, "unloading");
+            dlclose(r->files[i].handle);
+            ws_guard_call_leave();
+        }
         free(r->files[i].path);
+        free(r->files[i].origin);
     }
     if (r->n_files) ws_guard_stdout_leave();
     free(r->files);
@@ -99,31 +122,49 @@ void ws_registry_free(ws_registry *r)
     free(r);
 }
 
+/* The folder of the object this code is in, into dir: the executable
+ * (*exe = 1), or libwattsim.so when a program loaded the library. */
+static int code_folder(char *dir, size_t len, int *exe)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    snprintf(dir, len, "%s", self);
+    *exe = 1;
+    Dl_info di;
+    if (dladdr((void *)code_folder, &di) && di.dli_fname && di.dli_fname[0]) {
+        char *real = realpath(di.dli_fname, NULL);
+        if (real && strcmp(real, self)) {
+            snprintf(dir, len, "%s", real);
+            *exe = 0;
+        }
+        free(real);
+    }
+    char *slash = strrchr(dir, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    return 0;
+}
+
 const char *ws_policy_dir(void)
 {
     static char dir[PATH_MAX];
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            /* Installed; the build tree (build/sim/wattsim, build/tests/test_NAME
-             * -> build/policies). */
-            const char *rel[] = {"/" WS_REL_POLICY_DIR, "/../policies"};
-            for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-                struct stat st;
-                snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
-                if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-                    char *real = realpath(dir, NULL);
-                    if (real) {
-                        snprintf(dir, sizeof dir, "%s", real);
-                        free(real);
-                    }
-                    return dir;
-                }
+    char base[PATH_MAX];
+    int exe;
+    if (code_folder(base, sizeof base, &exe)) return NULL;
+    /* Installed; the build tree (build/sim/wattsim, build/sim/libwattsim.so,
+     * build/tests/test_NAME -> build/policies). */
+    const char *rel[] = {exe ? "/" WS_REL_POLICY_DIR : "/" WS_REL_LIB_POLICY_DIR, "/../policies"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        struct stat st;
+        snprintf(dir, sizeof dir, "%s%s", base, rel[i]);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+            char *real = realpath(dir, NULL);
+            if (real) {
+                snprintf(dir, sizeof dir, "%s", real);
+                free(real);
             }
+            return dir;
         }
     }
     return NULL;
@@ -194,7 +235,7 @@ static int name_free(ws_registry *r, const char *path, int folder, int bso,
     for (size_t j = 0; j < n; j++) {
         if (strcmp(bso ? r->bso[j]->name : r->plo[j]->name, name)) continue;
         const loaded *f = &r->files[bso ? r->bso_file[j] : r->plo_file[j]];
-        if (!f->folder && !folder) continue;
+        if (f->provided || (!f->folder && !folder)) continue;
         ws_fail(err, "%s: %s '%s' is already defined by %s", path,
                 bso ? "bso" : "plo", name, f->path);
         if (folder) {
@@ -328,7 +369,7 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
             }
         if (name_free(r, path, folder, 0, pc[i]->name, err)) goto fail;
     }
-    loaded f = {h, real, ws_abi_normalise(pl->abi_version), folder, ""};
+    loaded f = {h, real, ws_abi_normalise(pl->abi_version), folder, "", 0, NULL};
     size_t fi = r->n_files;
     ws_bso_type **nbso = realloc(r->bso, (r->n_bso + nb + 1) * sizeof *nbso);
     if (nbso) r->bso = nbso;
@@ -548,10 +589,184 @@ static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
     buf[0] = '\0';
     size_t n = bso ? r->n_bso : r->n_plo;
     for (size_t i = 0; i < n; i++) {
+        if (r->files[bso ? r->bso_file[i] : r->plo_file[i]].provided) continue;
         const char *nm = bso ? r->bso[i]->name : r->plo[i]->name;
         strncat(buf, nm, len - strlen(buf) - 1);
         if (i + 1 < n) strncat(buf, ", ", len - strlen(buf) - 1);
     }
+}
+
+/* ------------------------------------------------------------ provided */
+
+/* Add a provided descriptor under `key` (see the top of this file). */
+static int add_provided(ws_registry *r, const char *key, int bso, const void *desc,
+                        const char *origin, const char *sha256, ws_error *err)
+{
+    for (size_t i = 0; i < r->n_files; i++)
+        if (r->files[i].provided && !strcmp(r->files[i].path, key))
+            return ws_fail(err, "%s: already registered", key);
+    ws_bso_type *bc = NULL;
+    ws_plo_type *pc = NULL;
+    int bad = bso ? ws_descriptor_check_bso(key, desc, &bc, err)
+                  : ws_descriptor_check_plo(key, desc, &pc, err);
+    loaded f = {NULL, strdup(key), 0, 0, "", 1, strdup(origin ? origin : key)};
+    if (!bad) f.abi_version = ws_abi_normalise(bso ? bc->abi_version : pc->abi_version);
+    if (sha256) snprintf(f.sha256, sizeof f.sha256, "%s", sha256);
+    void *arr = bso ? (void *)r->bso : (void *)r->plo;
+    size_t n = bso ? r->n_bso : r->n_plo;
+    void *grown = bad || !f.path || !f.origin ? NULL : realloc(arr, (n + 1) * sizeof(void *));
+    if (grown) {
+        if (bso) r->bso = grown; else r->plo = grown;
+    }
+    size_t *gf = grown ? realloc(bso ? r->bso_file : r->plo_file, (n + 1) * sizeof *gf) : NULL;
+    if (gf) {
+        if (bso) r->bso_file = gf; else r->plo_file = gf;
+    }
+    if (!gf || push(&r->files, &r->n_files, sizeof f, &f)) {
+        if (!bad) ws_fail(err, "out of memory");
+        if (bc) { free((void *)bc->params); free(bc); }
+        if (pc) { free((void *)pc->params); free(pc); }
+        free(f.path);
+        free(f.origin);
+        return -1;
+    }
+    if (bso) {
+        r->bso[r->n_bso] = bc;
+        r->bso_file[r->n_bso++] = r->n_files++;
+    } else {
+        r->plo[r->n_plo] = pc;
+        r->plo_file[r->n_plo++] = r->n_files++;
+    }
+    return 0;
+}
+
+int ws_registry_add_bso(ws_registry *r, const char *key, const ws_bso_type *t,
+                        const char *origin, const char *sha256, ws_error *err)
+{
+    return add_provided(r, key, 1, t, origin, sha256, err);
+}
+
+int ws_registry_add_plo(ws_registry *r, const char *key, const ws_plo_type *t,
+                        const char *origin, const char *sha256, ws_error *err)
+{
+    return add_provided(r, key, 0, t, origin, sha256, err);
+}
+
+/* The loaded entry of descriptor t, or NULL. */
+static const loaded *file_of(const ws_registry *r, const void *t)
+{
+    for (size_t i = 0; i < r->n_bso; i++)
+        if ((const void *)r->bso[i] == t) return &r->files[r->bso_file[i]];
+    for (size_t i = 0; i < r->n_plo; i++)
+        if ((const void *)r->plo[i] == t) return &r->files[r->plo_file[i]];
+    return NULL;
+}
+
+int ws_registry_serial(const ws_registry *r, const void *t)
+{
+    const loaded *f = file_of(r, t);
+    return f && f->provided;
+}
+
+const char *ws_registry_origin(const ws_registry *r, const void *t)
+{
+    const loaded *f = file_of(r, t);
+    return !f ? "" : f->provided ? f->origin : f->path;
+}
+
+/*
+ * The Python bridge plugin, loaded once per process and never unloaded:
+ * the interpreter it starts (or joins) lives as long as the process, and
+ * so do the descriptors it answers. Its calls are serialised here.
+ */
+static pthread_mutex_t bridge_lock = PTHREAD_MUTEX_INITIALIZER;
+static ws_bridge_fn bridge_fn;
+
+static int bridge_provide(const char *spec, int want, ws_bridge_answer *a, ws_error *err)
+{
+    pthread_mutex_lock(&bridge_lock);
+    if (!bridge_fn) {
+        const char *dir = ws_policy_dir();
+        char path[PATH_MAX];
+        if (!dir) {
+            pthread_mutex_unlock(&bridge_lock);
+            return ws_fail(err, "%s: cannot find the Python bridge (bridges/%s beside the"
+                           " built-in policy folder); reinstall wattsim", spec,
+                           WS_BRIDGE_PYTHON_FILE);
+        }
+        snprintf(path, sizeof path, "%s/../bridges/%s", dir, WS_BRIDGE_PYTHON_FILE);
+        ws_guard_stdout_enter();
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        ws_guard_stdout_leave();
+        if (!h) {
+            pthread_mutex_unlock(&bridge_lock);
+            return ws_fail(err, "%s: cannot load the Python bridge: %s", spec, dlerror());
+        }
+        *(void **)&bridge_fn = dlsym(h, WS_BRIDGE_ENTRY_NAME);
+        if (!bridge_fn) {
+            dlclose(h);
+            pthread_mutex_unlock(&bridge_lock);
+            return ws_fail(err, "%s: %s is not wattsim's Python bridge (no %s)", spec, path,
+                           WS_BRIDGE_ENTRY_NAME);
+        }
+    }
+    memset(a, 0, sizeof *a);
+    ws_guard_stdout_enter();
+    ws_guard_call_enter(spec, "loading");
+    int rc = bridge_fn(spec, want, WS_ABI_VERSION, a);
+    ws_guard_call_leave();
+    ws_guard_stdout_leave();
+    pthread_mutex_unlock(&bridge_lock);
+    a->error[sizeof a->error - 1] = '\0';
+    a->origin[sizeof a->origin - 1] = '\0';
+    a->sha256[sizeof a->sha256 - 1] = '\0';
+    if (rc || !a->descriptor || (a->kind != WS_BRIDGE_BSO && a->kind != WS_BRIDGE_PLO))
+        return ws_fail(err, "%s", a->error[0] ? a->error : "the Python bridge failed");
+    return 0;
+}
+
+static int provided_index(const ws_registry *r, const char *key, int bso, size_t *out)
+{
+    size_t n = bso ? r->n_bso : r->n_plo;
+    for (size_t i = 0; i < n; i++) {
+        const loaded *f = &r->files[bso ? r->bso_file[i] : r->plo_file[i]];
+        if (f->provided && !strcmp(f->path, key)) {
+            *out = i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A `py:` name: a provided descriptor added before, or the bridge's. */
+static int python_lookup(ws_registry *r, const char *name, int bso, size_t *out,
+                         ws_error *err)
+{
+    if (!provided_index(r, name, bso, out)) return 0;
+    size_t other;
+    if (!provided_index(r, name, !bso, &other))
+        return ws_fail(err, "%s is a %s, not a %s", name,
+                       bso ? "power-limit optimizer (plo)" : "batch-size optimizer (bso)",
+                       bso ? "batch-size optimizer (bso)" : "power-limit optimizer (plo)");
+    if (name[3] == '@') return ws_fail(err, "%s: no such live policy", name);
+    ws_bridge_answer a;
+    if (bridge_provide(name, bso ? WS_BRIDGE_BSO : WS_BRIDGE_PLO, &a, err)) return -1;
+    if ((a.kind == WS_BRIDGE_BSO) != bso)
+        return ws_fail(err, "%s is a %s, not a %s", name,
+                       bso ? "power-limit optimizer (plo)" : "batch-size optimizer (bso)",
+                       bso ? "batch-size optimizer (bso)" : "power-limit optimizer (plo)");
+    if (add_provided(r, name, bso, a.descriptor, a.origin, a.sha256, err)) return -1;
+    return provided_index(r, name, bso, out);
+}
+
+int ws_registry_load_python(ws_registry *r, const char *spec, ws_error *err)
+{
+    size_t i;
+    if (!provided_index(r, spec, 1, &i) || !provided_index(r, spec, 0, &i)) return 0;
+    ws_bridge_answer a;
+    if (bridge_provide(spec, WS_BRIDGE_EITHER, &a, err)) return -1;
+    return add_provided(r, spec, a.kind == WS_BRIDGE_BSO, a.descriptor, a.origin, a.sha256,
+                        err);
 }
 
 /* Index of the policy of a kind a user's name designates: a bare name, a
@@ -559,6 +774,7 @@ static void list_names(const ws_registry *r, int bso, char *buf, size_t len)
 static int lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_error *err)
 {
     const char *kind = bso ? "bso" : "plo";
+    if (!strncmp(name, "py:", 3)) return python_lookup(r, name, bso, out, err);
     size_t q = qualified(name);
     if (q) {
         char path[PATH_MAX];
@@ -574,6 +790,7 @@ static int lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_err
                 return ws_fail(err, "%s", r->clash[i].msg);
         size_t n = bso ? r->n_bso : r->n_plo, hit = (size_t)-1;
         for (size_t i = 0; i < n; i++) {
+            if (r->files[bso ? r->bso_file[i] : r->plo_file[i]].provided) continue;
             if (strcmp(bso ? r->bso[i]->name : r->plo[i]->name, name)) continue;
             if (hit != (size_t)-1)
                 return ws_fail(err, "%s policy '%s' is defined by both %s and %s; name"
@@ -620,13 +837,9 @@ const char *ws_registry_plo_file(const ws_registry *r, size_t i) { return r->fil
 int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *err)
 {
     out[0] = '\0';
-    loaded *f = NULL;
-    for (size_t i = 0; i < r->n_bso && !f; i++)
-        if ((const void *)r->bso[i] == t) f = &r->files[r->bso_file[i]];
-    for (size_t i = 0; i < r->n_plo && !f; i++)
-        if ((const void *)r->plo[i] == t) f = &r->files[r->plo_file[i]];
+    loaded *f = (loaded *)file_of(r, t);
     if (!f) return 0;
-    if (!f->sha256[0] && ws_sha256_file(f->path, f->sha256, err)) return -1;
+    if (!f->provided && !f->sha256[0] && ws_sha256_file(f->path, f->sha256, err)) return -1;
     memcpy(out, f->sha256, 65);
     return 0;
 }
@@ -667,12 +880,81 @@ size_t ws_plugin_allowed(const char *const **dirs)
     return n_allowed;
 }
 
+/* Python packages a config may name policies of (--allow-python). */
+static char **allowed_py;
+static size_t n_allowed_py;
+
+/* A dotted Python name: identifiers ([A-Za-z_][A-Za-z0-9_]*) joined by
+ * single dots, n bytes of s. */
+static int dotted_name(const char *s, size_t n)
+{
+    if (n == 0 || n > 200) return 0;
+    int start = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (start) return 0;
+            start = 1;
+            continue;
+        }
+        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        if (!alpha && !(c >= '0' && c <= '9' && !start)) return 0;
+        start = 0;
+    }
+    return !start;
+}
+
+int ws_plugin_allow_python(const char *package, ws_error *err)
+{
+    if (!dotted_name(package, strlen(package)))
+        return ws_fail(err, "--allow-python '%s': not a Python package name (e.g. zeus or"
+                       " mylab.policies)", package);
+    for (size_t i = 0; i < n_allowed_py; i++)
+        if (!strcmp(allowed_py[i], package)) return 0;
+    char *copy = strdup(package);
+    char **t = copy ? realloc(allowed_py, (n_allowed_py + 1) * sizeof *t) : NULL;
+    if (!t) { free(copy); return ws_fail(err, "out of memory"); }
+    allowed_py = t;
+    allowed_py[n_allowed_py++] = copy;
+    return 0;
+}
+
+size_t ws_plugin_allowed_python(const char *const **packages)
+{
+    *packages = (const char *const *)allowed_py;
+    return n_allowed_py;
+}
+
 void ws_plugin_allow_reset(void)
 {
     for (size_t i = 0; i < n_allowed; i++) free(allowed[i]);
     free(allowed);
     allowed = NULL;
     n_allowed = 0;
+    for (size_t i = 0; i < n_allowed_py; i++) free(allowed_py[i]);
+    free(allowed_py);
+    allowed_py = NULL;
+    n_allowed_py = 0;
+}
+
+/* A config's `py:MODULE:CLASS`: MODULE (a dotted name) must be a package
+ * --allow-python names, or below one. */
+static int python_config_check(const char *name, const char *kind, const char *where,
+                               ws_error *err)
+{
+    const char *mod = name + 3, *colon = strchr(mod, ':');
+    size_t n = colon ? (size_t)(colon - mod) : strlen(mod);
+    if (!colon || !dotted_name(mod, n) || !colon[1])
+        return ws_fail(err, "%s: %s '%s' is not py:MODULE:CLASS (e.g."
+                       " py:mylab.policies:MyBSO)", where, kind, name);
+    for (size_t i = 0; i < n_allowed_py; i++) {
+        size_t k = strlen(allowed_py[i]);
+        if (k <= n && !strncmp(mod, allowed_py[i], k) && (k == n || mod[k] == '.')) return 0;
+    }
+    size_t top = strcspn(mod, ".:");
+    return ws_fail(err, "%s: %s '%s' is Python code, and a config may not run code by"
+                   " itself; to run it, pass --allow-python %.*s", where, kind, name,
+                   (int)top, mod);
 }
 
 /* The real folder of a file: of its real path when it exists, else of
@@ -732,6 +1014,7 @@ static int folder_allowed(const char *folder)
 int ws_plugin_config_check(const char *name, const char *kind, const char *where,
                            ws_error *err)
 {
+    if (!strncmp(name, "py:", 3)) return python_config_check(name, kind, where, err);
     size_t q = qualified(name);
     if (!q && !is_path(name)) return 0;          /* looked up in the policy folders */
     char file[PATH_MAX];

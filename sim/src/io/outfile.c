@@ -850,6 +850,34 @@ void ws_outfile_cleanup(void)
     pthread_mutex_unlock(&lock);
 }
 
+void ws_outfile_end(int failed)
+{
+    if (failed) ws_outfile_cleanup();
+    pthread_mutex_lock(&lock);
+    /* made folders that stay are no longer this command's to remove */
+    for (size_t i = 0; i < n_made; i++) {
+        slot_drop_locked(dir_slot, made[i].parent, made[i].name);
+        close(made[i].parent);
+        free(made[i].name);
+        free(made[i].path);
+    }
+    free(made);
+    made = NULL;
+    n_made = 0;
+    if (lock_fd >= 0) close(lock_fd);      /* the flock goes with it */
+    if (root_fd >= 0) close(root_fd);
+    lock_fd = root_fd = -1;
+    lock_made = 0;
+    free(root);
+    root = NULL;
+    root_len = 0;
+    free(inputs.v);
+    free(mine.v);
+    inputs = mine = (id_set){0};
+    force = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 int ws_stdout_close(ws_error *err)
 {
     int e = ferror(stdout) ? (errno ? errno : EIO) : 0;

@@ -109,13 +109,22 @@ void ws_json_allowed(FILE *f)
 {
     const char *const *dirs;
     size_t n = ws_plugin_allowed(&dirs);
-    if (!n) return;
-    fputs(", \"allow_plugins\": [", f);
-    for (size_t i = 0; i < n; i++) {
-        if (i) fputs(", ", f);
-        ws_json_str(f, dirs[i]);
+    if (n) {
+        fputs(", \"allow_plugins\": [", f);
+        for (size_t i = 0; i < n; i++) {
+            if (i) fputs(", ", f);
+            ws_json_str(f, dirs[i]);
+        }
+        fputc(']', f);
     }
-    fputc(']', f);
+    if ((n = ws_plugin_allowed_python(&dirs))) {
+        fputs(", \"allow_python\": [", f);
+        for (size_t i = 0; i < n; i++) {
+            if (i) fputs(", ", f);
+            ws_json_str(f, dirs[i]);
+        }
+        fputc(']', f);
+    }
 }
 
 void ws_table_whatif(FILE *f, const ws_whatif *wi)

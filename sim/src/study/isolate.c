@@ -374,7 +374,7 @@ static void drain(child *c)
 
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigned char *todo,
                           int jobs, double timeout, size_t memory, ws_sweep_run_fn run,
-                          ws_sweep_done_fn done, void *ctx, ws_error *err)
+                          ws_sweep_done_fn done, int (*tick)(void *), void *ctx, ws_error *err)
 {
     size_t n_cells = ws_sweep_n_cells(s), next = 0;
     if (jobs < 1) jobs = 1;
@@ -386,7 +386,9 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
     sa.sa_handler = on_stop;       /* no SA_RESTART: poll returns EINTR */
     sigemptyset(&sa.sa_mask);
     stop_sig = 0;
-    for (size_t k = 0; k < N_STOP; k++) {
+    /* A library caller keeps its own signal handling: it stops us through
+     * tick. */
+    for (size_t k = 0; !tick && k < N_STOP; k++) {
         sigaction(stop_sigs[k], NULL, &old[k]);
         /* ignored when started (nohup): stays ignored */
         if (old[k].sa_handler != SIG_IGN) sigaction(stop_sigs[k], &sa, NULL);
@@ -404,6 +406,10 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             active++;
         }
         if (rc || !active || stop_sig) break;
+        if (tick && tick(ctx)) {
+            rc = ws_fail(err, "cancelled");
+            break;
+        }
         /* Wait for output, an exit or the nearest deadline. */
         int n = 0, wait_ms = -1;
         double t = now();
@@ -432,6 +438,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
                 if (wait_ms < 0 || m < wait_ms) wait_ms = m;
             }
         }
+        if (tick && (wait_ms < 0 || wait_ms > 100)) wait_ms = 100;
         if (poll(pfd, (nfds_t)n, wait_ms) < 0 && errno != EINTR) {
             rc = ws_fail(err, "poll: %s", strerror(errno));
             break;
@@ -492,7 +499,7 @@ out:
     free(kids);
     free(pfd);
     free(slot);
-    for (size_t k = 0; k < N_STOP; k++) sigaction(stop_sigs[k], &old[k], NULL);
+    for (size_t k = 0; !tick && k < N_STOP; k++) sigaction(stop_sigs[k], &old[k], NULL);
     if (stop_sig) {
         ws_outfile_abandon();      /* the journal's last batch kept; temporaries gone */
         fprintf(stderr, "wattsim: interrupted by %s; policy processes stopped (--resume continues"

@@ -299,6 +299,13 @@ static int hash_policy_file(fp_ctx *h, const ws_registry *reg, const void *type,
         if (t != type) continue;
         const char *path = bso ? ws_registry_bso_file(reg, i) : ws_registry_plo_file(reg, i);
         char hex[65];
+        /* a provided policy (py:): the sha256 of its Python source */
+        if (ws_registry_serial(reg, type)) {
+            if (ws_registry_sha256((ws_registry *)reg, type, hex, err)) return -1;
+            hash_str(h, path);
+            hash_str(h, hex);
+            return 0;
+        }
         if (ws_sha256_file(path, hex, err)) return -1;
         hash_str(h, hex);
         return 0;

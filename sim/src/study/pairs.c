@@ -27,25 +27,43 @@ static int ends_so(const char *s, const char *end)
     return end - s >= 3 && !memcmp(end - 3, ".so", 3);
 }
 
+/* Whether s[0, len) with `colons` colons outside braces can be one
+ * policy: a name or path (none), FILE.so:NAME (one, after ".so") or
+ * py:MODULE:CLASS (two, after "py"). */
+static int one_policy(const char *s, size_t len, const char *first, size_t colons)
+{
+    if (colons == 0) return len > 0;
+    if (colons == 1) return ends_so(s, first) && first + 1 < s + len;
+    return colons == 2 && first - s == 2 && !memcmp(s, "py", 2);
+}
+
 /* The colon between BSO and PLO in q[0, len), where either may be
- * FILE.so:NAME (so a pair has 1, 2 or 3 colons); NULL if there is none. */
+ * FILE.so:NAME or py:MODULE:CLASS (so a pair has 1 to 5 colons): the one
+ * colon that leaves a policy on both sides; NULL if there is none, or
+ * more than one. */
 static const char *pair_colon(const char *q, size_t len)
 {
-    const char *c[4];
+    const char *c[6];
     size_t n = 0;
     int depth = 0;
     for (const char *p = q; p < q + len; p++)
         if (*p == '{') depth++;
         else if (*p == '}') depth--;
         else if (*p == ':' && depth == 0) {
-            if (n == 3) return NULL;
+            if (n == 5) return NULL;
             c[n++] = p;
         }
-    if (n == 1) return c[0];
-    if (n == 3) return c[1];
-    if (n == 2) /* FILE.so:NAME:PLO or BSO:FILE.so:NAME */
-        return ends_so(q, c[0]) && !ends_so(c[0] + 1, c[1]) ? c[1] : c[0];
-    return NULL;
+    const char *found = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const char *rest = c[k] + 1;
+        if (one_policy(q, (size_t)(c[k] - q), k ? c[0] : NULL, k)
+            && one_policy(rest, (size_t)(q + len - rest), k + 1 < n ? c[k + 1] : NULL,
+                          n - k - 1)) {
+            if (found) return NULL;
+            found = c[k];
+        }
+    }
+    return found;
 }
 
 int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
@@ -65,8 +83,8 @@ int ws_policy_pairs_parse(const char *s, ws_policy_pair **out, size_t *n,
         const char *colon = pair_colon(q, len);
         if (!colon || colon == q || colon + 1 == q + len) {
             ws_policy_pairs_free(p, k);
-            return ws_fail(err, "--policies: '%.*s' is not BSO:PLO (e.g. zeus:jit)",
-                           (int)len, q);
+            return ws_fail(err, "--policies: '%.*s' is not BSO:PLO (e.g. zeus:jit, or"
+                           " py:MODULE:CLASS:jit)", (int)len, q);
         }
         if (ws_policy_ref_parse(q, (size_t)(colon - q), "--policies", &p[k].bso_ref, err)
             || ws_policy_ref_parse(colon + 1, (size_t)(q + len - colon - 1), "--policies",

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sweep_run.h"
@@ -220,6 +221,15 @@ typedef struct pool {
     ws_journal *journal;
     pthread_mutex_t lock;
     size_t next, done, total;
+    /* Python policies (pol[].serial) run one simulation at a time, whatever
+     * the threads: never two threads in one interpreter. */
+    pthread_mutex_t serial;
+    /* A library caller's hook (opts->tick) and whether it cancelled; the
+     * calling thread runs the hook: the only worker (one thread), or a
+     * loop that waits for the workers (`idle` signalled as they finish). */
+    const ws_sweep_opts *opts;
+    int cancelled, in_caller, workers;
+    pthread_cond_t idle;
     ws_progress *progress;             /* NULL: none */
     int journal_failed;
     ws_error journal_err;
@@ -279,6 +289,10 @@ static void finished(pool *pl, size_t i, const char *msg)
     }
     pl->done++;
     if (pl->progress) ws_progress_step(pl->progress, 1);
+    /* The only worker is the caller's thread: the hook runs here. */
+    if (pl->in_caller && pl->opts->tick
+        && pl->opts->tick(pl->opts->tick_ctx, pl->done, pl->total))
+        pl->cancelled = 1;
 }
 
 static void finished_cb(void *ctx, size_t i)
@@ -286,26 +300,61 @@ static void finished_cb(void *ctx, size_t i)
     finished(ctx, i, NULL);         /* isolate.c calls it from its only thread: no lock */
 }
 
+/* isolate.c's hook: the library caller's, with the pool's counts. */
+static int pool_tick(void *ctx)
+{
+    pool *pl = ctx;
+    return pl->opts->tick(pl->opts->tick_ctx, pl->done, pl->total);
+}
+
 static void *worker(void *arg)
 {
     pool *pl = arg;
-    ws_thread_c_locale();          /* a plugin's setlocale() changes nothing here */
+    if (!pl->in_caller) ws_thread_c_locale();  /* a plugin's setlocale() changes nothing here */
     for (;;) {
         pthread_mutex_lock(&pl->lock);
         size_t i = pl->next;
         while (i < pl->s->n_sims && !pl->todo[i]) i++;
         pl->next = i + 1;
-        int stop = i >= pl->s->n_sims;
+        int stop = i >= pl->s->n_sims || pl->cancelled;
+        if (stop && !pl->in_caller && --pl->workers == 0) pthread_cond_signal(&pl->idle);
         pthread_mutex_unlock(&pl->lock);
         if (stop) return NULL;
         ws_error why = {{0}};
         ws_sweep_hist h = {0};
+        size_t ax[6];
+        ws_sweep_axes(pl->s, i, ax);
+        const int serial = pl->pol[ax[0]].serial;
+        if (serial) pthread_mutex_lock(&pl->serial);
         int bad = ws_sweep_run_sim(pl->s, pl->pol, i, &why, pl->history ? &h : NULL);
+        if (serial) pthread_mutex_unlock(&pl->serial);
         pthread_mutex_lock(&pl->lock);
         finished(pl, i, why.msg);
         if (pl->history) history_done(pl, i, &h, bad ? why.msg : NULL);
+        pthread_cond_signal(&pl->idle);
         pthread_mutex_unlock(&pl->lock);
     }
+}
+
+/* With a library caller's hook and several workers: the calling thread
+ * runs the hook until every worker has stopped. */
+static void wait_workers(pool *pl)
+{
+    pthread_mutex_lock(&pl->lock);
+    while (pl->workers > 0) {
+        size_t done = pl->done, total = pl->total;
+        pthread_mutex_unlock(&pl->lock);
+        int stop = pl->opts->tick(pl->opts->tick_ctx, done, total);
+        pthread_mutex_lock(&pl->lock);
+        if (stop) pl->cancelled = 1;
+        if (pl->workers == 0) break;
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100000000L;
+        if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&pl->idle, &pl->lock, &t);
+    }
+    pthread_mutex_unlock(&pl->lock);
 }
 
 static int find_pair(const ws_policy_pair *p, size_t n, const char *label)
@@ -392,6 +441,15 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         ws_sweep_policy *r = &res[s->n_pairs++];
         r->bt = bt;
         r->pt = pt;
+        r->serial = ws_registry_serial(env->registry, bt) || ws_registry_serial(env->registry, pt);
+        if (r->serial && opts->isolate && opts->tick) {
+            ws_fail(err, "policy pair %s: its Python policy runs in this process's"
+                    " interpreter, which a forked child (isolate) cannot share; run the"
+                    " sweep in process (threads serialise Python policies), or isolated"
+                    " from the command line (wattsim sweep --isolate, with py:MODULE:CLASS)",
+                    label);
+            goto out;
+        }
         size_t nr;
         const ws_param_raw *raw = bref && bref->n_params ? bref->params : params_for(&cfg->bso, b, &nr);
         if (bref && bref->n_params) nr = bref->n_params;
@@ -515,29 +573,50 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         pl.progress = &bar;
     }
     int threads = opts->threads < 1 ? 1 : opts->threads;
+    pl.opts = opts;
     ws_policy_stdout_hold();
     if (opts->isolate) {
         if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, opts->cell_memory,
-                                  ws_sweep_run_sim, finished_cb, &pl, err)) {
+                                  ws_sweep_run_sim, finished_cb, opts->tick ? pool_tick : NULL,
+                                  &pl, err)) {
             ws_policy_stdout_release();
             if (pl.progress) ws_progress_end(pl.progress);
             goto out;
         }
     } else {
         pthread_mutex_init(&pl.lock, NULL);
+        pthread_mutex_init(&pl.serial, NULL);
+        pthread_cond_init(&pl.idle, NULL);
         if ((size_t)threads > pl.total) threads = pl.total ? (int)pl.total : 1;
-        pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+        /* A library caller's one worker is its own thread, which then
+         * runs its hook between simulations (and its Python policies see
+         * its signals). */
+        pl.in_caller = opts->tick && threads == 1;
+        pthread_t *tid = pl.in_caller ? NULL : calloc((size_t)threads, sizeof *tid);
         int started = 0;
+        pthread_mutex_lock(&pl.lock);
         if (tid)
-            for (; started < threads; started++)
+            for (; started < threads; started++, pl.workers++)
                 if (pthread_create(&tid[started], NULL, worker, &pl)) break;
-        if (started == 0) worker(&pl);          /* no threads: run here */
+        pthread_mutex_unlock(&pl.lock);
+        if (started == 0) {                     /* no threads: run here */
+            pl.in_caller = opts->tick != NULL;
+            worker(&pl);
+        } else if (opts->tick) {
+            wait_workers(&pl);
+        }
         for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
         free(tid);
+        pthread_cond_destroy(&pl.idle);
+        pthread_mutex_destroy(&pl.serial);
         pthread_mutex_destroy(&pl.lock);
     }
     ws_policy_stdout_release();
     if (pl.progress) ws_progress_end(pl.progress);
+    if (pl.cancelled) {
+        ws_fail(err, "cancelled");
+        goto out;
+    }
     if (pl.journal && !pl.journal_failed && ws_journal_flush(pl.journal)) {
         pl.journal_failed = 1;
         ws_fail(&pl.journal_err, "%s: cannot append to the journal: %s", jn.path,

@@ -21,6 +21,7 @@ typedef struct ws_sweep_policy {
     const ws_bso_type *bt;
     const ws_plo_type *pt;
     ws_value *bp, *pp;
+    int serial;                /* runs Python: one simulation at a time */
 } ws_sweep_policy;
 
 /* Called when simulation i has its result (ok or failed). */
@@ -71,12 +72,15 @@ typedef int (*ws_sweep_run_fn)(ws_sweep *s, const ws_sweep_policy *pol, size_t i
  * (see isolate.c), up to `jobs` children at a time, each killed after
  * `timeout` seconds (0 = never) and allowed `memory` bytes of address
  * space beyond what it inherits (0 = no limit). `done` runs in this
- * process for each simulation of a finished cell. Returns -1 only when a
- * child cannot be started (fork or pipe failing). */
+ * process for each simulation of a finished cell. With `tick` (a library
+ * caller's), no signal handler is installed: tick(ctx) runs at least every
+ * 0.1 s and a nonzero return stops every child and fails with
+ * "cancelled". Returns -1 when a child cannot be started (fork or pipe
+ * failing) or when cancelled. */
 int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol,
                           const unsigned char *todo, int jobs, double timeout, size_t memory,
-                          ws_sweep_run_fn run, ws_sweep_done_fn done, void *ctx,
-                          ws_error *err);
+                          ws_sweep_run_fn run, ws_sweep_done_fn done, int (*tick)(void *),
+                          void *ctx, ws_error *err);
 
 /* ------------------------------------------------------------ records */
 

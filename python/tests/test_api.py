@@ -1,0 +1,220 @@
+"""The package against the CLI: the same numbers for the same plan, the
+same one-line messages for the bad-input catalogue, provenance that
+matches the files read."""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import wattsim
+from conftest import CLI, HERE, SRC, TRACES
+
+BAD = os.path.join(SRC, "tests", "data", "bad")
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *args, "--format", "json"], check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out)
+
+
+def test_simulate_equals_cli():
+    df = wattsim.simulate(gpu="v100", workload="squad", eta=0.3, seed=7, recurrences=30,
+                          power_cap=200)
+    ref = cli_json("simulate", "--gpu", "v100", "--workload", "squad", "--eta", "0.3",
+                   "--seed", "7", "--recurrences", "30", "--power-cap", "200")
+    assert df.to_dict("records") == ref["history"]
+    for k in ("energy_j", "time_s", "cost", "final_bs", "final_pl", "runs"):
+        assert df.attrs[k] == ref[k]
+    assert df.attrs["provenance"]["whatif"] == "power cap 200 W"
+
+
+def test_pareto_equals_cli():
+    df = wattsim.pareto(gpu="a40", workload="imagenet", eta=0.5)
+    ref = cli_json("pareto", "--gpu", "a40", "--workload", "imagenet", "--eta", "0.5")
+    # null (a knob that never reached the target) is NaN in a DataFrame
+    pd.testing.assert_frame_equal(df, pd.DataFrame(ref["knobs"]))
+    assert df["tta_s"].isna().any()
+    assert df["frontier"].sum() == sum(k["frontier"] for k in ref["knobs"]) > 0
+
+
+def test_plan_equals_cli():
+    df = wattsim.plan(gpu="v100", workload="cifar100", eta=0.5, seeds=4)
+    ref = cli_json("plan", "--gpu", "v100", "--workload", "cifar100", "--eta", "0.5",
+                   "--seeds", "4")
+    assert df.attrs["recommended"] == ref["recommended"]
+    assert list(df["policy"]) == [p["policy"] for p in ref["policies"]]
+    assert list(df["break_even.median"]) == [p["break_even"]["median"] for p in ref["policies"]]
+
+
+def test_sweep_equals_cli(tmp_path):
+    res = wattsim.sweep(gpu="v100", workload=["cifar100", "squad"], eta=[0.3, 0.7],
+                        seed=range(1, 4), threads=2, policies="zeus:jit,gts:jit")
+    cfg = tmp_path / "plan.yaml"
+    cfg.write_text("gpu: v100\nworkload: [cifar100, squad]\neta: [0.3, 0.7]\nseed: 1..3\n")
+    subprocess.run([CLI, "sweep", str(cfg), "--threads", "2", "--policies", "zeus:jit,gts:jit",
+                    "--out", str(tmp_path / "o"), "--no-plot", "--quiet"],
+                   check=True, capture_output=True)
+    with open(tmp_path / "o" / "sweep.json") as f:
+        ref = json.load(f)
+    assert len(res.cells) == len(ref["cells"]) == 16
+    for row, cell in zip(res.cells.to_dict("records"), ref["cells"]):
+        assert (row["policy"], row["workload"], row["eta"]) == (cell["policy"], cell["workload"],
+                                                                cell["eta"])
+        assert row["energy_j.mean"] == cell["energy_j"]["mean"]
+        assert [row["cost.ci95_lo"], row["cost.ci95_hi"]] == cell["cost"]["ci95"]
+
+
+def test_provenance_names_the_files_read():
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2)
+    p = df.attrs["provenance"]
+    assert p["api"] == wattsim.API_VERSION and p["wattsim"] == wattsim.version()[0]
+    files = p["traces"]["files"]
+    for name in ("summary_train.csv", "summary_power_v100.csv"):
+        path = os.path.join(p["traces"]["folder"], name)
+        with open(path, "rb") as f:
+            assert files[name] == hashlib.sha256(f.read()).hexdigest()
+    assert p["policies"][0]["policy"] == "zeus+jit"
+    assert p["options"] == [["gpu", "v100"], ["workload", "cifar100"], ["seed", "1"],
+                            ["recurrences", "2"]]
+
+
+def _unescape(word):
+    """The catalogue's \\xHH (a byte) and \\\\ in a word; bytes that are
+    not UTF-8 travel as surrogates (os.fsencode's convention)."""
+    b = re.sub(rb"\\x([0-9A-Fa-f]{2})|\\\\",
+               lambda m: bytes([int(m.group(1), 16)]) if m.group(1) else b"\\",
+               word.encode())
+    return b.decode("utf-8", "surrogateescape")
+
+
+def _catalogue_cases():
+    """The catalogue's cases a function can run: pareto/simulate/trace
+    check, no generated input, no environment."""
+    for case in sorted(os.listdir(BAD)):
+        d = os.path.join(BAD, case)
+        if not os.path.exists(os.path.join(d, "expected")) or os.path.exists(
+                os.path.join(d, "gen")):
+            continue
+        with open(os.path.join(d, "cmd")) as f:
+            words = [_unescape(w) for w in f.read().split()]
+        if any(w in ("--format", "--plot", "--out") or "=" in w.split("-")[0]
+               for w in words):
+            continue                  # the CLI's own options, environment
+        if words[:2] in (["wattsim", "pareto"], ["wattsim", "simulate"]) or \
+                words[:3] == ["wattsim", "trace", "check"]:
+            yield case, words
+
+
+CASES = list(_catalogue_cases())
+
+
+@pytest.mark.parametrize("case,words", CASES, ids=[c for c, _ in CASES])
+def test_bad_input_catalogue(case, words, tmp_path, monkeypatch):
+    shutil.copytree(os.path.join(BAD, "_fixture"), tmp_path, dirs_exist_ok=True)
+    shutil.copytree(os.path.join(BAD, case), tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    with open(os.path.join(BAD, case, "expected")) as f:
+        expected = f.read().rstrip("\n")
+    # "wattsim: MSG" is MSG; a usage error "wattsim CMD: MSG (see 'wattsim
+    # CMD --help')" is "CMD: MSG" (a function has no --help to point to)
+    assert expected.startswith("wattsim")
+    expected = re.sub(r" \(see 'wattsim [a-z ]+ --help'\)$", "", expected)
+    expected = expected[len("wattsim: "):] if expected.startswith("wattsim: ") \
+        else expected[len("wattsim "):]
+    if words[1] == "trace":
+        fn, args, opts = wattsim.trace.check, words[3:], {}
+        opts["dir"] = args.pop(0)
+    else:
+        fn, args, opts = getattr(wattsim, words[1]), words[2:], {}
+    while args:
+        k = args.pop(0)
+        assert k.startswith("--")
+        opts[k[2:].replace("-", "_")] = args.pop(0) if args and not args[0].startswith("--") else True
+    with pytest.raises(wattsim.InputError) as e:
+        fn(**opts)
+    assert str(e.value) == expected
+
+
+def test_catalogue_cases_found():
+    assert len(CASES) >= 30
+
+
+def test_input_errors_name_the_option():
+    with pytest.raises(wattsim.InputError, match=r"^--eta must be"):
+        wattsim.simulate(workload="cifar100", eta=2)
+    with pytest.raises(wattsim.InputError, match="unknown workload 'nope'"):
+        wattsim.pareto(workload="nope")
+    with pytest.raises(TypeError, match="unknown option 'etaa'"):
+        wattsim.simulate(workload="cifar100", etaa=0.5)
+
+
+EPOCHS = ("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+          "d,n,o,8,100,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
+          "d,n,o,8,100,2,2026-01-15T00:00:01,2026-01-15T00:00:02.5\n"
+          "d,n,o,8,150,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n")
+
+
+def test_trace_import_power_and_check(tmp_path):
+    """tests/test_import.c's trapezoid: 100 W to 4 s, 200 W from 6 s, then
+    its mirror image; the knob means by hand: (8, 100) 2.5 s at 158.75 W,
+    (8, 150) 10 s at 150 W."""
+    (tmp_path / "epochs.csv").write_text(EPOCHS)
+    rows = ["timestamp, index, power.draw [W], power.limit [W]"]
+    for t in range(21):           # the trapezoid and its mirror image (20 - t)
+        m = 20 - t if t > 10 else t
+        w = 100 if m <= 4 else 200 if m >= 6 else 100 + 50 * (m - 4)
+        rows.append("2026/01/15 00:00:%02d.000, 0, %.2f W, 250.00 W" % (t, w))
+    (tmp_path / "nv.csv").write_text("\n".join(rows) + "\n")
+    df = wattsim.trace.import_power(gpu="g", epochs=str(tmp_path / "epochs.csv"),
+                                    nvidia_smi=str(tmp_path / "nv.csv"),
+                                    out=str(tmp_path / "traces"))
+    got = {(r["batch_size"], r["power_limit"]): (r["time_per_epoch"], r["average_power"])
+           for r in df.to_dict("records")}
+    assert got[(8, 100)] == pytest.approx((2.5, 158.75), rel=1e-9)
+    assert got[(8, 150)] == pytest.approx((10, 150), rel=1e-9)
+    assert df.attrs["written"] == str(tmp_path / "traces" / "summary_power_g.csv")
+    subprocess.run([CLI, "trace", "import", "power", "--gpu", "g", "--epochs",
+                    str(tmp_path / "epochs.csv"), "--nvidia-smi", str(tmp_path / "nv.csv"),
+                    "--out", str(tmp_path / "cli")], check=True, capture_output=True)
+    assert (tmp_path / "traces" / "summary_power_g.csv").read_bytes() == \
+        (tmp_path / "cli" / "summary_power_g.csv").read_bytes()
+    with pytest.raises(wattsim.InputError, match=r"summary_power_g.csv: exists; pass --force"):
+        wattsim.trace.import_power(gpu="g", epochs=str(tmp_path / "epochs.csv"),
+                                   nvidia_smi=str(tmp_path / "nv.csv"),
+                                   out=str(tmp_path / "traces"))
+    t = wattsim.trace.check(TRACES)
+    assert set(t["gpu"]) == {"a40", "p100", "rtx6000", "v100"}
+    assert {"bs", "runs", "reached", "power_limits"} <= set(t.columns)
+    assert len(t.attrs["provenance"]["traces"]["files"]) == 5
+
+
+def test_without_pandas():
+    """The standard library alone: lists of dicts with attrs."""
+    code = ("import sys; sys.modules['pandas'] = None; import wattsim;"
+            "t = wattsim.simulate(workload='cifar100', seed=1, recurrences=3);"
+            "print(type(t).__name__, len(t), sorted(t[0])[:3], t.attrs['provenance']['api'])")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env=env).stdout.split()
+    assert out == ["Table", "3", "['bs',", "'cost',", "'energy_j']", "1"]
+
+
+def test_run_config_and_lists(tmp_path):
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text("workload: cifar100\nrecurrences: 3\nseed: [1, 2]\n")
+    cells, hist = wattsim.run(str(cfg))
+    assert list(cells["seed"]) == [1, 2] and len(hist) == 6
+    one = wattsim.simulate(workload="cifar100", recurrences=3, seed=2)
+    assert list(hist[hist.seed == 2]["energy_j"]) == list(one["energy_j"])
+    assert not any(tmp_path.glob("out*"))               # nothing written
+    bso, plo = wattsim.policies_list()
+    assert {"zeus", "gts", "default"} <= set(bso["name"]) and "jit" in set(plo["name"])
+    assert wattsim.gpus() == ["a40", "p100", "rtx6000", "v100"]
+    assert len(wattsim.workloads()) == 6

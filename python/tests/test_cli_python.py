@@ -1,0 +1,107 @@
+"""`py:MODULE:CLASS` on the command line: the bridge plugin embeds the
+interpreter (WATTSIM_PYTHON), serialises Python across threads, runs it
+in children under --isolate, and turns exceptions into policy errors."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import CLI, HERE, SRC
+
+GTS, JIT = "py:wattsim.policies:GaussianTS", "py:wattsim.policies:JIT"
+
+
+def env():
+    e = dict(os.environ, PYTHONPATH=HERE, WATTSIM_PYTHON="/usr/bin/python3")
+    e.pop("WATTSIM_LIB", None)
+    return e
+
+
+def wattsim(*args, check=True):
+    r = subprocess.run([CLI, *args], capture_output=True, text=True, env=env())
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def test_python_policies_equal_c_policies():
+    kw = ["simulate", "--workload", "squad", "--seed", "3", "--recurrences", "40", "--format",
+          "json"]
+    py = json.loads(wattsim(*kw, "--bso", GTS, "--plo", JIT).stdout)
+    c = json.loads(wattsim(*kw, "--bso", "gts", "--plo", "jit").stdout)
+    assert py["history"] == c["history"] and py["cost"] == c["cost"]
+    assert (py["bso"], py["plo"]) == ("py-gaussiants", "py-jit")
+
+
+def test_sweep_threads_and_isolate_same_bytes(tmp_path):
+    cfg = tmp_path / "plan.yaml"
+    cfg.write_text("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nseed: 1..2\n")
+    outs = []
+    for extra in (["--threads", "1"], ["--threads", "2"], ["--isolate", "--threads", "2"]):
+        out = tmp_path / ("o%d" % len(outs))
+        wattsim("sweep", str(cfg), "--policies", "%s:%s,gts:jit" % (GTS, JIT), "--out",
+                str(out), "--no-plot", "--quiet", *extra)
+        outs.append((out / "sweep.json").read_bytes())
+    assert outs[0] == outs[1] == outs[2]
+    cells = json.loads(outs[0])["cells"]
+    mean = {(c["policy"], c["workload"]): c["energy_j"]["mean"] for c in cells}
+    for w in ("cifar100", "squad"):
+        assert mean[("py-gaussiants+py-jit", w)] == mean[("gts+jit", w)]
+
+
+def test_exception_is_one_policy_error_line():
+    r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:Boom",
+                "--plo", "jit", "--format", "json", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = [x for x in r.stderr.splitlines() if x.startswith("wattsim:")]
+    assert lines == ["wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso py-boom: predict failed:"
+                     " KeyError: 'missing'"]
+
+
+def test_wrong_return_type_is_a_policy_error():
+    r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:WrongType",
+                "--plo", "jit", check=False)
+    assert r.returncode == 2
+    assert "bso py-wrongtype: predict failed: TypeError: predict returned 1.5 (float), not an" \
+           " int" in r.stderr
+
+
+def test_prints_keep_json_valid():
+    r = wattsim("simulate", "--workload", "cifar100", "--recurrences", "3", "--bso",
+                "py:wstest_policies:Boom", "--bso-param", "after=100", "--plo", "jit",
+                "--format", "json")
+    assert json.loads(r.stdout)["runs"] == 3 and "hello from predict" in r.stderr
+
+
+def test_never_returning_policy_stopped_by_cell_timeout(tmp_path):
+    cfg = tmp_path / "plan.yaml"
+    cfg.write_text("gpu: v100\nworkload: cifar100\nseed: 1\n")
+    r = wattsim("sweep", str(cfg), "--policies", "py:wstest_policies:Hang:jit", "--isolate",
+                "--cell-timeout", "1", "--out", str(tmp_path / "o"), "--no-plot", "--quiet",
+                check=False)
+    assert r.returncode == 1
+    cell = json.loads((tmp_path / "o" / "sweep.json").read_text())["cells"][0]
+    assert cell["policy"] == "py-hang+jit" and cell["error"] == "policy process timed out after 1 s"
+
+
+def test_bad_module_and_config_opt_in(tmp_path):
+    r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:nosuchmodule:X", check=False)
+    assert r.returncode == 2 and r.stderr == ("wattsim: --bso: py:nosuchmodule:X: cannot load"
+                                              " it: ModuleNotFoundError: No module named"
+                                              " 'nosuchmodule'\n")
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("workload: cifar100\nrecurrences: 3\nbso: py:wattsim.policies:GaussianTS\n")
+    r = wattsim("run", str(cfg), "--out", str(tmp_path / "o"), check=False)
+    assert r.returncode == 2 and "a config may not run code by itself; to run it, pass" \
+        " --allow-python wattsim" in r.stderr
+    assert not (tmp_path / "o").exists()
+    wattsim("run", str(cfg), "--allow-python", "wattsim", "--out", str(tmp_path / "o"))
+
+
+def test_policy_check_accepts_python():
+    r = wattsim("policy", "check", JIT, "--jobs", "10")
+    assert r.stdout.splitlines()[-1] == JIT + ": 0 checks failed"
+    r = wattsim("policy", "check", "py:wstest_policies:Boom", "--jobs", "10", check=False)
+    assert r.returncode == 1 and "FAIL one-size       bso py-boom: predict failed: KeyError:" \
+        " 'missing'" in r.stdout

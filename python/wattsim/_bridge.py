@@ -1,0 +1,121 @@
+"""The bridge plugin's Python side (bridges/python.c): a `py:MODULE:CLASS`
+named on the command line becomes a descriptor of the same adapter live
+objects use (_policy.py). The class is called once per simulation with
+the parameters given in braces (py:mod:Cls{seed=3}), each declared to the
+host from the defaults of its __init__ (int, float, bool or str), so the
+host checks and records them as it does a C policy's."""
+import ctypes
+import importlib
+import inspect
+import sys
+
+from . import _policy
+
+BSO, PLO = 1, 2
+_kept = []   # descriptors live as long as the process
+
+
+class BridgeError(Exception):
+    """A message for the user as it stands (no exception name)."""
+
+
+class Answer(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("descriptor", ctypes.c_void_p),
+                ("origin", ctypes.c_char * 1024), ("sha256", ctypes.c_char * 65),
+                ("error", ctypes.c_char * 1)]
+
+
+Value = _policy.Value
+
+
+class ParamSpec(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("default", Value),
+                ("min", ctypes.c_double), ("max", ctypes.c_double), ("help", ctypes.c_char_p)]
+
+
+KINDS = {bool: 3, int: 1, float: 2, str: 4}
+BIG = 2.0 ** 53
+
+
+def _kind(cls):
+    """BSO when predict takes the job alone, PLO when (job, batch_size)."""
+    try:
+        n = len([p for p in inspect.signature(cls.predict).parameters.values()
+                 if p.default is p.empty and p.kind == p.POSITIONAL_OR_KEYWORD])
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return BSO if n == 2 and hasattr(cls, "register_job") else PLO if n == 3 else None
+
+
+def _params(cls):
+    out = []
+    try:
+        sig = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return out
+    for p in list(sig.parameters.values())[1:]:
+        if p.default is p.empty or type(p.default) not in KINDS:
+            continue
+        k = KINDS[type(p.default)]
+        v = Value()
+        if k == 1:
+            v.i = p.default
+        elif k == 2:
+            v.d = p.default
+        elif k == 3:
+            v.b = int(p.default)
+        else:
+            v.s = p.default.encode()
+        lo, hi = {1: (-BIG, BIG), 2: (-sys.float_info.max, sys.float_info.max)}.get(k, (0, 0))
+        out.append((p.name, k, v, lo, hi))
+    return out
+
+
+def provide(spec, want, host_abi, address):
+    a = Answer.from_address(address)
+    body = spec[3:] if spec.startswith("py:") else ""
+    mod, _, name = body.rpartition(":")
+    if not mod or not name:
+        raise BridgeError("not py:MODULE:CLASS (e.g. py:mylab.policies:MyBSO)")
+    cls = importlib.import_module(mod)
+    for part in name.split("."):
+        cls = getattr(cls, part)
+    if not inspect.isclass(cls):
+        raise BridgeError("%s.%s is not a class" % (mod, name))
+    kind = _kind(cls)
+    if kind is None:
+        raise BridgeError("%s.%s is neither a batch-size optimizer (register_job, predict(job),"
+                          " observe) nor a power-limit optimizer (predict(job, batch_size),"
+                          " observe)" % (mod, name))
+    if want and want != kind:
+        raise BridgeError("%s.%s is a %s, not a %s" % (
+            mod, name, *(("batch-size optimizer (bso)", "power-limit optimizer (plo)")
+                         [::1 if kind == BSO else -1])))
+    params = _params(cls)
+    names = [p[0] for p in params]
+
+    def make(values):
+        kw = {}
+        for i, (pname, k, *_rest) in enumerate(params):
+            v = values[i]
+            kw[pname] = (v.i if k == 1 else v.d if k == 2 else bool(v.b) if k == 3
+                         else (v.s or b"").decode())
+        return cls(**kw)
+
+    ad = _policy.Adapter("bso" if kind == BSO else "plo", make,
+                         "%s.%s" % (mod, name), _policy._source_sha256(cls),
+                         name=_policy.short_name(cls, set()))
+    specs = (ParamSpec * (len(params) + 1))()
+    for i, (pname, k, v, lo, hi) in enumerate(params):
+        specs[i] = ParamSpec(pname.encode(), k, v, lo, hi, b"keyword argument of __init__")
+    ad.descriptor.params = ctypes.cast(specs, ctypes.c_void_p)
+    ad.descriptor.param_spec_size = ctypes.sizeof(ParamSpec)
+    ad.descriptor.value_size = ctypes.sizeof(Value)
+    ad.param_names = names
+    ad.with_params = True
+    _kept.append((ad, specs, [p[2] for p in params]))
+    a.kind = kind
+    a.descriptor = ctypes.addressof(ad.descriptor)
+    a.origin = ("%s.%s from %s" % (mod, name, inspect.getsourcefile(cls) or "?")).encode()[:1023]
+    a.sha256 = ad.sha256.encode()
+    return 0

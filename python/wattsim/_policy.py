@@ -1,0 +1,346 @@
+"""Python policies behind the policy ABI (wattsim/policy.h): one adapter
+for both entry points, live objects handed to wattsim.simulate(...) and
+`py:MODULE:CLASS` named on the command line (the bridge plugin asks
+`provide`).
+
+An adapter is a descriptor (ws_bso_type / ws_plo_type) whose functions are
+ctypes callbacks. The host allocates state_size (8) bytes per instance;
+create() stores there the handle of a fresh object: a deep copy of the
+object as given (live; so every simulation starts from it, as Zeus's
+Simulator deep-copies its optimizers) or the class called with the
+parameters (py:). Calls translate to Zeus's legacy interface
+(zeus._legacy.policy.interface):
+
+  BSO register_job(job, batch_sizes) predict(job) -> int
+      observe(job, batch_size, cost, converged)
+  PLO predict(job, batch_size) -> int or None (None: profile it)
+      observe(job, batch_size, power_limit, cost)     (each profiled limit)
+      observe_run(job, batch_size, power_limit, cost, converged) if defined
+
+Whatever a call raises is caught (ctypes would swallow it), the call
+returns an error to the host and the exception is kept: the caller raises
+PolicyError from it (KeyboardInterrupt as itself) once the C call returns.
+What a policy prints goes to stderr, never into a result.
+"""
+import contextlib
+import copy
+import ctypes
+import hashlib
+import inspect
+import numbers
+import re
+import sys
+import threading
+import traceback
+
+from .policy import Job, Context, WithContext
+
+c_int, c_long, c_double, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_long, ctypes.c_double,
+                                               ctypes.c_void_p, ctypes.c_char_p)
+P = ctypes.POINTER
+ABI_VERSION = 201  # 2.1, what these structs describe
+
+
+class WsJob(ctypes.Structure):
+    _fields_ = [("abi_version", c_int), ("workload", c_char_p), ("gpu", c_char_p),
+                ("eta", c_double), ("beta", c_double), ("max_power", c_double),
+                ("max_epochs", c_int), ("b0", c_int), ("concurrent", c_int), ("n_bs", c_int),
+                ("bs", P(c_int)), ("knob_start", P(c_int)), ("knob_pl", P(c_int)),
+                ("knob_time", P(c_double)), ("knob_power", P(c_double)),
+                ("run_start", P(c_int)), ("run_epoch", P(c_double)),
+                ("profile_power", P(c_double)), ("profile_time", P(c_double)),
+                ("first_epoch_energy", P(c_double)), ("first_epoch_time", P(c_double))]
+
+
+class WsCtx(ctypes.Structure):
+    _fields_ = [("abi_version", c_int), ("size", ctypes.c_uint), ("recurrence", c_long),
+                ("recurrences", c_long), ("attempt", c_int), ("run_started", c_int),
+                ("run_epochs", c_int), ("run_early_stopped", c_int),
+                ("run_epoch_budget", c_double), ("run_time_s", c_double),
+                ("run_energy_j", c_double), ("profile_time_s", c_double),
+                ("profile_power_w", c_double), ("carbon_intensity", c_double),
+                ("price", c_double)]
+
+
+class WsHost(ctypes.Structure):
+    _fields_ = [("abi_version", c_int), ("ctx", c_void_p),
+                ("uniform", ctypes.CFUNCTYPE(c_double, c_void_p)),
+                ("uniform_int", ctypes.CFUNCTYPE(ctypes.c_ulong, c_void_p, ctypes.c_ulong)),
+                ("gaussian", ctypes.CFUNCTYPE(c_double, c_void_p, c_double)),
+                ("log", ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)),
+                ("normal", ctypes.CFUNCTYPE(c_double, c_void_p, c_double, c_double)),
+                ("choice", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, c_long, P(c_long))),
+                ("permutation", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, P(c_long)))]
+
+
+CREATE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(WsHost))
+DESTROY = ctypes.CFUNCTYPE(None, c_void_p)
+REGISTER = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx))
+BSO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), P(c_int))
+BSO_OBSERVE = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_double, c_int)
+PLO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, P(c_int))
+PLO_PROFILE = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_int, c_double)
+PLO_RUN = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_int, c_double, c_int)
+
+
+class BsoType(ctypes.Structure):
+    _fields_ = [("abi_version", c_int), ("name", c_char_p), ("summary", c_char_p),
+                ("state_size", ctypes.c_size_t), ("params", c_void_p), ("create", CREATE),
+                ("destroy", DESTROY), ("register_job", REGISTER), ("predict", BSO_PREDICT),
+                ("observe", BSO_OBSERVE), ("param_spec_size", ctypes.c_size_t),
+                ("value_size", ctypes.c_size_t)]
+
+
+class PloType(ctypes.Structure):
+    _fields_ = [("abi_version", c_int), ("name", c_char_p), ("summary", c_char_p),
+                ("state_size", ctypes.c_size_t), ("params", c_void_p), ("create", CREATE),
+                ("destroy", DESTROY), ("predict", PLO_PREDICT),
+                ("observe_profile", PLO_PROFILE), ("register_job", REGISTER),
+                ("observe_run", PLO_RUN), ("param_spec_size", ctypes.c_size_t),
+                ("value_size", ctypes.c_size_t)]
+
+
+class Value(ctypes.Union):
+    _fields_ = [("i", c_long), ("d", c_double), ("b", c_int), ("s", c_char_p)]
+
+
+class Host:
+    """The instance's random stream (numpy's Generator, draw for draw; see
+    ws_host in wattsim/policy.h), for a WithContext policy: self.host."""
+
+    def __init__(self, h):
+        self._h = h
+
+    def random(self):
+        return self._h.uniform(self._h.ctx)
+
+    def integers(self, n):
+        return int(self._h.uniform_int(self._h.ctx, n))
+
+    def normal(self, loc=0.0, scale=1.0):
+        return self._h.normal(self._h.ctx, loc, scale)
+
+    def choice(self, n, k):
+        out = (c_long * max(k, 1))()
+        if self._h.choice(self._h.ctx, n, k, out):
+            raise ValueError("choice(%d, %d): k > n" % (n, k))
+        return list(out[:k])
+
+    def permutation(self, n):
+        out = (c_long * max(n, 1))()
+        if self._h.permutation(self._h.ctx, n, out):
+            raise ValueError("permutation(%d)" % n)
+        return list(out[:n])
+
+
+def _source_sha256(cls):
+    try:
+        with open(inspect.getsourcefile(cls), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except (OSError, TypeError):
+        return ""
+
+
+def origin(obj_or_cls):
+    cls = obj_or_cls if inspect.isclass(obj_or_cls) else type(obj_or_cls)
+    return "%s.%s" % (cls.__module__, cls.__qualname__)
+
+
+def _last_line(e):
+    lines = traceback.format_exception_only(type(e), e)
+    return lines[-1].strip() if lines else type(e).__name__
+
+
+class Adapter:
+    """One policy: its descriptor, its instances, the first fault."""
+
+    _names = 0
+    _names_lock = threading.Lock()
+
+    def __init__(self, kind, make, origin_name, sha256="", workloads=None, name=None):
+        self.kind = kind                  # "bso" or "plo"
+        self.make = make                  # () -> a fresh policy object
+        self.origin = origin_name
+        self.sha256 = sha256
+        self.workloads = workloads or {}  # workload -> catalogue entry
+        self.objs = {}
+        self.hosts = {}
+        self.with_params = False          # make(values): the bridge's classes
+        self.next = 1
+        self.fault = None                 # (call, exception): the first
+        self.faulted = set()              # instances whose call failed
+        self.jobs = {}
+        if name is None:
+            with Adapter._names_lock:
+                Adapter._names += 1
+                name = "py-%s-%d" % (kind, Adapter._names)
+        self.cbs = []
+        T = BsoType if kind == "bso" else PloType
+        d = T()
+        d.abi_version = ABI_VERSION
+        d.name = name.encode()
+        d.summary = ("Python " + origin_name).encode()
+        d.state_size = 8
+        d.params = None
+        d.create = self._cb(CREATE, self._create)
+        d.destroy = self._cb(DESTROY, self._destroy)
+        d.register_job = self._cb(REGISTER, self._register)
+        if kind == "bso":
+            d.predict = self._cb(BSO_PREDICT, self._bso_predict)
+            d.observe = self._cb(BSO_OBSERVE, self._bso_observe)
+        else:
+            d.predict = self._cb(PLO_PREDICT, self._plo_predict)
+            d.observe_profile = self._cb(PLO_PROFILE, self._plo_profile)
+            d.observe_run = self._cb(PLO_RUN, self._plo_run)
+        d.param_spec_size = 0
+        d.value_size = 0
+        self.descriptor = d
+
+    def _cb(self, proto, fn):
+        c = proto(fn)
+        self.cbs.append(c)
+        return c
+
+    # -------------------------------------------------------- plumbing
+    def _obj(self, state):
+        return self.objs[ctypes.c_int64.from_address(state).value]
+
+    def _call(self, call, state, job, ctx, fn):
+        """fn(obj, Job) under the guard: 0, or -1 with the fault kept."""
+        h = ctypes.c_int64.from_address(state).value
+        if h in self.faulted:
+            return -1
+        try:
+            o = self.objs[h]
+            if isinstance(o, WithContext):
+                o.ctx = Context.from_c(ctx.contents) if ctx else None
+            with contextlib.redirect_stdout(sys.stderr):
+                fn(o, self._job(job.contents))
+            return 0
+        except BaseException as e:  # noqa: B036 -- re-raised by the caller
+            self.faulted.add(h)
+            if self.fault is None:
+                self.fault = (call, e)
+            # the host's error line: "bso NAME: predict failed: LINE"
+            host = self.hosts.get(h)
+            if host is not None:
+                host.log(host.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
+            return -1
+
+    def _job(self, j):
+        key = (j.workload, j.gpu, j.eta, j.beta, j.n_bs, j.max_epochs, j.b0)
+        job = self.jobs.get(key)
+        if job is None:
+            w = j.workload.decode()
+            info = self.workloads.get(w, {})
+            job = Job(dataset=info.get("dataset", w), network=info.get("network"),
+                      optimizer=info.get("optimizer"),
+                      target_metric=info.get("target_metric"), max_epochs=j.max_epochs,
+                      default_bs=j.b0, workload=w, gpu=j.gpu.decode(), eta=j.eta,
+                      beta=j.beta, max_power=j.max_power,
+                      batch_sizes=tuple(j.bs[i] for i in range(j.n_bs)))
+            self.jobs[key] = job
+        return job
+
+    def _create(self, state, _params, host):
+        try:
+            o = self.make(ctypes.cast(_params, P(Value))) if self.with_params else self.make()
+            if isinstance(o, WithContext):
+                o.host = Host(host.contents)
+        except BaseException as e:  # noqa: B036
+            if self.fault is None:
+                self.fault = ("create", e)
+            return -1
+        h = self.next
+        self.next += 1
+        self.objs[h] = o
+        self.hosts[h] = host.contents
+        ctypes.c_int64.from_address(state).value = h
+        return 0
+
+    def _destroy(self, state):
+        h = ctypes.c_int64.from_address(state).value
+        self.objs.pop(h, None)
+        self.hosts.pop(h, None)
+        self.faulted.discard(h)
+
+    def _register(self, state, job, ctx):
+        if self.kind == "bso":
+            return self._call("register_job", state, job, ctx,
+                              lambda o, J: o.register_job(J, list(J.batch_sizes)))
+        o = self.objs.get(ctypes.c_int64.from_address(state).value)
+        if not hasattr(o, "register_job"):
+            return 0
+        return self._call("register_job", state, job, ctx,
+                          lambda o, J: o.register_job(J, list(J.batch_sizes)))
+
+    @staticmethod
+    def _int(call, v, none_ok=False):
+        if v is None and none_ok:
+            return 0
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError("%s returned %r (%s), not an int%s" % (
+                call, v, type(v).__name__, " or None" if none_ok else ""))
+        return int(v)
+
+    def _bso_predict(self, state, job, ctx, out):
+        def f(o, J):
+            out[0] = self._int("predict", o.predict(J))
+        return self._call("predict", state, job, ctx, f)
+
+    def _bso_observe(self, state, job, ctx, bs, cost, reached):
+        return self._call("observe", state, job, ctx,
+                          lambda o, J: o.observe(J, bs, cost, bool(reached)))
+
+    def _plo_predict(self, state, job, ctx, bs, out):
+        def f(o, J):
+            out[0] = self._int("predict", o.predict(J, bs), none_ok=True)
+        return self._call("predict", state, job, ctx, f)
+
+    def _plo_profile(self, state, job, ctx, bs, pl, cost):
+        return self._call("observe", state, job, ctx, lambda o, J: o.observe(J, bs, pl, cost))
+
+    def _plo_run(self, state, job, ctx, bs, pl, cost, reached):
+        o = self.objs.get(ctypes.c_int64.from_address(state).value)
+        if not hasattr(o, "observe_run"):
+            return 0
+        return self._call("observe_run", state, job, ctx,
+                          lambda o, J: o.observe_run(J, bs, pl, cost, bool(reached)))
+
+    def raise_fault(self, key):
+        """After the C call: re-raise what a call raised."""
+        if self.fault is None:
+            return
+        call, e = self.fault
+        self.fault = None
+        self.faulted.clear()
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise e
+        from . import PolicyError
+        raise PolicyError("%s %s (%s): %s: %s" % (self.kind, key, self.origin, call,
+                                                  _last_line(e))) from e
+
+
+def short_name(cls, taken):
+    """The descriptor's name (policy labels: "py-gaussiants+jit"): the
+    class name in [a-z0-9_-] after "py-" (never a C policy's name), made
+    unique within a call."""
+    base = "py-" + (re.sub(r"[^a-z0-9_-]", "", cls.__name__.lower()) or "class")
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = "%s-%d" % (base, k)
+    taken.add(name)
+    return name
+
+
+def live(kind, obj, workloads, taken=None):
+    """An adapter for a live object: every instance a deep copy of it."""
+    if kind == "bso" and not all(hasattr(obj, m) for m in ("register_job", "predict", "observe")):
+        raise TypeError("bso %s has no register_job/predict/observe (Zeus's"
+                        " BatchSizeOptimizer interface)" % origin(obj))
+    if kind == "plo" and not all(hasattr(obj, m) for m in ("predict", "observe")):
+        raise TypeError("plo %s has no predict/observe (Zeus's PowerLimitOptimizer"
+                        " interface)" % origin(obj))
+    return Adapter(kind, lambda: copy.deepcopy(obj), origin(obj), _source_sha256(type(obj)),
+                   workloads, short_name(type(obj), taken if taken is not None else set()))

@@ -1,0 +1,264 @@
+"""The calls behind wattsim.simulate & co.: options in, a table out, the
+library's status turned into exceptions."""
+import collections
+import csv
+import io
+
+from . import _lib, _policy
+
+try:
+    import pandas as _pd
+except ImportError:  # the standard library alone: lists of dicts
+    _pd = None
+
+
+class WattsimError(Exception):
+    """Base of the exceptions wattsim raises."""
+
+
+class InputError(WattsimError, ValueError):
+    """Bad input: what the CLI exits 2 for, with its one-line message."""
+
+
+class PolicyError(WattsimError):
+    """A policy failed: the message names the policy and the call."""
+
+
+class SimulationError(WattsimError):
+    """A simulation failed, not by a policy's fault (b0 never reaches the
+    target, ...)."""
+
+
+class CancelledError(WattsimError):
+    """The progress callback (or cancel) asked to stop."""
+
+
+class Table(list):
+    """A list of dicts with attrs, what a call returns without pandas."""
+    attrs = None
+
+
+SweepResult = collections.namedtuple("SweepResult", "cells history curves")
+
+# Options given once per value (the CLI's repeatable ones).
+_REPEATED = {"set", "bso-param", "plo-param", "allow-plugins", "allow-python", "plugin"}
+_workloads = {}
+
+
+def version():
+    """(wattsim version, API version) of the loaded library."""
+    L = _lib.lib()
+    return L.ws_api_wattsim_version().decode(), L.ws_api_version()
+
+
+def _scalar(v):
+    if v is True:
+        return "1"
+    if v is False:
+        return "0"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _axis(v):
+    """A list or range for a config axis: A..B when contiguous, else a
+    YAML flow list."""
+    if isinstance(v, range) and v.step == 1 and len(v) > 0:
+        return "%d..%d" % (v.start, v.stop - 1)
+    return "[" + ", ".join(_scalar(x) for x in v) + "]"
+
+
+def _table(rows, attrs):
+    if _pd is not None:
+        df = _pd.DataFrame(rows)
+        df.attrs.update(attrs)
+        return df
+    t = Table(rows)
+    t.attrs = attrs
+    return t
+
+
+def _csv_table(text, attrs):
+    if text is None:
+        return None
+    if _pd is not None:
+        df = _pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+        df.attrs.update(attrs)
+        return df
+    rows = []
+    for r in csv.DictReader(io.StringIO(text)):
+        for k, v in r.items():
+            try:
+                r[k] = int(v)
+            except ValueError:
+                try:
+                    r[k] = float(v)
+                except ValueError:
+                    pass
+        rows.append(r)
+    return _table(rows, attrs)
+
+
+def _flat(d, prefix=""):
+    """{"energy_j": {"mean": m, "ci95": [lo, hi]}} -> energy_j.mean,
+    energy_j.ci95_lo, energy_j.ci95_hi."""
+    out = {}
+    for k, v in d.items():
+        name = prefix + k
+        if isinstance(v, dict):
+            out.update(_flat(v, name + "."))
+        elif isinstance(v, list) and len(v) == 2 and k.startswith("ci"):
+            out[name + "_lo"], out[name + "_hi"] = v
+        else:
+            out[name] = v
+    return out
+
+
+def _catalogue(options):
+    """The catalogue's workloads (for the Job a Python policy sees)."""
+    key = options.get("catalogue")
+    if key not in _workloads:
+        c = _lib.Call("workloads")
+        if key:
+            c.set("catalogue", key)
+        rc, _msg, j = c.run()
+        _workloads[key] = {w["workload"]: w for w in j["result"]} if rc == 0 else {}
+    found = dict(_workloads[key])
+    job = options.get("job")
+    if job and job.count("/") == 2:    # an inline job: its own names
+        d, n, o = job.split("/")
+        found[d] = {"dataset": d, "network": n, "optimizer": o,
+                    "target_metric": float(options.get("target", "nan"))}
+    return found
+
+
+class _Policies:
+    """Live objects of a call, adapted and added to it."""
+
+    def __init__(self, call, options):
+        self.call, self.options, self.adapters, self.taken = call, options, [], set()
+        self.keys = {}                    # the same object twice: one policy
+
+    def name(self, kind, p):
+        if p is None or isinstance(p, str):
+            return p
+        if (kind, id(p)) in self.keys:
+            return self.keys[(kind, id(p))]
+        a = _policy.live(kind, p, _catalogue(self.options), self.taken)
+        key = self.call.add(kind, a.descriptor, a.origin, a.sha256)
+        self.adapters.append((key, a))
+        self.keys[(kind, id(p))] = key
+        return key
+
+    def raise_faults(self):
+        for key, a in self.adapters:
+            a.raise_fault(key)
+
+
+def _command(command, options, table=None, progress=None, cancel=None):
+    call = _lib.Call(command)
+    opts = {k.replace("_", "-"): v for k, v in options.items() if v is not None}
+    live = _Policies(call, opts)
+    for k, v in opts.items():
+        if k in ("bso", "plo"):
+            v = live.name(k, v)
+        elif k == "policies" and not isinstance(v, str):
+            v = ",".join("%s:%s" % (live.name("bso", b), live.name("plo", p)) for b, p in v)
+        if k in _REPEATED:
+            items = v.items() if isinstance(v, dict) else None
+            for x in (["%s=%s" % (a, _scalar(b)) for a, b in items] if items is not None
+                      else [v] if isinstance(v, str) else v):
+                call.set(k, _scalar(x))
+        elif isinstance(v, (list, tuple, range)):
+            call.set(k, _axis(v))
+        else:
+            call.set(k, _scalar(v))
+    rc, msg, j = call.run(progress, cancel)
+    if call.raised is not None:
+        raise call.raised
+    live.raise_faults()
+    if rc != _lib.OK:
+        exc = {_lib.INPUT: InputError, _lib.FAILED: SimulationError,
+               _lib.POLICY: PolicyError, _lib.CANCELLED: CancelledError,
+               _lib.MISUSE: TypeError, _lib.NOMEM: MemoryError, _lib.IO: OSError}[rc]
+        raise exc(msg)
+    prov, res = j["provenance"], j["result"]
+    attrs = {"provenance": prov}
+    if table is None:
+        return res, attrs
+    rows = res.get(table) if isinstance(res, dict) else res
+    if table == "check":
+        rows = [dict(gpu=w["gpu"], dataset=w["dataset"], network=w["network"],
+                     optimizer=w["optimizer"], **{k: v for k, v in b.items()})
+                for w in res["workloads"] for b in w["batch_sizes"]]
+        attrs["report"] = res
+    else:
+        attrs.update({k: v for k, v in res.items() if k != table} if isinstance(res, dict)
+                     else {})
+    return _table(rows, attrs)
+
+
+def simulate(*, progress=None, **options):
+    """`wattsim simulate`: one row per run (recurrence, try, bs, pl,
+    energy_j, time_s, cost, reached, ...); the simulation's totals in
+    attrs (energy_j, time_s, cost, final_bs, ...), its provenance in
+    attrs["provenance"]. bso/plo may be live Python objects."""
+    return _command("simulate", options, table="history", progress=progress)
+
+
+def pareto(**options):
+    """`wattsim pareto`: the knob table, one row per (bs, pl), with the
+    frontier, default, best and jit flags."""
+    return _command("pareto", options, table="knobs")
+
+
+def plan(*, progress=None, **options):
+    """`wattsim plan`: one row per policy (break-even, savings); the
+    recommendation and the default in attrs."""
+    df = _command("plan", options, table="policies", progress=progress)
+    if _pd is not None and len(df):
+        attrs = df.attrs
+        df = _pd.DataFrame([_flat(r) for r in df.to_dict("records")])
+        df.attrs.update(attrs)
+    return df
+
+
+def sweep(*, progress=None, cancel=None, **options):
+    """`wattsim sweep` (a config file as config=..., or the axes as
+    options): SweepResult(cells, history, curves), cells one row per cell
+    (means and 95% intervals flattened: energy_j.mean, energy_j.ci95_lo,
+    ...), history (keep_history=True) one row per run, curves
+    (curves=True). progress(done, total) is called about every 0.1 s;
+    a true return, cancel() returning true or Ctrl-C stops the sweep."""
+    res, attrs = _command("sweep", options, progress=progress, cancel=cancel)
+    import json
+    summary = json.loads(res["summary_json"])
+    cells = _table([_flat(c) for c in summary["cells"]],
+                   dict(attrs, **{k: v for k, v in summary.items() if k != "cells"},
+                        n_failed=res["n_failed"]))
+    return SweepResult(cells, _csv_table(res["history_csv"], attrs),
+                       _csv_table(res["curves_csv"], attrs))
+
+
+def run(config, *, progress=None, **options):
+    """`wattsim run CONFIG` without files: (cells, history)."""
+    res, attrs = _command("run", dict(options, config=config), progress=progress)
+    return _table(res["cells"] or [], attrs), _csv_table(res["history_csv"], attrs)
+
+
+def workloads(**options):
+    """`wattsim list workloads`."""
+    return _command("workloads", options, table="")
+
+
+def gpus(**options):
+    """`wattsim list gpus`: the GPUs of the trace folder."""
+    res, _ = _command("gpus", options)
+    return res
+
+
+def policies_list(**options):
+    """`wattsim list policies`: (bso, plo) tables."""
+    res, attrs = _command("policies", options)
+    return _table(res["bso"], attrs), _table(res["plo"], attrs)

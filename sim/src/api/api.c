@@ -1,0 +1,820 @@
+/*
+ * The library API (wattsim/api.h): calls, their options, the hooks, the
+ * provenance and the JSON envelope. The commands are in api_commands.c.
+ *
+ * What the CLI does for a whole process, a call does for its own
+ * duration and undoes: the calling thread formats numbers in the C
+ * locale (uselocale, restored), policy log levels and allowed plugin
+ * folders are set and reset, an output folder's lock is released
+ * (ws_outfile_end). What the CLI's main installs (signal handlers, the
+ * stdout and exit() guards) a call never does: ws_policy_guards(0).
+ */
+#define _GNU_SOURCE                /* dladdr, open_memstream */
+#include "api_internal.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "wattsim/name.h"
+#include "wattsim/outfile.h"
+#include "wattsim/report.h"
+#include "wattsim/sha256.h"
+#include "wattsim/trace.h"
+
+#ifndef WS_VERSION
+#define WS_VERSION "0.0.0"
+#endif
+/* The data folder relative to the library's folder (set by the build). */
+#ifndef WS_REL_LIB_DATA_DIR
+#define WS_REL_LIB_DATA_DIR "../share/wattsim"
+#endif
+
+int ws_api_version(void) { return WS_API_VERSION; }
+const char *ws_api_wattsim_version(void) { return WS_VERSION; }
+void ws_api_free(void *p) { free(p); }
+
+/* ------------------------------------------------------------ options */
+
+#define TRACE_OPTS                                                          \
+    {"traces", K_STR, NULL, 0}, {"catalogue", K_STR, NULL, 0},              \
+    {"max-trace-bytes", K_STR, NULL, 0}, {"verbose", K_FLAG, NULL, 0}
+#define WHATIF_OPTS                                                         \
+    {"power-cap", K_WHATIF, "power_cap", WS_WI_POWER_CAP},                  \
+    {"input-stall", K_WHATIF, "input_stall", WS_WI_INPUT_STALL},            \
+    {"idle-power", K_WHATIF, "idle_power", WS_WI_IDLE_POWER},               \
+    {"carbon", K_WHATIF, "carbon", WS_WI_CARBON},                           \
+    {"start", K_WHATIF, "start", WS_WI_START},                              \
+    {"price", K_WHATIF, "price", WS_WI_PRICE},                              \
+    {"objective", K_WHATIF, "objective", WS_WI_OBJECTIVE}
+#define JOB_OPTS                                                            \
+    {"job", K_STR, NULL, 0}, {"target", K_STR, NULL, 0},                    \
+    {"max-epochs", K_STR, NULL, 0}, {"b0", K_STR, NULL, 0}
+#define ALLOW_OPTS {"allow-plugins", K_LIST, NULL, 0}, {"allow-python", K_LIST, NULL, 0}
+#define END_OPTS {NULL, K_STR, NULL, 0}
+
+static const api_opt simulate_opts[] = {
+    {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
+    {"beta", K_CFG, "beta", 0}, {"seed", K_CFG, "seed", 0},
+    {"recurrences", K_CFG, "recurrences", 0}, {"bso", K_CFG, "bso.name", 0},
+    {"plo", K_CFG, "plo.name", 0}, {"bso-param", K_LIST, NULL, 0},
+    {"plo-param", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
+    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+static const api_opt pareto_opts[] = {
+    {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
+    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+static const api_opt plan_opts[] = {
+    {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
+    {"beta", K_CFG, "beta", 0}, {"recurrences", K_CFG, "recurrences", 0},
+    {"seeds", K_STR, NULL, 0}, {"policies", K_STR, NULL, 0},
+    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+static const api_opt run_opts[] = {
+    {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
+    ALLOW_OPTS, JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+static const api_opt sweep_opts[] = {
+    {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"policies", K_STR, NULL, 0},
+    {"threads", K_STR, NULL, 0}, {"isolate", K_FLAG, NULL, 0},
+    {"cell-timeout", K_STR, NULL, 0}, {"cell-memory", K_STR, NULL, 0},
+    {"curves", K_FLAG, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
+    /* the plan's axes without a config: --set gpu=..., as config keys */
+    {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
+    {"beta", K_CFG, "beta", 0}, {"seed", K_CFG, "seed", 0},
+    {"recurrences", K_CFG, "recurrences", 0},
+    ALLOW_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+static const api_opt check_opts[] = {
+    {"dir", K_STR, NULL, 0}, {"catalogue", K_STR, NULL, 0},
+    {"max-trace-bytes", K_STR, NULL, 0}, END_OPTS};
+static const api_opt power_opts[] = {
+    {"gpu", K_STR, NULL, 0}, {"epochs", K_STR, NULL, 0}, {"nvidia-smi", K_STR, NULL, 0},
+    {"dcgm", K_STR, NULL, 0}, {"zeus-monitor", K_STR, NULL, 0}, {"gpus", K_STR, NULL, 0},
+    {"out", K_STR, NULL, 0}, {"force", K_FLAG, NULL, 0}, {"log-tz", K_STR, NULL, 0},
+    {"max-gap", K_STR, NULL, 0}, {"match-tolerance", K_STR, NULL, 0},
+    {"max-trace-bytes", K_STR, NULL, 0}, END_OPTS};
+static const api_opt train_opts[] = {
+    {"runs", K_STR, NULL, 0}, {"target-metric", K_STR, NULL, 0},
+    {"higher-is-better", K_FLAG, NULL, 0}, {"lower-is-better", K_FLAG, NULL, 0},
+    {"out", K_STR, NULL, 0}, {"force", K_FLAG, NULL, 0},
+    {"max-trace-bytes", K_STR, NULL, 0}, END_OPTS};
+static const api_opt workloads_opts[] = {{"catalogue", K_STR, NULL, 0}, END_OPTS};
+static const api_opt gpus_opts[] = {{"traces", K_STR, NULL, 0}, END_OPTS};
+static const api_opt policies_opts[] = {{"plugin", K_LIST, NULL, 0}, END_OPTS};
+
+static const api_command commands[] = {
+    {"simulate", api_simulate, simulate_opts},
+    {"run", api_run_config, run_opts},
+    {"pareto", api_pareto, pareto_opts},
+    {"plan", api_plan, plan_opts},
+    {"sweep", api_sweep, sweep_opts},
+    {"trace-check", api_trace_check, check_opts},
+    {"trace-import-power", api_import_power, power_opts},
+    {"trace-import-train", api_import_train, train_opts},
+    {"workloads", api_workloads, workloads_opts},
+    {"gpus", api_gpus, gpus_opts},
+    {"policies", api_policies, policies_opts},
+};
+
+ws_api_call *ws_api_call_new(const char *command)
+{
+    if (!command) return NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, command)) {
+            ws_api_call *c = calloc(1, sizeof *c);
+            if (c) c->cmd = &commands[i];
+            return c;
+        }
+    return NULL;
+}
+
+static void forget_run(ws_api_call *c)
+{
+    ws_registry_free(c->reg);
+    c->reg = NULL;
+    free(c->traces_dir);
+    c->traces_dir = NULL;
+    for (size_t i = 0; i < c->n_gpus; i++) free(c->gpus[i]);
+    free(c->gpus);
+    c->gpus = NULL;
+    c->n_gpus = 0;
+    free(c->catalogue_path);
+    c->catalogue_path = NULL;
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        api_pair_prov *p = &c->pairs[i];
+        free(p->label); free(p->bso); free(p->plo); free(p->bso_params); free(p->plo_params);
+    }
+    free(c->pairs);
+    c->pairs = NULL;
+    c->n_pairs = 0;
+}
+
+void ws_api_call_free(ws_api_call *c)
+{
+    if (!c) return;
+    forget_run(c);
+    for (size_t i = 0; i < c->n_v; i++) free(c->v[i].value);
+    free(c->v);
+    for (size_t i = 0; i < c->n_live; i++) {
+        free(c->live[i].origin);
+        free(c->live[i].sha256);
+    }
+    free(c->live);
+    free(c);
+}
+
+const char *ws_api_error(const ws_api_call *c) { return c ? c->error : "no call"; }
+
+int ws_api_set(ws_api_call *c, const char *option, const char *value)
+{
+    if (!c || !option || !value) return WS_API_MISUSE;
+    const api_opt *o = c->cmd->opts;
+    while (o->name && strcmp(o->name, option)) o++;
+    if (!o->name) {
+        snprintf(c->error, sizeof c->error, "%s: unknown option '%s'", c->cmd->name, option);
+        return WS_API_MISUSE;
+    }
+    api_value *v = realloc(c->v, (c->n_v + 1) * sizeof *v);
+    if (!v) return WS_API_NOMEM;
+    c->v = v;
+    if (!(v[c->n_v].value = strdup(value))) return WS_API_NOMEM;
+    v[c->n_v++].opt = o;
+    return WS_API_OK;
+}
+
+static int add_live(ws_api_call *c, int bso, const void *t, const char *origin,
+                    const char *sha256, char *key, size_t key_size)
+{
+    if (!c || !t || !key || key_size < 32) return WS_API_MISUSE;
+    api_live *l = realloc(c->live, (c->n_live + 1) * sizeof *l);
+    if (!l) return WS_API_NOMEM;
+    c->live = l;
+    api_live *n = &l[c->n_live];
+    memset(n, 0, sizeof *n);
+    n->bso = bso;
+    n->t = t;
+    snprintf(n->key, sizeof n->key, "py:@live:%zu", c->n_live + 1);
+    n->origin = strdup(origin ? origin : n->key);
+    n->sha256 = strdup(sha256 ? sha256 : "");
+    if (!n->origin || !n->sha256) {
+        free(n->origin);
+        free(n->sha256);
+        return WS_API_NOMEM;
+    }
+    c->n_live++;
+    snprintf(key, key_size, "%s", n->key);
+    return WS_API_OK;
+}
+
+int ws_api_add_bso(ws_api_call *c, const ws_bso_type *t, const char *origin,
+                   const char *sha256, char *key, size_t key_size)
+{
+    return add_live(c, 1, t, origin, sha256, key, key_size);
+}
+
+int ws_api_add_plo(ws_api_call *c, const ws_plo_type *t, const char *origin,
+                   const char *sha256, char *key, size_t key_size)
+{
+    return add_live(c, 0, t, origin, sha256, key, key_size);
+}
+
+const char *api_get(const ws_api_call *c, const char *name)
+{
+    for (size_t i = c->n_v; i-- > 0;)
+        if (!strcmp(c->v[i].opt->name, name)) return c->v[i].value;
+    return NULL;
+}
+
+int api_flag(const ws_api_call *c, const char *name)
+{
+    const char *v = api_get(c, name);
+    return v && (!*v || !strcmp(v, "1") || !strcasecmp(v, "true"));
+}
+
+int api_usage(const ws_api_call *c, ws_error *err, const char *fmt, ...)
+{
+    char msg[WS_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ws_fail(err, "%s: %s", c->cmd->name, msg);
+}
+
+/* ------------------------------------------------------------ config */
+
+/* "--set KEY: KEY must be ..." -> "OPT must be ...", as the CLI's
+ * ws_cli_relabel. */
+static void relabel(ws_error *err, const char *key, const char *opt)
+{
+    char prefix[160], msg[WS_ERROR_MAX];
+    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
+    size_t n = strlen(prefix);
+    if (!strncmp(err->msg, prefix, n)) {
+        snprintf(msg, sizeof msg, "%s %s", opt, err->msg + n);
+        ws_fail(err, "%s", msg);
+        return;
+    }
+    snprintf(prefix, sizeof prefix, "--set %s: ", key);
+    n = strlen(prefix);
+    if (!strncmp(err->msg, prefix, n)) {
+        snprintf(msg, sizeof msg, "%s: %s", opt, err->msg + n);
+        ws_fail(err, "%s", msg);
+    }
+}
+
+static int set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
+                  ws_error *err)
+{
+    size_t len = strlen(key) + strlen(value) + 2;
+    char *s = malloc(len);
+    if (!s) return ws_fail(err, "out of memory");
+    snprintf(s, len, "%s=%s", key, value);
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    if (rc && opt) relabel(err, key, opt);
+    return rc;
+}
+
+/* A what-if: the value as a single-quoted YAML scalar (a file name is
+ * data), errors naming the option, `where` the option. */
+static int set_whatif(ws_run_config *cfg, const api_opt *o, const char *arg, ws_error *err)
+{
+    size_t len = strlen(o->key) + 2 * strlen(arg) + 4;
+    char *s = malloc(len), *p = s;
+    if (!s) return ws_fail(err, "out of memory");
+    p += sprintf(p, "%s='", o->key);
+    for (const char *a = arg; *a; a++) {
+        if (*a == '\'') *p++ = '\'';
+        *p++ = *a;
+    }
+    strcpy(p, "'");
+    char opt[40];
+    snprintf(opt, sizeof opt, "--%s", o->name);
+    int rc = ws_run_config_set(cfg, s, err);
+    free(s);
+    if (rc) {
+        relabel(err, o->key, opt);
+        return -1;
+    }
+    char **where = &cfg->whatif.where[o->slot];
+    free(*where);
+    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
+}
+
+static int relabel_policy(ws_policy_ref *p, const char *opt, const char *param_opt,
+                          ws_error *err)
+{
+    if (p->where && !strcmp(p->where, "--set")) {
+        free(p->where);
+        if (!(p->where = strdup(opt))) return ws_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < p->n_params; i++)
+        if (p->params[i].where && !strcmp(p->params[i].where, "--set")) {
+            free(p->params[i].where);
+            if (!(p->params[i].where = strdup(param_opt))) return ws_fail(err, "out of memory");
+        }
+    return 0;
+}
+
+int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < c->n_v; i++) {
+            const api_opt *o = c->v[i].opt;
+            const char *v = c->v[i].value;
+            char opt[40];
+            snprintf(opt, sizeof opt, "--%s", o->name);
+            if (pass == 0 && o->kind == K_CFG && set_kv(cfg, o->key, v, opt, err)) return -1;
+            if (pass == 0 && o->kind == K_LIST
+                && (!strcmp(o->name, "bso-param") || !strcmp(o->name, "plo-param"))) {
+                const char *eq = strchr(v, '=');
+                if (!eq) return api_usage(c, err, "parameter '%s' is not KEY=VALUE", v);
+                char key[256];
+                snprintf(key, sizeof key, "%s.params.%.*s", o->name[0] == 'b' ? "bso" : "plo",
+                         (int)(eq - v), v);
+                if (set_kv(cfg, key, eq + 1, opt, err)) return -1;
+            }
+            if (pass == 1 && o->kind == K_WHATIF && set_whatif(cfg, o, v, err)) return -1;
+        }
+    if (relabel_policy(&cfg->bso, "--bso", "--bso-param", err)
+        || relabel_policy(&cfg->plo, "--plo", "--plo-param", err))
+        return -1;
+    return 0;
+}
+
+static int relabel_axis(char **where, const char *opt, ws_error *err)
+{
+    if (!*where || strcmp(*where, "--set")) return 0;
+    free(*where);
+    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
+}
+
+int api_relabel_axes(ws_run_config *cfg, ws_error *err)
+{
+    return relabel_axis(&cfg->where_gpus, "--gpu", err)
+           || relabel_axis(&cfg->where_workloads, "--workload", err) ? -1 : 0;
+}
+
+static int pos_int(const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (!isdigit((unsigned char)*s) || *end || errno || x <= 0 || x > INT_MAX) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+/* --job D/N/O --target X --max-epochs N --b0 B, as the CLI's
+ * ws_cli_job_apply: an inline workload named after its dataset. */
+int api_apply_job(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
+{
+    const char *a = api_get(c, "job"), *target = api_get(c, "target");
+    const char *max_epochs = api_get(c, "max-epochs"), *b0 = api_get(c, "b0");
+    if (!a) {
+        const char *stray = target ? "--target" : max_epochs ? "--max-epochs" : b0 ? "--b0" : NULL;
+        return stray ? api_usage(c, err, "%s needs --job DATASET/NETWORK/OPTIMIZER", stray) : 0;
+    }
+    const char *s1 = strchr(a, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+    if (!s1 || !s2 || s1 == a || s2 == s1 + 1 || !s2[1] || strchr(s2 + 1, '/'))
+        return api_usage(c, err, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'", a);
+    if (!target) return api_usage(c, err, "--job needs --target X");
+    if (!max_epochs) return api_usage(c, err, "--job needs --max-epochs N");
+    if (!b0) return api_usage(c, err, "--job needs --b0 B");
+    char *end;
+    double t = strtod(target, &end);
+    if (end == target || *end || !isfinite(t) || isspace((unsigned char)*target))
+        return api_usage(c, err, "--target: expected a number, got '%s'", target);
+    char name[WS_NAME_MAX + 1], why[64];
+    snprintf(name, sizeof name, "%.*s", (int)(s1 - a), a);
+    if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
+        return api_usage(c, err, "--job: the dataset names the job, and '%s' is not a safe"
+                         " name (" WS_NAME_RULE ")", a);
+    /* Network and optimizer are labels, as the CLI's ws_cli_job_apply. */
+    for (int k = 0; k < 2; k++) {
+        const char *from = k ? s2 + 1 : s1 + 1;
+        size_t len = k ? strlen(s2 + 1) : (size_t)(s2 - s1 - 1);
+        char label[WS_LABEL_MAX + 2], shown[160];
+        snprintf(label, sizeof label, "%.*s", (int)(len > WS_LABEL_MAX ? WS_LABEL_MAX + 1 : len),
+                 from);
+        if (ws_label_check(label, why, sizeof why))
+            return api_usage(c, err, "--job: the %s '%s' %s (" WS_LABEL_RULE ")",
+                             k ? "optimizer" : "network",
+                             ws_name_show(label, shown, sizeof shown), why);
+    }
+    ws_workload_spec w = {0};
+    if (pos_int(max_epochs, &w.max_epochs))
+        return api_usage(c, err, "--max-epochs: expected a positive integer, got '%s'",
+                         max_epochs);
+    if (pos_int(b0, &w.b0))
+        return api_usage(c, err, "--b0: expected a positive integer, got '%s'", b0);
+    w.target_metric = t;
+    w.dataset = strndup(a, (size_t)(s1 - a));
+    w.network = strndup(s1 + 1, (size_t)(s2 - s1 - 1));
+    w.optimizer = strdup(s2 + 1);
+    w.name = strndup(a, (size_t)(s1 - a));
+    w.where = strdup("--job");
+    ws_workload_spec *p = realloc(cfg->jobs, (cfg->n_jobs + 1) * sizeof *p);
+    if (p) cfg->jobs = p;
+    if (!p || !w.dataset || !w.network || !w.optimizer || !w.name || !w.where) {
+        free(w.dataset); free(w.network); free(w.optimizer); free(w.name); free(w.where);
+        return ws_fail(err, "out of memory");
+    }
+    cfg->jobs[cfg->n_jobs++] = w;
+    return 0;
+}
+
+/* ------------------------------------------------------------ data */
+
+/* PATH_IN_DATA under the data folder beside the library (or the program
+ * it is linked into), into buf; NULL when there is none. */
+static const char *data_path(const char *path_in_data, char *buf, size_t len)
+{
+    Dl_info di;
+    if (!dladdr((void *)ws_api_version, &di) || !di.dli_fname || !di.dli_fname[0]) return NULL;
+    char *real = realpath(di.dli_fname, NULL);
+    if (!real) return NULL;
+    char *slash = strrchr(real, '/');
+    if (slash) *slash = '\0';
+    const char *rel[] = {WS_REL_LIB_DATA_DIR, "../share/wattsim"};
+    const char *found = NULL;
+    for (size_t i = 0; i < 2 && !found; i++) {
+        struct stat st;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", real, rel[i]);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+            int w = snprintf(buf, len, "%s/%s", dir, path_in_data);
+            if (w > 0 && (size_t)w < len) found = buf;
+        }
+    }
+    free(real);
+    return found;
+}
+
+const char *api_traces(ws_api_call *c, const ws_run_config *cfg)
+{
+    char *dflt = c->traces_default;
+    const char *opt = api_get(c, "traces");
+    if (opt) return opt;
+    if (cfg && cfg->traces) return cfg->traces;
+    const char *env = getenv("WATTSIM_TRACES");
+    if (env && *env) return env;
+    const char *p = data_path("traces/zeus-nsdi23", dflt, sizeof c->traces_default);
+    return p ? p : "traces/fetched/zeus-nsdi23";
+}
+
+int api_catalogue(ws_api_call *c, ws_catalogue *cat, ws_error *err)
+{
+    char dflt[PATH_MAX + 32];
+    const char *p = api_get(c, "catalogue");
+    if (!p || !*p) p = getenv("WATTSIM_CATALOGUE");
+    if (!p || !*p) p = data_path("workloads.yaml", dflt, sizeof dflt);
+    if (!p) return ws_fail(err, "cannot find the workload catalogue (share/wattsim/"
+                           "workloads.yaml beside libwattsim); give catalogue=FILE");
+    free(c->catalogue_path);
+    if (!(c->catalogue_path = strdup(p))) return ws_fail(err, "out of memory");
+    return ws_catalogue_load(p, cat, err);
+}
+
+int api_limits(const ws_api_call *c, ws_csv_limits *out, ws_error *err)
+{
+    const char *s = api_get(c, "max-trace-bytes"), *from = "--max-trace-bytes";
+    if (!s) {
+        s = getenv("WATTSIM_MAX_TRACE_BYTES");
+        from = "WATTSIM_MAX_TRACE_BYTES";
+    }
+    out->max_line = 0;
+    out->max_bytes = 0;
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    }
+    if (!isdigit((unsigned char)*s) || *end || errno == ERANGE || v == 0
+        || v > (SIZE_MAX >> shift))
+        return ws_fail(err, "%s: must be a positive number of bytes (suffix K, M"
+                       " or G allowed), got \"%s\"", from, s);
+    out->max_bytes = (size_t)(v << shift);
+    return 0;
+}
+
+ws_registry *api_registry(ws_api_call *c, ws_error *err)
+{
+    if (c->reg) return c->reg;
+    if (!(c->reg = ws_registry_new())) {
+        ws_fail(err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < c->n_live; i++) {
+        const api_live *l = &c->live[i];
+        int bad = l->bso ? ws_registry_add_bso(c->reg, l->key, l->t, l->origin, l->sha256, err)
+                         : ws_registry_add_plo(c->reg, l->key, l->t, l->origin, l->sha256, err);
+        if (bad) return NULL;
+    }
+    return c->reg;
+}
+
+/* ------------------------------------------------------------ hooks */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int api_tick(ws_api_call *c, double done, double total, int force)
+{
+    const ws_api_hooks *h = c->hooks;
+    if (c->cancelled) return 1;
+    if (!h) return 0;
+    if (h->size >= offsetof(ws_api_hooks, cancel) + sizeof h->cancel && h->cancel
+        && *h->cancel)
+        c->cancelled = 1;
+    double t = now();
+    if (!c->cancelled && h->progress && (force || t - c->last_tick >= 0.1)) {
+        c->last_tick = t;
+        if (h->progress(h->ctx, done, total)) c->cancelled = 1;
+    }
+    return c->cancelled;
+}
+
+/* ------------------------------------------------------------ provenance */
+
+int api_note_traces(ws_api_call *c, const char *dir, const char *gpu)
+{
+    if (!c->traces_dir && !(c->traces_dir = strdup(dir))) return -1;
+    c->read_train = 1;
+    if (!gpu) return 0;
+    for (size_t i = 0; i < c->n_gpus; i++)
+        if (!strcmp(c->gpus[i], gpu)) return 0;
+    char **g = realloc(c->gpus, (c->n_gpus + 1) * sizeof *g);
+    if (!g) return -1;
+    c->gpus = g;
+    return (g[c->n_gpus] = strdup(gpu)) ? (c->n_gpus++, 0) : -1;
+}
+
+void api_note_whatif(ws_api_call *c, const ws_whatif *wi)
+{
+    c->whatif[0] = '\0';
+    if (wi && ws_whatif_active(wi)) ws_whatif_describe(wi, c->whatif, sizeof c->whatif);
+}
+
+int api_note_pair(ws_api_call *c, const char *label, const char *bso, const char *plo,
+                  const char *bso_params, const char *plo_params, const char *bso_sha,
+                  const char *plo_sha)
+{
+    api_pair_prov *p = realloc(c->pairs, (c->n_pairs + 1) * sizeof *p);
+    if (!p) return -1;
+    c->pairs = p;
+    p = &p[c->n_pairs];
+    memset(p, 0, sizeof *p);
+    p->label = strdup(label);
+    p->bso = strdup(bso);
+    p->plo = strdup(plo);
+    p->bso_params = strdup(bso_params ? bso_params : "");
+    p->plo_params = strdup(plo_params ? plo_params : "");
+    snprintf(p->bso_sha256, sizeof p->bso_sha256, "%s", bso_sha ? bso_sha : "");
+    snprintf(p->plo_sha256, sizeof p->plo_sha256, "%s", plo_sha ? plo_sha : "");
+    c->n_pairs++;
+    if (!p->label || !p->bso || !p->plo || !p->bso_params || !p->plo_params) return -1;
+    /* Where each policy comes from: its .so, or a Python module. */
+    ws_error ignored;
+    const ws_bso_type *bt = c->reg ? ws_registry_bso(c->reg, bso, &ignored) : NULL;
+    const ws_plo_type *pt = c->reg ? ws_registry_plo(c->reg, plo, &ignored) : NULL;
+    p->bso_origin = bt ? ws_registry_origin(c->reg, bt) : "";
+    p->plo_origin = pt ? ws_registry_origin(c->reg, pt) : "";
+    return 0;
+}
+
+int api_sim_status(const char *msg, const char *bso, const char *plo)
+{
+    char who[96];
+    for (int k = 0; k < 2; k++) {
+        snprintf(who, sizeof who, "%s %s: ", k ? "plo" : "bso", k ? plo : bso);
+        if (strstr(msg, who)) return WS_API_POLICY;
+    }
+    return WS_API_FAILED;
+}
+
+static void json_file_sha(FILE *f, const char *path)
+{
+    char sha[65];
+    ws_error e;
+    if (ws_sha256_file(path, sha, &e)) ws_json_str(f, "");
+    else ws_json_str(f, sha);
+}
+
+static void write_provenance(const ws_api_call *c, FILE *f)
+{
+    fprintf(f, "{\"wattsim\": ");
+    ws_json_str(f, WS_VERSION);
+    fprintf(f, ", \"api\": %d, \"policy_abi\": \"%d.%d\", \"command\": ", WS_API_VERSION,
+            WS_ABI_MAJOR, WS_ABI_MINOR);
+    ws_json_str(f, c->cmd->name);
+    fputs(", \"options\": [", f);
+    for (size_t i = 0; i < c->n_v; i++) {
+        fputs(i ? ", [" : "[", f);
+        ws_json_str(f, c->v[i].opt->name);
+        fputs(", ", f);
+        ws_json_str(f, c->v[i].value);
+        fputc(']', f);
+    }
+    fputc(']', f);
+    if (c->traces_dir) {
+        fputs(", \"traces\": {\"folder\": ", f);
+        ws_json_str(f, c->traces_dir);
+        fputs(", \"files\": {", f);
+        int first = 1;
+        ws_error e;
+        for (size_t i = 0; i <= c->n_gpus; i++) {
+            char name[128];
+            if (i == 0 && !c->read_train) continue;
+            if (i == 0) snprintf(name, sizeof name, "summary_train");
+            else snprintf(name, sizeof name, "summary_power_%s", c->gpus[i - 1]);
+            char *path = ws_trace_path(c->traces_dir, name, &e);
+            if (!path) continue;
+            const char *base = strrchr(path, '/');
+            if (!first) fputs(", ", f);
+            first = 0;
+            ws_json_str(f, base ? base + 1 : path);
+            fputs(": ", f);
+            json_file_sha(f, path);
+            free(path);
+        }
+        fputs("}}", f);
+    }
+    if (c->catalogue_path) {
+        fputs(", \"catalogue\": {\"path\": ", f);
+        ws_json_str(f, c->catalogue_path);
+        fputs(", \"sha256\": ", f);
+        json_file_sha(f, c->catalogue_path);
+        fputc('}', f);
+    }
+    if (c->whatif[0]) {
+        fputs(", \"whatif\": ", f);
+        ws_json_str(f, c->whatif);
+    }
+    if (c->n_pairs) {
+        fputs(", \"policies\": [", f);
+        for (size_t i = 0; i < c->n_pairs; i++) {
+            const api_pair_prov *p = &c->pairs[i];
+            fputs(i ? ", {\"policy\": " : "{\"policy\": ", f);
+            ws_json_str(f, p->label);
+            const char *k[] = {"bso", "bso_params", "bso_sha256", "bso_origin", "plo",
+                               "plo_params", "plo_sha256", "plo_origin"};
+            const char *v[] = {p->bso, p->bso_params, p->bso_sha256, p->bso_origin, p->plo,
+                               p->plo_params, p->plo_sha256, p->plo_origin};
+            for (int j = 0; j < 8; j++) {
+                fprintf(f, ", \"%s\": ", k[j]);
+                ws_json_str(f, v[j]);
+            }
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
+    ws_json_allowed(f);
+    fputc('}', f);
+}
+
+int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void *),
+                  const void *arg, ws_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return ws_fail(err, "out of memory");
+    write(m, arg);
+    int bad = ferror(m);
+    if (fclose(m) || bad || !buf) {
+        free(buf);
+        return ws_fail(err, "out of memory");
+    }
+    fprintf(out, ", \"%s\": ", name);
+    ws_json_str(out, buf);
+    free(buf);
+    return 0;
+}
+
+/* ------------------------------------------------------------ running */
+
+/* One call at a time per process: options that are process-wide in the
+ * layers below (allowed plugin folders, the policy log level, an output
+ * folder's lock) belong to the call that runs. */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
+static int running;
+static pthread_t running_thread;
+
+static locale_t the_c_locale;
+static void make_c_locale(void) { the_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+
+int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
+{
+    if (json) *json = NULL;
+    if (!c || !json) return WS_API_MISUSE;
+    if (c->ran) {
+        snprintf(c->error, sizeof c->error, "%s: a call runs once; make a new one",
+                 c->cmd->name);
+        return WS_API_MISUSE;
+    }
+    pthread_mutex_lock(&owner_lock);
+    int nested = running && pthread_equal(running_thread, pthread_self());
+    pthread_mutex_unlock(&owner_lock);
+    if (nested) {
+        snprintf(c->error, sizeof c->error, "%s: called from inside another wattsim call (a"
+                 " policy or hook of it); make the call after it returns", c->cmd->name);
+        return WS_API_MISUSE;
+    }
+    pthread_mutex_lock(&run_lock);
+    pthread_mutex_lock(&owner_lock);
+    running = 1;
+    running_thread = pthread_self();
+    pthread_mutex_unlock(&owner_lock);
+
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_c_locale);
+    locale_t old = the_c_locale ? uselocale(the_c_locale) : (locale_t)0;
+    ws_policy_guards(0);             /* this process's descriptors stay its own */
+
+    c->ran = 1;
+    c->hooks = hooks && hooks->size >= offsetof(ws_api_hooks, ctx) + sizeof hooks->ctx
+               ? hooks : NULL;
+    c->last_tick = 0;
+    c->error[0] = '\0';
+    ws_error err = {{0}};
+    int status = WS_API_OK;
+    c->status = WS_API_INPUT;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *res = open_memstream(&buf, &len);
+    if (!res) {
+        status = WS_API_NOMEM;
+        ws_fail(&err, "out of memory");
+    } else if (c->cmd->run(c, res, &err)) {
+        status = c->cancelled ? WS_API_CANCELLED : c->status;
+        if (status == WS_API_CANCELLED) ws_fail(&err, "cancelled");
+        if (!strcmp(err.msg, "out of memory")) status = WS_API_NOMEM;
+        if (!err.msg[0]) ws_fail(&err, "%s failed", c->cmd->name);
+    } else if (c->cancelled) {
+        status = WS_API_CANCELLED;
+        ws_fail(&err, "cancelled");
+    }
+    int bad = res ? ferror(res) : 1;
+    if (res && fclose(res)) bad = 1;
+    if (status == WS_API_OK && (bad || !buf)) {
+        status = WS_API_NOMEM;
+        ws_fail(&err, "out of memory");
+    }
+    if (status == WS_API_OK) {
+        char *env = NULL;
+        size_t elen = 0;
+        FILE *e = open_memstream(&env, &elen);
+        if (e) {
+            fputs("{\"provenance\": ", e);
+            write_provenance(c, e);
+            fputs(", \"result\": ", e);
+            fwrite(buf, 1, len, e);
+            fputs("}\n", e);
+        }
+        int ebad = !e;
+        if (e) {
+            ebad = ferror(e);
+            if (fclose(e)) ebad = 1;
+        }
+        if (ebad || !env) {
+            free(env);
+            status = WS_API_NOMEM;
+            ws_fail(&err, "out of memory");
+        } else {
+            *json = env;
+        }
+    }
+    free(buf);
+    if (status != WS_API_OK) snprintf(c->error, sizeof c->error, "%s", err.msg);
+
+    /* What the command set for the process, undone. */
+    ws_outfile_end(status != WS_API_OK);
+    ws_plugin_allow_reset();
+    ws_policy_set_log_level(WS_LOG_WARN);
+    forget_run(c);
+    if (the_c_locale) uselocale(old);
+    pthread_mutex_lock(&owner_lock);
+    running = 0;
+    pthread_mutex_unlock(&owner_lock);
+    pthread_mutex_unlock(&run_lock);
+    return status;
+}

@@ -1,0 +1,920 @@
+/*
+ * The library API's commands (wattsim/api.h): each one the CLI command of
+ * the same name (cli/), from the call's options to the CLI's JSON on
+ * `out`, with the same checks and the same messages, but no output file
+ * unless an option names one, nothing on stdout, and the call's hook
+ * polled while it runs. Errors return -1 with err set and c->status the
+ * kind (WS_API_INPUT unless set otherwise).
+ */
+#define _GNU_SOURCE                /* strcasecmp, open_memstream */
+#include "api_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wattsim/import.h"
+#include "wattsim/name.h"
+#include "wattsim/outfile.h"
+#include "wattsim/pareto.h"
+#include "wattsim/plan.h"
+#include "wattsim/report.h"
+#include "wattsim/study.h"
+#include "wattsim/sweep.h"
+#include "wattsim/trace.h"
+#include "wattsim/trace_check.h"
+
+/* ------------------------------------------------------------ shared */
+
+/* Exactly one of --workload and --job (simulate, pareto, plan). */
+static int one_workload(const ws_api_call *c, ws_error *err)
+{
+    int w = api_get(c, "workload") != NULL, j = api_get(c, "job") != NULL;
+    if (w && j) return api_usage(c, err, "takes --workload W or --job D/N/O, not both");
+    if (!w && !j) return api_usage(c, err, "needs --workload W (or --job D/N/O)");
+    return 0;
+}
+
+static int note_study_pair(ws_api_call *c, const ws_run_config *cfg, size_t i,
+                           const ws_study_pair *p)
+{
+    const ws_policy_ref *b, *q;
+    ws_run_config_pair(cfg, i, &b, &q);
+    return api_note_pair(c, p->label, b->name, q->name, p->prov.bso_params,
+                         p->prov.plo_params, p->prov.bso_sha256, p->prov.plo_sha256);
+}
+
+/* The config's own plugin files and py: classes: allowed? (the CLI's
+ * ws_cli_config_plugins) */
+static int config_ref(const ws_policy_ref *p, const char *kind, ws_error *err)
+{
+    return p->name && p->in_file
+        ? ws_plugin_config_check(p->name, kind, p->where ? p->where : "config", err) : 0;
+}
+
+static int config_plugins(const ws_run_config *cfg, ws_error *err)
+{
+    if (config_ref(&cfg->bso, "bso", err) || config_ref(&cfg->plo, "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_bsos; i++)
+        if (config_ref(&cfg->bsos[i], "bso", err)) return -1;
+    for (size_t i = 0; i < cfg->n_plos; i++)
+        if (config_ref(&cfg->plos[i], "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_pairs; i++)
+        if (config_ref(&cfg->pairs[i].bso, "bso", err)
+            || config_ref(&cfg->pairs[i].plo, "plo", err))
+            return -1;
+    return 0;
+}
+
+/* --allow-plugins DIR and --allow-python PACKAGE, in the order given. */
+static int allow(const ws_api_call *c, ws_error *err)
+{
+    for (size_t i = 0; i < c->n_v; i++) {
+        const char *name = c->v[i].opt->name;
+        if (!strcmp(name, "allow-plugins") && ws_plugin_allow_dir(c->v[i].value, err)) return -1;
+        if (!strcmp(name, "allow-python") && ws_plugin_allow_python(c->v[i].value, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* A config file's, then the "set" values, in the order given. */
+static int load_config(const ws_api_call *c, ws_run_config *cfg, int need, ws_error *err)
+{
+    const char *path = api_get(c, "config");
+    ws_run_config_init(cfg);
+    if (!path && need) return api_usage(c, err, "needs a CONFIG file (config=...)");
+    if (path && ws_run_config_load(path, cfg, err)) return -1;
+    for (size_t i = 0; i < c->n_v; i++)
+        if (!strcmp(c->v[i].opt->name, "set") && ws_run_config_set(cfg, c->v[i].value, err))
+            return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ simulate */
+
+typedef struct records {
+    ws_run_record *r;
+    size_t n, cap;
+    ws_api_call *c;
+    double total;              /* recurrences planned, 0 when not known */
+    int status;                /* run: history.csv with status,error */
+    FILE *csv;                 /* run: history rows go here */
+    const ws_whatif *wi;
+    unsigned long calls;
+} records;
+
+static int collect(void *p, const ws_cell *cell, const ws_run_record *r, ws_error *err)
+{
+    records *h = p;
+    if (h->csv) {
+        if (h->status) ws_report_history_row_status(h->csv, cell, r, h->wi);
+        else ws_report_history_row(h->csv, cell, r, h->wi);
+    } else {
+        if (h->n == h->cap) {
+            size_t cap = h->cap ? h->cap * 2 : 256;
+            ws_run_record *q = realloc(h->r, cap * sizeof *q);
+            if (!q) return ws_fail(err, "out of memory");
+            h->r = q;
+            h->cap = cap;
+        }
+        h->r[h->n++] = *r;
+    }
+    /* the hook, every 64 runs (its clock read is what it costs): simulate
+     * counts recurrences, run its simulations */
+    if ((++h->calls & 63) == 0
+        && api_tick(h->c, h->csv ? (double)cell->index : (double)r->recurrence, h->total, 0))
+        return ws_fail(err, "cancelled");
+    return 0;
+}
+
+int api_simulate(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_whatif wi = {0};
+    ws_csv_limits lim;
+    ws_cell_result *res = NULL;
+    size_t n = 0;
+    records hist = {.c = c};
+    int rc = -1, keep = api_flag(c, "keep-history");
+    ws_run_config_init(&cfg);
+    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_apply_job(c, &cfg, err)
+        || api_relabel_axes(&cfg, err))
+        goto out;
+    if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
+    if (ws_run_config_n_pairs(&cfg) != 1) {
+        api_usage(c, err, "runs one policy pair; use run or sweep for several");
+        goto out;
+    }
+    ws_registry *reg = api_registry(c, err);
+    if (!reg || ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
+        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
+        goto out;
+    ws_study_env env = {api_traces(c, NULL), &cat, reg, &lim, 0, &wi};
+    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
+    api_note_whatif(c, &wi);
+    hist.total = cfg.recurrences > 0 ? (double)cfg.recurrences : 0;
+    ws_study_failure fail;
+    if (ws_study_run_failure(&cfg, &env, collect, &hist, &res, &n, &fail, err)) {
+        if (fail.failed) {
+            c->status = api_sim_status(err->msg, fail.pair.bso, fail.pair.plo);
+            if (note_study_pair(c, &cfg, 0, &fail.pair)) { ws_fail(err, "out of memory"); goto out; }
+            if (keep && !c->cancelled) {
+                /* the runs before the failure, then the failure */
+                ws_report_simulate_status(out, WS_FMT_JSON, &fail.res, fail.pair.bso,
+                                          fail.pair.plo, hist.r, hist.n, &wi, err->msg);
+                rc = 0;
+            }
+        }
+        goto out;
+    }
+    const ws_study_pair *pair = res[0].cell.policy;
+    if (note_study_pair(c, &cfg, 0, pair)) { ws_fail(err, "out of memory"); goto out; }
+    if (keep)
+        ws_report_simulate_status(out, WS_FMT_JSON, &res[0], pair->bso, pair->plo, hist.r,
+                                  hist.n, &wi, NULL);
+    else
+        ws_report_simulate(out, WS_FMT_JSON, &res[0], pair->bso, pair->plo, hist.r, hist.n, &wi);
+    api_tick(c, (double)res[0].recurrences, (double)res[0].recurrences, 1);
+    rc = 0;
+out:
+    ws_whatif_free(&wi);
+    free(hist.r);
+    free(res);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ run */
+
+int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_whatif wi = {0};
+    ws_csv_limits lim;
+    ws_cell_result *res = NULL;
+    size_t n = 0;
+    char *hbuf = NULL;
+    size_t hlen = 0;
+    FILE *hf = NULL;
+    int rc = -1, keep = api_flag(c, "keep-history");
+    if (load_config(c, &cfg, 1, err) || api_apply_config(c, &cfg, err)
+        || api_apply_job(c, &cfg, err) || allow(c, err) || ws_run_config_validate(&cfg, err)
+        || config_plugins(&cfg, err))
+        goto out;
+    if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
+    ws_registry *reg = api_registry(c, err);
+    if (!reg || api_limits(c, &lim, err) || api_catalogue(c, &cat, err)
+        || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
+        goto out;
+    if (!(hf = open_memstream(&hbuf, &hlen))) { ws_fail(err, "out of memory"); goto out; }
+    if (keep) ws_report_history_header_status(hf, &wi);
+    else ws_report_history_header(hf, &wi);
+    ws_study_env env = {api_traces(c, &cfg), &cat, reg, &lim, 0, &wi};
+    for (size_t g = 0; g < cfg.n_gpus; g++)
+        if (api_note_traces(c, env.traces_dir, cfg.gpus[g])) { ws_fail(err, "out of memory"); goto out; }
+    api_note_whatif(c, &wi);
+    size_t sims = 0;
+    ws_run_config_plan_size(&cfg, ws_run_config_n_pairs(&cfg), &sims, NULL);
+    records rec = {.c = c, .total = (double)sims, .status = keep, .csv = hf, .wi = &wi};
+    ws_study_failure fail;
+    if (ws_study_run_failure(&cfg, &env, collect, &rec, &res, &n, &fail, err)) {
+        if (!fail.failed) goto out;
+        c->status = api_sim_status(err->msg, fail.pair.bso, fail.pair.plo);
+        if (!keep || c->cancelled) goto out;
+        /* --keep-history: the history up to the failure, no summary */
+        ws_report_history_failed(hf, &fail.res.cell, &fail.res.tot, &wi, err->msg);
+        if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
+        fputs("{\"cells\": null, \"status\": \"failed\", \"error\": ", out);
+        ws_json_str(out, err->msg);
+        fputs(", \"history_csv\": ", out);
+        ws_json_str(out, hbuf);
+        fputs("}", out);
+        rc = 0;
+        goto out;
+    }
+    for (size_t p = 0; p < n; p++)
+        if (!p || res[p].cell.pair != res[p - 1].cell.pair) {
+            if (note_study_pair(c, &cfg, res[p].cell.pair, res[p].cell.policy)) {
+                ws_fail(err, "out of memory");
+                goto out;
+            }
+        }
+    const ws_study_pair *first = res[0].cell.policy;
+    fputs("{\"cells\": ", out);
+    if (ws_report_cells(out, WS_FMT_JSON, res, n, first->bso, first->plo, &wi, &first->prov)) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
+    fputs(", \"status\": \"ok\", \"error\": null, \"history_csv\": ", out);
+    ws_json_str(out, hbuf);
+    fputs("}", out);
+    api_tick(c, (double)n, (double)n, 1);
+    rc = 0;
+out:
+    if (hf) fclose(hf);
+    free(hbuf);
+    ws_whatif_free(&wi);
+    free(res);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ pareto */
+
+int api_pareto(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_traces tr = {0};
+    ws_job_table jt = {0};
+    ws_pareto par = {0};
+    ws_whatif wi = {0};
+    ws_csv_limits lim;
+    int rc = -1;
+    ws_run_config_init(&cfg);
+    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_apply_job(c, &cfg, err)
+        || api_relabel_axes(&cfg, err))
+        goto out;
+    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1) {
+        ws_fail(err, "pareto takes one GPU, one workload and one eta");
+        goto out;
+    }
+    if (ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
+        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
+        goto out;
+    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
+        : ws_study_workload(&cfg, &cat, cfg.workloads[0], err);
+    ws_study_env env = {api_traces(c, NULL), &cat, NULL, &lim, 0, &wi};
+    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
+    api_note_whatif(c, &wi);
+    if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, err)
+        || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, 1, err)
+        || ws_pareto_compute(&jt.job, &par, err))
+        goto out;
+    ws_report_pareto(out, WS_FMT_JSON, &jt.job, &par, &wi);
+    rc = 0;
+out:
+    ws_whatif_free(&wi);
+    ws_pareto_free(&par);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ plan */
+
+int api_plan(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_traces tr = {0};
+    ws_job_table jt = {0};
+    ws_whatif wi = {0};
+    ws_plan plan = {0};
+    ws_csv_limits lim;
+    ws_policy_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    int rc = -1;
+    long seeds = 20;
+    ws_run_config_init(&cfg);
+    const char *s = api_get(c, "seeds"), *policies = api_get(c, "policies");
+    if (s) {
+        char *end;
+        errno = 0;
+        seeds = strtol(s, &end, 10);
+        if (end == s || *end || errno || seeds < 1 || seeds > 1000) {
+            api_usage(c, err, "--seeds '%s' is not an integer in 1..1000", s);
+            goto out;
+        }
+    }
+    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_relabel_axes(&cfg, err)
+        || api_apply_job(c, &cfg, err))
+        goto out;
+    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
+        || cfg.n_betas != 1) {
+        api_usage(c, err, "takes one GPU, one workload, one eta and one beta");
+        goto out;
+    }
+    if (ws_policy_pairs_parse(policies ? policies : "zeus:jit", &pairs, &n_pairs, err))
+        goto out;
+    ws_registry *reg = api_registry(c, err);
+    if (!reg || ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
+        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
+        goto out;
+    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
+        : ws_study_workload(&cfg, &cat, cfg.workloads[0], err);
+    ws_study_env env = {api_traces(c, NULL), &cat, reg, &lim, 0, &wi};
+    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
+    api_note_whatif(c, &wi);
+    if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, err)
+        || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, 1, err))
+        goto out;
+    long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
+    api_tick(c, 0, (double)n_pairs, 1);
+    if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, err)) {
+        if (!c->cancelled && strstr(err->msg, ": seed ") && n_pairs)
+            c->status = WS_API_FAILED;
+        for (size_t i = 0; i < n_pairs; i++)
+            if (api_sim_status(err->msg, pairs[i].bso, pairs[i].plo) == WS_API_POLICY)
+                c->status = WS_API_POLICY;
+        goto out;
+    }
+    for (size_t i = 0; i < n_pairs; i++) {
+        char bsha[65] = "", psha[65] = "";
+        ws_error ignored;
+        const ws_bso_type *bt = ws_registry_bso(reg, pairs[i].bso, &ignored);
+        const ws_plo_type *pt = ws_registry_plo(reg, pairs[i].plo, &ignored);
+        if (bt) ws_registry_sha256(reg, bt, bsha, &ignored);
+        if (pt) ws_registry_sha256(reg, pt, psha, &ignored);
+        if (api_note_pair(c, plan.policies[i].label, pairs[i].bso, pairs[i].plo, "", "", bsha,
+                          psha)) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+    ws_report_plan(out, WS_FMT_JSON, &plan, &wi);
+    api_tick(c, (double)n_pairs, (double)n_pairs, 1);
+    rc = 0;
+out:
+    ws_plan_free(&plan);
+    ws_policy_pairs_free(pairs, n_pairs);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_whatif_free(&wi);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ sweep */
+
+/* "SIZE[K|M|G|T]" in bytes, at least 1 MiB; 0 when not one (as the CLI's
+ * --cell-memory). */
+static size_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)s[0])) return 0;
+    double v = strtod(s, &end);
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && !strcmp(end, "iB")) end += 2;
+    else if (!strcmp(end, "B")) end++;
+    if (errno || *end || !(v >= 0)) return 0;
+    double bytes = ldexp(v, shift);
+    if (!(bytes >= 1048576.0) || bytes > ldexp(1.0, 50)) return 0;
+    return (size_t)bytes;
+}
+
+typedef struct sweep_history {
+    FILE *f;
+    const ws_whatif *wi;
+    ws_study_pair *pairs;
+    int oom;
+} sweep_history;
+
+static void history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
+                          size_t n, const ws_sim_totals *tot, const char *error)
+{
+    sweep_history *h = ctx;
+    if (!h->pairs) {
+        h->pairs = calloc(s->n_pairs, sizeof *h->pairs);
+        if (!h->pairs) { h->oom = 1; return; }
+        for (size_t p = 0; p < s->n_pairs; p++)
+            snprintf(h->pairs[p].label, sizeof h->pairs[p].label, "%s", s->pairs[p].label);
+    }
+    size_t ax[6];
+    ws_sweep_axes(s, i, ax);
+    ws_cell c = {i, s->gpus[ax[1]], s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]],
+                 s->seeds[ax[5]], ax[0], &h->pairs[ax[0]]};
+    for (size_t k = 0; k < n; k++) ws_report_history_row_status(h->f, &c, &runs[k], h->wi);
+    if (error) ws_report_history_failed(h->f, &c, tot, h->wi, error);
+}
+
+static int sweep_tick(void *ctx, size_t done, size_t total)
+{
+    return api_tick(ctx, (double)done, (double)total, done == total);
+}
+
+static void write_summary(FILE *f, const void *s) { ws_sweep_write_json(f, s); }
+static void write_curves(FILE *f, const void *s) { ws_sweep_write_curves(f, s); }
+
+int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_run_config cfg;
+    ws_catalogue cat = {0};
+    ws_whatif wi = {0};
+    ws_policy_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    ws_sweep sw = {0};
+    char *hbuf = NULL;
+    size_t hlen = 0;
+    sweep_history ho = {0};
+    int rc = -1, keep = api_flag(c, "keep-history"), isolate = api_flag(c, "isolate");
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    double cell_timeout = 0;
+    size_t cell_memory = 0;
+    const char *v;
+    if (threads < 1) threads = 1;
+    if ((v = api_get(c, "threads"))) {
+        char *end;
+        threads = strtol(v, &end, 10);
+        if (!*v || *end || threads < 1 || threads > 256) {
+            ws_run_config_init(&cfg);
+            api_usage(c, err, "--threads '%s' is not an integer in 1..256", v);
+            goto out;
+        }
+    }
+    if ((v = api_get(c, "cell-timeout"))) {
+        char *end;
+        cell_timeout = strtod(v, &end);
+        if (end == v || *end || !(cell_timeout > 0) || cell_timeout > 1e6) {
+            ws_run_config_init(&cfg);
+            api_usage(c, err, "--cell-timeout '%s' is not a number of seconds in (0, 1e6]", v);
+            goto out;
+        }
+    }
+    if ((v = api_get(c, "cell-memory")) && !(cell_memory = parse_size(v))) {
+        ws_run_config_init(&cfg);
+        api_usage(c, err, "--cell-memory '%s' is not a size from 1M to 1024T (a number of"
+                  " bytes, or with K, M, G or T)", v);
+        goto out;
+    }
+    if ((cell_timeout > 0 || cell_memory) && !isolate) {
+        ws_run_config_init(&cfg);
+        api_usage(c, err, "%s needs --isolate (only a child process can be limited)",
+                  cell_timeout > 0 ? "--cell-timeout" : "--cell-memory");
+        goto out;
+    }
+    if (keep && isolate) {
+        ws_run_config_init(&cfg);
+        api_usage(c, err, "--keep-history is not available with --isolate (a simulation's"
+                  " runs stay in its child process)");
+        goto out;
+    }
+    if (load_config(c, &cfg, 0, err) || api_apply_config(c, &cfg, err) || allow(c, err)
+        || ws_run_config_validate(&cfg, err))
+        goto out;
+    if (!cfg.path[0]) {              /* named in messages: "PATH: the run plan is ..." */
+        free(cfg.path);
+        if (!(cfg.path = strdup("sweep"))) { ws_fail(err, "out of memory"); goto out; }
+    }
+    if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
+    if ((v = api_get(c, "policies"))) {
+        if (ws_policy_pairs_parse(v, &pairs, &n_pairs, err)) goto out;
+    } else if (config_plugins(&cfg, err)
+               || ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, err)) {
+        goto out;
+    }
+    ws_registry *reg = api_registry(c, err);
+    ws_csv_limits lim;
+    if (!reg || api_limits(c, &lim, err) || api_catalogue(c, &cat, err)
+        || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
+        goto out;
+    ws_study_env env = {api_traces(c, &cfg), &cat, reg, &lim, 0, &wi};
+    for (size_t g = 0; g < cfg.n_gpus; g++)
+        if (api_note_traces(c, env.traces_dir, cfg.gpus[g])) { ws_fail(err, "out of memory"); goto out; }
+    api_note_whatif(c, &wi);
+    ws_sweep_opts so = {.threads = (int)threads, .isolate = isolate,
+                        .cell_timeout = cell_timeout, .cell_memory = cell_memory,
+                        .curves = api_flag(c, "curves"), .tick = sweep_tick, .tick_ctx = c};
+    if (keep) {
+        if (!(ho.f = open_memstream(&hbuf, &hlen))) { ws_fail(err, "out of memory"); goto out; }
+        ws_report_history_header_status(ho.f, &wi);
+        ho.wi = &wi;
+        so.history = history_write;
+        so.history_ctx = &ho;
+    }
+    int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, err);
+    if (run_rc == -2) c->status = WS_API_IO;
+    if (run_rc) goto out;
+    if (ho.oom) { ws_fail(err, "out of memory"); goto out; }
+    for (size_t p = 0; p < sw.n_pairs; p++) {
+        const ws_policy_pair *q = &sw.pairs[p];
+        if (api_note_pair(c, q->label, q->bso, q->plo, q->bso_params, q->plo_params,
+                          q->bso_sha256, q->plo_sha256)) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+    fputs("{\"n_failed\": ", out);
+    fprintf(out, "%zu", sw.n_failed);
+    if (api_json_text(out, "summary_json", write_summary, &sw, err)) goto out;
+    if (so.curves) {
+        if (api_json_text(out, "curves_csv", write_curves, &sw, err)) goto out;
+    } else {
+        fputs(", \"curves_csv\": null", out);
+    }
+    if (ws_sweep_io_error(&sw, err)) { c->status = WS_API_IO; goto out; }
+    fputs(", \"history_csv\": ", out);
+    if (keep) {
+        if (fflush(ho.f)) { ws_fail(err, "out of memory"); goto out; }
+        ws_json_str(out, hbuf);
+    } else {
+        fputs("null", out);
+    }
+    fputs("}", out);
+    rc = 0;
+out:
+    if (ho.f) fclose(ho.f);
+    free(hbuf);
+    free(ho.pairs);
+    ws_sweep_free(&sw);
+    ws_whatif_free(&wi);
+    ws_policy_pairs_free(pairs, n_pairs);
+    ws_catalogue_free(&cat);
+    ws_run_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ traces */
+
+int api_trace_check(ws_api_call *c, FILE *out, ws_error *err)
+{
+    const char *dir = api_get(c, "dir");
+    if (!dir) return api_usage(c, err, "needs a trace folder DIR");
+    ws_csv_limits lim;
+    ws_catalogue cat = {0};
+    ws_trace_check chk = {0};
+    int rc = -1;
+    if (api_limits(c, &lim, err) || api_catalogue(c, &cat, err)
+        || ws_trace_check_run(dir, &lim, &cat, &chk, err))
+        goto out;
+    if (api_note_traces(c, dir, NULL)) { ws_fail(err, "out of memory"); goto out; }
+    for (int g = 0; g < chk.n_gpus; g++)
+        if (api_note_traces(c, dir, chk.gpus[g])) { ws_fail(err, "out of memory"); goto out; }
+    ws_trace_check_print(out, &chk, 1);
+    rc = 0;
+out:
+    ws_trace_check_free(&chk);
+    ws_catalogue_free(&cat);
+    return rc;
+}
+
+static void json_warnings(FILE *out, const ws_warnings *w)
+{
+    fputs(", \"warnings\": [", out);
+    for (size_t i = 0; i < w->n; i++) {
+        if (i) fputs(", ", out);
+        ws_json_str(out, w->msg[i]);
+    }
+    fputc(']', out);
+}
+
+/* The folder's lock, then the table: an I/O failure is WS_API_IO. */
+static int write_table(ws_api_call *c, const char *out, const char *path,
+                       int (*write)(const void *, const char *, ws_error *), const void *table,
+                       ws_error *err)
+{
+    if (ws_outdir_lock(out, err)) return -1;
+    if (write(table, path, err)) {
+        c->status = WS_API_IO;
+        return -1;
+    }
+    return 0;
+}
+
+static int write_power(const void *t, const char *path, ws_error *err)
+{
+    return ws_power_table_write(t, path, err);
+}
+
+static int write_train(const void *t, const char *path, ws_error *err)
+{
+    return ws_train_table_write(t, path, err);
+}
+
+static int positive(const ws_api_call *c, const char *opt, const char *what, double *v,
+                    ws_error *err)
+{
+    const char *s = api_get(c, opt);
+    if (!s) return 0;
+    char *end;
+    *v = strtod(s, &end);
+    if (end == s || *end || !isfinite(*v) || !(*v > 0))
+        return api_usage(c, err, "--%s: expected %s, got '%s'", opt, what, s);
+    return 0;
+}
+
+int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
+{
+    const char *gpu = api_get(c, "gpu"), *epochs = api_get(c, "epochs");
+    const char *gpus = api_get(c, "gpus"), *dir = api_get(c, "out"), *tz = api_get(c, "log-tz");
+    const char *kinds[3] = {"nvidia-smi", "dcgm", "zeus-monitor"}, *log = NULL;
+    int kind = -1;
+    for (int k = 0; k < 3; k++)
+        if (api_get(c, kinds[k])) {
+            if (log) return api_usage(c, err, "takes one of --nvidia-smi, --dcgm, --zeus-monitor");
+            log = api_get(c, kinds[k]);
+            kind = k;
+        }
+    ws_power_import in = {0};
+    in.max_gap = 5;
+    in.match_tolerance = 1;
+    if (tz && ws_parse_tz(tz, &in.tz_offset))
+        return api_usage(c, err, "--log-tz: expected +HH:MM or -HH:MM, got '%s'", tz);
+    if (positive(c, "max-gap", "a positive number", &in.max_gap, err)
+        || positive(c, "match-tolerance", "positive seconds", &in.match_tolerance, err))
+        return -1;
+    if (!gpu) return api_usage(c, err, "needs --gpu NAME");
+    char why[64];
+    if (ws_name_check(gpu, why, sizeof why))
+        return api_usage(c, err, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
+    if (!epochs) return api_usage(c, err, "needs --epochs EPOCHS.csv");
+    if (!log) return api_usage(c, err, "needs --nvidia-smi LOG, --dcgm FILE or --zeus-monitor LOG");
+    ws_csv_limits lim;
+    ws_telemetry tel = {0};
+    ws_warnings w = {0};
+    ws_power_table table = {0};
+    char **ids = NULL, *copy = NULL, path[4096] = "";
+    size_t n_ids = 0;
+    int rc = -1;
+    if (api_limits(c, &lim, err)) goto out;
+    if (gpus) {
+        size_t cap = 1;
+        for (const char *p = gpus; *p; p++) cap += *p == ',';
+        if (!(copy = strdup(gpus)) || !(ids = calloc(cap, sizeof *ids))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        char *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            ids[n_ids++] = t;
+        if (!n_ids) {
+            api_usage(c, err, "--gpus: expected a list like 0,1, got '%s'", gpus);
+            goto out;
+        }
+    }
+    if (dir) {
+        snprintf(path, sizeof path, "%s/summary_power_%s.csv", dir, gpu);
+        ws_outfile_set_force(api_flag(c, "force"));
+        if (ws_outfile_check(path, err)) goto out;      /* before any work */
+    }
+    in.epochs_path = epochs;
+    in.tel = &tel;
+    in.lim = &lim;
+    int r = kind == 0 ? ws_import_nvsmi(log, &lim, &tel, &w, err)
+          : kind == 1 ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
+                                       : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, err)
+          : ws_import_zeusmon(log, &lim, &tel, &w, err);
+    if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", err)
+        || ws_telemetry_prepare(&tel, &w, err) || ws_import_power(&in, &table, &w, err))
+        goto out;
+    if (dir && write_table(c, dir, path, write_power, &table, err)) goto out;
+    fputs("{\"rows\": [", out);
+    for (size_t i = 0; i < table.n; i++) {
+        const ws_power_out_row *q = &table.rows[i];
+        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
+        ws_json_str(out, q->dataset);
+        fputs(", \"network\": ", out);
+        ws_json_str(out, q->network);
+        fputs(", \"optimizer\": ", out);
+        ws_json_str(out, q->optimizer);
+        fprintf(out, ", \"batch_size\": %d, \"power_limit\": %d, \"epochs\": %d,"
+                " \"time_per_epoch\": ", q->bs, q->pl, q->epochs);
+        ws_json_num(out, q->time_per_epoch);
+        fputs(", \"average_power\": ", out);
+        ws_json_num(out, q->average_power);
+        fputc('}', out);
+    }
+    fputs("], \"gpus\": [", out);
+    for (size_t k = 0; k < tel.n_gpu; k++) {
+        if (k) fputs(", ", out);
+        ws_json_str(out, tel.gpu[k].id);
+    }
+    fputc(']', out);
+    json_warnings(out, &w);
+    fputs(", \"written\": ", out);
+    if (dir) ws_json_str(out, path);
+    else fputs("null", out);
+    fputc('}', out);
+    rc = 0;
+out:
+    ws_power_table_free(&table);
+    ws_telemetry_free(&tel);
+    ws_warnings_free(&w);
+    free(ids);
+    free(copy);
+    return rc;
+}
+
+int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
+{
+    const char *runs = api_get(c, "runs"), *target = api_get(c, "target-metric");
+    const char *dir = api_get(c, "out");
+    int higher = api_flag(c, "higher-is-better"), lower = api_flag(c, "lower-is-better");
+    if (!runs) return api_usage(c, err, "needs --runs METRICS.csv");
+    if (!target) return api_usage(c, err, "needs --target-metric X");
+    if (higher && lower)
+        return api_usage(c, err, "--higher-is-better and --lower-is-better exclude each other");
+    ws_train_import in = {runs, target, 0, lower, NULL};
+    if (ws_parse_number(target, &in.target))
+        return api_usage(c, err, "--target-metric: expected a number, got '%s'", target);
+    ws_csv_limits lim;
+    ws_warnings w = {0};
+    ws_train_table table = {0};
+    char path[4096] = "";
+    int rc = -1;
+    in.lim = &lim;
+    if (api_limits(c, &lim, err)) goto out;
+    if (dir) {
+        snprintf(path, sizeof path, "%s/summary_train.csv", dir);
+        ws_outfile_set_force(api_flag(c, "force"));
+        if (ws_outfile_check(path, err)) goto out;
+    }
+    if (ws_import_train(&in, &table, &w, err)) goto out;
+    if (dir && write_table(c, dir, path, write_train, &table, err)) goto out;
+    fputs("{\"rows\": [", out);
+    for (size_t i = 0; i < table.n; i++) {
+        const ws_train_out_row *q = &table.rows[i];
+        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
+        ws_json_str(out, q->dataset);
+        fputs(", \"network\": ", out);
+        ws_json_str(out, q->network);
+        fputs(", \"optimizer\": ", out);
+        ws_json_str(out, q->optimizer);
+        fprintf(out, ", \"batch_size\": %d, \"learning_rate\": ", q->bs);
+        ws_json_str(out, q->lr);
+        fprintf(out, ", \"run\": %ld, \"target_metric\": ", q->run);
+        ws_json_num(out, in.target);
+        fputs(", \"target_epoch\": ", out);
+        if (q->target_epoch > 0) fprintf(out, "%ld", q->target_epoch);
+        else fputs("null", out);
+        fputc('}', out);
+    }
+    fputs("]", out);
+    json_warnings(out, &w);
+    fputs(", \"written\": ", out);
+    if (dir) ws_json_str(out, path);
+    else fputs("null", out);
+    fputc('}', out);
+    rc = 0;
+out:
+    ws_train_table_free(&table);
+    ws_warnings_free(&w);
+    return rc;
+}
+
+/* ------------------------------------------------------------ lists */
+
+int api_workloads(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_catalogue cat = {0};
+    if (api_catalogue(c, &cat, err)) {
+        ws_catalogue_free(&cat);
+        return -1;
+    }
+    fputc('[', out);
+    for (size_t i = 0; i < cat.n; i++) {
+        const ws_workload_spec *w = &cat.items[i];
+        fputs(i ? ",\n  {\"workload\": " : "\n  {\"workload\": ", out);
+        ws_json_str(out, w->name);
+        fputs(", \"dataset\": ", out);
+        ws_json_str(out, w->dataset);
+        fputs(", \"network\": ", out);
+        ws_json_str(out, w->network);
+        fputs(", \"optimizer\": ", out);
+        ws_json_str(out, w->optimizer);
+        fputs(", \"target_metric\": ", out);
+        ws_json_num(out, w->target_metric);
+        fprintf(out, ", \"max_epochs\": %d, \"b0\": %d, \"display\": ", w->max_epochs, w->b0);
+        ws_json_str(out, ws_catalogue_workload_display(&cat, w->name));
+        fputc('}', out);
+    }
+    fputs("]", out);
+    ws_catalogue_free(&cat);
+    return 0;
+}
+
+int api_gpus(ws_api_call *c, FILE *out, ws_error *err)
+{
+    char **gpus;
+    const char *dir = api_traces(c, NULL);
+    int n = ws_trace_gpus(dir, &gpus, err);
+    if (n < 0) return -1;
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", out);
+        ws_json_str(out, gpus[i]);
+        free(gpus[i]);
+    }
+    fputc(']', out);
+    free(gpus);
+    if (n == 0) return ws_fail(err, "%s: no summary_power_<gpu>.csv[.gz] files", dir);
+    return 0;
+}
+
+static void json_params(FILE *out, const ws_param_spec *ps)
+{
+    static const char *kinds[] = {"", "int", "number", "bool", "string"};
+    fputs("[", out);
+    for (size_t i = 0; ps && ps[i].name; i++) {
+        const ws_param_spec *p = &ps[i];
+        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+        ws_json_str(out, p->name);
+        fprintf(out, ", \"kind\": \"%s\", \"default\": ", kinds[p->kind]);
+        switch (p->kind) {
+        case WS_PARAM_INT: fprintf(out, "%ld", p->def.i); break;
+        case WS_PARAM_DOUBLE: ws_json_num(out, p->def.d); break;
+        case WS_PARAM_BOOL: fputs(p->def.b ? "true" : "false", out); break;
+        case WS_PARAM_STRING: ws_json_str(out, p->def.s ? p->def.s : ""); break;
+        }
+        if (p->kind == WS_PARAM_INT || p->kind == WS_PARAM_DOUBLE) {
+            fputs(", \"min\": ", out);
+            ws_json_num(out, p->min);
+            fputs(", \"max\": ", out);
+            ws_json_num(out, p->max);
+        }
+        fputs(", \"help\": ", out);
+        ws_json_str(out, p->help ? p->help : "");
+        fputc('}', out);
+    }
+    fputs("]", out);
+}
+
+int api_policies(ws_api_call *c, FILE *out, ws_error *err)
+{
+    ws_registry *reg = api_registry(c, err);
+    if (!reg || ws_registry_scan(reg, err)) return -1;
+    for (size_t i = 0; i < c->n_v; i++)
+        if (!strcmp(c->v[i].opt->name, "plugin") && ws_registry_load_file(reg, c->v[i].value, err))
+            return -1;
+    for (int kind = 0; kind < 2; kind++) {
+        fputs(kind ? ", \"plo\": [" : "{\"bso\": [", out);
+        size_t n = kind ? ws_registry_n_plo(reg) : ws_registry_n_bso(reg);
+        for (size_t i = 0; i < n; i++) {
+            const ws_bso_type *b = kind ? NULL : ws_registry_bso_at(reg, i);
+            const ws_plo_type *p = kind ? ws_registry_plo_at(reg, i) : NULL;
+            fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+            ws_json_str(out, b ? b->name : p->name);
+            fputs(", \"summary\": ", out);
+            const char *sum = b ? b->summary : p->summary;
+            ws_json_str(out, sum ? sum : "");
+            fputs(", \"file\": ", out);
+            ws_json_str(out, kind ? ws_registry_plo_file(reg, i) : ws_registry_bso_file(reg, i));
+            fputs(", \"params\": ", out);
+            json_params(out, b ? b->params : p->params);
+            fputc('}', out);
+        }
+        fputs("]", out);
+    }
+    fputs("}", out);
+    return 0;
+}

@@ -1,0 +1,132 @@
+/*
+ * The library API (wattsim/api.h) from C, for the sanitizers and valgrind
+ * (the Python package's tests, python/tests, cover it from Python in the
+ * plain build): results and their provenance, the status and one line of
+ * an error, options checked, a live descriptor, the hook stopping a sweep.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wattsim/api.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+#define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
+
+static ws_api_call *call(const char *cmd, const char *const *kv)
+{
+    ws_api_call *c = ws_api_call_new(cmd);
+    cr_assert(c);
+    cr_assert_eq(ws_api_set(c, "traces", TRACES), WS_API_OK);
+    cr_assert_eq(ws_api_set(c, "catalogue", CATALOGUE), WS_API_OK);
+    for (; kv && kv[0]; kv += 2) cr_assert_eq(ws_api_set(c, kv[0], kv[1]), WS_API_OK, "%s", kv[0]);
+    return c;
+}
+
+/* Occurrences of s in text. */
+static int count(const char *text, const char *s)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, s)); p += strlen(s)) n++;
+    return n;
+}
+
+Test(api, simulate_result_and_provenance)
+{
+    ws_api_call *c = call("simulate", (const char *const[]){"workload", "cifar100", "seed", "1",
+                                                           "recurrences", "3", NULL});
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s", ws_api_error(c));
+    cr_expect(strstr(json, "{\"provenance\": {\"wattsim\": "));
+    cr_expect(strstr(json, "\"summary_power_v100.csv\": \"f0b066dd1a451bd7"));
+    cr_expect(strstr(json, "\"policy\": \"zeus+jit\""));
+    /* the first run by hand-checked figures (docs/python.md shows them) */
+    cr_expect(strstr(json, "{\"recurrence\": 1, \"try\": 1, \"bs\": 1024, \"pl\": 175"));
+    cr_expect_eq(count(json, "\"recurrence\": "), 3);
+    cr_expect_str_eq(ws_api_error(c), "");
+    ws_api_free(json);
+    /* a call runs once */
+    cr_expect_eq(ws_api_run(c, NULL, &json), WS_API_MISUSE);
+    cr_expect_null(json);
+    ws_api_call_free(c);
+}
+
+Test(api, errors_are_one_line_with_a_status)
+{
+    ws_api_call *c = call("pareto", (const char *const[]){"workload", "nope", NULL});
+    char *json = (char *)1;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_INPUT);
+    cr_expect_null(json);
+    cr_expect_str_eq(ws_api_error(c), "--workload: unknown workload 'nope' (known: cifar100,"
+                     " imagenet, squad, librispeech, movielens-1m, sentiment140; or define it"
+                     " inline with `job:` in a config)");
+    ws_api_call_free(c);
+    c = ws_api_call_new("simulate");
+    cr_expect_eq(ws_api_set(c, "etaa", "0.5"), WS_API_MISUSE);
+    cr_expect_str_eq(ws_api_error(c), "simulate: unknown option 'etaa'");
+    ws_api_call_free(c);
+    cr_expect_null(ws_api_call_new("nope"));
+    c = call("simulate", (const char *const[]){"workload", "cifar100", "eta", "2", NULL});
+    cr_expect_eq(ws_api_run(c, NULL, &json), WS_API_INPUT);
+    cr_expect(!strncmp(ws_api_error(c), "--eta must be", 13), "%s", ws_api_error(c));
+    ws_api_call_free(c);
+}
+
+/* A live BSO: always b0. */
+static int b_create(void *s, const ws_value *v, const ws_host *h) { return 0; }
+static void b_destroy(void *s) {}
+static int b_register(void *s, const ws_job *j, const ws_ctx *x) { return 0; }
+static int b_predict(void *s, const ws_job *j, const ws_ctx *x, int *bs)
+{
+    *bs = j->b0;
+    return 0;
+}
+static int b_observe(void *s, const ws_job *j, const ws_ctx *x, int bs, double c, int r)
+{
+    return 0;
+}
+static const ws_bso_type always_b0 = {
+    .abi_version = WS_ABI_VERSION, .name = "always-b0", .summary = "b0", .state_size = 8,
+    .create = b_create, .destroy = b_destroy, .register_job = b_register,
+    .predict = b_predict, .observe = b_observe};
+
+Test(api, live_descriptor)
+{
+    ws_api_call *c = call("simulate", (const char *const[]){"workload", "squad", "recurrences",
+                                                           "4", NULL});
+    char key[32];
+    cr_assert_eq(ws_api_add_bso(c, &always_b0, "test.always_b0", NULL, key, sizeof key),
+                 WS_API_OK);
+    cr_expect_str_eq(key, "py:@live:1");
+    cr_assert_eq(ws_api_set(c, "bso", key), WS_API_OK);
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s", ws_api_error(c));
+    cr_expect_eq(count(json, "\"bs\": 32,"), 4, "%s", json);   /* squad's b0, every run */
+    cr_expect(strstr(json, "\"bso_origin\": \"test.always_b0\""));
+    ws_api_free(json);
+    ws_api_call_free(c);
+}
+
+static int stop_at_once(void *ctx, double done, double total)
+{
+    ++*(int *)ctx;
+    return 1;
+}
+
+Test(api, hook_cancels_a_sweep)
+{
+    ws_api_call *c = call("sweep", (const char *const[]){"workload", "cifar100", "seed",
+                                                        "1..40", "threads", "1", NULL});
+    int calls = 0;
+    ws_api_hooks h = {sizeof h, stop_at_once, &calls, NULL};
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, &h, &json), WS_API_CANCELLED, "%s", ws_api_error(c));
+    cr_expect_str_eq(ws_api_error(c), "cancelled");
+    cr_expect_eq(calls, 1);
+    ws_api_call_free(c);
+    volatile int flag = 1;
+    c = call("sweep", (const char *const[]){"workload", "cifar100", "seed", "1..40", NULL});
+    ws_api_hooks h2 = {sizeof h2, NULL, NULL, &flag};
+    cr_expect_eq(ws_api_run(c, &h2, &json), WS_API_CANCELLED);
+    ws_api_call_free(c);
+}
