@@ -672,7 +672,7 @@ static int simulate_pair(const ws_whatif *w, double eta, const char *bso, const 
     ws_bso *b = ws_bso_new(bt, bv, 1, err);
     ws_plo *p = ws_plo_new(pt, pv, 1, err);
     cr_assert(b && p, "%s", err->msg);
-    ws_sim_params sp = {n, 1, NULL};
+    ws_sim_params sp = {.recurrences = n, .seed = 1};
     memset(out, 0, sizeof *out);
     int rc = ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, err);
     ws_bso_free(b);

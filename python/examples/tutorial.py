@@ -71,11 +71,12 @@ if plt:
     fig.tight_layout()
     fig.savefig(os.path.join(out, "policies.png"), dpi=150)
 
-# 3. A plan under a carbon series: what to set, and when learning pays off.
+# 3. A plan under a carbon series, one recurrence a day (a varying series needs a
+#    schedule, so every policy runs on the same clock): what to set, when learning pays off.
 carbon = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces",
                       "fetched", "carbon", "miso_mason_city_2022-10.csv")
 plan = wattsim.plan(gpu="v100", workload="librispeech", recurrences=40, seeds=5,
-                    carbon=carbon, policies="zeus:jit,default:carbon")
+                    carbon=carbon, every="24h", policies="zeus:jit,default:carbon")
 rec = plan.attrs["recommended"]
 print("\nplan: set bs %d at %d W (cost %.4g per run against %.4g by default)"
       % (rec["bs"], rec["pl"], rec["cost"], plan.attrs["default"]["cost"]))

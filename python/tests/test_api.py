@@ -156,29 +156,30 @@ def test_input_errors_name_the_option():
 
 
 EPOCHS = ("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
-          "d,n,o,8,100,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
-          "d,n,o,8,100,2,2026-01-15T00:00:01,2026-01-15T00:00:02.5\n"
-          "d,n,o,8,150,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n")
+          "d,n,o,8,200,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
+          "d,n,o,8,200,2,2026-01-15T00:00:01,2026-01-15T00:00:02.5\n"
+          "d,n,o,8,250,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n")
 
 
 def test_trace_import_power_and_check(tmp_path):
     """tests/test_import.c's trapezoid: 100 W to 4 s, 200 W from 6 s, then
-    its mirror image; the knob means by hand: (8, 100) 2.5 s at 158.75 W,
-    (8, 150) 10 s at 150 W."""
+    its mirror image; the knob means by hand: (8, 200) 2.5 s at 158.75 W,
+    (8, 250) 10 s at 150 W (limits the log's power.limit column agrees with,
+    and no GPU above its limit)."""
     (tmp_path / "epochs.csv").write_text(EPOCHS)
     rows = ["timestamp, index, power.draw [W], power.limit [W]"]
     for t in range(21):           # the trapezoid and its mirror image (20 - t)
         m = 20 - t if t > 10 else t
         w = 100 if m <= 4 else 200 if m >= 6 else 100 + 50 * (m - 4)
-        rows.append("2026/01/15 00:00:%02d.000, 0, %.2f W, 250.00 W" % (t, w))
+        rows.append("2026/01/15 00:00:%02d.000, 0, %.2f W, %d.00 W" % (t, w, 200 if t < 10 else 250))
     (tmp_path / "nv.csv").write_text("\n".join(rows) + "\n")
     df = wattsim.trace.import_power(gpu="g", epochs=str(tmp_path / "epochs.csv"),
                                     nvidia_smi=str(tmp_path / "nv.csv"),
                                     out=str(tmp_path / "traces"))
     got = {(r["batch_size"], r["power_limit"]): (r["time_per_epoch"], r["average_power"])
            for r in df.to_dict("records")}
-    assert got[(8, 100)] == pytest.approx((2.5, 158.75), rel=1e-9)
-    assert got[(8, 150)] == pytest.approx((10, 150), rel=1e-9)
+    assert got[(8, 200)] == pytest.approx((2.5, 158.75), rel=1e-9)
+    assert got[(8, 250)] == pytest.approx((10, 150), rel=1e-9)
     assert df.attrs["written"] == str(tmp_path / "traces" / "summary_power_g.csv")
     subprocess.run([CLI, "trace", "import", "power", "--gpu", "g", "--epochs",
                     str(tmp_path / "epochs.csv"), "--nvidia-smi", str(tmp_path / "nv.csv"),

@@ -101,7 +101,7 @@ def test_bad_module_and_config_opt_in(tmp_path):
 
 def test_policy_check_accepts_python():
     r = wattsim("policy", "check", JIT, "--jobs", "10")
-    assert r.stdout.splitlines()[-1] == JIT + ": 0 checks failed"
+    assert r.stdout.splitlines()[-1].startswith(JIT + ": 0 checks failed; wattsim ")
     r = wattsim("policy", "check", "py:wstest_policies:Boom", "--jobs", "10", check=False)
     assert r.returncode == 1 and "FAIL one-size       bso py-boom: predict failed: KeyError:" \
         " 'missing'" in r.stdout

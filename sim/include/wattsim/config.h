@@ -100,6 +100,23 @@ void ws_policy_ref_free(ws_policy_ref *p);
 enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
        WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_PRICE_TZ, WS_WI_PRICE_LABEL,
        WS_WI_EVERY, WS_WI_DEFER, WS_WI_COUNT };
+
+/* The what-ifs as options, one list for every front end (the CLI's
+ * getopt table, the library's keyword options of wattsim/api.h), so that
+ * a what-if added here is an option of both: X(ID, "option-name",
+ * "config_key", WS_WI_*), ID naming the CLI's WS_OPT_ID. */
+#define WS_WHATIF_OPTIONS(X)                                               \
+    X(POWER_CAP, "power-cap", "power_cap", WS_WI_POWER_CAP)                \
+    X(INPUT_STALL, "input-stall", "input_stall", WS_WI_INPUT_STALL)        \
+    X(IDLE_POWER, "idle-power", "idle_power", WS_WI_IDLE_POWER)            \
+    X(CARBON, "carbon", "carbon", WS_WI_CARBON)                            \
+    X(START, "start", "start", WS_WI_START)                                \
+    X(PRICE, "price", "price", WS_WI_PRICE)                                \
+    X(OBJECTIVE, "objective", "objective", WS_WI_OBJECTIVE)                \
+    X(PRICE_TZ, "price-tz", "price_tz", WS_WI_PRICE_TZ)                    \
+    X(PRICE_LABEL, "price-label", "price_label", WS_WI_PRICE_LABEL)        \
+    X(DEFER, "defer-up-to", "defer_up_to", WS_WI_DEFER)                    \
+    X(EVERY, "every", "every", WS_WI_EVERY)
 typedef struct ws_whatif_spec {
     double power_cap;             /* W, > 0 */
     double input_stall;           /* fraction of wall time, in [0, 1) */

@@ -49,14 +49,8 @@ void ws_api_free(void *p) { free(p); }
 #define TRACE_OPTS                                                          \
     {"traces", K_STR, NULL, 0}, {"catalogue", K_STR, NULL, 0},              \
     {"max-trace-bytes", K_STR, NULL, 0}, {"verbose", K_FLAG, NULL, 0}
-#define WHATIF_OPTS                                                         \
-    {"power-cap", K_WHATIF, "power_cap", WS_WI_POWER_CAP},                  \
-    {"input-stall", K_WHATIF, "input_stall", WS_WI_INPUT_STALL},            \
-    {"idle-power", K_WHATIF, "idle_power", WS_WI_IDLE_POWER},               \
-    {"carbon", K_WHATIF, "carbon", WS_WI_CARBON},                           \
-    {"start", K_WHATIF, "start", WS_WI_START},                              \
-    {"price", K_WHATIF, "price", WS_WI_PRICE},                              \
-    {"objective", K_WHATIF, "objective", WS_WI_OBJECTIVE}
+#define WHATIF_OPT(id, name, key, slot) {name, K_WHATIF, key, slot},
+#define WHATIF_OPTS WS_WHATIF_OPTIONS(WHATIF_OPT)
 #define JOB_OPTS                                                            \
     {"job", K_STR, NULL, 0}, {"target", K_STR, NULL, 0},                    \
     {"max-epochs", K_STR, NULL, 0}, {"b0", K_STR, NULL, 0}
@@ -69,18 +63,18 @@ static const api_opt simulate_opts[] = {
     {"recurrences", K_CFG, "recurrences", 0}, {"bso", K_CFG, "bso.name", 0},
     {"plo", K_CFG, "plo.name", 0}, {"bso-param", K_LIST, NULL, 0},
     {"plo-param", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
-    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+    JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt pareto_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
-    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+    JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt plan_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
     {"beta", K_CFG, "beta", 0}, {"recurrences", K_CFG, "recurrences", 0},
     {"seeds", K_STR, NULL, 0}, {"policies", K_STR, NULL, 0},
-    JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+    JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt run_opts[] = {
     {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
-    ALLOW_OPTS, JOB_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+    ALLOW_OPTS, JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt sweep_opts[] = {
     {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"policies", K_STR, NULL, 0},
     {"threads", K_STR, NULL, 0}, {"isolate", K_FLAG, NULL, 0},
@@ -90,7 +84,7 @@ static const api_opt sweep_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
     {"beta", K_CFG, "beta", 0}, {"seed", K_CFG, "seed", 0},
     {"recurrences", K_CFG, "recurrences", 0},
-    ALLOW_OPTS, WHATIF_OPTS, TRACE_OPTS, END_OPTS};
+    ALLOW_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt check_opts[] = {
     {"dir", K_STR, NULL, 0}, {"catalogue", K_STR, NULL, 0},
     {"max-trace-bytes", K_STR, NULL, 0}, END_OPTS};

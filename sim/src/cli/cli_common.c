@@ -168,17 +168,9 @@ static const struct {
     const char *name, *key;
     int slot;
 } whatif_opts[] = {
-    {WS_OPT_POWER_CAP, "--power-cap", "power_cap", WS_WI_POWER_CAP},
-    {WS_OPT_INPUT_STALL, "--input-stall", "input_stall", WS_WI_INPUT_STALL},
-    {WS_OPT_IDLE_POWER, "--idle-power", "idle_power", WS_WI_IDLE_POWER},
-    {WS_OPT_CARBON, "--carbon", "carbon", WS_WI_CARBON},
-    {WS_OPT_START, "--start", "start", WS_WI_START},
-    {WS_OPT_PRICE, "--price", "price", WS_WI_PRICE},
-    {WS_OPT_OBJECTIVE, "--objective", "objective", WS_WI_OBJECTIVE},
-    {WS_OPT_PRICE_TZ, "--price-tz", "price_tz", WS_WI_PRICE_TZ},
-    {WS_OPT_PRICE_LABEL, "--price-label", "price_label", WS_WI_PRICE_LABEL},
-    {WS_OPT_EVERY, "--every", "every", WS_WI_EVERY},
-    {WS_OPT_DEFER, "--defer-up-to", "defer_up_to", WS_WI_DEFER},
+#define WHATIF_OPT(id, name_, key_, slot_) {WS_OPT_##id, "--" name_, key_, slot_},
+    WS_WHATIF_OPTIONS(WHATIF_OPT)
+#undef WHATIF_OPT
 };
 
 int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)

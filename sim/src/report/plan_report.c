@@ -59,6 +59,22 @@ static double pct(double saving, double base)
     return base != 0 ? 100 * saving / base : 0;
 }
 
+/* A list's item after `lead` (a comma, or nothing): on this line after a
+ * space, or on the next, indented, when it would pass column 78. Returns
+ * the column after it. */
+static int put_wrapped(FILE *f, int col, const char *lead, const char *item)
+{
+    int n = (int)strlen(item);
+    fputs(lead, f);
+    col += (int)strlen(lead);
+    if (col + 1 + n > 78) {
+        fprintf(f, "\n  %s", item);
+        return 2 + n;
+    }
+    fprintf(f, " %s", item);
+    return col + 1 + n;
+}
+
 void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *wi)
 {
     const ws_job *j = p->job;
@@ -157,25 +173,36 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     fputs(".\n", f);
     if (p->n_eligible < p->n_bs) {
         /* only when it matters: every batch size eligible is the rule */
-        fputs("Eligible batch sizes (every recorded run reaches the target):", f);
+        int col = fprintf(f, "Eligible batch sizes (every recorded run reaches the target):");
+        char item[96];
         for (int i = 0, c = 0; i < p->n_bs; i++)
-            if (p->bs[i].runs && p->bs[i].reached == p->bs[i].runs)
-                fprintf(f, "%s %d", c++ ? "," : "", p->bs[i].bs);
-        fputs("; not:", f);
+            if (p->bs[i].runs && p->bs[i].reached == p->bs[i].runs) {
+                snprintf(item, sizeof item, "%d", p->bs[i].bs);
+                col = put_wrapped(f, col, c++ ? "," : "", item);
+            }
+        col = put_wrapped(f, col, ";", "not:");
         for (int i = 0, c = 0; i < p->n_bs; i++)
-            if (!(p->bs[i].runs && p->bs[i].reached == p->bs[i].runs))
-                fprintf(f, "%s %d (%d of %d runs reach)", c++ ? "," : "", p->bs[i].bs,
-                        p->bs[i].reached, p->bs[i].runs);
+            if (!(p->bs[i].runs && p->bs[i].reached == p->bs[i].runs)) {
+                snprintf(item, sizeof item, "%d (%d of %d runs reach)", p->bs[i].bs,
+                         p->bs[i].reached, p->bs[i].runs);
+                col = put_wrapped(f, col, c++ ? "," : "", item);
+            }
         fputs(".\n", f);
     }
     if (p->n_ties) {
-        fprintf(f, "Within %g %% of its cost (as good, given the measurements):",
-                100 * p->tie_tolerance);
-        for (int q = 0; q < p->n_ties; q++)
-            fprintf(f, "%s bs %d at %d W (%s %%)", q ? "," : "", p->ties[q].bs, p->ties[q].pl,
-                    ws_tab(b[0], 32, "%+.2f", ws_req(pct(p->ties[q].cost - p->recommended.cost,
-                                                         p->recommended.cost))));
-        if (p->n_ties_all > p->n_ties) fprintf(f, " and %d more", p->n_ties_all - p->n_ties);
+        int col = fprintf(f, "Within %g %% of its cost (as good, given the measurements):",
+                          100 * p->tie_tolerance);
+        char item[96];
+        for (int q = 0; q < p->n_ties; q++) {
+            snprintf(item, sizeof item, "bs %d at %d W (%s %%)", p->ties[q].bs, p->ties[q].pl,
+                     ws_tab(b[0], 32, "%+.2f", ws_req(pct(p->ties[q].cost - p->recommended.cost,
+                                                          p->recommended.cost))));
+            col = put_wrapped(f, col, q ? "," : "", item);
+        }
+        if (p->n_ties_all > p->n_ties) {
+            snprintf(item, sizeof item, "and %d more", p->n_ties_all - p->n_ties);
+            col = put_wrapped(f, col, "", item);
+        }
         fputs(".\n", f);
     }
     if (!p->n_policies) return;
