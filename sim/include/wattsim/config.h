@@ -92,21 +92,31 @@ void ws_policy_ref_free(ws_policy_ref *p);
 
 /*
  * What-if transforms of a run config (docs/model.md): keys
- * power_cap, input_stall, idle_power, carbon, start, price, objective.
+ * power_cap, input_stall, idle_power, carbon, start, price, objective,
+ * job_power_cap, input_rate, samples_per_epoch.
  * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
  * "--set" or the option the user typed); NULL = not given.
  */
 enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
-       WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_COUNT };
+       WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_JOB_POWER_CAP,
+       WS_WI_INPUT_RATE, WS_WI_SAMPLES_PER_EPOCH, WS_WI_COUNT };
+/* The input pipeline's bounds: an epoch waiting for input
+ * (samples_per_epoch / input_rate) is at most a year, as a trace row's
+ * time (wattsim/trace.h WS_MAX_TIME_PER_EPOCH). */
+#define WS_MAX_INPUT_RATE 1e12          /* samples/s */
+#define WS_MAX_SAMPLES_PER_EPOCH 1e15
 typedef struct ws_whatif_spec {
-    double power_cap;             /* W, > 0 */
+    double power_cap;             /* W per GPU, > 0 */
     double input_stall;           /* fraction of wall time, in [0, 1) */
-    double idle_power;            /* W drawn while stalled, >= 0 */
+    double idle_power;            /* W one GPU draws while stalled, >= 0 */
     char *carbon;                 /* carbon-intensity series file */
     char *start;                  /* ISO 8601 time of the first recurrence */
     double price_value;           /* $/kWh when price is a number, else NAN */
     char *price;                  /* the price as given: number or file */
     char *objective;              /* "energy", "carbon" or "price" */
+    double job_power_cap;         /* W for all the job's GPUs, > 0 */
+    double input_rate;            /* samples/s the input pipeline delivers */
+    double samples_per_epoch;     /* samples in one epoch */
     char *where[WS_WI_COUNT];
 } ws_whatif_spec;
 

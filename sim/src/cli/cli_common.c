@@ -175,6 +175,10 @@ static const struct {
     {WS_OPT_START, "--start", "start", WS_WI_START},
     {WS_OPT_PRICE, "--price", "price", WS_WI_PRICE},
     {WS_OPT_OBJECTIVE, "--objective", "objective", WS_WI_OBJECTIVE},
+    {WS_OPT_JOB_POWER_CAP, "--job-power-cap", "job_power_cap", WS_WI_JOB_POWER_CAP},
+    {WS_OPT_INPUT_RATE, "--input-rate", "input_rate", WS_WI_INPUT_RATE},
+    {WS_OPT_SAMPLES_PER_EPOCH, "--samples-per-epoch", "samples_per_epoch",
+     WS_WI_SAMPLES_PER_EPOCH},
 };
 
 int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)

@@ -166,7 +166,8 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
     const double cost_ub = beta * min_cost;
     double budget = max_epochs;
     if (cost_ub != INFINITY) {
-        const double maxpl = (double)job->knob_pl[k1 - 1];
+        /* maxPL(bs) of the job: one GPU's limit times its GPUs. */
+        const double maxpl = (double)job->knob_pl[k1 - 1] * (double)ws_job_gpus(job);
         const double c_epoch = eta * (e * energy_weight) + (1.0 - eta) * maxpl * t;
         /* Only a carbon or price objective over a zero rate makes a cost 0
          * (an epoch's, or every run's so far): then nothing bounds the run. */
