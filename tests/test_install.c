@@ -155,7 +155,7 @@ Test(install, example_with_cmake)
                            tmp, prefix, prefix), 0, "see %s/cmake.log", tmp);
     char *run = capture("cd / && " CLEAN_ENV "'%s/bin/wattsim' list policies --plugin"
                         " '%s/b/capped.so'", prefix, tmp);
-    cr_expect(strstr(run, "policy ABI 2.1") && strstr(run, "  capped     "), "%s", run);
+    cr_expect(strstr(run, "policy ABI 2.2") && strstr(run, "  capped     "), "%s", run);
     free(run);
 }
 

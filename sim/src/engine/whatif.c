@@ -216,8 +216,11 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         snprintf(what, sizeof what, "power cap %g W", cap1);
         where = w && w->where_cap ? w->where_cap : "power_cap";
     } else {
-        snprintf(what, sizeof what, "job power cap %g W (%g W per GPU of %g)", capj,
-                 capj / gpus, gpus);
+        if (gpus > 1)
+            snprintf(what, sizeof what, "job power cap %g W (%g W per GPU of %g)", capj,
+                     capj / gpus, gpus);
+        else
+            snprintf(what, sizeof what, "job power cap %g W", capj);
         where = w && w->where_job_cap ? w->where_job_cap : "job_power_cap";
     }
     if (note && note_size) note[0] = 0;

@@ -225,7 +225,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
                            what, describe(v, got, sizeof got));
         return get_string(c, v, what, &t->format);
     case K_POWER_CAP: case K_INPUT_STALL: case K_IDLE_POWER: case K_CARBON:
-    case K_START: case K_PRICE: case K_OBJECTIVE:
+    case K_START: case K_PRICE: case K_OBJECTIVE: case K_JOB_POWER_CAP: case K_INPUT_RATE:
+    case K_SAMPLES_PER_EPOCH:
         return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);

@@ -230,8 +230,11 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     fprintf(f, "%s on %s: bso %s, plo %s, eta %s, beta %s, seed %lu, b0 %d, %ld recurrences\n",
             c->workload, c->gpu, bso, plo, ws_tab(eta, sizeof eta, "%g", ws_req(c->eta)), beta,
             c->seed, r->b0, r->recurrences);
-    fprintf(f, "MaxPower %s W: %d GPU%s per job\n", ws_tab(b[0], 32, "%g", ws_req(r->max_power)),
-            r->gpus_per_job, r->gpus_per_job > 1 ? "s" : "");
+    /* A job of several GPUs says so: its MaxPower is not one GPU's. */
+    if (r->gpus_per_job > 1)
+        fprintf(f, "MaxPower %s W: %d GPUs per job at %s W\n",
+                ws_tab(b[0], 32, "%g", ws_req(r->max_power)), r->gpus_per_job,
+                ws_tab(b[1], 32, "%g", ws_req(r->max_power / r->gpus_per_job)));
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
@@ -318,10 +321,11 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         return;
     }
     char v[8][32];
-    fprintf(f, "%s on %s: %d knobs, MaxPower %s W (%d GPU%s per job), b0 %d, max %d epochs,"
+    char gpus[48] = "";
+    if (ws_job_gpus(job) > 1) snprintf(gpus, sizeof gpus, " (%d GPUs)", ws_job_gpus(job));
+    fprintf(f, "%s on %s: %d knobs, MaxPower %s W%s, b0 %d, max %d epochs,"
             " eta %s\n", job->workload, job->gpu, p->n,
-            ws_tab(v[0], 32, "%g", ws_req(job->max_power)), ws_job_gpus(job),
-            ws_job_gpus(job) > 1 ? "s" : "", job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
+            ws_tab(v[0], 32, "%g", ws_req(job->max_power)), gpus, job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%6s %5s %4s %7s %7s %11s %12s %14s  %s\n", "bs", "pl", "runs", "reached",
