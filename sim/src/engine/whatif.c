@@ -194,6 +194,15 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether a knob of per-GPU limit pl is unavailable under the per-GPU cap
+ * and the job's (both INFINITY when not given): exactly as the rules
+ * read, pl > cap1 or gpus x pl > capj (products of small integers are
+ * exact doubles). */
+static int capped(int pl, double cap1, double capj, double gpus)
+{
+    return (double)pl > cap1 || gpus * (double)pl > capj;
+}
+
 int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
                     ws_job_table *out, char *note, size_t note_size,
                     ws_error *err)
@@ -204,7 +213,6 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
      * GPUs' limits together pass the job's: one limit in W per GPU. */
     const double cap1 = w && w->power_cap > 0 ? w->power_cap : INFINITY;
     const double capj = w && w->job_power_cap > 0 ? w->job_power_cap : INFINITY;
-    const double cap = cap1 <= capj / gpus ? cap1 : capj / gpus;
     const double stall = w ? w->input_stall : 0.0;
     /* The wait for input: N / R seconds of delivery per epoch. */
     const double t_in = w && w->input_rate > 0 ? w->samples_per_epoch / w->input_rate : 0.0;
@@ -228,7 +236,7 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
 
     /* b0 must keep a knob. */
     const int i0 = in->b0_index;
-    if (j->knob_pl[j->knob_start[i0]] > cap) {
+    if (capped(j->knob_pl[j->knob_start[i0]], cap1, capj, gpus)) {
         int lowest = j->knob_pl[j->knob_start[i0]];
         ws_job_free(out);
         return ws_fail(err, "%s: %s leaves the default batch size %d"
@@ -242,7 +250,7 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         const int k0 = j->knob_start[i], k1 = j->knob_start[i + 1];
         int kept = 0;
         for (int k = k0; k < k1; k++)
-            kept += j->knob_pl[k] <= cap;
+            kept += !capped(j->knob_pl[k], cap1, capj, gpus);
         if (!kept) {
             if (gl < sizeof gone)
                 gl += (size_t)snprintf(gone + gl, sizeof gone - gl, "%s%d",
@@ -255,7 +263,7 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         out->knob_start[nb] = nk;
         out->run_start[nb] = nr;
         for (int k = k0; k < k1; k++) {
-            if (j->knob_pl[k] > cap) continue;
+            if (capped(j->knob_pl[k], cap1, capj, gpus)) continue;
             const double t = j->knob_time[k], p = j->knob_power[k];
             out->knob_pl[nk] = j->knob_pl[k];
             /* a table built by hand has no lines: its knobs' order */
