@@ -218,6 +218,11 @@ Test(multigpu, job_power_cap_counts_every_gpu, .init = mk, .fini = tmpdir_remove
     cr_assert_str_eq(note, "job power cap 300 W (150 W per GPU of 2): the default knob is"
                      " now b0 32 at 100 W (was 200 W)");
     ws_job_free(&out);
+    /* 2 x 200 = 400 is not above 400: every knob stays. */
+    ws_whatif w4 = {.job_power_cap = 400};
+    cr_assert_eq(apply(&jt, &w4, &out, NULL, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(out.job.knob_start[out.job.n_bs], 4);
+    ws_job_free(&out);
     /* The same limit per GPU keeps the 200 W knobs: 200 <= 300. */
     ws_whatif w1 = {.power_cap = 300};
     cr_assert_eq(apply(&jt, &w1, &out, NULL, 0, &err), 0, "%s", err.msg);
