@@ -588,10 +588,7 @@ Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_re
     const char *other[] = {"--power-cap 200 --carbon %s", "--power-cap 250",
                            "--power-cap 250 --carbon %s --start 2022-10-21T00:00:00Z",
                            "--power-cap 250 --carbon %s --objective carbon",
-                           "--power-cap 250 --carbon %s --input-stall 0.1 --idle-power 50",
-                           "--power-cap 250 --carbon %s --job-power-cap 200",
-                           "--power-cap 250 --carbon %s --input-rate 100"
-                           " --samples-per-epoch 1e6 --idle-power 50"};
+                           "--power-cap 250 --carbon %s --input-stall 0.1 --idle-power 50"};
     for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
         char opts[512], cmd[2048];
         snprintf(opts, sizeof opts, other[i], carbon);
