@@ -74,7 +74,8 @@ static int c_predict(void *state, const ws_job *job, const ws_ctx *ctx, int bs, 
         double mean = c->sum / (double)c->n;
         if (mean > 0) weight = r / mean;
     }
-    const double maxpl = (double)ws_job_max_pl(job, i);
+    /* maxPL(bs) of the job: one GPU's limit times its GPUs (ABI 2.2). */
+    const double maxpl = (double)ws_job_max_pl(job, i) * (double)ws_job_gpus(job);
     int best = -1;
     double best_cost = INFINITY;
     for (int k = k1 - 1; k >= k0; k--) {       /* from the top: ties keep it */

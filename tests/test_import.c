@@ -82,6 +82,9 @@ static cli_result import_power(const char *log_opt, const char *log, const char 
                                     extra1, extra2, NULL});
 }
 
+/* gpus_per_job of the last row power_row() found. */
+static int row_gpus;
+
 /* time_per_epoch and average_power of (bs, pl) in traces/summary_power_g.csv. */
 static void power_row(int bs, int pl, double *time, double *power)
 {
@@ -90,14 +93,17 @@ static void power_row(int bs, int pl, double *time, double *power)
     char line[512];
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "dataset,network,batch_size,optimizer,power_limit,"
-                           "time_per_epoch,average_power,energy_error\n");
+                           "time_per_epoch,average_power,energy_error,gpus_per_job\n");
     *time = *power = NAN;
+    row_gpus = 0;
     while (fgets(line, sizeof line, f)) {
-        int b, p;
-        double t, w;
-        if (sscanf(line, "d,n,%d,o,%d,%lf,%lf", &b, &p, &t, &w) == 4 && b == bs && p == pl) {
+        int b, p, g;
+        double t, w, e;
+        if (sscanf(line, "d,n,%d,o,%d,%lf,%lf,%lf,%d", &b, &p, &t, &w, &e, &g) == 6 && b == bs
+            && p == pl) {
             *time = t;
             *power = w;
+            row_gpus = g;
         }
     }
     fclose(f);
@@ -173,8 +179,10 @@ Test(import, nvsmi_two_gpus_summed_with_na, .init = setup, .fini = teardown)
     cr_expect(strstr(r.err, "warning: ") && strstr(r.err, "1 reading without a power value"),
               "%s", r.err);
     cli_free(&r);
-    /* GPU 1 draws 50 W throughout; its [N/A] at t = 5 is interpolated. */
+    /* GPU 1 draws 50 W throughout; its [N/A] at t = 5 is interpolated.
+     * The rows sum two GPUs: gpus_per_job 2. */
     expect_knob(8, 200, 2.5, 208.75);
+    cr_expect_eq(row_gpus, 2);
     expect_knob(8, 250, 10, 200);
     /* an existing trace is not replaced without --force */
     r = import_power("--nvidia-smi", "nv.csv", "--gpus", "0");
@@ -190,6 +198,7 @@ Test(import, nvsmi_two_gpus_summed_with_na, .init = setup, .fini = teardown)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
     expect_knob(8, 200, 2.5, 158.75);
+    cr_expect_eq(row_gpus, 1, "--gpus 0: one GPU");
     r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g", "--epochs",
                                  epochs, "--nvidia-smi", log, "--out", out, "--gpus", "0,3",
                                  "--force", NULL});

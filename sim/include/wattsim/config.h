@@ -93,13 +93,15 @@ void ws_policy_ref_free(ws_policy_ref *p);
 /*
  * What-if transforms of a run config (docs/model.md): keys
  * power_cap, input_stall, idle_power, carbon, start, price, objective,
- * price_tz, price_label, every, defer_up_to.
+ * price_tz, price_label, every, defer_up_to, job_power_cap, input_rate,
+ * samples_per_epoch.
  * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
  * "--set" or the option the user typed); NULL = not given.
  */
 enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
        WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_PRICE_TZ, WS_WI_PRICE_LABEL,
-       WS_WI_EVERY, WS_WI_DEFER, WS_WI_COUNT };
+       WS_WI_EVERY, WS_WI_DEFER, WS_WI_JOB_POWER_CAP, WS_WI_INPUT_RATE,
+       WS_WI_SAMPLES_PER_EPOCH, WS_WI_COUNT };
 
 /* The what-ifs as options, one list for every front end (the CLI's
  * getopt table, the library's keyword options of wattsim/api.h), so that
@@ -116,11 +118,20 @@ enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
     X(PRICE_TZ, "price-tz", "price_tz", WS_WI_PRICE_TZ)                    \
     X(PRICE_LABEL, "price-label", "price_label", WS_WI_PRICE_LABEL)        \
     X(DEFER, "defer-up-to", "defer_up_to", WS_WI_DEFER)                    \
-    X(EVERY, "every", "every", WS_WI_EVERY)
+    X(EVERY, "every", "every", WS_WI_EVERY)                                \
+    X(JOB_POWER_CAP, "job-power-cap", "job_power_cap", WS_WI_JOB_POWER_CAP) \
+    X(INPUT_RATE, "input-rate", "input_rate", WS_WI_INPUT_RATE)            \
+    X(SAMPLES_PER_EPOCH, "samples-per-epoch", "samples_per_epoch",         \
+      WS_WI_SAMPLES_PER_EPOCH)
+/* The input pipeline's bounds: an epoch waiting for input
+ * (samples_per_epoch / input_rate) is at most a year, as a trace row's
+ * time (wattsim/trace.h WS_MAX_TIME_PER_EPOCH). */
+#define WS_MAX_INPUT_RATE 1e12          /* samples/s */
+#define WS_MAX_SAMPLES_PER_EPOCH 1e15
 typedef struct ws_whatif_spec {
-    double power_cap;             /* W, > 0 */
+    double power_cap;             /* W per GPU, > 0 */
     double input_stall;           /* fraction of wall time, in [0, 1) */
-    double idle_power;            /* W drawn while stalled, >= 0 */
+    double idle_power;            /* W one GPU draws while stalled, >= 0 */
     char *carbon;                 /* carbon-intensity series file */
     char *start;                  /* ISO 8601 time of the first recurrence */
     double price_value;           /* $/kWh when price is a number, else NAN */
@@ -131,6 +142,9 @@ typedef struct ws_whatif_spec {
     double every;                 /* s between scheduled recurrences; 0: back
                                      to back */
     double defer_up_to;           /* s a recurrence may wait; 0: none */
+    double job_power_cap;         /* W for all the job's GPUs, > 0 */
+    double input_rate;            /* samples/s the input pipeline delivers */
+    double samples_per_epoch;     /* samples in one epoch */
     char *where[WS_WI_COUNT];
 } ws_whatif_spec;
 

@@ -200,6 +200,7 @@ typedef struct ws_power_out_row {
 typedef struct ws_power_table {
     ws_power_out_row *rows;
     size_t n;
+    int gpus;                  /* GPUs each row's power sums: gpus_per_job */
 } ws_power_table;
 
 int ws_import_power(const ws_power_import *in, ws_power_table *out,

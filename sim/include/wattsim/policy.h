@@ -84,9 +84,17 @@ extern "C" {
  * ws_job_epoch_cost uses. Read the ws_job members only when
  * job->abi_version >= WS_ABI_VERSION_OF(2, 1) and they are not NULL, the
  * ws_host ones when host->abi_version >= WS_ABI_VERSION_OF(2, 1).
+ *
+ * Version 2.2 added: ws_job.gpus_per_job, the number of GPUs a job's
+ * knob_power rows are for (a data-parallel job's power is the sum over
+ * its GPUs; knob_pl stays one GPU's limit), and max_power became the
+ * job's: the GPU's largest limit times gpus_per_job. ws_job_epoch_cost
+ * weighs time by maxPL(bs) * gpus_per_job; a plugin built against 2.1
+ * computes it with one GPU's limit (exact for a one-GPU job; rebuild it
+ * for jobs of more GPUs). Read the count through ws_job_gpus(job).
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 1
+#define WS_ABI_MINOR 2
 #define WS_ABI_VERSION_OF(major, minor) ((major) * 100 + (minor))
 #define WS_ABI_VERSION WS_ABI_VERSION_OF(WS_ABI_MAJOR, WS_ABI_MINOR)
 
@@ -115,7 +123,8 @@ extern "C" {
  *  - The recorded training runs of bs[i] are r in [run_start[i],
  *    run_start[i+1]); run_epoch[r] is the epoch at which the run first
  *    reached the target metric, or INFINITY if it never did.
- *  - cost = eta * energy + (1 - eta) * max_power * time.
+ *  - cost = eta * energy + (1 - eta) * max_power * time, max_power the
+ *    job's: the largest limit of the GPU times gpus_per_job (2.2).
  *  - Version 2.1 (may be NULL in a job a program built by hand): what the
  *    host's just-in-time profiling of bs[i] reports and charges, from the
  *    trace table joined as the published simulator joins it (every power
@@ -135,7 +144,8 @@ typedef struct ws_job {
     const char *gpu;          /* GPU name, e.g. "v100" */
     double eta;               /* cost weight in [0, 1] */
     double beta;              /* early-stopping factor; INFINITY = off */
-    double max_power;         /* MaxPower of the GPU, W */
+    double max_power;         /* MaxPower of the job, W: the GPU's largest
+                                 limit x gpus_per_job (one GPU's before 2.2) */
     int max_epochs;           /* epoch cap of one run */
     int b0;                   /* default batch size, one of bs[] */
     int concurrent;           /* nonzero when submissions may overlap:
@@ -155,6 +165,10 @@ typedef struct ws_job {
     const double *profile_time;        /* per knob, s */
     const double *first_epoch_energy;  /* per batch-size index, J */
     const double *first_epoch_time;    /* per batch-size index, s */
+
+    /* Version 2.2: GPUs the job runs on (knob_power sums them; knob_pl is
+     * one GPU's limit). Read it through ws_job_gpus(). */
+    int gpus_per_job;
 } ws_job;
 
 /* ----------------------------------------------------------- parameters */
@@ -399,16 +413,26 @@ static inline int ws_job_max_pl(const ws_job *job, int i)
     return job->knob_pl[job->knob_start[i + 1] - 1];
 }
 
+/* GPUs the job runs on: job->gpus_per_job from a 2.2 host, else 1. */
+static inline int ws_job_gpus(const ws_job *job)
+{
+    return job->abi_version >= WS_ABI_VERSION_OF(2, 2) && job->gpus_per_job > 0
+               ? job->gpus_per_job : 1;
+}
+
 /* Cost of one epoch at knob k as the host's profiler reports it:
- * (eta * power + (1 - eta) * maxPL(bs)) * time, with the profiled means
- * of a 2.1 job (profile_power, profile_time), else the knob's values. */
+ * (eta * power + (1 - eta) * maxPL(bs) * gpus) * time, with the profiled
+ * means of a 2.1 job (profile_power, profile_time), else the knob's
+ * values; gpus = ws_job_gpus(job) (the job's power sums its GPUs, so the
+ * price of its time does too). */
 static inline double ws_job_epoch_cost(const ws_job *job, int i, int k)
 {
     const int v21 = job->abi_version >= WS_ABI_VERSION_OF(2, 1) && job->profile_power
                     && job->profile_time;
     const double power = v21 ? job->profile_power[k] : job->knob_power[k];
     const double time = v21 ? job->profile_time[k] : job->knob_time[k];
-    return (job->eta * power + (1.0 - job->eta) * (double)ws_job_max_pl(job, i)) * time;
+    const double maxpl = (double)ws_job_max_pl(job, i) * (double)ws_job_gpus(job);
+    return (job->eta * power + (1.0 - job->eta) * maxpl) * time;
 }
 
 #ifdef __cplusplus

@@ -50,6 +50,8 @@ typedef struct ws_cell_result {
     int n_bs;
     long recurrences;
     ws_sim_totals tot;
+    double max_power;          /* the job's MaxPower, W (limit x gpus_per_job) */
+    int gpus_per_job;
 } ws_cell_result;
 
 /* Called for every run of every cell, in plan order. */

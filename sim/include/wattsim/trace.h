@@ -62,7 +62,15 @@ typedef struct ws_power_row {
                                           relative bound on the energy's
                                           integration error (trace import
                                           power); NAN when not recorded */
+    int gpus;                          /* gpus_per_job: GPUs `power` sums
+                                          (optional column, default 1; one
+                                          value per dataset, network and
+                                          optimizer) */
 } ws_power_row;
+
+/* The most GPUs a job's power rows may sum: each draws at least 1 W
+ * (WS_MIN_AVERAGE_POWER), and a row's power is at most WS_MAX_AVERAGE_POWER. */
+#define WS_MAX_GPUS_PER_JOB 100000
 
 /* Interned strings shared by both traces. */
 typedef struct ws_names {
@@ -81,7 +89,9 @@ typedef struct ws_traces {
     char *power_path;
     ws_power_row *power;
     size_t n_power;
-    double max_power;                  /* MaxPower: highest joined limit */
+    double max_power;                  /* MaxPower of one GPU: highest
+                                          joined limit (a job's is this
+                                          times its gpus_per_job) */
 } ws_traces;
 
 /* Path of trace NAME (e.g. "summary_train") in dir: NAME.csv or

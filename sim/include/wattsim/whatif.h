@@ -3,15 +3,21 @@
  * that its traces did not measure, answered by changing the numbers the
  * engine works on, never the engine's loop.
  *
- *  - power cap W: knobs whose power limit is above W are removed; a batch
- *    size left without a knob drops out with its runs. If b0's default
- *    knob (b0 at its highest limit) goes, the default becomes b0 at the
- *    highest remaining limit; if b0 has no limit left, it is an error.
- *    MaxPower (the price of time in the cost) stays the uncapped GPU's, so
- *    costs with and without a cap compare.
- *  - input stall S with idle power W: a fraction S of every epoch's wall
- *    time is spent waiting for input at W watts:
- *        t' = t / (1 - S),   e' = t p + (t' - t) W,   p' = e' / t'.
+ *  - power cap W (per GPU): knobs whose power limit is above W are
+ *    removed; a batch size left without a knob drops out with its runs.
+ *    If b0's default knob (b0 at its highest limit) goes, the default
+ *    becomes b0 at the highest remaining limit; if b0 has no limit left,
+ *    it is an error. MaxPower (the price of time in the cost) stays the
+ *    uncapped job's, so costs with and without a cap compare.
+ *  - job power cap W: the same for a knob whose limit x gpus_per_job is
+ *    above W (a rack's or a job's budget over all its GPUs).
+ *  - idle power W is one GPU's; a job waits at W x gpus_per_job = I.
+ *  - input stall S: a fraction S of every epoch's wall time is spent
+ *    waiting for input at I watts:
+ *        t' = t / (1 - S),   e' = t p + (t' - t) I,   p' = e' / t'.
+ *  - input rate R with N samples per epoch: the pipeline delivers an
+ *    epoch's samples in N / R seconds, and the GPUs wait for the rest:
+ *        t' = max(t, N / R), e' = t p + (t' - t) I,   p' = e' / t'.
  *  - carbon / price series: each run's grams CO2eq and dollars integrate
  *    its energy, at its average power, over the intervals its wall time
  *    spans on the simulated clock (recurrences back to back from `start`).
@@ -67,6 +73,10 @@ typedef struct ws_whatif {
     double defer;              /* s a recurrence may wait; 0: none */
     const ws_series *defer_series;  /* what deferral minimises: the
                                   objective's series, else carbon, else price */
+    double job_power_cap;      /* W over the job's GPUs; 0 = none */
+    const char *where_job_cap;
+    double input_rate;         /* samples/s; 0 = none */
+    double samples_per_epoch;
 } ws_whatif;
 
 /* Resolve a config's what-ifs: load the series, fix start and k. A
@@ -82,7 +92,10 @@ int ws_whatif_active(const ws_whatif *w);
 /* Nonzero when runs carry emissions / money (a series is given). */
 int ws_whatif_accounts(const ws_whatif *w);
 
-/* The knob-table transforms (power cap, input stall) of `in` into a new
+/* Nonzero when w changes the knob table (a cap, a stall, an input rate). */
+int ws_whatif_transforms(const ws_whatif *w);
+
+/* The knob-table transforms (power caps, input stall or rate) of `in` into a new
  * table `out` (which owns its arrays; free with ws_job_free). `note`
  * (may be NULL) gets one line when the cap moves the default knob or
  * drops batch sizes, else "". */

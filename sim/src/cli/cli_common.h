@@ -64,7 +64,8 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
  * ws_whatif_spec), and errors name the option. */
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
-       WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER };
+       WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER, WS_OPT_JOB_POWER_CAP,
+       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH };
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -76,13 +77,24 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"price-tz", required_argument, 0, WS_OPT_PRICE_TZ},           \
     {"price-label", required_argument, 0, WS_OPT_PRICE_LABEL},     \
     {"every", required_argument, 0, WS_OPT_EVERY},                 \
-    {"defer-up-to", required_argument, 0, WS_OPT_DEFER}
+    {"defer-up-to", required_argument, 0, WS_OPT_DEFER},           \
+    {"job-power-cap", required_argument, 0, WS_OPT_JOB_POWER_CAP}, \
+    {"input-rate", required_argument, 0, WS_OPT_INPUT_RATE},       \
+    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
-    "  --power-cap W      knobs above W watts are unavailable\n"               \
+    "  --power-cap W      knobs whose limit is above W watts (per GPU) are\n" \
+    "                     unavailable\n"                                       \
+    "  --job-power-cap W  knobs whose limit x gpus_per_job is above W watts\n" \
+    "                     (a job's or rack's budget) are unavailable\n"        \
     "  --input-stall S    a fraction S in [0, 1) of each epoch waits for input\n"\
-    "  --idle-power W     power drawn while waiting (with --input-stall)\n"    \
+    "  --input-rate R     the input pipeline delivers R samples/s: an epoch\n" \
+    "                     takes at least N/R s (with --samples-per-epoch N;\n" \
+    "                     not with --input-stall)\n"                           \
+    "  --samples-per-epoch N  samples in one epoch (with --input-rate)\n"     \
+    "  --idle-power W     power one GPU draws while waiting for input (with\n" \
+    "                     --input-stall or --input-rate; times gpus_per_job)\n"\
     "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams;\n"\
     "                     CSV, or an Electricity Maps history JSON\n"           \
     "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\

@@ -522,6 +522,8 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
             ws_fail_prefix(&err, "%s: group '%s'", trace, g->name);
             goto group_failed;
         }
+        res[i].max_power = jts[w].job.max_power;
+        res[i].gpus_per_job = ws_job_gpus(&jts[w].job);
         const unsigned long s = ws_group_seed(g->name) + (unsigned long)seed;
         h.group = g->name;
         h.policy = pol_name;

@@ -103,6 +103,11 @@ static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
     fputc('{', f);
     if (group) { fputs("\"group\": ", f); ws_json_str(f, group); fputs(", ", f); }
     if (dataset) { fputs("\"dataset\": ", f); ws_json_str(f, dataset); fputs(", ", f); }
+    if (group) {      /* the cluster's groups may be of different jobs */
+        fputs("\"max_power\": ", f);
+        ws_json_num(f, ws_req(r->max_power));
+        fprintf(f, ", \"gpus_per_job\": %d, ", r->gpus_per_job);
+    }
     fprintf(f, "\"rows\": %ld, \"submissions\": %ld, \"runs\": %ld, \"retries\": %ld,"
             " \"concurrent\": %ld, \"skipped\": %ld", rows, r->pol.submissions,
             r->pol.runs, r->pol.retries, r->pol.concurrent, r->pol.skipped);

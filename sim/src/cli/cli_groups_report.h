@@ -14,6 +14,8 @@
 /* A group's totals with the chosen policies and with default/default. */
 typedef struct group_result {
     ws_group_totals pol, def;
+    double max_power;          /* the group's job's MaxPower, W */
+    int gpus_per_job;
 } group_result;
 
 /* history.csv: the file (NULL: nothing written) and the row's labels. */

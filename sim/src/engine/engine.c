@@ -182,7 +182,8 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
     const double cost_ub = beta * min_cost;
     double budget = max_epochs;
     if (cost_ub != INFINITY) {
-        const double maxpl = (double)job->knob_pl[k1 - 1];
+        /* maxPL(bs) of the job: one GPU's limit times its GPUs. */
+        const double maxpl = (double)job->knob_pl[k1 - 1] * (double)ws_job_gpus(job);
         const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
         /* A cost of 0 (eta = 1 and a knob drawing no power: a hand-made
          * table) bounds nothing. */

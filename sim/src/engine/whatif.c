@@ -16,8 +16,14 @@ void ws_whatif_free(ws_whatif *w)
 
 int ws_whatif_active(const ws_whatif *w)
 {
-    return w && (w->power_cap > 0 || w->input_stall > 0 || w->has_carbon || w->has_price
+    return w && (ws_whatif_transforms(w) || w->has_carbon || w->has_price
                  || w->objective != WS_OBJ_ENERGY || w->every > 0 || w->defer > 0);
+}
+
+int ws_whatif_transforms(const ws_whatif *w)
+{
+    return w && (w->power_cap > 0 || w->job_power_cap > 0 || w->input_stall > 0
+                 || w->input_rate > 0);
 }
 
 int ws_whatif_accounts(const ws_whatif *w)
@@ -45,8 +51,15 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
     if (ws_whatif_spec_validate(spec, err)) return -1;
     w->where_cap = spec->where[WS_WI_POWER_CAP];
     if (spec->where[WS_WI_POWER_CAP]) w->power_cap = spec->power_cap;
+    w->where_job_cap = spec->where[WS_WI_JOB_POWER_CAP];
+    if (spec->where[WS_WI_JOB_POWER_CAP]) w->job_power_cap = spec->job_power_cap;
     if (spec->where[WS_WI_INPUT_STALL]) {
         w->input_stall = spec->input_stall;
+        w->idle_power = spec->idle_power;
+    }
+    if (spec->where[WS_WI_INPUT_RATE]) {
+        w->input_rate = spec->input_rate;
+        w->samples_per_epoch = spec->samples_per_epoch;
         w->idle_power = spec->idle_power;
     }
     if (spec->carbon) {
@@ -168,8 +181,12 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
     buf[0] = 0;
 #define ADD(...) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
     if (w->power_cap > 0) ADD("%spower cap %g W", n ? "; " : "", w->power_cap);
+    if (w->job_power_cap > 0) ADD("%sjob power cap %g W", n ? "; " : "", w->job_power_cap);
     if (w->input_stall > 0)
         ADD("%sinput stall %g at %g W idle", n ? "; " : "", w->input_stall, w->idle_power);
+    if (w->input_rate > 0)
+        ADD("%sinput %g samples/s, %g samples per epoch, %g W idle", n ? "; " : "",
+            w->input_rate, w->samples_per_epoch, w->idle_power);
     char t[32];
     ws_format_time(w->start, t, sizeof t);
     if (w->has_carbon) ADD("%scarbon %s from %s", n ? "; " : "", w->carbon.path, t);
@@ -219,25 +236,54 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether a knob of per-GPU limit pl is unavailable under the per-GPU cap
+ * and the job's (both INFINITY when not given): exactly as the rules
+ * read, pl > cap1 or gpus x pl > capj (products of small integers are
+ * exact doubles). */
+static int capped(int pl, double cap1, double capj, double gpus)
+{
+    return (double)pl > cap1 || gpus * (double)pl > capj;
+}
+
 int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
                     ws_job_table *out, char *note, size_t note_size,
                     ws_error *err)
 {
     const ws_job *j = &in->job;
-    const double cap = w && w->power_cap > 0 ? w->power_cap : INFINITY;
+    const double gpus = (double)ws_job_gpus(j);
+    /* A knob is unavailable when its limit passes the per-GPU cap or its
+     * GPUs' limits together pass the job's: one limit in W per GPU. */
+    const double cap1 = w && w->power_cap > 0 ? w->power_cap : INFINITY;
+    const double capj = w && w->job_power_cap > 0 ? w->job_power_cap : INFINITY;
     const double stall = w ? w->input_stall : 0.0;
+    /* The wait for input: N / R seconds of delivery per epoch. */
+    const double t_in = w && w->input_rate > 0 ? w->samples_per_epoch / w->input_rate : 0.0;
+    const double idle = w ? w->idle_power * gpus : 0.0;
+    /* The cap that binds, as the user gave it, for messages. */
+    char what[128];
+    const char *where;
+    if (cap1 <= capj / gpus) {
+        snprintf(what, sizeof what, "power cap %g W", cap1);
+        where = w && w->where_cap ? w->where_cap : "power_cap";
+    } else {
+        if (gpus > 1)
+            snprintf(what, sizeof what, "job power cap %g W (%g W per GPU of %g)", capj,
+                     capj / gpus, gpus);
+        else
+            snprintf(what, sizeof what, "job power cap %g W", capj);
+        where = w && w->where_job_cap ? w->where_job_cap : "job_power_cap";
+    }
     if (note && note_size) note[0] = 0;
     if (copy_table(in, out, err)) return -1;
 
     /* b0 must keep a knob. */
     const int i0 = in->b0_index;
-    if (j->knob_pl[j->knob_start[i0]] > cap) {
+    if (capped(j->knob_pl[j->knob_start[i0]], cap1, capj, gpus)) {
         int lowest = j->knob_pl[j->knob_start[i0]];
         ws_job_free(out);
-        return ws_fail(err, "%s: power cap %g W leaves the default batch size %d"
+        return ws_fail(err, "%s: %s leaves the default batch size %d"
                        " of %s on %s no power limit (its lowest is %d W)",
-                       w->where_cap ? w->where_cap : "power_cap", cap, j->b0,
-                       j->workload, j->gpu, lowest);
+                       where, what, j->b0, j->workload, j->gpu, lowest);
     }
     int nb = 0, nk = 0, nr = 0, dropped = 0;
     char gone[256] = "";
@@ -246,7 +292,7 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         const int k0 = j->knob_start[i], k1 = j->knob_start[i + 1];
         int kept = 0;
         for (int k = k0; k < k1; k++)
-            kept += j->knob_pl[k] <= cap;
+            kept += !capped(j->knob_pl[k], cap1, capj, gpus);
         if (!kept) {
             if (gl < sizeof gone)
                 gl += (size_t)snprintf(gone + gl, sizeof gone - gl, "%s%d",
@@ -259,7 +305,7 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         out->knob_start[nb] = nk;
         out->run_start[nb] = nr;
         for (int k = k0; k < k1; k++) {
-            if (j->knob_pl[k] > cap) continue;
+            if (capped(j->knob_pl[k], cap1, capj, gpus)) continue;
             const double t = j->knob_time[k], p = j->knob_power[k];
             out->knob_pl[nk] = j->knob_pl[k];
             /* a table built by hand has no lines: its knobs' order */
@@ -267,7 +313,10 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
             if (stall > 0) {
                 const double t2 = t / (1.0 - stall);
                 out->knob_time[nk] = t2;
-                out->knob_power[nk] = (t * p + (t2 - t) * w->idle_power) / t2;
+                out->knob_power[nk] = (t * p + (t2 - t) * idle) / t2;
+            } else if (t_in > t) {        /* input-bound: waits t_in - t */
+                out->knob_time[nk] = t_in;
+                out->knob_power[nk] = (t * p + (t_in - t) * idle) / t_in;
             } else {
                 out->knob_time[nk] = t;
                 out->knob_power[nk] = p;
@@ -319,12 +368,12 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
         const int old_pl = ws_job_max_pl(j, i0);
         const int new_pl = ws_job_max_pl(&out->job, out->b0_index);
         if (new_pl != old_pl)
-            n += (size_t)snprintf(note, note_size, "power cap %g W: the default knob"
-                                  " is now b0 %d at %d W (was %d W)", cap, j->b0,
+            n += (size_t)snprintf(note, note_size, "%s: the default knob"
+                                  " is now b0 %d at %d W (was %d W)", what, j->b0,
                                   new_pl, old_pl);
         if (dropped && n < note_size)
-            snprintf(note + n, note_size - n, "%spower cap %g W: batch size%s %s"
-                     " ha%s no power limit left and drop%s out", n ? "; " : "", cap,
+            snprintf(note + n, note_size - n, "%s%s: batch size%s %s"
+                     " ha%s no power limit left and drop%s out", n ? "; " : "", what,
                      dropped > 1 ? "s" : "", gone, dropped > 1 ? "ve" : "s",
                      dropped > 1 ? "" : "s");
     }

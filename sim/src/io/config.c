@@ -28,7 +28,7 @@
 enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
        K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
        K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_PRICE_TZ, K_PRICE_LABEL, K_EVERY,
-       K_DEFER, K_POLICIES, K_COUNT };
+       K_DEFER, K_JOB_POWER_CAP, K_INPUT_RATE, K_SAMPLES_PER_EPOCH, K_POLICIES, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -54,6 +54,9 @@ static const keydef run_keys[] = {
     { "price_label", K_PRICE_LABEL, true },
     { "every", K_EVERY, true },
     { "defer_up_to", K_DEFER, true },
+    { "job_power_cap", K_JOB_POWER_CAP, true },
+    { "input_rate", K_INPUT_RATE, true },
+    { "samples_per_epoch", K_SAMPLES_PER_EPOCH, true },
 };
 #define N_RUN_KEYS (sizeof run_keys / sizeof *run_keys)
 
@@ -85,6 +88,8 @@ static bool parse_duration(const char *s, double *out)
     return true;
 }
 static bool stall_ok(double v) { return v >= 0.0 && v < 1.0; }
+static bool rate_ok(double v) { return v > 0.0 && v <= WS_MAX_INPUT_RATE; }
+static bool samples_ok(double v) { return v >= 1.0 && v <= WS_MAX_SAMPLES_PER_EPOCH; }
 /* What a GPU draws while it waits for input: a trace row's power bound
  * (wattsim/trace.h), so that a stalled epoch's energy stays finite. */
 static bool idle_ok(double v) { return v >= 0.0 && v <= WS_MAX_AVERAGE_POWER; }
@@ -168,6 +173,14 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
                            " s, m, h or d (e.g. 24h, 90m), got %s", what,
                            describe(v, got, sizeof got));
         return 0;
+    case K_JOB_POWER_CAP:
+        return whatif_real(c, v, what, "a power in W > 0", cap_ok, &w->job_power_cap);
+    case K_INPUT_RATE:
+        return whatif_real(c, v, what, "a rate in samples/s > 0 and at most 1e12",
+                           rate_ok, &w->input_rate);
+    case K_SAMPLES_PER_EPOCH:
+        return whatif_real(c, v, what, "a number of samples from 1 to 1e15", samples_ok,
+                           &w->samples_per_epoch);
     }
     return fail_at(c, v, "internal error: no key %d", id);
 }
@@ -252,7 +265,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
         return get_string(c, v, what, &t->format);
     case K_POWER_CAP: case K_INPUT_STALL: case K_IDLE_POWER: case K_CARBON:
     case K_START: case K_PRICE: case K_OBJECTIVE: case K_PRICE_TZ: case K_PRICE_LABEL:
-    case K_EVERY: case K_DEFER:
+    case K_EVERY: case K_DEFER: case K_JOB_POWER_CAP: case K_INPUT_RATE:
+    case K_SAMPLES_PER_EPOCH:
         return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);
@@ -305,8 +319,11 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_PRICE_LABEL: SWAP_FIELD(cfg, t, whatif.price_label); break;
     case K_EVERY:       SWAP_FIELD(cfg, t, whatif.every); break;
     case K_DEFER:       SWAP_FIELD(cfg, t, whatif.defer_up_to); break;
+    case K_JOB_POWER_CAP: SWAP_FIELD(cfg, t, whatif.job_power_cap); break;
+    case K_INPUT_RATE:  SWAP_FIELD(cfg, t, whatif.input_rate); break;
+    case K_SAMPLES_PER_EPOCH: SWAP_FIELD(cfg, t, whatif.samples_per_epoch); break;
     }
-    if (id >= K_POWER_CAP && id <= K_DEFER)
+    if (id >= K_POWER_CAP && id <= K_SAMPLES_PER_EPOCH)
         SWAP_FIELD(cfg, t, whatif.where[id - K_POWER_CAP]);
 }
 
@@ -584,9 +601,32 @@ int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
     if (at[WS_WI_INPUT_STALL] && w->input_stall > 0 && !at[WS_WI_IDLE_POWER])
         return ws_fail(err, "%s: an input stall needs the power the GPU draws while"
                        " it waits: give idle_power (--idle-power W)", at[WS_WI_INPUT_STALL]);
-    if (at[WS_WI_IDLE_POWER] && !at[WS_WI_INPUT_STALL])
-        return ws_fail(err, "%s: idle power is drawn during input stalls: give"
-                       " input_stall (--input-stall S) too", at[WS_WI_IDLE_POWER]);
+    if (at[WS_WI_INPUT_RATE] && at[WS_WI_INPUT_STALL])
+        return ws_fail(err, "%s: the input rate and an input stall are two models of"
+                       " the same wait: give input_rate with samples_per_epoch"
+                       " (--input-rate R --samples-per-epoch N) or input_stall"
+                       " (--input-stall S), not both", at[WS_WI_INPUT_RATE]);
+    if (at[WS_WI_INPUT_RATE] && !at[WS_WI_SAMPLES_PER_EPOCH])
+        return ws_fail(err, "%s: an input rate needs the samples of one epoch: give"
+                       " samples_per_epoch (--samples-per-epoch N)", at[WS_WI_INPUT_RATE]);
+    if (at[WS_WI_SAMPLES_PER_EPOCH] && !at[WS_WI_INPUT_RATE])
+        return ws_fail(err, "%s: samples per epoch only matter with the rate the input"
+                       " pipeline delivers them: give input_rate (--input-rate R)",
+                       at[WS_WI_SAMPLES_PER_EPOCH]);
+    if (at[WS_WI_INPUT_RATE] && !at[WS_WI_IDLE_POWER])
+        return ws_fail(err, "%s: waiting for input needs the power each GPU draws"
+                       " while it waits: give idle_power (--idle-power W)",
+                       at[WS_WI_INPUT_RATE]);
+    if (at[WS_WI_INPUT_RATE] && !(w->samples_per_epoch / w->input_rate <= WS_MAX_TIME_PER_EPOCH))
+        return ws_fail(err, "%s: %g samples per epoch at %g samples/s take %g s, more"
+                       " than a year per epoch: check the rate's and the count's units",
+                       at[WS_WI_SAMPLES_PER_EPOCH], w->samples_per_epoch, w->input_rate,
+                       w->samples_per_epoch / w->input_rate);
+    if (at[WS_WI_IDLE_POWER] && !at[WS_WI_INPUT_STALL] && !at[WS_WI_INPUT_RATE])
+        return ws_fail(err, "%s: idle power is drawn while waiting for input: give"
+                       " input_stall (--input-stall S) or input_rate and"
+                       " samples_per_epoch (--input-rate R --samples-per-epoch N) too",
+                       at[WS_WI_IDLE_POWER]);
     if (at[WS_WI_START] && !w->carbon && !(w->price && isnan(w->price_value)))
         return ws_fail(err, "%s: start places the first recurrence on a carbon or"
                        " price series: give carbon (--carbon FILE) or a price series"

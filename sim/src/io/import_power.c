@@ -622,6 +622,8 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
                 : series_energy(in, &rows[i], &gpu_e[i * ng], err))
             goto out;
     qsort(rows, n, sizeof *rows, cmp_epoch);
+    /* Every epoch's energy sums the selected GPUs: the job's GPUs. */
+    out->gpus = (int)in->tel->n_gpu;
     if (!(out->rows = calloc(n, sizeof *out->rows))) {
         ws_fail(err, "out of memory");
         goto out;
@@ -765,7 +767,7 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
     ws_outfile o;
     if (ws_imp_open_out(&o, path, err)) return -1;
     fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,"
-          "average_power,energy_error\n", o.f);
+          "average_power,energy_error,gpus_per_job\n", o.f);
     for (size_t i = 0; i < t->n; i++) {
         const ws_power_out_row *r = &t->rows[i];
         ws_csv_str(o.f, r->dataset);
@@ -773,8 +775,8 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
         ws_csv_str(o.f, r->network);
         fprintf(o.f, ",%d,", r->bs);
         ws_csv_str(o.f, r->optimizer);
-        fprintf(o.f, ",%d,%.17g,%.17g,%.6g\n", r->pl, r->time_per_epoch, r->average_power,
-                r->energy_error);
+        fprintf(o.f, ",%d,%.17g,%.17g,%.6g,%d\n", r->pl, r->time_per_epoch, r->average_power,
+                r->energy_error, t->gpus);
     }
     return ws_outfile_commit(&o, err);
 }

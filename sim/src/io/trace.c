@@ -274,7 +274,7 @@ static int pos_int_field(ws_csv *c, const column *col, int *v, ws_error *err)
 /* ------------------------------------------------------------ readers */
 
 enum { T_DATASET, T_NETWORK, T_BS, T_OPT, T_LR, T_RUN, T_METRIC, T_EPOCH, T_N };
-enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_ERROR, P_N };
+enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_ERROR, P_GPUS, P_N };
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -489,6 +489,13 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
             return bad(c, &cols[P_ERROR], "must be from 0 to 1000 (a fraction of the"
                        " energy: 0.01 is 1 %)", err);
     }
+    row->gpus = 1;
+    if (cols[P_GPUS].index >= 0) {
+        if (pos_int_field(c, &cols[P_GPUS], &row->gpus, err)) return -1;
+        if (row->gpus > WS_MAX_GPUS_PER_JOB)
+            return bad(c, &cols[P_GPUS], "must be at most 100000 (average_power sums"
+                       " the job's GPUs, at least 1 W each, up to 100 kW)", err);
+    }
     row->line = ws_csv_line(c);
     return 0;
 }
@@ -512,6 +519,7 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"optimizer", 1, -1}, {"power_limit", 1, -1},
         {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
         {"energy_error", 0, -1},
+        {"gpus_per_job", 0, -1},
     };
     static const row_kind kind = {power_row, power_hash, power_same, power_dup};
     return read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
@@ -610,6 +618,36 @@ static int max_joined_power(ws_traces *t)
     return 0;
 }
 
+/* A job -- one (dataset, network, optimizer) -- runs on one number of
+ * GPUs: its power rows (sorted by key, so one run of rows) all say the
+ * same gpus_per_job. Of two that differ, the later line is the error,
+ * against the job's first line in the file. One pass per job's rows. */
+static int same_gpus_per_job(const ws_traces *t, ws_error *err)
+{
+    for (size_t a = 0, b; a < t->n_power; a = b) {
+        const ws_power_row *first = &t->power[a], *bad_row = NULL;
+        for (b = a; b < t->n_power && t->power[b].dataset == first->dataset
+                    && t->power[b].network == first->network
+                    && t->power[b].optimizer == first->optimizer; b++)
+            if (t->power[b].line < first->line) first = &t->power[b];
+        for (size_t i = a; i < b; i++) {
+            const ws_power_row *r = &t->power[i];
+            if (r->gpus != first->gpus && (!bad_row || r->line < bad_row->line))
+                bad_row = r;
+        }
+        join_work += 2 * (b - a);
+        if (bad_row)
+            return ws_fail(err, "%s:%ld: gpus_per_job is %d, but line %ld says %d for"
+                           " the same dataset %s, network %s and optimizer %s (a job"
+                           " runs on one number of GPUs: give every row of it the"
+                           " same gpus_per_job)", t->power_path, bad_row->line,
+                           bad_row->gpus, first->line, first->gpus,
+                           t->names.s[first->dataset], t->names.s[first->network],
+                           t->names.s[first->optimizer]);
+    }
+    return 0;
+}
+
 int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
                    const ws_csv_limits *lim, ws_error *err)
 {
@@ -652,6 +690,7 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     qsort(t->train, t->n_train, sizeof *t->train, cmp_train_lines);
     /* MaxPower: the highest power limit of any power row that joins a train
      * row (the published simulator takes the max over the merged table). */
+    if (same_gpus_per_job(t, err)) return -1;
     if (max_joined_power(t)) return ws_fail(err, "out of memory");
     if (t->max_power == 0)
         return ws_fail(err, "%s: no power row matches any train row of %s"
@@ -862,7 +901,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     j->gpu = jt->gpu;
     j->eta = eta;
     j->beta = beta;
-    j->max_power = t->max_power;
+    /* The job's MaxPower: its rows sum gpus_per_job GPUs (one value for
+     * all of them, checked as loaded), each limited to the GPU's largest
+     * limit, as Zeus's client sets max_power = limit x number of GPUs. */
+    j->gpus_per_job = t->power[p0].gpus;
+    j->max_power = t->max_power * (double)j->gpus_per_job;
     j->max_epochs = spec->max_epochs;
     j->b0 = b0;
     j->concurrent = 0;

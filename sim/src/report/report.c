@@ -195,6 +195,8 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
         fputs(", \"plo\": ", f); ws_json_str(f, plo);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
+        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r->max_power));
+        fprintf(f, ", \"gpus_per_job\": %d", r->gpus_per_job);
         fputs(", \"energy_j\": ", f); ws_json_num(f, ws_req(t->energy_j));
         fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(t->time_s));
         fputs(", \"cost\": ", f); ws_json_num(f, ws_req(t->cost));
@@ -242,6 +244,11 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     fprintf(f, "%s on %s: bso %s, plo %s, eta %s, beta %s, seed %lu, b0 %d, %ld recurrences\n",
             c->workload, c->gpu, bso, plo, ws_tab(eta, sizeof eta, "%g", ws_req(c->eta)), beta,
             c->seed, r->b0, r->recurrences);
+    /* A job of several GPUs says so: its MaxPower is not one GPU's. */
+    if (r->gpus_per_job > 1)
+        fprintf(f, "MaxPower %s W: %d GPUs per job at %s W\n",
+                ws_tab(b[0], 32, "%g", ws_req(r->max_power)), r->gpus_per_job,
+                ws_tab(b[1], 32, "%g", ws_req(r->max_power / r->gpus_per_job)));
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
@@ -307,6 +314,7 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         fputs(", \"workload\": ", f); ws_json_str(f, job->workload);
         fputs(", \"eta\": ", f); ws_json_num(f, ws_req(job->eta));
         fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
+        fprintf(f, ", \"gpus_per_job\": %d", ws_job_gpus(job));
         fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
         ws_json_whatif(f, wi);
         if (p->objective_runs) fprintf(f, ", \"objective_runs\": %ld", p->objective_runs);
@@ -334,9 +342,11 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         return;
     }
     char v[8][32];
-    fprintf(f, "%s on %s: %d knobs, MaxPower %s W, b0 %d, max %d epochs, eta %s\n",
-            job->workload, job->gpu, p->n, ws_tab(v[0], 32, "%g", ws_req(job->max_power)),
-            job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
+    char gpus[48] = "";
+    if (ws_job_gpus(job) > 1) snprintf(gpus, sizeof gpus, " (%d GPUs)", ws_job_gpus(job));
+    fprintf(f, "%s on %s: %d knobs, MaxPower %s W%s, b0 %d, max %d epochs,"
+            " eta %s\n", job->workload, job->gpu, p->n,
+            ws_tab(v[0], 32, "%g", ws_req(job->max_power)), gpus, job->b0, job->max_epochs, ws_tab(v[1], 32, "%g", ws_req(job->eta)));
     ws_table_whatif(f, wi);
     if (p->objective_runs)
         fprintf(f, "cost: the %s objective's expected cost per run over %ld runs back to"
@@ -552,6 +562,8 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                 fputs(", ", f);
                 ws_json_version(f);
             }
+            fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r[i].max_power));
+            fprintf(f, ", \"gpus_per_job\": %d", r[i].gpus_per_job);
             fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
                     " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
             ws_json_num(f, ws_req(r[i].tot.energy_j));

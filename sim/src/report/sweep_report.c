@@ -139,6 +139,9 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
                 o.seeds_failed);
         ws_json_str(f, o.error);
         fprintf(f, ", \"recurrences\": %ld", o.recurrences);
+        const ws_job *job = &s->jobs[o.gpu * s->n_work + o.work].job;
+        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
+        fprintf(f, ", \"gpus_per_job\": %d", ws_job_gpus(job));
         stat_json(f, "energy_j", &o.energy);
         stat_json(f, "time_s", &o.time);
         stat_json(f, "cost", &o.cost);

@@ -43,7 +43,7 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
                  const ws_workload_spec *spec, double eta, double beta,
                  ws_job_table *jt, int note_it, ws_error *err)
 {
-    if (!wi || (wi->power_cap <= 0 && wi->input_stall <= 0))
+    if (!ws_whatif_transforms(wi))
         return ws_job_build(jt, tr, spec, eta, beta, err);
     ws_job_table raw;
     char note[512];
@@ -153,6 +153,8 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                                     cfg->etas[e], cfg->betas[b], cfg->seeds[s], p, &pairs[p]};
                 r->b0 = jt.job.b0;
                 r->n_bs = jt.job.n_bs;
+                r->max_power = jt.job.max_power;
+                r->gpus_per_job = ws_job_gpus(&jt.job);
                 r->recurrences = cfg->recurrences > 0 ? cfg->recurrences
                                                       : jt.default_recurrences;
                 ws_job job = jt.job;          /* the view, with this cell's knobs */
