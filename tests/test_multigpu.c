@@ -187,7 +187,7 @@ Test(multigpu, epoch_costs_price_time_at_every_gpu, .init = mk, .fini = tmpdir_r
     ws_rng rng;
     ws_rng_seed(&rng, 1);
     ws_outcome o;
-    ws_run_outcome(j, &rng, 1, 2, 0, 10000.0, 1.0, &o);
+    ws_run_outcome(j, &rng, 1, 2, 0, 10000.0, &o);
     cr_assert_eq(o.budget, floor(beta * 10000.0 / (eta * 2160 + (1 - eta) * 400 * 12)));
     cr_assert_eq(o.budget, 5.0);
     cr_assert(REL(o.cost, eta * 5 * 2160 + (1 - eta) * 400 * 60), "cost %g", o.cost);

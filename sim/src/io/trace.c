@@ -571,7 +571,7 @@ static int same_power_key(const ws_power_row *x, const ws_power_row *y)
 static const ws_power_row *find_power(const ws_traces *t, int ds, int net,
                                       int opt, int bs)
 {
-    ws_power_row key = {ds, net, opt, bs, 0, 0, 0, 0, 0};
+    ws_power_row key = {.dataset = ds, .network = net, .optimizer = opt, .bs = bs};
     size_t lo = 0, hi = t->n_power;
     while (lo < hi) {                  /* first row >= (key, pl 0) */
         join_work++;
@@ -605,7 +605,7 @@ static int max_joined_power(ws_traces *t)
     size_t n = 0;
     for (size_t j = 0; j < t->n_train; j++) {
         const ws_train_row *r = &t->train[j];
-        keys[n++] = (ws_power_row){r->dataset, r->network, r->optimizer, r->bs, 0, 0, 0, 0, 0};
+        keys[n++] = (ws_power_row){.dataset = r->dataset, .network = r->network, .optimizer = r->optimizer, .bs = r->bs};
     }
     qsort(keys, n, sizeof *keys, cmp_key);
     t->max_power = 0;

@@ -362,15 +362,19 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         if (s->is_default) strcat(marks, "default ");
         if (s->is_best) strcat(marks, "best ");
         if (s->is_jit) strcat(marks, "jit ");
+        /* no trailing blanks: a table is text people diff and paste */
+        size_t nm = strlen(marks);
+        if (nm) marks[nm - 1] = '\0';
+        const char *gap = nm ? "  " : "";
         if (s->reached)
-            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s  %s\n", s->bs, s->pl,
+            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s%s%s\n", s->bs, s->pl,
                     s->runs, s->reached, ws_tab(v[0], 32, "%.2f", ws_req(s->epochs)),
                     ws_tab(v[1], 32, "%.2f", ws_req(s->tta / 60)),
                     ws_tab(v[2], 32, "%.2f", ws_req(s->eta / 1e3)),
-                    ws_tab(v[3], 32, "%.1f", ws_req(s->cost)), marks);
+                    ws_tab(v[3], 32, "%.1f", ws_req(s->cost)), gap, marks);
         else
-            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s  %s\n", s->bs, s->pl, s->runs,
-                    s->reached, "-", "-", "-", "-", marks);
+            fprintf(f, "%6d %5d %4d %7d %7s %11s %12s %14s%s%s\n", s->bs, s->pl, s->runs,
+                    s->reached, "-", "-", "-", "-", gap, marks);
     }
     if (p->best_knob >= 0 && p->default_knob >= 0) {
         const ws_knob_stat *b = &p->knobs[p->best_knob], *d = &p->knobs[p->default_knob];
