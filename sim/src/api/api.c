@@ -755,9 +755,18 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
     char *buf = NULL;
     size_t len = 0;
     FILE *res = open_memstream(&buf, &len);
+    /* A cancel flag already set stops the call before any work, whatever
+     * the command would have polled (a short sweep may end before its
+     * first poll). */
+    const int cancel_now = c->hooks && c->hooks->size >= offsetof(ws_api_hooks, cancel)
+                           + sizeof c->hooks->cancel && c->hooks->cancel && *c->hooks->cancel;
     if (!res) {
         status = WS_API_NOMEM;
         ws_fail(&err, "out of memory");
+    } else if (cancel_now) {
+        c->cancelled = 1;
+        status = WS_API_CANCELLED;
+        ws_fail(&err, "cancelled");
     } else if (c->cmd->run(c, res, &err)) {
         status = c->cancelled ? WS_API_CANCELLED : c->status;
         if (status == WS_API_CANCELLED) ws_fail(&err, "cancelled");

@@ -337,11 +337,12 @@ static void *worker(void *arg)
 }
 
 /* With a library caller's hook and several workers: the calling thread
- * runs the hook until every worker has stopped. */
+ * runs the hook until every worker has stopped, and at least once (the
+ * workers of a short sweep may all be done before the first call). */
 static void wait_workers(pool *pl)
 {
     pthread_mutex_lock(&pl->lock);
-    while (pl->workers > 0) {
+    for (;;) {
         size_t done = pl->done, total = pl->total;
         pthread_mutex_unlock(&pl->lock);
         int stop = pl->opts->tick(pl->opts->tick_ctx, done, total);
