@@ -23,6 +23,12 @@ typedef struct ws_csv_limits {
 #define WS_CSV_MAX_LINE_DEFAULT ((size_t)1 << 20)
 #define WS_CSV_MAX_BYTES_DEFAULT ((size_t)1 << 30)
 
+/* The limits a user sets: `opt` (--max-trace-bytes, or the library's
+ * option of that name), else $WATTSIM_MAX_TRACE_BYTES, a positive number
+ * of bytes with an optional K, M or G; neither: the defaults (0s). The
+ * error names where the value came from. One parser for every front end. */
+int ws_csv_limits_parse(const char *opt, ws_csv_limits *out, ws_error *err);
+
 typedef struct ws_csv ws_csv;
 
 /* Open `path`; lim may be NULL for the defaults. */

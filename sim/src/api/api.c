@@ -480,29 +480,7 @@ int api_catalogue(ws_api_call *c, ws_catalogue *cat, ws_error *err)
 
 int api_limits(const ws_api_call *c, ws_csv_limits *out, ws_error *err)
 {
-    const char *s = api_get(c, "max-trace-bytes"), *from = "--max-trace-bytes";
-    if (!s) {
-        s = getenv("WATTSIM_MAX_TRACE_BYTES");
-        from = "WATTSIM_MAX_TRACE_BYTES";
-    }
-    out->max_line = 0;
-    out->max_bytes = 0;
-    if (!s || !*s) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    switch (*end) {
-    case 'K': case 'k': shift = 10; end++; break;
-    case 'M': case 'm': shift = 20; end++; break;
-    case 'G': case 'g': shift = 30; end++; break;
-    }
-    if (!isdigit((unsigned char)*s) || *end || errno == ERANGE || v == 0
-        || v > (SIZE_MAX >> shift))
-        return ws_fail(err, "%s: must be a positive number of bytes (suffix K, M"
-                       " or G allowed), got \"%s\"", from, s);
-    out->max_bytes = (size_t)(v << shift);
-    return 0;
+    return ws_csv_limits_parse(api_get(c, "max-trace-bytes"), out, err);
 }
 
 ws_registry *api_registry(ws_api_call *c, ws_error *err)

@@ -10,6 +10,7 @@
 #include "wattsim/input.h"
 #include "wattsim/outfile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -303,4 +304,31 @@ void ws_csv_str(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+int ws_csv_limits_parse(const char *opt, ws_csv_limits *out, ws_error *err)
+{
+    const char *s = opt, *from = "--max-trace-bytes";
+    if (!s) {
+        s = getenv("WATTSIM_MAX_TRACE_BYTES");
+        from = "WATTSIM_MAX_TRACE_BYTES";
+    }
+    out->max_line = 0;
+    out->max_bytes = 0;
+    if (!s || !*s) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    }
+    if (!isdigit((unsigned char)*s) || *end || errno == ERANGE || v == 0
+        || v > (SIZE_MAX >> shift))
+        return ws_fail(err, "%s: must be a positive number of bytes (suffix K, M"
+                       " or G allowed), got \"%s\"", from, s);
+    out->max_bytes = (size_t)(v << shift);
+    return 0;
 }
