@@ -18,6 +18,8 @@
 #include "wattsim/outfile.h"
 
 #include <jansson.h>
+
+#include "wattsim/json_input.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,28 +42,8 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
 {
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
-    struct stat st;
-    int fd = ws_input_open(path, err);       /* a regular file only */
-    if (fd < 0) return -1;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return ws_fail(err, "%s: cannot read: %s", path, strerror(errno));
-    }
-    if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
-        close(fd);
-        return ws_fail(err, "%s: %lld bytes, more than the limit of %zu"
-                       " (--max-trace-bytes / WATTSIM_MAX_TRACE_BYTES)", path,
-                       (long long)st.st_size, max_bytes);
-    }
-    ws_input_note_fd(fd);
-    json_error_t je;
-    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-    close(fd);
-    if (!root) {
-        if (je.line <= 0)
-            return ws_fail(err, "%s: %s", path, je.text);
-        return ws_fail(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    }
+    json_t *root = ws_json_input_load(path, max_bytes, err);
+    if (!root) return -1;
     int rc = -1;
     json_t *status = json_object_get(root, "status");
     json_t *data = json_object_get(root, "data");

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wattsim/json_input.h"
+
 #define TARIFF_HOURS (371 * 24)
 
 int ws_series_is_json(const char *path, ws_error *err)
@@ -54,29 +56,8 @@ int ws_series_is_json(const char *path, ws_error *err)
 
 static json_t *load(const char *path, const ws_csv_limits *lim, ws_error *err)
 {
-    const size_t max = lim && lim->max_bytes ? lim->max_bytes : WS_CSV_MAX_BYTES_DEFAULT;
-    int fd = ws_input_open(path, err);
-    if (fd < 0) return NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        ws_fail(err, "%s: cannot read: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    if ((unsigned long long)st.st_size > max) {
-        ws_fail(err, "%s: %lld bytes, more than the limit of %zu (--max-trace-bytes /"
-                " WATTSIM_MAX_TRACE_BYTES)", path, (long long)st.st_size, max);
-        close(fd);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-    close(fd);
-    if (!root) {
-        if (je.line <= 0) ws_fail(err, "%s: %s", path, je.text);
-        else ws_fail(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-    }
-    return root;
+    return ws_json_input_load(path, lim && lim->max_bytes ? lim->max_bytes
+                                                          : WS_CSV_MAX_BYTES_DEFAULT, err);
 }
 
 static int grow(ws_series *s, size_t n, ws_error *err)
