@@ -16,8 +16,15 @@
  * The smallest room fails every command; the largest lets every one
  * succeed. Under valgrind (scripts/test --valgrind) only those two levels
  * run: each level runs every command, and the middle ones, at ~30x the
- * time, took the test past its limit on CI's two cores. stdout on /dev/full is in test_outputs.c (simulate writes only
- * stdout). WS_FULL_PRINT=1 prints each command's status and message.
+ * time, took the test past its limit on CI's two cores. Nor does the
+ * ulimit variant's smallest level run there: the limit applies to
+ * valgrind's own log as well (a regular file the same process writes),
+ * and whether the log's last write crosses 1 KiB depends on the length of
+ * the paths in its header: from a checkout with a longer path, valgrind
+ * was killed by SIGXFSZ at exit (status 153), which says nothing about
+ * wattsim. The tmpfs variant covers failed writes under valgrind.
+ * stdout on /dev/full is in test_outputs.c (simulate writes only stdout).
+ * WS_FULL_PRINT=1 prints each command's status and message.
  * Needs gnuplot and the fetched Zeus traces (scripts/fetch-traces).
  */
 #define _GNU_SOURCE
@@ -164,7 +171,7 @@ Test(full_disk, file_size_limit, .init = mktmp, .fini = rmtmp, .timeout = 600)
     static const int kib[] = {1, 8, 64, 8192};
     int failed_at_1k = 0, failed_at_max = -1;
     for (size_t l = 0; l < sizeof kib / sizeof *kib; l++) {
-        if (under_valgrind() && l != 0 && l + 1 != sizeof kib / sizeof *kib) continue;
+        if (under_valgrind() && l + 1 != sizeof kib / sizeof *kib) continue;
         char prefix[64], label[32];
         snprintf(prefix, sizeof prefix, "ulimit -f %d;", kib[l]);
         snprintf(label, sizeof label, "ulimit -f %d", kib[l]);
@@ -174,7 +181,7 @@ Test(full_disk, file_size_limit, .init = mktmp, .fini = rmtmp, .timeout = 600)
     }
     cr_expect_eq(failed_at_max, 0, "8 MiB per file is room enough for every command");
     /* At 1 KiB per file every command has a file too large to write. */
-    cr_expect_eq(failed_at_1k, (int)N_COMMANDS);
+    if (!under_valgrind()) cr_expect_eq(failed_at_1k, (int)N_COMMANDS);
 }
 
 Test(full_disk, small_tmpfs, .init = mktmp, .fini = rmtmp, .timeout = 600)
