@@ -124,47 +124,22 @@ int ws_rng_shuffle(ws_rng *r, void *x, size_t n, size_t size)
 }
 
 /* A Lemire pick of [0, m]: inline for the 32-bit ranges (every shuffle of
- * fewer than 2^32 elements), else ws_rng_bounded.
- *
- * The shuffles and Floyd's picks below draw from a copy of the stream
- * held in a local (written back at the end): int64_t stores to the
- * output may alias the stream's uint64_t words as far as the compiler
- * knows, so drawing from *r directly stored and reloaded the 128-bit
- * state around every pick, on the chain of dependent LCG steps. The
- * local's address never escapes (the rare retry works on a copy of it),
- * so its words stay in registers. The draws are the same ones. */
+ * fewer than 2^32 elements), else ws_rng_bounded. */
 static inline uint64_t pick(ws_rng *r, uint64_t m)
 {
-    if (m >= 0xffffffffu) {
-        ws_rng t = *r;
-        const uint64_t v = ws_rng_bounded(&t, m);
-        *r = t;
-        return v;
-    }
-    if (m == 0) return 0;
-    const uint32_t excl = (uint32_t)m + 1u;
-    const uint64_t prod = (uint64_t)ws_rng_next32(r) * excl;
-    if ((uint32_t)prod < excl) {
-        ws_rng t = *r;
-        const uint32_t v = ws_rng__lemire32_retry(&t, (uint32_t)m, prod);
-        *r = t;
-        return v;
-    }
-    return prod >> 32;
+    return m < 0xffffffffu ? ws_rng_bounded32(r, (uint32_t)m) : ws_rng_bounded(r, m);
 }
 
 /* Positions n-1 down to `first` of a[], each swapped with a Lemire pick
  * of [0, i]. */
 static inline void lemire_shuffle(ws_rng *r, int64_t n, int64_t first, int64_t *a)
 {
-    ws_rng st = *r;
     for (int64_t i = n - 1; i >= first; i--) {
-        const int64_t j = (int64_t)pick(&st, (uint64_t)i);
+        const int64_t j = (int64_t)pick(r, (uint64_t)i);
         const int64_t t = a[j];
         a[j] = a[i];
         a[i] = t;
     }
-    *r = st;
 }
 
 /* Membership among Floyd's picks so far: a scan of out[] for few picks,
@@ -209,13 +184,11 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
     if (k == n) {
         /* Every step's picks so far are exactly 0..j-1: a pick below j is
          * taken, so Floyd adds j either way (the draw is still made). */
-        ws_rng st = *r;
         for (int64_t j = 0; j < n; j++) {
-            if (pick(&st, (uint64_t)j) < (uint64_t)j) RNG_COUNT(floyd_collision);
+            if (pick(r, (uint64_t)j) < (uint64_t)j) RNG_COUNT(floyd_collision);
             out[j] = j;
         }
-        lemire_shuffle(&st, k, 1, out);
-        *r = st;
+        lemire_shuffle(r, k, 1, out);
         return 0;
     }
     pick_set s = {NULL, 0};
@@ -226,9 +199,8 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
         memset(s.slot, 0xff, size * sizeof *s.slot);
         s.mask = size - 1;
     }
-    ws_rng st = *r;
     for (int64_t j = n - k, t = 0; j < n; j++, t++) {
-        const uint64_t v = pick(&st, (uint64_t)j);
+        const uint64_t v = pick(r, (uint64_t)j);
         if (!set_has_or_add(&s, out, t, v)) {
             out[t] = (int64_t)v;
         } else {
@@ -239,7 +211,6 @@ int ws_rng_choice(ws_rng *r, int64_t n, int64_t k, int64_t *out)
         }
     }
     free(s.slot);
-    lemire_shuffle(&st, k, 1, out);
-    *r = st;
+    lemire_shuffle(r, k, 1, out);
     return 0;
 }
