@@ -18,15 +18,26 @@ int ws_bandit_init(ws_bandit *b, const ws_job *job, long window, long explore)
     b->n_arms = 0;
     b->warm = 0;
     b->counts = (ws_bandit_counts){0};
-    b->stats = calloc(n, sizeof *b->stats);
-    b->arms = calloc(n, sizeof *b->arms);
-    b->post = calloc(n, sizeof *b->post);
-    b->stale = calloc(n, sizeof *b->stale);
-    b->order = calloc(n, sizeof *b->order);
-    b->z = calloc(3 * n, sizeof *b->z);
+    /* One zeroed block for every per-size array (a bandit is made for
+     * every simulation: one allocation, not six), widest members first so
+     * that each array is aligned. */
+    const size_t sz_stats = n * sizeof *b->stats, sz_post = n * sizeof *b->post,
+                 sz_z = 3 * n * sizeof *b->z, sz_order = n * sizeof *b->order,
+                 sz_arms = n * sizeof *b->arms;
+    char *block = calloc(1, sz_stats + sz_post + sz_z + sz_order + sz_arms + n + 1);
+    if (!block) {
+        b->stats = NULL;
+        b->post = NULL;
+        return -1;
+    }
+    b->stats = (ws_arm_stats *)(void *)block;
+    b->post = (ws_arm_post *)(void *)(block + sz_stats);
+    b->z = (double *)(void *)(block + sz_stats + sz_post);
+    b->order = (long *)(void *)(block + sz_stats + sz_post + sz_z);
+    b->arms = (int *)(void *)(block + sz_stats + sz_post + sz_z + sz_order);
+    b->stale = (unsigned char *)(block + sz_stats + sz_post + sz_z + sz_order + sz_arms);
     b->lo = b->z + n;
     b->hi = b->z + 2 * n;
-    if (!b->stats || !b->arms || !b->post || !b->stale || !b->order || !b->z) return -1;
     /* Unobserved: the prior, precision 0 (sd infinite). */
     for (size_t i = 0; i < n; i++) b->stale[i] = 1;
     return 0;
@@ -36,12 +47,7 @@ void ws_bandit_free(ws_bandit *b)
 {
     if (b->stats)
         for (int i = 0; i < b->n_bs; i++) free(b->stats[i].rewards);
-    free(b->stats);
-    free(b->arms);
-    free(b->post);
-    free(b->stale);
-    free(b->order);
-    free(b->z);
+    free(b->stats);          /* the block of every array */
     b->stats = NULL;
     b->arms = NULL;
     b->post = NULL;
@@ -54,7 +60,7 @@ int ws_bandit_observe(ws_bandit *b, int i, double reward)
 {
     ws_arm_stats *s = &b->stats[i];
     if (s->n == s->cap) {
-        const long cap = s->cap ? s->cap * 2 : 16;
+        const long cap = s->cap ? s->cap * 2 : 64;
         double *p = realloc(s->rewards, (size_t)cap * sizeof *p);
         if (!p) return -1;
         s->rewards = p;

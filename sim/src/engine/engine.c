@@ -135,7 +135,9 @@ int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
  * floor(cost_ub / c_epoch) changes only when min_cost does (rarely: a
  * cheaper recurrence) or the knob does: most tries reuse it. */
 typedef struct run_memo {
-    double cost_ub, c_epoch, budget;
+    double cost_ub, budget;
+    int k;                      /* the knob; its epoch cost is a function
+                                   of the job's figures and k alone */
 } run_memo;
 
 /* The first epoch of a profiled run of batch-size index i: the job's
@@ -182,21 +184,25 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
     const double cost_ub = beta * min_cost;
     double budget = max_epochs;
     if (cost_ub != INFINITY) {
-        /* maxPL(bs) of the job: one GPU's limit times its GPUs. */
-        const double maxpl = (double)job->knob_pl[k1 - 1] * (double)ws_job_gpus(job);
-        const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
-        /* A cost of 0 (eta = 1 and a knob drawing no power: a hand-made
-         * table) bounds nothing. */
-        if (c_epoch > 0 && cost_ub > 0) {
-            /* Both positive: equal as doubles means equal bits. */
-            if (cost_ub != memo->cost_ub || c_epoch != memo->c_epoch)
-                {
-                memo->cost_ub = cost_ub;
-                memo->c_epoch = c_epoch;
-                memo->budget = ws_py_floordiv(cost_ub, c_epoch);
-            }
+        /* The same knob and bound as the memo's: the same budget, without
+         * computing the epoch cost again (positive costs: equal as doubles
+         * means equal bits). */
+        if (k == memo->k && cost_ub == memo->cost_ub) {
             budget = memo->budget;
             if (budget > max_epochs) budget = max_epochs;
+        } else {
+            /* maxPL(bs) of the job: one GPU's limit times its GPUs. */
+            const double maxpl = (double)job->knob_pl[k1 - 1] * (double)ws_job_gpus(job);
+            const double c_epoch = eta * e + (1.0 - eta) * maxpl * t;
+            /* A cost of 0 (eta = 1 and a knob drawing no power: a
+             * hand-made table) bounds nothing (and is not remembered). */
+            if (c_epoch > 0 && cost_ub > 0) {
+                memo->k = k;
+                memo->cost_ub = cost_ub;
+                memo->budget = ws_py_floordiv(cost_ub, c_epoch);
+                budget = memo->budget;
+                if (budget > max_epochs) budget = max_epochs;
+            }
         }
     }
     o->budget = budget;
@@ -230,7 +236,7 @@ static inline void run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
 void ws_run_outcome(const ws_job *job, ws_rng *rng, int i, int k,
                     int profiled, double min_cost, ws_outcome *o)
 {
-    run_memo memo = {NAN, NAN, NAN};
+    run_memo memo = {NAN, NAN, -1};
     run_outcome(job, rng, i, k, profiled, min_cost, &memo, o);
 }
 
@@ -268,7 +274,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
     double clock = 0.0;                 /* s after wi->start */
     double min_cost = INFINITY;         /* least cost, the objective's */
     double min_budget_cost = INFINITY;  /* the same run's, time-invariant */
-    run_memo memo = {NAN, NAN, NAN};
+    run_memo memo = {NAN, NAN, -1};
     /* Read once: the policies' calls might, for all the compiler knows,
      * change what p points to. */
     const long n_rec = p->recurrences;

@@ -26,7 +26,10 @@
 #include "guard.h"
 
 typedef struct host_ctx {
-    ws_rng rng;                /* the instance's stream (see ws_host) */
+    ws_rng rng;                /* the instance's stream (see ws_host),
+                                  seeded at its first draw (plugin.c) */
+    int rng_ready;             /* rng is seeded */
+    unsigned rng_role;         /* how it is seeded (plugin.c) */
     unsigned long n_gaussian, n_uniform;   /* normals and bounded integers
                                               drawn (for the benchmark) */
     const char *who;           /* "bso zeus" */

@@ -34,12 +34,28 @@ void ws_rng_seed_seq(ws_rng *r, const ws_seedseq *s)
     set_seed(r, v);
 }
 
+/* The last seed's stream, per thread: a simulation seeds
+ * default_rng(seed) twice, for itself and for its BSO (as Zeus seeds
+ * both), and the second is a copy of the first. */
+static _Thread_local struct {
+    uint64_t seed;
+    int valid;
+    ws_rng rng;
+} last_seed;
+
 void ws_rng_seed(ws_rng *r, uint64_t seed)
 {
+    if (last_seed.valid && last_seed.seed == seed) {
+        *r = last_seed.rng;
+        return;
+    }
     uint32_t words[2];
     ws_seedseq s;
     ws_seedseq_init(&s, words, ws_seed_words(seed, words), NULL, 0);
     ws_rng_seed_seq(r, &s);
+    last_seed.seed = seed;
+    last_seed.rng = *r;
+    last_seed.valid = 1;
 }
 
 void ws_rng_seed_spawn(ws_rng *r, uint64_t seed, uint32_t key)

@@ -27,30 +27,43 @@
 static int log_level = WS_LOG_WARN;
 void ws_policy_set_log_level(int level) { log_level = level; }
 
+/* The instance's stream, seeded at its first draw: most policies (jit,
+ * default, oracle and every PLO of the paper's) never draw, and seeding
+ * a stream per instance per simulation was a cost of its own. The
+ * stream is a function of the seed and role alone, so when it is seeded
+ * does not change a draw. */
+static void seed_now(host_ctx *h);
+
+static inline ws_rng *h_rng(host_ctx *h)
+{
+    if (__builtin_expect(!h->rng_ready, 0)) seed_now(h);
+    return &h->rng;
+}
+
 /* The draws of ws_host, numpy's Generator calls on the instance's
  * stream (see policy.h for each one's numpy equivalent). */
 static double h_uniform(void *ctx)
 {
     ((host_ctx *)ctx)->n_uniform++;
-    return ws_rng_random(&((host_ctx *)ctx)->rng);
+    return ws_rng_random(h_rng(ctx));
 }
 
 static unsigned long h_uniform_int(void *ctx, unsigned long n)
 {
     ((host_ctx *)ctx)->n_uniform++;
-    return n ? (unsigned long)ws_rng_integers(&((host_ctx *)ctx)->rng, n) : 0;
+    return n ? (unsigned long)ws_rng_integers(h_rng(ctx), n) : 0;
 }
 
 static double h_gaussian(void *ctx, double sd)
 {
     ((host_ctx *)ctx)->n_gaussian++;
-    return ws_rng_normal(&((host_ctx *)ctx)->rng, 0.0, sd);
+    return ws_rng_normal(h_rng(ctx), 0.0, sd);
 }
 
 static double h_normal(void *ctx, double loc, double sd)
 {
     ((host_ctx *)ctx)->n_gaussian++;
-    return ws_rng_normal(&((host_ctx *)ctx)->rng, loc, sd);
+    return ws_rng_normal(h_rng(ctx), loc, sd);
 }
 
 _Static_assert(sizeof(long) == sizeof(int64_t), "ws_host's long arrays are 64-bit");
@@ -61,7 +74,7 @@ static int h_choice(void *ctx, long n, long k, long *out)
     if (n < 0 || k < 0 || k > n) return -1;
     /* Floyd's k picks and the k - 1 swaps of its shuffle. */
     h->n_uniform += k ? 2 * (unsigned long)k - 1 : 0;
-    return ws_rng_choice(&h->rng, n, k, (int64_t *)out);
+    return ws_rng_choice(h_rng(h), n, k, (int64_t *)out);
 }
 
 static int h_permutation(void *ctx, long n, long *out)
@@ -69,7 +82,7 @@ static int h_permutation(void *ctx, long n, long *out)
     host_ctx *h = ctx;
     if (n < 0 || (unsigned long)n > 0x100000000ul) return -1;
     h->n_uniform += n ? (unsigned long)n - 1 : 0;
-    return ws_rng_permutation(&h->rng, n, (int64_t *)out);
+    return ws_rng_permutation(h_rng(h), n, (int64_t *)out);
 }
 
 static void h_log(void *ctx, int level, const char *msg)
@@ -124,6 +137,13 @@ static void *instance_alloc(size_t head, size_t state_size, void **state)
  * a stream of its own (Zeus' power-limit optimizers draw nothing). */
 enum { ROLE_BSO = 1, ROLE_PLO = 2 };
 
+static void seed_now(host_ctx *h)
+{
+    if (h->rng_role == ROLE_BSO) ws_rng_seed(&h->rng, h->seed);
+    else ws_rng_seed_spawn(&h->rng, h->seed, h->rng_role);
+    h->rng_ready = 1;
+}
+
 static void instance_init(instance *in, const char *kind, const char *name,
                           unsigned long seed, unsigned role)
 {
@@ -131,8 +151,7 @@ static void instance_init(instance *in, const char *kind, const char *name,
     ws_guard_stdout_enter();
     in->guarded = 1;
     in->hc.who = in->who;
-    if (role == ROLE_BSO) ws_rng_seed(&in->hc.rng, seed);
-    else ws_rng_seed_spawn(&in->hc.rng, seed, role);
+    in->hc.rng_role = role;    /* seeded at the first draw (h_rng) */
     in->hc.seed = seed;
     in->host.abi_version = WS_ABI_VERSION;
     in->host.ctx = &in->hc;
@@ -225,10 +244,21 @@ void ws_plo_free(ws_plo *p)
     free(p);
 }
 
+/* snprintf(dst, size, "%s", src), without the formatting machinery: this
+ * is once per instance of every simulation of a sweep, where snprintf
+ * cost a percent of the sweep. */
+static void copy_where(char *dst, size_t size, const char *src)
+{
+    if (!src) src = "(null)";          /* what glibc's snprintf prints */
+    const size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 void ws_policy_log_where(ws_bso *b, ws_plo *p, const char *where)
 {
-    if (b) snprintf(b->in.hc.where, sizeof b->in.hc.where, "%s", where);
-    if (p) snprintf(p->in.hc.where, sizeof p->in.hc.where, "%s", where);
+    if (b) copy_where(b->in.hc.where, sizeof b->in.hc.where, where);
+    if (p) copy_where(p->in.hc.where, sizeof p->in.hc.where, where);
 }
 
 const char *ws_bso_who(const ws_bso *b) { return b->in.who; }
