@@ -262,13 +262,13 @@ static void load_fails(const char *path, const char *want)
 Test(abi, plugin_needing_a_newer_host_is_refused)
 {
     load_fails(PLUGIN("needs_newer"), PLUGIN("needs_newer") ": plugin 'needs_newer' needs"
-               " policy ABI version 2.7, but this wattsim speaks version 2.2; upgrade"
+               " policy ABI version 2.7, but this wattsim speaks version 2.3; upgrade"
                " wattsim");
 }
 
 Test(abi, plugin_may_refuse_the_host_version)
 {
-    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(202)"
+    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(203)"
                " returned NULL (the plugin cannot run in this wattsim)");
 }
 
