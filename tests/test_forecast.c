@@ -278,3 +278,77 @@ Test(forecast, abi_2_2_plugin_chooses_as_before, .init = mk, .fini = tmpdir_remo
     }
     ws_whatif_free(&w);
 }
+
+/* ------------------------------------------- the carbon PLO's forecast */
+
+/* A host whose forecast is the test's own closed form: carbon 100 g over
+ * [0, 50) s of the clock and 1000 g after; no price. */
+static double fake_forecast(void *ctx, int kind, double t, double dur)
+{
+    if (kind != WS_FORECAST_CARBON || !(t >= 0) || !(dur >= 0)) return NAN;
+    if (dur == 0) return t < 50 ? 100 : 1000;
+    const double clean = fmax(0, fmin(t + dur, 50) - t);
+    return (100 * clean + 1000 * (dur - clean)) / dur;
+}
+static double fake_next(void *ctx, int kind, double t) { return t < 50 ? 50 : INFINITY; }
+
+/* The carbon PLO's choice for bs 32 of the fixture (eta 0.5, maxPL 200 W;
+ * 100 W: 12 s per epoch at 90 W, 200 W: 10 s at 160 W), at now_s = 0 with
+ * intensity 100 at the start (the mean of the rates seen is 100), after
+ * observing runs of `epochs` epochs (0: none), with a host of version
+ * `host_abi` (before 2.3: no forecast). Per-epoch cost at weight w:
+ * 540 w + 1200 at 100 W, 800 w + 1000 at 200 W. */
+static int carbon_choice(int epochs, int host_abi)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_registry *reg = ws_registry_new();
+    const ws_plo_type *t = fixture_plo(reg, "carbon");
+    const ws_host host = {host_abi, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                          fake_forecast, fake_next};
+    void *state = calloc(1, t->state_size);
+    cr_assert(state);
+    ws_ctx ctx;
+    ws_ctx_init(&ctx, 10);
+    cr_assert_eq(t->create(state, NULL, &host), 0);
+    cr_assert_eq(t->register_job(state, &jt.job, &ctx), 0);
+    ctx.recurrence = ctx.attempt = 1;
+    ctx.carbon_intensity = 100;
+    ctx.now_s = 0;
+    int pl = -1;
+    cr_assert_eq(t->predict(state, &jt.job, &ctx, 32, &pl), 0);
+    cr_assert_eq(pl, WS_PL_UNKNOWN, "not profiled yet");
+    const struct { int pl; double t, p; } prof[] = {{200, 10, 160}, {100, 12, 90}};
+    for (int q = 0; q < 2; q++) {
+        ctx.profile_time_s = prof[q].t;
+        ctx.profile_power_w = prof[q].p;
+        cr_assert_eq(t->observe_profile(state, &jt.job, &ctx, 32, prof[q].pl, 0), 0);
+    }
+    ws_ctx_clear_run(&ctx);
+    if (epochs) {
+        ctx.run_started = 1;
+        ctx.run_epochs = epochs;
+        cr_assert_eq(t->observe_run(state, &jt.job, &ctx, 32, 100, 0, 1), 0);
+        ws_ctx_clear_run(&ctx);
+    }
+    cr_assert_eq(t->predict(state, &jt.job, &ctx, 32, &pl), 0);
+    t->destroy(state);
+    free(state);
+    ws_registry_free(reg);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    return pl;
+}
+
+/* Runs of 5 epochs: at 200 W 50 s, all at 100 g (w = 1): 1800; at 100 W
+ * 60 s, 50 s at 100 g and 10 s at 1000 g: mean 250, w = 2.5: 540 x 2.5 +
+ * 1200 = 2550. The forecast picks 200 W; the rate at the start alone
+ * (w = 1 for both: 1740 against 1800) picks 100 W, as does a run of one
+ * epoch (12 s and 10 s, both clean) and a host before 2.3. */
+Test(forecast, carbon_policy_weighs_the_run_over_its_forecast)
+{
+    cr_expect_eq(carbon_choice(5, WS_ABI_VERSION), 200);
+    cr_expect_eq(carbon_choice(0, WS_ABI_VERSION), 100);
+    cr_expect_eq(carbon_choice(5, WS_ABI_VERSION_OF(2, 2)), 100);
+}
