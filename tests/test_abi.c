@@ -272,8 +272,8 @@ Test(abi, plugin_may_refuse_the_host_version)
                " returned NULL (the plugin cannot run in this wattsim)");
 }
 
-/* A 2.3 plugin that needs only 2.0 loads; its specs and values are read and
- * written at its own (larger) strides. */
+/* A 2.4 plugin (newer than this host) that needs only 2.0 loads; its
+ * specs and values are read and written at its own (larger) strides. */
 Test(abi, newer_minor_plugin_loads)
 {
     ws_registry *r = ws_registry_new();
