@@ -39,7 +39,8 @@ from .policy import Job, Context, WithContext
 c_int, c_long, c_double, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_long, ctypes.c_double,
                                                ctypes.c_void_p, ctypes.c_char_p)
 P = ctypes.POINTER
-ABI_VERSION = 201  # 2.1, what these structs describe
+ABI_VERSION = 201  # 2.1, what the descriptors declare; WsCtx and WsHost also
+# describe the 2.3 members, read only when the host has them
 
 
 class WsJob(ctypes.Structure):

@@ -317,7 +317,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
                 ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
                               job->max_power, &co2, &usd, &o.cost, &wrapped);
             run_ctx(pc, job, &o);
-            pc->now_s = clock + o.time_s;       /* when it ended (0 s if not started) */
+            pc->now_s = clock + o.time_s;       /* its end (not started: its start) */
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
                 tot->skipped++;
