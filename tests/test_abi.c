@@ -243,6 +243,14 @@ Test(abi, ctx_has_members_of_this_version)
     c.size = (unsigned)offsetof(ws_ctx, carbon_intensity);
     cr_expect(!WS_CTX_HAS(&c, carbon_intensity), "an older host's context lacks it");
     cr_expect(WS_CTX_HAS(&c, profile_power_w));
+    /* 2.3's members, in this host's context and not in a 2.2 host's,
+     * which ended at price. */
+    ws_ctx_init(&c, 1);
+    cr_expect(WS_CTX_HAS(&c, now_s) && WS_CTX_HAS(&c, defer_s));
+    cr_expect(isnan(c.now_s) && isnan(c.due_s) && c.every_s == 0 && c.defer_s == 0,
+              "no clock in a fresh context");
+    c.size = (unsigned)(offsetof(ws_ctx, price) + sizeof c.price);
+    cr_expect(WS_CTX_HAS(&c, price) && !WS_CTX_HAS(&c, now_s) && !WS_CTX_HAS(&c, defer_s));
 }
 
 /* ------------------------------------------------- versions and loading */
