@@ -243,6 +243,14 @@ Test(abi, ctx_has_members_of_this_version)
     c.size = (unsigned)offsetof(ws_ctx, carbon_intensity);
     cr_expect(!WS_CTX_HAS(&c, carbon_intensity), "an older host's context lacks it");
     cr_expect(WS_CTX_HAS(&c, profile_power_w));
+    /* 2.3's members, in this host's context and not in a 2.2 host's,
+     * which ended at price. */
+    ws_ctx_init(&c, 1);
+    cr_expect(WS_CTX_HAS(&c, now_s) && WS_CTX_HAS(&c, defer_s));
+    cr_expect(isnan(c.now_s) && isnan(c.due_s) && c.every_s == 0 && c.defer_s == 0,
+              "no clock in a fresh context");
+    c.size = (unsigned)(offsetof(ws_ctx, price) + sizeof c.price);
+    cr_expect(WS_CTX_HAS(&c, price) && !WS_CTX_HAS(&c, now_s) && !WS_CTX_HAS(&c, defer_s));
 }
 
 /* ------------------------------------------------- versions and loading */
@@ -262,18 +270,18 @@ static void load_fails(const char *path, const char *want)
 Test(abi, plugin_needing_a_newer_host_is_refused)
 {
     load_fails(PLUGIN("needs_newer"), PLUGIN("needs_newer") ": plugin 'needs_newer' needs"
-               " policy ABI version 2.7, but this wattsim speaks version 2.2; upgrade"
+               " policy ABI version 2.7, but this wattsim speaks version 2.3; upgrade"
                " wattsim");
 }
 
 Test(abi, plugin_may_refuse_the_host_version)
 {
-    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(202)"
+    load_fails(PLUGIN("refuses_host"), PLUGIN("refuses_host") ": ws_plugin_entry_v2(203)"
                " returned NULL (the plugin cannot run in this wattsim)");
 }
 
-/* A 2.3 plugin that needs only 2.0 loads; its specs and values are read and
- * written at its own (larger) strides. */
+/* A 2.4 plugin (newer than this host) that needs only 2.0 loads; its
+ * specs and values are read and written at its own (larger) strides. */
 Test(abi, newer_minor_plugin_loads)
 {
     ws_registry *r = ws_registry_new();

@@ -84,7 +84,7 @@ Test(plugin, load_bad_abi)
 {
     load_fails(PLUGIN("bad_abi"),
                PLUGIN("bad_abi") ": plugin 'bad_abi' was built for policy ABI"
-               " version 999, but this wattsim speaks version 2.2 (and 1.0); rebuild it"
+               " version 999, but this wattsim speaks version 2.3 (and 1.0); rebuild it"
                " against this wattsim's policy.h");
 }
 
@@ -358,7 +358,7 @@ Test(plugin, lookup_by_path)
     /* A broken plugin named by path reports the load error. */
     cr_assert_null(ws_registry_bso(r, PLUGIN("bad_abi"), &err));
     cr_assert_str_eq(err.msg, PLUGIN("bad_abi") ": plugin 'bad_abi' was built for"
-                     " policy ABI version 999, but this wattsim speaks version 2.2"
+                     " policy ABI version 999, but this wattsim speaks version 2.3"
                      " (and 1.0); rebuild it against this wattsim's policy.h");
     ws_registry_free(r);
 }

@@ -17,7 +17,8 @@
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
 
 static const char *CHECKS[] = {"load", "params", "one-size", "many-sizes", "eta-0",
-                               "eta-1", "no-early-stop", "carbon", "price", "concurrent",
+                               "eta-1", "no-early-stop", "carbon", "price", "forecast",
+                               "concurrent",
                                "determinism", "independence", "leak", "timing", "stdout"};
 #define N_CHECKS (sizeof CHECKS / sizeof *CHECKS)
 
@@ -145,13 +146,13 @@ Test(policy_check, segfault_is_a_fail_line_naming_call_and_signal, .timeout = 12
                      "bso crash_bs: 1 parameter, defaults accepted by create");
     /* Every check that calls predict fails, and the checker got to the end. */
     static const char *sim[] = {"one-size", "many-sizes", "eta-0", "eta-1", "no-early-stop",
-                                "carbon", "price", "concurrent", "determinism",
-                                "independence", "leak"};
+                                "carbon", "price", "forecast", "concurrent",
+                                "determinism", "independence", "leak"};
     for (size_t i = 0; i < sizeof sim / sizeof *sim; i++)
         cr_expect_str_eq(line_of(r.out, "FAIL", sim[i], buf, sizeof buf),
                          "bso crash_bs: predict crashed (SIGSEGV)", "%s", sim[i]);
     cr_expect(strstr(r.out, "PASS stdout "));
-    cr_expect(strstr(r.out, PLUGIN("crash") ": 11 checks failed; wattsim "), "%s", r.out);
+    cr_expect(strstr(r.out, PLUGIN("crash") ": 12 checks failed; wattsim "), "%s", r.out);
     cli_free(&r);
 }
 
@@ -213,11 +214,26 @@ Test(policy_check, exit_in_a_call_is_named, .timeout = 120)
 }
 
 /* Fails only when the context carries a carbon intensity: the checker
- * must feed one (before, it never did, and this plugin passed). */
+ * must feed one (before, it never did, and this plugin passed). The
+ * forecast check's series carry one too. */
 Test(policy_check, carbon_only_failure_fails_the_carbon_check, .timeout = 120)
 {
-    static const char *want[] = {"carbon"};
-    expect_fails(PLUGIN("carbon_shy"), want, 1);
+    static const char *want[] = {"carbon", "forecast"};
+    expect_fails(PLUGIN("carbon_shy"), want, 2);
+}
+
+/* Fails only when the host forecasts a series at the call's time (ABI
+ * 2.3): the checker must run a simulation with a schedule and series. */
+Test(policy_check, forecast_only_failure_fails_the_forecast_check, .timeout = 120)
+{
+    static const char *want[] = {"forecast"};
+    expect_fails(PLUGIN("forecast_shy"), want, 1);
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check",
+                                            PLUGIN("forecast_shy"), "--jobs", "10", NULL});
+    char buf[512];
+    cr_expect_str_eq(line_of(r.out, "FAIL", "forecast", buf, sizeof buf),
+                     "bso forecast_shy: predict failed (returned -1)");
+    cli_free(&r);
 }
 
 Test(policy_check, bad_param_is_a_usage_error, .timeout = 60)

@@ -425,10 +425,18 @@ Test(whatif, engine_accounts_each_run_on_the_simulated_clock, .init = mk,
 
 /* The carbon PLO on b0 32 (eta 0.5, maxPL 200): epoch cost at weight w =
  * I / mean I is 540 w + 1200 at 100 W and 800 w + 1000 at 200 W, so it
- * picks 100 W while w > 200/260 and 200 W below. Intensity 400 for the
- * first minute, 100 after: runs 1 (profiled, 59 s) and 2 (60 s) start in
- * the first minute (w = 1: 100 W); run 3 starts at 119 s (mean 300, w =
- * 1/3: 200 W), run 4 at 169 s (mean 250, w = 0.4: 200 W). */
+ * picks 100 W while w > 200/260 and 200 W below; I is the forecast's mean
+ * over the run (n epochs: 12 n s at 100 W, 10 n s at 200 W), mean I that
+ * of the rates at the recurrences' starts. Intensity 400 for the first
+ * minute, 100 after:
+ *  run 1 at 0 s, n = 1 (no run seen): I = 400 over 12 s and 10 s, w = 1:
+ *    100 W (profiled, 59 s, 5 epochs);
+ *  run 2 at 59 s, mean 400, n = 5: over [59, 119] I = (400 + 59 x 100)/60
+ *    = 105, w = 0.2625: 1341.75 at 100 W; over [59, 109] I = 106,
+ *    w = 0.265: 1212 at 200 W: 200 W (50 s). The rule before the
+ *    forecast (the rate at the start, w = 1) kept 100 W here;
+ *  run 3 at 109 s: mean 300, w = 1/3: 200 W; run 4 at 159 s: mean 250,
+ *    w = 0.4: 200 W. */
 Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
      .fini = tmpdir_remove)
 {
@@ -452,12 +460,13 @@ Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
         cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, with ? &w : NULL, keep, &r,
                                         &tot, &err), 0, "%s", err.msg);
         cr_assert_eq(r.n, 4);
-        int want[2][4] = {{100, 100, 100, 100}, {100, 100, 200, 200}};
+        int want[2][4] = {{100, 100, 100, 100}, {100, 200, 200, 200}};
         for (int i = 0; i < 4; i++)
             cr_assert_eq(r.r[i].pl, want[with][i], "%s series, run %d: %d W",
                          with ? "with" : "without", i + 1, r.r[i].pl);
         if (with) {
-            cr_assert_eq(r.r[2].start_s, 119.0);
+            cr_assert_eq(r.r[1].start_s, 59.0);
+            cr_assert_eq(r.r[2].start_s, 109.0);
             cr_assert(REL(r.r[2].co2_g, 5 * 1600 / 3.6e6 * 100));
         }
         ws_bso_free(b);

@@ -200,3 +200,43 @@ def test_py_names_from_the_package_join_this_interpreter():
     assert a.attrs["provenance"]["policies"][0]["bso_origin"].startswith(
         "wattsim.policies.GaussianTS from ")
     assert libpython() == before       # the bridge loaded no libpython
+
+
+def test_with_context_sees_the_clock_and_the_forecast(tmp_path):
+    """ABI 2.3 through the bridge: a WithContext policy reads ctx.now_s and
+    host.forecast, checked against the hourly series written here (400,
+    100, 250 gCO2eq/kWh from midnight; one recurrence every hour, each
+    shorter than an hour, so recurrence r is predicted at (r - 1) x 3600 s)."""
+    series = tmp_path / "carbon.csv"
+    series.write_text("timestamp,duration,value\n2022-10-20T00:00:00Z,60,400\n"
+                      "2022-10-20T01:00:00Z,60,100\n2022-10-20T02:00:00Z,60,250\n")
+    seen = []
+
+    class Probe(wattsim.WithContext, wattsim.BatchSizeOptimizer):
+        def register_job(self, job, batch_sizes):
+            pass
+
+        def predict(self, job):
+            c, h = self.ctx, self.host
+            seen.append((c.recurrence, c.now_s, c.due_s, c.every_s,
+                         h.forecast("carbon", c.now_s), h.forecast("carbon", 3000, 1200),
+                         h.forecast_next("carbon", c.now_s), h.forecast("price", c.now_s)))
+            return job.default_bs
+
+        def observe(self, job, batch_size, cost, converged):
+            pass
+
+    wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=3, bso=Probe(),
+                     plo="default", carbon=str(series), every="1h")
+    firsts = {}
+    for s in seen:
+        firsts.setdefault(s[0], s)
+    assert sorted(firsts) == [1, 2, 3]
+    want = {1: 400.0, 2: 100.0, 3: 250.0}
+    for r, (_, now, due, every, at, mean, nxt, price) in firsts.items():
+        assert now == due == (r - 1) * 3600.0 and every == 3600.0
+        assert at == want[r]
+        # [3000, 4200]: 600 s at 400, 600 s at 100
+        assert mean == pytest.approx((600 * 400 + 600 * 100) / 1200, rel=1e-12)
+        assert nxt == r * 3600.0
+        assert price != price  # no price series: nan

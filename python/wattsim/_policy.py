@@ -27,6 +27,7 @@ import copy
 import ctypes
 import hashlib
 import inspect
+import math
 import numbers
 import re
 import sys
@@ -38,7 +39,8 @@ from .policy import Job, Context, WithContext
 c_int, c_long, c_double, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_long, ctypes.c_double,
                                                ctypes.c_void_p, ctypes.c_char_p)
 P = ctypes.POINTER
-ABI_VERSION = 201  # 2.1, what these structs describe
+ABI_VERSION = 201  # 2.1, what the descriptors declare; WsCtx and WsHost also
+# describe the 2.3 members, read only when the host has them
 
 
 class WsJob(ctypes.Structure):
@@ -59,7 +61,10 @@ class WsCtx(ctypes.Structure):
                 ("run_epoch_budget", c_double), ("run_time_s", c_double),
                 ("run_energy_j", c_double), ("profile_time_s", c_double),
                 ("profile_power_w", c_double), ("carbon_intensity", c_double),
-                ("price", c_double)]
+                ("price", c_double),
+                # 2.3: read only when the host's ctx.size covers them
+                ("now_s", c_double), ("due_s", c_double), ("every_s", c_double),
+                ("defer_s", c_double)]
 
 
 class WsHost(ctypes.Structure):
@@ -70,7 +75,12 @@ class WsHost(ctypes.Structure):
                 ("log", ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)),
                 ("normal", ctypes.CFUNCTYPE(c_double, c_void_p, c_double, c_double)),
                 ("choice", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, c_long, P(c_long))),
-                ("permutation", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, P(c_long)))]
+                ("permutation", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, P(c_long))),
+                # 2.3: read only when the host's abi_version is 203 or more
+                ("forecast", ctypes.CFUNCTYPE(c_double, c_void_p, c_int, c_double, c_double)),
+                ("forecast_next", ctypes.CFUNCTYPE(c_double, c_void_p, c_int, c_double))]
+
+FORECAST_KINDS = {"carbon": 1, "price": 2}  # WS_FORECAST_CARBON, _PRICE
 
 
 CREATE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(WsHost))
@@ -131,6 +141,25 @@ class Host:
         if self._h.permutation(self._h.ctx, n, out):
             raise ValueError("permutation(%d)" % n)
         return list(out[:n])
+
+    def _forecasts(self):
+        return self._h.abi_version >= 203 and bool(self._h.forecast)
+
+    def forecast(self, kind, t, dur=0.0):
+        """The series `kind` ("carbon" gCO2eq/kWh, "price" $/kWh) as a
+        perfect forecast on the simulation's clock (ctx.now_s): its mean
+        over [t, t + dur], its value at t for dur 0; nan without that
+        series (ws_host.forecast)."""
+        if not self._forecasts():
+            return math.nan
+        return self._h.forecast(self._h.ctx, FORECAST_KINDS[kind], float(t), float(dur))
+
+    def forecast_next(self, kind, t):
+        """When the series `kind` next changes after t (inf for a constant);
+        nan without it (ws_host.forecast_next)."""
+        if not self._forecasts():
+            return math.nan
+        return self._h.forecast_next(self._h.ctx, FORECAST_KINDS[kind], float(t))
 
 
 def _source_sha256(cls):

@@ -46,18 +46,30 @@ class Context:
     profile_power_w: float
     carbon_intensity: float
     price: float
+    # 2.3, the schedule on the simulated clock (nan from an older host)
+    now_s: float = math.nan
+    due_s: float = math.nan
+    every_s: float = math.nan
+    defer_s: float = math.nan
 
     @classmethod
     def from_c(cls, c):
-        return cls(*(getattr(c, f.name) for f in dataclasses.fields(cls)))
+        size = type(c).defer_s.offset + type(c).defer_s.size
+        return cls(*(getattr(c, f.name) for f in dataclasses.fields(cls)
+                     if f.name not in _V23 or c.size >= size))
+
+
+_V23 = ("now_s", "due_s", "every_s", "defer_s")
 
 
 class WithContext:
     """Opt in to wattsim's richer view: before every call the adapter sets
     self.ctx (a Context: the recurrence, the run's epochs, time, energy,
-    the carbon intensity, ...) and, at creation, self.host (the host's
-    random stream, numpy's Generator draw for draw: random(), integers(n),
-    normal(loc, scale), choice(n, k), permutation(n))."""
+    the carbon intensity, the simulated clock now_s, ...) and, at creation,
+    self.host (the host's random stream, numpy's Generator draw for draw:
+    random(), integers(n), normal(loc, scale), choice(n, k),
+    permutation(n); and the series as a perfect forecast on the clock:
+    forecast("carbon" or "price", t, dur=0), forecast_next(kind, t))."""
     ctx = None
     host = None
 

@@ -161,6 +161,14 @@ typedef struct ws_plo ws_plo;
  * A]: LEVEL: MESSAGE". Either instance may be NULL. */
 void ws_policy_log_where(ws_bso *b, ws_plo *p, const char *where);
 
+/* The series ws_host.forecast reads for both instances (either may be
+ * NULL), on a clock whose 0 is Unix time `origin`: the engine binds the
+ * what-if's series for a simulation and unbinds them (NULLs) after it, so
+ * that a forecast outside a simulation is NAN, never a stale series. */
+struct ws_series;
+void ws_policy_set_forecast(ws_bso *b, ws_plo *p, const struct ws_series *carbon,
+                            const struct ws_series *price, double origin);
+
 /* Log level for policies' host->log (default WS_LOG_WARN, to stderr). */
 void ws_policy_set_log_level(int level);
 
@@ -204,7 +212,7 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
 
 /* A context for a simulation of `recurrences` planned recurrences: this
  * host's version and size, position 0, no run, carbon intensity and price
- * NAN. */
+ * NAN, no clock (now_s and due_s NAN, every_s and defer_s 0). */
 void ws_ctx_init(ws_ctx *c, long recurrences);
 /* Reset the run and profile members (to 0 / NAN) before the next call. */
 void ws_ctx_clear_run(ws_ctx *c);

@@ -92,9 +92,15 @@ extern "C" {
  * weighs time by maxPL(bs) * gpus_per_job; a plugin built against 2.1
  * computes it with one GPU's limit (exact for a one-GPU job; rebuild it
  * for jobs of more GPUs). Read the count through ws_job_gpus(job).
+ *
+ * Version 2.3 added: the schedule in the call context (ws_ctx.now_s,
+ * .due_s, .every_s, .defer_s: the simulated clock) and the series as a
+ * perfect forecast on that clock (ws_host.forecast, .forecast_next). Read
+ * them when WS_CTX_HAS(ctx, now_s) and host->abi_version >=
+ * WS_ABI_VERSION_OF(2, 3); a 2.2 plugin is called exactly as before.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 2
+#define WS_ABI_MINOR 3
 #define WS_ABI_VERSION_OF(major, minor) ((major) * 100 + (minor))
 #define WS_ABI_VERSION WS_ABI_VERSION_OF(WS_ABI_MAJOR, WS_ABI_MINOR)
 
@@ -213,6 +219,10 @@ typedef struct ws_param_spec {
 
 enum { WS_LOG_ERROR = 0, WS_LOG_WARN = 1, WS_LOG_INFO = 2, WS_LOG_DEBUG = 3 };
 
+/* Which series ws_host.forecast reads (2.3). */
+enum { WS_FORECAST_CARBON = 1,   /* carbon intensity, gCO2eq/kWh */
+       WS_FORECAST_PRICE = 2 };  /* electricity price, $/kWh */
+
 /*
  * Services the host hands each policy instance. Every instance has its own
  * random stream, numpy's Generator (PCG64) seeded from the simulation's
@@ -232,6 +242,27 @@ enum { WS_LOG_ERROR = 0, WS_LOG_WARN = 1, WS_LOG_INFO = 2, WS_LOG_DEBUG = 3 };
  * choice and permutation return 0, or -1 for k > n, a negative count, n
  * of 2^32 or more for permutation, or no memory (nothing is drawn then).
  * Streams are stable across wattsim versions of the same major version.
+ *
+ * Version 2.3, the forecast: the carbon intensity and price series the
+ * simulation accounts with (--carbon, --price), read on the simulation's
+ * clock (seconds t as in ws_ctx.now_s: 0 is the first recurrence's
+ * scheduled start, --start on the series). It is a PERFECT forecast: the
+ * very numbers the host will charge each run with, known in advance.
+ *   forecast(ctx, kind, t, dur)  the time-weighted mean rate of series
+ *                     `kind` (WS_FORECAST_CARBON, _PRICE) over [t, t + dur],
+ *                     exactly the rate a run drawing constant power over
+ *                     that window is charged (grams or dollars = energy in
+ *                     kWh x this); dur = 0: the rate at t
+ *   forecast_next(ctx, kind, t)  the first time after t at which that
+ *                     rate may change (the start of the next interval);
+ *                     INFINITY for a constant (--price 0.12)
+ * Both return NAN when that series is not given, in a group replay, in
+ * create and destroy (no simulation), or for t < 0, a t or dur that is not
+ * finite, or dur < 0. Past the series' end it repeats from its start, as
+ * the host's accounting does (a long study replays the series), so every
+ * t >= 0 has a value. Each call is a binary search over the series'
+ * intervals: no allocation, no draw, deterministic, and safe from any
+ * callback (create and destroy included).
  */
 typedef struct ws_host {
     int abi_version;
@@ -245,6 +276,10 @@ typedef struct ws_host {
     double (*normal)(void *ctx, double loc, double sd);       /* N(loc, sd^2) */
     int (*choice)(void *ctx, long n, long k, long *out);
     int (*permutation)(void *ctx, long n, long *out);
+
+    /* Version 2.3: the series, a perfect forecast (see above). */
+    double (*forecast)(void *ctx, int kind, double t, double dur);
+    double (*forecast_next)(void *ctx, int kind, double t);
 } ws_host;
 
 /* ---------------------------------------------------------- call context */
@@ -289,6 +324,29 @@ typedef struct ws_ctx {
     /* The environment at the start of the current recurrence. */
     double carbon_intensity;  /* gCO2eq/kWh at the start of the current recurrence; NAN when no carbon series is given */
     double price;             /* $/kWh at the start of the current recurrence; NAN when no price is given */
+
+    /* Version 2.3: the schedule, on the simulation's clock: seconds
+     * after the first recurrence's scheduled start (where ws_host.forecast
+     * reads the series: t = 0 is --start). Recurrences run back to back
+     * unless --every is given; NAN where there is no clock (a group
+     * replay, the concurrent check of `policy check`). */
+    double now_s;             /* the time of this call. register_job: 0.
+                                 predict and observe_profile: when the try
+                                 is to start (a recurrence's first try:
+                                 its due time, or when the previous one
+                                 finished if that is later; under
+                                 --defer-up-to the run may then wait up to
+                                 defer_s for its cleanest start, chosen
+                                 after predict). observe and observe_run:
+                                 when the observed run ended (it ran
+                                 run_time_s before), or, for a run not
+                                 started, when it would have started */
+    double due_s;             /* when the current recurrence was due:
+                                 (recurrence - 1) x every_s with --every,
+                                 else when the previous one finished (back
+                                 to back); NAN in register_job */
+    double every_s;           /* --every in s; 0: back to back */
+    double defer_s;           /* --defer-up-to in s; 0: no deferral */
 } ws_ctx;
 
 /* Whether the host that filled `ctx` has `member` (for members appended

@@ -83,6 +83,10 @@ int ws_series_tz_ok(const char *tz);
 
 /* A constant series (value over all time), for `--price 0.12`. */
 int ws_series_constant(ws_series *s, double value, ws_error *err);
+/* A series built in memory: n intervals of `step` s from `start` (Unix
+ * s), values[i] in the i-th, named `name` in messages (n >= 1, step > 0). */
+int ws_series_steps(ws_series *s, const char *name, double start, double step,
+                    const double *values, size_t n, ws_error *err);
 void ws_series_free(ws_series *s);
 
 /* Nonzero when the rate is not the same throughout. */

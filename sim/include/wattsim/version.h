@@ -4,7 +4,7 @@
  * "wattsim" member, pkg-config, the CMake package):
  *
  *   the package        WATTSIM_VERSION, MAJOR.MINOR.PATCH (semantic)
- *   the policy ABI     "policy ABI 2.2": policy.h's WS_ABI_MAJOR.WS_ABI_MINOR
+ *   the policy ABI     "policy ABI 2.3": policy.h's WS_ABI_MAJOR.WS_ABI_MINOR
  *   the random streams "random streams 2": rng.h's WS_STREAM_VERSION
  *
  * The package version moves with every change of the other two, so that
@@ -24,20 +24,22 @@
  *
  * History: 0.1.0 policy ABI 1.0, random streams 1 (GSL's MT19937);
  *          0.2.0 policy ABI 2.1, random streams 2 (numpy's PCG64);
- *          0.3.0 policy ABI 2.2 (ws_job.gpus_per_job), random streams 2.
+ *          0.3.0 policy ABI 2.2 (ws_job.gpus_per_job), random streams 2;
+ *          0.4.0 policy ABI 2.3 (the schedule in ws_ctx, the forecast in
+ *                ws_host), random streams 2.
  */
 #ifndef WATTSIM_VERSION_H
 #define WATTSIM_VERSION_H
 
 #define WATTSIM_VERSION_MAJOR 0
-#define WATTSIM_VERSION_MINOR 3
+#define WATTSIM_VERSION_MINOR 4
 #define WATTSIM_VERSION_PATCH 0
-#define WATTSIM_VERSION "0.3.0"
+#define WATTSIM_VERSION "0.4.0"
 
 /* What WATTSIM_VERSION was made with (checked against policy.h, rng.h). */
 #define WATTSIM_POLICY_ABI_MAJOR 2
-#define WATTSIM_POLICY_ABI_MINOR 2
-#define WATTSIM_POLICY_ABI "2.2"
+#define WATTSIM_POLICY_ABI_MINOR 3
+#define WATTSIM_POLICY_ABI "2.3"
 #define WATTSIM_RANDOM_STREAMS 2
 
 #endif

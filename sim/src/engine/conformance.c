@@ -184,8 +184,39 @@ static void pair_free(pair *pr)
 }
 
 /* The environment a simulation's context carries (ws_ctx members beyond
- * the run): carbon intensity and price varying by recurrence. */
-enum { ENV_CARBON = 1, ENV_PRICE = 2 };
+ * the run): carbon intensity and price varying by recurrence; or
+ * (ENV_FORECAST) series on the simulated clock, which also bind the
+ * schedule members (now_s, due_s, every_s, defer_s; 2.3) and the host's
+ * forecast. */
+enum { ENV_CARBON = 1, ENV_PRICE = 2, ENV_FORECAST = 4 };
+
+/* The forecast variant's what-if: a day of hourly carbon intensity
+ * (150..450 gCO2eq/kWh) and price (0.05..0.25 $/kWh), a recurrence every
+ * 10 min that may wait up to 5 min for its cleanest start. */
+#define FC_START 1666224000.0           /* 2022-10-20T00:00:00Z */
+static int forecast_whatif(ws_whatif *w, ws_error *err)
+{
+    double carbon[24], price[24];
+    for (int h = 0; h < 24; h++) {
+        const double phase = sin(2.0 * acos(-1.0) * h / 24.0);
+        carbon[h] = 300.0 + 150.0 * phase;
+        price[h] = 0.15 + 0.10 * phase;
+    }
+    memset(w, 0, sizeof *w);
+    if (ws_series_steps(&w->carbon, "check carbon", FC_START, 3600, carbon, 24, err))
+        return -1;
+    w->has_carbon = 1;
+    if (ws_series_steps(&w->price, "check price", FC_START, 3600, price, 24, err)) {
+        ws_whatif_free(w);
+        return -1;
+    }
+    w->has_price = 1;
+    w->start = FC_START;
+    w->every = 600;
+    w->defer = 300;
+    w->defer_series = &w->carbon;
+    return 0;
+}
 
 static void env_at(void *self, long rec, double t_s, double *carbon, double *price)
 {
@@ -199,10 +230,15 @@ static int simulate_env(const pair *pr, const gen_job *g, long recurrences,
                         unsigned long seed, int env, outcome *o, ws_error *err)
 {
     ws_env_source src = {env_at, &env};
-    ws_sim_params sp = {.recurrences = recurrences, .seed = seed, .env = env ? &src : NULL};
+    ws_sim_params sp = {.recurrences = recurrences, .seed = seed,
+                        .env = env && !(env & ENV_FORECAST) ? &src : NULL};
     ws_sim_totals tot;
     o->digest = 1469598103934665603ull;
-    int rc = ws_simulate(&g->job, pr->b, pr->p, &sp, digest_run, &o->digest, &tot, err);
+    ws_whatif wi;
+    if ((env & ENV_FORECAST) && forecast_whatif(&wi, err)) return -1;
+    int rc = ws_simulate_whatif(&g->job, pr->b, pr->p, &sp, env & ENV_FORECAST ? &wi : NULL,
+                                digest_run, &o->digest, &tot, err);
+    if (env & ENV_FORECAST) ws_whatif_free(&wi);
     o->tries = tot.runs + tot.skipped;
     fnv(&o->digest, &tot.cost, sizeof tot.cost);
     return rc;
@@ -360,8 +396,8 @@ static void chk_params(check_ctx *c, const char *name)
 /*
  * The simulating variants: job shape, cost weight, early stopping, and the
  * environment the context carries. A member appended to ws_ctx that a
- * policy may read (the schedule of a later ABI version) gets a variant
- * here that fills it, and a bit in env_at.
+ * policy may read gets a variant here that fills it: the schedule and the
+ * forecast of 2.3 are the `forecast` variant's.
  */
 static const struct variant {
     const char *name;
@@ -376,6 +412,7 @@ static const struct variant {
     {"no-early-stop", MAX_BS, 0.5, INFINITY, 0},
     {"carbon", MAX_BS, 0.5, 2.0, ENV_CARBON},
     {"price", MAX_BS, 0.5, 2.0, ENV_PRICE},
+    {"forecast", MAX_BS, 0.5, 2.0, ENV_FORECAST},
 };
 
 static void chk_variant(check_ctx *c, const char *name)
@@ -389,7 +426,9 @@ static void chk_variant(check_ctx *c, const char *name)
         return;
     }
     const char *env = v->env == ENV_CARBON ? ", carbon intensity 150..450 gCO2eq/kWh"
-                      : v->env == ENV_PRICE ? ", price 0.05..0.25 $/kWh" : "";
+                      : v->env == ENV_PRICE ? ", price 0.05..0.25 $/kWh"
+                      : v->env == ENV_FORECAST ? ", hourly carbon and price series on the"
+                        " clock (now_s, forecast), every 10 min, deferral up to 5 min" : "";
     say(c->fd, 1, name, "%d size%s, eta %g, beta %g%s: 50 recurrences, %ld tries", v->n_bs,
         v->n_bs > 1 ? "s" : "", v->eta, v->beta, env, o.tries);
 }
@@ -495,6 +534,7 @@ static const struct check {
     {"no-early-stop", chk_variant, 0, NULL},
     {"carbon", chk_variant, 0, NULL},
     {"price", chk_variant, 0, NULL},
+    {"forecast", chk_variant, 0, NULL},
     {"concurrent", chk_concurrent, 1, NULL},
     {"determinism", chk_determinism, 0, NULL},
     {"independence", chk_independence, 0, NULL},

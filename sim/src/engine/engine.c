@@ -24,7 +24,9 @@
  * With --every, recurrence r is due at (r - 1) x every on that clock and
  * starts then or when r - 1 finished (late); with --defer-up-to, its
  * first try waits for the best start within the window
- * (ws_whatif_defer: a perfect forecast).
+ * (ws_whatif_defer: a perfect forecast). The policies see that clock
+ * (ws_ctx.now_s, due_s; ABI 2.3) and read the same series through
+ * ws_host.forecast, bound for the simulation (ws_policy_set_forecast).
  * The early-stopping budget does not: it compares like with like in the
  * time-invariant cost eta*E + (1-eta)*MaxPower*T under every objective
  * (min_budget_cost below). Early stopping judges the knob -- does this
@@ -292,6 +294,9 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             const double due = (double)(rec - 1) * every;
             if (clock > due) tot->late++;
             else clock = due;
+            pc->due_s = due;
+        } else {
+            pc->due_s = clock;
         }
         if (env) env->at(env->self, rec, tot->time_s, &pc->carbon_intensity, &pc->price);
         else if (accounts)      /* clock == tot->time_s */
@@ -299,6 +304,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
         for (int attempt = 1; attempt <= WS_MAX_TRIES && !done; attempt++) {
             int i, k, profiled;
             pc->attempt = attempt;
+            pc->now_s = clock;
             host_ctx_clear_run(pc);
             if (host_bso_predict(bso, job, pc, &i, err)) return -1;
             if (run_power_limit(job, plo, pc, i, &k, &profiled, err)) return -1;
@@ -317,6 +323,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
                 ws_whatif_run(wi, wi->start + clock, o.energy_j, o.time_s, job->eta,
                               job->max_power, &co2, &usd, &o.cost, &wrapped);
             run_ctx(pc, job, &o);
+            pc->now_s = clock + o.time_s;       /* its end (not started: its start) */
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
                 tot->skipped++;
@@ -402,10 +409,22 @@ int ws_simulate_whatif(const ws_job *job, ws_bso *bso, ws_plo *plo,
 
     ws_ctx pc;
     ws_ctx_init(&pc, p->recurrences);
+    /* The clock (ws_ctx 2.3): 0 at the first recurrence; with a series,
+     * the policies' forecast reads it on the same clock as the
+     * accounting, and only during this simulation. */
+    const int accounts = ws_whatif_accounts(wi);
+    pc.now_s = 0.0;
+    if (accounts) {
+        pc.every_s = wi->every;
+        pc.defer_s = wi->defer;
+        ws_policy_set_forecast(bso, plo, wi->has_carbon ? &wi->carbon : NULL,
+                               wi->has_price ? &wi->price : NULL, wi->start);
+    }
     if (!ws_bso_register(bso, job, &pc, err) && !ws_plo_register(plo, job, &pc, err))
-        rc = ws_whatif_accounts(wi)
+        rc = accounts
             ? recurrences(job, bso, plo, p, wi, 1, sink, ctx, &rng, &pc, &tot, err)
             : recurrences(job, bso, plo, p, wi, 0, sink, ctx, &rng, &pc, &tot, err);
+    if (accounts) ws_policy_set_forecast(bso, plo, NULL, NULL, 0.0);
     if (rc) {
         /* where it stopped, for a history kept up to the failure */
         tot.fail_recurrence = pc.recurrence;

@@ -38,6 +38,9 @@ typedef struct host_ctx {
     const ws_ctx *call;        /* the context of the call in progress */
     char last_error[256];      /* last WS_LOG_ERROR message, for the error
                                   line of a failing call */
+    /* What ws_host.forecast reads (ws_policy_set_forecast); NULL: none. */
+    const struct ws_series *fc_carbon, *fc_price;
+    double fc_origin;          /* Unix s of the clock's 0 */
 } host_ctx;
 
 typedef struct instance {

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wattsim/series.h"
+
 #include "descriptor.h"
 #include "guard.h"
 #include "host.h"
@@ -83,6 +85,45 @@ static int h_permutation(void *ctx, long n, long *out)
     if (n < 0 || (unsigned long)n > 0x100000000ul) return -1;
     h->n_uniform += n ? (unsigned long)n - 1 : 0;
     return ws_rng_permutation(h_rng(h), n, (int64_t *)out);
+}
+
+/* The forecast (2.3): the bound series on the simulation's clock. The
+ * series' own rules apply (ws_series_integral, _at, _next_boundary):
+ * past the end it repeats from its start, as the accounting does. */
+static const ws_series *forecast_series(void *ctx, int kind)
+{
+    const host_ctx *h = ctx;
+    return kind == WS_FORECAST_CARBON ? h->fc_carbon
+         : kind == WS_FORECAST_PRICE ? h->fc_price : NULL;
+}
+
+static double h_forecast(void *ctx, int kind, double t, double dur)
+{
+    const ws_series *s = forecast_series(ctx, kind);
+    if (!s || !(t >= 0) || !(dur >= 0) || !isfinite(t) || !isfinite(dur)) return NAN;
+    const double a = ((const host_ctx *)ctx)->fc_origin + t;
+    if (dur == 0) return ws_series_at(s, a);
+    return ws_series_integral(s, a, dur, NULL) / dur;
+}
+
+static double h_forecast_next(void *ctx, int kind, double t)
+{
+    const ws_series *s = forecast_series(ctx, kind);
+    if (!s || !(t >= 0) || !isfinite(t)) return NAN;
+    const double origin = ((const host_ctx *)ctx)->fc_origin;
+    return ws_series_next_boundary(s, origin + t) - origin;
+}
+
+void ws_policy_set_forecast(ws_bso *b, ws_plo *p, const ws_series *carbon,
+                            const ws_series *price, double origin)
+{
+    host_ctx *hs[2] = {b ? &b->in.hc : NULL, p ? &p->in.hc : NULL};
+    for (int i = 0; i < 2; i++)
+        if (hs[i]) {
+            hs[i]->fc_carbon = carbon;
+            hs[i]->fc_price = price;
+            hs[i]->fc_origin = origin;
+        }
 }
 
 static void h_log(void *ctx, int level, const char *msg)
@@ -162,6 +203,8 @@ static void instance_init(instance *in, const char *kind, const char *name,
     in->host.normal = h_normal;
     in->host.choice = h_choice;
     in->host.permutation = h_permutation;
+    in->host.forecast = h_forecast;
+    in->host.forecast_next = h_forecast_next;
 }
 
 static void instance_fini(instance *in, void (*destroy)(void *))
@@ -375,7 +418,8 @@ int ws_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs, 
 void ws_ctx_init(ws_ctx *c, long recurrences)
 {
     *c = (ws_ctx){.abi_version = WS_ABI_VERSION, .size = sizeof *c,
-                  .recurrences = recurrences, .carbon_intensity = NAN, .price = NAN};
+                  .recurrences = recurrences, .carbon_intensity = NAN, .price = NAN,
+                  .now_s = NAN, .due_s = NAN};
     ws_ctx_clear_run(c);
 }
 

@@ -170,6 +170,25 @@ int ws_series_constant(ws_series *s, double value, ws_error *err)
     return 0;
 }
 
+int ws_series_steps(ws_series *s, const char *name, double start, double step,
+                    const double *values, size_t n, ws_error *err)
+{
+    memset(s, 0, sizeof *s);
+    size_t cap = 0;
+    if (!(s->path = strdup(name))) return ws_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (grow(s, &cap, err)) goto fail;
+        s->t0[i] = start + (double)i * step;
+        s->value[i] = values[i];
+        s->n = i + 1;
+    }
+    if (n && !finish(s, step, err)) return 0;
+    if (!n) ws_fail(err, "%s: a series needs at least one interval", name);
+fail:
+    ws_series_free(s);
+    return -1;
+}
+
 /* Case-insensitive column match that ignores surrounding blanks. */
 static int same_name(const char *field, const char *name)
 {
