@@ -22,7 +22,6 @@ returns an error to the host and the exception is kept: the caller raises
 PolicyError from it (KeyboardInterrupt as itself) once the C call returns.
 What a policy prints goes to stderr, never into a result.
 """
-import contextlib
 import copy
 import ctypes
 import hashlib
@@ -85,12 +84,12 @@ FORECAST_KINDS = {"carbon": 1, "price": 2}  # WS_FORECAST_CARBON, _PRICE
 
 CREATE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(WsHost))
 DESTROY = ctypes.CFUNCTYPE(None, c_void_p)
-REGISTER = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx))
-BSO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), P(c_int))
-BSO_OBSERVE = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_double, c_int)
-PLO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, P(c_int))
-PLO_PROFILE = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_int, c_double)
-PLO_RUN = ctypes.CFUNCTYPE(c_int, c_void_p, P(WsJob), P(WsCtx), c_int, c_int, c_double, c_int)
+REGISTER = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)
+BSO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, P(c_int))
+BSO_OBSERVE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_int, c_double, c_int)
+PLO_PREDICT = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_int, P(c_int))
+PLO_PROFILE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_int, c_int, c_double)
+PLO_RUN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_int, c_int, c_double, c_int)
 
 
 class BsoType(ctypes.Structure):
@@ -198,7 +197,9 @@ class Adapter:
         self.next = 1
         self.fault = None                 # (call, exception): the first
         self.faulted = set()              # instances whose call failed
-        self.jobs = {}
+        self.jobs = {}                    # ws_job address -> Job
+        self.jobs_by_key = {}             # its values -> Job (one Job per job)
+        self.with_ctx = set()             # instances that are WithContext
         if name is None:
             with Adapter._names_lock:
                 Adapter._names += 1
@@ -235,16 +236,21 @@ class Adapter:
         return self.objs[ctypes.c_int64.from_address(state).value]
 
     def _call(self, call, state, job, ctx, fn):
-        """fn(obj, Job) under the guard: 0, or -1 with the fault kept."""
+        """fn(obj, Job) under the guard: 0, or -1 with the fault kept.
+        job and ctx are addresses (c_void_p): converted only when used."""
         h = ctypes.c_int64.from_address(state).value
         if h in self.faulted:
             return -1
+        # what the policy prints goes to stderr (contextlib's
+        # redirect_stdout, without its per-call object)
+        saved = sys.stdout
         try:
             o = self.objs[h]
-            if isinstance(o, WithContext):
-                o.ctx = Context.from_c(ctx.contents) if ctx else None
-            with contextlib.redirect_stdout(sys.stderr):
-                fn(o, self._job(job.contents))
+            if h in self.with_ctx:
+                o.ctx = Context.from_c(WsCtx.from_address(ctx)) if ctx else None
+            J = self.jobs.get(job) or self._job(job)
+            sys.stdout = sys.stderr
+            fn(o, J)
             return 0
         except BaseException as e:  # noqa: B036 -- re-raised by the caller
             self.faulted.add(h)
@@ -255,10 +261,17 @@ class Adapter:
             if host is not None:
                 host.log(host.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
             return -1
+        finally:
+            sys.stdout = saved
 
-    def _job(self, j):
+    def _job(self, address):
+        """The Job of the ws_job at `address`, kept by address: a
+        simulation's job stays where it is while it runs, and the cache is
+        emptied when an instance is created (an address freed and reused
+        may hold another job then)."""
+        j = WsJob.from_address(address)
         key = (j.workload, j.gpu, j.eta, j.beta, j.n_bs, j.max_epochs, j.b0)
-        job = self.jobs.get(key)
+        job = self.jobs_by_key.get(key)
         if job is None:
             w = j.workload.decode()
             info = self.workloads.get(w, {})
@@ -268,7 +281,8 @@ class Adapter:
                       default_bs=j.b0, workload=w, gpu=j.gpu.decode(), eta=j.eta,
                       beta=j.beta, max_power=j.max_power,
                       batch_sizes=tuple(j.bs[i] for i in range(j.n_bs)))
-            self.jobs[key] = job
+            self.jobs_by_key[key] = job
+        self.jobs[address] = job
         return job
 
     def _create(self, state, _params, host):
@@ -283,6 +297,9 @@ class Adapter:
         h = self.next
         self.next += 1
         self.objs[h] = o
+        self.jobs.clear()
+        if isinstance(o, WithContext):
+            self.with_ctx.add(h)
         self.hosts[h] = host.contents
         ctypes.c_int64.from_address(state).value = h
         return 0
@@ -291,6 +308,7 @@ class Adapter:
         h = ctypes.c_int64.from_address(state).value
         self.objs.pop(h, None)
         self.hosts.pop(h, None)
+        self.with_ctx.discard(h)
         self.faulted.discard(h)
 
     def _register(self, state, job, ctx):
@@ -305,6 +323,8 @@ class Adapter:
 
     @staticmethod
     def _int(call, v, none_ok=False):
+        if type(v) is int:                # the usual answer, without the ABC check
+            return v
         if v is None and none_ok:
             return 0
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):

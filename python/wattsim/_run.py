@@ -83,7 +83,10 @@ def _csv_table(text, attrs):
     if text is None:
         return None
     if _pd is not None:
-        df = _pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+        # round_trip: the CSV's %.17g numbers read back to the bit (pandas'
+        # default parser may be off in the last bit)
+        df = _pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""],
+                          float_precision="round_trip")
         df.attrs.update(attrs)
         return df
     rows = []

@@ -29,6 +29,17 @@ class Job:
     max_power: float = dataclasses.field(default=None, repr=False)
     batch_sizes: tuple = dataclasses.field(default=(), repr=False)
 
+    def __hash__(self):
+        # Zeus's policies key their state by the job, hashing it on every
+        # call: computed once (the fields never change; equal jobs hash
+        # alike, as the generated __hash__ would make them)
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+            object.__setattr__(self, "_hash", h)
+            return h
+
 
 @dataclasses.dataclass(frozen=True)
 class Context:

@@ -55,6 +55,11 @@ void ws_policy_pairs_free(ws_policy_pair *p, size_t n);
  * In study_pairs.c. */
 int ws_policy_pairs_from_config(const ws_run_config *cfg, ws_policy_pair **out, size_t *n,
                                 ws_error *err);
+/* The config's own plugin files and py: classes (every policy its file
+ * names): allowed by --allow-plugins/--allow-python? (wattsim/plugin.h
+ * ws_plugin_config_check). 0, or -1 with err naming the first refused.
+ * In study_pairs.c. */
+int ws_policy_config_allowed(const ws_run_config *cfg, ws_error *err);
 
 /* One simulation of the plan, aggregated as it runs: its totals and its
  * steady state, never its recurrences (except the per-recurrence cost that
@@ -174,6 +179,18 @@ typedef struct ws_sweep_opts {
     int (*tick)(void *ctx, size_t done, size_t total);
     void *tick_ctx;
 } ws_sweep_opts;
+
+/* A sweep's process options as typed (the CLI's flags, the library's
+ * keyword options), into so. Each is 0, or -1 with err the usage message
+ * ("--threads 'X' is not an integer in 1..256"). In sweep_opts.c. */
+int ws_sweep_parse_threads(const char *s, ws_sweep_opts *so, ws_error *err);
+int ws_sweep_parse_cell_timeout(const char *s, ws_sweep_opts *so, ws_error *err);
+int ws_sweep_parse_cell_memory(const char *s, ws_sweep_opts *so, ws_error *err);
+/* The default of --threads: the online CPUs, at least 1. */
+int ws_sweep_default_threads(void);
+/* Once the options are read: a cell limit needs isolate (only a child
+ * process can be limited). 0, or -1 with err. */
+int ws_sweep_check_limits(const ws_sweep_opts *so, ws_error *err);
 
 #define WS_SPILL_SIMS ((size_t)1 << 18)
 
@@ -300,6 +317,22 @@ static inline size_t ws_sweep_n_cells(const ws_sweep *s)
     return s->n_seeds ? s->n_sims / s->n_seeds : 0;
 }
 void ws_sweep_summarise(const ws_sweep *s, size_t cell, ws_sweep_summary *out);
+
+/* --keep-history's history CSV as a sweep's simulations end (a
+ * ws_sweep_history_fn over a ws_sweep_history, in sweep_report.c): its
+ * header written by ws_report_history_header_status first, the rows as
+ * `run --keep-history` writes them, pairs labelled as in the summaries.
+ * `oom` set when the labels could not be allocated; ws_sweep_history_free
+ * frees them. */
+typedef struct ws_sweep_history {
+    FILE *f;
+    const ws_whatif *wi;
+    ws_study_pair *pairs;   /* labels; NULL: not yet */
+    int oom;
+} ws_sweep_history;
+void ws_sweep_history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
+                            size_t n, const ws_sim_totals *tot, const char *error);
+void ws_sweep_history_free(ws_sweep_history *h);
 
 /* Summaries, one row/object per cell in plan order. */
 void ws_sweep_write_csv(FILE *f, const ws_sweep *s);

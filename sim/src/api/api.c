@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "wattsim/config_opts.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
 #include "wattsim/report.h"
@@ -244,65 +245,6 @@ int api_usage(const ws_api_call *c, ws_error *err, const char *fmt, ...)
 
 /* ------------------------------------------------------------ config */
 
-/* "--set KEY: KEY must be ..." -> "OPT must be ...", as the CLI's
- * ws_cli_relabel. */
-static void relabel(ws_error *err, const char *key, const char *opt)
-{
-    char prefix[160], msg[WS_ERROR_MAX];
-    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
-    size_t n = strlen(prefix);
-    if (!strncmp(err->msg, prefix, n)) {
-        snprintf(msg, sizeof msg, "%s %s", opt, err->msg + n);
-        ws_fail(err, "%s", msg);
-        return;
-    }
-    snprintf(prefix, sizeof prefix, "--set %s: ", key);
-    n = strlen(prefix);
-    if (!strncmp(err->msg, prefix, n)) {
-        snprintf(msg, sizeof msg, "%s: %s", opt, err->msg + n);
-        ws_fail(err, "%s", msg);
-    }
-}
-
-static int set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
-                  ws_error *err)
-{
-    size_t len = strlen(key) + strlen(value) + 2;
-    char *s = malloc(len);
-    if (!s) return ws_fail(err, "out of memory");
-    snprintf(s, len, "%s=%s", key, value);
-    int rc = ws_run_config_set(cfg, s, err);
-    free(s);
-    if (rc && opt) relabel(err, key, opt);
-    return rc;
-}
-
-/* A what-if: the value as a single-quoted YAML scalar (a file name is
- * data), errors naming the option, `where` the option. */
-static int set_whatif(ws_run_config *cfg, const api_opt *o, const char *arg, ws_error *err)
-{
-    size_t len = strlen(o->key) + 2 * strlen(arg) + 4;
-    char *s = malloc(len), *p = s;
-    if (!s) return ws_fail(err, "out of memory");
-    p += sprintf(p, "%s='", o->key);
-    for (const char *a = arg; *a; a++) {
-        if (*a == '\'') *p++ = '\'';
-        *p++ = *a;
-    }
-    strcpy(p, "'");
-    char opt[40];
-    snprintf(opt, sizeof opt, "--%s", o->name);
-    int rc = ws_run_config_set(cfg, s, err);
-    free(s);
-    if (rc) {
-        relabel(err, o->key, opt);
-        return -1;
-    }
-    char **where = &cfg->whatif.where[o->slot];
-    free(*where);
-    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
-}
-
 static int relabel_policy(ws_policy_ref *p, const char *opt, const char *param_opt,
                           ws_error *err)
 {
@@ -326,7 +268,8 @@ int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
             const char *v = c->v[i].value;
             char opt[40];
             snprintf(opt, sizeof opt, "--%s", o->name);
-            if (pass == 0 && o->kind == K_CFG && set_kv(cfg, o->key, v, opt, err)) return -1;
+            if (pass == 0 && o->kind == K_CFG && ws_config_set_kv(cfg, o->key, v, opt, err))
+                return -1;
             if (pass == 0 && o->kind == K_LIST
                 && (!strcmp(o->name, "bso-param") || !strcmp(o->name, "plo-param"))) {
                 const char *eq = strchr(v, '=');
@@ -334,9 +277,11 @@ int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
                 char key[256];
                 snprintf(key, sizeof key, "%s.params.%.*s", o->name[0] == 'b' ? "bso" : "plo",
                          (int)(eq - v), v);
-                if (set_kv(cfg, key, eq + 1, opt, err)) return -1;
+                if (ws_config_set_kv(cfg, key, eq + 1, opt, err)) return -1;
             }
-            if (pass == 1 && o->kind == K_WHATIF && set_whatif(cfg, o, v, err)) return -1;
+            if (pass == 1 && o->kind == K_WHATIF
+                && ws_config_set_whatif(cfg, o->key, o->slot, opt, v, err))
+                return -1;
         }
     if (relabel_policy(&cfg->bso, "--bso", "--bso-param", err)
         || relabel_policy(&cfg->plo, "--plo", "--plo-param", err))
@@ -344,86 +289,21 @@ int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
     return 0;
 }
 
-static int relabel_axis(char **where, const char *opt, ws_error *err)
-{
-    if (!*where || strcmp(*where, "--set")) return 0;
-    free(*where);
-    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
-}
-
 int api_relabel_axes(ws_run_config *cfg, ws_error *err)
 {
-    return relabel_axis(&cfg->where_gpus, "--gpu", err)
-           || relabel_axis(&cfg->where_workloads, "--workload", err) ? -1 : 0;
+    return ws_config_relabel_axis(&cfg->where_gpus, "--gpu", err)
+           || ws_config_relabel_axis(&cfg->where_workloads, "--workload", err) ? -1 : 0;
 }
 
-static int pos_int(const char *s, int *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end || errno || x <= 0 || x > INT_MAX) return -1;
-    *v = (int)x;
-    return 0;
-}
-
-/* --job D/N/O --target X --max-epochs N --b0 B, as the CLI's
- * ws_cli_job_apply: an inline workload named after its dataset. */
+/* --job D/N/O --target X --max-epochs N --b0 B, as the CLI's: an inline
+ * workload named after its dataset. */
 int api_apply_job(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
 {
-    const char *a = api_get(c, "job"), *target = api_get(c, "target");
-    const char *max_epochs = api_get(c, "max-epochs"), *b0 = api_get(c, "b0");
-    if (!a) {
-        const char *stray = target ? "--target" : max_epochs ? "--max-epochs" : b0 ? "--b0" : NULL;
-        return stray ? api_usage(c, err, "%s needs --job DATASET/NETWORK/OPTIMIZER", stray) : 0;
-    }
-    const char *s1 = strchr(a, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
-    if (!s1 || !s2 || s1 == a || s2 == s1 + 1 || !s2[1] || strchr(s2 + 1, '/'))
-        return api_usage(c, err, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'", a);
-    if (!target) return api_usage(c, err, "--job needs --target X");
-    if (!max_epochs) return api_usage(c, err, "--job needs --max-epochs N");
-    if (!b0) return api_usage(c, err, "--job needs --b0 B");
-    char *end;
-    double t = strtod(target, &end);
-    if (end == target || *end || !isfinite(t) || isspace((unsigned char)*target))
-        return api_usage(c, err, "--target: expected a number, got '%s'", target);
-    char name[WS_NAME_MAX + 1], why[64];
-    snprintf(name, sizeof name, "%.*s", (int)(s1 - a), a);
-    if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
-        return api_usage(c, err, "--job: the dataset names the job, and '%s' is not a safe"
-                         " name (" WS_NAME_RULE ")", a);
-    /* Network and optimizer are labels, as the CLI's ws_cli_job_apply. */
-    for (int k = 0; k < 2; k++) {
-        const char *from = k ? s2 + 1 : s1 + 1;
-        size_t len = k ? strlen(s2 + 1) : (size_t)(s2 - s1 - 1);
-        char label[WS_LABEL_MAX + 2], shown[160];
-        snprintf(label, sizeof label, "%.*s", (int)(len > WS_LABEL_MAX ? WS_LABEL_MAX + 1 : len),
-                 from);
-        if (ws_label_check(label, why, sizeof why))
-            return api_usage(c, err, "--job: the %s '%s' %s (" WS_LABEL_RULE ")",
-                             k ? "optimizer" : "network",
-                             ws_name_show(label, shown, sizeof shown), why);
-    }
-    ws_workload_spec w = {0};
-    if (pos_int(max_epochs, &w.max_epochs))
-        return api_usage(c, err, "--max-epochs: expected a positive integer, got '%s'",
-                         max_epochs);
-    if (pos_int(b0, &w.b0))
-        return api_usage(c, err, "--b0: expected a positive integer, got '%s'", b0);
-    w.target_metric = t;
-    w.dataset = strndup(a, (size_t)(s1 - a));
-    w.network = strndup(s1 + 1, (size_t)(s2 - s1 - 1));
-    w.optimizer = strdup(s2 + 1);
-    w.name = strndup(a, (size_t)(s1 - a));
-    w.where = strdup("--job");
-    ws_workload_spec *p = realloc(cfg->jobs, (cfg->n_jobs + 1) * sizeof *p);
-    if (p) cfg->jobs = p;
-    if (!p || !w.dataset || !w.network || !w.optimizer || !w.name || !w.where) {
-        free(w.dataset); free(w.network); free(w.optimizer); free(w.name); free(w.where);
-        return ws_fail(err, "out of memory");
-    }
-    cfg->jobs[cfg->n_jobs++] = w;
-    return 0;
+    int rc = ws_config_add_job(cfg, api_get(c, "job"), api_get(c, "target"),
+                               api_get(c, "max-epochs"), api_get(c, "b0"), err);
+    /* a usage error names the command, as api_usage's */
+    if (rc == -1) ws_fail_prefix(err, "%s", c->cmd->name);
+    return rc ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ data */

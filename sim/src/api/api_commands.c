@@ -47,28 +47,6 @@ static int note_study_pair(ws_api_call *c, const ws_run_config *cfg, size_t i,
                          p->prov.plo_params, p->prov.bso_sha256, p->prov.plo_sha256);
 }
 
-/* The config's own plugin files and py: classes: allowed? (the CLI's
- * ws_cli_config_plugins) */
-static int config_ref(const ws_policy_ref *p, const char *kind, ws_error *err)
-{
-    return p->name && p->in_file
-        ? ws_plugin_config_check(p->name, kind, p->where ? p->where : "config", err) : 0;
-}
-
-static int config_plugins(const ws_run_config *cfg, ws_error *err)
-{
-    if (config_ref(&cfg->bso, "bso", err) || config_ref(&cfg->plo, "plo", err)) return -1;
-    for (size_t i = 0; i < cfg->n_bsos; i++)
-        if (config_ref(&cfg->bsos[i], "bso", err)) return -1;
-    for (size_t i = 0; i < cfg->n_plos; i++)
-        if (config_ref(&cfg->plos[i], "plo", err)) return -1;
-    for (size_t i = 0; i < cfg->n_pairs; i++)
-        if (config_ref(&cfg->pairs[i].bso, "bso", err)
-            || config_ref(&cfg->pairs[i].plo, "plo", err))
-            return -1;
-    return 0;
-}
-
 /* --allow-plugins DIR and --allow-python PACKAGE, in the order given. */
 static int allow(const ws_api_call *c, ws_error *err)
 {
@@ -92,6 +70,70 @@ static int load_config(const ws_api_call *c, ws_run_config *cfg, int need, ws_er
         if (!strcmp(c->v[i].opt->name, "set") && ws_run_config_set(cfg, c->v[i].value, err))
             return -1;
     return 0;
+}
+
+/* simulate, pareto and plan: one job, from options only: exactly one of
+ * --workload and --job, the config options, the job, and the axes' errors
+ * naming --gpu and --workload. */
+static int one_job_options(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
+{
+    return one_workload(c, err) || api_apply_config(c, cfg, err) || api_apply_job(c, cfg, err)
+           || api_relabel_axes(cfg, err) ? -1 : 0;
+}
+
+/* What a command reads once its config is complete. */
+typedef struct inputs {
+    ws_catalogue cat;
+    ws_whatif wi;
+    ws_csv_limits lim;
+    ws_study_env env;
+} inputs;
+
+enum {
+    IN_POLICIES = 1,       /* the policy registry (live policies too) */
+    IN_VALIDATE = 2,       /* the config checked, after the registry */
+    IN_ONE_JOB = 4         /* simulate, pareto, plan: the traces of the config's
+                              first GPU, and no config file's `traces` */
+};
+
+/* The registry, the config's check, the trace limits, the catalogue and
+ * the what-ifs, in that order (the first error is the one reported), then
+ * the provenance noted: the traces read and the what-ifs. Free with
+ * inputs_free, also after an error. */
+static int inputs_open(ws_api_call *c, const ws_run_config *cfg, int flags, inputs *in,
+                       ws_error *err)
+{
+    ws_registry *reg = NULL;
+    if ((flags & IN_POLICIES) && !(reg = api_registry(c, err))) return -1;
+    if (((flags & IN_VALIDATE) && ws_run_config_validate(cfg, err))
+        || api_limits(c, &in->lim, err) || api_catalogue(c, &in->cat, err)
+        || ws_whatif_load(&in->wi, &cfg->whatif, &in->lim, err))
+        return -1;
+    const int one = flags & IN_ONE_JOB;
+    in->env = (ws_study_env){api_traces(c, one ? NULL : cfg), &in->cat, reg, &in->lim, 0,
+                             &in->wi};
+    for (size_t g = 0; g < (one ? 1 : cfg->n_gpus); g++)
+        if (api_note_traces(c, in->env.traces_dir, cfg->gpus[g]))
+            return ws_fail(err, "out of memory");
+    api_note_whatif(c, &in->wi);
+    return 0;
+}
+
+static void inputs_free(inputs *in)
+{
+    ws_whatif_free(&in->wi);
+    ws_catalogue_free(&in->cat);
+}
+
+/* pareto and plan: the one job's knob table (its workload's, or --job's),
+ * on the config's GPU and eta, with `beta`. */
+static int one_job_table(const ws_run_config *cfg, const inputs *in, double beta,
+                         ws_traces *tr, ws_job_table *jt, ws_error *err)
+{
+    const ws_workload_spec *spec = cfg->n_jobs ? &cfg->jobs[0]
+        : ws_study_workload(cfg, &in->cat, cfg->workloads[0], err);
+    return !spec || ws_study_traces(cfg, &in->env, cfg->gpus[0], tr, err)
+           || ws_study_job(&in->wi, tr, spec, cfg->etas[0], beta, jt, 1, err) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ simulate */
@@ -134,39 +176,30 @@ static int collect(void *p, const ws_cell *cell, const ws_run_record *r, ws_erro
 int api_simulate(ws_api_call *c, FILE *out, ws_error *err)
 {
     ws_run_config cfg;
-    ws_catalogue cat = {0};
-    ws_whatif wi = {0};
-    ws_csv_limits lim;
+    inputs in = {0};
     ws_cell_result *res = NULL;
     size_t n = 0;
     records hist = {.c = c};
     int rc = -1, keep = api_flag(c, "keep-history");
     ws_run_config_init(&cfg);
-    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_apply_job(c, &cfg, err)
-        || api_relabel_axes(&cfg, err))
-        goto out;
+    if (one_job_options(c, &cfg, err)) goto out;
     if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
     if (ws_run_config_n_pairs(&cfg) != 1) {
         api_usage(c, err, "runs one policy pair; use run or sweep for several");
         goto out;
     }
-    ws_registry *reg = api_registry(c, err);
-    if (!reg || ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
-        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
-        goto out;
-    ws_study_env env = {api_traces(c, NULL), &cat, reg, &lim, 0, &wi};
-    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
-    api_note_whatif(c, &wi);
+    if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;
+    const ws_whatif *wi = &in.wi;
     hist.total = cfg.recurrences > 0 ? (double)cfg.recurrences : 0;
     ws_study_failure fail;
-    if (ws_study_run_failure(&cfg, &env, collect, &hist, &res, &n, &fail, err)) {
+    if (ws_study_run_failure(&cfg, &in.env, collect, &hist, &res, &n, &fail, err)) {
         if (fail.failed) {
             c->status = api_sim_status(err->msg, fail.pair.bso, fail.pair.plo);
             if (note_study_pair(c, &cfg, 0, &fail.pair)) { ws_fail(err, "out of memory"); goto out; }
             if (keep && !c->cancelled) {
                 /* the runs before the failure, then the failure */
                 ws_report_simulate_status(out, WS_FMT_JSON, &fail.res, fail.pair.bso,
-                                          fail.pair.plo, hist.r, hist.n, &wi, err->msg);
+                                          fail.pair.plo, hist.r, hist.n, wi, err->msg);
                 rc = 0;
             }
         }
@@ -176,16 +209,15 @@ int api_simulate(ws_api_call *c, FILE *out, ws_error *err)
     if (note_study_pair(c, &cfg, 0, pair)) { ws_fail(err, "out of memory"); goto out; }
     if (keep)
         ws_report_simulate_status(out, WS_FMT_JSON, &res[0], pair->bso, pair->plo, hist.r,
-                                  hist.n, &wi, NULL);
+                                  hist.n, wi, NULL);
     else
-        ws_report_simulate(out, WS_FMT_JSON, &res[0], pair->bso, pair->plo, hist.r, hist.n, &wi);
+        ws_report_simulate(out, WS_FMT_JSON, &res[0], pair->bso, pair->plo, hist.r, hist.n, wi);
     api_tick(c, (double)res[0].recurrences, (double)res[0].recurrences, 1);
     rc = 0;
 out:
-    ws_whatif_free(&wi);
+    inputs_free(&in);
     free(hist.r);
     free(res);
-    ws_catalogue_free(&cat);
     ws_run_config_free(&cfg);
     return rc;
 }
@@ -195,9 +227,8 @@ out:
 int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
 {
     ws_run_config cfg;
-    ws_catalogue cat = {0};
-    ws_whatif wi = {0};
-    ws_csv_limits lim;
+    inputs in = {0};
+    const ws_whatif *wi = &in.wi;
     ws_cell_result *res = NULL;
     size_t n = 0;
     char *hbuf = NULL;
@@ -206,30 +237,23 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
     int rc = -1, keep = api_flag(c, "keep-history");
     if (load_config(c, &cfg, 1, err) || api_apply_config(c, &cfg, err)
         || api_apply_job(c, &cfg, err) || allow(c, err) || ws_run_config_validate(&cfg, err)
-        || config_plugins(&cfg, err))
+        || ws_policy_config_allowed(&cfg, err))
         goto out;
     if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
-    ws_registry *reg = api_registry(c, err);
-    if (!reg || api_limits(c, &lim, err) || api_catalogue(c, &cat, err)
-        || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
-        goto out;
+    if (inputs_open(c, &cfg, IN_POLICIES, &in, err)) goto out;
     if (!(hf = open_memstream(&hbuf, &hlen))) { ws_fail(err, "out of memory"); goto out; }
-    if (keep) ws_report_history_header_status(hf, &wi);
-    else ws_report_history_header(hf, &wi);
-    ws_study_env env = {api_traces(c, &cfg), &cat, reg, &lim, 0, &wi};
-    for (size_t g = 0; g < cfg.n_gpus; g++)
-        if (api_note_traces(c, env.traces_dir, cfg.gpus[g])) { ws_fail(err, "out of memory"); goto out; }
-    api_note_whatif(c, &wi);
+    if (keep) ws_report_history_header_status(hf, wi);
+    else ws_report_history_header(hf, wi);
     size_t sims = 0;
     ws_run_config_plan_size(&cfg, ws_run_config_n_pairs(&cfg), &sims, NULL);
-    records rec = {.c = c, .total = (double)sims, .status = keep, .csv = hf, .wi = &wi};
+    records rec = {.c = c, .total = (double)sims, .status = keep, .csv = hf, .wi = wi};
     ws_study_failure fail;
-    if (ws_study_run_failure(&cfg, &env, collect, &rec, &res, &n, &fail, err)) {
+    if (ws_study_run_failure(&cfg, &in.env, collect, &rec, &res, &n, &fail, err)) {
         if (!fail.failed) goto out;
         c->status = api_sim_status(err->msg, fail.pair.bso, fail.pair.plo);
         if (!keep || c->cancelled) goto out;
         /* --keep-history: the history up to the failure, no summary */
-        ws_report_history_failed(hf, &fail.res.cell, &fail.res.tot, &wi, err->msg);
+        ws_report_history_failed(hf, &fail.res.cell, &fail.res.tot, wi, err->msg);
         if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
         fputs("{\"cells\": null, \"status\": \"failed\", \"error\": ", out);
         ws_json_str(out, err->msg);
@@ -248,7 +272,7 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
         }
     const ws_study_pair *first = res[0].cell.policy;
     fputs("{\"cells\": ", out);
-    if (ws_report_cells(out, WS_FMT_JSON, res, n, first->bso, first->plo, &wi, &first->prov)) {
+    if (ws_report_cells(out, WS_FMT_JSON, res, n, first->bso, first->plo, wi, &first->prov)) {
         ws_fail(err, "out of memory");
         goto out;
     }
@@ -261,9 +285,8 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
 out:
     if (hf) fclose(hf);
     free(hbuf);
-    ws_whatif_free(&wi);
+    inputs_free(&in);
     free(res);
-    ws_catalogue_free(&cat);
     ws_run_config_free(&cfg);
     return rc;
 }
@@ -273,41 +296,28 @@ out:
 int api_pareto(ws_api_call *c, FILE *out, ws_error *err)
 {
     ws_run_config cfg;
-    ws_catalogue cat = {0};
+    inputs in = {0};
     ws_traces tr = {0};
     ws_job_table jt = {0};
     ws_pareto par = {0};
-    ws_whatif wi = {0};
-    ws_csv_limits lim;
     int rc = -1;
     ws_run_config_init(&cfg);
-    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_apply_job(c, &cfg, err)
-        || api_relabel_axes(&cfg, err))
-        goto out;
+    if (one_job_options(c, &cfg, err)) goto out;
     if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1) {
         ws_fail(err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
-    if (ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
-        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
-        goto out;
-    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
-        : ws_study_workload(&cfg, &cat, cfg.workloads[0], err);
-    ws_study_env env = {api_traces(c, NULL), &cat, NULL, &lim, 0, &wi};
-    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
-    api_note_whatif(c, &wi);
-    if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, err)
-        || ws_study_job(&wi, &tr, spec, cfg.etas[0], INFINITY, &jt, 1, err)
+    if (inputs_open(c, &cfg, IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;
+    if (one_job_table(&cfg, &in, INFINITY, &tr, &jt, err)
         || ws_pareto_compute(&jt.job, &par, err))
         goto out;
-    ws_report_pareto(out, WS_FMT_JSON, &jt.job, &par, &wi);
+    ws_report_pareto(out, WS_FMT_JSON, &jt.job, &par, &in.wi);
     rc = 0;
 out:
-    ws_whatif_free(&wi);
+    inputs_free(&in);
     ws_pareto_free(&par);
     ws_job_free(&jt);
     ws_traces_free(&tr);
-    ws_catalogue_free(&cat);
     ws_run_config_free(&cfg);
     return rc;
 }
@@ -317,12 +327,10 @@ out:
 int api_plan(ws_api_call *c, FILE *out, ws_error *err)
 {
     ws_run_config cfg;
-    ws_catalogue cat = {0};
+    inputs in = {0};
     ws_traces tr = {0};
     ws_job_table jt = {0};
-    ws_whatif wi = {0};
     ws_plan plan = {0};
-    ws_csv_limits lim;
     ws_policy_pair *pairs = NULL;
     size_t n_pairs = 0;
     int rc = -1;
@@ -338,9 +346,7 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
             goto out;
         }
     }
-    if (one_workload(c, err) || api_apply_config(c, &cfg, err) || api_relabel_axes(&cfg, err)
-        || api_apply_job(c, &cfg, err))
-        goto out;
+    if (one_job_options(c, &cfg, err)) goto out;
     if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
         || cfg.n_betas != 1) {
         api_usage(c, err, "takes one GPU, one workload, one eta and one beta");
@@ -348,21 +354,12 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
     }
     if (ws_policy_pairs_parse(policies ? policies : "zeus:jit", &pairs, &n_pairs, err))
         goto out;
-    ws_registry *reg = api_registry(c, err);
-    if (!reg || ws_run_config_validate(&cfg, err) || api_limits(c, &lim, err)
-        || api_catalogue(c, &cat, err) || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
-        goto out;
-    const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
-        : ws_study_workload(&cfg, &cat, cfg.workloads[0], err);
-    ws_study_env env = {api_traces(c, NULL), &cat, reg, &lim, 0, &wi};
-    if (api_note_traces(c, env.traces_dir, cfg.gpus[0])) { ws_fail(err, "out of memory"); goto out; }
-    api_note_whatif(c, &wi);
-    if (!spec || ws_study_traces(&cfg, &env, cfg.gpus[0], &tr, err)
-        || ws_study_job(&wi, &tr, spec, cfg.etas[0], cfg.betas[0], &jt, 1, err))
-        goto out;
+    if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;
+    ws_registry *reg = in.env.registry;
+    if (one_job_table(&cfg, &in, cfg.betas[0], &tr, &jt, err)) goto out;
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     api_tick(c, 0, (double)n_pairs, 1);
-    if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, err)) {
+    if (ws_plan_compute(&jt.job, &in.wi, n, (int)seeds, pairs, n_pairs, reg, &plan, err)) {
         if (!c->cancelled && strstr(err->msg, ": seed ") && n_pairs)
             c->status = WS_API_FAILED;
         for (size_t i = 0; i < n_pairs; i++)
@@ -383,7 +380,7 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
             goto out;
         }
     }
-    ws_report_plan(out, WS_FMT_JSON, &plan, &wi);
+    ws_report_plan(out, WS_FMT_JSON, &plan, &in.wi);
     api_tick(c, (double)n_pairs, (double)n_pairs, 1);
     rc = 0;
 out:
@@ -391,62 +388,12 @@ out:
     ws_policy_pairs_free(pairs, n_pairs);
     ws_job_free(&jt);
     ws_traces_free(&tr);
-    ws_whatif_free(&wi);
-    ws_catalogue_free(&cat);
+    inputs_free(&in);
     ws_run_config_free(&cfg);
     return rc;
 }
 
 /* ------------------------------------------------------------ sweep */
-
-/* "SIZE[K|M|G|T]" in bytes, at least 1 MiB; 0 when not one (as the CLI's
- * --cell-memory). */
-static size_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)s[0])) return 0;
-    double v = strtod(s, &end);
-    int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    if (shift && !strcmp(end, "iB")) end += 2;
-    else if (!strcmp(end, "B")) end++;
-    if (errno || *end || !(v >= 0)) return 0;
-    double bytes = ldexp(v, shift);
-    if (!(bytes >= 1048576.0) || bytes > ldexp(1.0, 50)) return 0;
-    return (size_t)bytes;
-}
-
-typedef struct sweep_history {
-    FILE *f;
-    const ws_whatif *wi;
-    ws_study_pair *pairs;
-    int oom;
-} sweep_history;
-
-static void history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
-                          size_t n, const ws_sim_totals *tot, const char *error)
-{
-    sweep_history *h = ctx;
-    if (!h->pairs) {
-        h->pairs = calloc(s->n_pairs, sizeof *h->pairs);
-        if (!h->pairs) { h->oom = 1; return; }
-        for (size_t p = 0; p < s->n_pairs; p++)
-            snprintf(h->pairs[p].label, sizeof h->pairs[p].label, "%s", s->pairs[p].label);
-    }
-    size_t ax[6];
-    ws_sweep_axes(s, i, ax);
-    ws_cell c = {i, s->gpus[ax[1]], s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]],
-                 s->seeds[ax[5]], ax[0], &h->pairs[ax[0]]};
-    for (size_t k = 0; k < n; k++) ws_report_history_row_status(h->f, &c, &runs[k], h->wi);
-    if (error) ws_report_history_failed(h->f, &c, tot, h->wi, error);
-}
 
 static int sweep_tick(void *ctx, size_t done, size_t total)
 {
@@ -459,54 +406,26 @@ static void write_curves(FILE *f, const void *s) { ws_sweep_write_curves(f, s); 
 int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
 {
     ws_run_config cfg;
-    ws_catalogue cat = {0};
-    ws_whatif wi = {0};
+    inputs in = {0};
     ws_policy_pair *pairs = NULL;
     size_t n_pairs = 0;
     ws_sweep sw = {0};
     char *hbuf = NULL;
     size_t hlen = 0;
-    sweep_history ho = {0};
-    int rc = -1, keep = api_flag(c, "keep-history"), isolate = api_flag(c, "isolate");
-    long threads = sysconf(_SC_NPROCESSORS_ONLN);
-    double cell_timeout = 0;
-    size_t cell_memory = 0;
+    ws_sweep_history ho = {0};
+    int rc = -1, keep = api_flag(c, "keep-history");
+    ws_sweep_opts so = {.threads = ws_sweep_default_threads(), .isolate = api_flag(c, "isolate"),
+                        .curves = api_flag(c, "curves"), .tick = sweep_tick, .tick_ctx = c};
     const char *v;
-    if (threads < 1) threads = 1;
-    if ((v = api_get(c, "threads"))) {
-        char *end;
-        threads = strtol(v, &end, 10);
-        if (!*v || *end || threads < 1 || threads > 256) {
-            ws_run_config_init(&cfg);
-            api_usage(c, err, "--threads '%s' is not an integer in 1..256", v);
-            goto out;
-        }
-    }
-    if ((v = api_get(c, "cell-timeout"))) {
-        char *end;
-        cell_timeout = strtod(v, &end);
-        if (end == v || *end || !(cell_timeout > 0) || cell_timeout > 1e6) {
-            ws_run_config_init(&cfg);
-            api_usage(c, err, "--cell-timeout '%s' is not a number of seconds in (0, 1e6]", v);
-            goto out;
-        }
-    }
-    if ((v = api_get(c, "cell-memory")) && !(cell_memory = parse_size(v))) {
-        ws_run_config_init(&cfg);
-        api_usage(c, err, "--cell-memory '%s' is not a size from 1M to 1024T (a number of"
-                  " bytes, or with K, M, G or T)", v);
-        goto out;
-    }
-    if ((cell_timeout > 0 || cell_memory) && !isolate) {
-        ws_run_config_init(&cfg);
-        api_usage(c, err, "%s needs --isolate (only a child process can be limited)",
-                  cell_timeout > 0 ? "--cell-timeout" : "--cell-memory");
-        goto out;
-    }
-    if (keep && isolate) {
-        ws_run_config_init(&cfg);
-        api_usage(c, err, "--keep-history is not available with --isolate (a simulation's"
-                  " runs stay in its child process)");
+    if (((v = api_get(c, "threads")) && ws_sweep_parse_threads(v, &so, err))
+        || ((v = api_get(c, "cell-timeout")) && ws_sweep_parse_cell_timeout(v, &so, err))
+        || ((v = api_get(c, "cell-memory")) && ws_sweep_parse_cell_memory(v, &so, err))
+        || ws_sweep_check_limits(&so, err)
+        || (keep && so.isolate
+            && ws_fail(err, "--keep-history is not available with --isolate (a simulation's"
+                       " runs stay in its child process)"))) {
+        ws_fail_prefix(err, "%s", c->cmd->name);
+        ws_run_config_init(&cfg);          /* for out: */
         goto out;
     }
     if (load_config(c, &cfg, 0, err) || api_apply_config(c, &cfg, err) || allow(c, err)
@@ -519,30 +438,19 @@ int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
     if (api_flag(c, "verbose")) ws_policy_set_log_level(WS_LOG_DEBUG);
     if ((v = api_get(c, "policies"))) {
         if (ws_policy_pairs_parse(v, &pairs, &n_pairs, err)) goto out;
-    } else if (config_plugins(&cfg, err)
+    } else if (ws_policy_config_allowed(&cfg, err)
                || ws_policy_pairs_from_config(&cfg, &pairs, &n_pairs, err)) {
         goto out;
     }
-    ws_registry *reg = api_registry(c, err);
-    ws_csv_limits lim;
-    if (!reg || api_limits(c, &lim, err) || api_catalogue(c, &cat, err)
-        || ws_whatif_load(&wi, &cfg.whatif, &lim, err))
-        goto out;
-    ws_study_env env = {api_traces(c, &cfg), &cat, reg, &lim, 0, &wi};
-    for (size_t g = 0; g < cfg.n_gpus; g++)
-        if (api_note_traces(c, env.traces_dir, cfg.gpus[g])) { ws_fail(err, "out of memory"); goto out; }
-    api_note_whatif(c, &wi);
-    ws_sweep_opts so = {.threads = (int)threads, .isolate = isolate,
-                        .cell_timeout = cell_timeout, .cell_memory = cell_memory,
-                        .curves = api_flag(c, "curves"), .tick = sweep_tick, .tick_ctx = c};
+    if (inputs_open(c, &cfg, IN_POLICIES, &in, err)) goto out;
     if (keep) {
         if (!(ho.f = open_memstream(&hbuf, &hlen))) { ws_fail(err, "out of memory"); goto out; }
-        ws_report_history_header_status(ho.f, &wi);
-        ho.wi = &wi;
-        so.history = history_write;
+        ws_report_history_header_status(ho.f, &in.wi);
+        ho.wi = &in.wi;
+        so.history = ws_sweep_history_write;
         so.history_ctx = &ho;
     }
-    int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, err);
+    int run_rc = ws_sweep_run_opts(&cfg, &in.env, pairs, n_pairs, &so, &sw, err);
     if (run_rc == -2) c->status = WS_API_IO;
     if (run_rc) goto out;
     if (ho.oom) { ws_fail(err, "out of memory"); goto out; }
@@ -575,11 +483,10 @@ int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
 out:
     if (ho.f) fclose(ho.f);
     free(hbuf);
-    free(ho.pairs);
+    ws_sweep_history_free(&ho);
     ws_sweep_free(&sw);
-    ws_whatif_free(&wi);
+    inputs_free(&in);
     ws_policy_pairs_free(pairs, n_pairs);
-    ws_catalogue_free(&cat);
     ws_run_config_free(&cfg);
     return rc;
 }

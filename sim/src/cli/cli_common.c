@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "wattsim/config_opts.h"
+#include "wattsim/sweep.h"
 #include "wattsim/plot.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
@@ -89,33 +91,18 @@ int ws_cli_bad_option(const char *cmd, char **argv, int c)
 
 void ws_cli_relabel(ws_error *err, const char *key, const char *opt)
 {
-    char prefix[160], msg[WS_ERROR_MAX];
-    if (!opt) return;
-    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
-    size_t n = strlen(prefix);
-    if (!strncmp(err->msg, prefix, n)) {
-        snprintf(msg, sizeof msg, "%s %s", opt, err->msg + n);
-        ws_fail(err, "%s", msg);
-        return;
-    }
-    snprintf(prefix, sizeof prefix, "--set %s: ", key);
-    n = strlen(prefix);
-    if (!strncmp(err->msg, prefix, n)) {
-        snprintf(msg, sizeof msg, "%s: %s", opt, err->msg + n);
-        ws_fail(err, "%s", msg);
-    }
+    ws_config_relabel(err, key, opt);
 }
 
 int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const char *opt,
                     ws_error *err)
 {
-    size_t len = strlen(key) + strlen(list) + 4;
+    size_t len = strlen(list) + 3;
     char *s = malloc(len);
     if (!s) return ws_fail(err, "out of memory");
-    snprintf(s, len, "%s=[%s]", key, list);
-    int rc = ws_run_config_set(cfg, s, err);
+    snprintf(s, len, "[%s]", list);
+    int rc = ws_config_set_kv(cfg, key, s, opt, err);
     free(s);
-    if (rc) ws_cli_relabel(err, key, opt);
     return rc;
 }
 
@@ -156,26 +143,9 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
     size_t i = 0, n = sizeof whatif_opts / sizeof *whatif_opts;
     while (i < n && whatif_opts[i].opt != c) i++;
     if (i == n) return 0;
-    /* The value as a single-quoted YAML scalar: a file name is data. */
-    size_t len = strlen(whatif_opts[i].key) + 2 * strlen(arg) + 4;
-    char *s = malloc(len), *p = s;
-    if (!s) return ws_fail(err, "out of memory");
-    p += sprintf(p, "%s='", whatif_opts[i].key);
-    for (const char *a = arg; *a; a++) {
-        if (*a == '\'') *p++ = '\'';
-        *p++ = *a;
-    }
-    strcpy(p, "'");
-    int rc = ws_run_config_set(cfg, s, err);
-    free(s);
-    if (rc) {
-        /* "--set KEY: KEY must be ..." -> "--power-cap must be ..." */
-        ws_cli_relabel(err, whatif_opts[i].key, whatif_opts[i].name);
+    if (ws_config_set_whatif(cfg, whatif_opts[i].key, whatif_opts[i].slot,
+                             whatif_opts[i].name, arg, err))
         return -1;
-    }
-    char **where = &cfg->whatif.where[whatif_opts[i].slot];
-    free(*where);
-    if (!(*where = strdup(whatif_opts[i].name))) return ws_fail(err, "out of memory");
     return 1;
 }
 
@@ -223,76 +193,15 @@ int ws_cli_job_opt(ws_cli_job *j, int c, const char *arg)
     return 0;
 }
 
-static int pos_int(const char *s, int *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end || errno || x <= 0 || x > INT_MAX) return -1;
-    *v = (int)x;
-    return 0;
-}
-
 int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
 {
-    if (!j->job) {
-        const char *stray = j->target ? "--target" : j->max_epochs ? "--max-epochs"
-                          : j->b0 ? "--b0" : NULL;
-        return stray ? ws_cli_usage(cmd, "%s needs --job DATASET/NETWORK/OPTIMIZER", stray)
-                     : 0;
-    }
-    const char *a = j->job, *s1 = strchr(a, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
-    if (!s1 || !s2 || s1 == a || s2 == s1 + 1 || !s2[1] || strchr(s2 + 1, '/'))
-        return ws_cli_usage(cmd, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'", a);
-    if (!j->target) return ws_cli_usage(cmd, "%s", "--job needs --target X");
-    if (!j->max_epochs) return ws_cli_usage(cmd, "%s", "--job needs --max-epochs N");
-    if (!j->b0) return ws_cli_usage(cmd, "%s", "--job needs --b0 B");
-    char *end;
-    double target = strtod(j->target, &end);
-    if (end == j->target || *end || !isfinite(target) || isspace((unsigned char)*j->target))
-        return ws_cli_usage(cmd, "--target: expected a number, got '%s'", j->target);
-    char name[WS_NAME_MAX + 1], why[64];
-    snprintf(name, sizeof name, "%.*s", (int)(s1 - a), a);
-    if ((size_t)(s1 - a) > WS_NAME_MAX || ws_name_check(name, why, sizeof why))
-        return ws_cli_usage(cmd, "--job: the dataset names the job, and '%s' is not a safe"
-                            " name (" WS_NAME_RULE ")", j->job);
-    /* Network and optimizer are labels, as trace readers and imports take
-     * them: what --job accepts, an import wrote (wattsim/name.h). */
-    for (int k = 0; k < 2; k++) {
-        const char *from = k ? s2 + 1 : s1 + 1;
-        size_t len = k ? strlen(s2 + 1) : (size_t)(s2 - s1 - 1);
-        char label[WS_LABEL_MAX + 2];
-        snprintf(label, sizeof label, "%.*s", (int)(len > WS_LABEL_MAX ? WS_LABEL_MAX + 1 : len),
-                 from);
-        if (ws_label_check(label, why, sizeof why)) {
-            char msg[512], shown[160];
-            snprintf(msg, sizeof msg, "--job: the %s '%s' %s (" WS_LABEL_RULE ")",
-                     k ? "optimizer" : "network", ws_name_show(label, shown, sizeof shown),
-                     why);
-            return ws_cli_usage(cmd, "%s", msg);
-        }
-    }
-    ws_workload_spec w = {0};
-    if (pos_int(j->max_epochs, &w.max_epochs))
-        return ws_cli_usage(cmd, "--max-epochs: expected a positive integer, got '%s'",
-                            j->max_epochs);
-    if (pos_int(j->b0, &w.b0))
-        return ws_cli_usage(cmd, "--b0: expected a positive integer, got '%s'", j->b0);
-    w.target_metric = target;
-    w.dataset = strndup(a, (size_t)(s1 - a));
-    w.network = strndup(s1 + 1, (size_t)(s2 - s1 - 1));
-    w.optimizer = strdup(s2 + 1);
-    w.name = strndup(a, (size_t)(s1 - a));
-    w.where = strdup("--job");
-    ws_workload_spec *p = realloc(cfg->jobs, (cfg->n_jobs + 1) * sizeof *p);
-    if (p) cfg->jobs = p;
-    if (!p || !w.dataset || !w.network || !w.optimizer || !w.name || !w.where) {
-        free(w.dataset); free(w.network); free(w.optimizer); free(w.name); free(w.where);
+    ws_error err = {{0}};
+    int rc = ws_config_add_job(cfg, j->job, j->target, j->max_epochs, j->b0, &err);
+    if (rc == -2) {
         fprintf(stderr, "wattsim: out of memory\n");
         return WS_EXIT_USAGE;
     }
-    cfg->jobs[cfg->n_jobs++] = w;
-    return 0;
+    return rc ? ws_cli_usage(cmd, "%s", err.msg) : 0;
 }
 
 const char WS_CLI_GLOBAL_HELP[] =
@@ -331,41 +240,17 @@ int ws_cli_trace_limits(ws_cli_globals *g, ws_error *err)
 int ws_cli_set_kv(ws_run_config *cfg, const char *key, const char *value, const char *opt,
                   ws_error *err)
 {
-    size_t len = strlen(key) + strlen(value) + 2;
-    char *s = malloc(len);
-    if (!s) return ws_fail(err, "out of memory");
-    snprintf(s, len, "%s=%s", key, value);
-    int rc = ws_run_config_set(cfg, s, err);
-    free(s);
-    if (rc) ws_cli_relabel(err, key, opt);
-    return rc;
-}
-
-static int config_ref(const ws_policy_ref *p, const char *kind, ws_error *err)
-{
-    return p->name && p->in_file
-        ? ws_plugin_config_check(p->name, kind, p->where ? p->where : "config", err) : 0;
+    return ws_config_set_kv(cfg, key, value, opt, err);
 }
 
 int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err)
 {
-    if (config_ref(&cfg->bso, "bso", err) || config_ref(&cfg->plo, "plo", err)) return -1;
-    for (size_t i = 0; i < cfg->n_bsos; i++)
-        if (config_ref(&cfg->bsos[i], "bso", err)) return -1;
-    for (size_t i = 0; i < cfg->n_plos; i++)
-        if (config_ref(&cfg->plos[i], "plo", err)) return -1;
-    for (size_t i = 0; i < cfg->n_pairs; i++)
-        if (config_ref(&cfg->pairs[i].bso, "bso", err)
-            || config_ref(&cfg->pairs[i].plo, "plo", err))
-            return -1;
-    return 0;
+    return ws_policy_config_allowed(cfg, err);
 }
 
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err)
 {
-    if (!*where || strcmp(*where, "--set")) return 0;
-    free(*where);
-    return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
+    return ws_config_relabel_axis(where, opt, err);
 }
 
 int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,

@@ -148,32 +148,6 @@ static const char *MERGE_HELP =
     "\n"
     SWEEP_OPTS_PLAN SWEEP_OPTS_TAIL;
 
-/* --keep-history: history.csv as the simulations end, in plan order. */
-typedef struct history_out {
-    FILE *f;
-    const ws_whatif *wi;
-    ws_study_pair *pairs;      /* labels, as `run` prints them; NULL: not yet */
-    int oom;
-} history_out;
-
-static void history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
-                          size_t n, const ws_sim_totals *tot, const char *error)
-{
-    history_out *h = ctx;
-    if (!h->pairs) {
-        h->pairs = calloc(s->n_pairs, sizeof *h->pairs);
-        if (!h->pairs) { h->oom = 1; return; }
-        for (size_t p = 0; p < s->n_pairs; p++)
-            snprintf(h->pairs[p].label, sizeof h->pairs[p].label, "%s", s->pairs[p].label);
-    }
-    size_t ax[6];
-    ws_sweep_axes(s, i, ax);
-    ws_cell c = {i, s->gpus[ax[1]], s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]],
-                 s->seeds[ax[5]], ax[0], &h->pairs[ax[0]]};
-    for (size_t k = 0; k < n; k++) ws_report_history_row_status(h->f, &c, &runs[k], h->wi);
-    if (error) ws_report_history_failed(h->f, &c, tot, h->wi, error);
-}
-
 /* Figure and table writers share this. */
 typedef struct out_ctx {
     const char *dir;
@@ -240,30 +214,6 @@ static int list_journals(const char *out, const char *base, char ***paths, size_
     closedir(d);
     if (*n) qsort(*paths, *n, sizeof **paths, cmp_str);
     return rc;
-}
-
-/* "SIZE[K|M|G|T]" (binary units, an optional "iB" or "B") in bytes, at
- * least 1 MiB; 0 when it is not one. */
-static size_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)s[0])) return 0;
-    double v = strtod(s, &end);
-    int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    if (shift && !strcmp(end, "iB")) end += 2;
-    else if (!strcmp(end, "B")) end++;
-    if (errno || *end || !(v >= 0)) return 0;
-    double bytes = ldexp(v, shift);
-    if (!(bytes >= 1048576.0) || bytes > ldexp(1.0, 50)) return 0;
-    return (size_t)bytes;
 }
 
 /*
@@ -464,10 +414,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     const char *out = NULL, *policies = NULL, *traces = NULL, *catalogue = NULL;
     int force = 0, plot = 1, isolate = 0, resume = 0, keep = 0, c;
     ws_outfile hof = {0};
-    history_out ho = {0};
+    ws_sweep_history ho = {0};
+    ws_sweep_opts so = {.threads = ws_sweep_default_threads()};
     size_t spill_sims = 0;
-    double cell_timeout = 0;
-    size_t cell_memory = 0;
     char **journals = NULL;
     size_t n_journals = 0;
     unsigned long shard_k = 0, shard_n = 0;
@@ -480,8 +429,6 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     char *journal = NULL;
     char **parts = NULL;
     size_t n_parts = 0;
-    long threads = sysconf(_SC_NPROCESSORS_ONLN);
-    if (threads < 1) threads = 1;
     char **sets = calloc((size_t)argc + 1, sizeof *sets);
     int n_sets = 0, n_wi = 0;
     struct { int c; const char *arg; } *wis = calloc((size_t)argc + 1, sizeof *wis);
@@ -540,41 +487,21 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
             }
             break;
         }
-        case 'T': {
-            char *end;
-            cell_timeout = strtod(optarg, &end);
-            if (end == optarg || *end || !(cell_timeout > 0) || cell_timeout > 1e6) {
-                rc = ws_cli_usage(cmd, "--cell-timeout '%s' is not a number of seconds in"
-                                  " (0, 1e6]", optarg);
-                goto out;
-            }
+        case 'T':
+            if (ws_sweep_parse_cell_timeout(optarg, &so, &err)) goto usage;
             break;
-        }
         case 'M':
-            if (!(cell_memory = parse_size(optarg))) {
-                rc = ws_cli_usage(cmd, "--cell-memory '%s' is not a size from 1M to 1024T (a"
-                                  " number of bytes, or with K, M, G or T)", optarg);
-                goto out;
-            }
+            if (ws_sweep_parse_cell_memory(optarg, &so, &err)) goto usage;
             break;
-        case 'j': {
-            char *end;
-            threads = strtol(optarg, &end, 10);
-            if (*end || threads < 1 || threads > 256) {
-                rc = ws_cli_usage(cmd, "--threads '%s' is not an integer in 1..256", optarg);
-                goto out;
-            }
+        case 'j':
+            if (ws_sweep_parse_threads(optarg, &so, &err)) goto usage;
             break;
-        }
         case ':': rc = ws_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]); goto out;
         default: rc = ws_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]); goto out;
         }
     }
-    if ((cell_timeout > 0 || cell_memory) && !isolate) {
-        rc = ws_cli_usage(cmd, "%s needs --isolate (only a child process can be limited)",
-                          cell_timeout > 0 ? "--cell-timeout" : "--cell-memory");
-        goto out;
-    }
+    so.isolate = isolate;
+    if (ws_sweep_check_limits(&so, &err)) goto usage;
     if (keep && (isolate || shard_n || resume || merge || mpi)) {
         rc = ws_cli_usage(cmd, "%s", isolate ? "--keep-history is not available with --isolate"
                                    " (a simulation's runs stay in its child process)"
@@ -707,14 +634,19 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
     ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
-    ws_sweep_opts so = {.threads = (int)threads, .isolate = isolate,
-                        .cell_timeout = cell_timeout, .journal = merge ? NULL : journal,
-                        .resume = resume, .curves = curves, .shard_k = shard_k,
-                        .shard_n = shard_n, .merge = (const char *const *)parts,
-                        .n_merge = n_parts, .spill_sims = spill_sims, .spill_dir = out,
-                        .old_journals = (const char *const *)sync.stale,
-                        .n_old_journals = sync.n_stale, .step = sweep_step, .step_ctx = &sync,
-                        .cell_memory = cell_memory};
+    so.journal = merge ? NULL : journal;
+    so.resume = resume;
+    so.curves = curves;
+    so.shard_k = shard_k;
+    so.shard_n = shard_n;
+    so.merge = (const char *const *)parts;
+    so.n_merge = n_parts;
+    so.spill_sims = spill_sims;
+    so.spill_dir = out;
+    so.old_journals = (const char *const *)sync.stale;
+    so.n_old_journals = sync.n_stale;
+    so.step = sweep_step;
+    so.step_ctx = &sync;
     if (keep) {
         /* Written as the simulations end; committed with the tables. */
         char *hp = join(out, "history.csv");
@@ -723,7 +655,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         ws_report_history_header_status(hof.f, &wi);
         ho.f = hof.f;
         ho.wi = &wi;
-        so.history = history_write;
+        so.history = ws_sweep_history_write;
         so.history_ctx = &ho;
     }
     int run_rc = ws_sweep_run_opts(&cfg, &env, pairs, n_pairs, &so, &sw, &err);
@@ -815,6 +747,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     }
     warn_failed(&sw);
     rc = sw.n_failed ? 1 : 0;
+    goto out;
+usage:                             /* err holds an option's usage message */
+    rc = ws_cli_usage(cmd, "%s", err.msg);
+    err.msg[0] = '\0';
 out:
     /* A rank that stopped before a collective step releases the others;
      * only rank 0 prints (the first failing rank's message). */
@@ -822,7 +758,7 @@ out:
     if (mpi && mpi_rank) err.msg[0] = '\0';
     if (rc == 2 && err.msg[0]) ws_cli_die(&err);
     ws_outfile_abort(&hof);
-    free(ho.pairs);
+    ws_sweep_history_free(&ho);
     free(journal);
     for (size_t k = 0; k < n_journals; k++) free(journals[k]);
     free(journals);

@@ -208,3 +208,27 @@ out:
     free(cum);
     free(oc);
 }
+
+void ws_sweep_history_write(void *ctx, const ws_sweep *s, size_t i, const ws_run_record *runs,
+                            size_t n, const ws_sim_totals *tot, const char *error)
+{
+    ws_sweep_history *h = ctx;
+    if (!h->pairs) {
+        h->pairs = calloc(s->n_pairs, sizeof *h->pairs);
+        if (!h->pairs) { h->oom = 1; return; }
+        for (size_t p = 0; p < s->n_pairs; p++)
+            snprintf(h->pairs[p].label, sizeof h->pairs[p].label, "%s", s->pairs[p].label);
+    }
+    size_t ax[6];
+    ws_sweep_axes(s, i, ax);
+    ws_cell c = {i, s->gpus[ax[1]], s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]],
+                 s->seeds[ax[5]], ax[0], &h->pairs[ax[0]]};
+    for (size_t k = 0; k < n; k++) ws_report_history_row_status(h->f, &c, &runs[k], h->wi);
+    if (error) ws_report_history_failed(h->f, &c, tot, h->wi, error);
+}
+
+void ws_sweep_history_free(ws_sweep_history *h)
+{
+    free(h->pairs);
+    h->pairs = NULL;
+}

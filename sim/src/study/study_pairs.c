@@ -154,3 +154,23 @@ int ws_policy_pairs_from_config(const ws_run_config *cfg, ws_policy_pair **out, 
     *n = k;
     return 0;
 }
+
+static int config_ref(const ws_policy_ref *p, const char *kind, ws_error *err)
+{
+    return p->name && p->in_file
+        ? ws_plugin_config_check(p->name, kind, p->where ? p->where : "config", err) : 0;
+}
+
+int ws_policy_config_allowed(const ws_run_config *cfg, ws_error *err)
+{
+    if (config_ref(&cfg->bso, "bso", err) || config_ref(&cfg->plo, "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_bsos; i++)
+        if (config_ref(&cfg->bsos[i], "bso", err)) return -1;
+    for (size_t i = 0; i < cfg->n_plos; i++)
+        if (config_ref(&cfg->plos[i], "plo", err)) return -1;
+    for (size_t i = 0; i < cfg->n_pairs; i++)
+        if (config_ref(&cfg->pairs[i].bso, "bso", err)
+            || config_ref(&cfg->pairs[i].plo, "plo", err))
+            return -1;
+    return 0;
+}
