@@ -137,6 +137,9 @@ typedef struct ws_job_table {
     double *knob_time;
     double *knob_power;
     long *knob_line;                   /* power trace line of each knob */
+    double *knob_error;                /* each knob's energy_error (relative;
+                                          NAN: not recorded); host-only, not
+                                          in the policy ABI */
     int *run_start;
     double *run_epoch;
     double *profile_power, *profile_time;           /* per knob */

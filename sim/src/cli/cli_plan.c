@@ -183,7 +183,8 @@ int ws_cmd_plan(int argc, char **argv)
      * output folder is (and written through its descriptor). */
     if (out && ws_outdir_lock(out, &err)) goto out;     /* made, or created, it goes on error */
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
-    if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, &err))
+    if (ws_plan_compute(&jt.job, jt.knob_error, &wi, n, (int)seeds, pairs, n_pairs, reg,
+                        &plan, &err))
         goto out;
     if (out && (write_one(out, "plan.txt", WS_FMT_TABLE, &plan, &wi, &of[0], &err)
                 || write_one(out, "plan.json", WS_FMT_JSON, &plan, &wi, &of[1], &err)

@@ -829,10 +829,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     jt->knob_time = malloc((p1 - p0 + 1) * sizeof *jt->knob_time);
     jt->knob_power = malloc((p1 - p0 + 1) * sizeof *jt->knob_power);
     jt->knob_line = malloc((p1 - p0 + 1) * sizeof *jt->knob_line);
+    jt->knob_error = malloc((p1 - p0 + 1) * sizeof *jt->knob_error);
     jt->run_epoch = malloc((t1 - t0 + 1) * sizeof *jt->run_epoch);
     int *pls = malloc((p1 - p0 + 1) * sizeof *pls);
     if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
-        || !jt->knob_power || !jt->knob_line || !jt->run_epoch || !pls) {
+        || !jt->knob_power || !jt->knob_line || !jt->knob_error || !jt->run_epoch || !pls) {
         free(pls);
         return ws_fail(err, "out of memory");
     }
@@ -861,6 +862,7 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
             jt->knob_time[nk] = p->time;
             jt->knob_power[nk] = p->power;
             jt->knob_line[nk] = p->line;
+            jt->knob_error[nk] = p->energy_error;
             pls[nk] = p->pl;
             nk++;
         }
@@ -1004,6 +1006,7 @@ void ws_job_free(ws_job_table *jt)
     free(jt->knob_time);
     free(jt->knob_power);
     free(jt->knob_line);
+    free(jt->knob_error);
     free(jt->run_start);
     free(jt->run_epoch);
     free(jt->profile_power);
