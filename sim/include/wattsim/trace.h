@@ -92,6 +92,7 @@ typedef struct ws_traces {
     double max_power;                  /* MaxPower of one GPU: highest
                                           joined limit (a job's is this
                                           times its gpus_per_job) */
+    int has_gpus_column;               /* the power trace has gpus_per_job */
 } ws_traces;
 
 /* Path of trace NAME (e.g. "summary_train") in dir: NAME.csv or
