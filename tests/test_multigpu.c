@@ -164,6 +164,34 @@ static void job(int gpus, double eta, double beta, ws_traces *tr, ws_job_table *
     cr_assert_eq(ws_job_build(jt, tr, &spec, eta, beta, &err), 0, "%s", err.msg);
 }
 
+/* A catalogue's gpus_per_job stands for the trace's column: the same
+ * traces without the column and a catalogue saying 2 plan as the traces
+ * with a column of 2 (MaxPower 2 x 200 W); at eta 0.4 that is the knob
+ * least_cost picks by hand at M = 400, not the one at M = 200. */
+Test(multigpu, a_catalogue_says_gpus_per_job_where_the_trace_does_not, .init = mk,
+     .fini = tmpdir_remove)
+{
+    traces(0);
+    put("cat.yaml", "gpus: [g1]\nworkloads:\n  w: {dataset: d, network: n, optimizer: o,"
+                    " target_metric: 0.5,\n      max_epochs: 10, b0: 32, gpus_per_job: 2}\n");
+    char cat[512];
+    snprintf(cat, sizeof cat, "%s/cat.yaml", tmp);
+    const char *argv[] = {"wattsim", "plan", "--traces", tmp, "--gpu", "g1", "--catalogue",
+                          cat, "--workload", "w", "--eta", "0.4", "--seeds", "1",
+                          "--recurrences", "2", "--format", "json", NULL};
+    cli_result r = cli_run(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(json_num(r.out, "\"max_power\": "), 400.0);
+    cr_assert_eq(json_num(r.out, "\"gpus_per_job\": "), 2.0);
+    const char *rec = strstr(r.out, "\"recommended\": {");
+    cr_assert(rec, "%s", r.out);
+    const int k = least_cost(0.4, 400);
+    cr_assert_neq(k, least_cost(0.4, 200), "the fixture's recommendation moves");
+    cr_assert_eq((int)json_num(rec, "\"bs\": "), BS[k]);
+    cr_assert_eq((int)json_num(rec, "\"pl\": "), PL[k]);
+    cli_free(&r);
+}
+
 /* Just-in-time profiling's epoch cost and early stopping's epoch price
  * weigh time by maxPL(bs) x gpus_per_job. */
 Test(multigpu, epoch_costs_price_time_at_every_gpu, .init = mk, .fini = tmpdir_remove)

@@ -239,7 +239,7 @@ int job_axis(const ctx *c, const ynode *n, const char *what,
     char shown[SHOW_SIZE], at[64];
     if (check_axis(c, n, what,
                    "a mapping {name, dataset, network, optimizer, "
-                   "target_metric, max_epochs, b0[, gpus_per_job]}", Y_MAP))
+                   "target_metric, max_epochs, b0}", Y_MAP))
         return -1;
     size_t len = axis_len(n, Y_MAP), first, again;
     if (!(*out = calloc(len, sizeof **out))) return fail_oom(c);

@@ -913,11 +913,12 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     /* ... or the catalogue's or the job's, where the trace does not say */
     if (spec->gpus_per_job > 0) {
         if (t->has_gpus_column && spec->gpus_per_job != j->gpus_per_job)
-            return ws_fail(err, "%sgpus_per_job is %d, but %s:%ld says %d for dataset %s,"
-                           " network %s, optimizer %s: the workload's gpus_per_job and"
+            return ws_fail(err, "%s%s: gpus_per_job is %d, but %s:%ld says %d for dataset"
+                           " %s, network %s, optimizer %s: the workload's gpus_per_job and"
                            " the power trace's column must agree (give it in one place)",
-                           at, spec->gpus_per_job, t->power_path, t->power[p0].line,
-                           j->gpus_per_job, spec->dataset, spec->network, spec->optimizer);
+                           at, spec->name, spec->gpus_per_job, t->power_path,
+                           t->power[p0].line, j->gpus_per_job, spec->dataset,
+                           spec->network, spec->optimizer);
         j->gpus_per_job = spec->gpus_per_job;
     }
     j->max_power = t->max_power * (double)j->gpus_per_job;
