@@ -418,7 +418,8 @@ Test(catalogue, errors)
                            ":3:75: workloads.x.max_epochs must be a positive integer, got \"0\"");
     expect_catalogue_error("gpus: [a]\nworkloads:\n  x: {name: y, dataset: d}\n",
                            ":3:7: unknown key 'name' in workloads.x (expected one of: "
-                           "dataset, network, optimizer, target_metric, max_epochs, b0, display)");
+                           "dataset, network, optimizer, target_metric, max_epochs, b0, display,"
+                           " gpus_per_job)");
     expect_catalogue_error("gpus: [a]\nworkloads: []\n",
                            ":2:12: workloads must be a mapping of workload names to "
                            "{dataset, network, ...}, got an empty list");
@@ -590,7 +591,7 @@ static const char *const value_errors[][2] = {
       ":1:60: job.target_metric must be a number, got \"hi\"" },
     { "job: {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1, lr: 3}\n",
       ":1:85: unknown key 'lr' in job (expected one of: name, dataset, network, optimizer, "
-      "target_metric, max_epochs, b0, display)" },
+      "target_metric, max_epochs, b0, display, gpus_per_job)" },
     { "jobs:\n  - {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n"
       "  - {dataset: d, network: m, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n",
       ":3:5: jobs 'd' is listed twice (first at 2:5)" },
@@ -625,6 +626,10 @@ Test(set, overrides_replace_axes)
                  "max_epochs: 2, b0: 3}");
     cr_assert_eq(cfg.n_jobs, 1);
     expect_job(&cfg.jobs[0], "x", "x", "y", "z", 1.0, 2, 3);
+    cr_expect_eq(cfg.jobs[0].gpus_per_job, 0, "not given: the trace's, else 1");
+    set_ok(&cfg, "job={dataset: x, network: y, optimizer: z, target_metric: 1, "
+                 "max_epochs: 2, b0: 3, gpus_per_job: 8}");
+    cr_expect_eq(cfg.jobs[0].gpus_per_job, 8);
     set_ok(&cfg, "recurrences=default");
     cr_expect_eq(cfg.recurrences, 0);
     set_ok(&cfg, "recurrences=12");

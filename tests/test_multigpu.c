@@ -160,8 +160,81 @@ static void job(int gpus, double eta, double beta, ws_traces *tr, ws_job_table *
     ws_error err = {{0}};
     cr_assert_eq(ws_traces_load(tr, tmp, "g1", NULL, &err), 0, "%s", err.msg);
     const ws_workload_spec spec = {(char *)"w", (char *)"d", (char *)"n", (char *)"o", 0.5,
-                                   10, 32, NULL, NULL};
+                                   10, 32, NULL, NULL, 0};
     cr_assert_eq(ws_job_build(jt, tr, &spec, eta, beta, &err), 0, "%s", err.msg);
+}
+
+/* A catalogue's gpus_per_job stands for the trace's column: the same
+ * traces without the column and a catalogue saying 2 plan as the traces
+ * with a column of 2 (MaxPower 2 x 200 W); at eta 0.4 that is the knob
+ * least_cost picks by hand at M = 400, not the one at M = 200. */
+Test(multigpu, a_catalogue_says_gpus_per_job_where_the_trace_does_not, .init = mk,
+     .fini = tmpdir_remove)
+{
+    traces(0);
+    put("cat.yaml", "gpus: [g1]\nworkloads:\n  w: {dataset: d, network: n, optimizer: o,"
+                    " target_metric: 0.5,\n      max_epochs: 10, b0: 32, gpus_per_job: 2}\n");
+    char cat[512];
+    snprintf(cat, sizeof cat, "%s/cat.yaml", tmp);
+    const char *argv[] = {"wattsim", "plan", "--traces", tmp, "--gpu", "g1", "--catalogue",
+                          cat, "--workload", "w", "--eta", "0.4", "--seeds", "1",
+                          "--recurrences", "2", "--format", "json", NULL};
+    cli_result r = cli_run(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(json_num(r.out, "\"max_power\": "), 400.0);
+    cr_assert_eq(json_num(r.out, "\"gpus_per_job\": "), 2.0);
+    const char *rec = strstr(r.out, "\"recommended\": {");
+    cr_assert(rec, "%s", r.out);
+    const int k = least_cost(0.4, 400);
+    cr_assert_neq(k, least_cost(0.4, 200), "the fixture's recommendation moves");
+    cr_assert_eq((int)json_num(rec, "\"bs\": "), BS[k]);
+    cr_assert_eq((int)json_num(rec, "\"pl\": "), PL[k]);
+    cli_free(&r);
+}
+
+/* A config's inline job says gpus_per_job where the trace does not, and
+ * run's table and sweep.md say the job's MaxPower (2 x 200 W) in their
+ * header; JSON has had max_power and gpus_per_job. */
+Test(multigpu, inline_job_gpus_per_job_in_run_and_sweep_headers, .init = mk,
+     .fini = tmpdir_remove)
+{
+    traces(0);
+    put("r.yaml", "gpu: g1\njob: {name: j, dataset: d, network: n, optimizer: o,"
+                  " target_metric: 0.5,\n      max_epochs: 10, b0: 32, gpus_per_job: 2}\n"
+                  "seed: 1..2\nrecurrences: 3\n");
+    char cfg[512], ro[512], so[512];
+    snprintf(cfg, sizeof cfg, "%s/r.yaml", tmp);
+    snprintf(ro, sizeof ro, "%s/ro", tmp);
+    snprintf(so, sizeof so, "%s/so", tmp);
+    const char *line = "MaxPower 400 W for j on g1: 2 GPUs per job at 200 W";
+    const char *run[] = {"wattsim", "run", cfg, "--traces", tmp, "--out", ro, NULL};
+    cli_result r = cli_run(run);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(!strncmp(r.out, line, strlen(line)), "%s", r.out);
+    cli_free(&r);
+    const char *sweep[] = {"wattsim", "sweep", cfg, "--traces", tmp, "--out", so,
+                           "--no-plot", "--quiet", NULL};
+    r = cli_run(sweep);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    char md[600];
+    snprintf(md, sizeof md, "%s/sweep.md", so);
+    FILE *f = fopen(md, "r");
+    cr_assert(f);
+    char first[256] = "";
+    cr_assert(fgets(first, sizeof first, f));
+    fclose(f);
+    cr_assert(!strncmp(first, line, strlen(line)), "%s", first);
+    /* one GPU: no such line (the single-GPU outputs are as they were) */
+    put("r.yaml", "gpu: g1\njob: {name: j, dataset: d, network: n, optimizer: o,"
+                  " target_metric: 0.5,\n      max_epochs: 10, b0: 32}\nseed: 1..2\n"
+                  "recurrences: 3\n");
+    snprintf(ro, sizeof ro, "%s/ro1", tmp);
+    const char *run1[] = {"wattsim", "run", cfg, "--traces", tmp, "--out", ro, NULL};
+    r = cli_run(run1);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_null(strstr(r.out, "MaxPower"), "%s", r.out);
+    cli_free(&r);
 }
 
 /* Just-in-time profiling's epoch cost and early stopping's epoch price

@@ -28,7 +28,8 @@ static void plan(double eta, const char *bso, const char *plo, const ws_whatif *
     fixture_job(tr, jt, eta, 2.0);
     ws_policy_pair pair = {.bso = (char *)bso, .plo = (char *)plo};
     ws_error err = {{0}};
-    cr_assert_eq(ws_plan_compute(&jt->job, wi, n, seeds, &pair, bso ? 1 : 0, reg, out, &err),
+    cr_assert_eq(ws_plan_compute(&jt->job, jt->knob_error, wi, n, seeds, &pair, bso ? 1 : 0,
+                                 reg, out, &err),
                  0, "%s", err.msg);
 }
 
@@ -169,6 +170,81 @@ Test(plan, emissions_and_price_per_run, .init = mk, .fini = tmpdir_remove)
     ws_series_free(&wi.price);
 }
 
+/* Deferral's own saving, the "wait awhile" baseline. Every 10 min a
+ * recurrence is due at a minute of 400 g/kWh followed by nine of 100
+ * (the series' mean 130); the default pair runs 32 @ 200 W: 50 s at
+ * 160 W, 8000 J. Due at t, it runs in [t, t + 50] all at 400: 8000 * 400
+ * / 3.6e6 g. Allowed to wait 30 s, the least integral is at t + 30 (the
+ * later the start, the more of the run at 100): 4800 J at 400 and 3200 J
+ * at 100, so each run saves 3200 * (400 - 100) / 3.6e6 g. Under the
+ * carbon objective (k = 3.6e6 / 130) the time term is the same with and
+ * without, so the cost saves eta * k * those grams. */
+Test(plan, deferral_alone_saves_its_closed_form, .init = mk, .fini = tmpdir_remove)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/c.csv", tmp);
+    fixture_write(path, "timestamp,duration,value\n"
+                        "2022-10-20T00:00:00Z,1,400\n2022-10-20T00:01:00Z,9,100\n"
+                        "2022-10-20T00:10:00Z,1,400\n2022-10-20T00:11:00Z,9,100\n"
+                        "2022-10-20T00:20:00Z,1,400\n2022-10-20T00:21:00Z,9,100\n");
+    ws_whatif wi = {0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_series_load(&wi.carbon, path, WS_SERIES_CARBON, NULL, &err), 0, "%s",
+                 err.msg);
+    wi.has_carbon = 1;
+    wi.start = wi.carbon.start;
+    wi.objective = WS_OBJ_CARBON;
+    wi.k = 3.6e6 / 130.0;
+    wi.every = 600;
+    wi.defer = 30;
+    wi.defer_series = &wi.carbon;
+    ws_traces tr;
+    ws_job_table jt;
+    ws_plan p;
+    ws_registry *reg = ws_registry_new();
+    plan(0.5, "default", "jit", &wi, 3, 2, &p, &jt, &tr, reg);
+    const double g_base = 3 * 8000.0 * 400 / 3.6e6, g_save = 3 * 3200.0 * 300 / 3.6e6;
+    const double c_base = 3 * (0.5 * 8000.0 * 400 / 130 + 0.5 * 200 * 50);
+    const double c_save = 0.5 * (3.6e6 / 130) * g_save;
+    cr_assert(p.has_defer && p.defer_carbon);
+    cr_assert(REL(p.defer_base, g_base), "%.17g", p.defer_base);
+    cr_assert(REL(p.defer_saving, g_save), "%.17g", p.defer_saving);
+    cr_assert(REL(p.defer_cost_base, c_base), "%.17g", p.defer_cost_base);
+    cr_assert(REL(p.defer_cost_saving, c_save), "%.17g", p.defer_cost_saving);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ws_report_plan(f, WS_FMT_TABLE, &p, &wi);
+    ws_report_plan(f, WS_FMT_JSON, &p, &wi);
+    fclose(f);
+    /* 0.8 g (0.0008 kg) of 2.667 g is 30 %; the cost's from the figures above */
+    char line[256];
+    snprintf(line, sizeof line, "Deferral alone (up to 0.00833333 h), over 3 recurrences:"
+             " CO2 -0.0008 kg (-30.0 %%), cost %+.6g (%+.1f %%)\n  (the default pair with"
+             " and without it, on the same seeds and schedule).\n", -c_save,
+             -100 * c_save / c_base);
+    cr_assert(strstr(buf, line), "%s\nnot in\n%s", line, buf);
+    const char *js = strstr(buf, "\"deferral_saving\": {\"co2_g\": ");
+    cr_assert(js, "%s", buf);
+    char *end;
+    cr_assert(REL(strtod(js + 30, &end), g_save));
+    cr_assert(!strncmp(end, ", \"percent\": ", 13));
+    cr_assert(fabs(strtod(end + 13, NULL) - 30.0) < 1e-9);
+    free(buf);
+    ws_plan_free(&p);
+    /* Without --defer-up-to there is no such line. */
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    wi.defer = 0;
+    plan(0.5, "default", "jit", &wi, 3, 2, &p, &jt, &tr, reg);
+    cr_assert_not(p.has_defer);
+    ws_plan_free(&p);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_registry_free(reg);
+    ws_series_free(&wi.carbon);
+}
+
 /* pareto and plan rank knobs alike under every objective. At eta 0.9 the
  * energy costs are 32@100: 0.9 * 5400 + 0.1 * 200 * 60 = 6060 and 32@200:
  * 0.9 * 8000 + 0.1 * 200 * 50 = 8200. Over a series at 1 (g or $ per
@@ -264,6 +340,7 @@ Test(plan, eligible_batch_sizes_and_near_ties)
             cr_assert_eq(p.n_ties, 1);
             cr_assert(p.ties[0].bs == 32 && p.ties[0].pl == 200);
             cr_assert(REL(p.ties[0].cost, 9120.0));
+            cr_assert_null(strstr(buf, "(tolerance"), "1 %% alone needs no note");
             cr_assert(strstr(buf, "Within 1 % of its cost (as good, given the measurements):"
                                   "\n  bs 32 at 200 W (+0.26 %).\n"), "%s", buf);
         } else {
@@ -304,4 +381,45 @@ Test(plan, a_policy_failing_on_a_seed_is_reported_and_the_plan_goes_on)
     cr_assert(strstr(r.out, "\"failure\": \"flaky+default seed "), "%s", r.out);
     cr_assert(strstr(r.out, "predict"), "%s", r.out);
     cli_free(&r);
+}
+
+/* Near ties use the telemetry's error: a trace whose knobs' energy_error
+ * is up to 3 % (trace import power's column). At eta 1 the cost is the
+ * energy: 5 epochs of 12 s at 100, 102.5 and 104 W are 6000, 6150
+ * (+2.5 %) and 6240 J (+4 %). Within 3 %: 150 W is a tie, 200 W is not
+ * (at the 1 % floor neither would be). */
+Test(plan, near_ties_within_the_telemetry_error, .init = mk, .fini = tmpdir_remove)
+{
+    char p[160];
+    snprintf(p, sizeof p, "%s/summary_train.csv", tmp);
+    fixture_write(p, "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,"
+                     "target_epoch\nd,n,32,o,0.1,1,0.5,5\nd,n,32,o,0.1,2,0.5,5\n");
+    snprintf(p, sizeof p, "%s/summary_power_g1.csv", tmp);
+    fixture_write(p, "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,"
+                     "average_power,energy_error\n"
+                     "d,n,32,o,100,12,100,0.02\nd,n,32,o,150,12,102.5,0.03\n"
+                     "d,n,32,o,200,12,104,0.025\n");
+    for (int json = 0; json <= 1; json++) {
+        const char *argv[] = {"wattsim", "plan", "--traces", tmp, "--gpu", "g1", "--job",
+                              "d/n/o", "--target", "0.5", "--max-epochs", "10", "--b0", "32",
+                              "--eta", "1", "--recurrences", "2", "--seeds", "1",
+                              "--policies", "default:default", "--format",
+                              json ? "json" : "table", NULL};
+        cli_result r = cli_run(argv);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        if (json) {
+            cr_assert(strstr(r.out, "\"tie_tolerance\": 0.029999999999999999,"
+                                    " \"telemetry_error\": 0.029999999999999999,"
+                                    " \"near_ties\": [{\"bs\": 32, \"pl\": 150, \"cost\": 6150}],"
+                                    " \"near_ties_all\": 1"), "%s", r.out);
+        } else {
+            cr_assert(strstr(r.out, "Set bs 32 at 100 W."), "%s", r.out);
+            cr_assert(strstr(r.out, "Within 3 % of its cost (as good, given the measurements):"
+                                    "\n  bs 32 at 150 W (+2.50 %).\n  (tolerance: the larger"
+                                    " of 1 % and the eligible knobs' largest energy_error,\n"
+                                    "  3.00 % at bs 32 at 150 W)\n"), "%s", r.out);
+            cr_assert_null(strstr(r.out, "at 200 W ("), "4 % is not a tie: %s", r.out);
+        }
+        cli_free(&r);
+    }
 }

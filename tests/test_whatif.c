@@ -577,8 +577,9 @@ Test(whatif, simulate_reports_grams_next_to_energy, .init = mk, .fini = tmpdir_r
 }
 
 /* A sweep's journal belongs to its what-ifs: resuming a crashed sweep with
- * another cap, stall or series is refused as another plan, and with the
- * same what-ifs it resumes. */
+ * another cap (per GPU or per job), stall, input rate, series, objective
+ * or schedule is refused as another plan, and with the same what-ifs it
+ * resumes. */
 Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_remove,
      .timeout = 120)
 {
@@ -598,7 +599,14 @@ Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_re
     const char *other[] = {"--power-cap 200 --carbon %s", "--power-cap 250",
                            "--power-cap 250 --carbon %s --start 2022-10-21T00:00:00Z",
                            "--power-cap 250 --carbon %s --objective carbon",
-                           "--power-cap 250 --carbon %s --input-stall 0.1 --idle-power 50"};
+                           "--power-cap 250 --carbon %s --input-stall 0.1 --idle-power 50",
+                           /* v100's limits above 200 W go */
+                           "--power-cap 250 --carbon %s --job-power-cap 200",
+                           /* 1e5 samples at 10/s: every epoch waits for input */
+                           "--power-cap 250 --carbon %s --input-rate 10"
+                           " --samples-per-epoch 100000 --idle-power 50",
+                           "--power-cap 250 --carbon %s --every 24h",
+                           "--power-cap 250 --carbon %s --every 24h --defer-up-to 2h"};
     for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
         char opts[512], cmd[2048];
         snprintf(opts, sizeof opts, other[i], carbon);

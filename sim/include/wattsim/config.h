@@ -27,6 +27,9 @@ typedef struct ws_workload_spec {
                              errors about the workload start with it */
     char *display;        /* name in figures and reports ("DeepSpeech2 /
                              LibriSpeech"), or NULL: use `name` */
+    int gpus_per_job;     /* GPUs the power rows sum, 1..WS_MAX_GPUS_PER_JOB;
+                             0: not given (the power trace's column, else 1).
+                             Given here and in the trace, they must agree. */
 } ws_workload_spec;
 
 /* Longest display name, in bytes. */

@@ -11,9 +11,12 @@
  *    every recorded run reaches; default: b0 at its highest limit.
  *  - eligible batch sizes: those every recorded run of which reaches the
  *    target (the others are listed with their reach); near ties: other
- *    eligible knobs whose expected cost is within 1 % of the recommended
- *    one (tie_tolerance; meant to become max(1 %, the trace's telemetry
- *    error) once imports record one).
+ *    eligible knobs whose expected cost is within tie_tolerance of the
+ *    recommended one: max(1 %, the telemetry error), the telemetry error
+ *    being the largest energy_error (trace import power's sampling-error
+ *    bound) of the eligible knobs. One tolerance for all: any two
+ *    eligible knobs' costs may each be off by that much, and a knob's
+ *    cost error is at most its energy's (eta * E of the cost).
  *  - saving = default - recommended, per run and over N recurrences.
  *  - For each policy pair, `seeds` simulations of N recurrences (seeds
  *    1..S) and the default pair's on the same seeds; per seed, the
@@ -27,6 +30,11 @@
  *    fails on a seed (its error, or a recurrence that never reaches) is
  *    reported with the first such seed's error and its figures are over
  *    the other seeds; failing on every seed is an error.
+ *  - deferral's own saving (wi->defer > 0): the default pair on the same
+ *    seeds and schedule without deferral, against with it: what waiting
+ *    alone saves, in the deferral series' unit (g CO2eq or $; the
+ *    objective's series under a carbon or price objective) and in the
+ *    objective's cost, means over seeds, over N recurrences.
  */
 #ifndef WATTSIM_PLAN_H
 #define WATTSIM_PLAN_H
@@ -67,7 +75,7 @@ typedef struct ws_plan_bs {
 } ws_plan_bs;
 
 #define WS_PLAN_MAX_TIES 8
-#define WS_PLAN_TIE_TOLERANCE 0.01
+#define WS_PLAN_TIE_TOLERANCE 0.01   /* the least near-tie tolerance */
 
 typedef struct ws_plan {
     const ws_job *job;
@@ -83,17 +91,29 @@ typedef struct ws_plan {
                                      reaching past a series' end */
     ws_plan_bs *bs;               /* every batch size, in table order */
     int n_bs, n_eligible;
-    double tie_tolerance;         /* relative: 1 % */
+    double tie_tolerance;         /* relative: max(1 %, tie_error) */
+    double tie_error;             /* the largest energy_error of the
+                                     eligible knobs; NAN: none recorded */
+    int tie_error_bs, tie_error_pl;  /* the knob it is of */
     ws_plan_knob ties[WS_PLAN_MAX_TIES];  /* other eligible knobs within the
                                      tolerance of the recommended cost, by
                                      cost */
     int n_ties, n_ties_all;       /* listed, and all there were */
+    int has_defer;                /* wi->defer > 0: the figures below set */
+    int defer_carbon;             /* deferral minimises carbon (else price) */
+    double defer_saving;          /* g or $ over N recurrences, mean over
+                                     seeds: without deferral - with */
+    double defer_base;            /* g or $ without deferral (for the %) */
+    double defer_cost_saving, defer_cost_base;   /* the objective's cost */
 } ws_plan;
 
 /* Compute the plan of `job` (its eta/beta set; table what-ifs applied) with
- * what-ifs `wi` (may be NULL). Policies are resolved from `reg`; each pair
- * runs with default parameters. Returns 0 or -1 with err set. */
-int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
+ * what-ifs `wi` (may be NULL). knob_error (may be NULL) is each knob's
+ * energy_error, NAN when not recorded (ws_job_table.knob_error). Policies
+ * are resolved from `reg`; each pair runs with default parameters.
+ * Returns 0 or -1 with err set. */
+int ws_plan_compute(const ws_job *job, const double *knob_error,
+                    const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err);
 void ws_plan_free(ws_plan *p);

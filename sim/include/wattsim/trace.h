@@ -92,6 +92,7 @@ typedef struct ws_traces {
     double max_power;                  /* MaxPower of one GPU: highest
                                           joined limit (a job's is this
                                           times its gpus_per_job) */
+    int has_gpus_column;               /* the power trace has gpus_per_job */
 } ws_traces;
 
 /* Path of trace NAME (e.g. "summary_train") in dir: NAME.csv or
@@ -137,6 +138,9 @@ typedef struct ws_job_table {
     double *knob_time;
     double *knob_power;
     long *knob_line;                   /* power trace line of each knob */
+    double *knob_error;                /* each knob's energy_error (relative;
+                                          NAN: not recorded); host-only, not
+                                          in the policy ABI */
     int *run_start;
     double *run_epoch;
     double *profile_power, *profile_time;           /* per knob */

@@ -40,6 +40,7 @@ typedef struct ws_check_group {
     double target;            /* NAN: power rows only, no train rows */
     const char *workload;     /* catalogue name, or NULL */
     int max_epochs, b0;       /* max_epochs 0: no cap */
+    int gpus_per_job;         /* the catalogue's; 0: not given (the trace's) */
     ws_check_bs *bs;
     int n_bs;
     ws_check_knob *frontier;  /* by ascending TTA */

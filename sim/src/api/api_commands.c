@@ -359,7 +359,8 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
     if (one_job_table(&cfg, &in, cfg.betas[0], &tr, &jt, err)) goto out;
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     api_tick(c, 0, (double)n_pairs, 1);
-    if (ws_plan_compute(&jt.job, &in.wi, n, (int)seeds, pairs, n_pairs, reg, &plan, err)) {
+    if (ws_plan_compute(&jt.job, jt.knob_error, &in.wi, n, (int)seeds, pairs, n_pairs, reg,
+                        &plan, err)) {
         if (!c->cancelled && strstr(err->msg, ": seed ") && n_pairs)
             c->status = WS_API_FAILED;
         for (size_t i = 0; i < n_pairs; i++)

@@ -29,7 +29,10 @@ static const char *PLAN_HELP =
     "runs of its batch size) against the default knob (b0 at its highest\n"
     "limit), per run and over N recurrences; for each policy pair, the\n"
     "recurrence after which its cumulative cost (exploration included) stays\n"
-    "below the default's, median and 95 % interval over seeds 1..S.\n"
+    "below the default's, median and 95 % interval over seeds 1..S. Near ties:\n"
+    "knobs within max(1 %, the power trace's largest energy_error) of the least\n"
+    "cost. With --defer-up-to, deferral's own saving: the default pair with it\n"
+    "against without, on the same seeds and schedule.\n"
     "\n"
     "  --gpu G            GPU; default v100\n"
     "  --workload W       workload of the catalogue; or\n"
@@ -183,7 +186,8 @@ int ws_cmd_plan(int argc, char **argv)
      * output folder is (and written through its descriptor). */
     if (out && ws_outdir_lock(out, &err)) goto out;     /* made, or created, it goes on error */
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
-    if (ws_plan_compute(&jt.job, &wi, n, (int)seeds, pairs, n_pairs, reg, &plan, &err))
+    if (ws_plan_compute(&jt.job, jt.knob_error, &wi, n, (int)seeds, pairs, n_pairs, reg,
+                        &plan, &err))
         goto out;
     if (out && (write_one(out, "plan.txt", WS_FMT_TABLE, &plan, &wi, &of[0], &err)
                 || write_one(out, "plan.json", WS_FMT_JSON, &plan, &wi, &of[1], &err)

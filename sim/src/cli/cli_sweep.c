@@ -304,6 +304,18 @@ static void write_md(FILE *f, const ws_sweep *s)
         ws_md_text(f, d);                  /* file names are text */
         fputs("\n\n", f);
     }
+    /* A job of several GPUs says so: its MaxPower is not one GPU's. */
+    for (size_t j = 0; s->jobs && j < s->n_gpus * s->n_work; j++) {
+        const ws_job *job = &s->jobs[j].job;
+        if (ws_job_gpus(job) > 1) {
+            fprintf(f, "MaxPower %g W for ", job->max_power);
+            ws_md_text(f, s->work[j % s->n_work]);
+            fputs(" on ", f);
+            ws_md_text(f, s->gpus[j / s->n_work]);
+            fprintf(f, ": %d GPUs per job at %g W.\n\n", ws_job_gpus(job),
+                    job->max_power / ws_job_gpus(job));
+        }
+    }
     const int co2 = s->whatif && s->whatif->has_carbon;
     fprintf(f, "| policy | gpu | workload | eta | beta | ETA (%s) | TTA (%s) | %sETA saving | "
                "TTA saving | cost saving | regret vs oracle (%s) | final knob | seeds ok | "

@@ -220,10 +220,11 @@ static int copy_table(const ws_job_table *in, ws_job_table *out, ws_error *err)
     out->knob_time = malloc((size_t)(nk + 1) * sizeof *out->knob_time);
     out->knob_power = malloc((size_t)(nk + 1) * sizeof *out->knob_power);
     out->knob_line = malloc((size_t)(nk + 1) * sizeof *out->knob_line);
+    out->knob_error = malloc((size_t)(nk + 1) * sizeof *out->knob_error);
     out->run_epoch = malloc((size_t)(nr + 1) * sizeof *out->run_epoch);
     if (!out->workload || !out->gpu || !out->bs || !out->knob_start || !out->run_start
         || !out->knob_pl || !out->knob_time || !out->knob_power || !out->knob_line
-        || !out->run_epoch) {
+        || !out->knob_error || !out->run_epoch) {
         ws_job_free(out);
         return ws_fail(err, "out of memory");
     }
@@ -310,6 +311,9 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
             out->knob_pl[nk] = j->knob_pl[k];
             /* a table built by hand has no lines: its knobs' order */
             out->knob_line[nk] = in->knob_line ? in->knob_line[k] : k;
+            /* relative to the measured energy: an input wait adds idle
+             * energy the telemetry did not integrate, so it only bounds */
+            out->knob_error[nk] = in->knob_error ? in->knob_error[k] : NAN;
             if (stall > 0) {
                 const double t2 = t / (1.0 - stall);
                 out->knob_time[nk] = t2;

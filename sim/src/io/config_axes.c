@@ -1,6 +1,7 @@
 /* The config reader's values: axes (gpu, workload, eta, beta, seed),
  * workload specs and policy references (see config_parse.h). */
 #include "config_parse.h"
+#include "wattsim/trace.h"   /* WS_MAX_GPUS_PER_JOB */
 
 /* ------------------------------------------------------------ axes */
 
@@ -150,7 +151,7 @@ int seed_axis(const ctx *c, const ynode *n, const char *what,
 /* ------------------------------------------------- workloads (specs) */
 
 enum { S_NAME, S_DATASET, S_NETWORK, S_OPTIMIZER, S_TARGET, S_EPOCHS, S_B0,
-       S_DISPLAY, S_COUNT };
+       S_DISPLAY, S_GPUS, S_COUNT };
 static const keydef spec_keys[] = {
     { "name", S_NAME, true },            /* jobs only: skipped for catalogue */
     { "dataset", S_DATASET, true },
@@ -160,6 +161,7 @@ static const keydef spec_keys[] = {
     { "max_epochs", S_EPOCHS, true },
     { "b0", S_B0, true },
     { "display", S_DISPLAY, true },      /* optional */
+    { "gpus_per_job", S_GPUS, true },    /* optional */
 };
 
 /* A workload mapping into *s. `what` prefixes field names in messages
@@ -202,6 +204,13 @@ int parse_spec(const ctx *c, const ynode *m, const char *what,
                 return fail_at(c, v, "%s must be a positive integer, got %s",
                                field, describe(v, got, sizeof got));
             *(id == S_EPOCHS ? &s->max_epochs : &s->b0) = (int)u;
+            break;
+        case S_GPUS:      /* the bound of the trace's column (trace.h says why) */
+            if (v->kind != Y_SCALAR || !parse_int_in(v->text, 1, WS_MAX_GPUS_PER_JOB, &u))
+                return fail_at(c, v, "%s must be an integer from 1 to %d (the GPUs one"
+                               " job's power rows sum), got %s", field, WS_MAX_GPUS_PER_JOB,
+                               describe(v, got, sizeof got));
+            s->gpus_per_job = (int)u;
             break;
         }
     }

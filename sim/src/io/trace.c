@@ -522,8 +522,11 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"gpus_per_job", 0, -1},
     };
     static const row_kind kind = {power_row, power_hash, power_same, power_dup};
-    return read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
-                     &t->n_power, sizeof *t->power, &kind, err);
+    int rc = read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
+                       &t->n_power, sizeof *t->power, &kind, err);
+    /* a workload's own gpus_per_job must agree with the column, if any */
+    t->has_gpus_column = cols[P_GPUS].index >= 0;
+    return rc;
 }
 
 /* Order rows by key so that duplicates are neighbours and lookups can
@@ -829,10 +832,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     jt->knob_time = malloc((p1 - p0 + 1) * sizeof *jt->knob_time);
     jt->knob_power = malloc((p1 - p0 + 1) * sizeof *jt->knob_power);
     jt->knob_line = malloc((p1 - p0 + 1) * sizeof *jt->knob_line);
+    jt->knob_error = malloc((p1 - p0 + 1) * sizeof *jt->knob_error);
     jt->run_epoch = malloc((t1 - t0 + 1) * sizeof *jt->run_epoch);
     int *pls = malloc((p1 - p0 + 1) * sizeof *pls);
     if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
-        || !jt->knob_power || !jt->knob_line || !jt->run_epoch || !pls) {
+        || !jt->knob_power || !jt->knob_line || !jt->knob_error || !jt->run_epoch || !pls) {
         free(pls);
         return ws_fail(err, "out of memory");
     }
@@ -861,6 +865,7 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
             jt->knob_time[nk] = p->time;
             jt->knob_power[nk] = p->power;
             jt->knob_line[nk] = p->line;
+            jt->knob_error[nk] = p->energy_error;
             pls[nk] = p->pl;
             nk++;
         }
@@ -905,6 +910,17 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
      * all of them, checked as loaded), each limited to the GPU's largest
      * limit, as Zeus's client sets max_power = limit x number of GPUs. */
     j->gpus_per_job = t->power[p0].gpus;
+    /* ... or the catalogue's or the job's, where the trace does not say */
+    if (spec->gpus_per_job > 0) {
+        if (t->has_gpus_column && spec->gpus_per_job != j->gpus_per_job)
+            return ws_fail(err, "%s%s: gpus_per_job is %d, but %s:%ld says %d for dataset"
+                           " %s, network %s, optimizer %s: the workload's gpus_per_job and"
+                           " the power trace's column must agree (give it in one place)",
+                           at, spec->name, spec->gpus_per_job, t->power_path,
+                           t->power[p0].line, j->gpus_per_job, spec->dataset,
+                           spec->network, spec->optimizer);
+        j->gpus_per_job = spec->gpus_per_job;
+    }
     j->max_power = t->max_power * (double)j->gpus_per_job;
     j->max_epochs = spec->max_epochs;
     j->b0 = b0;
@@ -1004,6 +1020,7 @@ void ws_job_free(ws_job_table *jt)
     free(jt->knob_time);
     free(jt->knob_power);
     free(jt->knob_line);
+    free(jt->knob_error);
     free(jt->run_start);
     free(jt->run_epoch);
     free(jt->profile_power);

@@ -96,6 +96,9 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
                     p->bs[i].runs && p->bs[i].reached == p->bs[i].runs ? "true" : "false");
         fputs("], \"tie_tolerance\": ", f);
         ws_json_num(f, ws_req(p->tie_tolerance));
+        fputs(", \"telemetry_error\": ", f);      /* null: no energy_error recorded */
+        if (isnan(p->tie_error)) fputs("null", f);
+        else ws_json_num(f, p->tie_error);
         fputs(", \"near_ties\": [", f);
         for (int q = 0; q < p->n_ties; q++) {
             fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"cost\": ", q ? ", " : "",
@@ -113,6 +116,18 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
                 p->dflt_runs);
         json_knob(f, "saving_per_run", &per, 0, wi);
         json_knob(f, "saving_over_recurrences", &all, 0, wi);
+        if (p->has_defer) {
+            /* the default pair with deferral against without, over N */
+            fprintf(f, ", \"deferral_saving\": {\"%s\": ", p->defer_carbon ? "co2_g" : "usd");
+            ws_json_num(f, ws_req(p->defer_saving));
+            fputs(", \"percent\": ", f);
+            ws_json_num(f, ws_req(pct(p->defer_saving, p->defer_base)));
+            fputs(", \"cost\": ", f);
+            ws_json_num(f, ws_req(p->defer_cost_saving));
+            fputs(", \"cost_percent\": ", f);
+            ws_json_num(f, ws_req(pct(p->defer_cost_saving, p->defer_cost_base)));
+            fputc('}', f);
+        }
         fputs(", \"policies\": [", f);
         for (size_t q = 0; q < p->n_policies; q++) {
             const ws_plan_policy *pp = &p->policies[q];
@@ -196,9 +211,28 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             }
         fputs(".\n", f);
     }
+    if (p->has_defer) {
+        /* waiting's own saving, apart from learning's (which is on the
+         * deferred schedule, below) */
+        char amount[64];
+        if (p->defer_carbon)
+            snprintf(amount, sizeof amount, "CO2 %s kg",
+                     ws_tab(b[0], 32, "%+.4g", ws_req(0.0 - p->defer_saving / 1e3)));
+        else
+            snprintf(amount, sizeof amount, "money $%s",
+                     ws_tab(b[0], 32, "%+.4g", ws_req(0.0 - p->defer_saving)));
+        fprintf(f, "Deferral alone (up to %s h), over %ld recurrences: %s (%s %%), cost %s"
+                " (%s %%)\n  (the default pair with and without it, on the same seeds and"
+                " schedule).\n", ws_tab(b[1], 32, "%g", ws_req(wi->defer / 3600)),
+                p->recurrences, amount,
+                ws_tab(b[2], 32, "%+.1f", ws_req(0.0 - pct(p->defer_saving, p->defer_base))),
+                ws_tab(b[3], 32, "%+.6g", ws_req(0.0 - p->defer_cost_saving)),
+                ws_tab(b[4], 32, "%+.1f", ws_req(0.0 - pct(p->defer_cost_saving,
+                                                          p->defer_cost_base))));
+    }
     if (p->n_ties) {
-        int col = fprintf(f, "Within %g %% of its cost (as good, given the measurements):",
-                          100 * p->tie_tolerance);
+        int col = fprintf(f, "Within %s %% of its cost (as good, given the measurements):",
+                          ws_tab(b[2], 32, "%.3g", ws_req(100 * p->tie_tolerance)));
         char item[96];
         for (int q = 0; q < p->n_ties; q++) {
             snprintf(item, sizeof item, "bs %d at %d W (%s %%)", p->ties[q].bs, p->ties[q].pl,
@@ -211,6 +245,14 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             col = put_wrapped(f, col, "", item);
         }
         fputs(".\n", f);
+        /* which tolerance, and why: each cost may be off by the worst
+         * eligible knob's sampling error, and by about 1 % anyway (1 %
+         * alone, without a recorded energy_error, needs no note) */
+        if (!isnan(p->tie_error))
+            fprintf(f, "  (tolerance: the larger of 1 %% and the eligible knobs' largest"
+                    " energy_error,\n  %s %% at bs %d at %d W)\n",
+                    ws_tab(b[1], 32, "%.2f", ws_req(100 * p->tie_error)), p->tie_error_bs,
+                    p->tie_error_pl);
     }
     if (!p->n_policies) return;
     fprintf(f, "\nLearning it (cumulative cost, exploration included, vs default on the same"

@@ -496,6 +496,23 @@ static void table_head(FILE *f, const ws_whatif *wi, const char *bso, const char
     fprintf(f, " %12s %14s %8s  %s\n", "time_h", "cost", "runs", "final bs (seeds)");
 }
 
+/* A job of several GPUs says so above the table, as simulate and plan do:
+ * its MaxPower is not one GPU's. A pair's cells are GPU-, then
+ * workload-major, so each job's cells are consecutive; every pair has the
+ * same jobs. */
+static void multi_gpu_notes(FILE *f, const ws_cell_result *r, size_t n)
+{
+    char b[2][32];
+    for (size_t i = 0; i < n && r[i].cell.pair == r[0].cell.pair; i++)
+        if (r[i].gpus_per_job > 1
+            && (i == 0 || strcmp(r[i].cell.gpu, r[i - 1].cell.gpu)
+                || strcmp(r[i].cell.workload, r[i - 1].cell.workload)))
+            fprintf(f, "MaxPower %s W for %s on %s: %d GPUs per job at %s W\n",
+                    ws_tab(b[0], 32, "%g", ws_req(r[i].max_power)), r[i].cell.workload,
+                    r[i].cell.gpu, r[i].gpus_per_job,
+                    ws_tab(b[1], 32, "%g", ws_req(r[i].max_power / r[i].gpus_per_job)));
+}
+
 int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                     const char *bso, const char *plo, const ws_whatif *wi,
                     const ws_policy_prov *prov)
@@ -588,6 +605,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
     const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     /* One block per policy pair (a run's cells are pair-major). */
     const int several = n && r[n - 1].cell.pair != r[0].cell.pair;
+    multi_gpu_notes(f, r, n);
     if (n == 0) table_head(f, wi, bso, plo, co2, usd);
     for (size_t i = 0; i < n;) {
         if (i == 0 || r[i].cell.pair != r[i - 1].cell.pair) {

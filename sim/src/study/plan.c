@@ -103,7 +103,8 @@ void ws_plan_break_even_stats(double *be, int seeds, double *median, double *lo,
     *hi = rank(be, seeds, 0.975);
 }
 
-int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
+int ws_plan_compute(const ws_job *job, const double *knob_error,
+                    const ws_whatif *wi, long recurrences,
                     int seeds, const ws_policy_pair *pairs, size_t n_pairs,
                     ws_registry *reg, ws_plan *out, ws_error *err)
 {
@@ -184,7 +185,19 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
         out->n_eligible += ks->all_reach;
     }
     out->n_bs = job->n_bs;
-    out->tie_tolerance = WS_PLAN_TIE_TOLERANCE;
+    /* The telemetry's own error: costs closer than the worst eligible
+     * knob's energy_error cannot be told apart (each cost may be off by
+     * up to it), and never closer than 1 % (run-to-run noise). */
+    out->tie_error = NAN;
+    for (int k = 0; knob_error && k < par.n; k++)
+        if (par.knobs[k].all_reach && !isnan(knob_error[k])
+            && !(knob_error[k] <= out->tie_error)) {
+            out->tie_error = knob_error[k];
+            out->tie_error_bs = par.knobs[k].bs;
+            out->tie_error_pl = par.knobs[k].pl;
+        }
+    out->tie_tolerance = isnan(out->tie_error) || out->tie_error < WS_PLAN_TIE_TOLERANCE
+                       ? WS_PLAN_TIE_TOLERANCE : out->tie_error;
     for (int k = 0; k < par.n; k++) {
         if (!par.knobs[k].all_reach || k == best) continue;
         ws_plan_knob kp;
@@ -232,6 +245,31 @@ int ws_plan_compute(const ws_job *job, const ws_whatif *wi, long recurrences,
         if (simulate_pair(job, wi, n, dbt, dpt, (unsigned long)s + 1,
                           def_cum + (size_t)s * (size_t)n, &def_tot[s], err))
             goto out;
+    /* Waiting alone: the default pair on the same seeds and schedule
+     * without deferral, so a user sees what deferral saves apart from
+     * what learning saves. */
+    if (wi && wi->defer > 0 && wi->defer_series) {
+        ws_whatif now = *wi;
+        now.defer = 0;
+        out->has_defer = 1;
+        out->defer_carbon = wi->defer_series == &wi->carbon;
+        double base = 0, with = 0, cbase = 0, cwith = 0;
+        for (int s = 0; s < seeds; s++) {
+            ws_sim_totals tot;
+            const double *dc = def_cum + (size_t)s * (size_t)n;
+            if (simulate_pair(job, &now, n, dbt, dpt, (unsigned long)s + 1, pol_cum, &tot,
+                              err))
+                goto out;
+            base += out->defer_carbon ? tot.co2_g : tot.usd;
+            with += out->defer_carbon ? def_tot[s].co2_g : def_tot[s].usd;
+            cbase += pol_cum[n - 1];
+            cwith += dc[n - 1];
+        }
+        out->defer_base = base / seeds;
+        out->defer_saving = (base - with) / seeds;
+        out->defer_cost_base = cbase / seeds;
+        out->defer_cost_saving = (cbase - cwith) / seeds;
+    }
     for (size_t q = 0; q < n_pairs; q++) {
         const ws_bso_type *bt = bts[q];
         const ws_plo_type *pt = pts[q];

@@ -164,6 +164,7 @@ static void frontier(ws_check_group *g, const ws_traces *t)
     ws_workload_spec spec = {
         (char *)"check", g->dataset, g->network, g->optimizer, g->target,
         g->max_epochs ? g->max_epochs : NO_CAP, g->b0 ? g->b0 : bmax, NULL, NULL,
+        g->gpus_per_job,
     };
     ws_job_table jt;
     ws_pareto par = {0};
@@ -239,6 +240,7 @@ static void catalogue_match(ws_check_group *g, cat_index *x)
     g->workload = w->name;
     g->max_epochs = w->max_epochs;
     g->b0 = w->b0;
+    g->gpus_per_job = w->gpus_per_job;     /* the frontier's MaxPower */
 }
 
 static int check_gpu(ws_trace_check *c, const ws_traces *t, const char *gpu,
