@@ -333,6 +333,53 @@ Test(journal, old_journal_without_parts, .init = mktmp, .fini = rmtmp, .timeout 
     free(o);
 }
 
+/* The header's parts are checked too (their CRC): damaged, they only cost
+ * a refusal its detail; a length past the file is not a journal. */
+Test(journal, damaged_parts_are_not_trusted, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    crashed_journal();
+    /* a byte inside the parts (past their count) flipped */
+    FILE *f = fopen(tp("s/sweep.journal"), "r+b");
+    cr_assert_not_null(f);
+    unsigned char b;
+    cr_assert_eq(fseek(f, 64 + 8 + 40, SEEK_SET), 0);
+    cr_assert_eq(fread(&b, 1, 1, f), 1u);
+    b ^= 0x20;
+    cr_assert_eq(fseek(f, 64 + 8 + 40, SEEK_SET), 0);
+    cr_assert_eq(fwrite(&b, 1, 1, f), 1u);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(run_shell("printf 'rebuilt' >> %s/crash.so", tmp), 0);
+    int st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                       " --out %s/s >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 2);
+    char *e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "sweep.journal: the journal is of another plan"), "%s", e);
+    free(e);
+    /* the plan is the same (the whole fingerprint decides): resumed */
+    cr_assert_eq(run_shell("cp " CRASH " %s/crash.so", tmp), 0);
+    st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                   " --out %s/s >%s/o.txt 2>/dev/null", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 1, "completed, the crash cells failed");
+    char *o = slurp(tp("o.txt"));
+    cr_expect_not_null(strstr(o, "16 simulations (4 from the journal)"), "%s", o);
+    free(o);
+    /* a parts length past the end of the file */
+    cr_assert_eq(run_shell("rm -rf %s/s", tmp), 0);
+    crashed_journal();
+    f = fopen(tp("s/sweep.journal"), "r+b");
+    cr_assert_not_null(f);
+    uint64_t huge = (uint64_t)1 << 40;
+    cr_assert_eq(fseek(f, 64, SEEK_SET), 0);
+    cr_assert_eq(fwrite(&huge, 8, 1, f), 1u);
+    cr_assert_eq(fclose(f), 0);
+    st = run_shell(CLI " sweep %s/c.yaml" POLICIES " --isolate --resume" ARGS
+                   " --out %s/s >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp);
+    cr_expect_eq(st, 2);
+    e = slurp(tp("e.txt"));
+    cr_expect_not_null(strstr(e, "sweep.journal: not a wattsim sweep journal"), "%s", e);
+    free(e);
+}
+
 Test(journal, resume_after_sigkill_gives_the_same_bytes, .init = mktmp, .fini = rmtmp,
      .timeout = 300)
 {
