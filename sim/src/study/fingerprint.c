@@ -413,8 +413,10 @@ bad:
  * two builds apart; sweep.csv has the whole). */
 static void shown(const char *v, char *out, size_t cap)
 {
-    if (!strncmp(v, "sha256 ", 7) && strlen(v) == 7 + 64) snprintf(out, cap, "sha256 %.12s...", v + 7);
-    else snprintf(out, cap, "%s", v[0] ? v : "(none)");
+    if (!strncmp(v, "sha256 ", 7) && strlen(v) == 7 + 64)
+        snprintf(out, cap, "sha256 %.12s...", v + 7);
+    else
+        snprintf(out, cap, "%s", v[0] ? v : "(none)");
 }
 
 int ws_sweep_fp_diff(const ws_sweep_fp *then, const ws_sweep_fp *now, const char *then_where,
