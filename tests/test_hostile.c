@@ -20,7 +20,8 @@
  *    goes with the next --force or --resume of that folder, and nothing
  *    else does, nor anything through a link;
  *  - messages: a folder another sweep is writing into names that sweep's
- *    pid; a journal of another plan shows both fingerprints whole.
+ *    pid; a journal whose whole fingerprint differs while no part does (an edited
+ *    header, or a journal of wattsim 0.3) shows both fingerprints whole.
  * The plugin is tests/plugins/hostile.c. Needs the fetched Zeus traces
  * and gnuplot (figures are part of what must not move).
  */

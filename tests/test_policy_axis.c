@@ -225,7 +225,10 @@ Test(policy_axis, journal_fingerprint_covers_config_pairs)
                                  "--policies", "zeus:jit,zeus{window=6}:jit", shard,
                                  "--out", out, "--no-plot", NULL});
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "the journal is of another plan"), "%s", r.err);
+    cr_expect(strstr(r.err, "cannot merge this shard: the policy pairs changed (zeus+jit,"
+                     " zeus{window=5}+jit, default+default, oracle+oracle in the shard's journal;"
+                     " zeus+jit, zeus{window=6}+jit, default+default, oracle+oracle now)"),
+              "%s", r.err);
     cli_free(&r);
     tmpdir_remove();
 }

@@ -578,7 +578,7 @@ Test(whatif, simulate_reports_grams_next_to_energy, .init = mk, .fini = tmpdir_r
 
 /* A sweep's journal belongs to its what-ifs: resuming a crashed sweep with
  * another cap (per GPU or per job), stall, input rate, series, objective
- * or schedule is refused as another plan, and with the same what-ifs it
+ * or schedule is refused naming the option, and with the same what-ifs it
  * resumes. */
 Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_remove,
      .timeout = 120)
@@ -607,13 +607,25 @@ Test(whatif, sweep_fingerprint_covers_the_whatifs, .init = mk, .fini = tmpdir_re
                            " --samples-per-epoch 100000 --idle-power 50",
                            "--power-cap 250 --carbon %s --every 24h",
                            "--power-cap 250 --carbon %s --every 24h --defer-up-to 2h"};
+    /* each refusal names what changed */
+    const char *named[] = {"cannot resume: the what-if transforms (--power-cap,",
+                           "cannot resume: the carbon series (--carbon) changed",
+                           "cannot resume: the start (--start) changed",
+                           "cannot resume: the objective (--objective) changed (energy in the"
+                           " journal; carbon now)",
+                           "cannot resume: the what-if transforms (--power-cap,",
+                           "cannot resume: the what-if transforms (--power-cap,",
+                           "cannot resume: the what-if transforms (--power-cap,",
+                           "cannot resume: the schedule (--every, --defer-up-to) changed",
+                           "cannot resume: the schedule (--every, --defer-up-to) changed"};
+    _Static_assert(sizeof named == sizeof other, "a message for each change");
     for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
         char opts[512], cmd[2048];
         snprintf(opts, sizeof opts, other[i], carbon);
         snprintf(cmd, sizeof cmd, SWEEP " %s --resume >/dev/null 2>%s/e.txt", tmp, tmp, opts,
                  tmp);
         cr_expect_eq(run_shell("%s", cmd), 2, "%s", other[i]);
-        snprintf(cmd, sizeof cmd, "grep -q 'the journal is of another plan' %s/e.txt", tmp);
+        snprintf(cmd, sizeof cmd, "grep -qF -e '%s' %s/e.txt", named[i], tmp);
         cr_expect_eq(run_shell("%s", cmd), 0, "%s", other[i]);
     }
     st = run_shell(SWEEP " --power-cap 250 --carbon %s --resume --isolate >%s/o.txt 2>/dev/null",

@@ -100,6 +100,25 @@ def test_provenance_names_the_files_read():
                             ["recurrences", "2"]]
 
 
+def test_simulate_carries_each_policys_identity():
+    """simulate's attrs and --format json name each policy as sweep.csv
+    does: parameters as resolved, the sha256 of its file (hashed here by
+    hashlib), and where it came from ("built-in" for the policy folder)."""
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2,
+                          bso_param=["window=3"])
+    a = df.attrs
+    assert a["bso_params"] == "rounds=2,window=3" and a["plo_params"] == ""
+    assert a["bso_file"] == "built-in" and a["plo_file"] == "built-in"
+    pol = a["provenance"]["policies"][0]
+    for side in ("bso", "plo"):
+        with open(pol[side + "_origin"], "rb") as f:
+            assert a[side + "_sha256"] == hashlib.sha256(f.read()).hexdigest()
+    j = cli_json("simulate", "--gpu", "v100", "--workload", "cifar100", "--recurrences", "2",
+                 "--bso-param", "window=3")
+    for k in ("bso_params", "bso_sha256", "bso_file", "plo_params", "plo_sha256", "plo_file"):
+        assert j[k] == a[k]
+
+
 def _unescape(word):
     """The catalogue's \\xHH (a byte) and \\\\ in a word; bytes that are
     not UTF-8 travel as surrogates (os.fsencode's convention)."""

@@ -22,6 +22,9 @@
 typedef struct ws_policy_prov {
     char bso_params[1024], plo_params[1024];
     char bso_sha256[65], plo_sha256[65];
+    /* where each policy came from: "built-in" (the built-in policy
+     * folder), else its .so's path or a provided policy's origin */
+    char bso_file[1024], plo_file[1024];
 } ws_policy_prov;
 
 /* One policy pair of a run, resolved before anything runs. */

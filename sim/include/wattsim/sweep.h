@@ -112,16 +112,18 @@ typedef void (*ws_sweep_history_fn)(void *ctx, const ws_sweep *s, size_t i,
                                     const ws_sim_totals *tot, const char *error);
 
 /* A sweep's fingerprint: `all` (sha256) covers everything that decides the
- * results and is what a journal's header carries; the parts hash the same
- * bytes by what they are ("the eta values", "the plugin file of bso
- * zeus", "the ... traces of v100/squad ..."), so that two processes that
- * must agree on a plan (MPI ranks) can say what differs. */
+ * results; the parts hash the same bytes by what they are ("the eta
+ * values", "policy zeus's plugin", "the traces of v100/squad ..."), each
+ * with a readable value ("sha256 HEX", "0.25,0.5"), so that a journal's
+ * header (which carries both), a shard or an MPI rank can say what
+ * differs (fingerprint.c). */
 typedef struct ws_sweep_fp {
     unsigned char all[32];
     size_t n;
     struct ws_sweep_fp_part {
         char what[128];
         unsigned char sha[32];
+        char value[192];
     } *part;
 } ws_sweep_fp;
 void ws_sweep_fp_free(ws_sweep_fp *fp);

@@ -19,10 +19,15 @@
  * its cost per recurrence (f64 x R).
  *
  * Journal file: a 64-byte header
- *      0  "wattsim-jrnl-v2\n"
+ *      0  "wattsim-jrnl-v3\n"
  *     16  u32  0x01020304 (byte order), u32 curves
  *     24  u64  simulations in the plan
- *     32  sha256 of the plan (ws_sweep_fingerprint)
+ *     32  sha256 of the plan (ws_sweep_fingerprint's whole)
+ *     64  u64  P, then P bytes: the fingerprint's parts, each with its
+ *              hash and readable value (ws_sweep_fp_encode), so that a
+ *              refused resume or merge names what changed
+ * (a v2 journal, of wattsim 0.3 and before, has the 64 bytes only: read
+ * alike, but a plan that differs is refused without naming the part)
  * then one record per finished simulation, in completion order (failures
  * with their message: --resume runs them again, a merge takes them),
  * written in batches (ws_batchfile): handed to the kernel when 64 KiB are
@@ -52,7 +57,10 @@
 #include "wattsim/sha256.h"
 
 #define FAILED_BIT 0x80000000u
-static const char MAGIC[16] = "wattsim-jrnl-v2\n";
+static const char MAGIC[16] = "wattsim-jrnl-v3\n";
+static const char MAGIC_V2[16] = "wattsim-jrnl-v2\n";     /* no parts */
+/* The most bytes of parts a header may claim (a plan of 100,000 jobs). */
+#define MAX_PARTS_BYTES ((uint64_t)64 << 20)
 
 /* ------------------------------------------------------------ records */
 
@@ -239,193 +247,6 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
     return 0;
 }
 
-/* ------------------------------------------------------------ fingerprint */
-
-/*
- * The fingerprint is one sha256 over everything that decides the results
- * (the journal's header carries it), and the same bytes also hashed by
- * what they are ("part"): the policy pairs, each policy's file, each axis,
- * each job's tables, the what-ifs. MPI ranks compare the parts, so that a
- * mismatch names what differs. The bytes fed to the whole are those of
- * wattsim 1's fingerprint, in the same order: journals stay valid.
- */
-typedef struct fp_ctx {
-    ws_sha256 all;
-    ws_sweep_fp *fp;
-    ws_sha256 *part;
-    size_t cur;                /* the part being fed */
-} fp_ctx;
-
-static void hash_bytes(fp_ctx *h, const void *p, size_t n)
-{
-    ws_sha256_update(&h->all, p, n);
-    ws_sha256_update(&h->part[h->cur], p, n);
-}
-
-static void hash_str(fp_ctx *h, const char *s)
-{
-    hash_bytes(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
-/* Start feeding part k, named by the printf format. */
-static void part(fp_ctx *h, size_t k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void part(fp_ctx *h, size_t k, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(h->fp->part[k].what, sizeof h->fp->part[k].what, fmt, ap);
-    va_end(ap);
-    h->cur = k;
-}
-
-static void hash_params(fp_ctx *h, const ws_policy_ref *ref, const char *name)
-{
-    if (!ref->name || strcmp(ref->name, name)) { hash_str(h, "-"); return; }
-    for (size_t k = 0; k < ref->n_params; k++) {
-        hash_str(h, ref->params[k].key);
-        hash_str(h, ref->params[k].value);
-    }
-}
-
-/* The sha256 of the file a policy was loaded from (built-ins are files
- * too): a rebuilt plugin is another plan. */
-static int hash_policy_file(fp_ctx *h, const ws_registry *reg, const void *type, int bso,
-                            ws_error *err)
-{
-    size_t n = bso ? ws_registry_n_bso(reg) : ws_registry_n_plo(reg);
-    for (size_t i = 0; i < n; i++) {
-        const void *t = bso ? (const void *)ws_registry_bso_at(reg, i)
-                            : (const void *)ws_registry_plo_at(reg, i);
-        if (t != type) continue;
-        const char *path = bso ? ws_registry_bso_file(reg, i) : ws_registry_plo_file(reg, i);
-        char hex[65];
-        /* a provided policy (py:): the sha256 of its Python source */
-        if (ws_registry_serial(reg, type)) {
-            if (ws_registry_sha256((ws_registry *)reg, type, hex, err)) return -1;
-            hash_str(h, path);
-            hash_str(h, hex);
-            return 0;
-        }
-        if (ws_sha256_file(path, hex, err)) return -1;
-        hash_str(h, hex);
-        return 0;
-    }
-    hash_str(h, "(not from a file)");
-    return 0;
-}
-
-void ws_sweep_fp_free(ws_sweep_fp *fp)
-{
-    free(fp->part);
-    memset(fp, 0, sizeof *fp);
-}
-
-int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
-                         const ws_sweep_policy *pol, ws_sweep_fp *fp, ws_error *err)
-{
-    const size_t n_jobs = s->n_gpus * s->n_work;
-    /* pairs, 2 files per pair, 6 axes, the jobs, the what-ifs */
-    const size_t P_PAIRS = 0, P_FILES = 1, P_AXES = P_FILES + 2 * s->n_pairs,
-                 P_JOBS = P_AXES + 6, P_WHATIF = P_JOBS + n_jobs;
-    memset(fp, 0, sizeof *fp);
-    fp->n = P_WHATIF + 1;
-    fp->part = calloc(fp->n, sizeof *fp->part);
-    fp_ctx h = {.fp = fp, .part = calloc(fp->n, sizeof(ws_sha256))};
-    if (!fp->part || !h.part) {
-        free(h.part);
-        ws_sweep_fp_free(fp);
-        return ws_fail(err, "out of memory");
-    }
-    ws_sha256_init(&h.all);
-    for (size_t k = 0; k < fp->n; k++) ws_sha256_init(&h.part[k]);
-    part(&h, P_PAIRS, "the policy pairs and their parameters");
-    hash_str(&h, "wattsim sweep plan 2");
-    /* The random streams the simulations draw from: a journal of another
-     * stream version holds other runs for the same seeds. */
-    char streams[32];
-    snprintf(streams, sizeof streams, "streams %d", WS_STREAM_VERSION);
-    hash_str(&h, streams);
-    for (size_t p = 0; p < s->n_pairs; p++) {
-        h.cur = P_PAIRS;
-        hash_str(&h, s->pairs[p].bso);
-        hash_str(&h, s->pairs[p].plo);
-        hash_str(&h, s->pairs[p].label);
-        hash_params(&h, &cfg->bso, s->pairs[p].bso);
-        hash_params(&h, &cfg->plo, s->pairs[p].plo);
-        /* The parameters as resolved, whether from the config or --policies. */
-        hash_str(&h, s->pairs[p].bso_params ? s->pairs[p].bso_params : "");
-        hash_str(&h, s->pairs[p].plo_params ? s->pairs[p].plo_params : "");
-        part(&h, P_FILES + 2 * p, "the plugin file of bso %s", s->pairs[p].bso);
-        if (hash_policy_file(&h, reg, pol[p].bt, 1, err)) goto fail;
-        part(&h, P_FILES + 2 * p + 1, "the plugin file of plo %s", s->pairs[p].plo);
-        if (hash_policy_file(&h, reg, pol[p].pt, 0, err)) goto fail;
-    }
-    part(&h, P_AXES, "the GPUs");
-    for (size_t g = 0; g < s->n_gpus; g++) hash_str(&h, s->gpus[g]);
-    part(&h, P_AXES + 1, "the workloads");
-    for (size_t w = 0; w < s->n_work; w++) hash_str(&h, s->work[w]);
-    part(&h, P_AXES + 2, "the eta values");
-    hash_bytes(&h, s->etas, s->n_etas * sizeof *s->etas);
-    part(&h, P_AXES + 3, "the beta values");
-    hash_bytes(&h, s->betas, s->n_betas * sizeof *s->betas);
-    part(&h, P_AXES + 4, "the seeds");
-    hash_bytes(&h, s->seeds, s->n_seeds * sizeof *s->seeds);
-    part(&h, P_AXES + 5, "the command (sweep or curves)");
-    hash_bytes(&h, &s->curves, sizeof s->curves);
-    /* The numbers the simulations read, as resolved: a changed trace, or
-     * anything that changes a job's tables, changes the plan. */
-    for (size_t j = 0; j < n_jobs; j++) {
-        const ws_job *job = &s->jobs[j].job;
-        part(&h, P_JOBS + j, "the recurrences or the traces of %s/%s (the job's tables)",
-             s->gpus[j / s->n_work], s->work[j % s->n_work]);
-        hash_bytes(&h, &s->recurrences[j], sizeof s->recurrences[j]);
-        hash_bytes(&h, &job->max_power, sizeof job->max_power);
-        hash_bytes(&h, &job->max_epochs, sizeof job->max_epochs);
-        hash_bytes(&h, &job->b0, sizeof job->b0);
-        hash_bytes(&h, &job->n_bs, sizeof job->n_bs);
-        hash_bytes(&h, job->bs, (size_t)job->n_bs * sizeof *job->bs);
-        hash_bytes(&h, job->knob_start, (size_t)(job->n_bs + 1) * sizeof *job->knob_start);
-        size_t nk = (size_t)job->knob_start[job->n_bs];
-        hash_bytes(&h, job->knob_pl, nk * sizeof *job->knob_pl);
-        hash_bytes(&h, job->knob_time, nk * sizeof *job->knob_time);
-        hash_bytes(&h, job->knob_power, nk * sizeof *job->knob_power);
-        hash_bytes(&h, job->run_start, (size_t)(job->n_bs + 1) * sizeof *job->run_start);
-        hash_bytes(&h, job->run_epoch,
-                   (size_t)job->run_start[job->n_bs] * sizeof *job->run_epoch);
-    }
-    /* What-ifs: cap and stall are in the tables above; the series, start,
-     * objective and schedule here (nothing is hashed without them). */
-    part(&h, P_WHATIF, "the what-if series, start, objective or schedule");
-    const ws_whatif *wi = s->whatif;
-    if (wi && (ws_whatif_accounts(wi) || wi->objective != WS_OBJ_ENERGY)) {
-        const ws_series *ser[2] = {wi->has_carbon ? &wi->carbon : NULL,
-                                   wi->has_price ? &wi->price : NULL};
-        hash_str(&h, "whatif");
-        for (int q = 0; q < 2; q++) {
-            if (!ser[q]) { hash_str(&h, "-"); continue; }
-            hash_bytes(&h, ser[q]->t0, ser[q]->n * sizeof *ser[q]->t0);
-            hash_bytes(&h, ser[q]->value, ser[q]->n * sizeof *ser[q]->value);
-            hash_bytes(&h, &ser[q]->end, sizeof ser[q]->end);
-        }
-        hash_bytes(&h, &wi->start, sizeof wi->start);
-        hash_bytes(&h, &wi->objective, sizeof wi->objective);
-        /* only with a schedule: journals without one keep their prints */
-        if (wi->every > 0 || wi->defer > 0) {
-            hash_str(&h, "schedule");
-            hash_bytes(&h, &wi->every, sizeof wi->every);
-            hash_bytes(&h, &wi->defer, sizeof wi->defer);
-        }
-    }
-    ws_sha256_final(&h.all, fp->all);
-    for (size_t k = 0; k < fp->n; k++) ws_sha256_final(&h.part[k], fp->part[k].sha);
-    free(h.part);
-    return 0;
-fail:
-    free(h.part);
-    ws_sweep_fp_free(fp);
-    return -1;
-}
-
 /* ------------------------------------------------------------ journal */
 
 static void make_header(unsigned char hdr[WS_RECORD_SIZE], const unsigned char fp[32],
@@ -441,10 +262,46 @@ static void make_header(unsigned char hdr[WS_RECORD_SIZE], const unsigned char f
     memcpy(hdr + 32, fp, 32);
 }
 
+/* Write the whole header: the 64 bytes, then the parts. */
+static int write_header(FILE *f, const ws_sweep_fp *fp, const ws_sweep *s)
+{
+    unsigned char hdr[WS_RECORD_SIZE];
+    char *parts = NULL;
+    size_t len = 0;
+    make_header(hdr, fp->all, s);
+    if (ws_sweep_fp_encode(fp, &parts, &len)) return -1;
+    uint64_t n = len;
+    int bad = fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr || fwrite(&n, 1, 8, f) != 8
+              || fwrite(parts, 1, len, f) != len;
+    free(parts);
+    return bad ? -1 : 0;
+}
+
+/* Read the header after its 64 bytes: a v3 journal's parts into *old
+ * (left empty for a v2 journal, or parts that do not check), and where the
+ * records start. -1 when the file ends inside it. */
+static int read_parts(FILE *f, const unsigned char hdr[WS_RECORD_SIZE], ws_sweep_fp *old,
+                      long *records)
+{
+    memset(old, 0, sizeof *old);
+    *records = WS_RECORD_SIZE;
+    if (memcmp(hdr, MAGIC, 16)) return 0;                  /* v2: no parts */
+    uint64_t n;
+    if (fread(&n, 1, 8, f) != 8 || n > MAX_PARTS_BYTES) return -1;
+    char *buf = malloc(n ? (size_t)n : 1);
+    if (!buf) return -1;
+    int rc = fread(buf, 1, (size_t)n, f) == (size_t)n ? 0 : -1;
+    /* parts that do not decode only cost the message its detail */
+    if (!rc) ws_sweep_fp_decode(buf, (size_t)n, old);
+    free(buf);
+    *records = WS_RECORD_SIZE + 8 + (long)n;
+    return rc;
+}
+
 /* Read an existing journal into s, checking every record before using
  * any; 1 when there is none. Resuming (merge = 0), failed simulations are
  * left to run again; merging, a failure is a result like a success. */
-static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsigned char *todo,
+static int load(const char *path, ws_sweep *s, const ws_sweep_fp *fp, unsigned char *todo,
                 size_t *n_reused, int merge, ws_error *err)
 {
     /* Resuming, the journal is in the output folder (read through its
@@ -463,41 +320,56 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
     unsigned char *buf = malloc(WS_RECORD_SIZE);
     size_t cap = WS_RECORD_SIZE;
     int rc = 0;
-    make_header(want, fp, s);
+    long records = WS_RECORD_SIZE;
+    ws_sweep_fp old = {0};
+    const char *todo_msg = merge ? "merge with the config, --policies, traces and plugin"
+                                   " files the shards ran with"
+                                 : "rerun without --resume into a new folder, or pass --force"
+                                   " without --resume to start over";
+    make_header(want, fp->all, s);
     if (!buf) rc = ws_fail(err, "out of memory");
-    else if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, want, 24))
+    else if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr
+             || (memcmp(hdr, MAGIC, 16) && memcmp(hdr, MAGIC_V2, 16))
+             || memcmp(hdr + 16, want + 16, 8) || read_parts(f, hdr, &old, &records))
         rc = ws_fail(err, "%s: not a wattsim sweep journal of this version and machine (or of"
                      " %s): %s", path, s->curves ? "a sweep, not curves" : "curves, not a sweep",
                      merge ? "merge the shards with the wattsim and the command (sweep or"
                              " curves) that ran them"
                            : "pass --force without --resume to start over");
     else if (memcmp(hdr + 24, want + 24, 40)) {
-        char got[65], mine[65];
+        char what[WS_ERROR_MAX];
         uint64_t n;
         memcpy(&n, hdr + 24, 8);
-        ws_sha256_hex(hdr + 32, got);
-        ws_sha256_hex(fp, mine);
-        /* The fingerprint covers the pairs and their parameters, each
-         * plugin file's sha256 (a rebuilt plugin is another plan), the
-         * axes and the traces; the header keeps only the whole. */
-        rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %s, %llu"
-                     " simulations; this %s: %s, %zu; a policy, its parameters, a plugin"
-                     " file's sha256 (a rebuilt plugin), an axis or the traces differ): %s",
-                     path, got, (unsigned long long)n, merge ? "merge" : "sweep", mine,
-                     s->n_sims, merge ? "merge with the config, --policies and plugin files"
-                                        " the shards ran with"
-                                      : "pass --force without --resume to start over");
+        if (ws_sweep_fp_diff(&old, fp, merge ? "in the shard's journal" : "in the journal",
+                             "now", what, sizeof what))
+            rc = ws_fail(err, "%s: cannot %s: %s; %s", path,
+                         merge ? "merge this shard" : "resume", what, todo_msg);
+        else {
+            /* An old journal (no parts) or parts that do not tell: the
+             * whole only. The fingerprint covers the pairs and their
+             * parameters, each plugin file's sha256 (a rebuilt plugin is
+             * another plan), the axes, the what-ifs and the traces. */
+            char got[65], mine[65];
+            ws_sha256_hex(hdr + 32, got);
+            ws_sha256_hex(fp->all, mine);
+            rc = ws_fail(err, "%s: the journal is of another plan (fingerprint %s, %llu"
+                         " simulations; this %s: %s, %zu; a policy, its parameters, a plugin"
+                         " file's sha256 (a rebuilt plugin), an axis or the traces differ): %s",
+                         path, got, (unsigned long long)n, merge ? "merge" : "sweep", mine,
+                         s->n_sims, todo_msg);
+        }
     }
+    ws_sweep_fp_free(&old);
     /* Two passes: check everything, then apply (a bad record anywhere
      * leaves s untouched). The first pass marks what it saw in `seen`. */
     unsigned char *seen = rc ? NULL : calloc(s->n_sims ? s->n_sims : 1, 1);
     if (!rc && !seen) rc = ws_fail(err, "out of memory");
     for (int apply = 0; apply < 2 && !rc; apply++) {
-        if (fseek(f, WS_RECORD_SIZE, SEEK_SET)) {
+        if (fseek(f, records, SEEK_SET)) {
             rc = ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
             break;
         }
-        long long at = WS_RECORD_SIZE;
+        long long at = records;
         for (size_t no = 1;; no++) {
             size_t got = fread(buf, 1, WS_RECORD_SIZE, f);
             if (got < WS_RECORD_SIZE) break;                 /* cut short by a crash */
@@ -549,7 +421,7 @@ static int load(const char *path, ws_sweep *s, const unsigned char fp[32], unsig
 }
 
 int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
-                     size_t n_others, ws_sweep *s, const unsigned char fp[32], int resume,
+                     size_t n_others, ws_sweep *s, const ws_sweep_fp *fp, int resume,
                      unsigned char *todo, size_t *n_reused, ws_error *err)
 {
     j->open = 0;
@@ -567,9 +439,7 @@ int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
      * only what is reused, then append to it. */
     ws_outfile of = {0};
     if (ws_outfile_open(&of, path, err)) { free(mine); return -1; }
-    unsigned char hdr[WS_RECORD_SIZE];
-    make_header(hdr, fp, s);
-    int bad = fwrite(hdr, 1, sizeof hdr, of.f) != sizeof hdr;
+    int bad = write_header(of.f, fp, s);
     ws_sweep_cursor cur;
     ws_sweep_cursor_init(&cur, s, 4096);
     for (size_t i = 0; !bad && i < s->n_sims; i++)
@@ -589,7 +459,7 @@ int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
     return 0;
 }
 
-int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
+int ws_journal_merge(const char *path, ws_sweep *s, const ws_sweep_fp *fp,
                      unsigned char *todo, size_t *n_got, ws_error *err)
 {
     int rc = load(path, s, fp, todo, n_got, 1, err);

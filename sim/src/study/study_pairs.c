@@ -37,6 +37,19 @@ static int fail_at_ref(const ws_policy_ref *ref, ws_error *err)
     return -1;
 }
 
+/* Where t came from, as provenance shows it (ws_policy_prov). */
+static void policy_file(const ws_registry *reg, const void *t, char *buf, size_t n)
+{
+    const char *origin = ws_registry_origin(reg, t), *dir = ws_policy_dir();
+    char real[4096];
+    if (dir && !realpath(dir, real)) real[0] = '\0';
+    size_t k = dir ? strlen(real) : 0;
+    if (k && !strncmp(origin, real, k) && origin[k] == '/' && !strchr(origin + k + 1, '/'))
+        snprintf(buf, n, "built-in");
+    else
+        snprintf(buf, n, "%s", origin);
+}
+
 static int resolve_one(const ws_policy_ref *bref, const ws_policy_ref *pref, ws_registry *reg,
                        ws_study_pair *q, ws_study_policy *r, ws_error *err)
 {
@@ -56,6 +69,8 @@ static int resolve_one(const ws_policy_ref *bref, const ws_policy_ref *pref, ws_
                             sizeof q->prov.plo_params))
         return ws_fail(err, "policy pair %s:%s: parameters too long to record", bref->name,
                        pref->name);
+    policy_file(reg, r->bt, q->prov.bso_file, sizeof q->prov.bso_file);
+    policy_file(reg, r->pt, q->prov.plo_file, sizeof q->prov.plo_file);
     return ws_registry_sha256(reg, r->bt, q->prov.bso_sha256, err)
            || ws_registry_sha256(reg, r->pt, q->prov.plo_sha256, err) ? -1 : 0;
 }

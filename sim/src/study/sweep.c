@@ -541,11 +541,11 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     if (opts->step && opts->step(opts->step_ctx, WS_SWEEP_PLANNED, &fp, err)) goto out;
     if (opts->journal
         && ws_journal_start(&jn, opts->journal, opts->old_journals, opts->n_old_journals, s,
-                            fp.all, opts->resume, todo, &s->n_reused, err))
+                            &fp, opts->resume, todo, &s->n_reused, err))
         goto out;
     /* Merging shards: every simulation from their journals, none run. */
     for (size_t m = 0; m < opts->n_merge; m++)
-        if (ws_journal_merge(opts->merge[m], s, fp.all, todo, &s->n_reused, err)) goto out;
+        if (ws_journal_merge(opts->merge[m], s, &fp, todo, &s->n_reused, err)) goto out;
     if (opts->n_merge) {
         size_t missing = 0, first = 0;
         for (size_t i = s->n_sims; i-- > 0;)

@@ -72,14 +72,20 @@ int ws_mpi_same_plan(const ws_sweep_fp *fp, ws_error *err)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    /* Rank 0's whole fingerprint and its parts, to every rank. */
-    unsigned long long n0 = fp->n;
-    MPI_Bcast(&n0, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (n0 > (unsigned long long)(INT_MAX / 32 - 1)) {
-        fprintf(stderr, "wattsim: MPI: a fingerprint of %llu parts\n", n0);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    /* Rank 0's whole fingerprint and its parts, encoded as a journal's
+     * header carries them, to every rank. */
+    char *parts = NULL;
+    size_t len = 0;
+    unsigned long long n0 = 0;
+    if (rank == 0) {
+        if (ws_sweep_fp_encode(fp, &parts, &len) || len > (size_t)INT_MAX - 32) {
+            fprintf(stderr, "wattsim: MPI: cannot encode the plan's fingerprint\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        n0 = len;
     }
-    unsigned char *theirs = malloc((size_t)(n0 + 1) * 32);
+    MPI_Bcast(&n0, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    unsigned char *theirs = malloc((size_t)n0 + 32);
     if (!theirs) {
         /* every rank waits in the broadcast below: nothing to agree with */
         fprintf(stderr, "wattsim: MPI: out of memory for rank 0's fingerprint\n");
@@ -87,17 +93,20 @@ int ws_mpi_same_plan(const ws_sweep_fp *fp, ws_error *err)
     }
     if (rank == 0) {
         memcpy(theirs, fp->all, 32);
-        for (size_t k = 0; k < fp->n; k++) memcpy(theirs + 32 * (k + 1), fp->part[k].sha, 32);
+        memcpy(theirs + 32, parts, len);
     }
-    MPI_Bcast(theirs, (int)((n0 + 1) * 32), MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(parts);
+    MPI_Bcast(theirs, (int)(n0 + 32), MPI_BYTE, 0, MPI_COMM_WORLD);
     int rc = 0;
     if (rank != 0 && memcmp(theirs, fp->all, 32)) {
-        const char *what = NULL;
-        for (size_t k = 0; k < fp->n && k < n0 && !what; k++)
-            if (memcmp(theirs + 32 * (k + 1), fp->part[k].sha, 32)) what = fp->part[k].what;
-        rc = ws_fail(err, "its plan differs from rank 0's in %s: every rank must read the same"
+        ws_sweep_fp zero = {0};
+        char what[WS_ERROR_MAX];
+        int named = !ws_sweep_fp_decode(theirs + 32, (size_t)n0, &zero)
+                    && ws_sweep_fp_diff(&zero, fp, "on rank 0", "here", what, sizeof what);
+        ws_sweep_fp_free(&zero);
+        rc = ws_fail(err, "its plan differs from rank 0's: %s; every rank must read the same"
                      " config and options, the same traces and the same plugin builds",
-                     what ? what : "its size");
+                     named ? what : "in its size");
     }
     free(theirs);
     return rc;

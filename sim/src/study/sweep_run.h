@@ -116,6 +116,17 @@ int ws_sweep_record_parse(ws_sweep *s, const unsigned char *rec, int apply, size
 int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_registry *reg,
                          const ws_sweep_policy *pol, ws_sweep_fp *fp, ws_error *err);
 
+/* The parts (not `all`) as bytes (layout in fingerprint.c), malloc'd into
+ * *buf: 0, or -1 out of memory. Decoded back by ws_sweep_fp_decode,
+ * which trusts nothing: -1 (fp empty) unless the bytes check. */
+int ws_sweep_fp_encode(const ws_sweep_fp *fp, char **buf, size_t *len);
+int ws_sweep_fp_decode(const void *buf, size_t len, ws_sweep_fp *fp);
+/* What differs between two fingerprints' parts, as one phrase into buf:
+ * "policy zeus's plugin changed (sha256 ab12... THEN_WHERE; sha256
+ * cd34... NOW_WHERE)"; returns 1, or 0 when no part names it. */
+int ws_sweep_fp_diff(const ws_sweep_fp *then, const ws_sweep_fp *now, const char *then_where,
+                     const char *now_where, char *buf, size_t size);
+
 /* The journal's batches: at most this many bytes wait in memory, and no
  * record waits longer than this (checked as records are added). */
 #define WS_JOURNAL_BATCH ((size_t)1 << 16)
@@ -137,13 +148,13 @@ typedef struct ws_journal {
  * *n_reused counts them. The journal is then rewritten atomically with the
  * header and the reused records, and opened for appending. */
 int ws_journal_start(ws_journal *j, const char *path, const char *const *others,
-                     size_t n_others, ws_sweep *s, const unsigned char fp[32], int resume,
+                     size_t n_others, ws_sweep *s, const ws_sweep_fp *fp, int resume,
                      unsigned char *todo, size_t *n_reused, ws_error *err);
 /* Take every record (successes and failures) of a shard's journal at
  * `path` into s, clearing todo[i] for each; the journal must carry `fp`
  * and every record must check; a simulation recorded twice (here or in
  * another journal merged before) is an error. *n_got counts them. */
-int ws_journal_merge(const char *path, ws_sweep *s, const unsigned char fp[32],
+int ws_journal_merge(const char *path, ws_sweep *s, const ws_sweep_fp *fp,
                      unsigned char *todo, size_t *n_got, ws_error *err);
 /* Append simulation i's record (a failure too, with msg, NULL as for
  * ws_sweep_record_write: a shard's journal must hold every result), to
