@@ -241,6 +241,36 @@ Test(plan, deferral_alone_saves_its_closed_form, .init = mk, .fini = tmpdir_remo
     ws_plan_free(&p);
     ws_job_free(&jt);
     ws_traces_free(&tr);
+    /* The same series as a price, $/kWh 0.4 and 0.1: waiting saves
+     * 3 * 3200 J * 0.3 $/kWh = $0.0008 of $0.002667, and the line puts the
+     * sign before the currency. */
+    snprintf(path, sizeof path, "%s/p.csv", tmp);
+    fixture_write(path, "timestamp,duration,value\n"
+                        "2022-10-20T00:00:00Z,1,0.4\n2022-10-20T00:01:00Z,9,0.1\n"
+                        "2022-10-20T00:10:00Z,1,0.4\n2022-10-20T00:11:00Z,9,0.1\n"
+                        "2022-10-20T00:20:00Z,1,0.4\n2022-10-20T00:21:00Z,9,0.1\n");
+    ws_whatif wp = {0};
+    cr_assert_eq(ws_series_load(&wp.price, path, WS_SERIES_PRICE, NULL, &err), 0, "%s",
+                 err.msg);
+    wp.has_price = 1;
+    wp.start = wp.price.start;
+    wp.objective = WS_OBJ_PRICE;
+    wp.k = 3.6e6 / 0.13;
+    wp.every = 600;
+    wp.defer = 30;
+    wp.defer_series = &wp.price;
+    plan(0.5, "default", "jit", &wp, 3, 2, &p, &jt, &tr, reg);
+    cr_assert(p.has_defer && !p.defer_carbon);
+    cr_assert(REL(p.defer_saving, 3 * 3200.0 * 0.3 / 3.6e6), "%.17g", p.defer_saving);
+    f = open_memstream(&buf, &len);
+    ws_report_plan(f, WS_FMT_TABLE, &p, &wp);
+    fclose(f);
+    cr_assert(strstr(buf, "over 3 recurrences: money -$0.0008 (-30.0 %), cost "), "%s", buf);
+    free(buf);
+    ws_plan_free(&p);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+    ws_series_free(&wp.price);
     ws_registry_free(reg);
     ws_series_free(&wi.carbon);
 }

@@ -218,9 +218,9 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         if (p->defer_carbon)
             snprintf(amount, sizeof amount, "CO2 %s kg",
                      ws_tab(b[0], 32, "%+.4g", ws_req(0.0 - p->defer_saving / 1e3)));
-        else
-            snprintf(amount, sizeof amount, "money $%s",
-                     ws_tab(b[0], 32, "%+.4g", ws_req(0.0 - p->defer_saving)));
+        else                  /* the sign before the currency: -$0.01 */
+            snprintf(amount, sizeof amount, "money %s$%s", p->defer_saving > 0 ? "-" : "+",
+                     ws_tab(b[0], 32, "%.4g", ws_req(fabs(p->defer_saving))));
         fprintf(f, "Deferral alone (up to %s h), over %ld recurrences: %s (%s %%), cost %s"
                 " (%s %%)\n  (the default pair with and without it, on the same seeds and"
                 " schedule).\n", ws_tab(b[1], 32, "%g", ws_req(wi->defer / 3600)),
