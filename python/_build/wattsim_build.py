@@ -7,7 +7,7 @@ import os
 import tarfile
 import zipfile
 
-NAME, VERSION = "wattsim", "0.1.0"
+NAME, VERSION = "wattsim", "0.4.0"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST = "%s-%s" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: Trace-driven simulator"

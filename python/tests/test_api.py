@@ -253,3 +253,14 @@ def test_run_config_and_lists(tmp_path):
     assert {"zeus", "gts", "default"} <= set(bso["name"]) and "jit" in set(plo["name"])
     assert wattsim.gpus() == ["a40", "p100", "rtx6000", "v100"]
     assert len(wattsim.workloads()) == 6
+
+
+def test_package_version_is_the_library_version():
+    """The package and the library it binds ship together (cmake --install
+    installs both): one version, which moves with every ABI or stream
+    change (docs/writing-a-policy.md)."""
+    assert wattsim.__version__ == wattsim.version()[0]
+    with open(os.path.join(SRC, "python", "pyproject.toml")) as f:
+        assert re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1) == wattsim.__version__
+    with open(os.path.join(SRC, "python", "_build", "wattsim_build.py")) as f:
+        assert '"wattsim", "%s"' % wattsim.__version__ in f.read()

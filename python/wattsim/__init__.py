@@ -19,4 +19,4 @@ from ._run import (InputError, PolicyError, SimulationError, CancelledError,  # 
 from . import trace  # noqa: F401
 from .policy import Job, BatchSizeOptimizer, PowerLimitOptimizer, WithContext  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"

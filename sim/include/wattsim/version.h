@@ -20,7 +20,10 @@
  * recorded below, and the build fails when policy.h or rng.h no longer say
  * so (sim/src/report/version.c): an ABI or stream change cannot ship
  * without a new package version. CMakeLists.txt reads the version from
- * this file.
+ * this file. The Python package (python/) ships with the library and has
+ * the same version, written in python/pyproject.toml,
+ * python/_build/wattsim_build.py and python/wattsim/__init__.py
+ * (python/tests/test_api.py checks them against the library's).
  *
  * History: 0.1.0 policy ABI 1.0, random streams 1 (GSL's MT19937);
  *          0.2.0 policy ABI 2.1, random streams 2 (numpy's PCG64);
