@@ -306,7 +306,7 @@ static int carbon_choice(int epochs, int host_abi)
     ws_registry *reg = ws_registry_new();
     const ws_plo_type *t = fixture_plo(reg, "carbon");
     const ws_host host = {host_abi, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                          fake_forecast, fake_next};
+                          fake_forecast, fake_next, 1};
     void *state = calloc(1, t->state_size);
     cr_assert(state);
     ws_ctx ctx;

@@ -1048,3 +1048,32 @@ Test(plugin, py_floordiv_matches_cpython)
     cr_assert(z == 0.0 && signbit(z));
     cr_assert(isinf(ws_py_floordiv(1e300, 1e-10)));
 }
+
+/* ------------------------------------------ 2.3: the seed and the job */
+
+#include "run_cli.h"
+
+#define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
+
+/* What tests/plugins/seed_probe.c logs in register_job, run by the CLI:
+ * ws_host.seed is the simulation's --seed (7, then 4000000000: beyond an
+ * int), and the job carries the catalogue's dataset, network, optimizer
+ * and target metric (configs/workloads.yaml: cifar100 is cifar100,
+ * shufflenetv2, adadelta, 0.6). */
+Test(plugin, host_seed_and_job_workload_are_the_simulations)
+{
+    static const char *const seeds[] = {"7", "4000000000"};
+    for (int i = 0; i < 2; i++) {
+        cli_result r = cli_run((const char *[]){
+            "wattsim", "simulate", "--traces", TRACES, "--catalogue",
+            WS_SOURCE_DIR "/configs/workloads.yaml", "--gpu", "v100", "--workload",
+            "cifar100", "--seed", seeds[i], "--recurrences", "1", "--bso",
+            PLUGIN("seed_probe"), "--plo", "jit", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        char want[200];
+        snprintf(want, sizeof want, "probe: seed %s dataset cifar100 network shufflenetv2"
+                 " optimizer adadelta target_metric 0.59999999999999998\n", seeds[i]);
+        cr_assert(strstr(r.err, want), "want '%s' in:\n%s", want, r.err);
+        cli_free(&r);
+    }
+}

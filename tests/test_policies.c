@@ -21,7 +21,7 @@ static int fake_permutation(void *ctx, long n, long *out) { return fake_choice(c
 /* No noise: every draw is its mean, every order the identity. */
 static const ws_host host = {WS_ABI_VERSION, NULL, fake_uniform, fake_uniform_int,
                              fake_gaussian, fake_log, fake_normal, fake_choice,
-                             fake_permutation, NULL, NULL};
+                             fake_permutation, NULL, NULL, 1};
 
 typedef struct env {
     ws_traces tr;
@@ -314,7 +314,7 @@ static void bandit_matches_gaussian_ts(long window, long explore, uint64_t seed)
     ws_rng_seed(&rh.r, seed);
     ws_rng_seed(&z.r, seed);
     const ws_host h = {WS_ABI_VERSION, &rh, rh_uniform, rh_uniform_int, rh_gaussian,
-                       fake_log, rh_normal, rh_choice, rh_permutation, NULL, NULL};
+                       fake_log, rh_normal, rh_choice, rh_permutation, NULL, NULL, seed};
     unsigned long noise = 99;
     long exact = 0, ties = 0, explored = 0;
     for (int step = 0; step < 3000; step++) {

@@ -118,7 +118,8 @@ static void two_sizes(ws_job_table *jt)
     jt->default_recurrences = 8;
     jt->job = (ws_job){WS_ABI_VERSION, jt->workload, jt->gpu, 0.5, 2.0, 250, 10, 16, 0,
                        2, jt->bs, jt->knob_start, jt->knob_pl, jt->knob_time,
-                       jt->knob_power, jt->run_start, jt->run_epoch, NULL, NULL, NULL, NULL, 1};
+                       jt->knob_power, jt->run_start, jt->run_epoch, NULL, NULL, NULL, NULL, 1,
+                       NULL, NULL, NULL, NAN};
 }
 
 Test(whatif, a_batch_size_without_a_knob_drops_out_with_its_runs)

@@ -33,3 +33,25 @@ class Hang(Boom):
 class WrongType(Boom):
     def predict(self, job):
         return 1.5
+
+
+class Seeded:
+    """A batch size drawn from numpy.random.default_rng(seed) at every
+    predict; says its seed and the job's workload on stderr (what a policy
+    prints goes there) at register_job. Its seed is the simulation's unless
+    given ({seed=S}), as Zeus's run_single.py seeds its optimizer."""
+
+    def __init__(self, seed):
+        import numpy as np
+        self.seed, self.rng = seed, np.random.default_rng(seed)
+
+    def register_job(self, job, batch_sizes):
+        self.bs = sorted(batch_sizes)
+        print("seeded: seed %d dataset %s network %s optimizer %s target_metric %r"
+              % (self.seed, job.dataset, job.network, job.optimizer, job.target_metric))
+
+    def predict(self, job):
+        return self.bs[int(self.rng.integers(len(self.bs)))]
+
+    def observe(self, job, batch_size, cost, converged):
+        pass

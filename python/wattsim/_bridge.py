@@ -3,7 +3,14 @@ named on the command line becomes a descriptor of the same adapter live
 objects use (_policy.py). The class is called once per simulation with
 the parameters given in braces (py:mod:Cls{seed=3}), each declared to the
 host from the defaults of its __init__ (int, float, bool or str), so the
-host checks and records them as it does a C policy's."""
+host checks and records them as it does a C policy's.
+
+An explicit `seed` parameter of __init__ (not **kwargs) gets the seed of
+the simulation the instance is for (ws_host.seed) unless {seed=S} gives
+one, as Zeus's run_single.py builds PruningGTSBatchSizeOptimizer(seed=seed)
+with the simulation's seed: a sweep over seeds then seeds the class per
+cell. It is declared to the host as an int parameter whose default,
+SEED_FROM_SIMULATION (-1), stands for that."""
 import ctypes
 import importlib
 import inspect
@@ -35,6 +42,7 @@ class ParamSpec(ctypes.Structure):
 
 KINDS = {bool: 3, int: 1, float: 2, str: 4}
 BIG = 2.0 ** 53
+SEED_FROM_SIMULATION = -1
 
 
 def _kind(cls):
@@ -54,6 +62,11 @@ def _params(cls):
     except (TypeError, ValueError):
         return out
     for p in list(sig.parameters.values())[1:]:
+        if p.name == "seed" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            v = Value()
+            v.i = SEED_FROM_SIMULATION
+            out.append((p.name, 1, v, float(SEED_FROM_SIMULATION), BIG))
+            continue
         if p.default is p.empty or type(p.default) not in KINDS:
             continue
         k = KINDS[type(p.default)]
@@ -94,12 +107,17 @@ def provide(spec, want, host_abi, address):
     params = _params(cls)
     names = [p[0] for p in params]
 
-    def make(values):
+    def make(values, host):
         kw = {}
         for i, (pname, k, *_rest) in enumerate(params):
             v = values[i]
             kw[pname] = (v.i if k == 1 else v.d if k == 2 else bool(v.b) if k == 3
                          else (v.s or b"").decode())
+        if kw.get("seed") == SEED_FROM_SIMULATION:
+            if host.abi_version >= 203:   # ws_host.seed (2.3)
+                kw["seed"] = int(host.seed)
+            else:                         # an older host: the class's default
+                del kw["seed"]
         return cls(**kw)
 
     ad = _policy.Adapter("bso" if kind == BSO else "plo", make,
@@ -107,7 +125,9 @@ def provide(spec, want, host_abi, address):
                          name=_policy.short_name(cls, set()))
     specs = (ParamSpec * (len(params) + 1))()
     for i, (pname, k, v, lo, hi) in enumerate(params):
-        specs[i] = ParamSpec(pname.encode(), k, v, lo, hi, b"keyword argument of __init__")
+        specs[i] = ParamSpec(pname.encode(), k, v, lo, hi,
+                             b"keyword argument of __init__; -1: the simulation's seed"
+                             if pname == "seed" else b"keyword argument of __init__")
     ad.descriptor.params = ctypes.cast(specs, ctypes.c_void_p)
     ad.descriptor.param_spec_size = ctypes.sizeof(ParamSpec)
     ad.descriptor.value_size = ctypes.sizeof(Value)

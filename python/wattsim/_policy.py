@@ -50,7 +50,11 @@ class WsJob(ctypes.Structure):
                 ("knob_time", P(c_double)), ("knob_power", P(c_double)),
                 ("run_start", P(c_int)), ("run_epoch", P(c_double)),
                 ("profile_power", P(c_double)), ("profile_time", P(c_double)),
-                ("first_epoch_energy", P(c_double)), ("first_epoch_time", P(c_double))]
+                ("first_epoch_energy", P(c_double)), ("first_epoch_time", P(c_double)),
+                ("gpus_per_job", c_int),
+                # 2.3: read only when the job's abi_version is 203 or more
+                ("dataset", c_char_p), ("network", c_char_p), ("optimizer", c_char_p),
+                ("target_metric", c_double)]
 
 
 class WsCtx(ctypes.Structure):
@@ -77,7 +81,8 @@ class WsHost(ctypes.Structure):
                 ("permutation", ctypes.CFUNCTYPE(c_int, c_void_p, c_long, P(c_long))),
                 # 2.3: read only when the host's abi_version is 203 or more
                 ("forecast", ctypes.CFUNCTYPE(c_double, c_void_p, c_int, c_double, c_double)),
-                ("forecast_next", ctypes.CFUNCTYPE(c_double, c_void_p, c_int, c_double))]
+                ("forecast_next", ctypes.CFUNCTYPE(c_double, c_void_p, c_int, c_double)),
+                ("seed", ctypes.c_ulonglong)]
 
 FORECAST_KINDS = {"carbon": 1, "price": 2}  # WS_FORECAST_CARBON, _PRICE
 
@@ -193,7 +198,7 @@ class Adapter:
         self.workloads = workloads or {}  # workload -> catalogue entry
         self.objs = {}
         self.hosts = {}
-        self.with_params = False          # make(values): the bridge's classes
+        self.with_params = False          # make(values, host): the bridge's classes
         self.next = 1
         self.fault = None                 # (call, exception): the first
         self.faulted = set()              # instances whose call failed
@@ -274,7 +279,14 @@ class Adapter:
         job = self.jobs_by_key.get(key)
         if job is None:
             w = j.workload.decode()
-            info = self.workloads.get(w, {})
+            info = dict(self.workloads.get(w, {}))
+            if j.abi_version >= 203:      # the host's definition of it (2.3)
+                for f in ("dataset", "network", "optimizer"):
+                    v = getattr(j, f)
+                    if v is not None:
+                        info[f] = v.decode()
+                if not math.isnan(j.target_metric):
+                    info["target_metric"] = j.target_metric
             job = Job(dataset=info.get("dataset", w), network=info.get("network"),
                       optimizer=info.get("optimizer"),
                       target_metric=info.get("target_metric"), max_epochs=j.max_epochs,
@@ -287,7 +299,8 @@ class Adapter:
 
     def _create(self, state, _params, host):
         try:
-            o = self.make(ctypes.cast(_params, P(Value))) if self.with_params else self.make()
+            o = (self.make(ctypes.cast(_params, P(Value)), host.contents) if self.with_params
+                 else self.make())
             if isinstance(o, WithContext):
                 o.host = Host(host.contents)
         except BaseException as e:  # noqa: B036

@@ -60,7 +60,9 @@ class GaussianTS(WithContext, BatchSizeOptimizer):
     `explore` times first in an order drawn anew at every prediction.
     seed=None draws from the host's stream (self.host, seeded by each
     simulation's seed, as the C policy's), else from
-    np.random.default_rng(seed) as Zeus's policies do."""
+    np.random.default_rng(seed) as Zeus's policies do. As `py:` on the
+    command line its seed is the simulation's unless {seed=S} gives one:
+    the same draws as the host's stream (a BSO's is default_rng(seed))."""
 
     def __init__(self, seed=None, explore=1):
         self.rng = None if seed is None else _rng(seed)

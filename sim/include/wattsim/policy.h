@@ -95,8 +95,10 @@ extern "C" {
  *
  * Version 2.3 added: the schedule in the call context (ws_ctx.now_s,
  * .due_s, .every_s, .defer_s: the simulated clock) and the series as a
- * perfect forecast on that clock (ws_host.forecast, .forecast_next). Read
- * them when WS_CTX_HAS(ctx, now_s) and host->abi_version >=
+ * perfect forecast on that clock (ws_host.forecast, .forecast_next), the
+ * simulation's seed (ws_host.seed), and the workload's definition
+ * (ws_job.dataset, .network, .optimizer, .target_metric). Read them when
+ * WS_CTX_HAS(ctx, now_s), host->abi_version and job->abi_version >=
  * WS_ABI_VERSION_OF(2, 3); a 2.2 plugin is called exactly as before.
  */
 #define WS_ABI_MAJOR 2
@@ -175,6 +177,17 @@ typedef struct ws_job {
     /* Version 2.2: GPUs the job runs on (knob_power sums them; knob_pl is
      * one GPU's limit). Read it through ws_job_gpus(). */
     int gpus_per_job;
+
+    /* Version 2.3: the workload's definition (the catalogue's entry or
+     * the inline job:), the train and power traces' columns it selects:
+     * what Zeus's Job carries. NULL (strings) or NAN (target_metric) where
+     * the host does not know them (a generated job, a job a program built
+     * by hand). The host keeps the strings alive as long as the job. Read
+     * them when job->abi_version >= WS_ABI_VERSION_OF(2, 3). */
+    const char *dataset;      /* e.g. "librispeech" */
+    const char *network;      /* e.g. "deepspeech2" */
+    const char *optimizer;    /* e.g. "adamw" */
+    double target_metric;     /* the accuracy a run must reach */
 } ws_job;
 
 /* ----------------------------------------------------------- parameters */
@@ -280,6 +293,15 @@ typedef struct ws_host {
     /* Version 2.3: the series, a perfect forecast (see above). */
     double (*forecast)(void *ctx, int kind, double t, double dur);
     double (*forecast_next)(void *ctx, int kind, double t);
+
+    /* Version 2.3: the seed of the simulation this instance belongs to
+     * (--seed, a sweep cell's seed, `policy check`'s seed), the one its
+     * stream above is seeded from; every instance has one. For a policy
+     * that seeds a generator of its own, as Zeus's classes take
+     * seed=... (the Python bridge passes it to a constructor with a
+     * `seed` parameter). Read it when host->abi_version >=
+     * WS_ABI_VERSION_OF(2, 3). */
+    unsigned long long seed;
 } ws_host;
 
 /* ---------------------------------------------------------- call context */

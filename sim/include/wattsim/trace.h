@@ -132,6 +132,7 @@ typedef struct ws_job_table {
     ws_job job;
     char *workload;
     char *gpu;
+    char *dataset, *network, *optimizer;   /* job.dataset... (2.3) */
     int *bs;
     int *knob_start;
     int *knob_pl;

@@ -73,6 +73,7 @@ static void gen(gen_job *g, int n_bs, double eta, double beta, int concurrent)
     g->run_start[n_bs] = n_bs * RUNS;
     g->job = (ws_job){.abi_version = WS_ABI_VERSION, .workload = "generated",
                       .gpu = "generated", .eta = eta, .beta = beta, .max_power = 200,
+                      .target_metric = NAN, /* dataset... NULL: generated */
                       .max_epochs = 20, .b0 = g->bs[n_bs / 2], .concurrent = concurrent,
                       .n_bs = n_bs, .bs = g->bs, .knob_start = g->knob_start,
                       .knob_pl = g->knob_pl, .knob_time = g->knob_time,

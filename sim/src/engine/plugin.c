@@ -205,6 +205,7 @@ static void instance_init(instance *in, const char *kind, const char *name,
     in->host.permutation = h_permutation;
     in->host.forecast = h_forecast;
     in->host.forecast_next = h_forecast_next;
+    in->host.seed = seed;
 }
 
 static void instance_fini(instance *in, void (*destroy)(void *))

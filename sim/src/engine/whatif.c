@@ -213,6 +213,10 @@ static int copy_table(const ws_job_table *in, ws_job_table *out, ws_error *err)
     memset(out, 0, sizeof *out);
     out->workload = strdup(in->workload);
     out->gpu = strdup(in->gpu);
+    /* NULL in a table a program built by hand (the job's 2.3 members) */
+    out->dataset = in->dataset ? strdup(in->dataset) : NULL;
+    out->network = in->network ? strdup(in->network) : NULL;
+    out->optimizer = in->optimizer ? strdup(in->optimizer) : NULL;
     out->bs = malloc((size_t)(nb + 1) * sizeof *out->bs);
     out->knob_start = malloc((size_t)(nb + 1) * sizeof *out->knob_start);
     out->run_start = malloc((size_t)(nb + 1) * sizeof *out->run_start);
@@ -224,7 +228,8 @@ static int copy_table(const ws_job_table *in, ws_job_table *out, ws_error *err)
     out->run_epoch = malloc((size_t)(nr + 1) * sizeof *out->run_epoch);
     if (!out->workload || !out->gpu || !out->bs || !out->knob_start || !out->run_start
         || !out->knob_pl || !out->knob_time || !out->knob_power || !out->knob_line
-        || !out->knob_error || !out->run_epoch) {
+        || !out->knob_error || !out->run_epoch || (in->dataset && !out->dataset)
+        || (in->network && !out->network) || (in->optimizer && !out->optimizer)) {
         ws_job_free(out);
         return ws_fail(err, "out of memory");
     }
@@ -352,6 +357,9 @@ int ws_whatif_apply(const ws_job_table *in, const ws_whatif *w,
     out->job = *j;
     out->job.workload = out->workload;
     out->job.gpu = out->gpu;
+    out->job.dataset = out->dataset;
+    out->job.network = out->network;
+    out->job.optimizer = out->optimizer;
     out->job.n_bs = nb;
     out->job.bs = out->bs;
     out->job.knob_start = out->knob_start;

@@ -896,7 +896,11 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
 
     jt->workload = strdup(spec->name);
     jt->gpu = strdup(t->gpu);
-    if (!jt->workload || !jt->gpu) return ws_fail(err, "out of memory");
+    jt->dataset = strdup(spec->dataset);
+    jt->network = strdup(spec->network);
+    jt->optimizer = strdup(spec->optimizer);
+    if (!jt->workload || !jt->gpu || !jt->dataset || !jt->network || !jt->optimizer)
+        return ws_fail(err, "out of memory");
     jt->n_pl_distinct = np;
     jt->default_recurrences = 2L * (long)nb * np;
 
@@ -904,6 +908,10 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     j->abi_version = WS_ABI_VERSION;
     j->workload = jt->workload;
     j->gpu = jt->gpu;
+    j->dataset = jt->dataset;
+    j->network = jt->network;
+    j->optimizer = jt->optimizer;
+    j->target_metric = spec->target_metric;
     j->eta = eta;
     j->beta = beta;
     /* The job's MaxPower: its rows sum gpus_per_job GPUs (one value for
@@ -1014,6 +1022,9 @@ void ws_job_free(ws_job_table *jt)
     if (!jt) return;
     free(jt->workload);
     free(jt->gpu);
+    free(jt->dataset);
+    free(jt->network);
+    free(jt->optimizer);
     free(jt->bs);
     free(jt->knob_start);
     free(jt->knob_pl);
