@@ -249,5 +249,14 @@ Test(provenance, simulate_table_names_policy_identity)
              PLUGIN("hostile"), h);
     cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
     cli_free(&r);
+
+    /* plan names the policies it learns with the same line. */
+    r = cli_run((const char *[]){"wattsim", "plan", "--workload", "squad", "--recurrences", "3",
+                                 "--seeds", "2", "--traces", TRACES, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    sha256sum12(WS_POLICY_BUILD_DIR "/zeus.so", h);
+    snprintf(want, sizeof want, "\n  bso zeus{rounds=2,window=0} built-in sha256 %s\n", h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    cli_free(&r);
     tmpdir_remove();
 }

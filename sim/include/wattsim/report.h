@@ -69,6 +69,9 @@ void ws_table_whatif(FILE *f, const ws_whatif *wi);
  * in double quotes with C escapes. No sha256 part when sha256 is "". */
 void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
                      const char *file, const char *sha256);
+/* `, "bso_params": ..., "plo_file": ...`: a pair's identity, the keys
+ * of simulate's JSON, of summary.json's cells and of plan's policies. */
+void ws_json_identity(FILE *f, const ws_policy_prov *pv);
 /* Both policies of a pair, bso then plo (ws_study_pair: study.h). */
 void ws_table_identity(FILE *f, const ws_study_pair *pair);
 

@@ -165,7 +165,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
 /* A pair's identity, as sweep.csv records it (parameters as resolved,
  * sha256 of the file) and where each policy came from: the keys of
  * simulate's JSON and of every cell of summary.json. */
-static void json_identity(FILE *f, const ws_policy_prov *pv)
+void ws_json_identity(FILE *f, const ws_policy_prov *pv)
 {
     fputs(", \"bso_params\": ", f); ws_json_str(f, pv->bso_params);
     fputs(", \"bso_sha256\": ", f); ws_json_str(f, pv->bso_sha256);
@@ -256,7 +256,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
         fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
         fputs(", \"plo\": ", f); ws_json_str(f, plo);
-        if (c->policy) json_identity(f, &c->policy->prov);
+        if (c->policy) ws_json_identity(f, &c->policy->prov);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
         fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r->max_power));
         fprintf(f, ", \"gpus_per_job\": %d", r->gpus_per_job);
@@ -640,7 +640,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fputs(", \"plo\": ", f); ws_json_str(f, CELL_PLO(i));
             fputs(", \"policy\": ", f); ws_json_str(f, CELL_LABEL(i));
             if (prov) {
-                json_identity(f, CELL_PROV(i));
+                ws_json_identity(f, CELL_PROV(i));
                 ws_json_allowed(f);
                 fputs(", ", f);
                 ws_json_version(f);
