@@ -164,7 +164,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
 
 /* A pair's identity, as sweep.csv records it (parameters as resolved,
  * sha256 of the file) and where each policy came from: the keys of
- * simulate's JSON and of every cell of summary.json. */
+ * simulate's JSON, of every cell of summary.json and of plan's policies. */
 void ws_json_identity(FILE *f, const ws_policy_prov *pv)
 {
     fputs(", \"bso_params\": ", f); ws_json_str(f, pv->bso_params);
@@ -175,17 +175,21 @@ void ws_json_identity(FILE *f, const ws_policy_prov *pv)
     fputs(", \"plo_file\": ", f); ws_json_str(f, pv->plo_file);
 }
 
-/* A word of a table line as is, or in double quotes with C escapes when it
- * has a blank, a quote, a backslash or a control character (a path or a
- * string parameter is data: it must not break or forge a line). */
+/* Whether s (NULL: none) can stand in a table line as it is. */
+static int plain_word(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s <= ' ' || *s == '"' || *s == '\\' || *s == 0x7f) return 0;
+    return 1;
+}
+
+/* A word of a table line (params NULL: s; else "s{params}") as is, or in
+ * double quotes with C escapes when it has a blank, a quote, a backslash
+ * or a control character (a path or a string parameter is data: it must
+ * not break or forge a line). */
 static void table_word(FILE *f, const char *s, const char *params)
 {
-    int plain = 1;
-    for (const char *p = s; plain && *p; p++)
-        plain = (unsigned char)*p > ' ' && *p != '"' && *p != '\\' && *p != 0x7f;
-    for (const char *p = params; plain && p && *p; p++)
-        plain = (unsigned char)*p > ' ' && *p != '"' && *p != '\\' && *p != 0x7f;
-    if (plain) {
+    if (plain_word(s) && plain_word(params)) {
         fprintf(f, params ? "%s{%s}" : "%s", s, params);
         return;
     }
