@@ -194,3 +194,69 @@ Test(provenance, plan_refuses_parameters)
                             " parameters; drop the {...} after zeus\n");
     cli_free(&r);
 }
+
+/* The first 12 hex digits of `sha256sum FILE` (coreutils, not wattsim's
+ * own sha256), into out[13]. */
+static void sha256sum12(const char *file, char out[13])
+{
+    cr_assert_eq(run_shell("sha256sum '%s' | cut -c1-12 > '%s/sum'", file, tmp), 0);
+    char *s = slurp_file(tp("sum"));
+    cr_assert_eq(strlen(s), 13, "%s", s);
+    snprintf(out, 13, "%.12s", s);
+    free(s);
+}
+
+/* simulate's table names each policy as sweep.csv does: its parameters as
+ * resolved, where it came from (built-in or its path) and its sha256. */
+Test(provenance, simulate_table_names_policy_identity)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    char h[13], want[1200];
+    /* Built-ins, defaults resolved: zeus has rounds=2, window=0; jit none. */
+    cli_result r = cli_run((const char *[]){"wattsim", "simulate", "--workload", "squad",
+                                            "--recurrences", "2", "--seed", "1", "--traces",
+                                            TRACES, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    sha256sum12(WS_POLICY_BUILD_DIR "/zeus.so", h);
+    snprintf(want, sizeof want, "\nbso zeus{rounds=2,window=0} built-in sha256 %s\n", h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    sha256sum12(WS_POLICY_BUILD_DIR "/jit.so", h);
+    snprintf(want, sizeof want, "\nplo jit{} built-in sha256 %s\n", h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    cli_free(&r);
+
+    /* A plugin by path, a parameter given: its path, every value resolved. */
+    r = cli_run((const char *[]){"wattsim", "simulate", "--workload", "squad",
+                                 "--recurrences", "2", "--seed", "1", "--traces", TRACES,
+                                 "--bso", PLUGIN("egreedy"), "--bso-param", "epsilon=0.5", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    sha256sum12(PLUGIN("egreedy"), h);
+    snprintf(want, sizeof want, "\nbso egreedy{epsilon=0.5,decay=true,penalty=2} %s sha256 %s\n",
+             PLUGIN("egreedy"), h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    cli_free(&r);
+
+    /* A string value with a comma, quotes and a blank: the word is quoted,
+     * its quotes escaped, and the line stays one line. */
+    r = cli_run((const char *[]){"wattsim", "simulate", "--workload", "squad",
+                                 "--recurrences", "2", "--seed", "1", "--traces", TRACES,
+                                 "--bso", PLUGIN("hostile"), "--bso-param",
+                                 "path=a,b \"c\"", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    sha256sum12(PLUGIN("hostile"), h);
+    snprintf(want, sizeof want,
+             "\nbso \"hostile{mode=0,path=a,b \\\"c\\\",mib=1}\" %s sha256 %s\n",
+             PLUGIN("hostile"), h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    cli_free(&r);
+
+    /* plan names the policies it learns with the same line. */
+    r = cli_run((const char *[]){"wattsim", "plan", "--workload", "squad", "--recurrences", "3",
+                                 "--seeds", "2", "--traces", TRACES, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    sha256sum12(WS_POLICY_BUILD_DIR "/zeus.so", h);
+    snprintf(want, sizeof want, "\n  bso zeus{rounds=2,window=0} built-in sha256 %s\n", h);
+    cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
+    cli_free(&r);
+    tmpdir_remove();
+}

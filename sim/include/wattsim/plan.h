@@ -66,6 +66,8 @@ typedef struct ws_plan_policy {
     int n_failed;                 /* seeds on which the policy failed */
     int first_failed_seed;
     char *failure;                /* that seed's error; NULL when none */
+    ws_study_pair identity;       /* names, default parameters as resolved,
+                                     file and sha256 (as run records them) */
 } ws_plan_policy;
 
 /* A batch size and whether the recommendation may use it: eligible when

@@ -61,6 +61,19 @@ const char *ws_version_line(void);
 void ws_json_version(FILE *f);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
+/* A policy's identity on one table line, as sweep.csv records it:
+ * "bso zeus{rounds=2,window=0} built-in sha256 1a2b3c4d5e6f" (ROLE
+ * NAME{resolved parameters} FILE, sha256 cut to 12 hex digits; the JSON
+ * and CSV outputs carry all 64). FILE is "built-in" or the policy's file;
+ * a word with a blank, quote, backslash or control character is written
+ * in double quotes with C escapes. No sha256 part when sha256 is "". */
+void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
+                     const char *file, const char *sha256);
+/* `, "bso_params": ..., "plo_file": ...`: a pair's identity, the keys
+ * of simulate's JSON, of summary.json's cells and of plan's policies. */
+void ws_json_identity(FILE *f, const ws_policy_prov *pv);
+/* Both policies of a pair, bso then plo (ws_study_pair: study.h). */
+void ws_table_identity(FILE *f, const ws_study_pair *pair);
 
 /* Every report takes the what-ifs `wi` (NULL = none). With none, output
  * is exactly as without what-ifs. With some, a line (table) or a `whatif`

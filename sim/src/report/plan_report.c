@@ -133,6 +133,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             const ws_plan_policy *pp = &p->policies[q];
             fprintf(f, "%s\n  {\"policy\": ", q ? "," : "");
             ws_json_str(f, pp->label);
+            ws_json_identity(f, &pp->identity.prov);
             /* over all seeds; "never": beyond the horizon */
             fputs(", \"break_even\": {\"median\": ", f); json_be(f, pp->break_even_median);
             fputs(", \"lo\": ", f); json_be(f, pp->break_even_lo);
@@ -276,6 +277,19 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
         if (co2) fprintf(f, " %11s", ws_tab(b[4], 32, "%.3f", ws_req(pp->co2_saving_g / 1e3)));
         if (usd) fprintf(f, " %10s", ws_tab(b[5], 32, "%.4g", ws_req(pp->usd_saving)));
         fputc('\n', f);
+    }
+    /* which code ran, named as run and simulate name it; several pairs:
+     * each under its label */
+    for (size_t q = 0; q < p->n_policies; q++) {
+        const ws_study_pair *id = &p->policies[q].identity;
+        if (p->n_policies > 1) fprintf(f, "  %s:\n", p->policies[q].label);
+        const char *ind = p->n_policies > 1 ? "    " : "  ";
+        fputs(ind, f);
+        ws_table_policy(f, "bso", id->bso, id->prov.bso_params, id->prov.bso_file,
+                        id->prov.bso_sha256);
+        fputs(ind, f);
+        ws_table_policy(f, "plo", id->plo, id->prov.plo_params, id->prov.plo_file,
+                        id->prov.plo_sha256);
     }
     int nevers = 0;
     for (size_t q = 0; q < p->n_policies; q++) nevers += p->policies[q].n_never;

@@ -164,8 +164,8 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
 
 /* A pair's identity, as sweep.csv records it (parameters as resolved,
  * sha256 of the file) and where each policy came from: the keys of
- * simulate's JSON and of every cell of summary.json. */
-static void json_identity(FILE *f, const ws_policy_prov *pv)
+ * simulate's JSON, of every cell of summary.json and of plan's policies. */
+void ws_json_identity(FILE *f, const ws_policy_prov *pv)
 {
     fputs(", \"bso_params\": ", f); ws_json_str(f, pv->bso_params);
     fputs(", \"bso_sha256\": ", f); ws_json_str(f, pv->bso_sha256);
@@ -173,6 +173,59 @@ static void json_identity(FILE *f, const ws_policy_prov *pv)
     fputs(", \"plo_params\": ", f); ws_json_str(f, pv->plo_params);
     fputs(", \"plo_sha256\": ", f); ws_json_str(f, pv->plo_sha256);
     fputs(", \"plo_file\": ", f); ws_json_str(f, pv->plo_file);
+}
+
+/* Whether s (NULL: none) can stand in a table line as it is. */
+static int plain_word(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s <= ' ' || *s == '"' || *s == '\\' || *s == 0x7f) return 0;
+    return 1;
+}
+
+/* A word of a table line (params NULL: s; else "s{params}") as is, or in
+ * double quotes with C escapes when it has a blank, a quote, a backslash
+ * or a control character (a path or a string parameter is data: it must
+ * not break or forge a line). */
+static void table_word(FILE *f, const char *s, const char *params)
+{
+    if (plain_word(s) && plain_word(params)) {
+        fprintf(f, params ? "%s{%s}" : "%s", s, params);
+        return;
+    }
+    fputc('"', f);
+    for (int part = 0; part < 3; part++) {
+        const char *q = part == 0 ? s : part == 1 ? params : NULL;
+        if (part == 1 && params) fputc('{', f);
+        if (part == 2 && params) fputc('}', f);
+        for (; q && *q; q++) {
+            unsigned char c = (unsigned char)*q;
+            if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+            else if (c == '\n') fputs("\\n", f);
+            else if (c == '\t') fputs("\\t", f);
+            else if (c < ' ' || c == 0x7f) fprintf(f, "\\x%02x", c);
+            else fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
+                     const char *file, const char *sha256)
+{
+    fprintf(f, "%s ", role);
+    table_word(f, name, params ? params : "");
+    fputc(' ', f);
+    table_word(f, file && file[0] ? file : "-", NULL);
+    if (sha256 && sha256[0]) fprintf(f, " sha256 %.12s", sha256);
+    fputc('\n', f);
+}
+
+void ws_table_identity(FILE *f, const ws_study_pair *pair)
+{
+    const ws_policy_prov *pv = &pair->prov;
+    ws_table_policy(f, "bso", pair->bso, pv->bso_params, pv->bso_file, pv->bso_sha256);
+    ws_table_policy(f, "plo", pair->plo, pv->plo_params, pv->plo_file, pv->plo_sha256);
 }
 
 void ws_report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
@@ -207,7 +260,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
         fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
         fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
         fputs(", \"plo\": ", f); ws_json_str(f, plo);
-        if (c->policy) json_identity(f, &c->policy->prov);
+        if (c->policy) ws_json_identity(f, &c->policy->prov);
         fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
         fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r->max_power));
         fprintf(f, ", \"gpus_per_job\": %d", r->gpus_per_job);
@@ -258,6 +311,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     fprintf(f, "%s on %s: bso %s, plo %s, eta %s, beta %s, seed %lu, b0 %d, %ld recurrences\n",
             c->workload, c->gpu, bso, plo, ws_tab(eta, sizeof eta, "%g", ws_req(c->eta)), beta,
             c->seed, r->b0, r->recurrences);
+    if (c->policy) ws_table_identity(f, c->policy);
     /* A job of several GPUs says so: its MaxPower is not one GPU's. */
     if (r->gpus_per_job > 1)
         fprintf(f, "MaxPower %s W: %d GPUs per job at %s W\n",
@@ -497,11 +551,13 @@ static int same_group(const ws_cell *a, const ws_cell *b)
         && a->eta == b->eta && a->beta == b->beta;
 }
 
-/* The head of a block of the run table; bso NULL: no policy line. */
-static void table_head(FILE *f, const ws_whatif *wi, const char *bso, const char *plo,
-                       int co2, int usd)
+/* The head of a block of the run table: the pair's identity (pair set),
+ * or its names (bso set), or neither. */
+static void table_head(FILE *f, const ws_whatif *wi, const ws_study_pair *pair,
+                       const char *bso, const char *plo, int co2, int usd)
 {
-    if (bso) fprintf(f, "bso %s, plo %s\n", bso, plo);
+    if (pair) ws_table_identity(f, pair);
+    else if (bso) fprintf(f, "bso %s, plo %s\n", bso, plo);
     ws_table_whatif(f, wi);
     fprintf(f, "%-8s %-14s %5s %5s %5s %6s %12s", "gpu", "workload", "eta", "beta", "seeds",
             "recur", "energy_MJ");
@@ -588,7 +644,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
             fputs(", \"plo\": ", f); ws_json_str(f, CELL_PLO(i));
             fputs(", \"policy\": ", f); ws_json_str(f, CELL_LABEL(i));
             if (prov) {
-                json_identity(f, CELL_PROV(i));
+                ws_json_identity(f, CELL_PROV(i));
                 ws_json_allowed(f);
                 fputs(", ", f);
                 ws_json_version(f);
@@ -616,11 +672,16 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
     /* One block per policy pair (a run's cells are pair-major). */
     const int several = n && r[n - 1].cell.pair != r[0].cell.pair;
     multi_gpu_notes(f, r, n);
-    if (n == 0) table_head(f, wi, bso, plo, co2, usd);
+    if (n == 0) table_head(f, wi, NULL, bso, plo, co2, usd);
     for (size_t i = 0; i < n;) {
         if (i == 0 || r[i].cell.pair != r[i - 1].cell.pair) {
-            if (several) fprintf(f, "%spolicy %s\n", i ? "\n" : "", CELL_LABEL(i));
-            table_head(f, wi, several ? NULL : CELL_BSO(i), CELL_PLO(i), co2, usd);
+            if (several) {
+                fprintf(f, "%spolicy ", i ? "\n" : "");
+                table_word(f, CELL_LABEL(i), NULL);
+                fputc('\n', f);
+            }
+            table_head(f, wi, r[i].cell.policy, several ? NULL : CELL_BSO(i), CELL_PLO(i),
+                       co2, usd);
         }
         size_t j = i;
         double e = 0, t = 0, c = 0, runs = 0, g = 0, d = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wattsim/pareto.h"
+#include "study_pairs.h"
 
 long ws_plan_break_even(const double *pol, const double *def, long n)
 {
@@ -277,6 +278,13 @@ int ws_plan_compute(const ws_job *job, const double *knob_error,
         char label[160];
         snprintf(label, sizeof label, "%s+%s", bt->name, pt->name);
         pp->label = strdup(label);
+        /* plan runs defaults (refused otherwise): resolve them to record */
+        ws_study_policy sp = {bt, pt, NULL, NULL};
+        int idrc = ws_params_resolve(bt->params, NULL, 0, bt->name, &sp.bp, err)
+                   || ws_params_resolve(pt->params, NULL, 0, pt->name, &sp.pp, err)
+                   || ws_study_pair_identity(reg, &sp, &pp->identity, err);
+        ws_study_policies_free(&sp, 1);
+        if (idrc) goto out;
         pp->saving_mean = malloc((size_t)n * sizeof *pp->saving_mean);
         pp->saving_lo = malloc((size_t)n * sizeof *pp->saving_lo);
         pp->saving_hi = malloc((size_t)n * sizeof *pp->saving_hi);

@@ -62,13 +62,19 @@ static int resolve_one(const ws_policy_ref *bref, const ws_policy_ref *pref, ws_
     snprintf(who, sizeof who, "plo %s", r->pt->name);
     if (ws_params_resolve(r->pt->params, pref->params, pref->n_params, who, &r->pp, err))
         return -1;
+    return ws_study_pair_identity(reg, r, q, err);
+}
+
+int ws_study_pair_identity(ws_registry *reg, const ws_study_policy *r, ws_study_pair *q,
+                           ws_error *err)
+{
     snprintf(q->bso, sizeof q->bso, "%s", r->bt->name);
     snprintf(q->plo, sizeof q->plo, "%s", r->pt->name);
     if (ws_params_format(r->bt->params, r->bp, q->prov.bso_params, sizeof q->prov.bso_params)
         || ws_params_format(r->pt->params, r->pp, q->prov.plo_params,
                             sizeof q->prov.plo_params))
-        return ws_fail(err, "policy pair %s:%s: parameters too long to record", bref->name,
-                       pref->name);
+        return ws_fail(err, "policy pair %s:%s: parameters too long to record", r->bt->name,
+                       r->pt->name);
     policy_file(reg, r->bt, q->prov.bso_file, sizeof q->prov.bso_file);
     policy_file(reg, r->pt, q->prov.plo_file, sizeof q->prov.plo_file);
     return ws_registry_sha256(reg, r->bt, q->prov.bso_sha256, err)

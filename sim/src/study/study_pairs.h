@@ -1,6 +1,6 @@
 /*
  * Internal (not installed): a run's policy pairs resolved before anything
- * runs (study_pairs.c), for study.c.
+ * runs (study_pairs.c), for study.c and plan.c.
  */
 #ifndef WATTSIM_STUDY_PAIRS_H
 #define WATTSIM_STUDY_PAIRS_H
@@ -22,5 +22,9 @@ typedef struct ws_study_policy {
 int ws_study_pairs_resolve(const ws_run_config *cfg, ws_registry *reg, ws_study_pair *pairs,
                            ws_study_policy *pol, size_t n, ws_error *err);
 void ws_study_policies_free(ws_study_policy *pol, size_t n);
+/* q's names and identity (prov: parameters as resolved, file, sha256) from
+ * r's types and resolved values; plan uses it for its pairs too. */
+int ws_study_pair_identity(ws_registry *reg, const ws_study_policy *r, ws_study_pair *q,
+                           ws_error *err);
 
 #endif
