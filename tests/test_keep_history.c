@@ -82,6 +82,8 @@ Test(keep_history, simulate_table_ends_with_the_failure)
     memmove(id, end, strlen(end) + 1);
     cr_assert_str_eq(r.out,
         "d on g1: bso fail_at, plo default, eta 0.5, beta 2, seed 1, b0 32, 5 recurrences\n"
+        /* 9000 = 0.5 * 8000 J + 0.5 * 200 W * 50 s */
+        "MaxPower 200 W: 1 GPU per job at 200 W\n"
         "\n"
         "  rec try     bs    pl epochs    energy_kJ     time_min           cost reached profiled\n"
         "    1   1     32   200      5          8.0         0.83         9000.0     yes         \n"

@@ -312,11 +312,12 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
             c->workload, c->gpu, bso, plo, ws_tab(eta, sizeof eta, "%g", ws_req(c->eta)), beta,
             c->seed, r->b0, r->recurrences);
     if (c->policy) ws_table_identity(f, c->policy);
-    /* A job of several GPUs says so: its MaxPower is not one GPU's. */
-    if (r->gpus_per_job > 1)
-        fprintf(f, "MaxPower %s W: %d GPUs per job at %s W\n",
-                ws_tab(b[0], 32, "%g", ws_req(r->max_power)), r->gpus_per_job,
-                ws_tab(b[1], 32, "%g", ws_req(r->max_power / r->gpus_per_job)));
+    /* The cost column weighs time by MaxPower: say which (for a job of
+     * several GPUs it is not one GPU's largest limit). */
+    fprintf(f, "MaxPower %s W: %d GPU%s per job at %s W\n",
+            ws_tab(b[0], 32, "%g", ws_req(r->max_power)), r->gpus_per_job,
+            r->gpus_per_job > 1 ? "s" : "",
+            ws_tab(b[1], 32, "%g", ws_req(r->max_power / r->gpus_per_job)));
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");
