@@ -27,6 +27,8 @@
 
 #include "run_cli.h"
 #include "tmpdir.h"
+#include "wattsim/sweep.h"
+#include "../sim/src/study/sweep_run.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
@@ -621,4 +623,29 @@ Test(memory, a_sweep_does_not_grow_with_recurrences, .init = mktmp, .fini = rmtm
     long small = sweep_peak_kib(20), big = sweep_peak_kib(20000);
     cr_expect_lt(big - small, 8 * 1024, "peak RSS %ld KiB at 20 recurrences, %ld KiB at 20,000",
                  small, big);
+}
+
+/* The header's readable parts end up in an error line on a terminal: a
+ * journal carrying a control character (an escape sequence) in a part is
+ * damaged, not echoed. A part encoded as the writer does decodes back. */
+Test(journal, parts_with_control_characters_are_damaged)
+{
+    struct ws_sweep_fp_part part = {.what = "the eta values", .value = "0.5,1"};
+    ws_sweep_fp fp = {.n = 1, .part = &part}, back;
+    char *buf;
+    size_t len;
+    cr_assert_eq(ws_sweep_fp_encode(&fp, &buf, &len), 0);
+    cr_assert_eq(ws_sweep_fp_decode(buf, len, &back), 0);
+    cr_assert_eq(back.n, 1u);
+    cr_assert_str_eq(back.part[0].what, "the eta values");
+    cr_assert_str_eq(back.part[0].value, "0.5,1");
+    ws_sweep_fp_free(&back);
+    free(buf);
+    const char *bad[] = {"\x1b[31mred", "tab\there", "del\x7f", "cr\r"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(part.value, sizeof part.value, "%s", bad[i]);
+        cr_assert_eq(ws_sweep_fp_encode(&fp, &buf, &len), 0);
+        cr_expect_eq(ws_sweep_fp_decode(buf, len, &back), -1, "value %zu decoded", i);
+        free(buf);
+    }
 }

@@ -361,7 +361,10 @@ int ws_sweep_fp_encode(const ws_sweep_fp *fp, char **buf, size_t *len)
 }
 
 /* Copy a string of n bytes at *p (within end) into dst (cap bytes), one
- * line of text; 0, or -1 when it does not fit or is not one line. */
+ * line of text; 0, or -1 when it does not fit or is not one line. The
+ * strings end up in an error message on a terminal: a journal from a
+ * received folder must not carry escape sequences there, so any control
+ * character makes the header damaged (its refusal then names no part). */
 static int take_str(const unsigned char **p, const unsigned char *end, char *dst, size_t cap)
 {
     uint16_t n;
@@ -372,7 +375,9 @@ static int take_str(const unsigned char **p, const unsigned char *end, char *dst
     memcpy(dst, *p, n);
     dst[n] = '\0';
     *p += n;
-    return strlen(dst) == n && !strchr(dst, '\n') ? 0 : -1;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f) return -1;
+    return 0;
 }
 
 int ws_sweep_fp_decode(const void *buf, size_t len, ws_sweep_fp *fp)
