@@ -249,6 +249,9 @@ def main():
 
     env = dict(os.environ)
     env["PATH"] = os.path.join(build, "sim") + os.pathsep + env.get("PATH", "")
+    # scripts that run wattsim themselves (zeus-compare, reproduce-paper) take
+    # it from WS_WATTSIM: the build under test, not necessarily build/
+    env["WS_WATTSIM"] = os.path.join(build, "sim", "wattsim")
     env["WATTSIM_QUIET"] = "1"
     env["LC_ALL"] = "C.UTF-8"
     env["TERM"] = "dumb"
