@@ -380,6 +380,18 @@ Test(telemetry, clock_hints_name_the_option, .init = setup, .fini = teardown)
     double p, e;
     knob(8, 300, &p, &e);
     cr_expect(fabs(p - 200) < 1e-9, "%.17g", p);
+
+    /* An epoch partly inside a 2 h log (ending 10 s after it) is no zone's
+     * doing, though a shift of a quarter hour would bring it inside: the
+     * message says by how much the log falls short, and names no option. */
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"200\"], [1768442400, \"200\"]]}]}}\n");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,2026-01-15T01:59:30,2026-01-15T02:00:10\n");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "d.json (2026-01-15 00:00:00.000 to 2026-01-15 02:00:00.000); the log ends"
+                    " 10 s before the epoch ends: it does not cover the whole epoch\n");
 }
 
 /* ------------------------------------------------------------ train, check */

@@ -225,10 +225,21 @@ static void fmt_zone(double s, char *buf, size_t size)
  * named with its value -- the log's zone (--log-tz) when nvidia-smi's
  * wall clock meets an instant, else EPOCHS.csv's (--epochs-tz: its times
  * written without a zone, against a log in Unix time or on another wall
- * clock). Else the log does not cover the run. */
+ * clock). Else the log does not cover the run. An epoch partly inside
+ * the log is not a zone's doing that any shift would tell (in a long log
+ * some shift always fits): the logger started late or stopped early, or
+ * the last line was cut; say by how much, and name no option. */
 static void clock_hint(const ws_power_import *in, const epoch_row *e, double first,
                        double last, char *buf, size_t size)
 {
+    if (e->end > first && e->start < last) {
+        const int late = e->start < first;
+        snprintf(buf, size, "; the log %s %.4g s %s the epoch %s: it does not cover the"
+                 " whole epoch", late ? "starts" : "ends",
+                 late ? first - e->start : e->end - last, late ? "after" : "before",
+                 late ? "starts" : "ends");
+        return;
+    }
     /* The shifts that fit: [lo, hi], not 0 (the epoch is outside), so the
      * quarter hours in it all have one sign; the smallest. */
     const double lo = fmax(first - e->start, -26 * 3600.0);
