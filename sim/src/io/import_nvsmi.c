@@ -219,6 +219,7 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
             break;
         }
     }
+    out->cut_line = cut;
     if (cut)
         ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
                 " skipped", path, cut);

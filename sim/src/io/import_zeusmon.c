@@ -142,6 +142,7 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         }
     }
     if (r < 0) goto out;
+    out->cut_line = cut;
     if (cut)
         ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
                 " skipped", path, cut);
