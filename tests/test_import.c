@@ -295,6 +295,20 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.err, "cut2.csv:23: the last line is incomplete"), "%s", r.err);
     cli_free(&r);
+    /* Cut inside its value, the last line still parses ("100.00" cut to
+     * "1", nounits): without its line end it is skipped all the same,
+     * never read as 1 W at t = 20 s. The log then ends at 19 s, inside
+     * the epoch [10, 20]: no clock zone would help, and none is named. */
+    cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | sed 's/ W, [0-9.]* W$//' | head -c -6"
+                           " > cutval.csv && tail -c 4 cutval.csv | grep -q ', 1$'", tmp), 0);
+    r = import_power("--nvidia-smi", "cutval.csv", "--force", NULL);
+    expect_fail(&r, "epochs.csv:4: epoch 1 (2026-01-15 00:00:10.000 to 2026-01-15 00:00:20.000)"
+                    " is not covered by the samples of GPU 0 in ");
+    r = import_power("--nvidia-smi", "cutval.csv", "--force", NULL);
+    cr_expect(strstr(r.err, "cutval.csv (2026-01-15 00:00:00.000 to 2026-01-15 00:00:19.000);"
+                            " the log ends 1 s before the epoch ends: it does not cover the whole"
+                            " epoch\n"), "%s", r.err);
+    cli_free(&r);
     /* anywhere but last, a malformed line is an error */
     cr_assert_eq(run_shell("cd %s && (head -5 nv.csv; printf '2026/01/15 00:00:1\n';"
                            " tail -n +6 nv.csv) > mid.csv", tmp), 0);
@@ -310,6 +324,16 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
     cr_expect(strstr(r.err, "zeus.csv:3: the last line is incomplete"), "%s", r.err);
     cli_free(&r);
     expect_knob(8, 200, 10, 150);
+    /* Cut inside the energy of a window an epoch needs ("1200" to "12"),
+     * the line still has its fields: skipped without its line end, so the
+     * second epoch has no window, rather than 12 J over 10 s. */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,200,1,1768435200,1768435210\n"
+                             "d,n,o,8,200,2,1768435220,1768435230\n");
+    write_file("zeus.csv", "start_time,window_name,elapsed_time,gpu0_energy\n"
+                           "1768435200,epoch,10,1500\n1768435220,epoch,10,12");
+    r = import_power("--zeus-monitor", "zeus.csv", "--force", NULL);
+    expect_fail(&r, "epochs.csv:3: no window named 'epoch' in ");
     write_file("epochs.csv", EPOCHS);
     /* --format=csv,noheader,nounits with the query timestamp,index,power.draw */
     cr_assert_eq(run_shell("cd %s && tail -n +2 nv.csv | sed 's/ W, [0-9.]* W$//' > bare.csv", tmp), 0);

@@ -346,6 +346,31 @@ Test(multigpu, input_rate_is_max_of_trace_and_pipeline_time, .init = mk,
     }
 }
 
+/* --input-stall S with idle power W per GPU: t' = t / (1 - S), and the
+ * job's g GPUs wait at g W: e' = t p + (t' - t) g W. */
+Test(multigpu, input_stall_waits_at_every_gpu, .init = mk, .fini = tmpdir_remove)
+{
+    const double S = 0.2, W = 45;
+    for (int g = 1; g <= 2; g++) {
+        ws_traces tr;
+        ws_job_table jt, out;
+        job(g, 0.5, 2.0, &tr, &jt);
+        ws_whatif w = {.input_stall = S, .idle_power = W};
+        ws_error err = {{0}};
+        cr_assert_eq(apply(&jt, &w, &out, NULL, 0, &err), 0, "%s", err.msg);
+        for (int k = 0; k < 4; k++) {
+            const double t2 = T[k] / (1 - S), e2 = T[k] * P[k] + (t2 - T[k]) * g * W;
+            cr_assert(REL(out.job.knob_time[k], t2), "knob %d: %g s", k, out.job.knob_time[k]);
+            cr_assert(REL(out.job.knob_time[k] * out.job.knob_power[k], e2),
+                      "%d GPU(s), knob %d: %g J per epoch, want %g", g, k,
+                      out.job.knob_time[k] * out.job.knob_power[k], e2);
+        }
+        ws_job_free(&out);
+        ws_job_free(&jt);
+        ws_traces_free(&tr);
+    }
+}
+
 /* While input-bound a lower limit costs no time: both of 32's limits take
  * N / R, so the plan picks the cheaper-energy one whatever eta. */
 Test(multigpu, input_bound_lower_limits_are_free, .init = mk, .fini = tmpdir_remove)

@@ -198,6 +198,63 @@ Test(telemetry, zeus_nested_windows, .init = setup, .fini = teardown)
     cr_expect(fabs(p - 486) <= 0.005 * 486, "%.17g", p);
 }
 
+/* A long log of nested windows (20 epochs of 60 s, 70 s apart: 23 min),
+ * the epoch window of epoch `drop` (from 0) left out, and with `cut` the
+ * last line (epoch 19's window) cut short without its line end. */
+static void zeus_long(const char *name, int drop, int cut)
+{
+    static char buf[1 << 19];
+    strcpy(buf, "start_time,window_name,elapsed_time,gpu0_energy,gpu1_energy\n");
+    for (int k = 0; k < 20; k++) {
+        const double s = T0 + 100 + 70.0 * k;
+        for (int i = 0; i < 100; i++) {
+            size_t n = strlen(buf);
+            snprintf(buf + n, sizeof buf - n, "%.3f,step,0.6,153,138.6\n", s + 0.6 * i);
+        }
+        size_t n = strlen(buf);
+        if (k != drop)
+            snprintf(buf + n, sizeof buf - n, "%.3f,epoch,60.0,15300,13860\n", s);
+    }
+    if (cut) buf[strlen(buf) - 5] = '\0';          /* "...,15300,13" */
+    write_file(name, buf);
+}
+
+static void zeus_long_epochs(void)
+{
+    static char buf[4096];
+    strcpy(buf, "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n");
+    for (int k = 0; k < 20; k++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "d,n,o,8,400,%d,%.3f,%.3f\n", k + 1,
+                 T0 + 100 + 70.0 * k + 0.035, T0 + 160 + 70.0 * k + 0.035);
+    }
+    write_file("epochs.csv", buf);
+}
+
+/* An epoch without its window in a long nested log: 'step' windows start
+ * within the tolerance of almost every quarter-hour shift, which is no
+ * zone (the hint looks for a window lasting as long as the epoch). The
+ * last epoch's window on a line cut short: the hint says so. */
+Test(telemetry, zeus_missing_window_hints, .init = setup, .fini = teardown)
+{
+    zeus_long_epochs();
+    zeus_long("zeus.csv", 12, 0);
+    cli_result r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:14: no window named 'epoch' in ");
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, "; pass --match-tolerance S to widen the match, or --window NAME"
+                            " for other windows\n"), "%s", r.err);
+    cr_expect_null(strstr(r.err, "--epochs-tz"), "%s", r.err);
+    cli_free(&r);
+    zeus_long("zeus.csv", -1, 1);
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv:21: no window named 'epoch' in ");
+    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
+    cr_expect(strstr(r.err, "zeus.csv:2021, cut short, was skipped: if it timed this epoch,"
+                            " leave the epoch out of "), "%s", r.err);
+    cli_free(&r);
+}
+
 /* ------------------------------------------------------------ limits */
 
 /* Two GPUs capped at 250 W and 300 W in turn; EPOCHS.csv has the two
@@ -380,6 +437,18 @@ Test(telemetry, clock_hints_name_the_option, .init = setup, .fini = teardown)
     double p, e;
     knob(8, 300, &p, &e);
     cr_expect(fabs(p - 200) < 1e-9, "%.17g", p);
+
+    /* An epoch partly inside a 2 h log (ending 10 s after it) is no zone's
+     * doing, though a shift of a quarter hour would bring it inside: the
+     * message says by how much the log falls short, and names no option. */
+    write_file("d.json", "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\","
+               " \"result\": [{\"metric\": {\"__name__\": \"DCGM_FI_DEV_POWER_USAGE\", \"gpu\":"
+               " \"0\"}, \"values\": [[1768435200, \"200\"], [1768442400, \"200\"]]}]}}\n");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                             "d,n,o,8,300,1,2026-01-15T01:59:30,2026-01-15T02:00:10\n");
+    r = import("--dcgm", "d.json", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "d.json (2026-01-15 00:00:00.000 to 2026-01-15 02:00:00.000); the log ends"
+                    " 10 s before the epoch ends: it does not cover the whole epoch\n");
 }
 
 /* ------------------------------------------------------------ train, check */

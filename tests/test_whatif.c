@@ -838,6 +838,12 @@ Test(whatif, carbon_plan_survives_a_day_night_series, .init = mk, .fini = tmpdir
                           WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23", NULL};
     cli_result r = cli_run(plan);
     cr_assert_eq(r.status, 0, "%s", r.err);
+    /* exit 0 alone is not enough: a policy failing on some seeds is
+     * reported and the plan goes on; none may fail because of the series */
+    cr_assert(strstr(r.out, "\"seeds\": 3, \"seeds_never\": ")
+              && strstr(r.out, "\"seeds_failed\": 0")
+              && !strstr(r.out, "\"seeds_failed\": 1")
+              && !strstr(r.out, "\"seeds_failed\": 2"), "%s", r.out);
     int bs = 0, pl = 0;
     cr_assert_eq(sscanf(json_after(r.out, "\"recommended\": "), "{\"bs\": %d, \"pl\": %d",
                         &bs, &pl), 2, "%s", r.out);
@@ -1024,6 +1030,13 @@ Test(whatif, price_plan_survives_an_openei_tariff, .init = mk, .fini = tmpdir_re
     cli_result r = cli_run(plan);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "what-if: price "), "%s", r.out);
+    /* exit 0 alone is not enough: a policy failing on some seeds is
+     * reported and the plan goes on; here none may fail (all 3 counted) */
+    cr_assert_null(strstr(r.out, "failed on"), "%s", r.out);
+    const char *row = strstr(r.out, "\n  zeus+jit ");
+    cr_assert(row, "%s", r.out);
+    const char *eol = strchr(row + 1, '\n'), *of3 = strstr(row, "/3 ");
+    cr_assert(of3 && eol && of3 < eol, "%s", r.out);
     cli_free(&r);
 }
 

@@ -39,6 +39,9 @@ int ws_csv_next(ws_csv *c, ws_error *err);
 size_t ws_csv_nfields(const ws_csv *c);
 const char *ws_csv_field(const ws_csv *c, size_t i);
 long ws_csv_line(const ws_csv *c);       /* line number of the record */
+/* Whether the record ended with a line end (0: the file ended inside it,
+ * as a logger killed mid-write leaves its last line). */
+int ws_csv_ended(const ws_csv *c);
 const char *ws_csv_path(const ws_csv *c);
 void ws_csv_close(ws_csv *c);
 

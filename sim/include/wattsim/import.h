@@ -102,6 +102,7 @@ typedef struct ws_telemetry {
     char **win_name;         /* the distinct window names, in order of appearance */
     size_t n_win_name;
     size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
+    long cut_line;           /* a last line skipped as cut short; 0: none */
     size_t gpu_cap;          /* room in gpu */
     ws_hindex gpu_index;     /* gpu by id */
 } ws_telemetry;

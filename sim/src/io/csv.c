@@ -32,6 +32,7 @@ struct ws_csv {
     size_t nfield, field_cap;
     long line;                   /* physical line where the record began */
     long next_line;              /* physical line of the next byte */
+    int ended;                   /* the record ended with a line end, not EOF */
     int first;                   /* no byte read yet (for the BOM) */
     int failed;                  /* an input error was reported */
 };
@@ -197,6 +198,7 @@ int ws_csv_next(ws_csv *c, ws_error *err)
         size_t len = 0;
         int quoted = 0, after_quote = 0, any = 0;
         c->nfield = 0;
+        c->ended = 0;
         c->line = c->next_line;
         if (new_field(c, 0, err)) return -1;
         if (c->first) {
@@ -248,7 +250,7 @@ int ws_csv_next(ws_csv *c, ws_error *err)
                 return ws_fail(err, "%s:%ld: carriage return outside a quoted"
                                " field", c->path, c->next_line);
             }
-            if (b == '\n') { c->next_line++; break; }
+            if (b == '\n') { c->next_line++; c->ended = 1; break; }
             if (b == ',') {
                 if (put(c, &len, '\0', err) || new_field(c, len, err)) return -1;
                 after_quote = 0;
@@ -282,6 +284,7 @@ int ws_csv_next(ws_csv *c, ws_error *err)
 size_t ws_csv_nfields(const ws_csv *c) { return c->nfield; }
 const char *ws_csv_field(const ws_csv *c, size_t i) { return c->rec + c->field[i]; }
 long ws_csv_line(const ws_csv *c) { return c->line; }
+int ws_csv_ended(const ws_csv *c) { return c->ended; }
 const char *ws_csv_path(const ws_csv *c) { return c->path; }
 
 void ws_csv_close(ws_csv *c)

@@ -138,6 +138,13 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
     long cut = 0;                     /* a last line skipped as incomplete */
     for (r = header ? ws_csv_next(c, err) : 1; r == 1; r = ws_csv_next(c, err)) {
         long line = ws_csv_line(c);
+        if (!ws_csv_ended(c)) {
+            /* No line end: the file stopped inside its last line, which
+             * may parse ("262.00 W" cut to "26") and still be wrong. */
+            cut = line;
+            r = 0;
+            break;
+        }
         if (ws_csv_nfields(c) != nf) {
             ws_fail(err, "%s:%ld: %zu fields, but the %s has %zu (a truncated line?)",
                     path, line, ws_csv_nfields(c), header ? "header" : "first line", nf);
@@ -212,6 +219,7 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
             break;
         }
     }
+    out->cut_line = cut;
     if (cut)
         ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
                 " skipped", path, cut);

@@ -225,10 +225,21 @@ static void fmt_zone(double s, char *buf, size_t size)
  * named with its value -- the log's zone (--log-tz) when nvidia-smi's
  * wall clock meets an instant, else EPOCHS.csv's (--epochs-tz: its times
  * written without a zone, against a log in Unix time or on another wall
- * clock). Else the log does not cover the run. */
+ * clock). Else the log does not cover the run. An epoch partly inside
+ * the log is not a zone's doing that any shift would tell (in a long log
+ * some shift always fits): the logger started late or stopped early, or
+ * the last line was cut; say by how much, and name no option. */
 static void clock_hint(const ws_power_import *in, const epoch_row *e, double first,
                        double last, char *buf, size_t size)
 {
+    if (e->end > first && e->start < last) {
+        const int late = e->start < first;
+        snprintf(buf, size, "; the log %s %.4g s %s the epoch %s: it does not cover the"
+                 " whole epoch", late ? "starts" : "ends",
+                 late ? first - e->start : e->end - last, late ? "after" : "before",
+                 late ? "starts" : "ends");
+        return;
+    }
     /* The shifts that fit: [lo, hi], not 0 (the epoch is outside), so the
      * quarter hours in it all have one sign; the smallest. */
     const double lo = fmax(first - e->start, -26 * 3600.0);
@@ -398,20 +409,26 @@ static int choose_window(const ws_power_import *in, const win_ref *order,
     return 0;
 }
 
-/* The nearest window start to x of any name, for the hint of an epoch that
- * none matches (tried a quarter hour apart, up to 26 h: a zone). */
-static double nearest_start(const ws_telemetry *t, const win_ref *order, double x)
+/* For the hint of an epoch that no window matches: the smallest whole
+ * number of quarter hours (up to 26 h, not 0) by which a window that could
+ * have timed it -- of any name (the name was chosen on the unshifted
+ * times), lasting as long as the epoch within the tolerance -- starts
+ * away from it (a zone); NAN when none does. Any window would not do:
+ * 'step' windows every second sit within the tolerance of nearly every
+ * shift of a long log. */
+static double zone_shift(const ws_power_import *in, const epoch_row *e)
 {
-    size_t lo = 0, hi = t->n_win;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (order[mid].start < x) lo = mid + 1; else hi = mid;
+    const ws_telemetry *t = in->tel;
+    const double tol = in->match_tolerance, dur = e->end - e->start;
+    double q = NAN;
+    for (size_t k = 0; k < t->n_win; k++) {
+        const ws_tel_window *w = &t->win[k];
+        if (fabs(w->elapsed - dur) > tol) continue;
+        const double d = w->start - e->start, n = round(d / 900);
+        if (n == 0 || fabs(n) > 26 * 4 || fabs(d - 900 * n) > tol) continue;
+        if (isnan(q) || fabs(900 * n) < fabs(q)) q = 900 * n;
     }
-    double best = NAN;
-    if (lo < t->n_win) best = order[lo].start;
-    if (lo > 0 && (isnan(best) || x - order[lo - 1].start < best - x))
-        best = order[lo - 1].start;
-    return best;
+    return q;
 }
 
 /* The energy of one epoch from the window named `name` that starts within
@@ -439,12 +456,7 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
     ws_imp_fmt_time(e->start, when, sizeof when);
     if (!count) {
         /* A whole number of quarter hours away: a zone, not a tolerance. */
-        double q = NAN;
-        for (int k = 1; k <= 26 * 4 && isnan(q); k++)
-            for (int sign = -1; sign <= 1 && isnan(q); sign += 2) {
-                const double d = sign * 900.0 * k;
-                if (fabs(nearest_start(t, order, e->start + d) - (e->start + d)) <= tol) q = d;
-            }
+        const double q = zone_shift(in, e);
         if (!isnan(q)) {
             char z[48];
             fmt_zone((!in->epochs_tz_set ? 0 : in->epochs_tz) - q, z, sizeof z);
@@ -454,6 +466,19 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
                            " write the zone in them)", in->epochs_path, e->line, t->path,
                            tol, e->epoch, when, q / 3600, z);
         }
+        /* After every window of the name, with the log's last line cut
+         * short (and no zone, above): that line was most likely this
+         * epoch's window (ZeusMonitor writes it when the window ends,
+         * after its steps). */
+        int after = t->cut_line > 0;
+        for (size_t k = 0; k < t->n_win && after; k++)
+            if (t->win[k].name == name && t->win[k].start > e->start - tol) after = 0;
+        if (after)
+            return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
+                           " epoch %ld's start (%s UTC); the log's last line, %s:%ld, cut"
+                           " short, was skipped: if it timed this epoch, leave the epoch out"
+                           " of %s", in->epochs_path, e->line, wn, t->path, tol, e->epoch,
+                           when, t->path, t->cut_line, in->epochs_path);
         return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
                        " epoch %ld's start (%s UTC); pass --match-tolerance S to widen the"
                        " match, or --window NAME for other windows", in->epochs_path,

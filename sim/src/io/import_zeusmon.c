@@ -83,6 +83,12 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     long cut = 0;                     /* a last line skipped as incomplete */
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
+        if (!ws_csv_ended(c)) {
+            /* No line end: the file stopped inside its last line, which
+             * may parse (an energy cut short) and still be wrong. */
+            cut = line;
+            break;
+        }
         if (ws_csv_nfields(c) != nf) {
             /* The last line, short: a logger stopped mid-write; skipped
              * with a warning. Anywhere else it is an error. */
@@ -136,6 +142,7 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         }
     }
     if (r < 0) goto out;
+    out->cut_line = cut;
     if (cut)
         ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
                 " skipped", path, cut);
