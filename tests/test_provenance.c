@@ -29,22 +29,31 @@ static const char *row(const char *csv, const char *label)
     return NULL;
 }
 
-Test(provenance, policies_with_parameters_and_two_builds)
+/* `wattsim sweep` of the config `yaml` (written as c.yaml) with
+ * --policies `policies`, no figures; its output folder into out[size]. */
+static void sweep_with(const char *yaml, const char *policies, char *out, size_t size)
 {
-    tmpdir_make("/tmp/wsprov.XXXXXX");
-    cr_assert_eq(run_shell("cp '%s' '%s/copy.so'", PLUGIN("egreedy"), tmp), 0);
-    write_file("c.yaml", "gpu: v100\nworkload: squad\nseed: 1..3\nrecurrences: 30\n");
-    char policies[1200], cfg[600], out[600], csvpath[700];
-    snprintf(policies, sizeof policies,
-             "%s:egreedy:jit,%s{epsilon=0.5,decay=false}:jit,%s/copy.so:egreedy:jit,"
-             "zeus{window=10}:jit", PLUGIN("egreedy"), PLUGIN("egreedy"), tmp);
+    char cfg[600];
+    write_file("c.yaml", yaml);
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
-    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(out, size, "%s/out", tmp);
     cli_result r = cli_run((const char *[]){"wattsim", "sweep", cfg, "--traces", TRACES,
                                             "--no-plot", "--out", out, "--policies", policies,
                                             NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
+}
+
+Test(provenance, policies_with_parameters_and_two_builds)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    cr_assert_eq(run_shell("cp '%s' '%s/copy.so'", PLUGIN("egreedy"), tmp), 0);
+    char policies[1200], out[600], csvpath[700];
+    snprintf(policies, sizeof policies,
+             "%s:egreedy:jit,%s{epsilon=0.5,decay=false}:jit,%s/copy.so:egreedy:jit,"
+             "zeus{window=10}:jit", PLUGIN("egreedy"), PLUGIN("egreedy"), tmp);
+    sweep_with("gpu: v100\nworkload: squad\nseed: 1..3\nrecurrences: 30\n", policies, out,
+               sizeof out);
     snprintf(csvpath, sizeof csvpath, "%s/sweep.csv", out);
     FILE *f = fopen(csvpath, "r");
     cr_assert_not_null(f);
@@ -293,19 +302,13 @@ Test(provenance, sweep_md_names_policy_identity)
     tmpdir_make("/tmp/wsprov.XXXXXX");
     cr_assert_eq(run_shell("mkdir '%s/a b|c' && cp '%s' '%s/a b|c/capped.so'", tmp,
                            PLUGIN("capped"), tmp), 0);
-    write_file("c.yaml", "gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 5\n");
-    char policies[1200], cfg[600], out[600], md[700], copy[700];
+    char policies[1200], out[600], md[700], copy[700];
     snprintf(copy, sizeof copy, "%s/a b|c/capped.so", tmp);
     snprintf(policies, sizeof policies, "zeus{window=3}:%s,zeus{window=3}:%s", PLUGIN("capped"),
              copy);
-    snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
-    snprintf(out, sizeof out, "%s/out", tmp);
+    sweep_with("gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 5\n", policies, out,
+               sizeof out);
     snprintf(md, sizeof md, "%s/sweep.md", out);
-    cli_result r = cli_run((const char *[]){"wattsim", "sweep", cfg, "--traces", TRACES,
-                                            "--no-plot", "--out", out, "--policies", policies,
-                                            NULL});
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_free(&r);
     char *text = slurp_file(md);
     cr_assert_not_null(text);
 
