@@ -41,8 +41,8 @@ typedef struct ws_policy_pair {
     char *bso_params, *plo_params;
     char bso_sha256[65], plo_sha256[65];
     /* The same with the registered names and the policies' files, as the
-     * tables print a pair (ws_table_identity; sweep.md); NULL in a pair
-     * that has not run. */
+     * tables print a pair (ws_table_identity; sweep.md): set by the sweep,
+     * NULL in a pair as parsed (ws_policy_pairs_parse). */
     ws_study_pair *identity;
 } ws_policy_pair;
 
