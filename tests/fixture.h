@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wattsim/engine.h"
 #include "wattsim/plugin.h"
 #include "wattsim/trace.h"
 
@@ -53,6 +54,23 @@ static inline const char *fixture_dir(void)
         "d,n,32,o,100,12,90\nd,n,32,o,200,10,160\n"
         "d,n,64,o,100,8,95\nd,n,64,o,200,7,190\n");
     return dir;
+}
+
+/* The runs a simulation reports, in order: fixture_keep is the run sink
+ * (ws_run_sink) that appends to a fixture_runs; more runs than it holds
+ * fail the test. */
+#define FIXTURE_MAX_RUNS 512
+typedef struct fixture_runs {
+    ws_run_record r[FIXTURE_MAX_RUNS];
+    int n;
+} fixture_runs;
+
+static inline int fixture_keep(void *ctx, const ws_run_record *r)
+{
+    fixture_runs *k = ctx;
+    cr_assert_lt(k->n, FIXTURE_MAX_RUNS);
+    k->r[k->n++] = *r;
+    return 0;
 }
 
 static inline void fixture_rmdir(const char *dir)

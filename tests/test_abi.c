@@ -404,20 +404,7 @@ Test(abi, nan_bounds)
 
 /* ------------------------------------------------- version 1 still works */
 
-typedef struct runs {
-    ws_run_record r[16];
-    int n;
-} runs;
-
-static int keep(void *p, const ws_run_record *r)
-{
-    runs *h = p;
-    cr_assert_lt(h->n, 16);
-    h->r[h->n++] = *r;
-    return 0;
-}
-
-static void run_capped(const char *so, runs *h, ws_sim_totals *tot, int *abi)
+static void run_capped(const char *so, fixture_runs *h, ws_sim_totals *tot, int *abi)
 {
     ws_error err = {""};
     ws_registry *reg = ws_registry_new();
@@ -440,7 +427,7 @@ static void run_capped(const char *so, runs *h, ws_sim_totals *tot, int *abi)
     cr_assert(b && p, "%s", err.msg);
     ws_sim_params sp = {.recurrences = 6, .seed = 3};
     memset(h, 0, sizeof *h);
-    cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, keep, h, tot, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, fixture_keep, h, tot, &err), 0, "%s", err.msg);
     ws_bso_free(b);
     ws_plo_free(p);
     ws_params_free(pt->params, pv);
@@ -455,7 +442,7 @@ static void run_capped(const char *so, runs *h, ws_sim_totals *tot, int *abi)
  * Every run is at 100 W, the only limit under the 150 W cap. */
 Test(abi, version1_plugin_gives_the_same_numbers)
 {
-    runs h1, h2;
+    fixture_runs h1, h2;
     ws_sim_totals t1, t2;
     int abi1, abi2;
     run_capped(PLUGIN("capped_v1"), &h1, &t1, &abi1);

@@ -10,26 +10,13 @@
 #include "wattsim/engine.h"
 #include "wattsim/rng.h"
 
-typedef struct collected {
-    ws_run_record r[64];
-    int n;
-} collected;
-
-static int collect(void *p, const ws_run_record *r)
-{
-    collected *c = p;
-    cr_assert_lt(c->n, 64);
-    c->r[c->n++] = *r;
-    return 0;
-}
-
 typedef struct sim {
     ws_traces tr;
     ws_job_table jt;
     ws_registry *reg;
     ws_bso *bso;
     ws_plo *plo;
-    collected out;
+    fixture_runs out;
     ws_sim_totals tot;
     ws_error err;
     int rc;
@@ -59,7 +46,7 @@ static void run(sim *s, const char *bso, const char *plo, double eta, double bet
     cr_assert(s->bso && s->plo, "%s", s->err.msg);
     ws_sim_params sp = {.recurrences = recurrences, .seed = seed,
                         .steady_from = extra.steady_from, .rec_cost = extra.rec_cost};
-    s->rc = ws_simulate(&s->jt.job, s->bso, s->plo, &sp, extra.no_sink ? NULL : collect,
+    s->rc = ws_simulate(&s->jt.job, s->bso, s->plo, &sp, extra.no_sink ? NULL : fixture_keep,
                         &s->out, &s->tot, &s->err);
     ws_params_free(bt->params, bp);
     ws_params_free(pt->params, pp);

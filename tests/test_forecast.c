@@ -77,21 +77,8 @@ static void whatif(ws_whatif *w, int with_price, double defer)
     w->defer_series = &w->carbon;
 }
 
-typedef struct recs {
-    ws_run_record r[16];
-    int n;
-} recs;
-
-static int keep(void *ctx, const ws_run_record *r)
-{
-    recs *k = ctx;
-    cr_assert_lt(k->n, 16);
-    k->r[k->n++] = *r;
-    return 0;
-}
-
 /* Simulate 4 recurrences of the fixture with default:PLO (PLO a file). */
-static void simulate(const char *plo_file, const ws_whatif *w, recs *out, int *plo_abi)
+static void simulate(const char *plo_file, const ws_whatif *w, fixture_runs *out, int *plo_abi)
 {
     ws_traces tr;
     ws_job_table jt;
@@ -107,7 +94,7 @@ static void simulate(const char *plo_file, const ws_whatif *w, recs *out, int *p
     ws_sim_params sp = {.recurrences = 4, .seed = 1};
     memset(out, 0, sizeof *out);
     ws_sim_totals tot;
-    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, &tot, &err), 0,
+    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, fixture_keep, out, &tot, &err), 0,
                  "%s", err.msg);
     ws_bso_free(b);
     ws_plo_free(p);
@@ -140,7 +127,7 @@ Test(forecast, clock_and_series_as_the_series_file_says, .init = mk, .fini = tmp
     for (int with_price = 1; with_price >= 0; with_price--) {
         ws_whatif w;
         whatif(&w, with_price, 0);
-        recs r;
+        fixture_runs r;
         simulate(PLUGIN("forecast_probe"), &w, &r, NULL);
         int n;
         const probe_rec *x = records(so, &n);
@@ -198,7 +185,7 @@ Test(forecast, a_window_across_the_end_wraps_as_the_accounting, .init = mk,
     ws_whatif w;
     whatif(&w, 0, 0);
     void *so = hold_probe();
-    recs r;
+    fixture_runs r;
     simulate(PLUGIN("forecast_probe"), &w, &r, NULL);
     int n;
     const probe_rec *x = records(so, &n);
@@ -213,7 +200,7 @@ Test(forecast, a_window_across_the_end_wraps_as_the_accounting, .init = mk,
 Test(forecast, no_series_no_forecast)
 {
     void *so = hold_probe();
-    recs r;
+    fixture_runs r;
     simulate(PLUGIN("forecast_probe"), NULL, &r, NULL);
     int n;
     const probe_rec *x = records(so, &n);
@@ -239,7 +226,7 @@ Test(forecast, deferred_runs_end_where_the_engine_ran_them, .init = mk,
     ws_whatif w;
     whatif(&w, 0, 1800);
     void *so = hold_probe();
-    recs r;
+    fixture_runs r;
     simulate(PLUGIN("forecast_probe"), &w, &r, NULL);
     int n;
     const probe_rec *x = records(so, &n);
@@ -263,7 +250,7 @@ Test(forecast, abi_2_2_plugin_chooses_as_before, .init = mk, .fini = tmpdir_remo
 {
     ws_whatif w;
     whatif(&w, 1, 0);
-    recs r;
+    fixture_runs r;
     int abi = 0;
     simulate(PLUGIN("abi22"), &w, &r, &abi);
     cr_expect_eq(abi, WS_ABI_VERSION_OF(2, 2));

@@ -331,16 +331,25 @@ Test(outputs, labels_with_commas_are_quoted_in_every_csv, .init = mktmp, .fini =
                            "    if bad or 'flaky{p=0,at=1000}+jit' not in labels:\n"
                            "        sys.exit(name + ': ' + repr(bad[:1]) + repr(labels))\n\"",
                            tmp), 0);
-    /* sweep.md names the code that ran, as sweep.csv does: the resolved
-     * parameters and each plugin file's sha256. */
-    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, sys\n"
-                           "md = open('sweep.md').read()\n"
+    /* sweep.md names the code that ran, as sweep.csv does (the resolved
+     * parameters, each plugin file's sha256) and as the tables of simulate
+     * and run name a policy (ws_table_policy), in Markdown text: the
+     * characters that start markup get a backslash (chr: no shell quoting). */
+    cr_expect_eq(run_shell("cd %s/s && /usr/bin/python3 -c \"import csv, os, sys\n"
+                           "esc = set(map(chr, (92, 96, 42, 95, 91, 93, 60, 62, 38, 124, 35,"
+                           " 126, 33, 36)))\n"
+                           "md = lambda t: ''.join(chr(92) + c if c in esc else c for c in t)\n"
+                           "text = open('sweep.md').read()\n"
                            "for r in csv.DictReader(open('sweep.csv')):\n"
-                           "    want = '| %%s | %%s | %%s | %%s | %%s | %%s | %%s |' %% ("
-                           "r['policy'], r['bso'], r['bso_params'], r['bso_sha256'], r['plo'],"
-                           " r['plo_params'], r['plo_sha256'])\n"
-                           "    if len(r['bso_sha256']) != 64 or want.replace('|  |', '| |')"
-                           " not in md.replace('|  |', '| |'):\n"
+                           "    cells = []\n"
+                           "    for side in ('bso', 'plo'):\n"
+                           "        so = r[side].endswith('.so')\n"
+                           "        name = os.path.basename(r[side])[:-3] if so else r[side]\n"
+                           "        where = os.path.realpath(r[side]) if so else 'built-in'\n"
+                           "        cells.append('%%s{%%s} %%s sha256 %%s' %% (name,"
+                           " r[side + '_params'], where, r[side + '_sha256'][:12]))\n"
+                           "    want = '| %%s | %%s | %%s |' %% tuple(map(md, [r['policy']] + cells))\n"
+                           "    if len(r['bso_sha256']) != 64 or want not in text:\n"
                            "        sys.exit('not in sweep.md: ' + want)\n\"", tmp), 0);
 }
 

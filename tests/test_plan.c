@@ -179,25 +179,40 @@ Test(plan, emissions_and_price_per_run, .init = mk, .fini = tmpdir_remove)
  * at 100, so each run saves 3200 * (400 - 100) / 3.6e6 g. Under the
  * carbon objective (k = 3.6e6 / 130) the time term is the same with and
  * without, so the cost saves eta * k * those grams. */
+/* The what-if of the deferral test: a series (carbon intensity in g/kWh,
+ * or a price in $/kWh, as `kind` says) of 1 min at `high`, then 9 min at
+ * `low`, three times from 2022-10-20T00:00Z; recurrences every 600 s that
+ * may wait up to 30 s; that series' objective, scale k. */
+static void deferral_whatif(ws_whatif *w, ws_series_kind kind, const char *high, const char *low,
+                            double k)
+{
+    const int carbon = kind == WS_SERIES_CARBON;
+    char path[128], text[512];
+    snprintf(path, sizeof path, "%s/%s.csv", tmp, carbon ? "c" : "p");
+    snprintf(text, sizeof text, "timestamp,duration,value\n"
+             "2022-10-20T00:00:00Z,1,%s\n2022-10-20T00:01:00Z,9,%s\n"
+             "2022-10-20T00:10:00Z,1,%s\n2022-10-20T00:11:00Z,9,%s\n"
+             "2022-10-20T00:20:00Z,1,%s\n2022-10-20T00:21:00Z,9,%s\n",
+             high, low, high, low, high, low);
+    fixture_write(path, text);
+    *w = (ws_whatif){0};
+    ws_series *s = carbon ? &w->carbon : &w->price;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_series_load(s, path, kind, NULL, &err), 0, "%s", err.msg);
+    w->has_carbon = carbon;
+    w->has_price = !carbon;
+    w->start = s->start;
+    w->objective = carbon ? WS_OBJ_CARBON : WS_OBJ_PRICE;
+    w->k = k;
+    w->every = 600;
+    w->defer = 30;
+    w->defer_series = s;
+}
+
 Test(plan, deferral_alone_saves_its_closed_form, .init = mk, .fini = tmpdir_remove)
 {
-    char path[128];
-    snprintf(path, sizeof path, "%s/c.csv", tmp);
-    fixture_write(path, "timestamp,duration,value\n"
-                        "2022-10-20T00:00:00Z,1,400\n2022-10-20T00:01:00Z,9,100\n"
-                        "2022-10-20T00:10:00Z,1,400\n2022-10-20T00:11:00Z,9,100\n"
-                        "2022-10-20T00:20:00Z,1,400\n2022-10-20T00:21:00Z,9,100\n");
-    ws_whatif wi = {0};
-    ws_error err = {{0}};
-    cr_assert_eq(ws_series_load(&wi.carbon, path, WS_SERIES_CARBON, NULL, &err), 0, "%s",
-                 err.msg);
-    wi.has_carbon = 1;
-    wi.start = wi.carbon.start;
-    wi.objective = WS_OBJ_CARBON;
-    wi.k = 3.6e6 / 130.0;
-    wi.every = 600;
-    wi.defer = 30;
-    wi.defer_series = &wi.carbon;
+    ws_whatif wi;
+    deferral_whatif(&wi, WS_SERIES_CARBON, "400", "100", 3.6e6 / 130.0);
     ws_traces tr;
     ws_job_table jt;
     ws_plan p;
@@ -244,21 +259,8 @@ Test(plan, deferral_alone_saves_its_closed_form, .init = mk, .fini = tmpdir_remo
     /* The same series as a price, $/kWh 0.4 and 0.1: waiting saves
      * 3 * 3200 J * 0.3 $/kWh = $0.0008 of $0.002667, and the line puts the
      * sign before the currency. */
-    snprintf(path, sizeof path, "%s/p.csv", tmp);
-    fixture_write(path, "timestamp,duration,value\n"
-                        "2022-10-20T00:00:00Z,1,0.4\n2022-10-20T00:01:00Z,9,0.1\n"
-                        "2022-10-20T00:10:00Z,1,0.4\n2022-10-20T00:11:00Z,9,0.1\n"
-                        "2022-10-20T00:20:00Z,1,0.4\n2022-10-20T00:21:00Z,9,0.1\n");
-    ws_whatif wp = {0};
-    cr_assert_eq(ws_series_load(&wp.price, path, WS_SERIES_PRICE, NULL, &err), 0, "%s",
-                 err.msg);
-    wp.has_price = 1;
-    wp.start = wp.price.start;
-    wp.objective = WS_OBJ_PRICE;
-    wp.k = 3.6e6 / 0.13;
-    wp.every = 600;
-    wp.defer = 30;
-    wp.defer_series = &wp.price;
+    ws_whatif wp;
+    deferral_whatif(&wp, WS_SERIES_PRICE, "0.4", "0.1", 3.6e6 / 0.13);
     plan(0.5, "default", "jit", &wp, 3, 2, &p, &jt, &tr, reg);
     cr_assert(p.has_defer && !p.defer_carbon);
     cr_assert(REL(p.defer_saving, 3 * 3200.0 * 0.3 / 3.6e6), "%.17g", p.defer_saving);

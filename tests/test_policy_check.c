@@ -252,3 +252,21 @@ Test(policy_check, bad_param_is_a_usage_error, .timeout = 60)
                      " (see 'wattsim policy check --help')\n");
     cli_free(&r);
 }
+
+/* create refusing the parameters fails `params` with the reason the
+ * policy logged (it was once dropped: "create failed"); the checks that
+ * need an instance are then not run and have no line, and `stdout` still
+ * has its own. */
+Test(policy_check, create_failure_shows_the_logged_reason, .timeout = 60)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "policy", "check", PLUGIN("cfail"),
+                                            NULL});
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, "PASS load           policy ABI " WATTSIM_POLICY_ABI "; 1 bso,"
+                     " 0 plo\nFAIL params         bso cfail: create failed: table 'q.csv' not"
+                     " found\nPASS stdout         bso cfail: nothing written to standard"
+                     " output\n" PLUGIN("cfail") ": 1 check failed; wattsim " WATTSIM_VERSION
+                     " (policy ABI " WATTSIM_POLICY_ABI ", random streams "
+                     STR(WATTSIM_RANDOM_STREAMS) ")\n");
+    cli_free(&r);
+}

@@ -29,22 +29,31 @@ static const char *row(const char *csv, const char *label)
     return NULL;
 }
 
-Test(provenance, policies_with_parameters_and_two_builds)
+/* `wattsim sweep` of the config `yaml` (written as c.yaml) with
+ * --policies `policies`, no figures; its output folder into out[size]. */
+static void sweep_with(const char *yaml, const char *policies, char *out, size_t size)
 {
-    tmpdir_make("/tmp/wsprov.XXXXXX");
-    cr_assert_eq(run_shell("cp '%s' '%s/copy.so'", PLUGIN("egreedy"), tmp), 0);
-    write_file("c.yaml", "gpu: v100\nworkload: squad\nseed: 1..3\nrecurrences: 30\n");
-    char policies[1200], cfg[600], out[600], csvpath[700];
-    snprintf(policies, sizeof policies,
-             "%s:egreedy:jit,%s{epsilon=0.5,decay=false}:jit,%s/copy.so:egreedy:jit,"
-             "zeus{window=10}:jit", PLUGIN("egreedy"), PLUGIN("egreedy"), tmp);
+    char cfg[600];
+    write_file("c.yaml", yaml);
     snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
-    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(out, size, "%s/out", tmp);
     cli_result r = cli_run((const char *[]){"wattsim", "sweep", cfg, "--traces", TRACES,
                                             "--no-plot", "--out", out, "--policies", policies,
                                             NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
+}
+
+Test(provenance, policies_with_parameters_and_two_builds)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    cr_assert_eq(run_shell("cp '%s' '%s/copy.so'", PLUGIN("egreedy"), tmp), 0);
+    char policies[1200], out[600], csvpath[700];
+    snprintf(policies, sizeof policies,
+             "%s:egreedy:jit,%s{epsilon=0.5,decay=false}:jit,%s/copy.so:egreedy:jit,"
+             "zeus{window=10}:jit", PLUGIN("egreedy"), PLUGIN("egreedy"), tmp);
+    sweep_with("gpu: v100\nworkload: squad\nseed: 1..3\nrecurrences: 30\n", policies, out,
+               sizeof out);
     snprintf(csvpath, sizeof csvpath, "%s/sweep.csv", out);
     FILE *f = fopen(csvpath, "r");
     cr_assert_not_null(f);
@@ -258,5 +267,87 @@ Test(provenance, simulate_table_names_policy_identity)
     snprintf(want, sizeof want, "\n  bso zeus{rounds=2,window=0} built-in sha256 %s\n", h);
     cr_expect(strstr(r.out, want), "no line %s in:\n%s", want, r.out);
     cli_free(&r);
+    tmpdir_remove();
+}
+
+/* s as CommonMark text: a backslash before each character that starts
+ * markup (the set docs/outputs.md names), into out. */
+static void md_escaped(const char *s, char *out, size_t size)
+{
+    size_t k = 0;
+    for (; *s && k + 3 < size; s++) {
+        if (strchr("\\`*_[]<>&|#~!$", *s)) out[k++] = '\\';
+        out[k++] = *s;
+    }
+    out[k] = '\0';
+}
+
+/* Cells of a Markdown table line: '|' not after a backslash, less one. */
+static int md_cells(const char *line, size_t n)
+{
+    int bars = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (line[i] == '\\') i++;
+        else if (line[i] == '|') bars++;
+    }
+    return bars - 1;
+}
+
+/* sweep.md names each policy as the tables do (parameters as resolved,
+ * built-in or its path, sha256 cut to 12), as Markdown text: a second
+ * build in a folder named with a blank and a '|' is labelled by its path,
+ * and no row of either table gains a cell from it. */
+Test(provenance, sweep_md_names_policy_identity)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    cr_assert_eq(run_shell("mkdir '%s/a b|c' && cp '%s' '%s/a b|c/capped.so'", tmp,
+                           PLUGIN("capped"), tmp), 0);
+    char policies[1200], out[600], md[700], copy[700];
+    snprintf(copy, sizeof copy, "%s/a b|c/capped.so", tmp);
+    snprintf(policies, sizeof policies, "zeus{window=3}:%s,zeus{window=3}:%s", PLUGIN("capped"),
+             copy);
+    sweep_with("gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 5\n", policies, out,
+               sizeof out);
+    snprintf(md, sizeof md, "%s/sweep.md", out);
+    char *text = slurp_file(md);
+    cr_assert_not_null(text);
+
+    char hz[13], hc[13], hd[13], ho[13], path[800], want[2400];
+    sha256sum12(WS_POLICY_BUILD_DIR "/zeus.so", hz);
+    sha256sum12(PLUGIN("capped"), hc);
+    sha256sum12(WS_POLICY_BUILD_DIR "/default.so", hd);
+    sha256sum12(WS_POLICY_BUILD_DIR "/oracle.so", ho);
+    cr_expect(strstr(text, "\n| policy | bso | plo |\n|---|---|---|\n"), "%s", text);
+    md_escaped(PLUGIN("capped"), path, sizeof path);
+    snprintf(want, sizeof want, "\n| zeus{window=3}+capped | zeus{rounds=2,window=3} built-in"
+             " sha256 %s | capped{max\\_watts=200} %s sha256 %s |\n", hz, path, hc);
+    cr_expect(strstr(text, want), "no line %s in:\n%s", want, text);
+    /* The copy: its label is its path, its file a quoted word (a blank). */
+    char label[800], quoted[800];
+    snprintf(quoted, sizeof quoted, "\"%s\"", copy);
+    md_escaped(quoted, path, sizeof path);
+    snprintf(quoted, sizeof quoted, "zeus{window=3}+%s", copy);
+    md_escaped(quoted, label, sizeof label);
+    snprintf(want, sizeof want, "\n| %s | zeus{rounds=2,window=3} built-in sha256 %s |"
+             " capped{max\\_watts=200} %s sha256 %s |\n", label, hz, path, hc);
+    cr_expect(strstr(text, want), "no line %s in:\n%s", want, text);
+    snprintf(want, sizeof want, "\n| default+default | default{} built-in sha256 %s |"
+             " default{} built-in sha256 %s |\n| oracle+oracle | oracle{} built-in sha256 %s |"
+             " oracle{} built-in sha256 %s |\n", hd, hd, ho, ho);
+    cr_expect(strstr(text, want), "no lines %s in:\n%s", want, text);
+    snprintf(want, sizeof want, "\n| %s | v100 | squad | 0.5 | 2 | ", label);
+    cr_expect(strstr(text, want), "no row %s in:\n%s", want, text);
+
+    /* Every row has its table's header's cells. */
+    int header = -1, tables = 0;
+    for (const char *l = text; *l;) {
+        size_t n = strcspn(l, "\n");
+        if (*l != '|') header = -1;
+        else if (header < 0) { header = md_cells(l, n); tables++; }
+        else cr_expect_eq(md_cells(l, n), header, "%.*s", (int)n, l);
+        l += n + (l[n] != '\0');
+    }
+    cr_expect_eq(tables, 2, "%s", text);
+    free(text);
     tmpdir_remove();
 }

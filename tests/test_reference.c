@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "wattsim/config.h"
 #include "wattsim/csv.h"
 #include "wattsim/engine.h"
@@ -214,19 +215,6 @@ Test(reference, zeus_jit_v100_eta05_beta2_100_seeds, .init = setup, .fini = tear
 
 /* ------------------------------------------------ run for run */
 
-typedef struct history {
-    ws_run_record r[512];
-    int n;
-} history;
-
-static int keep(void *ctx, const ws_run_record *r)
-{
-    history *h = ctx;
-    cr_assert_lt(h->n, 512);
-    h->r[h->n++] = *r;
-    return 0;
-}
-
 /* The whole of a gzip file, NUL-terminated. */
 static char *slurp_gz(const char *path)
 {
@@ -258,7 +246,7 @@ Test(reference, zeus_jit_v100_eta05_histories_run_for_run, .init = setup, .fini 
     ws_value *bp = NULL;
     cr_assert_eq(ws_params_resolve(bt->params, NULL, 0, "bso zeus", &bp, &err), 0);
     char *text = slurp_gz(REF "/zeus-v100-eta0.5-histories.jsonl.gz");
-    static history h;
+    static fixture_runs h;
     int sims = 0, workloads_seen = 0;
     long runs = 0, not_same_bits = 0;
     char seen[8][64];
@@ -288,7 +276,7 @@ Test(reference, zeus_jit_v100_eta05_histories_run_for_run, .init = setup, .fini 
         ws_sim_params sp = {.recurrences = jt.default_recurrences, .seed = (unsigned long)seed};
         ws_sim_totals tot;
         h.n = 0;
-        cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, keep, &h, &tot, &err), 0, "%s", err.msg);
+        cr_assert_eq(ws_simulate(&jt.job, b, p, &sp, fixture_keep, &h, &tot, &err), 0, "%s", err.msg);
         cr_assert_eq(h.n, (int)json_array_size(ref), "%s seed %ld: %d runs, Zeus %zu", w, seed,
                      h.n, json_array_size(ref));
         for (int k = 0; k < h.n; k++) {

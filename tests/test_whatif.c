@@ -341,19 +341,6 @@ Test(whatif, iso_times)
 
 /* ------------------------------------------------------------ engine */
 
-typedef struct recs {
-    ws_run_record r[256];
-    int n;
-} recs;
-
-static int keep(void *p, const ws_run_record *r)
-{
-    recs *c = p;
-    cr_assert_lt(c->n, 256);
-    c->r[c->n++] = *r;
-    return 0;
-}
-
 typedef struct grecs {
     ws_group_record r[64];
     int n;
@@ -367,7 +354,7 @@ static int keep_group(void *p, const ws_group_record *r)
     return 0;
 }
 
-static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
+static void simulate(const ws_whatif *w, fixture_runs *out, ws_sim_totals *tot)
 {
     ws_traces tr;
     ws_job_table jt;
@@ -379,7 +366,7 @@ static void simulate(const ws_whatif *w, recs *out, ws_sim_totals *tot)
     cr_assert(b && p, "%s", err.msg);
     ws_sim_params sp = {.recurrences = 6, .seed = 1};
     memset(out, 0, sizeof *out);
-    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, &err), 0,
+    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, w, fixture_keep, out, tot, &err), 0,
                  "%s", err.msg);
     ws_bso_free(b);
     ws_plo_free(p);
@@ -395,7 +382,7 @@ Test(whatif, engine_accounts_each_run_on_the_simulated_clock, .init = mk,
     load(&w.carbon, THREE, WS_SERIES_CARBON);
     w.has_carbon = 1;
     w.start = w.carbon.start;
-    recs r;
+    fixture_runs r;
     ws_sim_totals tot, plain;
     simulate(&w, &r, &tot);
     /* default: b0 32 at 200 W, 5 epochs: 50 s, 8000 J per run, back to back. */
@@ -408,7 +395,7 @@ Test(whatif, engine_accounts_each_run_on_the_simulated_clock, .init = mk,
     }
     cr_assert(REL(tot.co2_g, sum));
     /* The energy objective's numbers are exactly those without what-ifs. */
-    recs r0;
+    fixture_runs r0;
     simulate(NULL, &r0, &plain);
     cr_assert_eq(plain.cost, tot.cost);
     cr_assert_eq(plain.energy_j, tot.energy_j);
@@ -456,9 +443,9 @@ Test(whatif, carbon_plo_follows_the_intensity_each_recurrence, .init = mk,
         ws_plo *p = ws_plo_new(fixture_plo(reg, "carbon"), NULL, 1, &err);
         cr_assert(b && p, "%s", err.msg);
         ws_sim_params sp = {.recurrences = 4, .seed = 1};
-        recs r = {0};
+        fixture_runs r = {0};
         ws_sim_totals tot;
-        cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, with ? &w : NULL, keep, &r,
+        cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, with ? &w : NULL, fixture_keep, &r,
                                         &tot, &err), 0, "%s", err.msg);
         cr_assert_eq(r.n, 4);
         int want[2][4] = {{100, 100, 100, 100}, {100, 200, 200, 200}};
@@ -667,9 +654,9 @@ Test(whatif, zero_intensity_does_not_break_early_stopping, .init = mk, .fini = t
     ws_bso *b = ws_bso_new(fixture_bso(reg, "default"), NULL, 1, &err);
     ws_plo *p = ws_plo_new(fixture_plo(reg, "default"), NULL, 1, &err);
     ws_sim_params sp = {.recurrences = 4, .seed = 1};
-    recs r = {0};
+    fixture_runs r = {0};
     ws_sim_totals tot;
-    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, &w, keep, &r, &tot, &err), 0, "%s",
+    cr_assert_eq(ws_simulate_whatif(&jt.job, b, p, &sp, &w, fixture_keep, &r, &tot, &err), 0, "%s",
                  err.msg);
     cr_assert_eq(r.n, 4);
     for (int i = 0; i < 4; i++) {
@@ -688,7 +675,7 @@ Test(whatif, zero_intensity_does_not_break_early_stopping, .init = mk, .fini = t
 
 /* Simulate n recurrences of bso+plo at (eta, beta 2) with what-ifs w. */
 static int simulate_pair(const ws_whatif *w, double eta, const char *bso, const char *plo,
-                         long n, recs *out, ws_sim_totals *tot, ws_error *err)
+                         long n, fixture_runs *out, ws_sim_totals *tot, ws_error *err)
 {
     ws_traces tr;
     ws_job_table jt;
@@ -704,7 +691,7 @@ static int simulate_pair(const ws_whatif *w, double eta, const char *bso, const 
     cr_assert(b && p, "%s", err->msg);
     ws_sim_params sp = {.recurrences = n, .seed = 1};
     memset(out, 0, sizeof *out);
-    int rc = ws_simulate_whatif(&jt.job, b, p, &sp, w, keep, out, tot, err);
+    int rc = ws_simulate_whatif(&jt.job, b, p, &sp, w, fixture_keep, out, tot, err);
     ws_bso_free(b);
     ws_plo_free(p);
     ws_params_free(bt->params, bv);
@@ -734,7 +721,7 @@ Test(whatif, a_dirty_hour_does_not_starve_the_budget_set_in_a_clean_one, .init =
     w.start = w.carbon.start;
     w.objective = WS_OBJ_CARBON;
     w.k = 3.6e6 / ws_series_mean(&w.carbon);
-    recs r, e;
+    fixture_runs r, e;
     ws_sim_totals tot, te;
     ws_error err = {{0}};
     cr_assert_eq(simulate_pair(&w, 1.0, "default", "default", 6, &r, &tot, &err), 0, "%s",
@@ -772,7 +759,7 @@ Test(whatif, a_constant_series_gives_the_energy_objectives_histories, .init = mk
             w.start = s->start;
             w.objective = (ws_objective)obj;
             w.k = 3.6e6 / ws_series_mean(s);
-            static recs r, e;
+            static fixture_runs r, e;
             ws_sim_totals tot, te;
             ws_error err = {{0}};
             cr_assert_eq(simulate_pair(&w, eta, "zeus", "jit", 40, &r, &tot, &err), 0, "%s",
@@ -1065,7 +1052,7 @@ Test(whatif, defer_up_to_starts_each_run_at_the_least_integral, .init = mk,
         w.every = 300;
         w.defer = defer ? 150 : 0;
         w.defer_series = &w.carbon;
-        recs r;
+        fixture_runs r;
         ws_sim_totals tot;
         ws_error err = {{0}};
         cr_assert_eq(simulate_pair(&w, 0.5, "default", "default", 4, &r, &tot, &err), 0, "%s",
@@ -1107,7 +1094,7 @@ Test(whatif, every_counts_the_recurrences_that_start_late, .init = mk, .fini = t
     w.has_carbon = 1;
     w.start = w.carbon.start;
     w.every = 30;
-    recs r;
+    fixture_runs r;
     ws_sim_totals tot;
     ws_error err = {{0}};
     cr_assert_eq(simulate_pair(&w, 0.5, "default", "default", 4, &r, &tot, &err), 0, "%s",

@@ -69,6 +69,10 @@ void ws_table_whatif(FILE *f, const ws_whatif *wi);
  * in double quotes with C escapes. No sha256 part when sha256 is "". */
 void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
                      const char *file, const char *sha256);
+/* The same without ROLE and the newline ("zeus{rounds=2,window=0}
+ * built-in sha256 1a2b3c4d5e6f"): a cell of sweep.md's identity table. */
+void ws_table_policy_words(FILE *f, const char *name, const char *params, const char *file,
+                           const char *sha256);
 /* `, "bso_params": ..., "plo_file": ...`: a pair's identity, the keys
  * of simulate's JSON, of summary.json's cells and of plan's policies. */
 void ws_json_identity(FILE *f, const ws_policy_prov *pv);

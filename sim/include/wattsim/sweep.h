@@ -40,6 +40,10 @@ typedef struct ws_policy_pair {
      * (ws_params_format) and the sha256 of each policy's .so. */
     char *bso_params, *plo_params;
     char bso_sha256[65], plo_sha256[65];
+    /* The same with the registered names and the policies' files, as the
+     * tables print a pair (ws_table_identity; sweep.md): set by the sweep,
+     * NULL in a pair as parsed (ws_policy_pairs_parse). */
+    ws_study_pair *identity;
 } ws_policy_pair;
 
 /* "zeus:jit,default:default" -> pairs. Either side may carry parameters,

@@ -43,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,17 +256,61 @@ static int run_child(char *const argv[], sweep_fig *f)
     return 0;
 }
 
+/* nftw's visit for remove_tree: each entry after its contents. */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st; (void)type; (void)ftw;
+    return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/* Removes the folder `path` and everything in it, following no symbolic
+ * link (no shell: the path is never parsed). 0, or -1 with err saying
+ * what could not be removed. */
+static int remove_tree(const char *path, ws_error *err)
+{
+    errno = 0;
+    if (!nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS)) return 0;
+    return ws_fail(err, "%s: cannot remove the temporary folder: %s", path,
+                   errno ? strerror(errno) : "nftw failed");
+}
+
+/* The temporary folder `dir` removed after a phase that returned rc: a
+ * failure to remove it fails a phase that succeeded, and is a warning
+ * after one that failed (whose error stays the one reported). */
+static int cleanup(const char *dir, int rc, ws_error *err)
+{
+    ws_error rm = {{0}};
+    if (!remove_tree(dir, &rm)) return rc;
+    if (!rc) return ws_fail(err, "%s", rm.msg);
+    ws_line("wattsim-bench: warning: %s", rm.msg);
+    return rc;
+}
+
+static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
+                     const row *rows, size_t n_rows, const ws_catalogue *cat, sweep_fig *figs,
+                     size_t *n_figs, ws_error *err);
+
 static int sweeps(const char *traces, const char *catalogue, const row *rows, size_t n_rows,
                   const ws_catalogue *cat, sweep_fig *figs, size_t *n_figs, ws_error *err)
 {
-    char exe[PATH_MAX], wattsim[PATH_MAX + 16], dir[] = "/tmp/wattsim-bench-XXXXXX";
+    char dir[] = "/tmp/wattsim-bench-XXXXXX";
+    if (!mkdtemp(dir)) return ws_fail(err, "cannot make a temporary folder: %s", strerror(errno));
+    /* Every return of the phase, early ones included, leaves no folder. */
+    return cleanup(dir, sweeps_in(dir, traces, catalogue, rows, n_rows, cat, figs, n_figs, err),
+                   err);
+}
+
+static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
+                     const row *rows, size_t n_rows, const ws_catalogue *cat, sweep_fig *figs,
+                     size_t *n_figs, ws_error *err)
+{
+    char exe[PATH_MAX], wattsim[PATH_MAX + 16];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0) return ws_fail(err, "cannot find this executable");
     exe[k] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
     snprintf(wattsim, sizeof wattsim, "%s/wattsim", exe);
-    if (!mkdtemp(dir)) return ws_fail(err, "cannot make a temporary folder: %s", strerror(errno));
     char cfg[PATH_MAX], one[PATH_MAX], out[PATH_MAX], set_gpu[512] = "gpu=[", seeds[64];
     snprintf(cfg, sizeof cfg, "%s", WS_PAPER_ETA_CONFIG);
     snprintf(one, sizeof one, "%s/one.yaml", dir);
@@ -330,9 +375,6 @@ static int sweeps(const char *traces, const char *catalogue, const row *rows, si
         }
     }
     *n_figs = n;
-    char rm[PATH_MAX + 16];
-    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
-    if (system(rm)) {}
     return 0;
 }
 
@@ -499,10 +541,7 @@ static int readers(long n, reader_fig *figs, sweep_fig *gz, ws_error *err)
         if (run_child(a, gz)) rc = ws_fail(err, "cannot run %s", wattsim);
     }
     quiet_err = 0;
-    char rm[PATH_MAX + 16];
-    snprintf(rm, sizeof rm, "rm -rf '%s'", top);
-    if (system(rm)) {}
-    return rc;
+    return cleanup(top, rc, err);
 }
 
 static void print_readers(FILE *f, const reader_fig *r, const sweep_fig *gz)

@@ -286,6 +286,23 @@ static int write_table(const out_ctx *o, const char *name, const char *title,
     return rc;
 }
 
+/* A policy of q as the tables name it, as Markdown text: "?" when that
+ * text cannot be had (out of memory), as for paper.md's cells. */
+static void identity_cell(FILE *f, const ws_policy_pair *q, int bso)
+{
+    const ws_study_pair *id = q->identity;
+    char *t = NULL;
+    size_t len = 0;
+    FILE *m = id ? open_memstream(&t, &len) : NULL;
+    if (m)
+        ws_table_policy_words(m, bso ? id->bso : id->plo,
+                              bso ? id->prov.bso_params : id->prov.plo_params,
+                              bso ? id->prov.bso_file : id->prov.plo_file,
+                              bso ? id->prov.bso_sha256 : id->prov.plo_sha256);
+    ws_md_text(f, m && !fclose(m) && t ? t : id ? "?" : bso ? q->bso : q->plo);
+    free(t);
+}
+
 /* A readable summary: savings in percent, units per table. */
 static void write_md(FILE *f, const ws_sweep *s)
 {
@@ -333,7 +350,10 @@ static void write_md(FILE *f, const ws_sweep *s)
         char v[12][32], beta[32];
         if (s->betas[o.beta] == INFINITY) snprintf(beta, sizeof beta, "inf");
         else ws_tab(beta, sizeof beta, "%g", ws_req(s->betas[o.beta]));
-        fprintf(f, "| %s | %s | %s | %s | %s | ", s->pairs[o.pair].label, s->gpus[o.gpu],
+        /* A label may hold a path: text, not markup or a '|'. */
+        fputs("| ", f);
+        ws_md_text(f, s->pairs[o.pair].label);
+        fprintf(f, " | %s | %s | %s | %s | ", s->gpus[o.gpu],
                 s->work[o.work], ws_tab(v[0], 32, "%g", ws_req(s->etas[o.eta])), beta);
         if (o.seeds_ok) {
             /* A half-width of one seed is 0; a saving without a reference
@@ -368,18 +388,19 @@ static void write_md(FILE *f, const ws_sweep *s)
         fprintf(f, "%zu of %zu simulations failed: a cell's numbers are over its successful"
                    " seeds, savings and regret over the seeds where the reference succeeded"
                    " too.\n", s->n_failed, s->n_sims);
-    /* Which code ran, as sweep.csv records it: each policy as given, its
-     * parameters as resolved and the sha256 of the file it came from. */
-    fputs("\n| policy | bso | bso parameters | bso sha256 | plo | plo parameters | plo sha256 |\n"
-          "|---|---|---|---|---|---|---|\n", f);
+    /* Which code ran, each policy as the tables of simulate, run and plan
+     * name it (ws_table_policy_words), a cell of text. */
+    fputs("\nWhich code ran: each policy with its parameters as resolved, its file"
+          " (built-in: wattsim's policy folder) and the sha256 of that file, cut to 12 hex"
+          " digits (sweep.csv and sweep.json hold all 64).\n\n| policy | bso | plo |\n"
+          "|---|---|---|\n", f);
     for (size_t p = 0; p < s->n_pairs; p++) {
         const ws_policy_pair *q = &s->pairs[p];
-        const char *cols[7] = {q->label, q->bso, q->bso_params ? q->bso_params : "",
-                               q->bso_sha256, q->plo, q->plo_params ? q->plo_params : "",
-                               q->plo_sha256};
-        for (int k = 0; k < 7; k++) {
-            fputs(k ? " | " : "| ", f);
-            ws_md_text(f, cols[k]);
+        fputs("| ", f);
+        ws_md_text(f, q->label);
+        for (int k = 0; k < 2; k++) {
+            fputs(" | ", f);
+            identity_cell(f, q, k == 0);
         }
         fputs(" |\n", f);
     }

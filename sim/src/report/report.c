@@ -210,14 +210,20 @@ static void table_word(FILE *f, const char *s, const char *params)
     fputc('"', f);
 }
 
-void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
-                     const char *file, const char *sha256)
+void ws_table_policy_words(FILE *f, const char *name, const char *params, const char *file,
+                           const char *sha256)
 {
-    fprintf(f, "%s ", role);
     table_word(f, name, params ? params : "");
     fputc(' ', f);
     table_word(f, file && file[0] ? file : "-", NULL);
     if (sha256 && sha256[0]) fprintf(f, " sha256 %.12s", sha256);
+}
+
+void ws_table_policy(FILE *f, const char *role, const char *name, const char *params,
+                     const char *file, const char *sha256)
+{
+    fprintf(f, "%s ", role);
+    ws_table_policy_words(f, name, params, file, sha256);
     fputc('\n', f);
 }
 

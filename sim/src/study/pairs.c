@@ -18,6 +18,7 @@ void ws_policy_pairs_free(ws_policy_pair *p, size_t n)
         ws_policy_ref_free(&p[i].plo_ref);
         free(p[i].bso_params);
         free(p[i].plo_params);
+        free(p[i].identity);
     }
     free(p);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "study_pairs.h"
 #include "sweep_run.h"
 #include "wattsim/process.h"
 #include "wattsim/progress.h"
@@ -461,17 +462,22 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         if (pref && pref->n_params) nr = pref->n_params;
         snprintf(who, sizeof who, "plo %s", pt->name);
         if (ws_params_resolve(pt->params, raw, nr, who, &r->pp, err)) goto out;
-        char buf[1024];
-        if (ws_params_format(bt->params, r->bp, buf, sizeof buf)
-            || !(q->bso_params = strdup(buf))
-            || ws_params_format(pt->params, r->pp, buf, sizeof buf)
-            || !(q->plo_params = strdup(buf))) {
-            ws_fail(err, "policy pair %s: parameters too long", label);
+        /* Its identity as run and plan record theirs (one code path). */
+        const ws_study_policy sp = {bt, pt, r->bp, r->pp};
+        if (!(q->identity = calloc(1, sizeof *q->identity))) {
+            ws_fail(err, "out of memory");
             goto out;
         }
-        if (ws_registry_sha256(env->registry, bt, q->bso_sha256, err)
-            || ws_registry_sha256(env->registry, pt, q->plo_sha256, err))
+        if (ws_study_pair_identity(env->registry, &sp, q->identity, err)) goto out;
+        snprintf(q->identity->label, sizeof q->identity->label, "%s", label);
+        const ws_policy_prov *pv = &q->identity->prov;
+        if (!(q->bso_params = strdup(pv->bso_params))
+            || !(q->plo_params = strdup(pv->plo_params))) {
+            ws_fail(err, "out of memory");
             goto out;
+        }
+        memcpy(q->bso_sha256, pv->bso_sha256, sizeof q->bso_sha256);
+        memcpy(q->plo_sha256, pv->plo_sha256, sizeof q->plo_sha256);
     }
     s->ref_default = (size_t)find_pair(s->pairs, s->n_pairs, "default+default");
     s->ref_oracle = (size_t)find_pair(s->pairs, s->n_pairs, "oracle+oracle");
