@@ -33,6 +33,7 @@ import sys
 import threading
 import traceback
 
+from . import _lib
 from .policy import Job, Context, WithContext
 
 c_int, c_long, c_double, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_long, ctypes.c_double,
@@ -244,7 +245,7 @@ class Adapter:
         """fn(obj, Job) under the guard: 0, or -1 with the fault kept.
         job and ctx are addresses (c_void_p): converted only when used."""
         h = ctypes.c_int64.from_address(state).value
-        if h in self.faulted:
+        if h in self.faulted or _lib.swallowed:   # a Ctrl-C is stopping the call
             return -1
         # what the policy prints goes to stderr (contextlib's
         # redirect_stdout, without its per-call object)
@@ -298,6 +299,8 @@ class Adapter:
         return job
 
     def _create(self, state, _params, host):
+        if _lib.swallowed:
+            return -1
         try:
             o = (self.make(ctypes.cast(_params, P(Value)), host.contents) if self.with_params
                  else self.make())
