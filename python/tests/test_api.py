@@ -264,3 +264,26 @@ def test_package_version_is_the_library_version():
         assert re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1) == wattsim.__version__
     with open(os.path.join(SRC, "python", "_build", "wattsim_build.py")) as f:
         assert '"wattsim", "%s"' % wattsim.__version__ in f.read()
+
+
+def test_numpy_values_as_options():
+    """What a notebook computes options with: numpy scalars (np.float64 is a
+    float whose repr is "np.float64(0.3)" from numpy 2, as the subclass
+    here), numpy arrays and pandas Series as axes; the same runs as the
+    plain values give."""
+    import numpy as np
+
+    class F(float):                  # numpy 2's np.float64 repr
+        def __repr__(self):
+            return "np.float64(%s)" % float.__repr__(self)
+
+    ref = wattsim.simulate(workload="squad", eta=0.3, seed=7, recurrences=5)
+    for eta, seed in ((F(0.3), 7), (np.float64(0.3), np.int64(7))):
+        df = wattsim.simulate(workload="squad", eta=eta, seed=seed, recurrences=5)
+        pd.testing.assert_frame_equal(df, ref, check_exact=True)
+        assert df.attrs["eta"] == 0.3 and df.attrs["seed"] == 7
+    ref = wattsim.sweep(workload=["squad"], eta=[0.3, 0.7], seed=[1, 2], beta=[2])
+    got = wattsim.sweep(workload=np.array(["squad"]), eta=np.linspace(0.3, 0.7, 2),
+                        seed=np.arange(1, 3), beta=pd.Series([2.0]))
+    pd.testing.assert_frame_equal(got.cells, ref.cells, check_exact=True)
+    assert len(ref.cells) == 6 and list(ref.cells["eta"][:2]) == [0.3, 0.7]
