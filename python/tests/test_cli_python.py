@@ -59,6 +59,16 @@ def test_exception_is_one_policy_error_line():
                      " KeyError: 'missing'"]
 
 
+def test_exception_in_init_is_one_policy_error_line():
+    """The class's __init__ runs in the policy's create: its exception is
+    the error line, not "create failed (returned -1)"."""
+    r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:InitBoom",
+                "--bso-param", "after=5", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso py-initboom: create"
+                        " failed: RuntimeError: cannot build with after=5\n")
+
+
 def test_wrong_return_type_is_a_policy_error():
     r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:WrongType",
                 "--plo", "jit", check=False)

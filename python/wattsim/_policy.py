@@ -309,6 +309,9 @@ class Adapter:
         except BaseException as e:  # noqa: B036
             if self.fault is None:
                 self.fault = ("create", e)
+            # the host's error line: "bso NAME: create failed: LINE"
+            h = host.contents
+            h.log(h.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
             return -1
         h = self.next
         self.next += 1
