@@ -90,6 +90,10 @@ def test_provenance_names_the_files_read():
     df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2)
     p = df.attrs["provenance"]
     assert p["api"] == wattsim.API_VERSION and p["wattsim"] == wattsim.version()[0]
+    # the three versions, as the CLI says them (a seed's draws depend on the streams')
+    v = subprocess.run([CLI, "--version"], check=True, capture_output=True, text=True).stdout
+    assert v == "wattsim %s (policy ABI %s, random streams %d)\n" % (
+        p["wattsim"], p["policy_abi"], p["random_streams"])
     files = p["traces"]["files"]
     for name in ("summary_train.csv", "summary_power_v100.csv"):
         path = os.path.join(p["traces"]["folder"], name)
