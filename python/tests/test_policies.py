@@ -123,6 +123,26 @@ def test_keyboard_interrupt_in_a_policy_propagates():
     assert len(wattsim.simulate(workload="cifar100", seed=1, recurrences=2)) == 2
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_keyboard_interrupt_in_a_policy_stops_a_sweep(threads):
+    """Ctrl-C while a live policy's code runs (with threads=1 the policy
+    runs on the calling thread, where Python raises it) stops the sweep
+    there, not after its every other simulation: the 8 simulations of the
+    pair after the first make no call."""
+    calls = []
+
+    class Interrupted(Faulty):
+        def predict(self, job):
+            calls.append(1)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        wattsim.sweep(workload=["cifar100", "squad", "imagenet"], seed=range(1, 4),
+                      threads=threads, policies=[(Interrupted("none"), "jit")])
+    assert len(calls) == 1
+    assert len(wattsim.simulate(workload="cifar100", seed=1, recurrences=2)) == 2
+
+
 def test_prints_go_to_stderr(capfd):
     df = wattsim.simulate(workload="cifar100", seed=1, recurrences=3, bso=Faulty("none"),
                           plo="jit")

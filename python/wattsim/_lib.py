@@ -78,6 +78,15 @@ def _unraisable(u):
     (_prev_hook or sys.__unraisablehook__)(u)
 
 
+def stop(e):
+    """A KeyboardInterrupt (or SystemExit) a policy's call raised inside
+    its guard, while a call of this process runs: stop the whole call as a
+    Ctrl-C at a callback's entry does (a sweep would otherwise go on with
+    its next simulations and raise only at its end)."""
+    if _hooked and not swallowed:
+        swallowed.append(e)
+
+
 def _hook(on):
     global _hooked, _prev_hook
     with _hook_lock:

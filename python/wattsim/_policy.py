@@ -277,6 +277,8 @@ class Adapter:
             self.faulted.add(h)
             if self.fault is None:
                 self.fault = (call, e)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                _lib.stop(e)
             # the host's error line: "bso NAME: predict failed: LINE"
             host = self.hosts.get(h)
             if host is not None:
@@ -324,6 +326,8 @@ class Adapter:
         except BaseException as e:  # noqa: B036
             if self.fault is None:
                 self.fault = ("create", e)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                _lib.stop(e)
             # the host's error line: "bso NAME: create failed: LINE"
             h = host.contents
             h.log(h.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
