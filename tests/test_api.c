@@ -70,6 +70,13 @@ Test(api, errors_are_one_line_with_a_status)
     cr_expect_eq(ws_api_run(c, NULL, &json), WS_API_INPUT);
     cr_expect(!strncmp(ws_api_error(c), "--eta must be", 13), "%s", ws_api_error(c));
     ws_api_call_free(c);
+    /* one simulation: two seeds would report both histories as one */
+    c = call("simulate", (const char *const[]){"workload", "cifar100", "seed", "1..2", NULL});
+    cr_expect_eq(ws_api_run(c, NULL, &json), WS_API_INPUT);
+    cr_expect_null(json);
+    cr_expect_str_eq(ws_api_error(c), "simulate: takes one GPU, one workload, one eta, one beta"
+                     " and one seed; use run or sweep for several");
+    ws_api_call_free(c);
 }
 
 /* A live BSO: always b0. */

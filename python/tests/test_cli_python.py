@@ -38,12 +38,17 @@ def test_sweep_threads_and_isolate_same_bytes(tmp_path):
     cfg = tmp_path / "plan.yaml"
     cfg.write_text("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nseed: 1..2\n")
     outs = []
-    for extra in (["--threads", "1"], ["--threads", "2"], ["--isolate", "--threads", "2"]):
+    for extra in (["--threads", "1", "--keep-history"], ["--threads", "2", "--keep-history"],
+                  ["--isolate", "--threads", "2"]):
         out = tmp_path / ("o%d" % len(outs))
         wattsim("sweep", str(cfg), "--policies", "%s:%s,gts:jit" % (GTS, JIT), "--out",
                 str(out), "--no-plot", "--quiet", *extra)
-        outs.append((out / "sweep.json").read_bytes())
-    assert outs[0] == outs[1] == outs[2]
+        outs.append({f: (out / f).read_bytes() for f in ("sweep.json", "sweep.csv",
+                                                          "history.csv") if (out / f).exists()})
+    assert outs[0] == outs[1]         # every run of every simulation, byte for byte
+    assert outs[0]["history.csv"].count(b"\n") > 100
+    assert outs[2] == {k: v for k, v in outs[0].items() if k != "history.csv"}
+    outs = [o["sweep.json"] for o in outs]
     cells = json.loads(outs[0])["cells"]
     mean = {(c["policy"], c["workload"]): c["energy_j"]["mean"] for c in cells}
     for w in ("cifar100", "squad"):
@@ -57,6 +62,16 @@ def test_exception_is_one_policy_error_line():
     lines = [x for x in r.stderr.splitlines() if x.startswith("wattsim:")]
     assert lines == ["wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso py-boom: predict failed:"
                      " KeyError: 'missing'"]
+
+
+def test_exception_in_init_is_one_policy_error_line():
+    """The class's __init__ runs in the policy's create: its exception is
+    the error line, not "create failed (returned -1)"."""
+    r = wattsim("simulate", "--workload", "cifar100", "--bso", "py:wstest_policies:InitBoom",
+                "--bso-param", "after=5", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("wattsim: v100/cifar100 eta 0.5 beta 2 seed 1: bso py-initboom: create"
+                        " failed: RuntimeError: cannot build with after=5\n")
 
 
 def test_wrong_return_type_is_a_policy_error():

@@ -48,3 +48,50 @@ def test_tutorial_notebook(tmp_path):
     text = "".join("".join(o.get("text", "")) for o in outputs)
     assert "frontier of librispeech on v100: 9 of 105 knobs" in text
     assert "plan: set bs 48 at 150 W" in text
+
+
+def test_tutorial_notebook_code(tmp_path):
+    """The notebook's code cells, top to bottom in one interpreter as a
+    kernel runs them, always (jupyter-nbconvert above needs Debian packages
+    that may be missing): the notebook cannot drift from the package
+    unnoticed. Each cell's last expression is printed, as a notebook
+    shows it. Without matplotlib, a stand-in records the plotting calls
+    (the data each plot is drawn from is still computed)."""
+    import json
+    nb = os.path.join(os.path.dirname(HERE), "examples", "tutorial.ipynb")
+    with open(nb) as f:
+        cells = ["".join(c["source"]) for c in json.load(f)["cells"]
+                 if c["cell_type"] == "code"]
+    assert len(cells) >= 7
+    code = ("import ast, json, sys\n"
+            "try:\n"
+            "    import matplotlib\n"
+            "    matplotlib.use('Agg')\n"
+            "    import matplotlib.pyplot as plt\n"
+            "    stub = False\n"
+            "except ImportError:\n"
+            "    from unittest import mock\n"
+            "    m = mock.MagicMock()\n"
+            "    m.pyplot.subplots.side_effect = lambda *a, **k: (mock.MagicMock(),"
+            " mock.MagicMock())\n"
+            "    sys.modules.update({'matplotlib': m, 'matplotlib.pyplot': m.pyplot,"
+            " 'matplotlib.ticker': m.ticker})\n"
+            "    plt, stub = m.pyplot, True\n"
+            "for src in json.load(sys.stdin):\n"
+            "    tree = ast.parse(src)\n"
+            "    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr)"
+            " else None\n"
+            "    exec(compile(tree, 'cell', 'exec'), globals())\n"
+            "    if last is not None:\n"
+            "        v = eval(compile(ast.Expression(last.value), 'cell', 'eval'), globals())\n"
+            "        if v is not None: print(repr(v))\n"
+            "print('figures', plt.subplots.call_count if stub else len(plt.get_fignums()))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), MPLCONFIGDIR=str(tmp_path / "mpl"),
+               MPLBACKEND="Agg")
+    r = subprocess.run([sys.executable, "-c", code], input=json.dumps(cells),
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "frontier of librispeech on v100: 9 of 105 knobs" in r.stdout
+    assert "plan: set bs 48 at 150 W" in r.stdout
+    assert "py-gaussiants+py-jit" in r.stdout and "summary_power_v100.csv" in r.stdout
+    assert r.stdout.splitlines()[-1] == "figures 3"

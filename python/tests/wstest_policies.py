@@ -55,3 +55,10 @@ class Seeded:
 
     def observe(self, job, batch_size, cost, converged):
         pass
+
+
+class InitBoom(Boom):
+    """__init__ raises: the class cannot be built for a simulation."""
+
+    def __init__(self, after=3):
+        raise RuntimeError("cannot build with after=%d" % after)

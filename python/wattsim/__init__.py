@@ -7,8 +7,9 @@ libwattsim with ctypes (wattsim/api.h). See docs/python.md.
     df[["recurrence", "bs", "pl", "energy_j", "time_s", "reached"]]
 
 Options are the CLI's (`wattsim COMMAND --help`) as keyword arguments,
-dashes as underscores: eta=0.5, power_cap=200, keep_history=True. A list
-or range gives an axis several values (seed=range(1, 21)). A policy
+dashes as underscores: eta=0.5, power_cap=200, keep_history=True. A list,
+range or numpy array gives a sweep's axis several values
+(seed=range(1, 21)); simulate, pareto and plan take one of each. A policy
 (bso=, plo=, policies=) is a name as on the command line or a live
 Python object with Zeus's interface (wattsim.policy).
 """

@@ -11,6 +11,7 @@ Where libwattsim is looked for, first found wins:
 import ctypes
 import json
 import os
+import sys
 import threading
 
 API_VERSION = 1  # the WS_API_VERSION this package was written for
@@ -47,6 +48,56 @@ class Hooks(ctypes.Structure):
 
 
 PROGRESS = Hooks._fields_[1][1]
+
+# A callback of this package can raise before its guard (try) runs: Python
+# raises a pending Ctrl-C's KeyboardInterrupt at the first bytecode the
+# main thread runs once the signal arrived, and while the library runs that
+# is the entry of a callback (the progress hook, a live policy's call).
+# ctypes then hands the exception to sys.unraisablehook ("Exception ignored
+# on calling ctypes callback function"), drops it and returns an undefined
+# value. While a call runs, _unraisable keeps what our callbacks raised so
+# (the first), every later callback answers "stop", and the call re-raises
+# it once the library returns; anything else goes to the previous hook.
+swallowed = []
+_hooked = 0
+_prev_hook = None
+_hook_lock = threading.Lock()
+
+
+def _ours(tb):
+    """Whether the traceback starts in this package (a callback's frame)."""
+    return tb is not None and os.path.dirname(tb.tb_frame.f_code.co_filename) == \
+        os.path.dirname(__file__)
+
+
+def _unraisable(u):
+    if u.exc_value is not None and _ours(u.exc_traceback):
+        if not swallowed:
+            swallowed.append(u.exc_value)
+        return
+    (_prev_hook or sys.__unraisablehook__)(u)
+
+
+def stop(e):
+    """A KeyboardInterrupt (or SystemExit) a policy's call raised inside
+    its guard, while a call of this process runs: stop the whole call as a
+    Ctrl-C at a callback's entry does (a sweep would otherwise go on with
+    its next simulations and raise only at its end)."""
+    if _hooked and not swallowed:
+        swallowed.append(e)
+
+
+def _hook(on):
+    global _hooked, _prev_hook
+    with _hook_lock:
+        if on:
+            if _hooked == 0 and sys.unraisablehook is not _unraisable:
+                _prev_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
+            _hooked += 1
+        else:
+            _hooked -= 1
+            if _hooked == 0 and sys.unraisablehook is _unraisable:
+                sys.unraisablehook, _prev_hook = _prev_hook, None
 
 
 def lib():
@@ -130,6 +181,8 @@ class Call:
 
         def tick(_ctx, done, total):
             try:
+                if swallowed:
+                    return 1
                 if progress is not None and progress(done, total):
                     return 1
                 return 1 if cancel is not None and cancel() else 0
@@ -140,7 +193,15 @@ class Call:
         cb = PROGRESS(tick)
         hooks = Hooks(ctypes.sizeof(Hooks), cb, None, None)
         out = ctypes.c_void_p()
-        rc = self.L.ws_api_run(self.c, ctypes.byref(hooks), ctypes.byref(out))
+        _hook(True)
+        try:
+            rc = self.L.ws_api_run(self.c, ctypes.byref(hooks), ctypes.byref(out))
+        finally:
+            _hook(False)
+            if swallowed:
+                e = swallowed.pop()
+                if self.raised is None:
+                    self.raised = e
         if rc == OK:
             try:
                 text = ctypes.string_at(out.value).decode()

@@ -33,6 +33,7 @@ import sys
 import threading
 import traceback
 
+from . import _lib
 from .policy import Job, Context, WithContext
 
 c_int, c_long, c_double, c_void_p, c_char_p = (ctypes.c_int, ctypes.c_long, ctypes.c_double,
@@ -86,6 +87,20 @@ class WsHost(ctypes.Structure):
 
 FORECAST_KINDS = {"carbon": 1, "price": 2}  # WS_FORECAST_CARBON, _PRICE
 
+
+# An instance holds its thread's Python thread state from create to
+# destroy. ctypes runs a callback on a thread Python did not start (a
+# sweep's worker threads, in the package or in the CLI's bridge) under
+# PyGILState_Ensure, which makes a thread state for that one call and
+# destroys it after: about 150 us a call against 5 us with one kept,
+# measured on a sweep with threads=2. One more Ensure at create, released
+# at destroy (on the same thread, within one simulation), keeps it for the
+# simulation's calls; on a Python thread it only counts.
+try:
+    _ensure, _release = ctypes.pythonapi.PyGILState_Ensure, ctypes.pythonapi.PyGILState_Release
+    _ensure.restype, _release.argtypes = c_int, [c_int]
+except (AttributeError, OSError):   # no C API to reach: every call makes its own
+    _ensure = _release = None
 
 CREATE = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, P(WsHost))
 DESTROY = ctypes.CFUNCTYPE(None, c_void_p)
@@ -205,6 +220,7 @@ class Adapter:
         self.jobs = {}                    # ws_job address -> Job
         self.jobs_by_key = {}             # its values -> Job (one Job per job)
         self.with_ctx = set()             # instances that are WithContext
+        self.held = {}                    # instance -> (thread, its PyGILState_Ensure)
         if name is None:
             with Adapter._names_lock:
                 Adapter._names += 1
@@ -244,7 +260,7 @@ class Adapter:
         """fn(obj, Job) under the guard: 0, or -1 with the fault kept.
         job and ctx are addresses (c_void_p): converted only when used."""
         h = ctypes.c_int64.from_address(state).value
-        if h in self.faulted:
+        if h in self.faulted or _lib.swallowed:   # a Ctrl-C is stopping the call
             return -1
         # what the policy prints goes to stderr (contextlib's
         # redirect_stdout, without its per-call object)
@@ -261,6 +277,8 @@ class Adapter:
             self.faulted.add(h)
             if self.fault is None:
                 self.fault = (call, e)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                _lib.stop(e)
             # the host's error line: "bso NAME: predict failed: LINE"
             host = self.hosts.get(h)
             if host is not None:
@@ -298,6 +316,8 @@ class Adapter:
         return job
 
     def _create(self, state, _params, host):
+        if _lib.swallowed:
+            return -1
         try:
             o = (self.make(ctypes.cast(_params, P(Value)), host.contents) if self.with_params
                  else self.make())
@@ -306,6 +326,11 @@ class Adapter:
         except BaseException as e:  # noqa: B036
             if self.fault is None:
                 self.fault = ("create", e)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                _lib.stop(e)
+            # the host's error line: "bso NAME: create failed: LINE"
+            h = host.contents
+            h.log(h.ctx, 0, _last_line(e).encode("utf-8", "replace")[:900])
             return -1
         h = self.next
         self.next += 1
@@ -314,6 +339,8 @@ class Adapter:
         if isinstance(o, WithContext):
             self.with_ctx.add(h)
         self.hosts[h] = host.contents
+        if _ensure is not None:
+            self.held[h] = (threading.get_ident(), _ensure())
         ctypes.c_int64.from_address(state).value = h
         return 0
 
@@ -323,6 +350,9 @@ class Adapter:
         self.hosts.pop(h, None)
         self.with_ctx.discard(h)
         self.faulted.discard(h)
+        held = self.held.pop(h, None)
+        if held is not None and held[0] == threading.get_ident():
+            _release(held[1])             # (another thread: kept, never misreleased)
 
     def _register(self, state, job, ctx):
         if self.kind == "bso":

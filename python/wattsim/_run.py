@@ -51,13 +51,23 @@ def version():
     return L.ws_api_wattsim_version().decode(), L.ws_api_version()
 
 
+def _plain(v):
+    """A numpy scalar as the Python number it holds (np.float64 is a float
+    whose repr, from numpy 2, is "np.float64(0.5)"); a numpy array or a
+    pandas Series as a list; anything else as it is."""
+    if type(v).__module__.split(".")[0] in ("numpy", "pandas") and hasattr(v, "tolist"):
+        return v.tolist()
+    return v
+
+
 def _scalar(v):
+    v = _plain(v)
     if v is True:
         return "1"
     if v is False:
         return "0"
     if isinstance(v, float):
-        return repr(v)
+        return float.__repr__(v)
     return str(v)
 
 
@@ -164,6 +174,7 @@ def _command(command, options, table=None, progress=None, cancel=None):
     opts = {k.replace("_", "-"): v for k, v in options.items() if v is not None}
     live = _Policies(call, opts)
     for k, v in opts.items():
+        v = _plain(v)
         if k in ("bso", "plo"):
             v = live.name(k, v)
         elif k == "policies" and not isinstance(v, str):

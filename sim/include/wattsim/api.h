@@ -40,12 +40,12 @@
  *
  * The JSON is one object: {"provenance": {...}, "result": ...}. The
  * provenance records what the CLI's outputs record and what a result in a
- * notebook needs to be traced back: the wattsim version, API and policy
- * ABI versions, the command and its options as given, the trace folder
- * and the sha256 of each trace file read, the catalogue and its sha256,
- * the what-ifs, each policy pair (label, resolved parameters, the sha256
- * of its .so or Python module, its origin) and the folders and packages
- * --allow-plugins / --allow-python allowed.
+ * notebook needs to be traced back: the wattsim version, API, policy
+ * ABI and random streams versions, the command and its options as given,
+ * the trace folder and the sha256 of each trace file read, the catalogue
+ * and its sha256, the what-ifs, each policy pair (label, resolved
+ * parameters, the sha256 of its .so or Python module, its origin) and the
+ * folders and packages --allow-plugins / --allow-python allowed.
  *
  * Errors: the status says what kind, ws_api_error() the one line the CLI
  * would print (without "wattsim: "). A call changes no state of the

@@ -32,6 +32,7 @@
 #include "wattsim/report.h"
 #include "wattsim/sha256.h"
 #include "wattsim/trace.h"
+#include "wattsim/version.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "0.0.0"
@@ -474,8 +475,10 @@ static void write_provenance(const ws_api_call *c, FILE *f)
 {
     fprintf(f, "{\"wattsim\": ");
     ws_json_str(f, WS_VERSION);
-    fprintf(f, ", \"api\": %d, \"policy_abi\": \"%d.%d\", \"command\": ", WS_API_VERSION,
-            WS_ABI_MAJOR, WS_ABI_MINOR);
+    /* the three versions sweep.json's "wattsim" records, and the API's */
+    fprintf(f, ", \"api\": %d, \"policy_abi\": \"%d.%d\", \"random_streams\": %d,"
+            " \"command\": ", WS_API_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR,
+            WATTSIM_RANDOM_STREAMS);
     ws_json_str(f, c->cmd->name);
     fputs(", \"options\": [", f);
     for (size_t i = 0; i < c->n_v; i++) {

@@ -188,6 +188,12 @@ int api_simulate(ws_api_call *c, FILE *out, ws_error *err)
         api_usage(c, err, "runs one policy pair; use run or sweep for several");
         goto out;
     }
+    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
+        || cfg.n_betas != 1 || cfg.n_seeds != 1) {
+        api_usage(c, err, "%s", "takes one GPU, one workload, one eta, one beta and one seed;"
+                  " use run or sweep for several");
+        goto out;
+    }
     if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;
     const ws_whatif *wi = &in.wi;
     hist.total = cfg.recurrences > 0 ? (double)cfg.recurrences : 0;
