@@ -416,7 +416,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         case OPT_BSO_PARAM:
         case OPT_PLO_PARAM: {
             const char *eq = strchr(optarg, '=');
-            if (!eq) {
+            if (!eq || eq == optarg) {         /* "=3": a value of no parameter */
                 rc = ws_cli_usage("simulate", "parameter '%s' is not KEY=VALUE", optarg);
                 goto out;
             }
