@@ -76,10 +76,24 @@ Test(bounds, axes_of_absurd_data_stay_finite, .timeout = 10)
     expect_sane(&a, "log over 620 decades");
     ws_plot_axis_log(&a, 1e-3, 7e21, &o);              /* the bounds' extremes */
     expect_sane(&a, "log over the bounded ETAs");
+    /* a range a double holds, but not once padded, or whose ends' product
+     * over- or underflows: ticks stepped forever past the array before */
+    ws_plot_axis_log(&a, 1e-320, 1e-300, &o);
+    expect_sane(&a, "log of subnormals");
+    ws_plot_axis_log(&a, 1e200, 1e300, &o);
+    expect_sane(&a, "log near the top of a double");
+    ws_plot_axis_log(&a, 1e-200, 1e100, &o);
+    expect_sane(&a, "log over 300 decades");
     ws_plot_axis_linear(&a, 0, 0, &o);
     expect_sane(&a, "linear at 0");
     ws_plot_axis_linear(&a, -1e308, 1e308, &o);
     expect_sane(&a, "linear over an overflowing span");
+    ws_plot_axis_linear(&a, 4e-324, 1e-320, &o);
+    expect_sane(&a, "linear over subnormals");
+    ws_plot_axis_linear(&a, 1e300, 1.7e308, &o);
+    expect_sane(&a, "linear near the top of a double");
+    ws_plot_axis_linear(&a, 1e-320, 1e-300, &o);
+    expect_sane(&a, "linear from a subnormal");
     /* an ordinary range is untouched by the guards: 1 to 100, log */
     ws_plot_axis_log(&a, 1, 100, &o);
     expect_sane(&a, "log 1..100");

@@ -274,7 +274,8 @@ int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
             if (pass == 0 && o->kind == K_LIST
                 && (!strcmp(o->name, "bso-param") || !strcmp(o->name, "plo-param"))) {
                 const char *eq = strchr(v, '=');
-                if (!eq) return api_usage(c, err, "parameter '%s' is not KEY=VALUE", v);
+                if (!eq || eq == v)             /* "=3": a value of no parameter */
+                    return api_usage(c, err, "parameter '%s' is not KEY=VALUE", v);
                 char key[256];
                 snprintf(key, sizeof key, "%s.params.%.*s", o->name[0] == 'b' ? "bso" : "plo",
                          (int)(eq - v), v);

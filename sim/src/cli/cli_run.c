@@ -407,7 +407,9 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         if (c >= OPT_GPU && c <= OPT_PLO) {
             workload |= c == OPT_WORKLOAD;
             char opt[32];
-            snprintf(opt, sizeof opt, "--%s", keys[c - OPT_GPU]);
+            /* the option typed: --bso for the key bso.name */
+            snprintf(opt, sizeof opt, "--%.*s", (int)strcspn(keys[c - OPT_GPU], "."),
+                     keys[c - OPT_GPU]);
             if (ws_cli_set_kv(&cfg, keys[c - OPT_GPU], optarg, opt, &err)) goto out;
             continue;
         }
@@ -416,7 +418,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         case OPT_BSO_PARAM:
         case OPT_PLO_PARAM: {
             const char *eq = strchr(optarg, '=');
-            if (!eq) {
+            if (!eq || eq == optarg) {         /* "=3": a value of no parameter */
                 rc = ws_cli_usage("simulate", "parameter '%s' is not KEY=VALUE", optarg);
                 goto out;
             }

@@ -297,6 +297,20 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
     for (size_t i = 0; i < r->n_files; i++)
         if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
+    /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
+     * folder every command scans, or given as --bso) would block it for
+     * ever, and a device never ends. Only a regular file is loaded. */
+    struct stat st;
+    const char *bad = stat(real, &st) ? strerror(errno)
+                    : S_ISREG(st.st_mode) ? NULL
+                    : S_ISDIR(st.st_mode) ? "not a regular file (a folder)"
+                    : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                    : "not a regular file (a device or a socket)";
+    if (bad) {
+        ws_fail(err, "%s: cannot load policy plugin: %s", path, bad);
+        free(real);
+        return -1;
+    }
 
     ws_guard_stdout_enter();
     ws_guard_call_enter(path, "loading");

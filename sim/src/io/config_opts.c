@@ -17,8 +17,11 @@
 
 void ws_config_relabel(ws_error *err, const char *key, const char *opt)
 {
-    char prefix[160], msg[WS_ERROR_MAX];
+    char prefix[400], msg[WS_ERROR_MAX], k[160];
     if (!opt) return;
+    /* the message quotes the key escaped (ws_fail): match it so */
+    ws_text_escape(k, sizeof k, key);
+    key = k;
     snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
     size_t n = strlen(prefix);
     if (!strncmp(err->msg, prefix, n)) {

@@ -119,8 +119,10 @@ static size_t linear_ticks(ws_plot_axis *a, double m, int k)
     if (m == 2.5 && k <= 0) decimals++;
     double i0 = ceil(a->lo / step - 1e-9), i1 = floor(a->hi / step + 1e-9);
     a->n = 0;
-    if (i1 - i0 + 1 > WS_PLOT_MAX_TICKS) return 0;
-    for (double i = i0; i <= i1; i++) {
+    /* written so that NaN fails too: a step that underflowed to 0 makes
+     * i0 and i1 infinite, and i++ would then never leave the loop */
+    if (!(step > 0) || !(i1 - i0 + 1 <= WS_PLOT_MAX_TICKS)) return 0;
+    for (double i = i0; i <= i1 && a->n < WS_PLOT_MAX_TICKS; i++) {
         a->tick[a->n] = i == 0 ? 0 : i * step;               /* never -0 */
         fixed_label(a->label[a->n], sizeof a->label[a->n], i * step, decimals);
         a->n++;
@@ -162,6 +164,11 @@ void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_ax
 {
     memset(a, 0, sizeof *a);
     if (!isfinite(d1 - d0) || d1 < d0) d0 = 0, d1 = 1;    /* a span that overflows too */
+    /* and values a tick step of 10^k cannot reach: below 1e-290 it
+     * underflows (to 0 or a subnormal), above 1e300 the padded ends
+     * overflow; no figure of bounded inputs comes near either */
+    double m0 = fmax(fabs(d0), fabs(d1));
+    if (m0 > 0 && !(m0 >= 1e-290 && m0 <= 1e300)) d0 = 0, d1 = 1;
     if (o->zero) d0 = fmin(d0, 0), d1 = fmax(d1, 0);
     double span = d1 - d0, mag = fmax(fabs(d0), fabs(d1));
     double need = fmax(o->min_span * mag, mag > 0 ? 1e-9 * mag : 1);
@@ -190,15 +197,19 @@ void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_
     /* d1 / d0 finite: a range of over 308 decades would make the pt per
      * decade 0 and the ends 0 and inf, whose log10 (int) is undefined */
     if (!(d0 > 0) || !isfinite(d1 / d0) || d1 < d0) d0 = 1, d1 = 10;
-    double dec = fmax(log10(d1 / d0), log10(1.5));
     double pad0 = o->pad0, pad1 = o->pad1;
     if (pad0 + pad1 > o->len / 2) pad0 = pad1 = o->len / 4;
-    double per = (o->len - pad0 - pad1) / dec;                    /* pt per decade */
-    double mid = sqrt(d0 * d1);
-    d0 = fmin(d0, mid / pow(10, dec / 2));
-    d1 = fmax(d1, mid * pow(10, dec / 2));
-    a->lo = d0 / pow(10, pad0 / per);
-    a->hi = d1 * pow(10, pad1 / per);
+    for (int again = 0;; again = 1) {
+        double dec = fmax(log10(d1 / d0), log10(1.5));
+        double per = (o->len - pad0 - pad1) / dec;                /* pt per decade */
+        double mid = sqrt(d0) * sqrt(d1);             /* d0 * d1 may overflow or underflow */
+        a->lo = fmin(d0, mid / pow(10, dec / 2)) / pow(10, pad0 / per);
+        a->hi = fmax(d1, mid * pow(10, dec / 2)) * pow(10, pad1 / per);
+        /* ends whose log10 and decades are finite, as every tick must be
+         * (subnormal or huge data padded past a double: 1e-320 to 1e-300) */
+        if (again || (a->lo >= 1e-300 && a->hi <= 1e300)) break;
+        d0 = 1, d1 = 10;
+    }
     int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
     for (int s = 0; s < 4; s++) {
         a->n = 0;

@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -307,14 +308,24 @@ static int load(const char *path, ws_sweep *s, const ws_sweep_fp *fp, unsigned c
     /* Resuming, the journal is in the output folder (read through its
      * descriptor, never through a link); merging, a shard's is an input. */
     FILE *f = NULL;
-    if (merge) f = fopen(path, "rb");
-    else {
-        int fd = ws_outfile_openat(path, O_RDONLY);
-        if (fd >= 0 && !(f = fdopen(fd, "rb"))) close(fd);
+    /* Without blocking, and a regular file only: a FIFO in a shard's
+     * folder blocked the open for ever, a device never ends. */
+    int fd = merge ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+                   : ws_outfile_openat(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ws_fail(err, "%s: not a regular file (%s); a journal is one", path,
+                       S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                       : "a device or a socket");
     }
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0) f = fdopen(fd, "rb");
     if (!f) {
-        if (errno == ENOENT) return 1;
-        return ws_fail(err, "%s: cannot read the journal: %s", path, strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (e == ENOENT) return 1;
+        return ws_fail(err, "%s: cannot read the journal: %s", path, strerror(e));
     }
     unsigned char hdr[WS_RECORD_SIZE], want[WS_RECORD_SIZE];
     unsigned char *buf = malloc(WS_RECORD_SIZE);
