@@ -265,6 +265,35 @@ Test(outputs, a_folder_swapped_for_a_link_mid_run_keeps_every_output, .init = mk
     expect_lock_is_a_pid("o.moved");
 }
 
+/* The inputs' side of the same chdir(): `run` reads its traces again for
+ * the figures, after the policies have run; named by a relative path they
+ * must still be found (the policy guard leaves the working folder as it
+ * found it). Exit 2 and no pareto figure before. */
+Test(outputs, a_plugins_chdir_leaves_relative_inputs_readable, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    cr_assert_eq(mkdir(tp("away"), 0777), 0);
+    cr_assert_eq(run_shell("cp -r " TRACES " %s/tr", tmp), 0);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1..2\nrecurrences: 10\n"
+             "bso: {name: %s, params: {mode: 2, path: %s/away}}\nplo: jit\n", HOSTILE, tmp);
+    write_file("r.yaml", yaml);
+    int st = run_shell("cd %s && " CLI " run r.yaml --traces tr --catalogue " CATALOGUE ALLOW
+                       " --out o >/dev/null 2>err.txt", tmp);
+    char *err = slurp_n(tp("err.txt"), NULL);
+    cr_expect_eq(st, 0, "run after a plugin's chdir: exit %d: %s", st, err);
+    free(err);
+    char *l = listing("o");
+    cr_expect_str_eq(l, ".wattsim.lock\nhistory.csv\npareto-v100-squad.csv\npareto-v100-squad.gp\n"
+                        "pareto-v100-squad.png\nsummary.csv\nsummary.json\n",
+                     "outputs after a plugin's chdir:\n%s", l);
+    free(l);
+    char *away = listing("away");
+    cr_expect_str_eq(away, "", "outputs followed the plugin's chdir:\n%s", away);
+    free(away);
+}
+
 Test(outputs, a_plugins_chdir_moves_no_output, .init = mktmp, .fini = rmtmp, .timeout = 120)
 {
     small_config();

@@ -3,7 +3,7 @@
  * redirection, shared by the plugin loader (registry.c) and the instances
  * (plugin.c).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE         /* O_PATH */
 #include "guard.h"
 
 #include <errno.h>
@@ -31,11 +31,17 @@
  *    to stderr (stdio flushed at both switches); wattsim writes its results
  *    after it has freed its instances. Policies should log through
  *    host->log instead.
+ * And one it would make for wattsim's inputs: a chdir() in policy code
+ * would make every relative input path read after it (`run` reads the
+ * traces again for its figures) name another file or none. The first
+ * holder notes the working folder (a descriptor) and the last one leaves
+ * it as it was; outputs do not need this (they are written relative to the
+ * output folder's descriptor).
  */
 _Thread_local const char *ws_guard_who, *ws_guard_call;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static int out_users, out_saved = -1;
+static int out_users, out_saved = -1, cwd_saved = -1;
 /* Where the last word of a process that dies in policy code goes (stderr;
  * in a watched child, what its parent reads: ws_host_child_init), and
  * whether fd 1 follows stderr while policies run. */
@@ -68,6 +74,13 @@ void ws_guard_stdout_enter(void)
     if (!guards_on) return;
     pthread_once(&guard_once, guard_init);
     pthread_mutex_lock(&out_lock);
+    if (out_users == 0) {
+#ifdef O_PATH
+        cwd_saved = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+        cwd_saved = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+    }
     if (out_users++ == 0 && redirect_stdout) {
         fflush(stdout);
         int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -87,6 +100,11 @@ void ws_guard_stdout_leave(void)
             dup2(out_saved, 1);
             close(out_saved);
             out_saved = -1;
+        }
+        if (cwd_saved >= 0) {
+            (void)!fchdir(cwd_saved);    /* a folder removed meanwhile: nothing to do */
+            close(cwd_saved);
+            cwd_saved = -1;
         }
     }
     pthread_mutex_unlock(&out_lock);
