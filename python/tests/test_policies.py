@@ -116,6 +116,33 @@ def test_batch_size_not_in_the_set_is_the_hosts_policy_error():
         wattsim.simulate(workload="cifar100", seed=1, bso=Faulty("bs"), plo="jit")
 
 
+def test_a_faulty_live_policy_in_a_sweep_keeps_the_other_results():
+    """The fault fails its simulations, not the sweep (as the CLI, which
+    writes the results and exits 1): the PolicyError carries them. Every
+    seed of the faulty pair fails at its 4th predict; the reference pairs
+    (default, oracle) and zeus+jit give the same cells as without it."""
+    kw = dict(workload="cifar100", seed=range(1, 4), threads=1)
+    with pytest.raises(wattsim.PolicyError, match="predict: ZeroDivisionError") as e:
+        wattsim.sweep(policies=[(Faulty("raise"), "jit"), ("zeus", "jit")], **kw)
+    res = e.value.result
+    assert res is not None and res.cells.attrs["n_failed"] == 3
+    bad = res.cells[res.cells["policy"] == "py-faulty+jit"]
+    assert bad["seeds_failed"].tolist() == [3] and bad["seeds_ok"].tolist() == [0]
+    assert "ZeroDivisionError" in bad["error"].item()
+    clean = wattsim.sweep(policies=[("zeus", "jit")], **kw)
+    assert clean.cells.attrs["n_failed"] == 0
+    got = res.cells[res.cells["policy"] != "py-faulty+jit"].reset_index(drop=True)
+    num = [c for c in clean.cells.columns if c.endswith(".mean")]
+    assert num and set(got["policy"]) == set(clean.cells["policy"])
+    pd.testing.assert_frame_equal(got.sort_values("policy")[num].reset_index(drop=True),
+                                  clean.cells.sort_values("policy")[num].reset_index(drop=True),
+                                  check_exact=True)
+    # simulate has no other simulations: nothing to keep
+    with pytest.raises(wattsim.PolicyError) as e:
+        wattsim.simulate(workload="cifar100", seed=1, bso=Faulty("raise"), plo="jit")
+    assert e.value.result is None
+
+
 def test_keyboard_interrupt_in_a_policy_propagates():
     with pytest.raises(KeyboardInterrupt):
         wattsim.simulate(workload="cifar100", seed=1, bso=Faulty("interrupt"), plo="jit")

@@ -21,7 +21,12 @@ class InputError(WattsimError, ValueError):
 
 
 class PolicyError(WattsimError):
-    """A policy failed: the message names the policy and the call."""
+    """A policy failed: the message names the policy and the call. From
+    sweep(), whose other simulations go on (the CLI writes their results
+    and exits 1), `result` holds what they computed, as the call would
+    have returned it (the failed simulations counted in
+    attrs["n_failed"]); else None."""
+    result = None
 
 
 class SimulationError(WattsimError):
@@ -169,7 +174,7 @@ class _Policies:
             a.raise_fault(key)
 
 
-def _command(command, options, table=None, progress=None, cancel=None):
+def _command(command, options, table=None, progress=None, cancel=None, build=None):
     call = _lib.Call(command)
     opts = {k.replace("_", "-"): v for k, v in options.items() if v is not None}
     live = _Policies(call, opts)
@@ -191,7 +196,14 @@ def _command(command, options, table=None, progress=None, cancel=None):
     rc, msg, j = call.run(progress, cancel)
     if call.raised is not None:
         raise call.raised
-    live.raise_faults()
+    try:
+        live.raise_faults()
+    except PolicyError as e:
+        # A live policy's fault fails its simulation, not the call: keep
+        # what the others computed (build: the caller's result from it).
+        if rc == _lib.OK and j is not None and build is not None:
+            e.result = build(j["result"], {"provenance": j["provenance"]})
+        raise
     if rc != _lib.OK:
         exc = {_lib.INPUT: InputError, _lib.FAILED: SimulationError,
                _lib.POLICY: PolicyError, _lib.CANCELLED: CancelledError,
@@ -245,7 +257,11 @@ def sweep(*, progress=None, cancel=None, **options):
     ...), history (keep_history=True) one row per run, curves
     (curves=True). progress(done, total) is called about every 0.1 s;
     a true return, cancel() returning true or Ctrl-C stops the sweep."""
-    res, attrs = _command("sweep", options, progress=progress, cancel=cancel)
+    return _sweep_result(*_command("sweep", options, progress=progress, cancel=cancel,
+                                   build=_sweep_result))
+
+
+def _sweep_result(res, attrs):
     import json
     summary = json.loads(res["summary_json"])
     cells = _table([_flat(c) for c in summary["cells"]],
