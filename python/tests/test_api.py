@@ -104,6 +104,20 @@ def test_provenance_names_the_files_read():
                             ["recurrences", "2"]]
 
 
+def test_provenance_hashes_the_series_read():
+    """A carbon or price series is named with its sha256, as the traces
+    are (hashed here by hashlib)."""
+    series = os.path.join(SRC, "traces", "fetched", "carbon", "miso_mason_city_2022-10.csv")
+    if not os.path.exists(series):
+        pytest.skip("no carbon series fetched (scripts/fetch-traces)")
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2, carbon=series)
+    with open(series, "rb") as f:
+        want = hashlib.sha256(f.read()).hexdigest()
+    assert df.attrs["provenance"]["series"] == {"carbon": {"path": series, "sha256": want}}
+    assert "series" not in wattsim.simulate(gpu="v100", workload="cifar100", seed=1,
+                                            recurrences=2).attrs["provenance"]
+
+
 def test_simulate_carries_each_policys_identity():
     """simulate's attrs and --format json name each policy as sweep.csv
     does: parameters as resolved, the sha256 of its file (hashed here by

@@ -524,6 +524,21 @@ static void write_provenance(const ws_api_call *c, FILE *f)
         fputs(", \"whatif\": ", f);
         ws_json_str(f, c->whatif);
     }
+    /* The series a what-if read, hashed as the traces are: a path alone
+     * does not say which day/night series or tariff a result came from. */
+    int n_series = 0;
+    for (size_t i = 0; i < c->n_v; i++) {
+        const char *name = c->v[i].opt->name;
+        if (strcmp(name, "carbon") && strcmp(name, "price")) continue;
+        fputs(n_series++ ? ", " : ", \"series\": {", f);
+        ws_json_str(f, name);
+        fputs(": {\"path\": ", f);
+        ws_json_str(f, c->v[i].value);
+        fputs(", \"sha256\": ", f);
+        json_file_sha(f, c->v[i].value);
+        fputc('}', f);
+    }
+    if (n_series) fputc('}', f);
     if (c->n_pairs) {
         fputs(", \"policies\": [", f);
         for (size_t i = 0; i < c->n_pairs; i++) {
