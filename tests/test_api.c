@@ -137,3 +137,31 @@ Test(api, hook_cancels_a_sweep)
     cr_expect_eq(ws_api_run(c, &h2, &json), WS_API_CANCELLED);
     ws_api_call_free(c);
 }
+
+/* What the CLI prints on stderr besides its error is the result's "notes",
+ * escaped, not the process's stderr: a policy's warnings (loud.so warns
+ * with ESC and a newline at every create) and the sweep's own notes, the
+ * first 1000 lines kept and the rest counted. */
+Test(api, notes_are_in_the_result_capped)
+{
+    ws_api_call *c = call("sweep", (const char *const[]){
+        "workload", "cifar100", "seed", "1..1200", "recurrences", "1", "threads", "2",
+        "policies", WS_TEST_PLUGIN_DIR "/loud.so:jit", "power-cap", "180", NULL});
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s", ws_api_error(c));
+    const char *notes = strstr(json, ", \"notes\": [");
+    cr_assert(notes, "no notes: %.300s", json);
+    const char *end = strstr(notes, "], \"result\": ");
+    cr_assert(end);
+    size_t n_quoted = 0;
+    for (const char *p = notes; p < end; p++) n_quoted += *p == '"';
+    /* "notes" itself, then 1001 strings: 1000 kept and the count */
+    cr_expect_eq(n_quoted, 2 + 2 * 1001, "%zu quotes", n_quoted);
+    cr_expect(strstr(notes, "\"wattsim: note: cifar100 on v100: power cap 180 W: "));
+    cr_expect(strstr(notes, ": warning: warn \\\\x1B[31mred\\\\x1B[0m\\\\x0Asecond line\""),
+              "not escaped: %.400s", notes);
+    cr_expect(strstr(notes, "more lines not kept\"]"));
+    cr_expect(!memchr(notes, '\x1b', (size_t)(end - notes)));
+    ws_api_free(json);
+    ws_api_call_free(c);
+}

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 
 import pandas as pd
 import pytest
@@ -102,6 +103,30 @@ def test_provenance_names_the_files_read():
     assert p["policies"][0]["policy"] == "zeus+jit"
     assert p["options"] == [["gpu", "v100"], ["workload", "cifar100"], ["seed", "1"],
                             ["recurrences", "2"]]
+
+
+def test_notes_are_warnings_and_attrs_not_the_processs_stderr(capfd):
+    """A note the CLI prints on stderr (here: a power cap moved the default
+    knob) reaches a notebook's cell: a WattsimWarning and attrs["notes"],
+    and the library writes nothing on fd 2 (a notebook shows only Python's
+    own sys.stderr)."""
+    with pytest.warns(wattsim.WattsimWarning) as w:
+        df = wattsim.simulate(gpu="v100", workload="squad", seed=1, recurrences=2,
+                              power_cap=180)
+    note = ("wattsim: note: squad on v100: power cap 180 W: the default knob is now b0 32"
+            " at 175 W (was 250 W)")
+    assert df.attrs["notes"] == [note] and [str(x.message) for x in w] == [note]
+    cli = subprocess.run([CLI, "simulate", "--gpu", "v100", "--workload", "squad", "--seed",
+                          "1", "--recurrences", "2", "--power-cap", "180", "--traces", TRACES],
+                         capture_output=True, text=True)
+    assert cli.returncode == 0 and cli.stderr == note + "\n"
+    out, err = capfd.readouterr()
+    assert err == ""
+    # none: an empty list, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert wattsim.simulate(gpu="v100", workload="squad", seed=1,
+                                recurrences=2).attrs["notes"] == []
 
 
 def test_provenance_hashes_the_series_read():

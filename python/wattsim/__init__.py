@@ -15,7 +15,7 @@ Python object with Zeus's interface (wattsim.policy).
 """
 from ._lib import API_VERSION  # noqa: F401
 from ._run import (InputError, PolicyError, SimulationError, CancelledError,  # noqa: F401
-                   WattsimError, simulate, pareto, plan, sweep, run, workloads, gpus,
+                   WattsimError, WattsimWarning, simulate, pareto, plan, sweep, run, workloads, gpus,
                    policies_list, version)
 from . import trace  # noqa: F401
 from .policy import Job, BatchSizeOptimizer, PowerLimitOptimizer, WithContext  # noqa: F401

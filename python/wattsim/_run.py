@@ -3,6 +3,7 @@ library's status turned into exceptions."""
 import collections
 import csv
 import io
+import warnings
 
 from . import _lib, _policy
 
@@ -36,6 +37,12 @@ class SimulationError(WattsimError):
 
 class CancelledError(WattsimError):
     """The progress callback (or cancel) asked to stop."""
+
+
+class WattsimWarning(UserWarning):
+    """A note or warning of wattsim's (what the CLI prints on stderr: a
+    what-if that moved the default knob, a series that wrapped around, a
+    policy's log line). Each is also in the result's attrs["notes"]."""
 
 
 class Table(list):
@@ -196,13 +203,16 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
     rc, msg, j = call.run(progress, cancel)
     if call.raised is not None:
         raise call.raised
+    notes = list(j.get("notes", [])) if rc == _lib.OK and j is not None else []
+    for n in notes:    # shown where the call is (a notebook's cell), not only on a terminal
+        warnings.warn(n, WattsimWarning, stacklevel=3)
     try:
         live.raise_faults()
     except PolicyError as e:
         # A live policy's fault fails its simulation, not the call: keep
         # what the others computed (build: the caller's result from it).
         if rc == _lib.OK and j is not None and build is not None:
-            e.result = build(j["result"], {"provenance": j["provenance"]})
+            e.result = build(j["result"], {"provenance": j["provenance"], "notes": notes})
         raise
     if rc != _lib.OK:
         exc = {_lib.INPUT: InputError, _lib.FAILED: SimulationError,
@@ -210,7 +220,7 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
                _lib.MISUSE: TypeError, _lib.NOMEM: MemoryError, _lib.IO: OSError}[rc]
         raise exc(msg)
     prov, res = j["provenance"], j["result"]
-    attrs = {"provenance": prov}
+    attrs = {"provenance": prov, "notes": notes}
     if table is None:
         return res, attrs
     rows = res.get(table) if isinstance(res, dict) else res

@@ -38,12 +38,17 @@
  * set once per value; a flag (keep-history, isolate, force, ...) takes "1"
  * (or "", "true") and "0" ("false").
  *
- * The JSON is one object: {"provenance": {...}, "result": ...}. The
+ * The JSON is one object: {"provenance": {...}, "notes": [...], "result":
+ * ...}. "notes" are the lines the CLI would print on stderr besides its
+ * error (notes, warnings, a --verbose policy's log; the first 1000, then
+ * a count): a library call prints none of them (a failed call, having no
+ * result, still prints them on stderr). The
  * provenance records what the CLI's outputs record and what a result in a
  * notebook needs to be traced back: the wattsim version, API, policy
  * ABI and random streams versions, the command and its options as given,
  * the trace folder and the sha256 of each trace file read, the catalogue
- * and its sha256, the what-ifs, each policy pair (label, resolved
+ * and its sha256, the what-ifs and the sha256 of a carbon or price series
+ * ("series"), each policy pair (label, resolved
  * parameters, the sha256 of its .so or Python module, its origin) and the
  * folders and packages --allow-plugins / --allow-python allowed.
  *

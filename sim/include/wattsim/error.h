@@ -46,6 +46,14 @@ size_t ws_text_escape(char *dst, size_t size, const char *src);
 void ws_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ws_vline(const char *fmt, va_list ap);
 
+/* Where those lines go instead, for a library call (api.c): fn receives
+ * each line, escaped, without its newline, one at a time (under a lock:
+ * sweep threads may note at once), in the process that set it only (a
+ * forked child's lines go to its stderr, which its parent reads). fn NULL:
+ * stderr again. */
+typedef void (*ws_line_sink_fn)(void *ctx, const char *line);
+void ws_line_sink(ws_line_sink_fn fn, void *ctx);
+
 /*
  * Numbers in outputs are finite (README "Output formats"): a value that is
  * undefined by design (a confidence interval of one seed, a mean over no

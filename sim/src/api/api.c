@@ -150,6 +150,46 @@ static void forget_run(ws_api_call *c)
     free(c->pairs);
     c->pairs = NULL;
     c->n_pairs = 0;
+    for (size_t i = 0; i < c->n_notes; i++) free(c->notes[i]);
+    free(c->notes);
+    c->notes = NULL;
+    c->n_notes = c->notes_dropped = 0;
+}
+
+/* ws_line's sink while a call runs. Kept: the first API_MAX_NOTES lines
+ * (a --verbose policy may log per try), then only their count. */
+#define API_MAX_NOTES 1000
+static void api_note_line(void *ctx, const char *line)
+{
+    ws_api_call *c = ctx;
+    char **grown, *copy;
+    if (c->n_notes >= API_MAX_NOTES
+        || !(grown = realloc(c->notes, (c->n_notes + 1) * sizeof *grown))) {
+        c->notes_dropped++;
+        return;
+    }
+    c->notes = grown;
+    if (!(copy = strdup(line))) {
+        c->notes_dropped++;
+        return;
+    }
+    c->notes[c->n_notes++] = copy;
+}
+
+static void write_notes(const ws_api_call *c, FILE *f)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < c->n_notes; i++) {
+        if (i) fputs(", ", f);
+        ws_json_str(f, c->notes[i]);
+    }
+    if (c->notes_dropped) {
+        char more[96];
+        snprintf(more, sizeof more, "wattsim: %zu more lines not kept", c->notes_dropped);
+        if (c->n_notes) fputs(", ", f);
+        ws_json_str(f, more);
+    }
+    fputc(']', f);
 }
 
 void ws_api_call_free(ws_api_call *c)
@@ -620,6 +660,7 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
     pthread_once(&once, make_c_locale);
     locale_t old = the_c_locale ? uselocale(the_c_locale) : (locale_t)0;
     ws_policy_guards(0);             /* this process's descriptors stay its own */
+    ws_line_sink(api_note_line, c);  /* and its stderr: notes go in the result */
 
     c->ran = 1;
     c->hooks = hooks && hooks->size >= offsetof(ws_api_hooks, ctx) + sizeof hooks->ctx
@@ -653,6 +694,7 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
         status = WS_API_CANCELLED;
         ws_fail(&err, "cancelled");
     }
+    ws_line_sink(NULL, NULL);
     int bad = res ? ferror(res) : 1;
     if (res && fclose(res)) bad = 1;
     if (status == WS_API_OK && (bad || !buf)) {
@@ -666,6 +708,8 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
         if (e) {
             fputs("{\"provenance\": ", e);
             write_provenance(c, e);
+            fputs(", \"notes\": ", e);
+            write_notes(c, e);
             fputs(", \"result\": ", e);
             fwrite(buf, 1, len, e);
             fputs("}\n", e);
@@ -684,7 +728,11 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
         }
     }
     free(buf);
-    if (status != WS_API_OK) snprintf(c->error, sizeof c->error, "%s", err.msg);
+    if (status != WS_API_OK) {
+        snprintf(c->error, sizeof c->error, "%s", err.msg);
+        /* no result to carry them: where they went before */
+        for (size_t i = 0; i < c->n_notes; i++) fprintf(stderr, "%s\n", c->notes[i]);
+    }
 
     /* What the command set for the process, undone. */
     ws_outfile_end(status != WS_API_OK);

@@ -75,6 +75,10 @@ struct ws_api_call {
     size_t n_pairs;
     int read_train;            /* summary_train was read */
     int status;                /* a failure's kind beyond WS_API_INPUT */
+    /* wattsim's notes and warnings (ws_line) while it runs: the result's
+     * "notes", not the process's stderr, which a notebook does not show. */
+    char **notes;
+    size_t n_notes, notes_dropped;
     char traces_default[4200]; /* the data folder's traces, when used */
 };
 

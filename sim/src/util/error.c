@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Length of the well-formed UTF-8 sequence at s (no overlongs, no
  * surrogates, at most U+10FFFF), or 0 if there is none. */
@@ -96,6 +97,30 @@ int ws_fail_prefix(ws_error *err, const char *fmt, ...)
     return -1;
 }
 
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static ws_line_sink_fn sink_fn;
+static void *sink_ctx;
+static pid_t sink_pid;
+
+void ws_line_sink(ws_line_sink_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&sink_lock);
+    sink_fn = fn;
+    sink_ctx = ctx;
+    sink_pid = fn ? getpid() : 0;
+    pthread_mutex_unlock(&sink_lock);
+}
+
+/* The sink took the line: 1; else 0 (print it). */
+static int to_sink(const char *line)
+{
+    pthread_mutex_lock(&sink_lock);
+    int took = sink_fn && sink_pid == getpid();
+    if (took) sink_fn(sink_ctx, line);
+    pthread_mutex_unlock(&sink_lock);
+    return took;
+}
+
 void ws_vline(const char *fmt, va_list ap)
 {
     char small[1024], *raw = small, *shown = NULL;
@@ -109,9 +134,11 @@ void ws_vline(const char *fmt, va_list ap)
     size_t len = strlen(raw);
     if ((shown = malloc(4 * len + 2))) {
         size_t k = ws_text_escape(shown, 4 * len + 1, raw);
-        shown[k] = '\n';
-        shown[k + 1] = '\0';
-        fputs(shown, stderr);                  /* one call: one line, whole */
+        if (!to_sink(shown)) {
+            shown[k] = '\n';
+            shown[k + 1] = '\0';
+            fputs(shown, stderr);              /* one call: one line, whole */
+        }
     } else {
         fputs("wattsim: out of memory\n", stderr);
     }
