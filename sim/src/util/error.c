@@ -107,13 +107,16 @@ void ws_line_sink(ws_line_sink_fn fn, void *ctx)
     pthread_mutex_lock(&sink_lock);
     sink_fn = fn;
     sink_ctx = ctx;
-    sink_pid = fn ? getpid() : 0;
+    __atomic_store_n(&sink_pid, fn ? getpid() : 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&sink_lock);
 }
 
-/* The sink took the line: 1; else 0 (print it). */
+/* The sink took the line: 1; else 0 (print it). A forked child (sink_pid
+ * is its parent's) never takes the lock, which a thread of its parent may
+ * have held at the fork. */
 static int to_sink(const char *line)
 {
+    if (__atomic_load_n(&sink_pid, __ATOMIC_ACQUIRE) != getpid()) return 0;
     pthread_mutex_lock(&sink_lock);
     int took = sink_fn && sink_pid == getpid();
     if (took) sink_fn(sink_ctx, line);
