@@ -141,6 +141,10 @@ def test_provenance_hashes_the_series_read():
     assert df.attrs["provenance"]["series"] == {"carbon": {"path": series, "sha256": want}}
     assert "series" not in wattsim.simulate(gpu="v100", workload="cifar100", seed=1,
                                             recurrences=2).attrs["provenance"]
+    # a constant price is no file: only the carbon series is hashed
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2,
+                          price=0.12, carbon=series)
+    assert df.attrs["provenance"]["series"] == {"carbon": {"path": series, "sha256": want}}
 
 
 def test_simulate_carries_each_policys_identity():

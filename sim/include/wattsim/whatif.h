@@ -89,6 +89,9 @@ void ws_whatif_free(ws_whatif *w);
 /* Nonzero when w changes anything (a transform, a series, an objective). */
 int ws_whatif_active(const ws_whatif *w);
 
+/* Nonzero when w's price is a constant (--price 0.12), not a file. */
+int ws_whatif_price_constant(const ws_whatif *w);
+
 /* Nonzero when runs carry emissions / money (a series is given). */
 int ws_whatif_accounts(const ws_whatif *w);
 

@@ -143,6 +143,10 @@ static void forget_run(ws_api_call *c)
     c->n_gpus = 0;
     free(c->catalogue_path);
     c->catalogue_path = NULL;
+    for (int k = 0; k < 2; k++) {
+        free(c->series[k]);
+        c->series[k] = NULL;
+    }
     for (size_t i = 0; i < c->n_pairs; i++) {
         api_pair_prov *p = &c->pairs[i];
         free(p->label); free(p->bso); free(p->plo); free(p->bso_params); free(p->plo_params);
@@ -465,6 +469,14 @@ void api_note_whatif(ws_api_call *c, const ws_whatif *wi)
 {
     c->whatif[0] = '\0';
     if (wi && ws_whatif_active(wi)) ws_whatif_describe(wi, c->whatif, sizeof c->whatif);
+    /* the files the series came from, however named (option or config) */
+    for (int k = 0; k < 2; k++) {
+        free(c->series[k]);
+        c->series[k] = NULL;
+    }
+    if (wi && wi->has_carbon) c->series[0] = strdup(wi->carbon.path);
+    if (wi && wi->has_price && !ws_whatif_price_constant(wi))
+        c->series[1] = strdup(wi->price.path);
 }
 
 int api_note_pair(ws_api_call *c, const char *label, const char *bso, const char *plo,
@@ -564,18 +576,18 @@ static void write_provenance(const ws_api_call *c, FILE *f)
         fputs(", \"whatif\": ", f);
         ws_json_str(f, c->whatif);
     }
-    /* The series a what-if read, hashed as the traces are: a path alone
-     * does not say which day/night series or tariff a result came from. */
+    /* The series files a what-if read, hashed as the traces are: a path
+     * alone does not say which day/night series or tariff a result came
+     * from. */
+    static const char *const series_kind[2] = {"carbon", "price"};
     int n_series = 0;
-    for (size_t i = 0; i < c->n_v; i++) {
-        const char *name = c->v[i].opt->name;
-        if (strcmp(name, "carbon") && strcmp(name, "price")) continue;
+    for (int k = 0; k < 2; k++) {
+        if (!c->series[k]) continue;
         fputs(n_series++ ? ", " : ", \"series\": {", f);
-        ws_json_str(f, name);
-        fputs(": {\"path\": ", f);
-        ws_json_str(f, c->v[i].value);
+        fprintf(f, "\"%s\": {\"path\": ", series_kind[k]);
+        ws_json_str(f, c->series[k]);
         fputs(", \"sha256\": ", f);
-        json_file_sha(f, c->v[i].value);
+        json_file_sha(f, c->series[k]);
         fputc('}', f);
     }
     if (n_series) fputc('}', f);

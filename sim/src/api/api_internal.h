@@ -71,6 +71,7 @@ struct ws_api_call {
     size_t n_gpus;
     char *catalogue_path;
     char whatif[1024];
+    char *series[2];           /* the carbon and price files read, or NULL */
     api_pair_prov *pairs;
     size_t n_pairs;
     int read_train;            /* summary_train was read */

@@ -20,6 +20,11 @@ int ws_whatif_active(const ws_whatif *w)
                  || w->objective != WS_OBJ_ENERGY || w->every > 0 || w->defer > 0);
 }
 
+int ws_whatif_price_constant(const ws_whatif *w)
+{
+    return w && w->has_price && w->price.n == 1 && !strcmp(w->price.path, "constant");
+}
+
 int ws_whatif_transforms(const ws_whatif *w)
 {
     return w && (w->power_cap > 0 || w->job_power_cap > 0 || w->input_stall > 0
@@ -191,7 +196,7 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
     ws_format_time(w->start, t, sizeof t);
     if (w->has_carbon) ADD("%scarbon %s from %s", n ? "; " : "", w->carbon.path, t);
     if (w->has_price) {
-        if (w->price.n == 1 && !strcmp(w->price.path, "constant"))
+        if (ws_whatif_price_constant(w))
             ADD("%sprice %g $/kWh", n ? "; " : "", w->price.value[0]);
         else
             ADD("%sprice %s from %s", n ? "; " : "", w->price.path, t);
