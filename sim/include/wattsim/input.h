@@ -21,4 +21,8 @@ int ws_input_open(const char *path, ws_error *err);
 /* The same as a stdio stream ("rb"), or NULL with err set. */
 FILE *ws_input_fopen(const char *path, ws_error *err);
 
+/* What a file of mode m is, for "not a regular file (...)": "a folder",
+ * "a FIFO", "a character device", "a block device", "a socket". */
+const char *ws_input_kind(unsigned int m);
+
 #endif

@@ -26,6 +26,7 @@
 
 #include <pthread.h>
 
+#include "wattsim/input.h"
 #include "wattsim/sha256.h"
 #include "bridge.h"
 #include "descriptor.h"
@@ -301,13 +302,11 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
      * folder every command scans, or given as --bso) would block it for
      * ever, and a device never ends. Only a regular file is loaded. */
     struct stat st;
-    const char *bad = stat(real, &st) ? strerror(errno)
-                    : S_ISREG(st.st_mode) ? NULL
-                    : S_ISDIR(st.st_mode) ? "not a regular file (a folder)"
-                    : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
-                    : "not a regular file (a device or a socket)";
-    if (bad) {
-        ws_fail(err, "%s: cannot load policy plugin: %s", path, bad);
+    const int gone = stat(real, &st) != 0;
+    if (gone || !S_ISREG(st.st_mode)) {
+        if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
+        else ws_fail(err, "%s: cannot load policy plugin: not a regular file (%s)", path,
+                     ws_input_kind(st.st_mode));
         free(real);
         return -1;
     }

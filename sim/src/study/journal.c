@@ -53,6 +53,7 @@
 #include <zlib.h>
 
 #include "sweep_run.h"
+#include "wattsim/input.h"
 #include "wattsim/outfile.h"
 #include "wattsim/rng.h"
 #include "wattsim/sha256.h"
@@ -316,8 +317,7 @@ static int load(const char *path, ws_sweep *s, const ws_sweep_fp *fp, unsigned c
     if (fd >= 0 && !fstat(fd, &st) && !S_ISREG(st.st_mode)) {
         close(fd);
         return ws_fail(err, "%s: not a regular file (%s); a journal is one", path,
-                       S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                                       : "a device or a socket");
+                       ws_input_kind(st.st_mode));
     }
     int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
     if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0) f = fdopen(fd, "rb");

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *kind(mode_t m)
+const char *ws_input_kind(unsigned int m)
 {
     return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a file";
@@ -28,7 +28,7 @@ int ws_input_open(const char *path, ws_error *err)
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         return ws_fail(err, "%s: not a regular file (%s); give a file", path,
-                       kind(st.st_mode));
+                       ws_input_kind(st.st_mode));
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
