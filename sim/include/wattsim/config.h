@@ -232,6 +232,10 @@ int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *si
 
 /* Check what needs every key at once (e.g. a workload or job given). */
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err);
+/* Nonzero when cfg is one simulation (one GPU, workload or job, eta,
+ * beta and seed), what `simulate` runs; else 0 with err set to why, the
+ * text simulate's usage error gives on the CLI and in the library. */
+int ws_run_config_one_simulation(const ws_run_config *cfg, ws_error *err);
 void ws_run_config_free(ws_run_config *cfg);
 /* What no single what-if key can check: input_stall with idle_power,
  * objective carbon with a carbon series, and so on. */

@@ -188,10 +188,9 @@ int api_simulate(ws_api_call *c, FILE *out, ws_error *err)
         api_usage(c, err, "runs one policy pair; use run or sweep for several");
         goto out;
     }
-    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
-        || cfg.n_betas != 1 || cfg.n_seeds != 1) {
-        api_usage(c, err, "%s", "takes one GPU, one workload, one eta, one beta and one seed;"
-                  " use run or sweep for several");
+    ws_error one;
+    if (!ws_run_config_one_simulation(&cfg, &one)) {
+        api_usage(c, err, "%s", one.msg);
         goto out;
     }
     if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;

@@ -455,12 +455,9 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
         rc = ws_cli_usage("simulate", "%s", "runs one policy pair; use run or sweep for several");
         goto out;
     }
-    /* One simulation: a list of seeds (or GPUs, etas, betas) would run
-     * several, whose histories one report cannot tell apart. */
-    if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
-        || cfg.n_betas != 1 || cfg.n_seeds != 1) {
-        rc = ws_cli_usage("simulate", "%s", "takes one GPU, one workload, one eta, one beta"
-                          " and one seed; use run or sweep for several");
+    ws_error one;
+    if (!ws_run_config_one_simulation(&cfg, &one)) {
+        rc = ws_cli_usage("simulate", "%s", one.msg);
         goto out;
     }
     if (ws_run_config_validate(&cfg, &err) || ws_cli_trace_limits(g, &err)

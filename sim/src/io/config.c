@@ -675,6 +675,18 @@ int ws_run_config_plan_size(const ws_run_config *cfg, size_t n_pairs, size_t *si
                     (unsigned long)WS_MAX_PLAN_SIMS);
 }
 
+int ws_run_config_one_simulation(const ws_run_config *cfg, ws_error *err)
+{
+    /* A list of seeds (or GPUs, etas, betas) would run several, whose
+     * histories one report cannot tell apart. */
+    if (cfg->n_gpus == 1 && cfg->n_workloads + cfg->n_jobs == 1 && cfg->n_etas == 1
+        && cfg->n_betas == 1 && cfg->n_seeds == 1)
+        return 1;
+    ws_fail(err, "takes one GPU, one workload, one eta, one beta and one seed; use run or"
+            " sweep for several");
+    return 0;
+}
+
 int ws_run_config_validate(const ws_run_config *cfg, ws_error *err)
 {
     if (!cfg) return ws_fail(err, "no run config");
