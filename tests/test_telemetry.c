@@ -58,6 +58,13 @@ static void expect_fail(cli_result *r, const char *msg)
     cli_free(r);
 }
 
+/* expect_fail, and the same line also holds `also` (one run for both). */
+static void expect_fail_also(cli_result *r, const char *msg, const char *also)
+{
+    cr_expect(strstr(r->err, also), "%s", r->err);
+    expect_fail(r, msg);
+}
+
 /* "YYYY/MM/DD HH:MM:SS.mmm" of T0 + t (nvidia-smi's clock, here UTC) */
 static void nv_stamp(double t, char *buf, size_t size)
 {
@@ -167,10 +174,8 @@ Test(telemetry, zeus_nested_windows, .init = setup, .fini = teardown)
     expect_fail(&r, "epochs.csv:2: epoch 1 lasts 60 s, but the window 'step' that starts with"
                     " it (");
     r = import("--zeus-monitor", "zeus.csv", "--window", "eval", NULL, NULL);
-    expect_fail(&r, "--window: ");
-    r = import("--zeus-monitor", "zeus.csv", "--window", "eval", NULL, NULL);
-    cr_expect(strstr(r.err, "has no window named 'eval' (it has step, epoch)"), "%s", r.err);
-    cli_free(&r);
+    expect_fail_also(&r, "--window: ",
+                     "has no window named 'eval' (it has step, epoch)");
 
     /* One epoch ended 3 s early in EPOCHS.csv: refused for that epoch. */
     write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
@@ -186,11 +191,9 @@ Test(telemetry, zeus_nested_windows, .init = setup, .fini = teardown)
     write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
                              "d,n,o,8,400,1,2026-01-15T02:01:40.035,2026-01-15T02:02:40.035\n");
     r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
-    expect_fail(&r, "epochs.csv:2: no window in ");
-    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
-    cr_expect(strstr(r.err, "but one starts -2 h from it: are EPOCHS.csv's times in another zone?"
-                            " pass --epochs-tz +02:00 (or write the zone in them)"), "%s", r.err);
-    cli_free(&r);
+    expect_fail_also(&r, "epochs.csv:2: no window in ",
+                     "but one starts -2 h from it: are EPOCHS.csv's times in another zone?"
+                     " pass --epochs-tz +02:00 (or write the zone in them)");
     r = import("--zeus-monitor", "zeus.csv", "--epochs-tz", "+02:00", NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_free(&r);
@@ -248,11 +251,9 @@ Test(telemetry, zeus_missing_window_hints, .init = setup, .fini = teardown)
     cli_free(&r);
     zeus_long("zeus.csv", -1, 1);
     r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
-    expect_fail(&r, "epochs.csv:21: no window named 'epoch' in ");
-    r = import("--zeus-monitor", "zeus.csv", NULL, NULL, NULL, NULL);
-    cr_expect(strstr(r.err, "zeus.csv:2021, cut short, was skipped: if it timed this epoch,"
-                            " leave the epoch out of "), "%s", r.err);
-    cli_free(&r);
+    expect_fail_also(&r, "epochs.csv:21: no window named 'epoch' in ",
+                     "zeus.csv:2021, cut short, was skipped: if it timed this epoch,"
+                     " leave the epoch out of ");
 }
 
 /* ------------------------------------------------------------ limits */
@@ -290,12 +291,10 @@ Test(telemetry, swapped_limits_and_over_limit, .init = setup, .fini = teardown)
                              "d,n,o,8,250,1,2026-01-15T00:00:22,2026-01-15T00:00:38\n");
     /* the sample at t = 3 s: line 2 + 2 * 3 + 0 */
     r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
-    expect_fail(&r, "epochs.csv:2: power_limit is 300 W, but ");
-    r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
-    cr_expect(strstr(r.err, "nv.csv:8 reads a power limit of 250 W on GPU 0 during this epoch:"
-                            " the epoch is labelled with another knob's limit (rows swapped?);"
-                            " correct EPOCHS.csv"), "%s", r.err);
-    cli_free(&r);
+    expect_fail_also(&r, "epochs.csv:2: power_limit is 300 W, but ",
+                     "nv.csv:8 reads a power limit of 250 W on GPU 0 during this epoch:"
+                     " the epoch is labelled with another knob's limit (rows swapped?);"
+                     " correct EPOCHS.csv");
 
     /* DCGM, 2 GPUs at 380 + 378 W (758 W) labelled 250 W: GPU 0 is 52 %
      * above its limit. 262 W (4.8 % above) is within a sensor's 5 %. */
