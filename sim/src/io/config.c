@@ -20,6 +20,8 @@
  * struct once everything parsed. A failed load or --set therefore leaves
  * the caller's config unchanged (and freeable).
  */
+#include <ctype.h>
+
 #include "config_parse.h"
 #include "wattsim/trace.h"
 
@@ -103,6 +105,16 @@ static bool zero_text(const char *s)
     return true;
 }
 
+/* Does strtod read all of s as a number (nan, inf and 1e400 included)? */
+static bool spells_number(const char *s)
+{
+    char *end = NULL;
+    if (!s[0] || isspace((unsigned char)s[0])) return false;
+    double x = strtod(s, &end);
+    (void)x;
+    return end != s && !*end;
+}
+
 /* One number of a what-if key into *out, checked by ok(). */
 static int whatif_real(const ctx *c, const ynode *v, const char *what,
                        const char *expect, bool (*ok)(double), double *out)
@@ -139,16 +151,22 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
                            describe(v, got, sizeof got));
         return get_string(c, v, what, &w->start);
     }
-    case K_PRICE:
+    case K_PRICE: {
         w->price_value = NAN;
         /* A constant price obeys a series' rule (wattsim/series.h), so
-         * that dollars and the price objective's scale stay finite. */
-        if (v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value)
-            && (!ws_series_value_ok(w->price_value)
-                || (w->price_value == 0 && !zero_text(v->text))))    /* underflowed */
+         * that dollars and the price objective's scale stay finite. Text
+         * that reads as a number to strtod (nan, inf, -inf, 1e400, 0x10)
+         * is a number that breaks the rule, not a file's name (a file so
+         * named is ./nan). */
+        const int numeric = v->kind == Y_SCALAR && spells_number(v->text);
+        const int number = v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value);
+        if ((numeric && !number)
+            || (number && (!ws_series_value_ok(w->price_value)
+                           || (w->price_value == 0 && !zero_text(v->text)))))  /* underflowed */
             return fail_at(c, v, "%s must be a price in $/kWh (" WS_SERIES_VALUE_RULE
                            ") or a series file, got %s", what, describe(v, got, sizeof got));
         return get_string(c, v, what, &w->price);
+    }
     case K_OBJECTIVE:
         if (v->kind != Y_SCALAR || (strcmp(v->text, "energy") && strcmp(v->text, "carbon")
                                     && strcmp(v->text, "price")))
