@@ -106,6 +106,16 @@ int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const
     return rc;
 }
 
+int ws_cli_check_out(const char *cmd, const char *opt, const char *path)
+{
+    char why[64];
+    ws_error e = {{0}};
+    if (!ws_path_check(path, why, sizeof why)) return 0;
+    ws_fail(&e, "%s '%s' %s; an output's path is printed and made a file's or folder's name: "
+            WS_PATH_RULE, opt, path, why);
+    return ws_cli_usage(cmd, "%s", e.msg);   /* ws_fail escaped it */
+}
+
 int ws_cli_check_plot_name(const char *cmd, const char *plot)
 {
     const char *base = strrchr(plot, '/');
@@ -113,6 +123,7 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot)
     size_t n = strlen(base);
     char stem[WS_NAME_MAX + 8], why[64];
     ws_error e = {{0}};
+    if (ws_cli_check_out(cmd, "--plot", plot)) return WS_EXIT_USAGE;
     if (ws_plot_kind(base) < 0)
         ws_fail(&e, "--plot '%s': the image's name must end in .png, .svg or .pdf", plot);
     else if (n - 4 >= sizeof stem)

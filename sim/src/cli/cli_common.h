@@ -8,8 +8,13 @@
 #include "wattsim/config.h"
 #include "wattsim/csv.h"
 #include "wattsim/error.h"
+#include "wattsim/name.h"
 
 #define WS_EXIT_USAGE 2
+
+/* A buffer for ws_name_show (wattsim/name.h) of a path or name the user
+ * gave, printed on stdout ("outputs in DIR/"): each byte may become \xHH. */
+#define WS_CLI_SHOW (4 * 4096 + 1)
 
 /* Where an installed wattsim keeps its data, relative to the folder of the
  * executable (set by the build from the install layout; the build tree
@@ -41,7 +46,12 @@ int ws_cli_die(const ws_error *err);
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg);
 /* getopt_long's unknown option or missing value, as a usage error. */
 int ws_cli_bad_option(const char *cmd, char **argv, int c);
-/* A --plot FILE option: its base name must end in .png, .svg or .pdf and its
+/* An option naming an output (--out DIR, --out FILE, --plot FILE) obeys
+ * the path rule (wattsim/name.h ws_path_check: no control characters):
+ * else prints the usage error naming `opt` and returns WS_EXIT_USAGE; 0 if
+ * it does. */
+int ws_cli_check_out(const char *cmd, const char *opt, const char *path);
+/* A --plot FILE option (ws_cli_check_out too): its base name must end in .png, .svg or .pdf and its
  * stem be a safe name (wattsim/name.h), as it names the .csv and .gp too.
  * Prints the usage error and returns WS_EXIT_USAGE, or returns 0. */
 int ws_cli_check_plot_name(const char *cmd, const char *plot);

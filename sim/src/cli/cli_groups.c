@@ -200,8 +200,10 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     }
     if (optind != argc) return ws_cli_usage("groups synth", "unexpected argument '%s'", argv[optind]);
     if (!out) return ws_cli_usage("groups synth", "%s", "needs --out FILE");
+    if (ws_cli_check_out("groups synth", "--out", out)) return EXIT_USAGE;
 
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_catalogue cat = {0};
     ws_outfile of = {0};
     const char **names = NULL;
@@ -242,7 +244,8 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     if (ws_outfile_commit(&of, &err)) goto done;
     long pairs = groups * (jobs - 1);
     printf("wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
-           " %ld of %ld consecutive pairs overlap (%.1f %%)\n", out, groups, jobs,
+           " %ld of %ld consecutive pairs overlap (%.1f %%)\n",
+           ws_name_show(out, shown, sizeof shown), groups, jobs,
            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
     rc = 0;
 done:
@@ -415,6 +418,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
     if (mpi && mrank) ws_progress_set_quiet(1);
 #endif
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
+    if (out && ws_cli_check_out("groups replay", "--out", out)) goto done;
     const ws_csv_limits *lim = &co->limits;
     if (ws_cli_trace_limits(co, &err) || ws_whatif_load(&wi, o->whatif, lim, &err))
         goto done;

@@ -154,6 +154,7 @@ int ws_cmd_potential(int argc, char **argv)
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_outfile od = {0}, og = {0};
     char *command = ws_command_line(argc + 1, argv - 1);
     int rc;
@@ -273,7 +274,7 @@ int ws_cmd_potential(int argc, char **argv)
         || ws_manifest_add(pdf, "figure", title, command, &err))
         goto out;
     printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
-           " potential.pdf)\n", lo.out);
+           " potential.pdf)\n", ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -307,6 +308,7 @@ int ws_cmd_frontiers(int argc, char **argv)
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     char *command = ws_command_line(argc + 1, argv - 1);
     int rc;
     ws_run_config_init(&cfg);
@@ -363,7 +365,7 @@ int ws_cmd_frontiers(int argc, char **argv)
         ws_traces_free(&tr);
     }
     ws_progress_end(&bar);
-    printf("%zu frontier figures in %s/\n", made, lo.out);
+    printf("%zu frontier figures in %s/\n", made, ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     ws_progress_end(&bar);

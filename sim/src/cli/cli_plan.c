@@ -166,6 +166,7 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     }
     if (plot && ws_cli_check_plot_name("plan", plot)) goto out;
+    if (out && ws_cli_check_out("plan", "--out", out)) goto out;
     if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
         || cfg.n_betas != 1) {
         rc = ws_cli_usage("plan", "%s", "takes one GPU, one workload, one eta and one beta");

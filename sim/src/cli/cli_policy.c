@@ -398,6 +398,7 @@ static int cmd_new(int argc, char **argv)
                             " lower-case letters, digits or _; at most 64)", name);
     if (strcmp(kind, "bso") && strcmp(kind, "plo"))
         return ws_cli_usage("policy new", "--kind: '%s' is not bso or plo", kind);
+    if (ws_cli_check_out("policy new", "DIR", dir)) return WS_EXIT_USAGE;
     char src[4200], cml[4200];
     snprintf(src, sizeof src, "%s/%s.c", dir, name);
     snprintf(cml, sizeof cml, "%s/CMakeLists.txt", dir);

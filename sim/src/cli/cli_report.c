@@ -625,8 +625,10 @@ int ws_cmd_report(int argc, char **argv)
     }
     fputs("</body></html>\n", html.f);
     if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
-    printf("%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, dir, dir,
-           key ? " (and " : "", key ? dir : "", key ? "/paper.md)" : "");
+    static char shown[WS_CLI_SHOW];
+    ws_name_show(dir, shown, sizeof shown);     /* DIR as typed: any bytes */
+    printf("%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, shown, shown,
+           key ? " (and " : "", key ? shown : "", key ? "/paper.md)" : "");
     fflush(stdout);
     for (size_t i = 0; i < r.n_warn; i++) ws_line("wattsim: warning: %s", r.warn[i]);
     rc = 0;

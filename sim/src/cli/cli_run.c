@@ -204,6 +204,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
                                                          : "takes one CONFIG file");
     }
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_registry *reg = ws_registry_new();
@@ -286,7 +287,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
          * of one pair x gpu x workload x eta x beta */
         printf("\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
                " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
-               cfg.n_seeds ? n / cfg.n_seeds : n, out);
+               cfg.n_seeds ? n / cfg.n_seeds : n, ws_name_show(out, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

@@ -261,7 +261,7 @@ static int sweep_step(void *ctx, int step, const ws_sweep_fp *fp, ws_error *err)
         if (!sync_agree(y, 1, err)) return -1;
         for (size_t k = 0; y->rank == 0 && k < y->n_stale; k++)
             if (ws_outfile_unlink(y->stale[k]))
-                fprintf(stderr, "wattsim: warning: %s: cannot remove the earlier journal: %s\n",
+                ws_line("wattsim: warning: %s: cannot remove the earlier journal: %s",
                         y->stale[k], strerror(errno));
     }
     return 0;
@@ -469,6 +469,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     ws_whatif wi = {0};
     char *command = ws_command_line(argc + 1, argv - 1);
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_registry *reg = ws_registry_new();
@@ -715,7 +716,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* A shard's result is its journal: kept for the merge. */
         printf("shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
                " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
-               sw.n_sims, sw.n_reused ? " (some from the journal)" : "", journal, cmd);
+               sw.n_sims, sw.n_reused ? " (some from the journal)" : "",
+               ws_name_show(journal, shown, sizeof shown), cmd);
         warn_failed(&sw);
         rc = sw.n_failed ? 1 : 0;
         goto out;
@@ -752,7 +754,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
         printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
-               sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
+               sw.n_sims, reused, ws_sweep_n_cells(&sw), ws_name_show(out, shown, sizeof shown),
                !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
                keep ? ", history.csv" : "");
     } else {
@@ -765,12 +767,13 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        printf("%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused, out,
+        printf("%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused,
+               ws_name_show(out, shown, sizeof shown),
                plot ? ", curves-*" : "", keep ? ", history.csv" : "");
     }
     /* Every output is in place: the journal has served its purpose (under
-     * mpirun every rank's). */
-    ws_outfile_unlink(journal);
+     * mpirun every rank's). A merge's were its inputs: they stay. */
+    if (!merge) ws_outfile_unlink(journal);
     for (int r = 1; mpi && r < mpi_size; r++) {
         char name[64];
         snprintf(name, sizeof name, "%s.%d-of-%d", jbase, r, mpi_size);

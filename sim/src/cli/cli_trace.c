@@ -242,6 +242,7 @@ static int import_power(int argc, char **argv)
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (ws_cli_check_out(cmd, "--out", out)) return WS_EXIT_USAGE;
     if (log_tz && kind != O_NVSMI)
         return ws_cli_usage(cmd, "%s", "--log-tz: DCGM and ZeusMonitor logs are in Unix"
                             " time (UTC) and need no zone; for EPOCHS.csv times written"
@@ -293,10 +294,13 @@ static int import_power(int argc, char **argv)
         ws_fail(&err, "out of memory");
         goto out;
     }
+    static char shown[WS_CLI_SHOW];
     printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-           " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
-    for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
-    printf(" of %s\n", log);
+           " GPU%s ", ws_name_show(path, shown, sizeof shown), table.n, nb, np, ne,
+           tel.n_gpu == 1 ? "" : "s");
+    for (size_t k = 0; k < tel.n_gpu; k++)
+        printf("%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
+    printf(" of %s\n", ws_name_show(log, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -342,6 +346,7 @@ static int import_train(int argc, char **argv)
         return ws_cli_usage(cmd, "%s", "--higher-is-better and --lower-is-better"
                             " exclude each other");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (ws_cli_check_out(cmd, "--out", out)) return WS_EXIT_USAGE;
     ws_train_import in = {runs, target, 0, lower, NULL};
     if (ws_parse_number(target, &in.target))
         return ws_cli_usage(cmd, "--target-metric: expected a number, got '%s'", target);
@@ -360,7 +365,9 @@ static int import_train(int argc, char **argv)
     print_warnings(&w);
     size_t reached = 0;
     for (size_t i = 0; i < table.n; i++) reached += table.rows[i].target_epoch > 0;
-    printf("wrote %s: %zu runs, %zu reach %s %s\n", path, table.n, reached,
+    static char shown[WS_CLI_SHOW];
+    printf("wrote %s: %zu runs, %zu reach %s %s\n", ws_name_show(path, shown, sizeof shown),
+           table.n, reached,
            lower ? "<=" : ">=", target);
     rc = 0;
 out:

@@ -211,6 +211,10 @@ int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **ou
                       ws_error *err)
 {
     *out = opt ? opt : cfg->out_dir;
+    char why[64];
+    if (opt && ws_path_check(opt, why, sizeof why))
+        return ws_fail(err, "--out '%s' %s; an output folder's path is printed and made a"
+                       " folder: " WS_PATH_RULE, opt, why);
     if (opt || !cfg->out_dir || !cfg->where_out) return 0;
     const char *dir = cfg->out_dir;
     if (dir[0] == '/')
@@ -272,9 +276,17 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
     case K_POLICIES:
         if (!(t->where_pairs = where_of(c, v))) return fail_oom(c);
         return pair_list(c, v, what, &t->pairs, &t->n_pairs);
-    case K_OUT:
+    case K_OUT: {
         if (c->file && !(t->where_out = where_of(c, v))) return fail_oom(c);
-        return get_string(c, v, what, &t->out_dir);
+        if (get_string(c, v, what, &t->out_dir)) return -1;
+        /* A folder's name and printed ("outputs in DIR/"): no byte that
+         * would drive the terminal (wattsim/name.h). */
+        char why[64], shown[SHOW_SIZE];
+        if (!ws_path_check(t->out_dir, why, sizeof why)) return 0;
+        return fail_at(c, v, "%s '%s' %s; an output folder's path is printed and made a"
+                       " folder: " WS_PATH_RULE, what,
+                       show_text(t->out_dir, shown, sizeof shown), why);
+    }
     case K_TRACES:   return get_string(c, v, what, &t->traces);
     case K_FORMAT:
         if (v->kind != Y_SCALAR || !valid_format(v->text))

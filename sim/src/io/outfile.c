@@ -14,6 +14,7 @@
  * nothing about where the outputs go. */
 #define _GNU_SOURCE
 #include "wattsim/outfile.h"
+#include "wattsim/name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -371,6 +372,17 @@ int ws_outdir_open(const char *dir)
 
 /* ------------------------------------------------------------ rules */
 
+/* An output's path is printed and becomes folders' and files' names: no
+ * control characters in it, whichever option or key named it (the options
+ * say so first, naming themselves: this is the rule for every other way). */
+static int path_ok(const char *path, ws_error *err)
+{
+    char why[64];
+    if (!ws_path_check(path, why, sizeof why)) return 0;
+    return ws_fail(err, "%s: an output's path %s; it is printed and made a file's or folder's"
+                   " name: " WS_PATH_RULE, path, why);
+}
+
 static void set_add(id_set *s, const struct stat *st)
 {
     pthread_mutex_lock(&lock);
@@ -452,6 +464,7 @@ int ws_outfile_check(const char *path, ws_error *err)
 int ws_mkdirs(const char *dir, ws_error *err)
 {
     if (is_root(dir)) return 0;          /* made, and opened, when it was locked */
+    if (path_ok(dir, err)) return -1;
     const char *rel = below_root(dir);
     int fd = rel ? open_dirs(root_fd, rel, 1, 1, dir, err) : open_dirs(cwd_fd, dir, 1, 0, dir, err);
     if (fd < 0) return -1;
@@ -512,6 +525,7 @@ static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
 {
     memset(o, 0, sizeof *o);
     o->dir = -1;
+    if (path_ok(path, err)) return -1;
     const char *name;
     int dir = open_parent(path, 1, &name, err);
     if (dir < 0) return -1;
