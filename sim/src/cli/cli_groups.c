@@ -452,6 +452,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
         /* the group trace itself, say DIR/groups.csv, is never replaced */
         snprintf(path, sizeof path, "%s/groups.csv", out);
         if (ws_outfile_check(path, &err)) goto done;
+        ws_input_dir_note(ws_cli_traces(co->traces, NULL));   /* never the output folder */
         if (ws_outdir_lock(out, &err)) goto done;
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;

@@ -125,6 +125,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         ws_fail(err, "%s: no output folder: pass --out DIR", cmd);
         goto out;
     }
+    ws_input_dir_note(ws_cli_traces(lo->traces, cfg));   /* never the output folder */
     r = 0;
 out:
     free(sets);

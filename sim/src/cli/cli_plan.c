@@ -185,6 +185,7 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     /* The folder is this command's from now on: locked, as every command's
      * output folder is (and written through its descriptor). */
+    ws_input_dir_note(env.traces_dir);                  /* never the output folder */
     if (out && ws_outdir_lock(out, &err)) goto out;     /* made, or created, it goes on error */
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     if (ws_plan_compute(&jt.job, jt.knob_error, &wi, n, (int)seeds, pairs, n_pairs, reg,

@@ -248,6 +248,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     /* A failed run leaves no trace: not even the folder, if it made it
      * (main's ws_outfile_cleanup removes every folder made on the way). */
     ws_outfile_set_force(force);
+    ws_input_dir_note(ws_cli_traces(g->traces, &cfg));   /* never the output folder */
     if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;

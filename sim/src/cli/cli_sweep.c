@@ -566,10 +566,17 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     for (int a = optind + 1; merge && a < argc; a++) {
         if (!parts && !(parts = calloc((size_t)argc, sizeof *parts))) goto out;
         struct stat ps;
-        parts[n_parts++] = stat(argv[a], &ps) == 0 && S_ISDIR(ps.st_mode)
-                               ? join(argv[a], curves ? "curves.journal" : "sweep.journal")
-                               : strdup(argv[a]);
+        const int folder = stat(argv[a], &ps) == 0 && S_ISDIR(ps.st_mode);
+        parts[n_parts++] = folder ? join(argv[a], curves ? "curves.journal" : "sweep.journal")
+                                  : strdup(argv[a]);
         if (!parts[n_parts - 1]) goto out;
+        /* Inputs: the journal, which no output replaces or removes, and
+         * its folder, which is never the output folder (ws_outdir_lock). */
+        ws_input_note(parts[n_parts - 1]);
+        char *slash = strrchr(parts[n_parts - 1], '/');
+        if (slash) *slash = '\0';
+        ws_input_dir_note(slash ? (slash == parts[n_parts - 1] ? "/" : parts[n_parts - 1]) : ".");
+        if (slash) *slash = '/';
     }
     /* WATTSIM_SPILL_SIMS: past how many simulations results go to a file
      * in the output folder (tests make it tiny). */
@@ -617,6 +624,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     /* --resume continues an earlier command in this folder: it rewrites
      * what that one wrote. */
     ws_outfile_set_force(force || resume);
+    /* The traces are an input folder too: never the output folder. */
+    const char *traces_dir = ws_cli_traces(traces, &cfg);
+    ws_input_dir_note(traces_dir);
     /* The lock first: a folder another command is writing into is that
      * command's, whatever it holds. Under mpirun rank 0 holds it for every
      * rank. */
@@ -636,6 +646,14 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
      * and which go once this run's own journals hold what they reuse. */
     if (list_journals(out, jbase, &journals, &n_journals)) {
         ws_fail(&err, "out of memory");
+        goto out;
+    }
+    if (merge && n_journals) {
+        /* A merge writes no journal and removes none: one in its output
+         * folder is another run's (a shard left out of the merge?). */
+        ws_fail(&err, "%s: a journal is in the output folder; a merge neither reads nor removes"
+                " it (merge its shard from the folder it is in, if it is one): --out another"
+                " folder", journals[0]);
         goto out;
     }
     if (!resume && !force && n_journals) {
@@ -667,7 +685,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
-    ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
+    ws_study_env env = {traces_dir, &cat, reg, NULL, 1, &wi};
     so.journal = merge ? NULL : journal;
     so.resume = resume;
     so.curves = curves;

@@ -46,8 +46,16 @@ typedef struct made_dir {
     char *name, *path;
 } made_dir;
 
+/* An input folder: its identity and its path as the user gave it. */
+typedef struct in_dir {
+    file_id id;
+    char *path;
+} in_dir;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static id_set inputs, mine;
+static in_dir *in_dirs;            /* the command's input folders */
+static size_t n_in_dirs;
 static made_dir *made;             /* folders this command created, in order */
 static size_t n_made;
 static int force;
@@ -352,11 +360,19 @@ int ws_outfile_openat(const char *path, int flags)
     return fd;
 }
 
+static int set_has(id_set *s, const struct stat *st);
+
 int ws_outfile_unlink(const char *path)
 {
     const char *name;
     int dir = open_parent(path, 0, &name, NULL);
     if (dir < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && set_has(&inputs, &st)) {
+        close(dir);                /* an input is never removed */
+        errno = EPERM;
+        return -1;
+    }
     int rc = unlinkat(dir, name, 0);
     int e = errno;
     close(dir);
@@ -415,6 +431,47 @@ void ws_input_note(const char *path)
     struct stat st;
     if (path && fstatat(cwd_fd, path, &st, 0) == 0)
         set_add(&inputs, &st);
+}
+
+void ws_input_dir_note(const char *dir)
+{
+    struct stat st;
+    char *p = dir ? strdup(dir) : NULL;
+    if (!p || fstatat(cwd_fd, dir, &st, 0) != 0 || !S_ISDIR(st.st_mode)) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    in_dir *v = realloc(in_dirs, (n_in_dirs + 1) * sizeof *v);
+    if (v) {
+        in_dirs = v;
+        in_dirs[n_in_dirs++] = (in_dir){{st.st_dev, st.st_ino}, p};
+    } else {
+        free(p);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* 0 when the folder `dir` (followed through links, "..", anything the
+ * kernel resolves) is none of the input folders or does not exist; else
+ * -1 with err naming both. */
+static int not_an_input_dir(const char *dir, ws_error *err)
+{
+    struct stat st;
+    if (fstatat(cwd_fd, dir, &st, 0) != 0) return 0;
+    pthread_mutex_lock(&lock);
+    const char *same = NULL;
+    for (size_t i = 0; i < n_in_dirs && !same; i++)
+        if (in_dirs[i].id.dev == st.st_dev && in_dirs[i].id.ino == st.st_ino)
+            same = in_dirs[i].path;
+    char *copy = same ? strdup(same) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (!same) return 0;
+    ws_fail(err, "%s: is the input folder %s (the same folder); an output folder is never one of"
+            " the command's input folders, even with --force or --resume: write elsewhere",
+            dir, copy ? copy : "given");
+    free(copy);
+    return -1;
 }
 
 void ws_input_note_fd(int fd)
@@ -777,6 +834,7 @@ int ws_outdir_lock(const char *dir, ws_error *err)
 {
     /* The folder itself: made here (never then through a link), or as the
      * user's path names it; from now on only its descriptor is used. */
+    if (not_an_input_dir(dir, err)) return -1;
     size_t before = n_made;
     if (ws_mkdirs(dir, err)) return -1;
     const int made_it = n_made > before;
@@ -888,6 +946,10 @@ void ws_outfile_end(int failed)
     free(inputs.v);
     free(mine.v);
     inputs = mine = (id_set){0};
+    for (size_t i = 0; i < n_in_dirs; i++) free(in_dirs[i].path);
+    free(in_dirs);
+    in_dirs = NULL;
+    n_in_dirs = 0;
     force = 0;
     pthread_mutex_unlock(&lock);
 }
