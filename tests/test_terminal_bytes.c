@@ -300,3 +300,43 @@ Test(cli, a_non_finite_price_is_a_number_message, .init = mktmp, .fini = rmtmp, 
     free(r.out);
     free(r.err);
 }
+
+Test(cli, a_series_files_name_is_shown_escaped_in_a_table, .init = mktmp, .fini = rmtmp,
+     .timeout = 120)
+{
+    /* A carbon series named with ESC and U+202E (a config carries any
+     * bytes in a double-quoted string): the table's what-if line shows it
+     * escaped. */
+    cr_assert_eq(run_shell("cp " WS_SOURCE_DIR "/traces/fetched/carbon/miso_mason_city_2022-10.csv"
+                           " '%s/c'\"$(printf '\\033')\"'[31m'\"$(printf '\\342\\200\\256')\"'x.csv'",
+                           tmp), 0);
+    write_file("c.yaml", "gpu: v100\nworkload: squad\neta: 0.5\nbeta: 2\nseed: 1\n"
+                         "recurrences: 3\nbso: zeus\nplo: jit\ncarbon: \"c\\e[31m\\u202Ex.csv\"\n");
+    char cfg[600], out[600];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
+    snprintf(out, sizeof out, "%s/o", tmp);
+    cr_assert_eq(chdir(tmp), 0);                 /* the series is named relative to here */
+    const char *argv[] = {"wattsim", "run", cfg, "--traces", TRACES, "--catalogue", CATALOGUE,
+                          "--out", out, NULL};
+    cli_result r = cli(argv);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_not_null(strstr(r.out, "what-if: carbon c\\x1B[31m\\xE2\\x80\\xAEx.csv from"),
+                       "%s", r.out);
+    cr_expect(!raw_control(r.out), "raw bytes reach the terminal: %s", r.out);
+    free(r.out);
+    free(r.err);
+}
+
+Test(cli, a_plugins_words_are_listed_escaped, .timeout = 60)
+{
+    const char *argv[] = {"wattsim", "list", "policies", "--plugin",
+                          WS_TEST_PLUGIN_DIR "/bidi_words.so", NULL};
+    cli_result r = cli(argv);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_not_null(strstr(r.out, "summary \\x1B[2J\\xE2\\x80\\xAEtxt.exe"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "default \"a\\xE2\\x80\\xAEb\"): help \\x1B]0;owned\\x07"
+                                     " with \\xE2\\x81\\xA6isolate"), "%s", r.out);
+    cr_expect(!raw_control(r.out), "raw bytes reach the terminal: %s", r.out);
+    free(r.out);
+    free(r.err);
+}

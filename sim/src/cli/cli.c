@@ -191,19 +191,32 @@ static const char *LIST_HELP =
     "  --plugin F  with policies: describe the plugin file F instead (its ABI\n"
     "              version, sha256 and policies); may be repeated\n";
 
+/* A plugin's text (a name, a summary, a parameter's help or default) as
+ * messages show it: escaped (wattsim/error.h), so that a plugin cannot
+ * drive the terminal of whoever lists it. One of three buffers, in turn. */
+static const char *shown(const char *s)
+{
+    static char buf[3][2048];
+    static int k;
+    k = (k + 1) % 3;
+    ws_text_escape(buf[k], sizeof buf[k], s ? s : "");
+    return buf[k];
+}
+
 static void print_params(const ws_param_spec *ps)
 {
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
-        case WS_PARAM_INT: printf("      %s (int, default %ld, %g..%g): %s\n", p->name,
-                                  p->def.i, p->min, p->max, p->help); break;
-        case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n", p->name,
-                                     p->def.d, p->min, p->max, p->help); break;
-        case WS_PARAM_BOOL: printf("      %s (bool, default %s): %s\n", p->name,
-                                   p->def.b ? "true" : "false", p->help); break;
-        case WS_PARAM_STRING: printf("      %s (string, default \"%s\"): %s\n", p->name,
-                                     p->def.s ? p->def.s : "", p->help); break;
+        case WS_PARAM_INT: printf("      %s (int, default %ld, %g..%g): %s\n", shown(p->name),
+                                  p->def.i, p->min, p->max, shown(p->help)); break;
+        case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n",
+                                     shown(p->name), p->def.d, p->min, p->max,
+                                     shown(p->help)); break;
+        case WS_PARAM_BOOL: printf("      %s (bool, default %s): %s\n", shown(p->name),
+                                   p->def.b ? "true" : "false", shown(p->help)); break;
+        case WS_PARAM_STRING: printf("      %s (string, default \"%s\"): %s\n", shown(p->name),
+                                     shown(p->def.s), shown(p->help)); break;
         }
     }
 }
@@ -215,14 +228,14 @@ static void print_policies(const ws_registry *reg, int (*keep)(const char *file,
     for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
         const ws_bso_type *t = ws_registry_bso_at(reg, i);
         if (keep && !keep(ws_registry_bso_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        printf("  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
     printf("power-limit optimizers (plo):\n");
     for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
         const ws_plo_type *t = ws_registry_plo_at(reg, i);
         if (keep && !keep(ws_registry_plo_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        printf("  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
 }
@@ -243,7 +256,8 @@ static int list_plugin(const char *path)
     }
     char *real = realpath(path, NULL);
     int abi = ws_registry_n_bso(reg) ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
-    printf("%s: policy ABI %d.%d, sha256 %s\n", real ? real : path, abi / 100, abi % 100, hash);
+    printf("%s: policy ABI %d.%d, sha256 %s\n", shown(real ? real : path), abi / 100, abi % 100,
+           hash);
     print_policies(reg, same_file, real);
     free(real);
     ws_registry_free(reg);
@@ -323,8 +337,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         }
         print_policies(reg, NULL, NULL);
         const char *dir = ws_policy_dir(), *extra = getenv("WATTSIM_POLICY_DIR");
-        printf("(from %s%s%s)\n", dir ? dir : "", dir && extra && *extra ? ":" : "",
-               extra ? extra : "");
+        printf("(from %s%s%s)\n", shown(dir), dir && extra && *extra ? ":" : "", shown(extra));
         const char *first;
         size_t broken = ws_registry_broken(reg, &first);
         if (broken)
