@@ -48,7 +48,9 @@ static const char *POLICY_HELP =
     "checks a Python class through the Python bridge (docs/python.md),\n"
     "imported by the interpreter WATTSIM_PYTHON names.\n"
     "Loading and each check run in a process of their own: a crash, an exit()\n"
-    "or a hang fails that check, naming the call and the signal.\n"
+    "or a hang fails that check, naming the call and the signal. Once a call\n"
+    "has hung, the policy's remaining checks are SKIP lines naming it and the\n"
+    "check it hung in (\"skipped (predict hung in check one-size)\").\n"
     "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"
     "                      POLICY{NAME=VALUE,...} as --policies takes it)\n"
     "  --timeout S         seconds each check may take (default 60; 0: no limit;\n"
@@ -419,11 +421,13 @@ static int cmd_new(int argc, char **argv)
 
 /* ------------------------------------------------------------ check */
 
-static void print_check(void *ctx, int pass, const char *check, const char *who,
+/* ctx: the number of checks skipped. */
+static void print_check(void *ctx, int result, const char *check, const char *who,
                         const char *detail)
 {
-    printf("%s %-14s %s%s%s\n", pass ? "PASS" : "FAIL", check, who, *who ? ": " : "",
-           detail);
+    *(int *)ctx += result == WS_CHECK_SKIP;
+    printf("%s %-14s %s%s%s\n", result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
+           ? "SKIP" : "FAIL", check, who, *who ? ": " : "", detail);
     fflush(stdout);
 }
 
@@ -516,12 +520,15 @@ static int cmd_check(int argc, char **argv)
     }
     o.params = ref.params;
     o.n_params = ref.n_params;
-    int failed = ws_conformance_check(ref.name, only, &o, print_check, NULL, &err);
+    int skipped = 0;
+    int failed = ws_conformance_check(ref.name, only, &o, print_check, &skipped, &err);
     if (failed < 0) {
         ws_policy_ref_free(&ref);
         return ws_cli_die(&err);
     }
-    printf("%s: %d check%s failed; %s\n", ref.name, failed, failed == 1 ? "" : "s",
+    char skips[48] = "";
+    if (skipped) snprintf(skips, sizeof skips, ", %d skipped", skipped);
+    printf("%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s", skips,
            ws_version_line());
     ws_policy_ref_free(&ref);
     return failed ? 1 : 0;

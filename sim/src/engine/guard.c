@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>         /* __fpending */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -53,6 +54,18 @@ static int guards_on = 1;
 
 void ws_policy_guards(int on) { guards_on = on; }
 
+/* Whether what stdio holds for f, not yet written, is nothing or ends a
+ * line. */
+static int pending_ends_line(FILE *f)
+{
+    size_t n = __fpending(f);
+#ifdef __GLIBC__
+    return n == 0 || f->_IO_write_ptr[-1] == '\n';
+#else
+    return n == 0;     /* unknown: end the line (at worst an empty one) */
+#endif
+}
+
 static void exit_guard(void)
 {
     if (!ws_guard_call) return;
@@ -62,6 +75,14 @@ static void exit_guard(void)
             " instead", ws_guard_who, ws_guard_call);
     size_t n = strlen(e.msg);
     e.msg[n < sizeof e.msg - 1 ? n++ : n - 1] = '\n';
+    /* What the policy printed before it called exit() is written first, as
+     * its exit() would have: _exit below skips stdio's flush at exit, and
+     * on a file or pipe (fully buffered) its lines would be lost. Only
+     * stdout and stderr, where policy code prints: results have their own
+     * stream (the CLI's), which must not come out half-written. A line the
+     * policy left open is ended, so that wattsim's is one of its own. */
+    if (!pending_ends_line(stdout)) fputc('\n', stdout);
+    fflush(stdout);
     fflush(stderr);
     (void)!write(note_fd, e.msg, n);
     _exit(1);
