@@ -40,9 +40,12 @@
  * decompressed), which fails on its third line.
  *
  * Output: a table on stdout; with --json FILE the same figures as JSON.
+ * --quick runs every phase at a token size (tests/test_bench.c: that the
+ * bench runs and prints each table once).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
@@ -83,7 +86,7 @@ static const char *HELP =
     "usage: wattsim-bench [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
     "                     [--seconds S | --seeds N] [--no-sweeps] [--json FILE]\n"
     "                     [--no-readers | --readers-only] [--reader-n N]\n"
-    "                     [--traces DIR] [--catalogue FILE]\n"
+    "                     [--traces DIR] [--catalogue FILE] [--quick]\n"
     "\n"
     "Engine speed on every GPU x workload of the catalogue (one core): recurrences\n"
     "per second, ns per recurrence, the random-draw floor (the same Gaussian and\n"
@@ -102,7 +105,10 @@ static const char *HELP =
     "                trace import power/train and an nvidia-smi log)\n"
     "  --readers-only  the reader rows alone\n"
     "  --reader-n N  the readers' n (default 40000)\n"
-    "  --json FILE   also write the figures as JSON to FILE\n";
+    "  --json FILE   also write the figures as JSON to FILE\n"
+    "  --quick       every phase at a token size (1 seed per GPU x workload and\n"
+    "                per sweep, reader n 100): that it runs and what it prints,\n"
+    "                not figures to compare\n";
 
 typedef struct row {
     char gpu[32], work[64];
@@ -231,16 +237,23 @@ typedef struct sweep_fig {
 /* Run `wattsim ARGS...` (output to /dev/null; stderr too when quiet_err):
  * wall time and peak RSS. */
 static int quiet_err;
+static int quick;              /* --quick: token sizes */
 
 static int run_child(char *const argv[], sweep_fig *f)
 {
     double t0 = now();
+    /* What this process's stdio holds (the tables printed so far) is
+     * written once, here, not by the child too: freopen() in the child
+     * flushed its copy of the buffer into the same file (issue 26: the
+     * sweep table came out 12 times on a file). The child changes its
+     * descriptors only, and execs or _exits. */
+    fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        FILE *dn = freopen("/dev/null", "w", stdout);
-        if (quiet_err) dn = freopen("/dev/null", "w", stderr);
-        (void)dn;
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul < 0 || dup2(nul, 1) < 0 || (quiet_err && dup2(nul, 2) < 0)) _exit(126);
+        if (nul > 2) close(nul);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -325,16 +338,21 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
     }
     size_t n = 0;
     /* Paper scale: 11 etas x 100 seeds x 3 pairs per GPU x workload. */
+    const long paper_seeds = quick ? 1 : 100;
+    char paper_set[32];
+    snprintf(paper_set, sizeof paper_set, "seeds=1..%ld", paper_seeds);
     sweep_fig *p = &figs[n++];
     snprintf(p->name, sizeof p->name, "paper-scale");
-    p->sims = (long)(cat->n_gpus * cat->n) * 11 * 100 * 3;
-    for (size_t i = 0; i < n_rows; i++) p->recs += 11.0 * 100 * 3 * (double)rows[i].recur;
+    p->sims = (long)(cat->n_gpus * cat->n) * 11 * paper_seeds * 3;
+    for (size_t i = 0; i < n_rows; i++)
+        p->recs += 11.0 * (double)paper_seeds * 3 * (double)rows[i].recur;
     snprintf(out, sizeof out, "%s/paper", dir);
-    char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", "seeds=1..100", "--threads",
+    char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", paper_set, "--threads",
                   "1", "--no-plot", "--quiet", "--traces", (char *)traces, "--catalogue",
                   (char *)catalogue, "--out", out, NULL};
     if (run_child(a1, p)) return ws_fail(err, "cannot run %s", wattsim);
     long counts[3] = {1000, 10000, 100000};
+    if (quick) counts[0] = counts[1] = counts[2] = 1;
     for (int c = 0; c < 3; c++) {
         sweep_fig *q = &figs[n++];
         snprintf(q->name, sizeof q->name, "one job, %ld seeds", counts[c]);
@@ -353,7 +371,9 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
         char sw[PATH_MAX];
         snprintf(sw, sizeof sw, "%s/py.yaml", dir);
         f = fopen(sw, "w");
-        if (!f || fputs("eta: 0.5\nbeta: 3\nseed: 1..20\n", f) < 0 || fclose(f))
+        const char *py_cfg = quick ? "eta: 0.5\nbeta: 3\nseed: 1\n"
+                                   : "eta: 0.5\nbeta: 3\nseed: 1..20\n";
+        if (!f || fputs(py_cfg, f) < 0 || fclose(f))
             return ws_fail(err, "%s: cannot write", sw);
         const char *pols[2] = {"gts:jit", "py:wattsim.policies:GaussianTS:py:wattsim.policies:JIT"};
         char set_work[1024] = "workload=[";
@@ -365,7 +385,7 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
         for (int lang = 0; lang < 2; lang++) {
             sweep_fig *q = &figs[n++];
             snprintf(q->name, sizeof q->name, lang ? "gts+jit in Python" : "gts+jit in C");
-            q->sims = (long)(cat->n_gpus * cat->n) * 20 * 3;
+            q->sims = (long)(cat->n_gpus * cat->n) * (quick ? 1 : 20) * 3;
             snprintf(out, sizeof out, "%s/py%d", dir, lang);
             char *a3[] = {wattsim, "sweep", sw, "--set", set_gpu, "--set", set_work,
                           "--policies", (char *)pols[lang], "--threads", "1", "--no-plot",
@@ -600,6 +620,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--no-sweeps")) { do_sweeps = 0; continue; }
         if (!strcmp(a, "--no-readers")) { do_readers = 0; continue; }
         if (!strcmp(a, "--readers-only")) { only_readers = 1; continue; }
+        if (!strcmp(a, "--quick")) { quick = 1; continue; }
         if (!v) { fputs(HELP, stderr); return 2; }
         if (!strcmp(a, "--bso")) bso_name = v;
         else if (!strcmp(a, "--plo")) plo_name = v;
@@ -629,6 +650,10 @@ int main(int argc, char **argv)
     memset(rfigs, 0, sizeof rfigs);
     memset(&gz_fig, 0, sizeof gz_fig);
     if (reader_n < 100) { fputs(HELP, stderr); return 2; }
+    if (quick) {
+        fixed = 1;
+        reader_n = 100;
+    }
     if (only_readers) {
         if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
         print_readers(stdout, rfigs, &gz_fig);
