@@ -61,6 +61,8 @@
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
+#include "wattsim/outfile.h"
+#include "wattsim/process.h"
 #include "wattsim/plugin.h"
 #include "wattsim/rng.h"
 #include "wattsim/trace.h"
@@ -158,7 +160,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
     draws *d = NULL;
     size_t d_cap = 0;
     if (!rows) return ws_fail(err, "out of memory");
-    ws_policy_stdout_hold();
+    ws_policy_hold();
     int rc = -1;
     for (size_t g = 0; g < cat->n_gpus; g++) {
         ws_traces tr = {0};
@@ -215,7 +217,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
     }
     rc = 0;
 out:
-    ws_policy_stdout_release();
+    ws_policy_release();
     free(d);
     if (rc) { free(rows); return rc; }
     *out = rows;
@@ -606,6 +608,13 @@ static int write_readers_json(const char *path, const reader_fig *r, const sweep
 
 int main(int argc, char **argv)
 {
+    /* The tables on a private duplicate of stdout; descriptor 1 (and a
+     * policy's printf) on stderr for the whole run (wattsim/process.h). */
+    FILE *out = NULL;
+    if (ws_process_init() || !(out = ws_stdout_private())) {
+        fprintf(stderr, "wattsim-bench: cannot set up standard output: %s\n", strerror(errno));
+        return 1;
+    }
     const char *bso_name = "zeus", *plo_name = "jit", *json = NULL;
     const char *traces = getenv("WATTSIM_TRACES"), *catalogue = getenv("WATTSIM_CATALOGUE");
     double eta = 0.5, beta = 2.0, seconds = 0.5;
@@ -616,7 +625,7 @@ int main(int argc, char **argv)
     if (!catalogue || !*catalogue) catalogue = WS_DEFAULT_CATALOGUE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, out); return 0; }
         if (!strcmp(a, "--no-sweeps")) { do_sweeps = 0; continue; }
         if (!strcmp(a, "--no-readers")) { do_readers = 0; continue; }
         if (!strcmp(a, "--readers-only")) { only_readers = 1; continue; }
@@ -656,7 +665,7 @@ int main(int argc, char **argv)
     }
     if (only_readers) {
         if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
-        print_readers(stdout, rfigs, &gz_fig);
+        print_readers(out, rfigs, &gz_fig);
         if (json && write_readers_json(json, rfigs, &gz_fig, &err)) goto out;
         rc = 0;
         goto out;
@@ -667,20 +676,20 @@ int main(int argc, char **argv)
         || ws_params_resolve(bt->params, NULL, 0, "bso", &bp, &err)
         || ws_params_resolve(pt->params, NULL, 0, "plo", &pp, &err))
         goto out;
-    printf("wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta, beta);
-    if (fixed) printf("%ld seeds per GPU x workload\n", fixed);
-    else printf(">= %g s per GPU x workload\n", seconds);
-    fflush(stdout);
+    fprintf(out, "wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta, beta);
+    if (fixed) fprintf(out, "%ld seeds per GPU x workload\n", fixed);
+    else fprintf(out, ">= %g s per GPU x workload\n", seconds);
+    fflush(out);
     if (engine(&cat, bt, pt, bp, pp, traces, eta, beta, seconds, fixed, &rows, &n_rows, &err))
         goto out;
-    printf("%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
+    fprintf(out, "%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
            "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
     double sum_rate = 0, sum_ratio = 0, tot_recs = 0, tot_secs = 0;
     for (size_t i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         double rate = (double)r->recs / r->secs, ns = 1e9 * r->secs / (double)r->recs;
         double fl = 1e9 * r->floor_secs / (double)r->recs;
-        printf("%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
+        fprintf(out, "%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
                r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
         sum_rate += rate;
         sum_ratio += ns / fl;
@@ -688,33 +697,33 @@ int main(int argc, char **argv)
         tot_secs += r->secs;
     }
     double mean_rate = sum_rate / (double)n_rows, mean_ratio = sum_ratio / (double)n_rows;
-    printf("mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
+    fprintf(out, "mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
            n_rows, mean_rate, mean_ratio);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("engine peak RSS: %ld KiB\n", ru.ru_maxrss);
-    fflush(stdout);
+    fprintf(out, "engine peak RSS: %ld KiB\n", ru.ru_maxrss);
+    fflush(out);
     if (do_sweeps) {
         if (sweeps(traces, catalogue, rows, n_rows, &cat, figs, &n_figs, &err)) goto out;
-        printf("\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
+        fprintf(out, "\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
                "cpu_s", "rss_kib", "recur_per_s", "x_engine");
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
-            printf("%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
+            fprintf(out, "%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
                    f->rss_kib);
             /* per CPU second, like the engine's figures */
             if (f->recs > 0)
-                printf("%14.0f %9.2f", f->recs / f->cpu_secs,
+                fprintf(out, "%14.0f %9.2f", f->recs / f->cpu_secs,
                        (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
             else
-                printf("%14s %9s", "-", "-");
-            printf("%s\n", f->status ? "  (failed)" : "");
+                fprintf(out, "%14s %9s", "-", "-");
+            fprintf(out, "%s\n", f->status ? "  (failed)" : "");
         }
     }
     if (do_readers) {
         if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
-        fputc('\n', stdout);
-        print_readers(stdout, rfigs, &gz_fig);
+        fputc('\n', out);
+        print_readers(out, rfigs, &gz_fig);
     }
     if (json) {
         FILE *j = fopen(json, "w");
@@ -756,6 +765,10 @@ out:
     free(rows);
     ws_catalogue_free(&cat);
     ws_registry_free(reg);
-    if (fflush(stdout)) rc = 1;
+    ws_error werr = {{0}};
+    if (ws_stdout_close(out, &werr)) {
+        ws_line("wattsim-bench: %s", werr.msg);
+        rc = 1;
+    }
     return rc;
 }

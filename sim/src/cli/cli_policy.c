@@ -389,7 +389,7 @@ static int cmd_new(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'k') kind = optarg;
         else if (c == 'f') force = 1;
-        else if (c == 'h') { fputs(POLICY_HELP, stdout); return 0; }
+        else if (c == 'h') { fputs(POLICY_HELP, ws_cli_out); return 0; }
         else return ws_cli_bad_option("policy new", argv, c);
     }
     if (optind >= argc || argc - optind > 2)
@@ -414,7 +414,7 @@ static int cmd_new(int argc, char **argv)
     snprintf(build, sizeof build, "%s/build", dir);
     shell_word(dir, qdir, sizeof qdir);
     shell_word(build, qbuild, sizeof qbuild);
-    printf("wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
+    fprintf(ws_cli_out, "wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
            cml, qdir, qbuild, kit, qbuild);
     return 0;
 }
@@ -426,9 +426,9 @@ static void print_check(void *ctx, int result, const char *check, const char *wh
                         const char *detail)
 {
     *(int *)ctx += result == WS_CHECK_SKIP;
-    printf("%s %-14s %s%s%s\n", result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
+    fprintf(ws_cli_out, "%s %-14s %s%s%s\n", result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
            ? "SKIP" : "FAIL", check, who, *who ? ": " : "", detail);
-    fflush(stdout);
+    fflush(ws_cli_out);
 }
 
 /* --param NAME=VALUE, added to the policy's parameters (after any given
@@ -492,7 +492,7 @@ static int cmd_check(int argc, char **argv)
             }
         } else if (c == 'h') {
             free(kv);
-            fputs(POLICY_HELP, stdout);
+            fputs(POLICY_HELP, ws_cli_out);
             return 0;
         } else {
             free(kv);
@@ -528,7 +528,7 @@ static int cmd_check(int argc, char **argv)
     }
     char skips[48] = "";
     if (skipped) snprintf(skips, sizeof skips, ", %d skipped", skipped);
-    printf("%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s", skips,
+    fprintf(ws_cli_out, "%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s", skips,
            ws_version_line());
     ws_policy_ref_free(&ref);
     return failed ? 1 : 0;
@@ -539,7 +539,7 @@ int ws_cmd_policy(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "new")) return cmd_new(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "check")) return cmd_check(argc - 1, argv + 1);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(POLICY_HELP, stdout);
+        fputs(POLICY_HELP, ws_cli_out);
         return 0;
     }
     return ws_cli_usage("policy", "%s", "needs 'new' or 'check'");

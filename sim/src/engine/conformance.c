@@ -632,7 +632,7 @@ static ws_registry *child_registry;
 static int load_child(void *arg, int fd)
 {
     const task *t = arg;
-    ws_host_child_init(fd, 1, load_limit(t->o));
+    ws_host_child_init(fd, load_limit(t->o));
     ws_registry *reg = child_registry = ws_registry_new();
     ws_error err = {{0}};
     found f;
@@ -678,7 +678,7 @@ static int load_child(void *arg, int fd)
 static int check_child(void *arg, int fd)
 {
     const task *t = arg;
-    ws_host_child_init(fd, 1, t->o->timeout);
+    ws_host_child_init(fd, t->o->timeout);
     ws_registry *reg = child_registry = ws_registry_new();
     ws_error err = {{0}};
     found f;

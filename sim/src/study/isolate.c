@@ -128,7 +128,7 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
      * policy call it dies in, or calls exit() in, named on nfd. */
     if (dup2(efd, 1) < 0 || dup2(efd, 2) < 0) _exit(3);
     if (efd > 2) close(efd);
-    ws_host_child_init(nfd, 0, 0);
+    ws_host_child_init(nfd, 0);
     FILE *f = fdopen(fd, "w");
     if (!f) _exit(3);
     for (size_t k = 0; k < s->n_seeds; k++) {
