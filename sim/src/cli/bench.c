@@ -676,29 +676,31 @@ int main(int argc, char **argv)
         || ws_params_resolve(bt->params, NULL, 0, "bso", &bp, &err)
         || ws_params_resolve(pt->params, NULL, 0, "plo", &pp, &err))
         goto out;
-    fprintf(out, "wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta, beta);
+    fprintf(out, "wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta,
+            beta);
     if (fixed) fprintf(out, "%ld seeds per GPU x workload\n", fixed);
     else fprintf(out, ">= %g s per GPU x workload\n", seconds);
     fflush(out);
     if (engine(&cat, bt, pt, bp, pp, traces, eta, beta, seconds, fixed, &rows, &n_rows, &err))
         goto out;
     fprintf(out, "%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
-           "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
+            "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
     double sum_rate = 0, sum_ratio = 0, tot_recs = 0, tot_secs = 0;
     for (size_t i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         double rate = (double)r->recs / r->secs, ns = 1e9 * r->secs / (double)r->recs;
         double fl = 1e9 * r->floor_secs / (double)r->recs;
         fprintf(out, "%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
-               r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
+                r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
         sum_rate += rate;
         sum_ratio += ns / fl;
         tot_recs += (double)r->recs;
         tot_secs += r->secs;
     }
     double mean_rate = sum_rate / (double)n_rows, mean_ratio = sum_ratio / (double)n_rows;
-    fprintf(out, "mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
-           n_rows, mean_rate, mean_ratio);
+    fprintf(out,
+            "mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
+            n_rows, mean_rate, mean_ratio);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     fprintf(out, "engine peak RSS: %ld KiB\n", ru.ru_maxrss);
@@ -706,15 +708,15 @@ int main(int argc, char **argv)
     if (do_sweeps) {
         if (sweeps(traces, catalogue, rows, n_rows, &cat, figs, &n_figs, &err)) goto out;
         fprintf(out, "\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
-               "cpu_s", "rss_kib", "recur_per_s", "x_engine");
+                "cpu_s", "rss_kib", "recur_per_s", "x_engine");
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
             fprintf(out, "%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
-                   f->rss_kib);
+                    f->rss_kib);
             /* per CPU second, like the engine's figures */
             if (f->recs > 0)
                 fprintf(out, "%14.0f %9.2f", f->recs / f->cpu_secs,
-                       (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
+                        (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
             else
                 fprintf(out, "%14s %9s", "-", "-");
             fprintf(out, "%s\n", f->status ? "  (failed)" : "");

@@ -111,7 +111,10 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case OPT_GPU: if (ws_cli_set_kv(&cfg, "gpu", optarg, "--gpu", &err)) goto out; break;
         case OPT_WORKLOAD:
             workload = 1;
@@ -197,13 +200,13 @@ static void print_params(const ws_param_spec *ps)
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
         case WS_PARAM_INT: fprintf(ws_cli_out, "      %s (int, default %ld, %g..%g): %s\n", p->name,
-                                  p->def.i, p->min, p->max, p->help); break;
-        case WS_PARAM_DOUBLE: fprintf(ws_cli_out, "      %s (number, default %g, %g..%g): %s\n", p->name,
-                                     p->def.d, p->min, p->max, p->help); break;
+                                   p->def.i, p->min, p->max, p->help); break;
+        case WS_PARAM_DOUBLE: fprintf(ws_cli_out, "      %s (number, default %g, %g..%g): %s\n",
+                                      p->name, p->def.d, p->min, p->max, p->help); break;
         case WS_PARAM_BOOL: fprintf(ws_cli_out, "      %s (bool, default %s): %s\n", p->name,
-                                   p->def.b ? "true" : "false", p->help); break;
-        case WS_PARAM_STRING: fprintf(ws_cli_out, "      %s (string, default \"%s\"): %s\n", p->name,
-                                     p->def.s ? p->def.s : "", p->help); break;
+                                    p->def.b ? "true" : "false", p->help); break;
+        case WS_PARAM_STRING: fprintf(ws_cli_out, "      %s (string, default \"%s\"): %s\n",
+                                      p->name, p->def.s ? p->def.s : "", p->help); break;
         }
     }
 }
@@ -243,7 +246,8 @@ static int list_plugin(const char *path)
     }
     char *real = realpath(path, NULL);
     int abi = ws_registry_n_bso(reg) ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
-    fprintf(ws_cli_out, "%s: policy ABI %d.%d, sha256 %s\n", real ? real : path, abi / 100, abi % 100, hash);
+    fprintf(ws_cli_out, "%s: policy ABI %d.%d, sha256 %s\n", real ? real : path, abi / 100,
+            abi % 100, hash);
     print_policies(reg, same_file, real);
     free(real);
     ws_registry_free(reg);
@@ -263,7 +267,10 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_global_opt(g, c, optarg)) continue;
         if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
         free(plugins);
-        if (c == WS_OPT_HELP) { fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP); return 0; }
+        if (c == WS_OPT_HELP) {
+            fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP);
+            return 0;
+        }
         return ws_cli_bad_option("list", argv, c);
     }
     if (optind != argc - 1) {
@@ -289,12 +296,12 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
         if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
-        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset", "network",
-               "optimizer", "target", "max_epochs", "b0");
+        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset",
+                "network", "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
             const ws_workload_spec *w = &cat.items[i];
             fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
-                   w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
+                    w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
         }
         ws_catalogue_free(&cat);
         return 0;
@@ -324,7 +331,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         print_policies(reg, NULL, NULL);
         const char *dir = ws_policy_dir(), *extra = getenv("WATTSIM_POLICY_DIR");
         fprintf(ws_cli_out, "(from %s%s%s)\n", dir ? dir : "", dir && extra && *extra ? ":" : "",
-               extra ? extra : "");
+                extra ? extra : "");
         const char *first;
         size_t broken = ws_registry_broken(reg, &first);
         if (broken)

@@ -51,8 +51,9 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot);
  * policy code prints, from any thread at any time, reaches the results. */
 extern FILE *ws_cli_out;
 /* The exit status of a command that returned `rc`: the results stream
- * (ws_cli_out) is flushed and closed, and a failed write there (full disk, /dev/full, closed pipe) is
- * one line on stderr and status 1 (rc if that was already nonzero). */
+ * (ws_cli_out) is flushed and closed, and a failed write there (full disk,
+ * /dev/full, closed pipe) is one line on stderr and status 1 (rc if that
+ * was already nonzero). */
 int ws_cli_exit(int rc);
 /* "v100,a40" -> the config key `key` set to [v100, a40]; an error names
  * `opt` (the option the user typed, e.g. "--gpus"), or "--set KEY" when

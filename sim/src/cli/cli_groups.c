@@ -242,8 +242,8 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     if (ws_outfile_commit(&of, &err)) goto done;
     long pairs = groups * (jobs - 1);
     fprintf(ws_cli_out, "wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
-           " %ld of %ld consecutive pairs overlap (%.1f %%)\n", out, groups, jobs,
-           n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
+            " %ld of %ld consecutive pairs overlap (%.1f %%)\n", out, groups, jobs,
+            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
     rc = 0;
 done:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -337,7 +337,10 @@ static int cmd_replay(int argc, char **argv, ws_cli_globals *co)
         if ((is_wi = ws_cli_whatif_opt(&wcfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case O_FORCE: o.force = 1; break;
         case O_TRACE: o.trace = optarg; break;
         case O_GPU: o.gpu = optarg; break;

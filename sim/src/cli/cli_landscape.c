@@ -273,7 +273,7 @@ int ws_cmd_potential(int argc, char **argv)
         || ws_manifest_add(pdf, "figure", title, command, &err))
         goto out;
     fprintf(ws_cli_out, "outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
-           " potential.pdf)\n", lo.out);
+            " potential.pdf)\n", lo.out);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

@@ -414,8 +414,8 @@ static int cmd_new(int argc, char **argv)
     snprintf(build, sizeof build, "%s/build", dir);
     shell_word(dir, qdir, sizeof qdir);
     shell_word(build, qbuild, sizeof qbuild);
-    fprintf(ws_cli_out, "wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
-           cml, qdir, qbuild, kit, qbuild);
+    fprintf(ws_cli_out, "wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n",
+            src, cml, qdir, qbuild, kit, qbuild);
     return 0;
 }
 
@@ -426,8 +426,9 @@ static void print_check(void *ctx, int result, const char *check, const char *wh
                         const char *detail)
 {
     *(int *)ctx += result == WS_CHECK_SKIP;
-    fprintf(ws_cli_out, "%s %-14s %s%s%s\n", result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
-           ? "SKIP" : "FAIL", check, who, *who ? ": " : "", detail);
+    fprintf(ws_cli_out, "%s %-14s %s%s%s\n",
+            result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
+            ? "SKIP" : "FAIL", check, who, *who ? ": " : "", detail);
     fflush(ws_cli_out);
 }
 
@@ -528,8 +529,8 @@ static int cmd_check(int argc, char **argv)
     }
     char skips[48] = "";
     if (skipped) snprintf(skips, sizeof skips, ", %d skipped", skipped);
-    fprintf(ws_cli_out, "%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s", skips,
-           ws_version_line());
+    fprintf(ws_cli_out, "%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s",
+            skips, ws_version_line());
     ws_policy_ref_free(&ref);
     return failed ? 1 : 0;
 }

@@ -626,7 +626,7 @@ int ws_cmd_report(int argc, char **argv)
     fputs("</body></html>\n", html.f);
     if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
     fprintf(ws_cli_out, "%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, dir, dir,
-           key ? " (and " : "", key ? dir : "", key ? "/paper.md)" : "");
+            key ? " (and " : "", key ? dir : "", key ? "/paper.md)" : "");
     fflush(ws_cli_out);
     for (size_t i = 0; i < r.n_warn; i++) ws_line("wattsim: warning: %s", r.warn[i]);
     rc = 0;

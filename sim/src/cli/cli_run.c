@@ -174,7 +174,11 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
             continue;
         }
         switch (c) {
-        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", RUN_HELP, WS_CLI_GLOBAL_HELP); free(sets); free(wis); return 0;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", RUN_HELP, WS_CLI_GLOBAL_HELP);
+            free(sets);
+            free(wis);
+            return 0;
         case OPT_SET: sets[n_sets++] = optarg; break;
         case OPT_OUT: out = optarg; break;
         case OPT_FORMAT: format = optarg; break;
@@ -284,9 +288,10 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (fmt == WS_FMT_TABLE)
         /* the plan is a cross product, seed fastest: a cell is every seed
          * of one pair x gpu x workload x eta x beta */
-        fprintf(ws_cli_out, "\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
-               " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
-               cfg.n_seeds ? n / cfg.n_seeds : n, out);
+        fprintf(ws_cli_out,
+                "\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
+                " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
+                cfg.n_seeds ? n / cfg.n_seeds : n, out);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -414,7 +419,10 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
             continue;
         }
         switch (c) {
-        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", SIMULATE_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", SIMULATE_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case OPT_BSO_PARAM:
         case OPT_PLO_PARAM: {
             const char *eq = strchr(optarg, '=');

@@ -486,8 +486,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         }
         switch (c) {
         case 'h':
-            fprintf(ws_cli_out, "%s\n%s\n%s", merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
-                   WS_CLI_WHATIF_HELP, SWEEP_NOTES);
+            fprintf(ws_cli_out, "%s\n%s\n%s",
+                    merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
+                    WS_CLI_WHATIF_HELP, SWEEP_NOTES);
             rc = 0;
             goto out;
         case 's': sets[n_sets++] = optarg; break;
@@ -713,9 +714,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (run_rc) goto out;
     if (shard_n && !mpi) {
         /* A shard's result is its journal: kept for the merge. */
-        fprintf(ws_cli_out, "shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
-               " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
-               sw.n_sims, sw.n_reused ? " (some from the journal)" : "", journal, cmd);
+        fprintf(ws_cli_out,
+                "shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
+                " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
+                sw.n_sims, sw.n_reused ? " (some from the journal)" : "", journal, cmd);
         warn_failed(&sw);
         rc = sw.n_failed ? 1 : 0;
         goto out;
@@ -751,10 +753,11 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        fprintf(ws_cli_out, "%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
-               sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
-               !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
-               keep ? ", history.csv" : "");
+        fprintf(ws_cli_out, "%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json,"
+                " sweep.md%s%s)\n", sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
+                !plot ? ", savings.csv"
+                : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
+                keep ? ", history.csv" : "");
     } else {
         ws_fig_ctx fc = {out, command, &cat, 1};
         for (size_t g = 0; plot && g < sw.n_gpus; g++)
@@ -765,8 +768,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        fprintf(ws_cli_out, "%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused, out,
-               plot ? ", curves-*" : "", keep ? ", history.csv" : "");
+        fprintf(ws_cli_out, "%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims,
+                reused, out,
+                plot ? ", curves-*" : "", keep ? ", history.csv" : "");
     }
     /* Every output is in place: the journal has served its purpose (under
      * mpirun every rank's). */

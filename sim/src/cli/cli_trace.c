@@ -294,7 +294,7 @@ static int import_power(int argc, char **argv)
         goto out;
     }
     fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-           " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
+            " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) fprintf(ws_cli_out, "%s%s", k ? "+" : "", tel.gpu[k].id);
     fprintf(ws_cli_out, " of %s\n", log);
     rc = 0;
@@ -361,7 +361,7 @@ static int import_train(int argc, char **argv)
     size_t reached = 0;
     for (size_t i = 0; i < table.n; i++) reached += table.rows[i].target_epoch > 0;
     fprintf(ws_cli_out, "wrote %s: %zu runs, %zu reach %s %s\n", path, table.n, reached,
-           lower ? "<=" : ">=", target);
+            lower ? "<=" : ">=", target);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

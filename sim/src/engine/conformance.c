@@ -832,8 +832,8 @@ static void hung_call(const ws_sub_result *sr, const char *who, char *hung, size
     size_t w = strlen(who);
     if (note && !strncmp(note, who, w) && !strncmp(note + w, ": ", 2)) {
         const char *call = note + w + 2, *end = strstr(call, " did not return within ");
-        if (end && end > call && (size_t)(end - call) < n && !memchr(call, '\n', (size_t)(end - call)))
-            snprintf(hung, n, "%.*s", (int)(end - call), call);
+        const size_t len = end ? (size_t)(end - call) : 0;
+        if (len && len < n && !memchr(call, '\n', len)) snprintf(hung, n, "%.*s", (int)len, call);
     }
     if (!hung[0] && sr->killed) snprintf(hung, n, "a policy call");
 }
@@ -931,7 +931,8 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         return ws_fail(err, "policy check: parameters apply to one policy, and %s defines %zu:"
                        " choose one with --policy NAME", target, n);
     if (usage) return ws_fail(err, "%s", usage_msg);
-    tell(&r, WS_CHECK_PASS, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100, abi % 100,
+    tell(&r, WS_CHECK_PASS, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100,
+         abi % 100,
          abi < WS_ABI_VERSION_OF(2, 0) ? " (an older version: no call context)" : "", nb, np);
 
     for (size_t k = 0; k < n; k++) {
@@ -963,7 +964,8 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         if (!seen.bytes)
             tell(&r, WS_CHECK_PASS, "stdout", who, "nothing written to standard output");
         else
-            tell(&r, WS_CHECK_FAIL, "stdout", who, "%zu bytes written to standard output (in %s), first"
+            tell(&r, WS_CHECK_FAIL, "stdout", who,
+                 "%zu bytes written to standard output (in %s), first"
                  " \"%s\": a policy must not print (wattsim's own output is there); log"
                  " through host->log", seen.bytes, seen.where, seen.first);
     }
