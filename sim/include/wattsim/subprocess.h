@@ -33,8 +33,10 @@ typedef int (*ws_sub_fn)(void *arg, int fd);
 
 /*
  * Run fn(arg, fd) in a forked child (stdin /dev/null, fd 1 and 2 each a
- * pipe to the parent, exit status fn's, without atexit handlers or stdio
- * flushing: _exit; whatever fn leaves in stdio buffers it must flush). The
+ * pipe to the parent, exit status fn's; its stdout and stderr flushed,
+ * then _exit: no atexit handlers, and no other stream, whose buffer is a
+ * copy of the parent's, flushed; the parent flushes its streams before the
+ * fork). The
  * parent kills the child's process group `limit` seconds after the start
  * (0: never) and as soon as the child has ended (whatever it spawned goes
  * with it). Each stream keeps at most `cap` bytes. While the child runs,

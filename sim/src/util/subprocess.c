@@ -114,7 +114,11 @@ static void child(ws_sub_fn fn, void *arg, const int out[2], const int err[2],
     close(out[1]);
     close(err[1]);
     int rc = fn(arg, rep[1]);
-    fflush(NULL);
+    /* Its own stdout and stderr (the pipes), not the copies of the
+     * parent's other streams it inherited: those are the parent's to
+     * write. */
+    fflush(stdout);
+    fflush(stderr);
     _exit(rc & 0xFF);
 }
 
