@@ -165,7 +165,8 @@ int ws_batch_flush(ws_batchfile *b);
 /* Flush and close: 0, or -1 with errno. */
 int ws_batch_close(ws_batchfile *b);
 
-/* Flush and check stdout at the end of a command: 0, or -1 with err set. */
-int ws_stdout_close(ws_error *err);
+/* Flush, check and close the results stream (the CLI's stdout,
+ * ws_stdout_private) at the end of a command: 0, or -1 with err set. */
+int ws_stdout_close(FILE *out, ws_error *err);
 
 #endif

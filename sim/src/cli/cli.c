@@ -111,7 +111,10 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case OPT_GPU: if (ws_cli_set_kv(&cfg, "gpu", optarg, "--gpu", &err)) goto out; break;
         case OPT_WORKLOAD:
             workload = 1;
@@ -165,7 +168,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
     }
     if (plot && ws_cli_pareto_plot(plot, history, spec, &cat, &jt.job, &par, 0, NULL, &err))
         goto out;
-    ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par, &wi);
+    ws_report_pareto(ws_cli_out, (ws_format)fmt, &jt.job, &par, &wi);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -208,14 +211,14 @@ static void print_params(const ws_param_spec *ps)
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
-        case WS_PARAM_INT: printf("      %s (int, default %ld, %g..%g): %s\n", shown(p->name),
+        case WS_PARAM_INT: fprintf(ws_cli_out, "      %s (int, default %ld, %g..%g): %s\n", shown(p->name),
                                   p->def.i, p->min, p->max, shown(p->help)); break;
-        case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n",
+        case WS_PARAM_DOUBLE: fprintf(ws_cli_out, "      %s (number, default %g, %g..%g): %s\n",
                                      shown(p->name), p->def.d, p->min, p->max,
                                      shown(p->help)); break;
-        case WS_PARAM_BOOL: printf("      %s (bool, default %s): %s\n", shown(p->name),
+        case WS_PARAM_BOOL: fprintf(ws_cli_out, "      %s (bool, default %s): %s\n", shown(p->name),
                                    p->def.b ? "true" : "false", shown(p->help)); break;
-        case WS_PARAM_STRING: printf("      %s (string, default \"%s\"): %s\n", shown(p->name),
+        case WS_PARAM_STRING: fprintf(ws_cli_out, "      %s (string, default \"%s\"): %s\n", shown(p->name),
                                      shown(p->def.s), shown(p->help)); break;
         }
     }
@@ -224,18 +227,18 @@ static void print_params(const ws_param_spec *ps)
 static void print_policies(const ws_registry *reg, int (*keep)(const char *file, void *),
                            void *ctx)
 {
-    printf("batch-size optimizers (bso):\n");
+    fprintf(ws_cli_out, "batch-size optimizers (bso):\n");
     for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
         const ws_bso_type *t = ws_registry_bso_at(reg, i);
         if (keep && !keep(ws_registry_bso_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", shown(t->name), shown(t->summary));
+        fprintf(ws_cli_out, "  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
-    printf("power-limit optimizers (plo):\n");
+    fprintf(ws_cli_out, "power-limit optimizers (plo):\n");
     for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
         const ws_plo_type *t = ws_registry_plo_at(reg, i);
         if (keep && !keep(ws_registry_plo_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", shown(t->name), shown(t->summary));
+        fprintf(ws_cli_out, "  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
 }
@@ -256,7 +259,7 @@ static int list_plugin(const char *path)
     }
     char *real = realpath(path, NULL);
     int abi = ws_registry_n_bso(reg) ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
-    printf("%s: policy ABI %d.%d, sha256 %s\n", shown(real ? real : path), abi / 100, abi % 100,
+    fprintf(ws_cli_out, "%s: policy ABI %d.%d, sha256 %s\n", shown(real ? real : path), abi / 100, abi % 100,
            hash);
     print_policies(reg, same_file, real);
     free(real);
@@ -277,7 +280,10 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_global_opt(g, c, optarg)) continue;
         if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
         free(plugins);
-        if (c == WS_OPT_HELP) { printf("%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP); return 0; }
+        if (c == WS_OPT_HELP) {
+            fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP);
+            return 0;
+        }
         return ws_cli_bad_option("list", argv, c);
     }
     if (optind != argc - 1) {
@@ -292,7 +298,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (n_plugins) {
         int rc = 0;
         for (size_t i = 0; i < n_plugins && !rc; i++) {
-            if (i) printf("\n");
+            if (i) fprintf(ws_cli_out, "\n");
             rc = list_plugin(plugins[i]);
         }
         free(plugins);
@@ -303,12 +309,12 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
         if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
-        printf("%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset", "network",
-               "optimizer", "target", "max_epochs", "b0");
+        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset",
+                "network", "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
             const ws_workload_spec *w = &cat.items[i];
-            printf("%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
-                   w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
+            fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
+                    w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
         }
         ws_catalogue_free(&cat);
         return 0;
@@ -319,7 +325,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         int n = ws_trace_gpus(dir, &gpus, &err);
         if (n < 0) return ws_cli_die(&err);
         for (int i = 0; i < n; i++) {
-            printf("%s\n", gpus[i]);
+            fprintf(ws_cli_out, "%s\n", gpus[i]);
             free(gpus[i]);
         }
         free(gpus);
@@ -337,7 +343,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         }
         print_policies(reg, NULL, NULL);
         const char *dir = ws_policy_dir(), *extra = getenv("WATTSIM_POLICY_DIR");
-        printf("(from %s%s%s)\n", shown(dir), dir && extra && *extra ? ":" : "", shown(extra));
+        fprintf(ws_cli_out, "(from %s%s%s)\n", shown(dir), dir && extra && *extra ? ":" : "", shown(extra));
         const char *first;
         size_t broken = ws_registry_broken(reg, &first);
         if (broken)
@@ -381,8 +387,13 @@ static int wattsim_main(int argc, char **argv);
 int main(int argc, char **argv)
 {
     /* Before anything opens a file: descriptors 0-2 open, SIGXFSZ ignored,
-     * this thread in the C locale, the working folder held. */
+     * this thread in the C locale, the working folder held; results on a
+     * private duplicate of stdout, descriptor 1 on stderr from here on. */
     if (ws_process_init()) return EXIT_USAGE;
+    if (!(ws_cli_out = ws_stdout_private())) {
+        ws_line("wattsim: standard output: cannot duplicate it: %s", strerror(errno));
+        return 1;
+    }
     ws_outfile_init();
 #ifdef WS_HAVE_MPI
     /* Started by mpirun/srun: join MPI_COMM_WORLD (sweep and curves shard
@@ -408,11 +419,11 @@ static int wattsim_main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(MAIN_HELP, stdout);
+        fputs(MAIN_HELP, ws_cli_out);
         return ws_cli_exit(0);
     }
     if (!strcmp(cmd, "--version")) {
-        printf("%s\n", ws_version_line());
+        fprintf(ws_cli_out, "%s\n", ws_version_line());
         return ws_cli_exit(0);
     }
     opterr = 0;

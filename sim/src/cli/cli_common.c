@@ -20,6 +20,8 @@
 #include "wattsim/plot.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
+
+FILE *ws_cli_out;
 #include "wattsim/plugin.h"
 #include "wattsim/progress.h"
 
@@ -166,9 +168,10 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
 static int stdout_reader_gone(void)
 {
     struct stat st;
-    if (fstat(STDOUT_FILENO, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+    const int fd = fileno(ws_cli_out);
+    if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         return 0;
-    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    struct pollfd p = {fd, POLLOUT, 0};
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
@@ -179,12 +182,12 @@ int ws_cli_exit(int rc)
      * command then fails as the bug it is (wattsim/error.h); a command
      * that failed already said so (an output file's commit refused it). */
     if (ws_output_check("standard output", &err)) {
-        fflush(stdout);
+        fflush(ws_cli_out);
         if (!rc) ws_line("wattsim: %s", err.msg);
         return WS_EXIT_INTERNAL;
     }
     const int gone = stdout_reader_gone();
-    if (!ws_stdout_close(&err)) return rc;
+    if (!ws_stdout_close(ws_cli_out, &err)) return rc;
     /* The reader of stdout went away (SIGPIPE is ignored, see process.c):
      * the outputs are complete; end as a pipeline's writer does, without
      * a message no one would read. */

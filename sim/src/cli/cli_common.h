@@ -55,9 +55,15 @@ int ws_cli_check_out(const char *cmd, const char *opt, const char *path);
  * stem be a safe name (wattsim/name.h), as it names the .csv and .gp too.
  * Prints the usage error and returns WS_EXIT_USAGE, or returns 0. */
 int ws_cli_check_plot_name(const char *cmd, const char *plot);
-/* The exit status of a command that returned `rc`: stdout is flushed and
- * closed, and a failed write there (full disk, /dev/full, closed pipe) is
- * one line on stderr and status 1 (rc if that was already nonzero). */
+/* Where results go: a private duplicate of the stdout wattsim was started
+ * with (ws_stdout_private, first thing in main). Descriptor 1, and stdio's
+ * `stdout` with it, point at stderr for the whole run, so that nothing
+ * policy code prints, from any thread at any time, reaches the results. */
+extern FILE *ws_cli_out;
+/* The exit status of a command that returned `rc`: the results stream
+ * (ws_cli_out) is flushed and closed, and a failed write there (full disk,
+ * /dev/full, closed pipe) is one line on stderr and status 1 (rc if that
+ * was already nonzero). */
 int ws_cli_exit(int rc);
 /* "v100,a40" -> the config key `key` set to [v100, a40]; an error names
  * `opt` (the option the user typed, e.g. "--gpus"), or "--set KEY" when

@@ -175,7 +175,7 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (ws_cli_global_opt(co, c, optarg)) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", SYNTH_HELP, WS_CLI_GLOBAL_HELP); return 0;
+        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", SYNTH_HELP, WS_CLI_GLOBAL_HELP); return 0;
         case O_FORCE: force = 1; break;
         case O_OUT: out = optarg; break;
         case O_GROUPS:
@@ -243,7 +243,7 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
         goto done;
     if (ws_outfile_commit(&of, &err)) goto done;
     long pairs = groups * (jobs - 1);
-    printf("wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
+    fprintf(ws_cli_out, "wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
            " %ld of %ld consecutive pairs overlap (%.1f %%)\n",
            ws_name_show(out, shown, sizeof shown), groups, jobs,
            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
@@ -340,7 +340,10 @@ static int cmd_replay(int argc, char **argv, ws_cli_globals *co)
         if ((is_wi = ws_cli_whatif_opt(&wcfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case O_FORCE: o.force = 1; break;
         case O_TRACE: o.trace = optarg; break;
         case O_GPU: o.gpu = optarg; break;
@@ -609,7 +612,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
             || ws_outfile_commit(&of[2], &err))
             goto done;
     }
-    ws_groups_report(stdout, (ws_format)fmt, &in);
+    ws_groups_report(ws_cli_out, (ws_format)fmt, &in);
     ws_study_wrap_note(&wi, all.pol.wrapped + all.def.wrapped);
     rc = 0;
 done:
@@ -648,7 +651,7 @@ int ws_cli_groups(int argc, char **argv)
 {
     ws_cli_globals co = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(GROUPS_HELP, argc < 2 ? stderr : stdout);
+        fputs(GROUPS_HELP, argc < 2 ? stderr : ws_cli_out);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     opterr = 0;

@@ -71,7 +71,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': printf("%s", help); *rc = 0; free(sets); return -1;
+        case 'h': fprintf(ws_cli_out, "%s", help); *rc = 0; free(sets); return -1;
         case 's': sets[n_sets++] = optarg; break;
         case 'g': lo->gpus = optarg; break;
         case 'w': lo->workloads = optarg; break;
@@ -274,7 +274,7 @@ int ws_cmd_potential(int argc, char **argv)
         || ws_manifest_add(svg, "figure", title, command, &err)
         || ws_manifest_add(pdf, "figure", title, command, &err))
         goto out;
-    printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
+    fprintf(ws_cli_out, "outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
            " potential.pdf)\n", ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
@@ -366,7 +366,7 @@ int ws_cmd_frontiers(int argc, char **argv)
         ws_traces_free(&tr);
     }
     ws_progress_end(&bar);
-    printf("%zu frontier figures in %s/\n", made, ws_name_show(lo.out, shown, sizeof shown));
+    fprintf(ws_cli_out, "%zu frontier figures in %s/\n", made, ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     ws_progress_end(&bar);

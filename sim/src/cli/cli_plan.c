@@ -115,7 +115,7 @@ int ws_cmd_plan(int argc, char **argv)
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case P_HELP: printf("%s", PLAN_HELP); rc = 0; goto out;
+        case P_HELP: fprintf(ws_cli_out, "%s", PLAN_HELP); rc = 0; goto out;
         case P_GPU: case P_WORKLOAD: case P_ETA: case P_BETA: case P_RECURRENCES: {
             /* Errors name the option as typed ("--eta must be ..."), not
              * the "--set eta" that carries it into the config. */
@@ -203,7 +203,7 @@ int ws_cmd_plan(int argc, char **argv)
             || ws_manifest_add(plot, "figure", title, command, &err))
             goto out;
     }
-    ws_report_plan(stdout, (ws_format)fmt, &plan, &wi);
+    ws_report_plan(ws_cli_out, (ws_format)fmt, &plan, &wi);
     if (plan.wrapped)
         ws_line("wattsim: note: %ld of the %ld recurrences of bs %d at %d W reach past the"
                 " end of the %s series and wrap around to its start", plan.wrapped, n,

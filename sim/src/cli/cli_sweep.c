@@ -409,7 +409,7 @@ static void write_md(FILE *f, const ws_sweep *s)
 /* One line per failed cell on stderr: "wattsim: warning: CELL: MESSAGE". */
 static void warn_failed(const ws_sweep *s)
 {
-    fflush(stdout);                /* after the summary line, even in a pipe */
+    fflush(ws_cli_out);                /* after the summary line, even in a pipe */
     for (size_t c = 0; s->n_failed && c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
@@ -487,8 +487,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         }
         switch (c) {
         case 'h':
-            printf("%s\n%s\n%s", merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
-                   WS_CLI_WHATIF_HELP, SWEEP_NOTES);
+            fprintf(ws_cli_out, "%s\n%s\n%s",
+                    merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
+                    WS_CLI_WHATIF_HELP, SWEEP_NOTES);
             rc = 0;
             goto out;
         case 's': sets[n_sets++] = optarg; break;
@@ -732,7 +733,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (run_rc) goto out;
     if (shard_n && !mpi) {
         /* A shard's result is its journal: kept for the merge. */
-        printf("shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
+        fprintf(ws_cli_out, "shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
                " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
                sw.n_sims, sw.n_reused ? " (some from the journal)" : "",
                ws_name_show(journal, shown, sizeof shown), cmd);
@@ -771,7 +772,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
+        fprintf(ws_cli_out, "%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
                sw.n_sims, reused, ws_sweep_n_cells(&sw), ws_name_show(out, shown, sizeof shown),
                !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
                keep ? ", history.csv" : "");
@@ -785,7 +786,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        printf("%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused,
+        fprintf(ws_cli_out, "%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused,
                ws_name_show(out, shown, sizeof shown),
                plot ? ", curves-*" : "", keep ? ", history.csv" : "");
     }

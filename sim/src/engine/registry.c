@@ -98,7 +98,7 @@ void ws_registry_free(ws_registry *r)
         free((void *)r->plo[i]->params);
         free(r->plo[i]);
     }
-    if (r->n_files) ws_guard_stdout_enter();
+    if (r->n_files) ws_guard_enter();
     for (size_t i = 0; i < r->n_files; i++) {
         if (r->files[i].handle) {
             ws_guard_call_enter(r->files[i].path, "unloading");
@@ -108,7 +108,7 @@ void ws_registry_free(ws_registry *r)
         free(r->files[i].path);
         free(r->files[i].origin);
     }
-    if (r->n_files) ws_guard_stdout_leave();
+    if (r->n_files) ws_guard_leave();
     free(r->files);
     free(r->bso);
     free(r->bso_file);
@@ -311,13 +311,13 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
         return -1;
     }
 
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(path, "loading");
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     int entry_v2 = 0;
     const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     if (!h) {
         ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
         free(real);
@@ -410,11 +410,11 @@ oom:
     ws_fail(err, "out of memory");
 fail:
     free_copies(bc, nb, pc, np);
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(path, "unloading");
     dlclose(h);
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     free(real);
     return -1;
 }
@@ -708,9 +708,9 @@ static int bridge_provide(const char *spec, int want, ws_bridge_answer *a, ws_er
                            WS_BRIDGE_PYTHON_FILE);
         }
         snprintf(path, sizeof path, "%s/../bridges/%s", dir, WS_BRIDGE_PYTHON_FILE);
-        ws_guard_stdout_enter();
+        ws_guard_enter();
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        ws_guard_stdout_leave();
+        ws_guard_leave();
         if (!h) {
             pthread_mutex_unlock(&bridge_lock);
             return ws_fail(err, "%s: cannot load the Python bridge: %s", spec, dlerror());
@@ -724,11 +724,11 @@ static int bridge_provide(const char *spec, int want, ws_bridge_answer *a, ws_er
         }
     }
     memset(a, 0, sizeof *a);
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(spec, "loading");
     int rc = bridge_fn(spec, want, WS_ABI_VERSION, a);
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     pthread_mutex_unlock(&bridge_lock);
     a->error[sizeof a->error - 1] = '\0';
     a->origin[sizeof a->origin - 1] = '\0';

@@ -954,11 +954,11 @@ void ws_outfile_end(int failed)
     pthread_mutex_unlock(&lock);
 }
 
-int ws_stdout_close(ws_error *err)
+int ws_stdout_close(FILE *out, ws_error *err)
 {
-    int e = ferror(stdout) ? (errno ? errno : EIO) : 0;
-    if (fflush(stdout) != 0 && !e) e = errno;
-    if (fclose(stdout) != 0 && !e && errno != EBADF) e = errno;
+    int e = ferror(out) ? (errno ? errno : EIO) : 0;
+    if (fflush(out) != 0 && !e) e = errno;
+    if (fclose(out) != 0 && !e && errno != EBADF) e = errno;
     if (e) return ws_fail(err, "standard output: write failed: %s", strerror(e));
     return 0;
 }
