@@ -53,6 +53,8 @@ static int guards_on = 1;
 
 void ws_policy_guards(int on) { guards_on = on; }
 
+int ws_policy_code_running(void) { return ws_guard_call != NULL; }
+
 static void exit_guard(void)
 {
     if (!ws_guard_call) return;
