@@ -4,6 +4,8 @@ running policy code) and any call in a process forked while another
 thread was inside a call fail at once; a call from an unrelated thread
 waits its turn. Each case runs in a child Python with a time limit: on a
 library that hangs, the test fails, it does not hang."""
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -15,15 +17,27 @@ LIMIT = 120   # seconds; each case takes about one
 
 def run(code):
     """The script's stdout lines (after the package is imported); fails the
-    test when it does not end in LIMIT seconds."""
+    test when it does not end in LIMIT seconds. The script leads its own
+    process group, killed whole when the time is up or the script ends: a
+    hung forked child of it is not left behind."""
     prelude = "import sys; sys.path.insert(0, %r); import conftest, wattsim\n" % HERE
+    p = subprocess.Popen([sys.executable, "-c", prelude + textwrap.dedent(code)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
-        r = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
-                           capture_output=True, text=True, timeout=LIMIT)
+        out, err = p.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
-        raise AssertionError("hung: no answer in %d s" % LIMIT) from None
-    assert r.returncode == 0, r.stderr
-    return r.stdout.splitlines()
+        out, err = None, None
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if out is None:
+            p.communicate()
+    assert out is not None, "hung: no answer in %d s" % LIMIT
+    assert p.returncode == 0, err
+    return out.splitlines()
 
 
 POLICY = """
