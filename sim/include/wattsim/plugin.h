@@ -47,6 +47,12 @@ void ws_host_child_init(int fd, double timeout);
  * stdout is kept from the results by the program: ws_stdout_private.) */
 void ws_policy_guards(int on);
 
+/* Whether the calling thread is inside policy code now (a policy's call,
+ * or a plugin or Python module being loaded or unloaded): a thread that
+ * works for the running call, whichever thread it is (a sweep's worker
+ * too). The library's nesting check (api.c) asks it. */
+int ws_policy_code_running(void);
+
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 

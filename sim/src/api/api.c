@@ -636,11 +636,56 @@ int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void 
 
 /* One call at a time per process: options that are process-wide in the
  * layers below (allowed plugin folders, the policy log level, an output
- * folder's lock) belong to the call that runs. */
+ * folder's lock) belong to the call that runs. A second thread's call
+ * waits for run_lock; a call from a thread that works for the running
+ * call would wait for itself, and fails at once instead (nested()).
+ *
+ * fork(): a child has only the thread that forked. When another thread
+ * was inside a call then, the child inherits run_lock held by a thread it
+ * does not have (its first call would never return) and the layers' state
+ * half-way through that call. The child handler (no prepare handler: one
+ * taking run_lock would block every fork until the call ends, and
+ * deadlock a policy or --isolate that forks during a call) makes the locks
+ * new and marks the process, whose calls then fail at once. */
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
 static int running;
 static pthread_t running_thread;
+static int forked_mid_call;         /* set in a child only (fork_child) */
+
+static void fork_child(void)
+{
+    /* The child's only thread, before anything else runs in it: no lock
+     * is needed to read `running`, and a lock another thread held is not
+     * unlocked (its owner is not here) but replaced. When the forking
+     * thread is the call's own (a policy's fork, --isolate's cells), the
+     * child is still inside that call: run_lock stays its own, and a call
+     * there is a nested one. */
+    int own = running && pthread_equal(running_thread, pthread_self());
+    if (running && !own) forked_mid_call = 1;
+    if (!own) {
+        running = 0;
+        run_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    }
+    owner_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
+static void install_fork_handler(void) { pthread_atfork(NULL, NULL, fork_child); }
+
+/* Whether this thread works for the call that runs: the thread that made
+ * it (its policies and hooks run there), or any thread running policy code
+ * now (a sweep's worker: wattsim/plugin.h's ws_policy_code_running). Such
+ * a thread would wait for run_lock, which the call holds until that very
+ * thread returns. A thread policy code started itself is not known here:
+ * its call waits its turn (docs/safety.md). */
+static int nested(void)
+{
+    pthread_mutex_lock(&owner_lock);
+    int n = running && (pthread_equal(running_thread, pthread_self())
+                        || ws_policy_code_running());
+    pthread_mutex_unlock(&owner_lock);
+    return n;
+}
 
 static locale_t the_c_locale;
 static void make_c_locale(void) { the_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
@@ -654,12 +699,19 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
                  c->cmd->name);
         return WS_API_MISUSE;
     }
-    pthread_mutex_lock(&owner_lock);
-    int nested = running && pthread_equal(running_thread, pthread_self());
-    pthread_mutex_unlock(&owner_lock);
-    if (nested) {
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_once, install_fork_handler);
+    if (forked_mid_call) {
+        snprintf(c->error, sizeof c->error, "%s: this process was forked while another"
+                 " thread was inside a wattsim call, so the library's state here is that"
+                 " call's, half-way; make wattsim calls in the parent, or start this process"
+                 " without fork (multiprocessing's 'spawn' or 'forkserver')", c->cmd->name);
+        return WS_API_MISUSE;
+    }
+    if (nested()) {
         snprintf(c->error, sizeof c->error, "%s: called from inside another wattsim call (a"
-                 " policy or hook of it); make the call after it returns", c->cmd->name);
+                 " policy or hook of it, on any of its threads); make the call after it"
+                 " returns", c->cmd->name);
         return WS_API_MISUSE;
     }
     pthread_mutex_lock(&run_lock);

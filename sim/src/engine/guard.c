@@ -53,6 +53,8 @@ static int guards_on = 1;
 
 void ws_policy_guards(int on) { guards_on = on; }
 
+int ws_policy_code_running(void) { return ws_guard_call != NULL; }
+
 /* Whether what stdio holds for f, not yet written, is nothing or ends a
  * line. */
 static int pending_ends_line(FILE *f)

@@ -951,15 +951,19 @@ void ws_plugin_allow_reset(void)
 }
 
 /* A config's `py:MODULE:CLASS`: MODULE (a dotted name) must be a package
- * --allow-python names, or below one. */
+ * --allow-python names, or below one. MODULE and CLASS are dotted names,
+ * so a spec has exactly two colons: the bridge (python/wattsim/_bridge.py,
+ * split_spec) refuses any other the same way, and the module checked here
+ * is always the module imported ("py:wattsim:evil:B" would otherwise pass
+ * here as wattsim and import `wattsim:evil`). */
 static int python_config_check(const char *name, const char *kind, const char *where,
                                ws_error *err)
 {
     const char *mod = name + 3, *colon = strchr(mod, ':');
     size_t n = colon ? (size_t)(colon - mod) : strlen(mod);
-    if (!colon || !dotted_name(mod, n) || !colon[1])
-        return ws_fail(err, "%s: %s '%s' is not py:MODULE:CLASS (e.g."
-                       " py:mylab.policies:MyBSO)", where, kind, name);
+    if (!colon || !dotted_name(mod, n) || !dotted_name(colon + 1, strlen(colon + 1)))
+        return ws_fail(err, "%s: %s '%s' is not py:MODULE:CLASS, MODULE and CLASS dotted"
+                       " Python names (e.g. py:mylab.policies:MyBSO)", where, kind, name);
     for (size_t i = 0; i < n_allowed_py; i++) {
         size_t k = strlen(allowed_py[i]);
         if (k <= n && !strncmp(mod, allowed_py[i], k) && (k == n || mod[k] == '.')) return 0;
