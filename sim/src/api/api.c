@@ -73,6 +73,7 @@ static const api_opt plan_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
     {"beta", K_CFG, "beta", 0}, {"recurrences", K_CFG, "recurrences", 0},
     {"seeds", K_STR, NULL, 0}, {"policies", K_STR, NULL, 0},
+    {"demand-charge", K_STR, NULL, 0},
     JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt run_opts[] = {
     {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},

@@ -65,7 +65,9 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
        WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER, WS_OPT_JOB_POWER_CAP,
-       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH };
+       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH, WS_OPT_CARBON_BASIS, WS_OPT_PRICE_ADJ };
+/* the last of them, for a range test */
+#define WS_OPT_WHATIF_LAST WS_OPT_PRICE_ADJ
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -80,7 +82,9 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"defer-up-to", required_argument, 0, WS_OPT_DEFER},           \
     {"job-power-cap", required_argument, 0, WS_OPT_JOB_POWER_CAP}, \
     {"input-rate", required_argument, 0, WS_OPT_INPUT_RATE},       \
-    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}
+    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}, \
+    {"carbon-basis", required_argument, 0, WS_OPT_CARBON_BASIS},   \
+    {"price-adjustments", required_argument, 0, WS_OPT_PRICE_ADJ}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
