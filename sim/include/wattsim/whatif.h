@@ -81,6 +81,9 @@ typedef struct ws_whatif {
                                   charges; NULL for any other price */
     int demand_charge;         /* plan --demand-charge include: add the
                                   job's demand charge (ws_whatif_demand_add) */
+    char **carbon_files;       /* the files joined into carbon when several
+                                  (as given), for provenance; else NULL */
+    size_t n_carbon_files;
 } ws_whatif;
 
 /* Resolve a config's what-ifs: load the series, fix start and k. A

@@ -100,7 +100,10 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --idle-power W     power one GPU draws while waiting for input (with\n" \
     "                     --input-stall or --input-rate; times gpus_per_job)\n"\
     "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams;\n"\
-    "                     CSV, or an Electricity Maps history JSON\n"           \
+    "                     CSV, or an Electricity Maps history JSON; repeated,\n"\
+    "                     the files are joined in time order\n"                 \
+    "  --carbon-basis B   an Electricity Maps file's basis: lifecycle (default,\n"\
+    "                     the API's and Zeus's) or direct\n"                    \
     "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\
     "                     series' start)\n"                                     \
     "  --price X|FILE     electricity price, $/kWh or a series: report dollars;\n"\
@@ -109,6 +112,8 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --price-tz TZ      the tariff's hours are in TZ: UTC (default), +HH:MM,\n"\
     "                     -HH:MM or an IANA name (America/New_York)\n"          \
     "  --price-label L    the tariff item with label L, when the file has several\n"\
+    "  --price-adjustments include|ignore  add a tariff's adj to its rates\n"    \
+    "                     (default ignore, as Zeus; a note gives its size)\n"   \
     "  --objective O      what eta weighs: energy (default), carbon or price\n"\
     "  --every D          recurrence k starts at start + k*D (24h, 6h, 90m), or\n"\
     "                     when the previous one finishes if later; default: back\n"\

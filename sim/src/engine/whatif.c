@@ -12,6 +12,8 @@ void ws_whatif_free(ws_whatif *w)
     if (w->has_carbon) ws_series_free(&w->carbon);
     if (w->has_price) ws_series_free(&w->price);
     free(w->tariff);
+    for (size_t i = 0; i < w->n_carbon_files; i++) free(w->carbon_files[i]);
+    free(w->carbon_files);
     memset(w, 0, sizeof *w);
 }
 
@@ -90,6 +92,17 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         free(parts);
         if (rc) goto fail;
         w->has_carbon = 1;
+        if (n > 1) {
+            if (!(w->carbon_files = calloc(n, sizeof *w->carbon_files))) {
+                ws_fail(err, "out of memory");
+                goto fail;
+            }
+            for (size_t i = 0; i < n; i++, w->n_carbon_files = i)
+                if (!(w->carbon_files[i] = strdup(i ? spec->carbon_more[i - 1] : spec->carbon))) {
+                    ws_fail(err, "out of memory");
+                    goto fail;
+                }
+        }
     }
     /* The start first: an OpenEI tariff is laid out from it. */
     if (spec->start && ws_parse_time(spec->start, &w->start)) {
@@ -222,7 +235,7 @@ void ws_whatif_tariff_note(const ws_whatif *w, double peak_w, char *buf, size_t 
         ADD("%s%s: %d period%s tiered: only the first tier's rate is used", n ? "; " : "",
             w->price.path, t->tiered_periods, t->tiered_periods > 1 ? "s are" : " is");
         if (t->tier_max > 0 && kw > 0)
-            ADD(" (up to %g kWh a month, %.3g h at this job's peak of %.3g kW; past it up to"
+            ADD(" (up to %g kWh a month, %.4g h at this job's peak of %.3g kW; past it up to"
                 " %g $/kWh)", t->tier_max, t->tier_max / kw, kw, t->tier_top_rate);
         else
             ADD(" (later tiers up to %g $/kWh)", t->tier_top_rate);
