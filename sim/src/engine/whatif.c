@@ -92,6 +92,7 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         free(parts);
         if (rc) goto fail;
         w->has_carbon = 1;
+        w->carbon_basis = spec->carbon_basis;
         if (n > 1) {
             if (!(w->carbon_files = calloc(n, sizeof *w->carbon_files))) {
                 ws_fail(err, "out of memory");
@@ -226,11 +227,14 @@ void ws_whatif_tariff_note(const ws_whatif *w, double peak_w, char *buf, size_t 
     if (!t || !w->has_price || !size) return;
     const double kw = peak_w / 1000;
 #define ADD(...) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
-    if (t->adj != 0)
-        ADD("%s%s: adj %g $/kWh on the rate %g of period %d is ignored, as Zeus ignores it"
-            " (the price is %.3g %% %s if it applies); --price-adjustments include adds it",
-            n ? "; " : "", w->price.path, t->adj, t->adj_rate, t->adj_period,
-            fabs(t->adj) / (t->adj_rate + t->adj) * 100, t->adj > 0 ? "low" : "high");
+    if (t->adj != 0) {
+        ADD("%s%s: adj %g $/kWh on the rate %g of period %d is ignored, as Zeus ignores it",
+            n ? "; " : "", w->price.path, t->adj, t->adj_rate, t->adj_period);
+        if (t->adj_rate + t->adj > 0)
+            ADD(" (the price is %.3g %% %s if it applies)",
+                fabs(t->adj) / (t->adj_rate + t->adj) * 100, t->adj > 0 ? "low" : "high");
+        ADD("; --price-adjustments include adds it");
+    }
     if (t->tiered_periods > 0) {
         ADD("%s%s: %d period%s tiered: only the first tier's rate is used", n ? "; " : "",
             w->price.path, t->tiered_periods, t->tiered_periods > 1 ? "s are" : " is");
@@ -306,7 +310,9 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
             w->input_rate, w->samples_per_epoch, w->idle_power);
     char t[32];
     ws_format_time(w->start, t, sizeof t);
-    if (w->has_carbon) ADD("%scarbon %s from %s", n ? "; " : "", w->carbon.path, t);
+    if (w->has_carbon)
+        ADD("%scarbon %s%s from %s", n ? "; " : "", w->carbon.path,
+            w->carbon_basis == WS_BASIS_DIRECT ? " (direct basis)" : "", t);
     if (w->has_price) {
         if (ws_whatif_price_constant(w))
             ADD("%sprice %g $/kWh", n ? "; " : "", w->price.value[0]);

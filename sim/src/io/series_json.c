@@ -3,9 +3,12 @@
  *  - carbon: an Electricity Maps API history, as Zeus's carbon monitor
  *    stores it (GET /v3/carbon-intensity/history):
  *      {"zone": "...", "history": [{"carbonIntensity": 501,
- *        "datetime": "2024-11-30T06:00:00.000Z", ...}, ...]}
- *    each entry lasts until the next one's datetime, the last as long as
- *    the one before it (as the Electricity Maps CSV export);
+ *        "datetime": "2024-11-30T06:00:00.000Z",
+ *        "emissionFactorType": "lifecycle", ...}, ...]}
+ *    each entry lasts until the next one's datetime (1 s to 366 days),
+ *    the last as long as the one before it (as the Electricity Maps CSV
+ *    export); every entry's emissionFactorType (absent: the API's
+ *    default, lifecycle) must be the basis asked for;
  *  - price: an OpenEI utility-rate response (api.openei.org/utility_rates,
  *    format=json), as Zeus's price monitor (zeus/monitor/price.py) reads
  *    it: {"items": [{"label": "...", "energyratestructure": [[{"rate":
@@ -13,10 +16,13 @@
  *    "energyweekendschedule": [...]}, ...]}. The rate of an hour is
  *    energyratestructure[period][0].rate with period the weekday (Monday
  *    to Friday) or weekend schedule's [month][hour], month and hour read
- *    in the tariff's time zone (UTC by default, as Zeus does); "adj" and
- *    tiers past the first are ignored, as Zeus ignores them. The tariff
- *    becomes an hourly series of 53 weeks (371 days, so weekdays line up
- *    when it wraps) from the start, floored to the local hour.
+ *    in the tariff's time zone (UTC by default, as Zeus does); "adj" is
+ *    ignored, as Zeus ignores it, unless asked for (ws_tariff.adjustments),
+ *    and tiers past the first are ignored: both are reported, with the
+ *    demand charges (flatdemandstructure/flatdemandmonths,
+ *    demandratestructure and its schedules), in a ws_tariff_info. The
+ *    tariff becomes an hourly series of 53 weeks (371 days, so weekdays
+ *    line up when it wraps) from the start, floored to the local hour.
  * Parsed with jansson, bounded by the trace size limit; a syntax error is
  * FILE:LINE:COL, a bad value FILE: its JSON path (a parsed value has no
  * line) and what is wrong.
