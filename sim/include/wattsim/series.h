@@ -136,10 +136,13 @@ int ws_series_tz_ok(const char *tz);
  * each must start at or before the end of those before it (a gap is
  * refused, naming both files and times), and where two overlap they
  * must hold the same rate throughout (else refused, naming both files,
- * the time and the two rates); the joined series runs from the earliest
- * start to the latest end. Takes the n parts (freed, also on failure);
+ * the time and the two rates; errors start with `where`, the option or
+ * config key given, NULL: "--carbon"); the joined series runs from the
+ * earliest start to the latest end. Takes the n parts (freed, also on
+ * failure);
  * out's path names them all ("a.json + b.json"). */
-int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err);
+int ws_series_join(ws_series *out, ws_series *parts, size_t n, const char *where,
+                   ws_error *err);
 
 /* A constant series (value over all time), for `--price 0.12`. */
 int ws_series_constant(ws_series *s, double value, ws_error *err);

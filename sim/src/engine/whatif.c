@@ -88,7 +88,7 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
             free(parts);
             goto fail;
         }
-        rc = ws_series_join(&w->carbon, parts, n, err);
+        rc = ws_series_join(&w->carbon, parts, n, spec->where[WS_WI_CARBON], err);
         free(parts);
         if (rc) goto fail;
         w->has_carbon = 1;

@@ -30,11 +30,21 @@ static double rate_at(const ws_series *s, double t)
     return s->value[lo];
 }
 
-static int by_start(const void *a, const void *b)
+/* x goes before y: the earlier start, then the later end; else the order
+ * given (an insertion sort is stable, and there are few parts). */
+static int before(const ws_series *x, const ws_series *y)
 {
-    const ws_series *x = a, *y = b;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return (x->end < y->end) - (x->end > y->end);
+    return x->start < y->start || (x->start == y->start && x->end > y->end);
+}
+
+static void sort_parts(ws_series *parts, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        ws_series v = parts[i];
+        size_t j = i;
+        for (; j > 0 && before(&v, &parts[j - 1]); j--) parts[j] = parts[j - 1];
+        parts[j] = v;
+    }
 }
 
 /* The first t0 of a part (or of the joined series so far, whose end is
@@ -53,8 +63,10 @@ static double first_difference(const ws_series *a, const ws_series *b, double lo
     return NAN;
 }
 
-int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err)
+int ws_series_join(ws_series *out, ws_series *parts, size_t n, const char *where,
+                   ws_error *err)
 {
+    if (!where) where = "--carbon";
     memset(out, 0, sizeof *out);
     if (n == 1) {
         *out = parts[0];
@@ -67,7 +79,7 @@ int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err)
         len += strlen(parts[i].path) + 3;
         total += parts[i].n + 1;
     }
-    qsort(parts, n, sizeof *parts, by_start);
+    sort_parts(parts, n);
     out->path = malloc(len);
     out->t0 = malloc(total * sizeof *out->t0);
     out->value = malloc(total * sizeof *out->value);
@@ -94,9 +106,10 @@ int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err)
         if (s->start > out->end) {
             ws_format_time(last->end, a, sizeof a);
             ws_format_time(s->start, b, sizeof b);
-            ws_fail(err, "--carbon: %s ends at %s but %s starts at %s: a gap of %g h between"
+            ws_fail(err, "%s: %s ends at %s but %s starts at %s: a gap of %g h between"
                     " the files; add the file that covers it (the joined series must be"
-                    " contiguous)", last->path, a, s->path, b, (s->start - out->end) / 3600);
+                    " contiguous)", where, last->path, a, s->path, b,
+                    (s->start - out->end) / 3600);
             goto out;
         }
         const double hi = s->end < out->end ? s->end : out->end;
@@ -107,9 +120,9 @@ int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err)
             for (size_t q = 0; q < p; q++)
                 if (parts[q].start <= d && d < parts[q].end) o = &parts[q];
             ws_format_time(d, a, sizeof a);
-            ws_fail(err, "--carbon: %s and %s overlap with different values at %s (%g and %g):"
+            ws_fail(err, "%s: %s and %s overlap with different values at %s (%g and %g):"
                     " two histories of different zones or bases? give files that agree where"
-                    " they overlap", o->path, s->path, a, rate_at(o, d), rate_at(s, d));
+                    " they overlap", where, o->path, s->path, a, rate_at(o, d), rate_at(s, d));
             goto out;
         }
         if (!(s->end > out->end)) continue;
@@ -120,9 +133,9 @@ int ws_series_join(ws_series *out, ws_series *parts, size_t n, ws_error *err)
             if (!(next - t >= WS_SERIES_MIN_SECONDS)) {
                 char ta[32];
                 ws_format_time(t, ta, sizeof ta);
-                ws_fail(err, "--carbon: %s continues %s at %s with an interval shorter than"
+                ws_fail(err, "%s: %s continues %s at %s with an interval shorter than"
                         " a second: their times are misaligned; give files on one grid of"
-                        " times", s->path, last->path, ta);
+                        " times", where, s->path, last->path, ta);
                 goto out;
             }
             out->t0[out->n] = t;
