@@ -334,7 +334,7 @@ static const char *sc9(int demand)
         " \"kWh\"}, {\"rate\": 0.12, \"adj\": 0.031, \"unit\": \"kWh\"}]]");
     months(t, sizeof t, &k, "energyweekdayschedule", -1);
     months(t, sizeof t, &k, "energyweekendschedule", -1);
-    if (demand) {
+    if (demand == 1) {
         k += (size_t)snprintf(t + k, sizeof t - k, ", \"flatdemandstructure\": [[{\"rate\":"
                               " 20.5, \"unit\": \"kW\"}]], \"flatdemandmonths\": [0,0,0,0,0,0,"
                               "0,0,0,0,0,0], \"flatdemandunit\": \"kW\", \"demandratestructure\":"
@@ -342,8 +342,11 @@ static const char *sc9(int demand)
         months(t, sizeof t, &k, "demandweekdayschedule", 8);
         months(t, sizeof t, &k, "demandweekendschedule", -1);
     }
+    if (demand == 2)         /* URDB's way of saying none */
+        k += (size_t)snprintf(t + k, sizeof t - k, ", \"flatdemandstructure\": [],"
+                              " \"demandratestructure\": []");
     snprintf(t + k, sizeof t - k, "}]}\n");
-    return put(demand ? "sc9d.json" : "sc9.json", t);
+    return put(demand == 1 ? "sc9d.json" : demand ? "sc9e.json" : "sc9.json", t);
 }
 
 static int load_tariff(ws_whatif *w, const char *path, int adj, ws_error *err)
@@ -446,6 +449,12 @@ Test(grid, demand_charge_include_needs_a_tariff_with_demand_charges)
     cr_assert_str_eq(err.msg, want);
     cr_assert_eq(ws_whatif_set_demand_charge(&w, "yes", "--demand-charge", &err), -1);
     cr_assert_str_eq(err.msg, "--demand-charge must be include or ignore, got 'yes'");
+    ws_whatif_free(&w);
+    /* empty demand structures are none */
+    p = sc9(2);
+    cr_assert_eq(load_tariff(&w, p, 0, &err), 0, "%s", err.msg);
+    cr_assert(!w.tariff->has_demand);
+    cr_assert_eq(ws_whatif_set_demand_charge(&w, "include", "--demand-charge", &err), -1);
     ws_whatif_free(&w);
     ws_whatif none = {0};
     cr_assert_eq(ws_whatif_set_demand_charge(&none, "include", "--demand-charge", &err), -1);

@@ -247,7 +247,8 @@ static int demand_charges(const char *path, size_t pick, json_t *it, int adj_in,
     double adj;
     json_t *fs = json_object_get(it, "flatdemandstructure");
     json_t *fm = json_object_get(it, "flatdemandmonths");
-    if (fs && !json_is_null(fs)) {
+    /* absent, null or [] (as URDB writes a tariff without one): none */
+    if (fs && !json_is_null(fs) && !(json_is_array(fs) && !json_array_size(fs))) {
         if (!json_is_array(fs) || !json_is_array(fm) || json_array_size(fm) != 12)
             return ws_fail(err, "%s: items[%zu].flatdemandstructure: not a list of periods"
                            " with flatdemandmonths (12 periods)", path, pick);
@@ -267,7 +268,7 @@ static int demand_charges(const char *path, size_t pick, json_t *it, int adj_in,
         }
     }
     json_t *ds = json_object_get(it, "demandratestructure");
-    if (ds && !json_is_null(ds)) {
+    if (ds && !json_is_null(ds) && !(json_is_array(ds) && !json_array_size(ds))) {
         const size_t np = json_is_array(ds) ? json_array_size(ds) : 0;
         if (!np)
             return ws_fail(err, "%s: items[%zu].demandratestructure: not a list of periods",
