@@ -82,6 +82,7 @@ typedef struct ws_whatif {
     int demand_charge;         /* plan --demand-charge include: add the
                                   job's demand charge (ws_whatif_demand_add) */
     int carbon_basis;          /* ws_carbon_basis the carbon series was read on */
+    int price_adjustments;     /* a tariff's adj added (--price-adjustments) */
     char **carbon_files;       /* the files joined into carbon when several
                                   (as given), for provenance; else NULL */
     size_t n_carbon_files;

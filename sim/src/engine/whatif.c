@@ -122,6 +122,7 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
                             spec->price_tz, spec->price_label, spec->price_adjustments,
                             WS_BASIS_LIFECYCLE};
             tariff = json == 1;
+            w->price_adjustments = spec->price_adjustments;
             if (tariff && !(w->tariff = calloc(1, sizeof *w->tariff))) {
                 ws_fail(err, "out of memory");
                 goto fail;
@@ -245,10 +246,11 @@ void ws_whatif_tariff_note(const ws_whatif *w, double peak_w, char *buf, size_t 
             ADD(" (later tiers up to %g $/kWh)", t->tier_top_rate);
     }
     if (t->has_demand)
-        ADD("%s%s: demand charges up to %g $/kW a month are not in usd: at this job's peak of"
-            " %.3g kW up to $%.2f a month%s", n ? "; " : "", w->price.path, t->max_demand, kw,
-            kw * t->max_demand, w->demand_charge ? " (included: --demand-charge include)"
-            : "; plan --demand-charge include adds them");
+        ADD("%s%s: demand charges up to %g $/kW a month %s: at this job's peak of %.3g kW up"
+            " to $%.2f a month%s", n ? "; " : "", w->price.path, t->max_demand,
+            w->demand_charge ? "are in usd (--demand-charge include)" : "are not in usd", kw,
+            kw * t->max_demand, w->demand_charge ? "" : "; plan --demand-charge include adds"
+            " them");
 #undef ADD
 }
 
@@ -318,6 +320,8 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
             ADD("%sprice %g $/kWh", n ? "; " : "", w->price.value[0]);
         else
             ADD("%sprice %s from %s", n ? "; " : "", w->price.path, t);
+        if (w->tariff && w->price_adjustments) ADD(" with adj");
+        if (w->demand_charge) ADD("; demand charges included");
     }
     if (w->objective != WS_OBJ_ENERGY)
         ADD("%sobjective %s", n ? "; " : "",
