@@ -419,6 +419,9 @@ Test(grid, demand_charges_get_a_note_and_count_once_per_billing_month)
      * back to back carries $130 / 10 more per run. */
     cr_assert_eq(ws_whatif_set_demand_charge(&w, "include", "--demand-charge", &err), 0, "%s",
                  err.msg);
+    char line[512];
+    ws_whatif_describe(&w, line, sizeof line);
+    cr_assert(strstr(line, "from 2024-01-31T20:00:00Z; demand charges included"), "%s", line);
     ws_job job = {0};
     job.eta = 0.5;
     job.max_power = 2000;
