@@ -73,6 +73,7 @@ static const api_opt plan_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
     {"beta", K_CFG, "beta", 0}, {"recurrences", K_CFG, "recurrences", 0},
     {"seeds", K_STR, NULL, 0}, {"policies", K_STR, NULL, 0},
+    {"demand-charge", K_STR, NULL, 0},
     JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt run_opts[] = {
     {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
@@ -147,6 +148,10 @@ static void forget_run(ws_api_call *c)
         free(c->series[k]);
         c->series[k] = NULL;
     }
+    for (size_t i = 0; i < c->n_carbon_files; i++) free(c->carbon_files[i]);
+    free(c->carbon_files);
+    c->carbon_files = NULL;
+    c->n_carbon_files = 0;
     for (size_t i = 0; i < c->n_pairs; i++) {
         api_pair_prov *p = &c->pairs[i];
         free(p->label); free(p->bso); free(p->plo); free(p->bso_params); free(p->plo_params);
@@ -474,6 +479,14 @@ void api_note_whatif(ws_api_call *c, const ws_whatif *wi)
         free(c->series[k]);
         c->series[k] = NULL;
     }
+    for (size_t i = 0; i < c->n_carbon_files; i++) free(c->carbon_files[i]);
+    free(c->carbon_files);
+    c->carbon_files = NULL;
+    c->n_carbon_files = 0;
+    if (wi && wi->n_carbon_files > 1
+        && (c->carbon_files = calloc(wi->n_carbon_files, sizeof *c->carbon_files)))
+        for (size_t i = 0; i < wi->n_carbon_files; i++)
+            if ((c->carbon_files[i] = strdup(wi->carbon_files[i]))) c->n_carbon_files = i + 1;
     if (wi && wi->has_carbon) c->series[0] = strdup(wi->carbon.path);
     if (wi && wi->has_price && !ws_whatif_price_constant(wi))
         c->series[1] = strdup(wi->price.path);
@@ -585,6 +598,20 @@ static void write_provenance(const ws_api_call *c, FILE *f)
         if (!c->series[k]) continue;
         fputs(n_series++ ? ", " : ", \"series\": {", f);
         fprintf(f, "\"%s\": {\"path\": ", series_kind[k]);
+        if (k == 0 && c->n_carbon_files > 1) {
+            /* several files joined: a list of each, in the order given */
+            for (size_t i = 0; i < c->n_carbon_files; i++) {
+                fputs(i ? ", " : "[", f);
+                ws_json_str(f, c->carbon_files[i]);
+            }
+            fputs("], \"sha256\": ", f);
+            for (size_t i = 0; i < c->n_carbon_files; i++) {
+                fputs(i ? ", " : "[", f);
+                json_file_sha(f, c->carbon_files[i]);
+            }
+            fputs("]}", f);
+            continue;
+        }
         ws_json_str(f, c->series[k]);
         fputs(", \"sha256\": ", f);
         json_file_sha(f, c->series[k]);

@@ -81,7 +81,9 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
        WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER, WS_OPT_JOB_POWER_CAP,
-       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH };
+       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH, WS_OPT_CARBON_BASIS, WS_OPT_PRICE_ADJ };
+/* the last of them, for a range test */
+#define WS_OPT_WHATIF_LAST WS_OPT_PRICE_ADJ
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -96,7 +98,9 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"defer-up-to", required_argument, 0, WS_OPT_DEFER},           \
     {"job-power-cap", required_argument, 0, WS_OPT_JOB_POWER_CAP}, \
     {"input-rate", required_argument, 0, WS_OPT_INPUT_RATE},       \
-    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}
+    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}, \
+    {"carbon-basis", required_argument, 0, WS_OPT_CARBON_BASIS},   \
+    {"price-adjustments", required_argument, 0, WS_OPT_PRICE_ADJ}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
@@ -112,7 +116,10 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --idle-power W     power one GPU draws while waiting for input (with\n" \
     "                     --input-stall or --input-rate; times gpus_per_job)\n"\
     "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams;\n"\
-    "                     CSV, or an Electricity Maps history JSON\n"           \
+    "                     CSV, or an Electricity Maps history JSON; repeated,\n"\
+    "                     the files are joined in time order\n"                 \
+    "  --carbon-basis B   an Electricity Maps file's basis: lifecycle (default,\n"\
+    "                     the API's and Zeus's) or direct\n"                    \
     "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\
     "                     series' start)\n"                                     \
     "  --price X|FILE     electricity price, $/kWh or a series: report dollars;\n"\
@@ -121,6 +128,8 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --price-tz TZ      the tariff's hours are in TZ: UTC (default), +HH:MM,\n"\
     "                     -HH:MM or an IANA name (America/New_York)\n"          \
     "  --price-label L    the tariff item with label L, when the file has several\n"\
+    "  --price-adjustments include|ignore  add a tariff's adj to its rates\n"    \
+    "                     (default ignore, as Zeus; a note gives its size)\n"   \
     "  --objective O      what eta weighs: energy (default), carbon or price\n"\
     "  --every D          recurrence k starts at start + k*D (24h, 6h, 90m), or\n"\
     "                     when the previous one finishes if later; default: back\n"\

@@ -43,6 +43,10 @@ static const char *PLAN_HELP =
     "  --recurrences N    default 2*|B|*|P|\n"
     "  --seeds N          seeds per policy, 1..1000; default 20\n"
     "  --policies LIST    policy pairs BSO:PLO, comma-separated; default zeus:jit\n"
+    "  --demand-charge include|ignore  with an OpenEI tariff: add the demand\n"
+    "                     charge of each knob's power, per billing month the runs\n"
+    "                     touch, to its dollars (and cost under --objective price);\n"
+    "                     default ignore (a note gives its size)\n"
     "  --format F         table (default) or json\n"
     "  --plot FILE        cumulative savings by recurrence, FILE.png, .svg or .pdf,\n"
     "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
@@ -55,7 +59,8 @@ static const char *PLAN_HELP =
     "\n" WS_CLI_WHATIF_HELP;
 
 enum { P_GPU = 1, P_WORKLOAD, P_ETA, P_BETA, P_RECURRENCES, P_SEEDS, P_POLICIES,
-       P_FORMAT, P_PLOT, P_OUT, P_FORCE, P_TRACES, P_CATALOGUE, P_MAX_BYTES, P_HELP };
+       P_FORMAT, P_PLOT, P_OUT, P_FORCE, P_TRACES, P_CATALOGUE, P_MAX_BYTES, P_HELP,
+       P_DEMAND };
 
 static int write_one(const char *dir, const char *name, ws_format fmt, const ws_plan *p,
                      const ws_whatif *wi, ws_outfile *o, ws_error *err)
@@ -76,6 +81,7 @@ int ws_cmd_plan(int argc, char **argv)
         {"beta", required_argument, 0, P_BETA},
         {"recurrences", required_argument, 0, P_RECURRENCES},
         {"seeds", required_argument, 0, P_SEEDS},
+        {"demand-charge", required_argument, 0, P_DEMAND},
         {"policies", required_argument, 0, P_POLICIES},
         {"format", required_argument, 0, P_FORMAT},
         {"plot", required_argument, 0, P_PLOT},
@@ -90,7 +96,7 @@ int ws_cmd_plan(int argc, char **argv)
     };
     static const char *keys[] = {[P_GPU] = "gpu", [P_WORKLOAD] = "workload", [P_ETA] = "eta",
                                  [P_BETA] = "beta", [P_RECURRENCES] = "recurrences"};
-    const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL;
+    const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL, *demand = NULL;
     const char *traces = NULL, *catalogue = NULL, *max_bytes = NULL;
     long seeds = 20;
     int workload = 0, c, is_wi, rc = WS_EXIT_USAGE;
@@ -136,6 +142,7 @@ int ws_cmd_plan(int argc, char **argv)
             break;
         }
         case P_POLICIES: policies = optarg; break;
+        case P_DEMAND: demand = optarg; break;
         case P_FORMAT: format = optarg; break;
         case P_PLOT: plot = optarg; break;
         case P_OUT: out = optarg; break;
@@ -175,7 +182,8 @@ int ws_cmd_plan(int argc, char **argv)
     if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
     if (ws_run_config_validate(&cfg, &err) || ws_cli_limits(max_bytes, &lim, &err)
         || ws_cli_catalogue(catalogue, &cat, &err)
-        || ws_whatif_load(&wi, &cfg.whatif, &lim, &err))
+        || ws_whatif_load(&wi, &cfg.whatif, &lim, &err)
+        || ws_whatif_set_demand_charge(&wi, demand, "--demand-charge", &err))
         goto out;
     const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
         : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);

@@ -168,7 +168,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (!sets || !wis) { free(sets); free(wis); return EXIT_USAGE; }
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (ws_cli_global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
-        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_SAMPLES_PER_EPOCH) {
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_WHATIF_LAST) {
             wis[n_wi].c = c;       /* applied after the config is read */
             wis[n_wi++].arg = optarg;
             continue;

@@ -480,7 +480,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     ws_run_config_init(&cfg);
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_SAMPLES_PER_EPOCH) {
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_WHATIF_LAST) {
             wis[n_wi].c = c;       /* applied after the config is read */
             wis[n_wi++].arg = optarg;
             continue;
