@@ -8,7 +8,8 @@
  * commands live one concept a file: run and simulate in cli_run.c, sweep,
  * curves and merge in cli_sweep.c, potential and frontiers in
  * cli_landscape.c, report in cli_report.c, groups in cli_groups.c, trace in
- * cli_trace.c, plan in cli_plan.c, policy in cli_policy.c; what they share
+ * cli_trace.c, plan in cli_plan.c, policy in cli_policy.c, serve in
+ * cli_serve.c; what they share
  * (global options, trace and catalogue lookup, errors) in cli_common.c.
  */
 #include <ctype.h>
@@ -45,6 +46,7 @@
 #include "cli_trace.h"
 #include "cli_plan.h"
 #include "cli_run.h"
+#include "cli_serve.h"
 
 #define EXIT_USAGE WS_EXIT_USAGE
 
@@ -360,6 +362,7 @@ static const char *MAIN_HELP =
     "  groups         concurrent recurrences: synth or replay a group trace\n"
     "  trace          import your own telemetry and metrics; check a trace folder\n"
     "  policy         new: a policy skeleton; check: a plugin's conformance\n"
+    "  serve          Zeus's batch-size optimizer REST API, state in SQLite\n"
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
@@ -429,6 +432,7 @@ static int wattsim_main(int argc, char **argv)
     else if (!strcmp(cmd, "trace")) rc = ws_cli_trace(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plan")) rc = ws_cmd_plan(argc - 1, argv + 1);
     else if (!strcmp(cmd, "policy")) rc = ws_cmd_policy(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "serve")) rc = ws_cmd_serve(argc - 1, argv + 1);
     else {
         ws_line("wattsim: unknown command '%s' (see 'wattsim --help')", cmd);
         return EXIT_USAGE;
