@@ -288,7 +288,7 @@ static int parse_body(const char *body, size_t len, json_t **o, char **out)
     if (!depth_ok(body, len))
         return invalid(out, "body", NULL, "JSON nested deeper than %d levels", WS_SERVE_MAX_DEPTH);
     json_error_t je;
-    *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+    *o = json_loadb(body, len, 0, &je);   /* a repeated key: the last wins, as in Python */
     if (!*o) return invalid(out, "body", NULL, "JSON decode error at byte %d: %s", je.position, je.text);
     if (!json_is_object(*o)) {
         json_decref(*o);

@@ -350,14 +350,22 @@ static int update_trial(ws_sv_job *j, ws_sv_trial *t, int status, int has_result
     return 0;
 }
 
-/* Python's repr of a float: the shortest %.Ng that reads back. */
+/* Python's repr of a float: the fewest digits that read back, in fixed
+ * notation for exponents -4..15 (with ".0" when integral), else as %e. */
 static void float_repr(double v, char *out, size_t n)
 {
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, n, "%.*g", p, v);
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(out, n, "%.*e", p - 1, v);
         if (strtod(out, NULL) == v) break;
     }
-    if (!strpbrk(out, ".eni")) strncat(out, ".0", n - strlen(out) - 1);
+    snprintf(out, n, "%.*e", p - 1, v);
+    const char *e = strchr(out, 'e');
+    const int exp = e ? atoi(e + 1) : 0;
+    if (!isfinite(v) || exp < -4 || exp >= 16) return;
+    const int dec = p - 1 - exp;
+    snprintf(out, n, "%.*f", dec > 0 ? dec : 0, v);
+    if (!strchr(out, '.')) strncat(out, ".0", n - strlen(out) - 1);
 }
 
 /* GaussianTS.report. */

@@ -1,0 +1,428 @@
+/*
+ * wattsim serve: every endpoint and error code of Zeus's batch-size
+ * optimizer API over HTTP (a server started in this process on an
+ * ephemeral port of 127.0.0.1, a tiny HTTP/1.1 client over a socket), the
+ * Zeus server's decisions on a job whose numbers are worked out below,
+ * the database's refusals, and the durability under kill -9.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "tmpdir.h"
+
+static ws_server *srv;
+static int port;
+
+static void up(void)
+{
+    tmpdir_make("/tmp/wsserve.XXXXXX");
+    char err[512];
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("bso.db"), .threads = 2,
+                           .max_connections = 64, .timeout_s = 5};
+    srv = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(srv, "%s", err);
+    port = ws_server_port(srv);
+    cr_assert_gt(port, 0);
+}
+
+static void down(void)
+{
+    ws_server_stop(srv, 2);
+    srv = NULL;
+    tmpdir_remove();
+}
+
+/* One request on its own connection: the status (-1 when the connection
+ * failed), the body in *resp (malloc'd, "" if none). */
+static int http_to(int p, const char *method, const char *target, const char *body, char **resp)
+{
+    *resp = strdup("");
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    const size_t blen = body ? strlen(body) : 0;
+    char *req = NULL;
+    const int n = asprintf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                           method, target, blen, body ? body : "");
+    if (n < 0) {
+        close(fd);
+        return -1;
+    }
+    ssize_t off = 0;
+    while (off < n) {
+        const ssize_t w = send(fd, req + off, (size_t)(n - off), MSG_NOSIGNAL);
+        if (w <= 0) break;
+        off += w;
+    }
+    free(req);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (len + 1024 > cap) buf = realloc(buf, cap *= 2);
+        const ssize_t r = recv(fd, buf + len, cap - len - 1, 0);
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    buf[len] = 0;
+    int status = -1;
+    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1) status = -1;
+    const char *b = strstr(buf, "\r\n\r\n");
+    free(*resp);
+    *resp = strdup(b ? b + 4 : "");
+    free(buf);
+    return status;
+}
+
+static int http(const char *method, const char *target, const char *body, char **resp)
+{
+    return http_to(port, method, target, body, resp);
+}
+
+/* Status only. */
+static int st(const char *method, const char *target, const char *body)
+{
+    char *r;
+    const int s = http(method, target, body, &r);
+    free(r);
+    return s;
+}
+
+#define JOB(extra)                                                                                   \
+    "{\"job_id\":\"t-1\",\"job_id_prefix\":\"t\",\"batch_sizes\":[64,32,256,128],"                  \
+    "\"default_batch_size\":128,\"eta_knob\":0.5,\"beta_knob\":2.0,\"target_metric\":0.5,"           \
+    "\"max_epochs\":100,\"mab_seed\":4,\"max_power\":300,\"number_of_gpus\":1,\"gpu_model\":\"v100\"" \
+    extra "}"
+
+static void predict(int64_t bs, int64_t trial)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=t-1", NULL, &r), 200, "%s", r);
+    char want[128];
+    snprintf(want, sizeof want, "{\"job_id\":\"t-1\",\"batch_size\":%lld,\"trial_number\":%lld}", (long long)bs,
+             (long long)trial);
+    cr_assert_str_eq(r, want);
+    free(r);
+}
+
+/* Report; returns the body. */
+static char *report(int64_t bs, int64_t trial, double time, double energy, double metric, int epoch)
+{
+    char body[256], *r;
+    snprintf(body, sizeof body, "{\"job_id\":\"t-1\",\"batch_size\":%lld,\"trial_number\":%lld,\"time\":%g,"
+             "\"energy\":%g,\"metric\":%g,\"current_epoch\":%d}", (long long)bs, (long long)trial, time, energy,
+             metric, epoch);
+    cr_assert_eq(http("POST", "/report", body, &r), 200, "%s", r);
+    return r;
+}
+
+static void report_eq(int64_t bs, int64_t trial, double time, double energy, double metric, int epoch,
+                      const char *want)
+{
+    char *r = report(bs, trial, time, energy, metric, epoch);
+    cr_assert_str_eq(r, want);
+    free(r);
+}
+
+TestSuite(serve, .init = up, .fini = down, .timeout = 60);
+
+Test(serve, register_new_same_and_other)
+{
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", JOB(""), &r), 201, "%s", r);
+    /* Zeus's validator sorts the batch sizes; every field, defaults filled. */
+    cr_assert(strstr(r, "\"batch_sizes\":[32,64,128,256]"), "%s", r);
+    cr_assert(strstr(r, "\"num_pruning_rounds\":2"), "%s", r);
+    cr_assert(strstr(r, "\"higher_is_better_metric\":true"), "%s", r);
+    free(r);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 200);
+    /* The same spec written otherwise (order, int for float) is the same. */
+    cr_assert_eq(st("POST", "/jobs", "{\"gpu_model\":\"v100\",\"number_of_gpus\":1,\"max_power\":300.0,"
+                    "\"mab_seed\":4,\"max_epochs\":100,\"target_metric\":0.5,\"beta_knob\":2,"
+                    "\"eta_knob\":0.5,\"default_batch_size\":128,\"batch_sizes\":[256,128,64,32],"
+                    "\"job_id_prefix\":\"t\",\"job_id\":\"t-1\"}"), 200);
+    cr_assert_eq(http("POST", "/jobs", JOB(",\"window_size\":3"), &r), 409);
+    cr_assert_str_eq(r, "{\"message\":\"JobSpec doesn't match with existing jobSpec. Use a new job_id for"
+                        " different configuration\"}");
+    free(r);
+}
+
+Test(serve, register_without_job_id_makes_one)
+{
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", "{\"job_id_prefix\":\"grp\",\"batch_sizes\":[8],\"default_batch_size\":8,"
+                      "\"max_power\":250,\"number_of_gpus\":2,\"gpu_model\":\"a40\"}", &r), 201, "%s", r);
+    const char *id = strstr(r, "\"job_id\":\"grp-");
+    cr_assert_not_null(id, "%s", r);
+    for (int i = 0; i < 8; i++) cr_assert(strchr("0123456789abcdef", id[14 + i]), "%s", r);
+    cr_assert_eq(id[22], '"', "%s", r);
+    cr_assert(strstr(r, "\"beta_knob\":2.0") && strstr(r, "\"mab_seed\":null"), "%s", r);
+    free(r);
+}
+
+Test(serve, register_validation_is_422)
+{
+    static const char *const bad[] = {
+        "{\"job_id_prefix\":\"t\",\"batch_sizes\":[],\"default_batch_size\":8,\"max_power\":1,"
+        "\"number_of_gpus\":1,\"gpu_model\":\"g\"}",                                       /* empty list */
+        JOB(",\"default_batch_size\":100"),                                                 /* b0 not in list */
+        JOB(",\"eta_knob\":1.5"), JOB(",\"eta_knob\":-0.1"), JOB(",\"beta_knob\":0"),
+        JOB(",\"max_epochs\":0"), JOB(",\"num_pruning_rounds\":-1"), JOB(",\"mab_num_explorations\":-1"),
+        JOB(",\"max_power\":0"), JOB(",\"number_of_gpus\":0"), JOB(",\"gpu_model\":\"\""),
+        JOB(",\"job_id\":\"u-1\""),                                                         /* prefix */
+        JOB(",\"batch_sizes\":[32,\"64\"]"), JOB(",\"max_epochs\":1.5"), JOB(",\"eta_knob\":\"0.5\""),
+        JOB(",\"higher_is_better_metric\":\"yes\""), JOB(",\"mab_seed\":-1"),
+        "{\"job_id_prefix\":\"t\",\"batch_sizes\":[8],\"default_batch_size\":8,\"max_power\":1,"
+        "\"number_of_gpus\":1}",                                                           /* gpu_model missing */
+        "not json", "[1,2]", "", "{\"a\":1,\"a\":2}",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *r;
+        cr_expect_eq(http("POST", "/jobs", bad[i], &r), 422, "case %zu: %s", i, r);
+        cr_expect(strstr(r, "\"detail\":[{\"loc\":[\"body\""), "case %zu: %s", i, r);
+        free(r);
+    }
+    /* beta_knob null is valid: no early stop. (JOB's extra keys repeat
+     * keys: the last wins, as in Python's json.) */
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"beta_knob\":null")), 201);
+}
+
+Test(serve, unknown_jobs_and_trials)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=nope", NULL, &r), 400);
+    cr_assert_str_eq(r, "{\"message\":\"Unknown job(nope). Please register the job first\"}");
+    free(r);
+    cr_assert_eq(http("GET", "/jobs/batch_size", NULL, &r), 422);
+    cr_assert(strstr(r, "[\"query\",\"job_id\"]"), "%s", r);
+    free(r);
+    cr_assert_eq(st("POST", "/report", "{\"job_id\":\"nope\",\"batch_size\":1,\"trial_number\":1,\"time\":1,"
+                    "\"energy\":1,\"metric\":1,\"current_epoch\":1}"), 400);
+    cr_assert_eq(st("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":1}"), 422);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    cr_assert_eq(http("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1,\"time\":1,"
+                      "\"energy\":1,\"metric\":1,\"current_epoch\":1}", &r), 400);
+    cr_assert(strstr(r, "Unknown trial"), "%s", r);
+    free(r);
+    cr_assert_eq(http("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}", &r), 404);
+    cr_assert_str_eq(r, "{\"message\":\"Could not find the trial: job_id='t-1' batch_size=128 trial_number=1\"}");
+    free(r);
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128}"), 422);
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"zz\",\"batch_size\":128,\"trial_number\":1}"), 404);
+}
+
+Test(serve, routes_methods_healthz_metrics)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/healthz", NULL, &r), 200);
+    cr_assert_str_eq(r, "{\"status\":\"ok\"}");
+    free(r);
+    cr_assert_eq(http("GET", "/nowhere", NULL, &r), 404);
+    cr_assert_str_eq(r, "{\"detail\":\"Not Found\"}");
+    free(r);
+    cr_assert_eq(st("PUT", "/jobs", JOB("")), 405);
+    cr_assert_eq(st("POST", "/jobs/batch_size", NULL), 405);
+    cr_assert_eq(st("GET", "/report", NULL), 405);
+    cr_assert_eq(st("POST", "/trials", "{}"), 405);
+    cr_assert_eq(st("POST", "/metrics", NULL), 405);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    cr_assert_eq(http("GET", "/metrics", NULL, &r), 200);
+    cr_assert(strstr(r, "wattsim_serve_requests_total{route=\"register\",status=\"201\"} 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_requests_total{route=\"other\",status=\"404\"} 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_jobs 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_request_seconds_count 8\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_request_seconds_bucket{le=\"+Inf\"} 8\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_errors_total 0\n"), "%s", r);
+    free(r);
+}
+
+Test(serve, body_limits)
+{
+    const size_t n = WS_SERVE_MAX_BODY + 100;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = 0;
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", big, &r), 413);
+    cr_assert(strstr(r, "larger than 65536 bytes"), "%s", r);
+    free(r);
+    free(big);
+    /* Exactly at the limit is read (and is then a 422: no fields). */
+    big = malloc(WS_SERVE_MAX_BODY + 1);
+    memset(big, ' ', WS_SERVE_MAX_BODY);
+    big[0] = '{';
+    big[WS_SERVE_MAX_BODY - 1] = '}';
+    big[WS_SERVE_MAX_BODY] = 0;
+    cr_assert_eq(st("POST", "/jobs", big), 422);
+    free(big);
+}
+
+Test(serve, delete)
+{
+    char *r;
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    cr_assert_eq(http("DELETE", "/jobs?job_id=t-1", NULL, &r), 200);
+    cr_assert_str_eq(r, "null");
+    free(r);
+    cr_assert_eq(http("DELETE", "/jobs?job_id=t-1", NULL, &r), 404);
+    cr_assert_str_eq(r, "{\"message\":\"No job was deleted.\"}");
+    free(r);
+    cr_assert_eq(st("DELETE", "/jobs", NULL), 422);
+    cr_assert_eq(st("GET", "/jobs/batch_size?job_id=t-1", NULL), 400);
+    /* Registered again: a new job, its trials numbered from 1. */
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+}
+
+Test(serve, end_trial)
+{
+    char *r;
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    cr_assert_eq(http("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}", &r), 200);
+    cr_assert_str_eq(r, "null");
+    free(r);
+    /* Ending it again changes nothing; a report on a failed trial is a 400. */
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}"), 200);
+    cr_assert_eq(http("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1,\"time\":1,"
+                      "\"energy\":1,\"metric\":1,\"current_epoch\":1}", &r), 400);
+    cr_assert_str_eq(r, "{\"message\":\"Trial(1) is already reported but converged is not set.\"}");
+    free(r);
+    /* The failed exploration does not count: 128 is explored again. */
+    predict(128, 2);
+}
+
+/*
+ * The Zeus server's decisions, worked out by hand (eta 0.5, max power 300:
+ * cost = 0.5 energy + 150 time; beta 2; sizes 32 64 128 256, b0 128):
+ *  round 0, down from 128 then up:
+ *   1: 128 time 10 energy 1000, converged: cost 2000 (min 2000)
+ *   2:  64 time 8 energy 900, converged: cost 1650 (min 1650 at 64)
+ *   3:  32 time 30 energy 3000: cost 6000 > 2 x 1650: stopped, not converged
+ *       (the list down ends here)
+ *   4: 256 at max_epochs with metric 0.4: cost 2550, not converged
+ *  round 1 over {64, 128} from 64 (the round's cheapest):
+ *   5:  64 dispatched; a predict before its report is a concurrent trial
+ *   6:  at the cheapest size so far, 64; reported cost 1450 (min 1450)
+ *   5 reported (cost 1825), 7: 128 cost 1715, converged
+ *  then the MAB over arms 64 (trials 2, 5) and 128 (1, 7): its picks are
+ *  tests/oracle/serve_mab.py's (numpy, default_rng(4)).
+ */
+Test(serve, decisions)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 5, 500, 0.3, 1, "{\"stop_train\":false,\"converged\":false,\"message\":\"Stop condition not met, keep training\"}");
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    /* Reported twice: the first answer again. */
+    report_eq(128, 1, 99, 99, 0.1, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Result for this trial(1) is already reported.\"}");
+    predict(64, 2);
+    report_eq(64, 2, 8, 900, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(32, 3);
+    char *r = report(32, 3, 30, 3000, 0.3, 2);
+    cr_assert(strstr(r, "\"stop_train\":true,\"converged\":false,\"message\":\"Batch Size(32) exceeded the cost upper"
+                        " bound: current cost(6000.0) >"), "%s", r);
+    cr_assert(strstr(r, "beta_knob(2.0)*min_cost(1650.0)"), "%s", r);
+    free(r);
+    predict(256, 4);
+    report_eq(256, 4, 12, 1500, 0.4, 100, "{\"stop_train\":true,\"converged\":false,\"message\":\"Train failed to converge within max_epoch(100)\"}");
+    predict(64, 5);
+    predict(64, 6);     /* concurrent */
+    report_eq(64, 6, 7, 800, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    report_eq(64, 5, 9, 950, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(128, 7);
+    report_eq(128, 7, 8.5, 880, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    static const int64_t want[8] = {128, 128, 64, 128, 64, 128, 128, 128};
+    for (int k = 0; k < 8; k++) {
+        predict(want[k], 8 + k);
+        const double t = want[k] == 64 ? 8 + k % 3 : 7 + k % 2;
+        const double e = want[k] == 64 ? 900 + 40 * k : 800 + 30 * k;
+        free(report(want[k], 8 + k, t, e, 0.6, 3));
+    }
+}
+
+/* ------------------------------------------------------ the database */
+
+Test(serve, database_refusals)
+{
+    char err[512];
+    /* A second server on the same file. */
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("bso.db")};
+    ws_server *two = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_null(two);
+    cr_assert(strstr(err, "another wattsim serve uses this database"), "%s", err);
+    /* Another program's SQLite database. */
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(tp("other.db"), &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "CREATE TABLE Job(job_id TEXT)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cfg.db = tp("other.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "not a wattsim serve database (another program's"), "%s", err);
+    /* Another version of ours. */
+    cr_assert_eq(sqlite3_open(tp("v9.db"), &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "PRAGMA application_id=1465078614; PRAGMA user_version=9;"
+                                  "CREATE TABLE jobs(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cfg.db = tp("v9.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "schema version 9, this wattsim reads version 1"), "%s", err);
+    /* Not SQLite at all. */
+    write_file("text.db", "job_id,batch_size\nnot,a database at all, but long enough to have a header page\n");
+    cfg.db = tp("text.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "not a wattsim serve database"), "%s", err);
+    /* The file is WAL. */
+    cr_assert_eq(sqlite3_open(tp("bso.db"), &db), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(s, 0), "wal");
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+}
+
+/* A restart on the same file continues where the server stopped (the
+ * stream of mab_seed included): the decisions test's job, interrupted. */
+Test(serve, restart_continues)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"num_pruning_rounds\":1")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    char *path = strdup(tp("bso.db"));
+    ws_server_stop(srv, 2);
+    char err[512];
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = path};
+    srv = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(srv, "%s", err);
+    port = ws_server_port(srv);
+    free(path);
+    predict(64, 2);
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"num_pruning_rounds\":1")), 200);
+}
