@@ -426,3 +426,248 @@ Test(serve, restart_continues)
     predict(64, 2);
     cr_assert_eq(st("POST", "/jobs", JOB(",\"num_pruning_rounds\":1")), 200);
 }
+
+/* --------------------------------------------------- kill -9 durability
+ *
+ * A client drives 4 jobs x 14 runs (register, predict, a report or two,
+ * sometimes an abandoned trial ended by PATCH /trials) against a server in
+ * a child process, while another thread kills that child with SIGKILL at
+ * random instants (a few milliseconds apart). After each death the client
+ * restarts the server on the same file and carries on: reports, ends and
+ * registrations are idempotent in Zeus's API (sent again), a predict whose
+ * answer was lost is looked up in the database (it committed or it did
+ * not). The database's decisions (every trial, arm and job row, the random
+ * streams' states included) must equal those of an uninterrupted run.
+ */
+
+typedef struct child {
+    pid_t pid;
+    int port;
+    int alive;
+} child;
+
+static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
+static child cur;
+static int kills_left, kills_done, killer_stop;
+
+static void start_child(const char *db)
+{
+    for (;;) {
+        int p[2];
+        cr_assert_eq(pipe(p), 0);
+        const pid_t pid = fork();
+        cr_assert_neq(pid, -1);
+        if (pid == 0) {
+            close(p[0]);
+            char err[512];
+            ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = db, .threads = 2};
+            ws_server *s = ws_server_start(&cfg, err, sizeof err);
+            if (!s) {
+                fprintf(stderr, "child: %s\n", err);
+                _exit(3);
+            }
+            const int pt = ws_server_port(s);
+            if (write(p[1], &pt, sizeof pt) != (ssize_t)sizeof pt) _exit(4);
+            for (;;) pause();
+        }
+        close(p[1]);
+        int pt = 0;
+        const ssize_t r = read(p[0], &pt, sizeof pt);
+        close(p[0]);
+        pthread_mutex_lock(&kmu);
+        cur.pid = pid;
+        cur.alive = r == (ssize_t)sizeof pt;
+        cur.port = pt;
+        pthread_mutex_unlock(&kmu);
+        if (r == (ssize_t)sizeof pt) return;
+        int ws;
+        waitpid(pid, &ws, 0);   /* killed while starting: again */
+        cr_assert(WIFSIGNALED(ws), "the server child failed to start");
+    }
+}
+
+static void stop_child(void)
+{
+    pthread_mutex_lock(&kmu);
+    if (cur.alive) kill(cur.pid, SIGKILL);
+    cur.alive = 0;
+    const pid_t pid = cur.pid;
+    pthread_mutex_unlock(&kmu);
+    waitpid(pid, NULL, 0);
+}
+
+static void *killer(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    for (;;) {
+        struct timespec ts = {0, (long)(200000 + rand_r(&seed) % 6000000)};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&kmu);
+        if (killer_stop || kills_left == 0) {
+            pthread_mutex_unlock(&kmu);
+            return NULL;
+        }
+        if (cur.alive) {
+            kill(cur.pid, SIGKILL);
+            cur.alive = 0;
+            kills_left--;
+            kills_done++;
+        }
+        pthread_mutex_unlock(&kmu);
+    }
+}
+
+/* The last trial of a job in the database: 1 found. */
+static int last_trial(const char *db, const char *job, int64_t *bs, int64_t *n)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT batch_size, trial_number FROM trials WHERE job_id=?"
+                                       " ORDER BY trial_number DESC LIMIT 1", -1, &s, NULL), SQLITE_OK);
+    sqlite3_bind_text(s, 1, job, -1, SQLITE_TRANSIENT);
+    const int found = sqlite3_step(s) == SQLITE_ROW;
+    if (found) {
+        *bs = sqlite3_column_int64(s, 0);
+        *n = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(d);
+    return found;
+}
+
+/* Send until answered, restarting a killed server. For a predict, known
+ * is the job's last trial number the client knows: a larger one in the
+ * database is the lost answer. */
+static int durable(const char *db, const char *method, const char *target, const char *body, char **resp,
+                   const char *predict_job, int64_t known)
+{
+    for (;;) {
+        pthread_mutex_lock(&kmu);
+        const int p = cur.port;
+        pthread_mutex_unlock(&kmu);
+        const int s = http_to(p, method, target, body, resp);
+        if (s > 0) return s;
+        free(*resp);
+        stop_child();
+        int64_t bs, n;
+        if (predict_job && last_trial(db, predict_job, &bs, &n) && n > known) {
+            cr_assert_eq(asprintf(resp, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld}",
+                                  predict_job, (long long)bs, (long long)n) > 0, 1);
+            start_child(db);
+            return 200;
+        }
+        start_child(db);
+    }
+}
+
+static void drive(const char *db)
+{
+    enum { JOBS = 4, RUNS = 14 };
+    int64_t known[JOBS] = {0};
+    char *r, body[512], target[64], id[16];
+    start_child(db);
+    for (int j = 0; j < JOBS; j++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"d-%d\",\"job_id_prefix\":\"d\",\"batch_sizes\":[16,32,64,128,256],"
+                 "\"default_batch_size\":64,\"eta_knob\":0.%d,\"beta_knob\":%s,\"max_epochs\":5,"
+                 "\"mab_seed\":%d,\"window_size\":%d,\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}",
+                 j, 3 + j, j == 3 ? "null" : "2.0", 10 + j, j == 2 ? 3 : 0);
+        const int s = durable(db, "POST", "/jobs", body, &r, NULL, 0);
+        cr_assert(s == 201 || s == 200, "%d %s", s, r);
+        free(r);
+    }
+    for (int run = 0; run < RUNS; run++)
+        for (int j = 0; j < JOBS; j++) {
+            snprintf(id, sizeof id, "d-%d", j);
+            snprintf(target, sizeof target, "/jobs/batch_size?job_id=%s", id);
+            cr_assert_eq(durable(db, "GET", target, NULL, &r, id, known[j]), 200, "%s", r);
+            long long bs = 0, n = 0;
+            cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &bs, &n),
+                         2, "%s", r);
+            free(r);
+            known[j] = n;
+            if ((run + j) % 5 == 4) {   /* abandoned: the client ends it */
+                snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld}", id, bs, n);
+                cr_assert_eq(durable(db, "PATCH", "/trials", body, &r, NULL, 0), 200, "%s", r);
+                free(r);
+                continue;
+            }
+            /* Cost grows away from 64; 16 never converges. */
+            const double d = bs > 64 ? (double)bs / 64 : 64.0 / (double)bs;
+            for (int epoch = 1; epoch <= 5; epoch++) {
+                const double t = epoch * (10 + 3 * d + (double)(n % 3));
+                const double e = epoch * (1500 + 400 * d + (double)(n % 7) * 10);
+                const double metric = bs == 16 ? 0.1 : 0.2 * epoch - 0.01 * d;
+                snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld,"
+                         "\"time\":%.17g,\"energy\":%.17g,\"metric\":%.17g,\"current_epoch\":%d}", id, bs, n, t, e,
+                         metric, epoch);
+                cr_assert_eq(durable(db, "POST", "/report", body, &r, NULL, 0), 200, "%s", r);
+                const int stop = strstr(r, "\"stop_train\":true") != NULL;
+                free(r);
+                if (stop) break;
+            }
+        }
+    stop_child();
+}
+
+/* Every row of the decisions, as text. */
+static char *dump_db(const char *db)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    static const char *const q[] = {
+        "SELECT job_id, stage, quote(min_cost), min_cost_bs, rng FROM jobs ORDER BY job_id",
+        "SELECT job_id, trial_number, batch_size, type, status, quote(time), quote(energy), converged FROM trials"
+        " ORDER BY job_id, trial_number",
+        "SELECT job_id, seq, batch_size, quote(mean), quote(prec), quote(reward_prec), n_obs FROM arms"
+        " ORDER BY job_id, seq"};
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    out[0] = 0;
+    for (int k = 0; k < 3; k++) {
+        sqlite3_stmt *s;
+        cr_assert_eq(sqlite3_prepare_v2(d, q[k], -1, &s, NULL), SQLITE_OK);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(s); c++) {
+                const unsigned char *v = sqlite3_column_text(s, c);
+                const size_t n = strlen(v ? (const char *)v : "NULL") + 2;
+                if (len + n + 1 > cap) out = realloc(out, cap *= 2);
+                len += (size_t)snprintf(out + len, cap - len, "%s%c", v ? (const char *)v : "NULL",
+                                        c + 1 < sqlite3_column_count(s) ? '|' : '\n');
+            }
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(d);
+    return out;
+}
+
+static void tmp_only(void) { tmpdir_make("/tmp/wsserve.XXXXXX"); }
+
+TestSuite(serve_durable, .init = tmp_only, .fini = tmpdir_remove, .timeout = 120);
+
+Test(serve_durable, kill9_at_random_instants)
+{
+    char ref[512], killed[512];
+    snprintf(ref, sizeof ref, "%s", tp("ref.db"));
+    snprintf(killed, sizeof killed, "%s", tp("killed.db"));
+    drive(ref);
+    char *want = dump_db(ref);
+    cr_assert(strstr(want, "d-0|1|"), "the reference run reached the MAB stage:\n%s", want);
+    kills_left = 30;
+    kills_done = 0;
+    killer_stop = 0;
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, killer, (void *)(uintptr_t)time(NULL)), 0);
+    drive(killed);
+    pthread_mutex_lock(&kmu);
+    killer_stop = 1;
+    pthread_mutex_unlock(&kmu);
+    pthread_join(th, NULL);
+    cr_assert_geq(kills_done, 10, "only %d kills landed", kills_done);
+    cr_log_info("%d kills", kills_done);
+    char *got = dump_db(killed);
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
+}
