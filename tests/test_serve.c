@@ -671,3 +671,101 @@ Test(serve_durable, kill9_at_random_instants)
     free(want);
     free(got);
 }
+
+/* ------------------------------------------- wattsim as a client (--bso http://) */
+
+#include "run_cli.h"
+
+/* The history lines of simulate's table (after its 5 header lines). */
+static const char *history(const char *out)
+{
+    const char *p = out;
+    for (int i = 0; i < 5 && p; i++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    cr_assert_not_null(p, "%s", out);
+    return p;
+}
+
+/* The 1-based run at which two histories first differ, 0 when equal. */
+static int first_difference(const char *a, const char *b)
+{
+    int line = 0;
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        if (la != lb || memcmp(a, b, la)) return line;
+        line++;
+        a += la + (ea != NULL);
+        b += lb + (eb != NULL);
+    }
+    return 0;
+}
+
+static int compare(const char *workload, const char *seed)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    const char *zeus[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
+                          "--recurrences", "60", "--bso", "zeus", NULL};
+    const char *http[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
+                          "--recurrences", "60", "--bso", url, NULL};
+    cli_result z = cli_run(zeus), h = cli_run(http);
+    cr_assert_eq(z.status, 0, "%s", z.err);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    cr_assert(strstr(h.out, "bso http{url=http://127.0.0.1:"), "%s", h.out);
+    const int d = first_difference(history(z.out), history(h.out));
+    cli_free(&z);
+    cli_free(&h);
+    return d;
+}
+
+TestSuite(serve_client, .init = up, .fini = down, .timeout = 300);
+
+/* Against wattsim serve, run for run the built-in zeus policy (Zeus's
+ * legacy simulator), on jobs where Zeus's server and its simulator agree. */
+Test(serve_client, simulate_equals_zeus)
+{
+    cr_assert_eq(compare("librispeech", "1"), 0);
+    cr_assert_eq(compare("sentiment140", "2"), 0);
+    cr_assert_eq(compare("cifar100", "1"), 0);
+}
+
+/* Where they do not: v100/cifar100 seed 2 parts at run 16, as Zeus's own
+ * SimulatorWithServer against Zeus's server does (issue 27). */
+Test(serve_client, server_and_legacy_part_where_zeus_does)
+{
+    cr_assert_eq(compare("cifar100", "2"), 16);
+}
+
+Test(serve_client, errors_name_the_request)
+{
+    const char *remote[] = {"wattsim", "simulate", "--workload", "librispeech", "--recurrences", "2", "--bso",
+                            "http://192.0.2.1:8000", NULL};
+    cli_result r = cli_run(remote);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "http://192.0.2.1:8000: not a loopback address") && strstr(r.err, "--allow-remote"),
+              "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    cli_free(&r);
+    const char *closed[] = {"wattsim", "simulate", "--workload", "librispeech", "--recurrences", "2", "--bso",
+                            "http://127.0.0.1:1", NULL};
+    r = cli_run(closed);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "POST http://127.0.0.1:1/jobs: cannot connect to 127.0.0.1:1"), "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    cli_free(&r);
+    const char *tls[] = {"wattsim", "simulate", "--workload", "librispeech", "--bso", "https://127.0.0.1:8000",
+                         NULL};
+    r = cli_run(tls);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "https is not spoken here"), "%s", r.err);
+    cli_free(&r);
+    const char *plo[] = {"wattsim", "simulate", "--workload", "librispeech", "--plo", "http://127.0.0.1:8000",
+                         NULL};
+    r = cli_run(plo);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "not a power-limit optimizer (plo)"), "%s", r.err);
+    cli_free(&r);
+}

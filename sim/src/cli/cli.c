@@ -47,6 +47,9 @@
 #include "cli_plan.h"
 #include "cli_run.h"
 #include "cli_serve.h"
+#ifdef WS_HAVE_SERVE
+#include "serve.h"
+#endif
 
 #define EXIT_USAGE WS_EXIT_USAGE
 
@@ -406,6 +409,31 @@ static int wattsim_main(int argc, char **argv)
         return ws_cli_exit(0);
     }
     opterr = 0;
+    /* --allow-remote (run, simulate, sweep, curves): an http:// BSO may be
+     * a server on another host (docs/serve.md). Taken out here, where the
+     * client is installed, before the command parses the rest. */
+    int remote = 0;
+    if (!strcmp(cmd, "run") || !strcmp(cmd, "simulate") || !strcmp(cmd, "sweep") || !strcmp(cmd, "curves")) {
+        int k = 2;
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "--")) {
+                while (i < argc) argv[k++] = argv[i++];
+                break;
+            }
+            if (!strcmp(argv[i], "--allow-remote")) remote = 1;
+            else argv[k++] = argv[i];
+        }
+        argc = k;
+        argv[argc] = NULL;
+    }
+#ifdef WS_HAVE_SERVE
+    ws_serve_client_install(remote);
+#else
+    if (remote) {
+        ws_line("wattsim %s: --allow-remote: this wattsim was built without the http:// client (WS_SERVE)", cmd);
+        return EXIT_USAGE;
+    }
+#endif
     int rc;
     if (!strcmp(cmd, "run")) rc = ws_cmd_run(argc - 1, argv + 1, &g);
     else if (!strcmp(cmd, "simulate")) rc = ws_cmd_simulate(argc - 1, argv + 1, &g);

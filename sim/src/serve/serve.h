@@ -67,4 +67,12 @@ int ws_serve_main(const ws_serve_config *cfg);
 /* Prometheus text of the server's counters (malloc'd). */
 char *ws_server_metrics(ws_server *srv);
 
+/* The client (serve_client.c): make "http://HOST:PORT" BSO specs work in
+ * this process (registry hook); remote: allow hosts other than loopback. */
+void ws_serve_client_install(int remote);
+/* One HTTP/1.1 request (Connection: close): 0 with the status and the
+ * body (malloc'd), or -1 with a message. */
+int ws_http_call(const char *host, const char *port, const char *method, const char *target, const char *body,
+                 int timeout_ms, int *status, char **resp, char *err, size_t errsz);
+
 #endif
