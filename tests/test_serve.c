@@ -769,3 +769,93 @@ Test(serve_client, errors_name_the_request)
     cr_assert(strstr(r.err, "not a power-limit optimizer (plo)"), "%s", r.err);
     cli_free(&r);
 }
+
+/* ------------------------------------------------ the command: wattsim serve */
+
+static void tmp_dir_only(void) { tmpdir_make("/tmp/wsserve.XXXXXX"); }
+
+TestSuite(serve_cli, .init = tmp_dir_only, .fini = tmpdir_remove, .timeout = 60);
+
+Test(serve_cli, usage)
+{
+    const char *help[] = {"wattsim", "serve", "--help", NULL};
+    cli_result r = cli_run(help);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "usage: wattsim serve --db FILE"), "%s", r.out);
+    cli_free(&r);
+    static const char *const bad[][8] = {
+        {"wattsim", "serve", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--listen", "localhost:80", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--listen", "127.0.0.1:99999", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--bso", "gts", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--sync", "off", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--threads", "0", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--bogus", NULL},
+        {"wattsim", "serve", "--db", NULL},
+    };
+    static const char *const says[] = {"--db FILE is required", "--listen must be HOST:PORT with a numeric address",
+                                       "--listen must be", "--bso gts: only Zeus's server's policy",
+                                       "--sync must be normal or full", "--threads must be",
+                                       "unknown option '--bogus'", "option '--db' needs a value"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = cli_run(bad[i]);
+        cr_expect_eq(r.status, 2, "case %zu", i);
+        cr_expect(strstr(r.err, says[i]) && strstr(r.err, "(see 'wattsim serve --help')"), "case %zu: %s", i, r.err);
+        cli_free(&r);
+    }
+}
+
+/* The binary: the access log, a refused second server, SIGTERM drains and
+ * closes the database (the WAL is checkpointed away on the last close). */
+Test(serve_cli, sigterm_closes_the_database)
+{
+    char db[600], log[600];
+    snprintf(db, sizeof db, "%s", tp("s.db"));
+    snprintf(log, sizeof log, "%s", tp("s.log"));
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 2);
+        execl(WS_CLI, "wattsim", "serve", "--db", db, "--listen", "127.0.0.1:0", (char *)NULL);
+        _exit(127);
+    }
+    int p = 0;
+    char text[4096] = "";
+    for (int i = 0; i < 500 && !p; i++) {
+        usleep(10000);
+        FILE *f = fopen(log, "r");
+        if (!f) continue;
+        const size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = 0;
+        fclose(f);
+        const char *at = strstr(text, "listening on 127.0.0.1:");
+        if (at) p = atoi(at + strlen("listening on 127.0.0.1:"));
+    }
+    cr_assert_gt(p, 0, "%s", text);
+    char *r;
+    cr_assert_eq(http_to(p, "POST", "/jobs", JOB(""), &r), 201, "%s", r);
+    free(r);
+    cr_assert_eq(http_to(p, "GET", "/jobs/batch_size?job_id=t-1&x=%1b[2J", NULL, &r), 200, "%s", r);
+    free(r);
+    const char *second[] = {"wattsim", "serve", "--db", db, "--listen", "127.0.0.1:0", NULL};
+    cli_result two = cli_run(second);
+    cr_assert_eq(two.status, 2);
+    cr_assert(strstr(two.err, "another wattsim serve uses this database"), "%s", two.err);
+    cli_free(&two);
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    char wal[700];
+    snprintf(wal, sizeof wal, "%s-wal", db);
+    cr_assert_neq(access(wal, F_OK), 0, "the WAL is still there: the database was not closed");
+    FILE *f = fopen(log, "r");
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    cr_assert(strstr(text, "127.0.0.1 \"POST /jobs\" 201 "), "%s", text);
+    cr_assert(strstr(text, "127.0.0.1 \"GET /jobs/batch_size\" 200 "), "%s", text);
+    cr_assert(strstr(text, "SIGTERM: draining and closing the database"), "%s", text);
+}

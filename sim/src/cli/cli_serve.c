@@ -2,6 +2,7 @@
  * wattsim serve: argument parsing only; the server is sim/src/serve/
  * (built when libmicrohttpd and SQLite were found: WS_SERVE).
  */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,8 @@ static int parse_listen(const char *s, char *host, size_t n, int *port)
     const long p = strtol(colon + 1, &e, 10);
     if (!colon[1] || *e || p < 0 || p > 65535) return -1;
     *port = (int)p;
-    return 0;
+    unsigned char a[16];
+    return inet_pton(AF_INET, host, a) == 1 || inet_pton(AF_INET6, host, a) == 1 ? 0 : -1;
 }
 
 static int positive(const char *opt, const char *v, int *out)
