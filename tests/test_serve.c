@@ -859,3 +859,75 @@ Test(serve_cli, sigterm_closes_the_database)
     cr_assert(strstr(text, "127.0.0.1 \"GET /jobs/batch_size\" 200 "), "%s", text);
     cr_assert(strstr(text, "SIGTERM: draining and closing the database"), "%s", text);
 }
+
+/* ------------------------------------------------- 64 jobs from 8 threads */
+
+enum { CJ_THREADS = 8, CJ_JOBS = 8, CJ_RUNS = 12 };
+
+static void *concurrent_jobs(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    char body[512], target[96], *r;
+    long fails = 0;
+    for (int j = 0; j < CJ_JOBS; j++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"c-%d-%d\",\"job_id_prefix\":\"c\",\"batch_sizes\":[16,32,64,128],"
+                 "\"default_batch_size\":64,\"max_epochs\":10,\"mab_seed\":7,\"max_power\":300,\"number_of_gpus\":1,"
+                 "\"gpu_model\":\"v100\"}", t, j);
+        fails += http("POST", "/jobs", body, &r) != 201;
+        free(r);
+    }
+    for (int run = 0; run < CJ_RUNS; run++)
+        for (int j = 0; j < CJ_JOBS; j++) {
+            snprintf(target, sizeof target, "/jobs/batch_size?job_id=c-%d-%d", t, j);
+            if (http("GET", target, NULL, &r) != 200) {
+                fails++;
+                free(r);
+                continue;
+            }
+            long long bs = 0, n = 0;
+            const char *at = strstr(r, "\"batch_size\":");
+            if (!at || sscanf(at, "\"batch_size\":%lld,\"trial_number\":%lld", &bs, &n) != 2) fails++;
+            free(r);
+            snprintf(body, sizeof body, "{\"job_id\":\"c-%d-%d\",\"batch_size\":%lld,\"trial_number\":%lld,"
+                     "\"time\":%lld,\"energy\":%lld,\"metric\":%s,\"current_epoch\":10}", t, j, bs, n,
+                     100 + (bs - 64) * (bs - 64) / 64 + n % 3, 20000 + 7 * bs + 13 * (n % 5), bs == 16 ? "0.1" : "0.9");
+            fails += http("POST", "/report", body, &r) != 200;
+            free(r);
+        }
+    return (void *)(intptr_t)fails;
+}
+
+/* Every job had the same spec and the same answers to its sizes: the
+ * same history, whichever threads' requests came between. */
+Test(serve, sixty_four_jobs_from_eight_threads)
+{
+    pthread_t th[CJ_THREADS];
+    for (int t = 0; t < CJ_THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, concurrent_jobs, (void *)(intptr_t)t), 0);
+    long fails = 0;
+    for (int t = 0; t < CJ_THREADS; t++) {
+        void *f;
+        pthread_join(th[t], &f);
+        fails += (long)(intptr_t)f;
+    }
+    cr_assert_eq(fails, 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(tp("bso.db"), &d), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT job_id, group_concat(batch_size || ':' || type || ':' || status, ' ')"
+                                       " FROM (SELECT * FROM trials ORDER BY job_id, trial_number) GROUP BY job_id",
+                                    -1, &s, NULL), SQLITE_OK);
+    int jobs = 0;
+    char first[2048] = "";
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *h = (const char *)sqlite3_column_text(s, 1);
+        if (!jobs++) snprintf(first, sizeof first, "%s", h);
+        cr_expect_str_eq(h, first, "%s", (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(d);
+    cr_assert_eq(jobs, CJ_THREADS * CJ_JOBS);
+    /* Pruning (64, 32, 16 fails, 128; then 64, 32, 128), then the MAB. */
+    cr_assert(!strncmp(first, "64:0:1 32:0:1 16:0:1 128:0:1 64:0:1 32:0:1 128:0:1 ", 49), "%s", first);
+    cr_assert(strstr(first, ":2:1"), "no MAB trial: %s", first);
+}
