@@ -27,10 +27,19 @@
 #define WS_STORE_APP_ID 0x57535356   /* "WSSV" */
 #define WS_STORE_VERSION 1
 
+/* Prepared statements, by the address of their SQL text (each a literal
+ * of this file), kept for the connection's life. */
+#define WS_STORE_STMTS 32
+
 struct ws_store {
     sqlite3 *db;
     int lock_fd;
     pthread_mutex_t mu;
+    struct {
+        const char *sql;
+        sqlite3_stmt *st;
+    } stmt[WS_STORE_STMTS];
+    int n_stmt;
 };
 
 static const char *SCHEMA =
@@ -139,6 +148,7 @@ fail:
 void ws_store_close(ws_store *s)
 {
     if (!s) return;
+    for (int i = 0; i < s->n_stmt; i++) sqlite3_finalize(s->stmt[i].st);
     sqlite3_close(s->db);
     /* After the connection: closing another descriptor of the file would
      * drop SQLite's own POSIX locks. */
@@ -201,9 +211,22 @@ static int rng_parse(const char *t, ws_rng *r)
 
 static sqlite3_stmt *prep(ws_store *s, const char *sql)
 {
+    for (int i = 0; i < s->n_stmt; i++)
+        if (s->stmt[i].sql == sql) return s->stmt[i].st;
+    if (s->n_stmt == WS_STORE_STMTS) return NULL;   /* more literals than slots: a bug */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return NULL;
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) return NULL;
+    s->stmt[s->n_stmt].sql = sql;
+    s->stmt[s->n_stmt++].st = st;
     return st;
+}
+
+/* A statement of prep's, ready for its next use. */
+static void done(sqlite3_stmt *st)
+{
+    if (!st) return;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
 }
 
 static void bind_opt_double(sqlite3_stmt *st, int i, int has, double v)
@@ -236,7 +259,7 @@ int ws_store_load_job(ws_store *s, const char *job_id, ws_sv_job *j, ws_sv_spec_
     sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
-        sqlite3_finalize(st);
+        done(st);
         return 0;
     }
     if (rc != SQLITE_ROW) goto fail;
@@ -251,7 +274,7 @@ int ws_store_load_job(ws_store *s, const char *job_id, ws_sv_job *j, ws_sv_spec_
     const char *rt = (const char *)sqlite3_column_text(st, 4);
     j->has_rng = rt != NULL;
     if (rt && rng_parse(rt, &j->rng) != 0) goto fail;
-    sqlite3_finalize(st);
+    done(st);
 
     st = prep(s, "SELECT trial_number, batch_size, type, status, time, energy, converged FROM trials"
                  " WHERE job_id=? ORDER BY trial_number");
@@ -277,7 +300,7 @@ int ws_store_load_job(ws_store *s, const char *job_id, ws_sv_job *j, ws_sv_spec_
         t->converged = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6) != 0;
     }
     if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
+    done(st);
 
     st = prep(s, "SELECT batch_size, mean, prec, reward_prec, n_obs FROM arms WHERE job_id=? ORDER BY seq");
     if (!st) goto fail;
@@ -300,10 +323,10 @@ int ws_store_load_job(ws_store *s, const char *job_id, ws_sv_job *j, ws_sv_spec_
         a->n_obs = sqlite3_column_int64(st, 4);
     }
     if (rc != SQLITE_DONE) goto fail;
-    sqlite3_finalize(st);
+    done(st);
     return 1;
 fail:
-    sqlite3_finalize(st);
+    done(st);
     ws_sv_job_free(j);
     return -1;
 }
@@ -327,7 +350,7 @@ static int save_job_row(ws_store *s, const ws_sv_job *j, int insert)
     sqlite3_bind_text(st, 5, j->spec.job_id, -1, SQLITE_TRANSIENT);
     if (insert) sqlite3_bind_text(st, 6, j->spec_json, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    done(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -358,7 +381,7 @@ int ws_store_save_job(ws_store *s, const ws_sv_job *j)
         sqlite3_bind_text(st, 7, j->spec.job_id, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 8, t->number);
         int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
+        done(st);
         if (rc != SQLITE_DONE) return -1;
     }
     for (int i = 0; i < j->n_arms; i++) {
@@ -376,7 +399,7 @@ int ws_store_save_job(ws_store *s, const ws_sv_job *j)
         sqlite3_bind_int64(st, 6, a->bs);
         if (a->dirty == 2) sqlite3_bind_int(st, 7, i);
         int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
+        done(st);
         if (rc != SQLITE_DONE) return -1;
     }
     return 0;
@@ -391,7 +414,7 @@ int ws_store_delete_job(ws_store *s, const char *job_id)
         if (!st) return -1;
         sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
         int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
+        done(st);
         if (rc != SQLITE_DONE) return -1;
     }
     return sqlite3_changes(s->db) > 0;
