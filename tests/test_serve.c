@@ -931,3 +931,24 @@ Test(serve, sixty_four_jobs_from_eight_threads)
     cr_assert(!strncmp(first, "64:0:1 32:0:1 16:0:1 128:0:1 64:0:1 32:0:1 128:0:1 ", 49), "%s", first);
     cr_assert(strstr(first, ":2:1"), "no MAB trial: %s", first);
 }
+
+/* Zeus's service.update_trial keeps the lowest cost of any succeeded
+ * report, converged or not: a cheap failure lowers the early-stopping
+ * bound and moves concurrent trials to its size. */
+Test(serve, min_cost_counts_unconverged_reports)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(64, 2);
+    /* cost 0.5 x 400 + 150 x 2 = 500, at max_epochs, not converged. */
+    report_eq(64, 2, 2, 400, 0.4, 100, "{\"stop_train\":true,\"converged\":false,\"message\":\"Train failed to converge within max_epoch(100)\"}");
+    predict(256, 3);
+    predict(64, 4);     /* concurrent: at the cheapest size, 64 (cost 500), not 128 (2000) */
+    /* cost 1500 > 2 x 500 */
+    char *r = report(256, 3, 5, 1500, 0.9, 3);
+    cr_assert(strstr(r, "\"stop_train\":true,\"converged\":false,\"message\":\"Batch Size(256) exceeded the cost upper"
+                        " bound: current cost(1500.0) >"), "%s", r);
+    cr_assert(strstr(r, "beta_knob(2.0)*min_cost(500.0)"), "%s", r);
+    free(r);
+}
