@@ -952,3 +952,31 @@ Test(serve, min_cost_counts_unconverged_reports)
     cr_assert(strstr(r, "beta_knob(2.0)*min_cost(500.0)"), "%s", r);
     free(r);
 }
+
+/* A config may name a server (no code runs here): `run` over three seeds
+ * gives the built-in zeus policy's table. */
+Test(serve_client, run_config_names_a_server)
+{
+    char cfg[256], out_h[600], out_z[600];
+    snprintf(cfg, sizeof cfg, "gpu: v100\nworkload: librispeech\nseed: 1..3\nrecurrences: 30\nbso: http://127.0.0.1:%d\n"
+             "plo: jit\n", port);
+    write_file("h.yaml", cfg);
+    write_file("z.yaml", "gpu: v100\nworkload: librispeech\nseed: 1..3\nrecurrences: 30\nbso: zeus\nplo: jit\n");
+    snprintf(out_h, sizeof out_h, "%s", tp("h"));
+    snprintf(out_z, sizeof out_z, "%s", tp("z"));
+    char yh[600], yz[600];
+    snprintf(yh, sizeof yh, "%s", tp("h.yaml"));
+    snprintf(yz, sizeof yz, "%s", tp("z.yaml"));
+    const char *h[] = {"wattsim", "run", yh, "--out", out_h, NULL};
+    const char *z[] = {"wattsim", "run", yz, "--out", out_z, NULL};
+    cli_result rh = cli_run(h), rz = cli_run(z);
+    cr_assert_eq(rh.status, 0, "%s", rh.err);
+    cr_assert_eq(rz.status, 0, "%s", rz.err);
+    /* The table's row (gpu, workload, ..., cost, runs, final sizes). */
+    const char *row_h = strstr(rh.out, "\nv100 "), *row_z = strstr(rz.out, "\nv100 ");
+    cr_assert(row_h && row_z, "%s\n%s", rh.out, rz.out);
+    cr_assert_eq(strcspn(row_h + 1, "\n"), strcspn(row_z + 1, "\n"));
+    cr_assert(!strncmp(row_h, row_z, strcspn(row_z + 1, "\n") + 1), "%s\n%s", rh.out, rz.out);
+    cli_free(&rh);
+    cli_free(&rz);
+}
