@@ -219,6 +219,11 @@ Test(serve, unknown_jobs_and_trials)
     cr_assert_eq(http("GET", "/jobs/batch_size", NULL, &r), 422);
     cr_assert(strstr(r, "[\"query\",\"job_id\"]"), "%s", r);
     free(r);
+    /* A query that is not UTF-8 (an answer naming it could not be JSON). */
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=%ff%fe", NULL, &r), 422);
+    cr_assert(strstr(r, "not UTF-8 text"), "%s", r);
+    free(r);
+    cr_assert_eq(st("DELETE", "/jobs?job_id=%c3%28", NULL), 422);
     cr_assert_eq(st("POST", "/report", "{\"job_id\":\"nope\",\"batch_size\":1,\"trial_number\":1,\"time\":1,"
                     "\"energy\":1,\"metric\":1,\"current_epoch\":1}"), 400);
     cr_assert_eq(st("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":1}"), 422);

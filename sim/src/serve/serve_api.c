@@ -493,6 +493,9 @@ static int query_id(const char *job_id, char **out)
     if (!job_id) return invalid(out, "query", "job_id", "field required");
     if (strlen(job_id) > WS_SERVE_MAX_ID)
         return invalid(out, "query", "job_id", "longer than %d bytes", WS_SERVE_MAX_ID);
+    json_t *t = json_string(job_id);     /* NULL: not UTF-8 (no job has such an id) */
+    if (!t) return invalid(out, "query", "job_id", "not UTF-8 text");
+    json_decref(t);
     return 0;
 }
 
