@@ -93,7 +93,7 @@ int ws_cmd_serve(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
-            fputs(SERVE_HELP, stdout);
+            fputs(SERVE_HELP, ws_cli_out);
             return 0;
         case O_DB:
             db = optarg;
