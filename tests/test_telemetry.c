@@ -544,3 +544,98 @@ Test(telemetry, check_energy_error_and_reach_rate, .init = setup, .fini = teardo
               "%s", r.out);
     cli_free(&r);
 }
+
+/* ------------------------------------------------------------ clocks */
+
+#define TDATA WS_SOURCE_DIR "/tests/data/telemetry/"
+
+/* A copy of tests/data/telemetry/NAME in tmp. */
+static void fixture(const char *name)
+{
+    cr_assert_eq(run_shell("cp '%s%s' '%s/%s'", TDATA, name, tmp, name), 0, "%s", name);
+}
+
+/* nvidia-smi on a New York machine across the 2025-11-02 fall back (02:00
+ * EDT -> 01:00 EST): samples every 10 min, 190 W at a 200 W limit through
+ * the first 01:00-01:50 (EDT), 140 W at 150 W through the second (EST, 5 s
+ * later in the minute). Truth: knob 200 W = 190 W, knob 150 W = 140 W
+ * (constant power through each epoch). Without a zone the clock goes back
+ * 1 h at line 10; a fixed offset cannot place that hour either; with the
+ * IANA zone the rows' order does. */
+Test(telemetry, dst_fall_back_needs_a_zone, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_dst_fallback.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,200,1,2025-11-02T01:00:00-04:00,2025-11-02T01:50:00-04:00\n"
+               "d,n,o,8,150,1,2025-11-02T01:00:05-05:00,2025-11-02T01:50:05-05:00\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", NULL, NULL, NULL, NULL);
+    expect_fail_also(&r, "nvsmi_dst_fallback.csv: the clock goes back 1 h at line 10 (GPU 0:"
+                     " 2025-11-02 01:50:00.000 at line 9, then 2025-11-02 01:00:05.000): a DST"
+                     " change or a clock reset", "--log-tz with the zone's IANA name");
+    r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", "--log-tz", "-04:00", NULL, NULL);
+    expect_fail(&r, "the clock goes back 1 h at line 10");
+    r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", "--log-tz", "America/New_York", NULL,
+               NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "out of time order"), "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 200, &p, &e);
+    cr_expect(fabs(p - 190) < 1e-9, "%.17g", p);
+    knob(8, 150, &p, &e);
+    cr_expect(fabs(p - 140) < 1e-9, "%.17g", p);
+    /* EPOCHS.csv times without a zone are read in the log's zone; one in
+     * the repeated hour has two instants and is refused */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,200,1,2025-11-02T00:40:00,2025-11-02T00:50:00\n"
+               "d,n,o,8,150,1,2025-11-02T02:00:05,2025-11-02T02:10:05\n");
+    r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", "--log-tz", "America/New_York", NULL,
+               NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    knob(8, 200, &p, &e);
+    cr_expect(fabs(p - 100) < 1e-9, "%.17g", p);
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,200,1,2025-11-02T01:10:00,2025-11-02T01:20:00\n");
+    r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", "--log-tz", "America/New_York", NULL,
+               NULL);
+    expect_fail(&r, "epochs.csv:2: start: 2025-11-02T01:10:00 comes twice (the hour a fall back"
+                    " repeats) in America/New_York (--log-tz): write the time with its UTC offset");
+    r = import("--nvidia-smi", "nvsmi_dst_fallback.csv", "--log-tz", "Mars/Olympus", NULL, NULL);
+    expect_fail(&r, "--log-tz: expected an IANA zone such as America/New_York");
+}
+
+/* A clock reset (back 7 min in a log sampled every second) is named, not
+ * sorted in; rows shuffled within jitter still are. */
+Test(telemetry, clock_reset_is_named, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    static char buf[1 << 14];
+    strcpy(buf, "timestamp, index, power.draw [W]\n");
+    for (int t = 0; t <= 10; t++) {
+        char ts[40];
+        nv_stamp(t == 6 ? 5 : t == 5 ? 6 : t, ts, sizeof ts);   /* 5 and 6 swapped */
+        size_t n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "%s, 0, 200.00 W\n", ts);
+    }
+    write_file("nv.csv", buf);
+    cli_result r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "out of time order"), "%s", r.err);
+    cli_free(&r);
+    char ts[40];
+    nv_stamp(420, ts, sizeof ts);
+    size_t n = strlen(buf);
+    snprintf(buf + n, sizeof buf - n, "%s, 0, 200.00 W\n", ts);
+    for (int t = 11; t <= 12; t++) {
+        nv_stamp(t, ts, sizeof ts);
+        n = strlen(buf);
+        snprintf(buf + n, sizeof buf - n, "%s, 0, 200.00 W\n", ts);
+    }
+    write_file("nv.csv", buf);
+    r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nv.csv: the clock goes back 409 s at line 14 (GPU 0: 2026-01-15"
+                    " 00:07:00.000 at line 13, then 2026-01-15 00:00:11.000): a DST change or a"
+                    " clock reset");
+}

@@ -130,6 +130,23 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
  * header in their order, as the --query-gpu list (--columns). */
 int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const char *columns,
                             ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* The nvidia-smi reader's options. */
+typedef struct ws_nvsmi_opts {
+    const char *columns;   /* as ws_import_nvsmi_columns; NULL: none */
+    const char *zone;      /* IANA zone of the log's wall clock (--log-tz), NULL:
+                              none: times are then kept on the log's clock.
+                              With one they become UTC instants, the hour a fall
+                              back repeats placed by the rows' order. */
+    int gpu_cycle;         /* --gpu-cycle N, a log without a GPU column of N
+                              GPUs (rows in order, one per GPU per sample);
+                              0: none (such a log is then one GPU's) */
+} ws_nvsmi_opts;
+/* Also, on any log: a clock that goes back (a GPU's timestamp earlier, in
+ * the file's order, than its last by more than jitter) is refused, naming
+ * it and the line: a DST fall back or a clock reset. */
+int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
+                         const ws_nvsmi_opts *o, ws_telemetry *out, ws_warnings *w,
+                         ws_error *err);
 int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
@@ -163,6 +180,24 @@ int ws_parse_instant(const char *s, double *t, int *zoned);
 /* "+HH:MM" / "-HH:MM" / "Z" -> seconds east of UTC. */
 int ws_parse_tz(const char *s, double *seconds);
 
+/* --log-tz: "+HH:MM", "-HH:MM", "Z" or "UTC" (a fixed offset: *offset,
+ * *zone = NULL), or an IANA name with a file in the system's tz database
+ * (*zone = s, *offset = 0: the offset then depends on the date). 0 or -1. */
+int ws_parse_log_tz(const char *s, double *offset, const char **zone);
+
+/* TZ set to an IANA zone for ws_zone_instants, and put back as it was. */
+typedef struct ws_zone_saved {
+    char *old;
+    int had;
+} ws_zone_saved;
+int ws_zone_set(const char *zone, ws_zone_saved *saved, ws_error *err);
+void ws_zone_restore(ws_zone_saved *saved);
+/* The UTC instants (ascending, in u) at which the zone set by ws_zone_set
+ * shows wall time `wall` (seconds read as UTC): 1; 0 when a spring forward
+ * skips it; 2 in the hour a fall back repeats (u[0] the first time round,
+ * on summer time). */
+int ws_zone_instants(double wall, double u[2]);
+
 /* --------------------------------------------------------- power */
 
 typedef struct ws_power_import {
@@ -178,6 +213,10 @@ typedef struct ws_power_import {
                                   the log's clock */
     int epochs_tz_set;
     int log_has_clock;         /* nvidia-smi: the log's timestamps have no zone */
+    const char *log_zone;      /* IANA zone of the nvidia-smi log (--log-tz), its
+                                  times made UTC by the reader: EPOCHS.csv times
+                                  without a zone are then read in it too, unless
+                                  epochs_tz_set; NULL: none */
     const ws_csv_limits *lim;
 } ws_power_import;
 

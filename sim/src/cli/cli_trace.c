@@ -31,7 +31,7 @@ static const char *TRACE_HELP =
 static const char *POWER_HELP =
     "usage: wattsim trace import power --gpu NAME --epochs EPOCHS.csv\n"
     "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
-    "         [--gpus ID,...] --out DIR [--force] [--log-tz +HH:MM]\n"
+    "         [--gpus ID,...] --out DIR [--force] [--log-tz ZONE]\n"
     "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
     "         [--window NAME] [--columns LIST]\n"
     "\n"
@@ -73,9 +73,14 @@ static const char *POWER_HELP =
     "                     DCGM gpu label; ZeusMonitor i); default: all in the log\n"
     "  --out DIR          trace folder to write into (created if needed)\n"
     "  --force            replace an existing summary_power_NAME.csv\n"
-    "  --log-tz +HH:MM    UTC offset of the nvidia-smi log's clock (its timestamps\n"
-    "                     have no zone); matters only for epoch times in Unix\n"
-    "                     seconds or with a zone; default +00:00 (DCGM and\n"
+    "  --log-tz ZONE      the zone of the nvidia-smi log's clock (its timestamps\n"
+    "                     have no zone): an IANA name (America/New_York: the hour\n"
+    "                     a fall back repeats is placed by the rows' order, and\n"
+    "                     EPOCHS.csv times without a zone are read in it too), or\n"
+    "                     +HH:MM for a clock that kept one offset; matters for\n"
+    "                     epoch times in Unix seconds or with a zone; default\n"
+    "                     +00:00. A clock that goes back (a DST change or a\n"
+    "                     reset) is refused unless the zone places it (DCGM and\n"
     "                     ZeusMonitor logs are in Unix time: refused there)\n"
     "  --epochs-tz +HH:MM UTC offset of EPOCHS.csv times written without a zone;\n"
     "                     default: they are on the log's own clock (UTC for DCGM\n"
@@ -202,9 +207,10 @@ static int import_power(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_FORCE: force = 1; break;
         case O_TZ:
-            if (ws_parse_tz(optarg, &in.tz_offset))
-                return ws_cli_usage(cmd, "--log-tz: expected +HH:MM or -HH:MM, got '%s'",
-                                    optarg);
+            if (ws_parse_log_tz(optarg, &in.tz_offset, &in.log_zone))
+                return ws_cli_usage(cmd, "--log-tz: expected an IANA zone such as"
+                                    " America/New_York (it follows summer time), or"
+                                    " +HH:MM, -HH:MM or UTC, got '%s'", optarg);
             log_tz = 1;
             break;
         case O_EPOCHS_TZ:
@@ -252,7 +258,7 @@ static int import_power(int argc, char **argv)
     if (in.window && kind != O_ZEUS)
         return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
                             " have named windows");
-    in.log_has_clock = kind == O_NVSMI;
+    in.log_has_clock = kind == O_NVSMI && !in.log_zone;   /* a zone makes it UTC */
 
     ws_error err = {{0}};
     ws_csv_limits lim;
@@ -277,7 +283,8 @@ static int import_power(int argc, char **argv)
     in.epochs_path = epochs;
     in.tel = &tel;
     in.lim = &lim;
-    int r = kind == O_NVSMI ? ws_import_nvsmi_columns(log, &lim, columns, &tel, &w, &err)
+    const ws_nvsmi_opts nv = {columns, in.log_zone, 0};
+    int r = kind == O_NVSMI ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, &err)
           : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
                                             : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
           : ws_import_zeusmon(log, &lim, &tel, &w, &err);

@@ -13,6 +13,12 @@
  * (the --query-gpu list). "[N/A]", "[Not Supported]" and similar bracketed
  * readings are skipped and counted. A malformed last line (a logger
  * stopped mid-write) is skipped with a warning.
+ *
+ * The clock: a GPU's timestamps go forward in the file's order, but for
+ * jitter (clock_back); one that goes back further is a DST fall back or a
+ * reset, refused by name. With an IANA zone (--log-tz America/New_York)
+ * each wall time becomes its UTC instant, the repeated hour of a fall back
+ * placed by the rows' order (the instant nearer the previous row's).
  */
 #include "wattsim/import.h"
 #include "import_util.h"
@@ -44,6 +50,88 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
 int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const char *columns,
                             ws_telemetry *out, ws_warnings *w, ws_error *err)
 {
+    const ws_nvsmi_opts o = {columns, NULL, 0};
+    return ws_import_nvsmi_opts(path, lim, &o, out, w, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Jitter: how far a GPU's clock may step back, the larger of 2 s and 2
+ * of its median steps (rows shuffled within a sample or two); a DST fall
+ * back or a reset goes back by far more. */
+static double jitter(const ws_tel_gpu *g, double *median)
+{
+    double *d = malloc(g->n * sizeof *d + 1);
+    size_t m = 0;
+    *median = 0;
+    if (!d) return 2;
+    for (size_t i = 1; i < g->n; i++)
+        if (g->s[i].t != g->s[i - 1].t) d[m++] = fabs(g->s[i].t - g->s[i - 1].t);
+    double med = 0;
+    if (m) {
+        qsort(d, m, sizeof *d, cmp_double);
+        med = d[m / 2];
+    }
+    free(d);
+    *median = med;
+    return fmax(2, 2 * med);
+}
+
+/* How far a clock went back when a sample, due a step `step` after the
+ * previous one, reads `d` before it: d + step; "1 h", "2 h" when that is
+ * whole hours within a minute or a step, else d in seconds. */
+static void fmt_back(double d, double step, char *buf, size_t size)
+{
+    const double h = round((d + step) / 3600);
+    if (h >= 1 && fabs(d + step - 3600 * h) <= fmax(60, step)) snprintf(buf, size, "%g h", h);
+    else snprintf(buf, size, "%.4g s", d);
+}
+
+/* The samples of every GPU, still in the file's order: a clock that goes
+ * back is refused (see ws_import_nvsmi_opts). */
+static int clock_back(const ws_telemetry *t, const char *zone, ws_error *err)
+{
+    for (size_t k = 0; k < t->n_gpu; k++) {
+        const ws_tel_gpu *g = &t->gpu[k];
+        if (g->n < 2) continue;
+        double step;
+        const double j = jitter(g, &step);
+        for (size_t i = 1; i < g->n; i++) {
+            const double d = g->s[i - 1].t - g->s[i].t;
+            if (!(d > j)) continue;
+            char back[32], a[32], b[32];
+            fmt_back(d, step, back, sizeof back);
+            ws_imp_fmt_time(g->s[i - 1].t, a, sizeof a);
+            ws_imp_fmt_time(g->s[i].t, b, sizeof b);
+            if (zone)
+                return ws_fail(err, "%s: the clock goes back %s at line %ld (GPU %s: %s UTC"
+                               " at line %ld, then %s UTC), even read in %s: a clock reset"
+                               " (or another zone), not a DST change; the samples after it"
+                               " cannot be placed: cut the log there", t->path, back,
+                               g->s[i].line, g->id, a, g->s[i - 1].line, b, zone);
+            return ws_fail(err, "%s: the clock goes back %s at line %ld (GPU %s: %s at line"
+                           " %ld, then %s): a DST change or a clock reset; for a DST change"
+                           " pass --log-tz with the zone's IANA name (e.g. America/New_York),"
+                           " which places the repeated hour by the rows' order (no fixed"
+                           " +HH:MM can); a reset cannot be placed: cut the log there",
+                           t->path, back, g->s[i].line, g->id, a, g->s[i - 1].line, b);
+        }
+    }
+    return 0;
+}
+
+int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
+                         const ws_nvsmi_opts *o, ws_telemetry *out, ws_warnings *w,
+                         ws_error *err)
+{
+    const char *columns = o->columns;
+    ws_zone_saved zsaved = {0};
+    int zone_set = 0;
+    double prev_u = NAN;              /* the last instant placed (zone only) */
     memset(out, 0, sizeof *out);
     out->kind = WS_TEL_POWER;
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
@@ -135,6 +223,10 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
                 col[N_TIME] < 0 ? "timestamp" : gpu < 0 ? "index" : "power.draw");
         goto out;
     }
+    if (o->zone) {
+        if (ws_zone_set(o->zone, &zsaved, err)) goto out;
+        zone_set = 1;
+    }
     long cut = 0;                     /* a last line skipped as incomplete */
     for (r = header ? ws_csv_next(c, err) : 1; r == 1; r = ws_csv_next(c, err)) {
         long line = ws_csv_line(c);
@@ -163,6 +255,22 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
             ws_fail(err, "%s:%ld: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, got \"%s\"",
                     path, line, ts);
             goto bad_row;
+        }
+        if (o->zone) {
+            /* The wall time's instant in the zone; in the hour a fall back
+             * repeats, the one nearer the row before (the file's order:
+             * the first 01:30 is summer time, the second winter time). */
+            double u[2];
+            const int nu = ws_zone_instants(t, u);
+            if (nu == 0) {
+                ws_fail(err, "%s:%ld: timestamp \"%s\" does not exist in %s (its clock"
+                        " springs forward over it): is %s the zone of the log's clock?",
+                        path, line, ts, o->zone, o->zone);
+                goto bad_row;
+            }
+            t = nu == 1 || isnan(prev_u) || fabs(u[0] - prev_u) <= fabs(u[1] - prev_u)
+                ? u[0] : u[1];
+            prev_u = t;
         }
         if (!*id) {
             ws_fail(err, "%s:%ld: %s: must not be empty", path, line,
@@ -228,12 +336,14 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
         ws_fail(err, "%s: no power readings (the log has no rows)", path);
         goto out;
     }
+    if (clock_back(out, o->zone, err)) goto out;
     if (out->n_missing)
         ws_warn(w, "%s: %zu reading%s without a power value ([N/A] or [Not"
                 " Supported]) skipped; the signal is interpolated across them",
                 path, out->n_missing, out->n_missing == 1 ? "" : "s");
     rc = 0;
 out:
+    if (zone_set) ws_zone_restore(&zsaved);
     ws_csv_close(c);
     return rc;
 }

@@ -5,7 +5,8 @@
  * EPOCHS.csv: dataset,network,optimizer,batch_size,power_limit,epoch,start,end
  * one row per measured epoch. start/end are Unix seconds or ISO 8601; a
  * time with a zone (or Unix) is an instant and is moved onto the log's
- * clock with tz_offset, a time without one is read on the log's clock.
+ * clock with tz_offset, a time without one is read on the log's clock
+ * (in the log's IANA zone, log_zone, when it has one: the log is then UTC).
  *
  * For each epoch: every selected GPU must have samples before start and
  * after end (else the epoch is not covered), and no interval between
@@ -144,6 +145,25 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
                         line, cols[k].name, f[k]);
                 goto out;
             }
+            /* A wall time in the log's IANA zone (the log was made UTC):
+             * its instant, unless the hour a fall back repeats leaves two. */
+            if (!zoned && !in->epochs_tz_set && in->log_zone) {
+                double u[2];
+                ws_zone_saved saved;
+                if (ws_zone_set(in->log_zone, &saved, err)) goto out;
+                const int nu = ws_zone_instants(*t, u);
+                ws_zone_restore(&saved);
+                if (nu != 1) {
+                    ws_fail(err, "%s:%ld: %s: %s %s in %s (--log-tz): write the time"
+                            " with its UTC offset (e.g. 2025-11-02T01:30:00-04:00) or in"
+                            " Unix seconds", path, line, cols[k].name, f[k],
+                            nu ? "comes twice (the hour a fall back repeats)"
+                               : "does not exist (the clock springs forward over it)",
+                            in->log_zone);
+                    goto out;
+                }
+                *t = u[0];
+            }
             /* An instant moves onto the log's clock; so does a wall time
              * once --epochs-tz says its zone. */
             if (!zoned && in->epochs_tz_set) *t -= in->epochs_tz;
@@ -252,7 +272,9 @@ static void clock_hint(const ws_power_import *in, const epoch_row *e, double fir
     } else if (in->log_has_clock && e->zoned) {
         fmt_zone(in->tz_offset + q, z, sizeof z);
         snprintf(buf, size, "; shifted %+.4g h it would be: is the log's clock in another"
-                 " zone? pass --log-tz %s", q / 3600, z);
+                 " zone? pass --log-tz with its IANA name (e.g. America/New_York), which"
+                 " follows its changes of offset; --log-tz %s only if the clock kept that"
+                 " offset throughout the log", q / 3600, z);
     } else if (e->zoned) {
         snprintf(buf, size, "; the log does not cover the run (both are in UTC)");
     } else {
@@ -280,7 +302,7 @@ static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
             ws_imp_fmt_time(e->end, b, sizeof b);
             ws_imp_fmt_time(first, lo, sizeof lo);
             ws_imp_fmt_time(last, hi, sizeof hi);
-            char hint[256];
+            char hint[512];
             clock_hint(in, e, first, last, hint, sizeof hint);
             return ws_fail(err, "%s:%ld: epoch %ld (%s to %s) is not covered by the"
                            " samples of GPU %s in %s (%s to %s)%s", in->epochs_path,
