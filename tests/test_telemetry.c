@@ -639,3 +639,33 @@ Test(telemetry, clock_reset_is_named, .init = setup, .fini = teardown)
                     " 00:07:00.000 at line 13, then 2026-01-15 00:00:11.000): a DST change or a"
                     " clock reset");
 }
+
+/* A logger killed mid-write (nvidia-smi -lms 1000 under kill -9 on a
+ * filesystem with delayed allocation) leaves NUL bytes where its last
+ * block was: the cut last line, skipped with a warning, or nothing after
+ * the last whole line. 200 W throughout. */
+Test(telemetry, killed_logger_nul_tail, .init = setup, .fini = teardown)
+{
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    fixture("nvsmi_killed_midline.csv");
+    fixture("nvsmi_killed_tail.csv");
+    cli_result r = import("--nvidia-smi", "nvsmi_killed_midline.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "nvsmi_killed_midline.csv:13: the last line is cut short by 64 NUL"
+                            " bytes (a logger killed mid-write); skipped"), "%s", r.err);
+    cr_expect_eq(cli_lines(r.err), 1, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 200) < 1e-9, "%.17g", p);
+    r = import("--nvidia-smi", "nvsmi_killed_tail.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "nvsmi_killed_tail.csv:13: the file ends in 512 NUL bytes where a"
+                            " line would be (a logger killed mid-write); ignored"), "%s", r.err);
+    cli_free(&r);
+    /* a NUL followed by more text is no logger's tail */
+    cr_assert_eq(run_shell("cd %s && (cat nvsmi_killed_tail.csv; echo x) > nul_mid.csv", tmp), 0);
+    r = import("--nvidia-smi", "nul_mid.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nul_mid.csv:13: NUL byte in a text file");
+}

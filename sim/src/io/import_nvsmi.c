@@ -137,6 +137,7 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
+    ws_csv_allow_nul_tail(c);          /* a killed logger's tail */
     static const char *names[N_COLS] = {"timestamp", "index", "pci.bus_id", "uuid",
                                         "power.draw", "power.draw.instant",
                                         "power.draw.average", "power.limit",
@@ -328,9 +329,7 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
         }
     }
     out->cut_line = cut;
-    if (cut)
-        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
-                " skipped", path, cut);
+    if (r >= 0) ws_imp_cut_warning(c, path, cut, w);
     if (r < 0) goto out;
     if (out->n_gpu == 0) {
         ws_fail(err, "%s: no power readings (the log has no rows)", path);

@@ -168,6 +168,21 @@ int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
     return 0;
 }
 
+void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut, ws_warnings *w)
+{
+    size_t n;
+    const long at = ws_csv_nul_tail(c, &n);
+    if (at && cut)
+        ws_warn(w, "%s:%ld: the last line is cut short by %zu NUL byte%s (a logger killed"
+                " mid-write); skipped", path, cut, n, n == 1 ? "" : "s");
+    else if (at)
+        ws_warn(w, "%s:%ld: the file ends in %zu NUL byte%s where a line would be (a"
+                " logger killed mid-write); ignored", path, at, n, n == 1 ? "" : "s");
+    else if (cut)
+        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
+                " skipped", path, cut);
+}
+
 const char *ws_imp_where(const char *path, long line, const char *gpu,
                          char *buf, size_t size)
 {

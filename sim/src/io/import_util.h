@@ -41,6 +41,13 @@ int ws_imp_row_width(ws_csv *c, const char *path, size_t nf, ws_error *err);
 void *ws_imp_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first,
                   ws_error *err);
 
+/* The warning for a log whose last line, at `cut` (0: none), was skipped
+ * as cut short, and for one ending in NUL bytes (ws_csv_allow_nul_tail):
+ * a logger killed mid-write. */
+struct ws_warnings;
+void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut,
+                        struct ws_warnings *w);
+
 /* "YYYY-MM-DD HH:MM:SS.mmm" of t (seconds read as UTC wall time). */
 void ws_imp_fmt_time(double t, char *buf, size_t size);
 /* nvidia-smi's "YYYY/MM/DD HH:MM:SS[.fff]", read as if UTC. 0 or -1. */
