@@ -669,3 +669,93 @@ Test(telemetry, killed_logger_nul_tail, .init = setup, .fini = teardown)
     r = import("--nvidia-smi", "nul_mid.csv", NULL, NULL, NULL, NULL);
     expect_fail(&r, "nul_mid.csv:13: NUL byte in a text file");
 }
+
+/* ------------------------------------------------------------ GPU columns */
+
+/* nvidia-smi -i 0 --query-gpu=timestamp,power.draw: no GPU column, one
+ * GPU: 150 and 160 W alternating each second, 155 W on average over whole
+ * intervals. Three GPUs logged without index (one row each per sample,
+ * 100, 200 and 300 W): 600 W with --gpu-cycle 3, refused without it (one
+ * GPU's series would average them) and with a cycle the times break. */
+Test(telemetry, logs_without_a_gpu_column, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_one_gpu_no_index.csv");
+    fixture("nvsmi_three_gpus_no_index.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:02.012,2026-01-15T00:00:08.012\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_one_gpu_no_index.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPU 0 of"), "%s", r.out);
+    cli_free(&r);
+    double p, e;
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 155) < 1e-9, "%.17g", p);
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:02.2,2026-01-15T00:00:08.2\n");
+    r = import("--nvidia-smi", "nvsmi_three_gpus_no_index.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nvsmi_three_gpus_no_index.csv: no GPU column (index, pci.bus_id or uuid),"
+                    " and the rows come in bursts at about one time, as nvidia-smi writes several"
+                    " GPUs (one row per GPU per sample): pass --gpu-cycle N");
+    r = import("--nvidia-smi", "nvsmi_three_gpus_no_index.csv", "--gpu-cycle", "3", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPUs 0+1+2 of"), "%s", r.out);
+    cli_free(&r);
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 600) < 1e-9, "%.17g", p);
+    r = import("--nvidia-smi", "nvsmi_three_gpus_no_index.csv", "--gpu-cycle", "2", NULL, NULL);
+    expect_fail(&r, "nvsmi_three_gpus_no_index.csv:5: --gpu-cycle 2: this row, GPU 1 of the sample"
+                    " starting at line 4, is 0.994 s from that sample's first row, more than half"
+                    " the sample interval: the rows do not cycle through 2 GPUs");
+    r = import("--nvidia-smi", "nvsmi_one_gpu_no_index.csv", "--gpu-cycle", "x", NULL, NULL);
+    expect_fail(&r, "--gpu-cycle: expected the number of GPUs");
+}
+
+/* A unit in the header is honoured: a logging script's power.draw [mW]
+ * (32402 mW = 32.402 W) and [kW] (0.25 kW = 250 W); a unit not of power is
+ * refused by name. */
+Test(telemetry, units_in_headers, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_milliwatts.csv");
+    fixture("nvsmi_kilowatts.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_milliwatts.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 32.402) < 1e-9, "%.17g", p);
+    r = import("--nvidia-smi", "nvsmi_kilowatts.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 250) < 1e-9, "%.17g", p);
+    cr_assert_eq(run_shell("cd %s && sed '1s/kW/J/' nvsmi_kilowatts.csv > j.csv", tmp), 0);
+    r = import("--nvidia-smi", "j.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "j.csv:1: column 'power.draw [J]': [J] is not a unit of power (W, mW or kW)");
+}
+
+/* Zeus's old zeus_monitor (Time,Power: UTC, NVML milliwatts) is read as
+ * one GPU's power, through either option: 150 and 160 W alternating each
+ * second, 155 W over whole intervals; no zone applies. */
+Test(telemetry, old_zeus_monitor_milliwatts, .init = setup, .fini = teardown)
+{
+    fixture("zeus_monitor_v0.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02.012345678Z,2026-01-15T00:00:08.012345678Z\n");
+    double p, e;
+    cli_result r = import("--zeus-monitor", "zeus_monitor_v0.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 155) < 1e-6, "%.17g", p);
+    unlink(tp("traces/summary_power_g.csv"));
+    r = import("--nvidia-smi", "zeus_monitor_v0.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 155) < 1e-6, "%.17g", p);
+    r = import("--nvidia-smi", "zeus_monitor_v0.csv", "--log-tz", "+02:00", NULL, NULL);
+    expect_fail(&r, "zeus_monitor_v0.csv is zeus_monitor's power log, whose times are UTC: it"
+                    " needs no zone");
+}

@@ -103,6 +103,8 @@ typedef struct ws_telemetry {
     size_t n_win_name;
     size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
     long cut_line;           /* a last line skipped as cut short; 0: none */
+    int utc;                 /* a power log whose times are UTC instants
+                                (zeus_monitor's): no --log-tz applies */
     size_t gpu_cap;          /* room in gpu */
     ws_hindex gpu_index;     /* gpu by id */
 } ws_telemetry;
@@ -151,6 +153,10 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                       ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* Zeus's old zeus_monitor log (Time,Power: UTC, mW; one GPU, "0"), a power
+ * series; the nvidia-smi and ZeusMonitor readers hand such a file here. */
+int ws_import_zemo(const char *path, const ws_csv_limits *lim, ws_telemetry *out,
+                   ws_warnings *w, ws_error *err);
 
 /* Keep only the GPUs in `ids` (n ids; n = 0 keeps all), in that order; a
  * GPU missing from the log is an error naming `option`. */

@@ -33,7 +33,7 @@ static const char *POWER_HELP =
     "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
     "         [--gpus ID,...] --out DIR [--force] [--log-tz ZONE]\n"
     "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
-    "         [--window NAME] [--columns LIST]\n"
+    "         [--window NAME] [--columns LIST] [--gpu-cycle N]\n"
     "\n"
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
@@ -64,6 +64,10 @@ static const char *POWER_HELP =
     "                     logger stopped mid-write), is skipped with a warning\n"
     "  --columns LIST     the --query-gpu list of a log without a header, in its\n"
     "                     order, e.g. timestamp,index,name,power.draw,power.limit\n"
+    "  --gpu-cycle N      a log without a GPU column (no index, pci.bus_id or\n"
+    "                     uuid) of N GPUs: its rows cycle through them, one per GPU\n"
+    "                     per sample, named 0 to N-1; refused where the times\n"
+    "                     break the cycle. Without it such a log is one GPU's\n"
     "  --dcgm FILE        Prometheus /api/v1/query_range JSON of\n"
     "                     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred: counter\n"
     "                     differences, resets detected) or DCGM_FI_DEV_POWER_USAGE\n"
@@ -167,7 +171,7 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
        O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
-       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS };
+       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS, O_GPU_CYCLE };
 
 static int import_power(int argc, char **argv)
 {
@@ -182,9 +186,11 @@ static int import_power(int argc, char **argv)
         {"epochs-tz", required_argument, 0, O_EPOCHS_TZ},
         {"window", required_argument, 0, O_WINDOW},
         {"columns", required_argument, 0, O_COLUMNS},
+        {"gpu-cycle", required_argument, 0, O_GPU_CYCLE},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
     const char *cmd = "trace import power", *columns = NULL;
+    long gpu_cycle = 0;
     int log_tz = 0;
     const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
     const char *maxb = NULL;
@@ -220,6 +226,17 @@ static int import_power(int argc, char **argv)
             in.epochs_tz_set = 1;
             break;
         case O_COLUMNS: columns = optarg; break;
+        case O_GPU_CYCLE:
+            {
+                char *end;
+                gpu_cycle = strtol(optarg, &end, 10);
+                if (end == optarg || *end || gpu_cycle < 1 || gpu_cycle > 4096)
+                    gpu_cycle = 0;
+            }
+            if (!gpu_cycle)
+                return ws_cli_usage(cmd, "--gpu-cycle: expected the number of GPUs (1 to"
+                                    " 4096), got '%s'", optarg);
+            break;
         case O_WINDOW:
             if (!*optarg)
                 return ws_cli_usage(cmd, "%s", "--window: expected a window name");
@@ -255,6 +272,9 @@ static int import_power(int argc, char **argv)
     if (columns && kind != O_NVSMI)
         return ws_cli_usage(cmd, "%s", "--columns: only nvidia-smi logs (--nvidia-smi) are"
                             " written without a header");
+    if (gpu_cycle && kind != O_NVSMI)
+        return ws_cli_usage(cmd, "%s", "--gpu-cycle: only nvidia-smi logs (--nvidia-smi)"
+                            " are written without a GPU column");
     if (in.window && kind != O_ZEUS)
         return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
                             " have named windows");
@@ -283,11 +303,18 @@ static int import_power(int argc, char **argv)
     in.epochs_path = epochs;
     in.tel = &tel;
     in.lim = &lim;
-    const ws_nvsmi_opts nv = {columns, in.log_zone, 0};
+    const ws_nvsmi_opts nv = {columns, in.log_zone, (int)gpu_cycle};
     int r = kind == O_NVSMI ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, &err)
           : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
                                             : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
           : ws_import_zeusmon(log, &lim, &tel, &w, &err);
+    if (!r && tel.utc && log_tz) {
+        ws_fail(&err, "--log-tz: %s is zeus_monitor's power log, whose times are UTC: it"
+                " needs no zone (for EPOCHS.csv times written without one, pass --epochs-tz)",
+                log);
+        goto out;
+    }
+    if (tel.utc) in.log_has_clock = 0;
     if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", &err)
         || ws_telemetry_prepare(&tel, &w, &err)
         || ws_import_power(&in, &table, &w, &err))

@@ -41,6 +41,93 @@ static const char *bare_name(const char *h, char *buf, size_t size)
     return ws_imp_trim(s);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A data row's time and line (a log without a GPU column). */
+typedef struct row_time {
+    double t;
+    long line;
+} row_time;
+
+/* The scale to watts of a unit ("W", "mW", "kW"), 0 when not a power. */
+static double unit_scale(const char *u)
+{
+    return !strcmp(u, "W") ? 1 : !strcmp(u, "mW") ? 1e-3 : !strcmp(u, "kW") ? 1e3 : 0;
+}
+
+/* The unit in brackets of header h ("power.draw [mW]" -> "mW"), in buf; ""
+ * when none. */
+static const char *header_unit(const char *h, char *buf, size_t size)
+{
+    const char *a = strchr(h, '['), *b = a ? strchr(a, ']') : NULL;
+    if (!a || !b) return "";
+    snprintf(buf, size, "%.*s", (int)(b - a - 1), a + 1);
+    return ws_imp_trim(buf);
+}
+
+/* A reading "250.50 W", "250.50" (nounits, in the header's unit `scale`),
+ * "250500 mW" or "0.25 kW": *v in W. 0 or -1. */
+static int read_watts(char *p, double scale, double *v)
+{
+    char *sp = strrchr(p, ' ');
+    if (sp) {
+        const double k = unit_scale(sp + 1);
+        if (k == 0) return -1;
+        *sp = '\0';
+        scale = k;
+    }
+    if (ws_imp_decimal(ws_imp_trim(p), v)) return -1;
+    *v *= scale;
+    return 0;
+}
+
+/* --gpu-cycle N: rows in order cycle through the GPUs, one per GPU per
+ * sample; the rows of one cycle are read at about one time. A cycle whose
+ * rows lie further from its first than half the step to the next cycle's
+ * (or, for the last, from the previous) breaks it. t, line: every data
+ * row's time and line, in the file's order. */
+static int check_cycle(const char *path, int n, const row_time *r, size_t rows,
+                       ws_error *err)
+{
+    const size_t N = (size_t)n;
+    for (size_t c0 = 0; c0 < rows; c0 += N) {
+        const double step = c0 + N < rows ? r[c0 + N].t - r[c0].t
+                          : c0 >= N ? r[c0].t - r[c0 - N].t : INFINITY;
+        for (size_t j = 1; j < N && c0 + j < rows; j++) {
+            const double d = r[c0 + j].t - r[c0].t;
+            if (d >= 0 && (d <= step / 2 || step <= 0)) continue;
+            return ws_fail(err, "%s:%ld: --gpu-cycle %d: this row, GPU %zu of the sample"
+                           " starting at line %ld, is %.6g s from that sample's first row,"
+                           " %s: the rows do not cycle through %d GPUs; give the number of"
+                           " GPUs the log was written with", path, r[c0 + j].line, n, j,
+                           r[c0].line, d, d < 0 ? "before it" : "more than half the sample"
+                           " interval", n);
+        }
+    }
+    return 0;
+}
+
+/* A log without a GPU column read as one GPU, whose rows come in bursts
+ * (a quarter or more of the steps under a tenth of the usual one): several
+ * GPUs, one row each per sample. */
+static int looks_interleaved(const row_time *r, size_t rows)
+{
+    if (rows < 8) return 0;
+    double *d = malloc((rows - 1) * sizeof *d);
+    if (!d) return 0;
+    for (size_t i = 1; i < rows; i++) d[i - 1] = fabs(r[i].t - r[i - 1].t);
+    qsort(d, rows - 1, sizeof *d, cmp_double);
+    const double p90 = d[(rows - 1) * 9 / 10];
+    size_t tiny = 0;
+    for (size_t i = 0; i < rows - 1; i++) tiny += d[i] < p90 / 10;
+    free(d);
+    return p90 > 0 && tiny * 4 >= rows - 1;
+}
+
 int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
                     ws_telemetry *out, ws_warnings *w, ws_error *err)
 {
@@ -52,12 +139,6 @@ int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const ch
 {
     const ws_nvsmi_opts o = {columns, NULL, 0};
     return ws_import_nvsmi_opts(path, lim, &o, out, w, err);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Jitter: how far a GPU's clock may step back, the larger of 2 s and 2
@@ -132,6 +213,8 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     ws_zone_saved zsaved = {0};
     int zone_set = 0;
     double prev_u = NAN;              /* the last instant placed (zone only) */
+    row_time *rt = NULL;              /* no GPU column: the rows' times */
+    size_t rows = 0, rcap = 0;
     memset(out, 0, sizeof *out);
     out->kind = WS_TEL_POWER;
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
@@ -149,6 +232,15 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     if (r == 0) {
         ws_fail(err, "%s:1: empty file (expected nvidia-smi --format=csv output)", path);
         goto out;
+    }
+    if (ws_imp_is_zemo(c) && !columns) {   /* the old zeus_monitor's power log */
+        ws_csv_close(c);
+        ws_telemetry_free(out);
+        if (o->zone || o->gpu_cycle)
+            return ws_fail(err, "%s: zeus_monitor's power log (Time,Power) is in UTC and of"
+                           " one GPU: %s does not apply", path,
+                           o->zone ? "--log-tz" : "--gpu-cycle");
+        return ws_import_zemo(path, lim, out, w, err);
     }
     for (int k = 0; k < N_COLS; k++) col[k] = -1;
     nf = ws_csv_nfields(c);
@@ -217,13 +309,40 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     int pw = col[N_POWER] >= 0 ? col[N_POWER] : col[N_INSTANT] >= 0 ? col[N_INSTANT]
                                                                      : col[N_AVERAGE];
     int lc = col[N_LIMIT] >= 0 ? col[N_LIMIT] : col[N_ENFORCED];
-    if (col[N_TIME] < 0 || gpu < 0 || pw < 0) {
+    if (col[N_TIME] < 0 || pw < 0) {
         ws_fail(err, "%s%s:%ld: missing column '%s' (query at least"
-                " --query-gpu=timestamp,index,power.draw)", header || !columns ? "" :
-                "--columns: ", path, ws_csv_line(c),
-                col[N_TIME] < 0 ? "timestamp" : gpu < 0 ? "index" : "power.draw");
+                " --query-gpu=timestamp,power.draw, and index with several GPUs)",
+                header || !columns ? "" : "--columns: ", path, ws_csv_line(c),
+                col[N_TIME] < 0 ? "timestamp" : "power.draw");
         goto out;
     }
+    if (gpu >= 0 && o->gpu_cycle) {
+        ws_fail(err, "--gpu-cycle: %s names its GPUs (column '%s'); --gpu-cycle is for a log"
+                " without index, pci.bus_id or uuid", path,
+                names[gpu == col[N_INDEX] ? N_INDEX : gpu == col[N_BUS] ? N_BUS : N_UUID]);
+        goto out;
+    }
+    /* Units in the header ("power.draw [mW]"), honoured for values
+     * without one (nounits); a unit not a power is refused. */
+    double pscale = 1, lscale = 1;
+    if (header) {
+        char ub[64];
+        const char *u = header_unit(ws_csv_field(c, (size_t)pw), ub, sizeof ub);
+        if (*u && !(pscale = unit_scale(u))) {
+            snprintf(buf, sizeof buf, "%s", ws_csv_field(c, (size_t)pw));
+            ws_fail(err, "%s:%ld: column '%s': [%s] is not a unit of power (W, mW or kW)",
+                    path, ws_csv_line(c), ws_imp_trim(buf), u);
+            goto out;
+        }
+        u = lc >= 0 ? header_unit(ws_csv_field(c, (size_t)lc), ub, sizeof ub) : "";
+        if (*u && !(lscale = unit_scale(u))) {
+            snprintf(buf, sizeof buf, "%s", ws_csv_field(c, (size_t)lc));
+            ws_fail(err, "%s:%ld: column '%s': [%s] is not a unit of power (W, mW or kW)",
+                    path, ws_csv_line(c), ws_imp_trim(buf), u);
+            goto out;
+        }
+    }
+
     if (o->zone) {
         if (ws_zone_set(o->zone, &zsaved, err)) goto out;
         zone_set = 1;
@@ -247,7 +366,8 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
         snprintf(tb, sizeof tb, "%s", ws_csv_field(c, (size_t)col[N_TIME]));
         const char *ts = ws_imp_trim(tb);
         if (header && !strcmp(ts, "timestamp")) continue;    /* header again */
-        snprintf(gb, sizeof gb, "%s", ws_csv_field(c, (size_t)gpu));
+        if (gpu >= 0) snprintf(gb, sizeof gb, "%s", ws_csv_field(c, (size_t)gpu));
+        else snprintf(gb, sizeof gb, "%zu", o->gpu_cycle ? rows % (size_t)o->gpu_cycle : 0);
         snprintf(pb, sizeof pb, "%s", ws_csv_field(c, (size_t)pw));
         const char *id = ws_imp_trim(gb);
         char *p = ws_imp_trim(pb);
@@ -273,6 +393,12 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
                 ? u[0] : u[1];
             prev_u = t;
         }
+        if (gpu < 0) {
+            row_time *grown = ws_imp_grow(rt, &rcap, rows, sizeof *rt, 256, err);
+            if (!grown) goto out;
+            rt = grown;
+            rt[rows++] = (row_time){t, line};
+        }
         if (!*id) {
             ws_fail(err, "%s:%ld: %s: must not be empty", path, line,
                     names[gpu == col[N_INDEX] ? N_INDEX : gpu == col[N_BUS] ? N_BUS : N_UUID]);
@@ -288,10 +414,8 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
             char lb[128];
             snprintf(lb, sizeof lb, "%s", ws_csv_field(c, (size_t)lc));
             char *q = ws_imp_trim(lb);
-            size_t m = strlen(q);
-            if (m > 2 && !strcmp(q + m - 2, " W")) q[m - 2] = '\0';
             if (*q != '[' && strcmp(q, "N/A")
-                && (ws_imp_decimal(q, &limit) || !(limit > 0))) {
+                && (read_watts(q, lscale, &limit) || !(limit > 0))) {
                 ws_fail(err, "%s:%ld: %s: expected watts (e.g. \"250.00 W\"), got \"%s\"",
                         path, line, names[lc == col[N_LIMIT] ? N_LIMIT : N_ENFORCED], q);
                 goto bad_row;
@@ -301,9 +425,7 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
             if (ws_telemetry_missing(out, id, line, err)) goto out;
             continue;
         }
-        size_t n = strlen(p);
-        if (n > 2 && !strcmp(p + n - 2, " W")) p[n - 2] = '\0';
-        if (ws_imp_decimal(p, &v) || v < 0) {
+        if (read_watts(p, pscale, &v) || v < 0) {
             snprintf(pb, sizeof pb, "%s", ws_csv_field(c, (size_t)pw));
             ws_fail(err, "%s:%ld: power.draw: expected watts (e.g. \"250.50 W\"), got"
                     " \"%s\"", path, line, ws_imp_trim(pb));
@@ -335,6 +457,15 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
         ws_fail(err, "%s: no power readings (the log has no rows)", path);
         goto out;
     }
+    if (gpu < 0 && o->gpu_cycle && check_cycle(path, o->gpu_cycle, rt, rows, err))
+        goto out;
+    if (gpu < 0 && !o->gpu_cycle && looks_interleaved(rt, rows)) {
+        ws_fail(err, "%s: no GPU column (index, pci.bus_id or uuid), and the rows come in"
+                " bursts at about one time, as nvidia-smi writes several GPUs (one row per"
+                " GPU per sample): pass --gpu-cycle N with the number of GPUs, or log with"
+                " --query-gpu=timestamp,index,power.draw", path);
+        goto out;
+    }
     if (clock_back(out, o->zone, err)) goto out;
     if (out->n_missing)
         ws_warn(w, "%s: %zu reading%s without a power value ([N/A] or [Not"
@@ -342,6 +473,7 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
                 path, out->n_missing, out->n_missing == 1 ? "" : "s");
     rc = 0;
 out:
+    free(rt);
     if (zone_set) ws_zone_restore(&zsaved);
     ws_csv_close(c);
     return rc;

@@ -48,6 +48,9 @@ struct ws_warnings;
 void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut,
                         struct ws_warnings *w);
 
+/* Whether the current record (a header) is zeus_monitor's Time,Power. */
+int ws_imp_is_zemo(ws_csv *c);
+
 /* "YYYY-MM-DD HH:MM:SS.mmm" of t (seconds read as UTC wall time). */
 void ws_imp_fmt_time(double t, char *buf, size_t size);
 /* nvidia-smi's "YYYY/MM/DD HH:MM:SS[.fff]", read as if UTC. 0 or -1. */

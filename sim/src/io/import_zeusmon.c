@@ -33,6 +33,11 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                 " start_time,window_name,elapsed_time,gpu0_energy,...)", path);
         goto out;
     }
+    if (ws_imp_is_zemo(c)) {             /* the old zeus_monitor's power log */
+        ws_csv_close(c);
+        ws_telemetry_free(out);
+        return ws_import_zemo(path, lim, out, w, err);
+    }
     if (ws_imp_columns(c, cols, 3, 0, err)) goto out;
     nf = ws_csv_nfields(c);
     for (size_t i = 0; i < nf; i++) {
