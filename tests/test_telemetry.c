@@ -759,3 +759,27 @@ Test(telemetry, old_zeus_monitor_milliwatts, .init = setup, .fini = teardown)
     expect_fail(&r, "zeus_monitor_v0.csv is zeus_monitor's power log, whose times are UTC: it"
                     " needs no zone");
 }
+
+/* ------------------------------------------------------------ noise */
+
+/* Eight GPUs (GPU g at 100 + g W), a logger that wrote the 16 rows of
+ * samples 5 and 6 twice (line 58 on): one warning for the class, with its
+ * count and first line, not one per GPU or row; nothing is out of order
+ * once the repeats are dropped. 828 W in all. */
+Test(telemetry, one_warning_per_artefact, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_8gpu_duplicated_block.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_8gpu_duplicated_block.csv", NULL, NULL, NULL,
+                          NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(cli_lines(r.err), 1, "%s", r.err);
+    cr_expect(strstr(r.err, "nvsmi_8gpu_duplicated_block.csv:58: 16 repeated samples of 8 GPUs"
+                            " (same time, same value) dropped (the first here, GPU 0)"),
+              "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 828) < 1e-9, "%.17g", p);
+}

@@ -80,6 +80,7 @@ typedef struct ws_tel_gpu {
     size_t n, cap;
     double interval;     /* median sample interval (ws_telemetry_prepare) */
     size_t repeats;      /* readings dropped as repeats of the previous one */
+    long first_repeat;   /* the line of the first (0: none) */
     size_t missing;      /* readings without a value ([N/A], NaN) skipped */
     long first_line;     /* where the GPU first appears in the log */
 } ws_tel_gpu;
