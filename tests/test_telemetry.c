@@ -783,3 +783,25 @@ Test(telemetry, one_warning_per_artefact, .init = setup, .fini = teardown)
     knob(8, 300, &p, &e);
     cr_expect(fabs(p - 828) < 1e-9, "%.17g", p);
 }
+
+/* A hole let through by --max-gap counts in energy_error. Samples every
+ * second at 100 W to t = 4 s, none until t = 12 s, then 200 W; epoch
+ * [2, 14]. Energy (trapezoid) 200 + 8 * 150 + 400 = 1800 J (150 W). The
+ * thinned series (odd, even samples) give 1850 and 1750 J: 50 J. The hole
+ * overlaps the epoch for 8 s in which the power is only known to stay in
+ * the readings' range, 100 to 200 W: 800 J. energy_error = 850 / 1800. */
+Test(telemetry, holes_count_in_energy_error, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_hole.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:14\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_hole.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "GPU 0 has no sample for 8 s before this one, more than 5 sample intervals");
+    r = import("--nvidia-smi", "nvsmi_hole.csv", "--max-gap", "10", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 150) < 1e-9, "%.17g", p);
+    cr_expect(fabs(e - 850.0 / 1800) < 1e-6, "energy_error %.9g, want %.9g", e, 850.0 / 1800);
+}

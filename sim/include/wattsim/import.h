@@ -211,7 +211,8 @@ typedef struct ws_power_import {
     const char *epochs_path;
     ws_telemetry *tel;         /* read, selected and prepared */
     double tz_offset;          /* s; see ws_import_nvsmi */
-    double max_gap;            /* in median sample intervals; default 5 */
+    double max_gap;            /* in median sample intervals; default
+                                  WS_DEFAULT_MAX_GAP */
     double match_tolerance;    /* s, ZeusMonitor window start; default 1 */
     const char *window;        /* ZeusMonitor window name, NULL: the one that
                                   covers the epochs best */
@@ -238,6 +239,9 @@ typedef struct ws_power_out_row {
     long line;                 /* its first epoch in EPOCHS.csv */
 } ws_power_out_row;
 
+/* --max-gap's default; a longer gap it lets through counts in
+ * energy_error (ws_tel_hole_bound). */
+#define WS_DEFAULT_MAX_GAP 5
 /* How far a GPU's power sensor may be off: an average above the power
  * limit by more is refused (the epochs ran at another limit). */
 #define WS_SENSOR_TOLERANCE 0.05
@@ -280,6 +284,13 @@ double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
  * counter: anything from none to all of an edge interval's increase).
  * Costs what ws_tel_energy costs. */
 double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b);
+/* What holes in a power series add to the error over [a, b], J: inside
+ * an interval longer than `hole` s (a gap --max-gap let through) the
+ * signal is not known, only assumed to stay within the range the GPU's
+ * readings span around [a, b]; each such overlap times that range. 0 for
+ * a counter (it measures through a hole). */
+double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                         double hole);
 /* The first sample strictly inside (a, b) whose power limit differs from
  * pl by more than 1 W, or NULL. */
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl);

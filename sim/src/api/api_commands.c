@@ -579,7 +579,7 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
             kind = k;
         }
     ws_power_import in = {0};
-    in.max_gap = 5;
+    in.max_gap = WS_DEFAULT_MAX_GAP;
     in.match_tolerance = 1;
     if (tz && ws_parse_log_tz(tz, &in.tz_offset, &in.log_zone))
         return api_usage(c, err, "--log-tz: expected an IANA zone such as America/New_York"

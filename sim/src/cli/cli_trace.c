@@ -196,7 +196,7 @@ static int import_power(int argc, char **argv)
     const char *maxb = NULL;
     int kind = -1, force = 0, c;
     ws_power_import in = {0};
-    in.max_gap = 5;
+    in.max_gap = WS_DEFAULT_MAX_GAP;
     in.match_tolerance = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {

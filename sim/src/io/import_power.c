@@ -314,6 +314,10 @@ static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
         gpu_e[k] = joules;
         e->energy += joules;
         e->bound += ws_tel_energy_bound(g, t->kind, e->start, e->end);
+        /* Gaps longer than the default --max-gap, let through by a larger
+         * one: not sampled, so counted in the error at their worst. */
+        e->bound += ws_tel_hole_bound(g, t->kind, e->start, e->end,
+                                      WS_DEFAULT_MAX_GAP * g->interval);
         const ws_tel_sample *off = ws_tel_limit_off(g, e->start, e->end, e->pl);
         if (off)
             return ws_fail(err, "%s:%ld: power_limit is %d W, but %s:%ld reads a power"

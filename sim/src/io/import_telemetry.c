@@ -703,6 +703,23 @@ double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, doub
     return bound;
 }
 
+double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                         double hole)
+{
+    if (kind != WS_TEL_POWER || g->n < 2 || !(b > a)) return 0;
+    size_t ia = find(g, a), ib = find(g, b);
+    if (ib + 1 < g->n && g->s[ib].t < b) ib++;
+    double lo = INFINITY, hi = -INFINITY, holes = 0;
+    for (size_t i = ia; i <= ib; i++) {
+        lo = fmin(lo, g->s[i].v);
+        hi = fmax(hi, g->s[i].v);
+        if (i == ia || !(g->s[i].t - g->s[i - 1].t > hole)) continue;
+        const double x = fmax(g->s[i - 1].t, a), y = fmin(g->s[i].t, b);
+        if (y > x) holes += y - x;
+    }
+    return holes * (hi - lo);
+}
+
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl)
 {
     for (size_t i = find(g, a); i < g->n && g->s[i].t < b; i++)
