@@ -805,3 +805,80 @@ Test(telemetry, holes_count_in_energy_error, .init = setup, .fini = teardown)
     cr_expect(fabs(p - 150) < 1e-9, "%.17g", p);
     cr_expect(fabs(e - 850.0 / 1800) < 1e-6, "energy_error %.9g, want %.9g", e, 850.0 / 1800);
 }
+
+/* ------------------------------------------------------------ Zeus's profile */
+
+/* time_per_epoch of (bs, pl) in traces/summary_power_g.csv */
+static double knob_time(int bs, int pl)
+{
+    FILE *f = fopen(tp("traces/summary_power_g.csv"), "r");
+    cr_assert(f, "no summary_power_g.csv");
+    char line[512];
+    double time = NAN;
+    while (fgets(line, sizeof line, f)) {
+        int b, p;
+        double t;
+        if (sscanf(line, "d,n,%d,o,%d,%lf", &b, &p, &t) == 3 && b == bs && p == pl) time = t;
+    }
+    fclose(f);
+    return time;
+}
+
+/* A GlobalPowerLimitOptimizer profile as ZeusMonitor logs it (one window
+ * per limit, __GlobalPowerLimitOptimizer_<W>, start times on a monotonic
+ * clock), two GPUs: 250 W: 16 s, 3200 + 3168 J (398 W); 200 W: 17 s,
+ * 3060 + 3026 J (358 W); 150 W: 20 s, 2800 + 2760 J (278 W). With
+ * --steps-per-epoch 390 and Zeus's 40 profile steps an epoch is 9.75
+ * windows: 156, 165.75 and 195 s. With the run's epochs instead (two at
+ * 200 W, 170 and 172 s, against its 17 s window each) 342 / 34 windows. */
+Test(telemetry, zeus_power_limit_profile, .init = setup, .fini = teardown)
+{
+    fixture("zeus_plo_2gpu.csv");
+    char logp[512], out[512], epochs[512];
+    snprintf(logp, sizeof logp, "%s/zeus_plo_2gpu.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    snprintf(epochs, sizeof epochs, "%s/epochs.csv", tmp);
+    cli_result r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g",
+                                            "--zeus-monitor", logp, "--out", out, "--job", "d/n/o",
+                                            "--batch-size", "128", "--steps-per-epoch", "390",
+                                            NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 knobs (1 batch size, 3 power limits) from the"
+                            " GlobalPowerLimitOptimizer profile's windows, GPUs 0+1"), "%s", r.out);
+    cli_free(&r);
+    const double want[3][3] = {{150, 195, 278}, {200, 165.75, 358}, {250, 156, 398}};
+    for (int i = 0; i < 3; i++) {
+        double p, e;
+        knob(128, (int)want[i][0], &p, &e);
+        cr_expect(fabs(p - want[i][2]) < 1e-9, "%g W: %.17g", want[i][0], p);
+        cr_expect(fabs(knob_time(128, (int)want[i][0]) - want[i][1]) < 1e-9, "%g W", want[i][0]);
+    }
+    /* the run's epochs say the batch size and the epoch's length */
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,64,200,2,1768435200,1768435370\n"
+               "d,n,o,64,200,3,1768435370,1768435542\n");
+    r = import("--zeus-monitor", "zeus_plo_2gpu.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    cr_expect(fabs(knob_time(64, 250) - 16 * 342.0 / 34) < 1e-9, "%.17g", knob_time(64, 250));
+    cr_expect(fabs(knob_time(64, 200) - 171) < 1e-9, "%.17g", knob_time(64, 200));
+    cr_expect(fabs(knob_time(64, 150) - 20 * 342.0 / 34) < 1e-9, "%.17g", knob_time(64, 150));
+    double p, e;
+    knob(64, 150, &p, &e);
+    cr_expect(fabs(p - 278) < 1e-9, "%.17g", p);
+    /* what the profile measured must be said; steps are not epochs */
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g",
+                                 "--zeus-monitor", logp, "--out", out, "--force", NULL});
+    expect_fail(&r, "zeus_plo_2gpu.csv is a GlobalPowerLimitOptimizer profile: say what it"
+                    " measured, with --epochs EPOCHS.csv of the run, or --job D/N/O, --batch-size"
+                    " B and --steps-per-epoch S");
+    r = cli_run((const char *[]){"wattsim", "trace", "import", "power", "--gpu", "g",
+                                 "--zeus-monitor", logp, "--out", out, "--force", "--job", "d/n/o",
+                                 "--batch-size", "128", NULL});
+    expect_fail(&r, "each profile window times 40 training steps (--profile-steps), not an epoch:"
+                    " pass --steps-per-epoch S");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,64,300,2,1768435200,1768435370\n");
+    r = import("--zeus-monitor", "zeus_plo_2gpu.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "epochs.csv: no epoch ran at a profiled limit (150 W to 250 W)");
+}

@@ -256,6 +256,33 @@ typedef struct ws_power_table {
 
 int ws_import_power(const ws_power_import *in, ws_power_table *out,
                     ws_warnings *w, ws_error *err);
+
+/* Zeus's GlobalPowerLimitOptimizer profile: a ZeusMonitor log whose
+ * windows are named "__GlobalPowerLimitOptimizer_<W>" (W the power limit,
+ * W), one per limit, each timing `profile_steps` training steps (start
+ * times on any clock). A knob per window, at batch size bs:
+ *   average_power  = its energy summed over the selected GPUs / elapsed
+ *   time_per_epoch = elapsed * scale
+ * where scale turns the profiled steps into an epoch: with EPOCHS.csv (the
+ * run's epochs, each wholly at its power_limit; one workload and batch
+ * size) the sum of the durations of its epochs at profiled limits over the
+ * sum of those limits' elapsed times; else steps_per_epoch /
+ * profile_steps. */
+#define WS_PLO_WINDOW "__GlobalPowerLimitOptimizer_"
+#define WS_PLO_PROFILE_STEPS 40   /* Zeus's default profile_steps */
+typedef struct ws_plo_import {
+    ws_telemetry *tel;         /* ZeusMonitor windows, GPUs selected */
+    const ws_power_import *epochs;   /* EPOCHS.csv (epochs_path) and its zone
+                                        options, or NULL: then the below */
+    const char *dataset, *network, *optimizer;   /* --job D/N/O */
+    int bs;                    /* --batch-size */
+    double steps_per_epoch;    /* --steps-per-epoch; 0: not given */
+    double profile_steps;      /* --profile-steps; WS_PLO_PROFILE_STEPS */
+} ws_plo_import;
+/* Nonzero when some window of t is named WS_PLO_WINDOW<W>. */
+int ws_plo_detect(const ws_telemetry *t);
+int ws_import_plo(const ws_plo_import *in, ws_power_table *out, ws_warnings *w,
+                  ws_error *err);
 /* summary_power_NAME.csv (Zeus column order), atomically; the rules of
  * wattsim/outfile.h apply (no replacing without --force). */
 int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);

@@ -34,6 +34,9 @@ static const char *POWER_HELP =
     "         [--gpus ID,...] --out DIR [--force] [--log-tz ZONE]\n"
     "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
     "         [--window NAME] [--columns LIST] [--gpu-cycle N]\n"
+    "       wattsim trace import power --gpu NAME --zeus-monitor PROFILE\n"
+    "         --job D/N/O --batch-size B --steps-per-epoch S [--profile-steps P]\n"
+    "         [--gpus ID,...] --out DIR [--force]\n"
     "\n"
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
@@ -94,6 +97,16 @@ static const char *POWER_HELP =
     "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
     "                     starts, and their durations, differ by at most S\n"
     "                     seconds; default 1\n"
+    "  --job D/N/O, --batch-size B, --steps-per-epoch S, --profile-steps P\n"
+    "                     Zeus's GlobalPowerLimitOptimizer profile (windows named\n"
+    "                     __GlobalPowerLimitOptimizer_<W>, one per limit W): each\n"
+    "                     window is the knob at W, average_power its energy over\n"
+    "                     its elapsed_time; they time P training steps (default\n"
+    "                     40, Zeus's profile_steps), an epoch S: time_per_epoch =\n"
+    "                     elapsed * S / P. Or --epochs with the run's epochs (one\n"
+    "                     workload and batch size, each epoch wholly at its\n"
+    "                     power_limit): their durations over the windows' of\n"
+    "                     their limits scale the windows instead\n"
     "  --window NAME      ZeusMonitor: the window_name that times whole epochs;\n"
     "                     default: the name whose windows start with and last as\n"
     "                     long as the most epochs (so 'step' windows nested in\n"
@@ -171,7 +184,8 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
        O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
-       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS, O_GPU_CYCLE };
+       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS, O_GPU_CYCLE, O_BS, O_STEPS,
+       O_PROFILE_STEPS, O_JOB };
 
 static int import_power(int argc, char **argv)
 {
@@ -187,8 +201,17 @@ static int import_power(int argc, char **argv)
         {"window", required_argument, 0, O_WINDOW},
         {"columns", required_argument, 0, O_COLUMNS},
         {"gpu-cycle", required_argument, 0, O_GPU_CYCLE},
+        {"batch-size", required_argument, 0, O_BS},
+        {"steps-per-epoch", required_argument, 0, O_STEPS},
+        {"profile-steps", required_argument, 0, O_PROFILE_STEPS},
+        {"job", required_argument, 0, O_JOB},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
+    ws_plo_import plo = {0};
+    plo.profile_steps = WS_PLO_PROFILE_STEPS;
+    const char *job = NULL;
+    double bs_opt = 0;
+    char *job_copy = NULL;
     const char *cmd = "trace import power", *columns = NULL;
     long gpu_cycle = 0;
     int log_tz = 0;
@@ -226,6 +249,25 @@ static int import_power(int argc, char **argv)
             in.epochs_tz_set = 1;
             break;
         case O_COLUMNS: columns = optarg; break;
+        case O_BS:
+            if (parse_pos(cmd, "--batch-size: expected a positive whole number, got '%s'",
+                          optarg, &bs_opt) || bs_opt != floor(bs_opt) || bs_opt > 1 << 30)
+                return bs_opt != floor(bs_opt) || bs_opt > 1 << 30
+                    ? ws_cli_usage(cmd, "--batch-size: expected a positive whole number,"
+                                   " got '%s'", optarg) : WS_EXIT_USAGE;
+            plo.bs = (int)bs_opt;
+            break;
+        case O_STEPS:
+            if (parse_pos(cmd, "--steps-per-epoch: expected a positive number, got '%s'",
+                          optarg, &plo.steps_per_epoch))
+                return WS_EXIT_USAGE;
+            break;
+        case O_PROFILE_STEPS:
+            if (parse_pos(cmd, "--profile-steps: expected a positive number, got '%s'",
+                          optarg, &plo.profile_steps))
+                return WS_EXIT_USAGE;
+            break;
+        case O_JOB: job = optarg; break;
         case O_GPU_CYCLE:
             {
                 char *end;
@@ -261,7 +303,35 @@ static int import_power(int argc, char **argv)
     char why[64];
     if (ws_name_check(gpu, why, sizeof why))      /* it names summary_power_NAME.csv */
         return ws_cli_usage(cmd, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
-    if (!epochs) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
+    if (!epochs && kind != O_ZEUS) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
+    if ((plo.bs || plo.steps_per_epoch || job) && kind != O_ZEUS)
+        return ws_cli_usage(cmd, "%s", "--batch-size, --steps-per-epoch and --job: only for"
+                            " a GlobalPowerLimitOptimizer profile (--zeus-monitor)");
+    if (epochs && (plo.bs || job))
+        return ws_cli_usage(cmd, "%s", "--batch-size and --job name what --epochs already"
+                            " says: give one or the other");
+    if (job) {
+        char *a, *b, why2[64];
+        if (!(job_copy = strdup(job))) return ws_cli_usage(cmd, "%s", "out of memory");
+        a = strchr(job_copy, '/');
+        b = a ? strchr(a + 1, '/') : NULL;
+        if (!b || strchr(b + 1, '/')) {
+            free(job_copy);
+            return ws_cli_usage(cmd, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'",
+                                job);
+        }
+        *a = *b = '\0';
+        plo.dataset = job_copy;
+        plo.network = a + 1;
+        plo.optimizer = b + 1;
+        if (ws_name_check(plo.dataset, why2, sizeof why2)
+            || ws_label_check(plo.network, why2, sizeof why2)
+            || ws_label_check(plo.optimizer, why2, sizeof why2)) {
+            free(job_copy);
+            return ws_cli_usage(cmd, "--job: '%s': the dataset must be a safe name ("
+                                WS_NAME_RULE "), the network and optimizer labels", job);
+        }
+    }
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
@@ -316,8 +386,31 @@ static int import_power(int argc, char **argv)
     }
     if (tel.utc) in.log_has_clock = 0;
     if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", &err)
-        || ws_telemetry_prepare(&tel, &w, &err)
-        || ws_import_power(&in, &table, &w, &err))
+        || ws_telemetry_prepare(&tel, &w, &err))
+        goto out;
+    /* Zeus's GlobalPowerLimitOptimizer profile: its windows are the knobs. */
+    const int is_plo = kind == O_ZEUS && tel.kind == WS_TEL_WINDOWS && !in.window
+                       && ws_plo_detect(&tel);
+    if (!is_plo && !epochs) {
+        rc = ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv (only a GlobalPowerLimitOptimizer"
+                          " profile, windows named " WS_PLO_WINDOW "<W>, can do without)");
+        goto out;
+    }
+    if (!is_plo && (plo.bs || plo.steps_per_epoch || job)) {
+        rc = ws_cli_usage(cmd, "--batch-size, --steps-per-epoch and --job: %s has no"
+                          " GlobalPowerLimitOptimizer profile (windows named " WS_PLO_WINDOW
+                          "<W>)", log);
+        goto out;
+    }
+    if (is_plo && !epochs && !(plo.bs && job)) {
+        rc = ws_cli_usage(cmd, "%s is a GlobalPowerLimitOptimizer profile: say what it"
+                          " measured, with --epochs EPOCHS.csv of the run, or --job D/N/O,"
+                          " --batch-size B and --steps-per-epoch S", log);
+        goto out;
+    }
+    plo.tel = &tel;
+    plo.epochs = epochs ? &in : NULL;
+    if (is_plo ? ws_import_plo(&plo, &table, &w, &err) : ws_import_power(&in, &table, &w, &err))
         goto out;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
@@ -327,8 +420,13 @@ static int import_power(int argc, char **argv)
         ws_fail(&err, "out of memory");
         goto out;
     }
-    printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-           " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
+    if (is_plo)
+        printf("wrote %s: %zu knobs (%zu batch size%s, %zu power limits) from the"
+               " GlobalPowerLimitOptimizer profile's windows, GPU%s ", path, table.n, nb,
+               nb == 1 ? "" : "s", np, tel.n_gpu == 1 ? "" : "s");
+    else
+        printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
+               " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
     printf(" of %s\n", log);
     rc = 0;
@@ -339,6 +437,7 @@ out:
     ws_warnings_free(&w);
     free(ids);
     free(copy);
+    free(job_copy);
     return rc;
 }
 

@@ -831,3 +831,186 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
     }
     return ws_outfile_commit(&o, err);
 }
+
+/* ------------------------------------------- Zeus's power limit profile */
+
+/* The limit W of a window named WS_PLO_WINDOW<W>, else 0. */
+static long plo_limit(const char *name)
+{
+    const size_t n = strlen(WS_PLO_WINDOW);
+    long w;
+    if (strncmp(name, WS_PLO_WINDOW, n) || ws_imp_posint(name + n, WS_MAX_POWER_LIMIT, &w))
+        return 0;
+    return w;
+}
+
+int ws_plo_detect(const ws_telemetry *t)
+{
+    for (size_t i = 0; t->kind == WS_TEL_WINDOWS && i < t->n_win_name; i++)
+        if (plo_limit(t->win_name[i])) return 1;
+    return 0;
+}
+
+/* The profile's windows: index k of t->win per limit, one each. */
+typedef struct plo_win {
+    long pl;
+    size_t k;
+} plo_win;
+
+static int cmp_plo(const void *a, const void *b)
+{
+    const plo_win *x = a, *y = b;
+    return (x->pl > y->pl) - (x->pl < y->pl);
+}
+
+int ws_import_plo(const ws_plo_import *in, ws_power_table *out, ws_warnings *w,
+                  ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const ws_telemetry *t = in->tel;
+    const size_t ng = t->n_gpu;
+    plo_win *pw = calloc(t->n_win + 1, sizeof *pw);
+    epoch_row *rows = NULL;
+    size_t np = 0, n = 0;
+    ws_imp_names names = {0};
+    int rc = -1;
+    if (!pw) return ws_fail(err, "out of memory");
+    for (size_t k = 0; k < t->n_win; k++) {
+        const long pl = plo_limit(t->win_name[t->win[k].name]);
+        if (!pl) continue;
+        for (size_t j = 0; j < np; j++)
+            if (pw[j].pl == pl) {
+                ws_fail(err, "%s:%ld: a second profile window for %ld W (the first at line"
+                        " %ld): which one measured the limit cannot be told; keep one",
+                        t->path, t->win[k].line, pl, t->win[pw[j].k].line);
+                goto out;
+            }
+        pw[np++] = (plo_win){pl, k};
+    }
+    if (!np) {
+        ws_fail(err, "%s: no window named " WS_PLO_WINDOW "<W> (a GlobalPowerLimitOptimizer"
+                " profile)", t->path);
+        goto out;
+    }
+    qsort(pw, np, sizeof *pw, cmp_plo);
+    const char *dataset = in->dataset, *network = in->network, *optimizer = in->optimizer;
+    int bs = in->bs;
+    double scale;
+    if (in->epochs) {
+        /* One workload and batch size; the epochs at profiled limits say
+         * how long the profiled steps are against an epoch. */
+        if (read_epochs(in->epochs, &names, &rows, &n, err)) goto out;
+        double dur = 0, prof = 0;
+        for (size_t i = 0; i < n; i++) {
+            const epoch_row *e = &rows[i];
+            if (e->dataset != rows[0].dataset || e->network != rows[0].network
+                || e->optimizer != rows[0].optimizer || e->bs != rows[0].bs) {
+                ws_fail(err, "%s:%ld: %s/%s/%s at batch size %d, but line %ld is %s/%s/%s at"
+                        " %d: a GlobalPowerLimitOptimizer profile measures one workload at"
+                        " one batch size; give the epochs of the profiled run only",
+                        in->epochs->epochs_path, e->line, e->dataset, e->network,
+                        e->optimizer, e->bs, rows[0].line, rows[0].dataset,
+                        rows[0].network, rows[0].optimizer, rows[0].bs);
+                goto out;
+            }
+            for (size_t j = 0; j < np; j++)
+                if (pw[j].pl == e->pl) {
+                    dur += e->end - e->start;
+                    prof += t->win[pw[j].k].elapsed;
+                }
+        }
+        if (!(prof > 0)) {
+            ws_fail(err, "%s: no epoch ran at a profiled limit (%ld W to %ld W): the time of"
+                    " an epoch cannot be told from the profile's steps; list epochs that"
+                    " ran wholly at one of them", in->epochs->epochs_path, pw[0].pl,
+                    pw[np - 1].pl);
+            goto out;
+        }
+        scale = dur / prof;
+        dataset = rows[0].dataset;
+        network = rows[0].network;
+        optimizer = rows[0].optimizer;
+        bs = rows[0].bs;
+    } else {
+        if (!(in->steps_per_epoch > 0)) {
+            ws_fail(err, "%s: each profile window times %g training steps (--profile-steps),"
+                    " not an epoch: pass --steps-per-epoch S (the steps of one epoch at"
+                    " batch size %d), or --epochs with the run's epochs", t->path,
+                    in->profile_steps, bs);
+            goto out;
+        }
+        scale = in->steps_per_epoch / in->profile_steps;
+    }
+    out->gpus = (int)ng;
+    size_t n_over = 0;
+    long over_line = 0, worst_pl = 0;
+    double worst_over = 0, worst_w = 0;
+    const char *worst_gpu = NULL;
+    if (!(out->rows = calloc(np, sizeof *out->rows))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < np; j++) {
+        const ws_tel_window *win = &t->win[pw[j].k];
+        double energy = 0;
+        for (size_t g = 0; g < ng; g++) {
+            const double v = t->gpu[g].s[pw[j].k].v;
+            if (isnan(v)) {
+                ws_fail(err, "%s:%ld: gpu%s_energy is empty in the profile window for %ld W",
+                        t->path, win->line, t->gpu[g].id, pw[j].pl);
+                goto out;
+            }
+            /* Zeus names the window after the limit it set: a GPU above it
+             * does not hold that limit (low limits often are not), which
+             * is measured, not mislabelled: warned, with the worst. */
+            const double over = v / win->elapsed / (double)pw[j].pl - 1;
+            if (over > WS_SENSOR_TOLERANCE && !n_over++) over_line = win->line;
+            if (over > WS_SENSOR_TOLERANCE && (!worst_gpu || over > worst_over)) {
+                worst_over = over;
+                worst_gpu = t->gpu[g].id;
+                worst_pl = pw[j].pl;
+                worst_w = v / win->elapsed;
+            }
+            energy += v;
+        }
+        ws_power_out_row *o = &out->rows[out->n++];
+        o->bs = bs;
+        o->pl = (int)pw[j].pl;
+        o->epochs = 0;
+        for (size_t i = 0; i < n; i++) o->epochs += rows[i].pl == o->pl;
+        o->time_per_epoch = win->elapsed * scale;
+        o->average_power = energy / win->elapsed;
+        o->energy_error = 0;        /* the window's own counter: no integration */
+        o->line = win->line;
+        if (!(o->time_per_epoch >= WS_MIN_TIME_PER_EPOCH
+              && o->time_per_epoch <= WS_MAX_TIME_PER_EPOCH)
+            || !(o->average_power >= WS_MIN_AVERAGE_POWER
+                 && o->average_power <= WS_MAX_AVERAGE_POWER)) {
+            ws_fail(err, "%s:%ld: the profile window for %ld W gives %.6g s per epoch at"
+                    " %.6g W, outside what a trace row may hold (%g s to %g s, %g W to"
+                    " %g W); check --steps-per-epoch and the log's units", t->path,
+                    win->line, pw[j].pl, o->time_per_epoch, o->average_power,
+                    WS_MIN_TIME_PER_EPOCH, WS_MAX_TIME_PER_EPOCH, WS_MIN_AVERAGE_POWER,
+                    WS_MAX_AVERAGE_POWER);
+            goto out;
+        }
+        if (!(o->dataset = strdup(dataset)) || !(o->network = strdup(network))
+            || !(o->optimizer = strdup(optimizer))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+    if (n_over)
+        ws_warn(w, "%s:%ld: %zu GPU reading%s of the profile above the window's limit by more"
+                " than %g %% (the first here), worst GPU %s at %.6g W in the window for %ld W"
+                " (%.3g %% above): the GPU did not hold that limit; the rows keep the power"
+                " measured", t->path, over_line, n_over, n_over == 1 ? "" : "s",
+                100 * WS_SENSOR_TOLERANCE, worst_gpu, worst_w, worst_pl, 100 * worst_over);
+    rc = 0;
+out:
+    free(pw);
+    free(rows);
+    ws_imp_names_free(&names);
+    if (rc) ws_power_table_free(out);
+    return rc;
+}
