@@ -26,6 +26,7 @@
 #include "wattsim/trace.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,14 +383,33 @@ static void candidates(const ws_power_import *in, const win_ref *order, const ep
  * windows inside an "epoch" window: the first step starts with the epoch
  * too, but lasts a fraction of it. Each epoch costs its candidates (the
  * windows starting within the tolerance of it). */
+/* Whether window name `name` is one --window names: a comma-separated
+ * list of names or shell patterns ("epoch", "train_*,eval_*"). */
+static int window_selected(const char *list, const char *name)
+{
+    char buf[256];
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        if (*buf && fnmatch(buf, name, 0) == 0) return 1;
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
 static int choose_window(const ws_power_import *in, const win_ref *order,
-                         const epoch_row *rows, size_t n, size_t *chosen, ws_error *err)
+                         const epoch_row *rows, size_t n, unsigned char *sel,
+                         const char **label, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     const double tol = in->match_tolerance;
     if (in->window) {
+        int any = 0;
         for (size_t i = 0; i < t->n_win_name; i++)
-            if (!strcmp(t->win_name[i], in->window)) { *chosen = i; return 0; }
+            any |= sel[i] = (unsigned char)window_selected(in->window, t->win_name[i]);
+        *label = in->window;
+        if (any) return 0;
         char list[256] = "";
         for (size_t i = 0; i < t->n_win_name && strlen(list) < 200; i++) {
             if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
@@ -398,7 +418,8 @@ static int choose_window(const ws_power_import *in, const win_ref *order,
         return ws_fail(err, "--window: %s has no window named '%s' (it has %s)", t->path,
                        in->window, list);
     }
-    *chosen = 0;
+    sel[0] = 1;
+    *label = t->n_win_name ? t->win_name[0] : "";
     if (t->n_win_name <= 1) return 0;
     size_t *fit = calloc(2 * t->n_win_name, sizeof *fit), *near = fit + t->n_win_name;
     if (!fit) return ws_fail(err, "out of memory");
@@ -425,13 +446,23 @@ static int choose_window(const ws_power_import *in, const win_ref *order,
               && near[best] > 0;
     size_t nb = fit[best];
     free(fit);
+    /* One name for every epoch can work only if it times them all; else
+     * the epochs are timed by several names (epoch_1, epoch_2, ...). */
+    if (tie && nb < n)
+        return ws_fail(err, "%s: windows named '%s' and '%s' each start with and last as"
+                       " long as %zu of the %zu epochs of %s (within %g s): no one name"
+                       " times them all; pass --window with every name that does, or a"
+                       " pattern (e.g. --window 'epoch_*')", t->path, t->win_name[best],
+                       t->win_name[second], nb, n, in->epochs_path, in->match_tolerance);
     if (tie)
         return ws_fail(err, "%s: windows named '%s' and '%s' both start with and last as"
                        " long as %zu epoch%s of %s (within %g s): which name times the"
                        " epochs cannot be told; pass --window NAME", t->path,
                        t->win_name[best], t->win_name[second], nb, nb == 1 ? "" : "s",
                        in->epochs_path, in->match_tolerance);
-    *chosen = best;
+    sel[0] = 0;
+    sel[best] = 1;
+    *label = t->win_name[best];
     return 0;
 }
 
@@ -465,16 +496,16 @@ static double zone_shift(const ws_power_import *in, const epoch_row *e)
  * did not time it (a step window, or the wrong end time): refused for that
  * epoch. The window's mean power is taken over the epoch's duration:
  * e->energy = window energy * epoch duration / elapsed. */
-static int window_energy(const ws_power_import *in, const win_ref *order, size_t name,
+static int window_energy(const ws_power_import *in, const win_ref *order,
+                         const unsigned char *sel, const char *wn,
                          epoch_row *e, double *gpu_e, long *used_by, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     const double tol = in->match_tolerance;
-    const char *wn = t->win_name[name];
     size_t a, b, match = SIZE_MAX, second = SIZE_MAX, count = 0;
     candidates(in, order, e, &a, &b);
     for (size_t k = a; k < b; k++) {
-        if (t->win[order[k].k].name != name) continue;
+        if (!sel[t->win[order[k].k].name]) continue;
         if (!count++) match = order[k].k;
         else if (count == 2) second = order[k].k;
     }
@@ -498,7 +529,7 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
          * after its steps). */
         int after = t->cut_line > 0;
         for (size_t k = 0; k < t->n_win && after; k++)
-            if (t->win[k].name == name && t->win[k].start > e->start - tol) after = 0;
+            if (sel[t->win[k].name] && t->win[k].start > e->start - tol) after = 0;
         if (after)
             return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
                            " epoch %ld's start (%s UTC); the log's last line, %s:%ld, cut"
@@ -507,7 +538,8 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
                            when, t->path, t->cut_line, in->epochs_path);
         return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
                        " epoch %ld's start (%s UTC); pass --match-tolerance S to widen the"
-                       " match, or --window NAME for other windows", in->epochs_path,
+                       " match, or --window with the names (or a pattern) of the windows"
+                       " that time the epochs", in->epochs_path,
                        e->line, wn, t->path, tol, e->epoch, when);
     }
     if (count > 1) {
@@ -533,7 +565,8 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
                        " starts with it (%s:%ld) lasts %.6g s, more than %g s apart: it"
                        " did not time this epoch; check the epoch's end, or pass --window"
                        " NAME for the windows that time whole epochs", in->epochs_path,
-                       e->line, e->epoch, dur, wn, t->path, w->line, w->elapsed, tol);
+                       e->line, e->epoch, dur, t->win_name[w->name], t->path, w->line,
+                       w->elapsed, tol);
     /* The window's mean power stands for the epoch's: off by at most the
      * slivers where they differ, if the power there is within [0, twice the
      * mean]. */
@@ -582,11 +615,14 @@ static void sampling_warning(const ws_power_import *in, const ws_power_table *t,
     else
         snprintf(how, sizeof how, "samples every %.3g s against epochs of %.3g s", interval,
                  worst->time_per_epoch);
+    /* The remedy of each: windows are not sampled, they are misaligned. */
     ws_warn(w, "%s:%ld: the energy of %zu of %zu knobs may be off by more than %g %% (%s),"
-            " worst batch_size %d at %d W: up to %.3g %%; sample more often, or measure"
-            " longer epochs", in->epochs_path, worst->line, over, t->n,
-            100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
-            100 * worst->energy_error);
+            " worst batch_size %d at %d W: up to %.3g %%; %s", in->epochs_path, worst->line,
+            over, t->n, 100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
+            100 * worst->energy_error, tel->kind == WS_TEL_WINDOWS
+            ? "open and close each window where its epoch starts and ends (begin_window and"
+              " end_window next to the epoch's own timing), or check EPOCHS.csv's times"
+            : "sample more often, or measure longer epochs");
 }
 
 /* Epochs by start time, for the overlap check. */
@@ -647,7 +683,9 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     }
     int rc = -1;
     long *used_by = NULL;
-    size_t name = 0, ng = in->tel->n_gpu;
+    size_t ng = in->tel->n_gpu;
+    unsigned char *sel = NULL;
+    const char *label = "";
     win_ref *order = NULL;
     double *gpu_e = NULL;
     if (check_overlaps(in, rows, n, err)) goto out;
@@ -665,11 +703,15 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
         for (size_t i = 0; i < in->tel->n_win; i++)
             order[i] = (win_ref){in->tel->win[i].start, i};
         qsort(order, in->tel->n_win, sizeof *order, cmp_win);
-        if (choose_window(in, order, rows, n, &name, err)) goto out;
+        if (!(sel = calloc(in->tel->n_win_name + 1, 1))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        if (choose_window(in, order, rows, n, sel, &label, err)) goto out;
     }
     for (size_t i = 0; i < n; i++)
         if (in->tel->kind == WS_TEL_WINDOWS
-                ? window_energy(in, order, name, &rows[i], &gpu_e[i * ng], used_by, err)
+                ? window_energy(in, order, sel, label, &rows[i], &gpu_e[i * ng], used_by, err)
                 : series_energy(in, &rows[i], &gpu_e[i * ng], err))
             goto out;
     qsort(rows, n, sizeof *rows, cmp_epoch);
@@ -740,6 +782,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     sampling_warning(in, out, w);
     rc = 0;
 out:
+    free(sel);
     free(gpu_e);
     free(used_by);
     free(order);
