@@ -928,3 +928,31 @@ Test(telemetry, window_names_and_patterns, .init = setup, .fini = teardown)
     cr_expect_null(strstr(r.err, "sample more often"), "%s", r.err);
     cli_free(&r);
 }
+
+/* ------------------------------------------------------------ nodes */
+
+/* An 8-GPU node where the job ran on GPUs 0-6 (300 W, 97 %) and GPU 7
+ * idled (62 W, 0 %): summed in by default (2162 W), but named, with the
+ * --gpus that leaves it out (2100 W, no warning). */
+Test(telemetry, idle_gpu_is_named, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_8gpu_one_idle.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,700,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_8gpu_one_idle.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "nvsmi_8gpu_one_idle.csv: GPU 7 stays idle through every epoch (62 W"
+                            " in all, against 300 to 300 W for each other GPU): did the job run on"
+                            " it? Summed in, it adds 62 W to every knob and 1 GPU to gpus_per_job"
+                            " (MaxPower); --gpus 0,1,2,3,4,5,6 leaves it out"), "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 700, &p, &e);
+    cr_expect(fabs(p - 2162) < 1e-9, "%.17g", p);
+    r = import("--nvidia-smi", "nvsmi_8gpu_one_idle.csv", "--gpus", "0,1,2,3,4,5,6", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_null(strstr(r.err, "idle"), "%s", r.err);
+    cli_free(&r);
+    knob(8, 700, &p, &e);
+    cr_expect(fabs(p - 2100) < 1e-9, "%.17g", p);
+}

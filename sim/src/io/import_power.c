@@ -625,6 +625,80 @@ static void sampling_warning(const ws_power_import *in, const ws_power_table *t,
             : "sample more often, or measure longer epochs");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A selected GPU that stays idle through every epoch -- in each, its mean
+ * power under a third of the median of the other GPUs' -- did not run the
+ * job: summed in, it adds its idle draw to every epoch and its limit to
+ * the job's MaxPower. Named in one warning, with the --gpus that leaves
+ * the idle ones out. -1 out of memory. */
+static int idle_gpus(const ws_power_import *in, const epoch_row *rows, size_t n,
+                     const double *gpu_e, ws_warnings *w)
+{
+    const ws_telemetry *t = in->tel;
+    const size_t ng = t->n_gpu;
+    if (ng < 2 || !n) return 0;
+    unsigned char *idle = malloc(ng);
+    double *other = malloc(ng * sizeof *other), *mean = calloc(ng, sizeof *mean);
+    if (!idle || !other || !mean) {
+        free(idle);
+        free(other);
+        free(mean);
+        return -1;
+    }
+    memset(idle, 1, ng);
+    double busy_min = INFINITY, busy_max = 0, time = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = rows[i].end - rows[i].start;
+        const double *e = &gpu_e[rows[i].id * ng];
+        time += d;
+        for (size_t g = 0; g < ng; g++) {
+            size_t m = 0;
+            for (size_t h = 0; h < ng; h++)
+                if (h != g) other[m++] = e[h] / d;
+            qsort(other, m, sizeof *other, cmp_double);
+            const double med = m % 2 ? other[m / 2] : (other[m / 2 - 1] + other[m / 2]) / 2;
+            if (!(e[g] / d < med / 3)) idle[g] = 0;
+            mean[g] += e[g];
+        }
+    }
+    size_t n_idle = 0;
+    char ids[256] = "", keep[256] = "";
+    for (size_t g = 0; g < ng; g++) {
+        mean[g] /= time;
+        char *to = idle[g] ? ids : keep;
+        if (strlen(to) + strlen(t->gpu[g].id) + 2 < sizeof ids)
+            snprintf(to + strlen(to), sizeof ids - strlen(to), "%s%s", *to ? "," : "",
+                     t->gpu[g].id);
+        if (idle[g]) {
+            n_idle++;
+        } else {
+            busy_min = fmin(busy_min, mean[g]);
+            busy_max = fmax(busy_max, mean[g]);
+        }
+    }
+    if (n_idle && n_idle < ng) {
+        double idle_w = 0;
+        for (size_t g = 0; g < ng; g++) idle_w += idle[g] ? mean[g] : 0;
+        ws_warn(w, "%s: GPU%s %s stay%s idle through every epoch (%.4g W in all, against"
+                " %.4g to %.4g W for each other GPU): did the job run on %s? Summed in, %s"
+                " add%s %.4g W to every knob and %zu GPU%s to gpus_per_job (MaxPower);"
+                " --gpus %s leaves %s out", t->path, n_idle == 1 ? "" : "s", ids,
+                n_idle == 1 ? "s" : "", idle_w, busy_min, busy_max,
+                n_idle == 1 ? "it" : "them", n_idle == 1 ? "it" : "they",
+                n_idle == 1 ? "s" : "", idle_w, n_idle, n_idle == 1 ? "" : "s", keep,
+                n_idle == 1 ? "it" : "them");
+    }
+    free(idle);
+    free(other);
+    free(mean);
+    return 0;
+}
+
 /* Epochs by start time, for the overlap check. */
 static int cmp_start(const void *a, const void *b)
 {
@@ -714,6 +788,10 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
                 ? window_energy(in, order, sel, label, &rows[i], &gpu_e[i * ng], used_by, err)
                 : series_energy(in, &rows[i], &gpu_e[i * ng], err))
             goto out;
+    if (idle_gpus(in, rows, n, gpu_e, w)) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
     qsort(rows, n, sizeof *rows, cmp_epoch);
     /* Every epoch's energy sums the selected GPUs: the job's GPUs. */
     out->gpus = (int)in->tel->n_gpu;
