@@ -956,3 +956,68 @@ Test(telemetry, idle_gpu_is_named, .init = setup, .fini = teardown)
     knob(8, 700, &p, &e);
     cr_expect(fabs(p - 2100) < 1e-9, "%.17g", p);
 }
+
+/* ------------------------------------------------------------ other tools */
+
+/* DCGM exporter scrapes (Prometheus text exposition, appended one a
+ * second, timestamps in ms) of two A100s at 250 and 240 W: 490 W. One
+ * scrape has no timestamps: refused, naming that. */
+Test(telemetry, dcgm_exporter_scrapes, .init = setup, .fini = teardown)
+{
+    fixture("dcgm_exporter_scrapes.prom");
+    fixture("dcgm_exporter_scrape_no_ts.prom");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02Z,2026-01-15T00:00:08Z\n");
+    cli_result r = import("--dcgm", "dcgm_exporter_scrapes.prom", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPUs 0+1 of"), "%s", r.out);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 490) < 1e-9, "%.17g", p);
+    r = import("--dcgm", "dcgm_exporter_scrape_no_ts.prom", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "dcgm_exporter_scrape_no_ts.prom:3: DCGM_FI_DEV_POWER_USAGE has no timestamp:"
+                    " a scrape of the DCGM exporter (its /metrics page) is one instant, not a"
+                    " series; let Prometheus scrape it and pass the JSON of /api/v1/query_range");
+    r = import("--nvidia-smi", "dcgm_exporter_scrapes.prom", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "a DCGM exporter scrape (Prometheus text): pass it with --dcgm");
+}
+
+/* nvidia-smi dmon -s p -o DT: refused with an awk line, built from its
+ * header, that converts it to nvidia-smi's CSV -- which then imports
+ * (250 + 240 W). dmon without -o DT, and dcgmi dmon, have no timestamps:
+ * refused with the command that records what can be read. */
+Test(telemetry, dmon_outputs_named, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_dmon_dt.log");
+    fixture("nvsmi_dmon.log");
+    fixture("dcgmi_dmon.log");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_dmon_dt.log", NULL, NULL, NULL, NULL);
+    const char *at = strstr(r.err, "convert it to nvidia-smi's CSV: ");
+    cr_assert(at, "%s", r.err);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s", at + strlen("convert it to nvidia-smi's CSV: "));
+    char *file = strstr(cmd, " FILE > nv.csv");
+    cr_assert(file, "%s", cmd);
+    *file = '\0';
+    cr_assert_eq(run_shell("cd %s && %s nvsmi_dmon_dt.log > nv.csv", tmp, cmd), 0, "%s", cmd);
+    expect_fail(&r, "nvsmi_dmon_dt.log: nvidia-smi dmon output (1 s, whole watts)");
+    r = import("--nvidia-smi", "nv.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    double p, e;
+    knob(8, 300, &p, &e);
+    cr_expect(fabs(p - 490) < 1e-9, "%.17g", p);
+    r = import("--nvidia-smi", "nvsmi_dmon.log", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nvsmi_dmon.log: nvidia-smi dmon output without dates and times on its lines:"
+                    " it cannot be placed against the epochs; record with `nvidia-smi dmon -s p"
+                    " -o DT`");
+    r = import("--dcgm", "nvsmi_dmon.log", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "(then pass it with --nvidia-smi)");
+    r = import("--dcgm", "dcgmi_dmon.log", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "dcgmi_dmon.log: dcgmi dmon output has no timestamps");
+    r = import("--nvidia-smi", "dcgmi_dmon.log", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "dcgmi_dmon.log: dcgmi dmon output has no timestamps");
+}

@@ -150,7 +150,13 @@ typedef struct ws_nvsmi_opts {
 int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
                          const ws_nvsmi_opts *o, ws_telemetry *out, ws_warnings *w,
                          ws_error *err);
+/* Also reads DCGM exporter scrapes (Prometheus text, ws_import_prom), and
+ * refuses nvidia-smi dmon / dcgmi dmon output by name. */
 int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
+                   ws_warnings *w, ws_error *err);
+/* DCGM exporter scrapes in Prometheus' text exposition format, with
+ * timestamps (ms); see import_prom.c. */
+int ws_import_prom(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                       ws_telemetry *out, ws_warnings *w, ws_error *err);

@@ -217,6 +217,17 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     size_t rows = 0, rcap = 0;
     memset(out, 0, sizeof *out);
     out->kind = WS_TEL_POWER;
+    switch (ws_imp_sniff(path)) {          /* other tools' text: named, not misread */
+    case WS_IMP_NVSMI_DMON: return ws_imp_refuse_dmon(path, lim, err);
+    case WS_IMP_DCGMI_DMON: return ws_fail(err, "%s: " WS_IMP_DCGMI_ADVICE, path);
+    case WS_IMP_PROM:
+        return ws_fail(err, "%s: a DCGM exporter scrape (Prometheus text): pass it with"
+                       " --dcgm", path);
+    case WS_IMP_JSON:
+        return ws_fail(err, "%s: JSON, not nvidia-smi's CSV: a Prometheus query result goes"
+                       " to --dcgm", path);
+    default: break;
+    }
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;

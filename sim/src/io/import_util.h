@@ -48,6 +48,20 @@ struct ws_warnings;
 void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut,
                         struct ws_warnings *w);
 
+/* What a telemetry file is, by its first line (import_prom.c). */
+typedef enum ws_imp_format {
+    WS_IMP_OTHER, WS_IMP_JSON, WS_IMP_PROM, WS_IMP_NVSMI_DMON, WS_IMP_DCGMI_DMON
+} ws_imp_format;
+ws_imp_format ws_imp_sniff(const char *path);
+/* nvidia-smi dmon output: refused with the command that converts it
+ * (built from its header) or records what can be read. Always -1. */
+int ws_imp_refuse_dmon(const char *path, const ws_csv_limits *lim, ws_error *err);
+/* dcgmi dmon output: refused (it has no timestamps). Always -1. */
+#define WS_IMP_DCGMI_ADVICE "dcgmi dmon output has no timestamps: it cannot be placed" \
+    " against the epochs; record DCGM_FI_DEV_POWER_USAGE through dcgm-exporter and" \
+    " Prometheus (the JSON of /api/v1/query_range, --dcgm), or with nvidia-smi" \
+    " --query-gpu=timestamp,index,power.draw --format=csv -lms 1000 (--nvidia-smi)"
+
 /* Whether the current record (a header) is zeus_monitor's Time,Power. */
 int ws_imp_is_zemo(ws_csv *c);
 
