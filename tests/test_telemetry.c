@@ -1021,3 +1021,24 @@ Test(telemetry, dmon_outputs_named, .init = setup, .fini = teardown)
     r = import("--nvidia-smi", "dcgmi_dmon.log", NULL, NULL, NULL, NULL);
     expect_fail(&r, "dcgmi_dmon.log: dcgmi dmon output has no timestamps");
 }
+
+/* An A100 (400 W) and a V100 (300 W) logged together: not "rows swapped",
+ * and not MaxPower 2 x 400 W: refused, naming the models, with the --gpus
+ * split that works; one model alone imports and is named (350 W). */
+Test(telemetry, mixed_node_is_named, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_mixed_node.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_mixed_node.csv", NULL, NULL, NULL, NULL);
+    expect_fail_also(&r, "nvsmi_mixed_node.csv: GPUs of different models in one job: GPU 0 is"
+                         " NVIDIA A100-SXM4-40GB, limit 400 W, GPU 1 Tesla V100-SXM2-32GB, limit"
+                         " 300 W", "--gpus 0 --gpu NAME1, then --gpus 1 --gpu NAME2");
+    r = import("--nvidia-smi", "nvsmi_mixed_node.csv", "--gpus", "0", NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPU 0 (1 x NVIDIA A100-SXM4-40GB) of"), "%s", r.out);
+    cli_free(&r);
+    double p, e;
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 350) < 1e-9, "%.17g", p);
+}

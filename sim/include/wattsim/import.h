@@ -83,6 +83,7 @@ typedef struct ws_tel_gpu {
     long first_repeat;   /* the line of the first (0: none) */
     size_t missing;      /* readings without a value ([N/A], NaN) skipped */
     long first_line;     /* where the GPU first appears in the log */
+    char *model;         /* nvidia-smi's `name` column, NULL when not logged */
 } ws_tel_gpu;
 
 /* ZeusMonitor: window k's energy on GPU g is gpu[g].s[k].v (J, NAN when
@@ -119,6 +120,9 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
  * counted on the GPU (created on first use), so that a GPU that appears
  * in the log only so is refused by ws_telemetry_prepare, never dropped. */
 int ws_telemetry_missing(ws_telemetry *t, const char *id, long line, ws_error *err);
+/* The model of GPU `id` (nvidia-smi's `name`), kept as first read. 0 or
+ * -1 out of memory. */
+int ws_telemetry_set_model(ws_telemetry *t, const char *id, const char *model);
 /* The power limit read with the last sample added to GPU `id`. */
 void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim);
 /* Nonzero when the log has GPU `id` (O(1): a hash index). */

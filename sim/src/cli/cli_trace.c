@@ -433,6 +433,8 @@ static int import_power(int argc, char **argv)
         printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
                " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
+    /* The model, when the log names it (one: mixed models are refused). */
+    if (tel.n_gpu && tel.gpu[0].model) printf(" (%zu x %s)", tel.n_gpu, tel.gpu[0].model);
     printf(" of %s\n", log);
     rc = 0;
 out:

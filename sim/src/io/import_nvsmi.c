@@ -29,7 +29,7 @@
 #include <string.h>
 
 enum { N_TIME, N_INDEX, N_BUS, N_UUID, N_POWER, N_INSTANT, N_AVERAGE, N_LIMIT,
-       N_ENFORCED, N_COLS };
+       N_ENFORCED, N_NAME, N_COLS };
 
 /* "power.draw [W]" -> "power.draw" in buf. */
 static const char *bare_name(const char *h, char *buf, size_t size)
@@ -235,7 +235,7 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     static const char *names[N_COLS] = {"timestamp", "index", "pci.bus_id", "uuid",
                                         "power.draw", "power.draw.instant",
                                         "power.draw.average", "power.limit",
-                                        "enforced.power.limit"};
+                                        "enforced.power.limit", "name"};
     int col[N_COLS];
     int rc = -1, r = ws_csv_next(c, err);
     size_t nf = 0;
@@ -444,6 +444,15 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
         }
         if (ws_telemetry_add(out, id, t, v, line, err)) goto out;
         if (!isnan(limit)) ws_telemetry_set_limit(out, id, limit);
+        if (col[N_NAME] >= 0) {            /* the model, to tell a mixed node */
+            char mb[128];
+            snprintf(mb, sizeof mb, "%s", ws_csv_field(c, (size_t)col[N_NAME]));
+            const char *m = ws_imp_trim(mb);
+            if (!ws_has_control(m) && ws_telemetry_set_model(out, id, m)) {
+                ws_fail(err, "out of memory");
+                goto out;
+            }
+        }
         continue;
     bad_row:
         /* A malformed last line is a logger stopped mid-write: skipped,

@@ -699,6 +699,48 @@ static int idle_gpus(const ws_power_import *in, const epoch_row *rows, size_t n,
     return 0;
 }
 
+/* The highest power limit the log read on GPU g, 0 when none. */
+static double gpu_limit(const ws_tel_gpu *g)
+{
+    double m = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->s[i].lim > m) m = g->s[i].lim;
+    return m;
+}
+
+/* GPUs of different models (nvidia-smi's `name`) in one job: a trace row
+ * has one power limit for all of a job's GPUs and MaxPower = limit x GPUs,
+ * which a node of an A100 (400 W) and a V100 (300 W) does not have;
+ * refused, naming the models, rather than labelled as rows swapped or
+ * planned with MaxPower 2 x 400 W. */
+static int mixed_models(const ws_telemetry *t, ws_error *err)
+{
+    const ws_tel_gpu *a = NULL, *b = NULL;
+    for (size_t k = 0; k < t->n_gpu && !b; k++) {
+        const ws_tel_gpu *g = &t->gpu[k];
+        if (!g->model) continue;
+        if (!a) a = g;
+        else if (strcmp(a->model, g->model)) b = g;
+    }
+    if (!b) return 0;
+    char la[32] = "", lb[32] = "", ka[64] = "", kb[64] = "";
+    const double xa = gpu_limit(a), xb = gpu_limit(b);
+    if (xa > 0) snprintf(la, sizeof la, ", limit %.4g W", xa);
+    if (xb > 0) snprintf(lb, sizeof lb, ", limit %.4g W", xb);
+    for (size_t k = 0; k < t->n_gpu; k++) {
+        const ws_tel_gpu *g = &t->gpu[k];
+        char *to = g->model && !strcmp(g->model, a->model) ? ka
+                 : g->model && !strcmp(g->model, b->model) ? kb : NULL;
+        if (to && strlen(to) + strlen(g->id) + 2 < sizeof ka)
+            snprintf(to + strlen(to), sizeof ka - strlen(to), "%s%s", *to ? "," : "", g->id);
+    }
+    return ws_fail(err, "%s: GPUs of different models in one job: GPU %s is %.48s%s, GPU %s"
+                   " %.48s%s: a trace has one power limit per knob for all of a job's GPUs"
+                   " (MaxPower = limit x GPUs), which they do not share; import each model's"
+                   " GPUs into a trace of its own (--gpus %s --gpu NAME1, then --gpus %s"
+                   " --gpu NAME2)", t->path, a->id, a->model, la, b->id, b->model, lb, ka, kb);
+}
+
 /* Epochs by start time, for the overlap check. */
 static int cmp_start(const void *a, const void *b)
 {
@@ -762,7 +804,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     const char *label = "";
     win_ref *order = NULL;
     double *gpu_e = NULL;
-    if (check_overlaps(in, rows, n, err)) goto out;
+    if (mixed_models(in->tel, err) || check_overlaps(in, rows, n, err)) goto out;
     if (!(gpu_e = calloc(n * ng + 1, sizeof *gpu_e))) {
         ws_fail(err, "out of memory");
         goto out;

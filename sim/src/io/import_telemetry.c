@@ -260,6 +260,7 @@ void ws_telemetry_free(ws_telemetry *t)
     for (size_t i = 0; i < t->n_gpu; i++) {
         free(t->gpu[i].id);
         free(t->gpu[i].s);
+        free(t->gpu[i].model);
     }
     free(t->gpu);
     free(t->win);
@@ -353,6 +354,13 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
     return 0;
 }
 
+int ws_telemetry_set_model(ws_telemetry *t, const char *id, const char *model)
+{
+    ws_tel_gpu *g = gpu_find(t, id);
+    if (!g || g->model || !*model) return 0;
+    return (g->model = strdup(model)) ? 0 : -1;
+}
+
 void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim)
 {
     ws_tel_gpu *g = gpu_find(t, id);
@@ -418,6 +426,7 @@ int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
         if (kept[k]) continue;
         free(t->gpu[k].id);
         free(t->gpu[k].s);
+        free(t->gpu[k].model);
     }
     free(kept);
     free(t->gpu);
