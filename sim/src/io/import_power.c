@@ -89,7 +89,8 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
     if (!c) return -1;
     epoch_row *rows = NULL;
     size_t n = 0, cap = 0, nf;
-    int rc = -1, r = -1;
+    int rc = -1, r = -1, zone_set = 0;
+    ws_zone_saved zsaved = {0};
     ws_hindex seen = {0};
     const rows_ref ref = {&rows};
     if (ws_imp_header(c, path, "the header dataset,network,optimizer,"
@@ -150,10 +151,11 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
              * its instant, unless the hour a fall back repeats leaves two. */
             if (!zoned && !in->epochs_tz_set && in->log_zone) {
                 double u[2];
-                ws_zone_saved saved;
-                if (ws_zone_set(in->log_zone, &saved, err)) goto out;
+                if (!zone_set) {
+                    if (ws_zone_set(in->log_zone, &zsaved, err)) goto out;
+                    zone_set = 1;
+                }
                 const int nu = ws_zone_instants(*t, u);
-                ws_zone_restore(&saved);
                 if (nu != 1) {
                     ws_fail(err, "%s:%ld: %s: %s %s in %s (--log-tz): write the time"
                             " with its UTC offset (e.g. 2025-11-02T01:30:00-04:00) or in"
@@ -206,6 +208,7 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
     }
     rc = 0;
 out:
+    if (zone_set) ws_zone_restore(&zsaved);
     ws_csv_close(c);
     ws_hindex_free(&seen);
     if (rc) free(rows);
