@@ -981,6 +981,17 @@ Test(telemetry, dcgm_exporter_scrapes, .init = setup, .fini = teardown)
                     " series; let Prometheus scrape it and pass the JSON of /api/v1/query_range");
     r = import("--nvidia-smi", "dcgm_exporter_scrapes.prom", NULL, NULL, NULL, NULL);
     expect_fail(&r, "a DCGM exporter scrape (Prometheus text): pass it with --dcgm");
+    /* a log given to the wrong option is named, not a JSON syntax error */
+    fixture("nvsmi_hole.csv");
+    fixture("zeusmon_epoch_names.csv");
+    r = import("--dcgm", "nvsmi_hole.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "nvsmi_hole.csv: an nvidia-smi CSV log, not DCGM metrics: pass it with"
+                    " --nvidia-smi");
+    r = import("--dcgm", "zeusmon_epoch_names.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "a ZeusMonitor log, not DCGM metrics: pass it with --zeus-monitor");
+    r = import("--nvidia-smi", "zeusmon_epoch_names.csv", NULL, NULL, NULL, NULL);
+    expect_fail(&r, "a ZeusMonitor log (start_time,window_name,...), not nvidia-smi's CSV: pass"
+                    " it with --zeus-monitor");
 }
 
 /* nvidia-smi dmon -s p -o DT: refused with an awk line, built from its

@@ -50,6 +50,12 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
         return ws_fail(err, "%s (then pass it with --nvidia-smi)", e2.msg);
     }
     case WS_IMP_DCGMI_DMON: return ws_fail(err, "%s: " WS_IMP_DCGMI_ADVICE, path);
+    case WS_IMP_NVSMI_CSV:
+        return ws_fail(err, "%s: an nvidia-smi CSV log, not DCGM metrics: pass it with"
+                       " --nvidia-smi", path);
+    case WS_IMP_ZEUSMON:
+        return ws_fail(err, "%s: a ZeusMonitor log, not DCGM metrics: pass it with"
+                       " --zeus-monitor", path);
     default: break;
     }
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");

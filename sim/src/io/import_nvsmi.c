@@ -226,6 +226,10 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
     case WS_IMP_JSON:
         return ws_fail(err, "%s: JSON, not nvidia-smi's CSV: a Prometheus query result goes"
                        " to --dcgm", path);
+    case WS_IMP_ZEUSMON:
+        if (ws_imp_sniff_zemo(path)) break;        /* zeus_monitor's: read below */
+        return ws_fail(err, "%s: a ZeusMonitor log (start_time,window_name,...), not"
+                       " nvidia-smi's CSV: pass it with --zeus-monitor", path);
     default: break;
     }
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");

@@ -64,7 +64,23 @@ ws_imp_format ws_imp_sniff(const char *path)
         return WS_IMP_OTHER;
     }
     if (!strncmp(p, "DCGM_", 5)) return WS_IMP_PROM;
+    if (!strncmp(p, "timestamp", 9)
+        || (isdigit((unsigned char)p[0]) && p[4] == '/' && p[7] == '/'))
+        return WS_IMP_NVSMI_CSV;
+    if (!strncmp(p, "start_time,", 11) || !strncmp(p, "Time,Power", 10))
+        return WS_IMP_ZEUSMON;         /* either: zeus_monitor's Time,Power too */
     return WS_IMP_OTHER;
+}
+
+int ws_imp_sniff_zemo(const char *path)
+{
+    ws_error err;
+    int fd = ws_input_open(path, &err);
+    if (fd < 0) return 0;
+    char buf[16] = "";
+    const ssize_t n = read(fd, buf, 10);
+    close(fd);
+    return n == 10 && !strncmp(buf, "Time,Power", 10);
 }
 
 /* The whole file, NUL-terminated (at most max_bytes). */

@@ -50,9 +50,12 @@ void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut,
 
 /* What a telemetry file is, by its first line (import_prom.c). */
 typedef enum ws_imp_format {
-    WS_IMP_OTHER, WS_IMP_JSON, WS_IMP_PROM, WS_IMP_NVSMI_DMON, WS_IMP_DCGMI_DMON
+    WS_IMP_OTHER, WS_IMP_JSON, WS_IMP_PROM, WS_IMP_NVSMI_DMON, WS_IMP_DCGMI_DMON,
+    WS_IMP_NVSMI_CSV, WS_IMP_ZEUSMON
 } ws_imp_format;
 ws_imp_format ws_imp_sniff(const char *path);
+/* Whether the file starts with zeus_monitor's header "Time,Power". */
+int ws_imp_sniff_zemo(const char *path);
 /* nvidia-smi dmon output: refused with the command that converts it
  * (built from its header) or records what can be read. Always -1. */
 int ws_imp_refuse_dmon(const char *path, const ws_csv_limits *lim, ws_error *err);
