@@ -2,8 +2,10 @@
  * Importing your own measurements into Zeus-format traces.
  *
  * Power (`wattsim trace import power`): GPU telemetry -- an nvidia-smi CSV
- * log, a Prometheus range query of DCGM metrics, or a ZeusMonitor log -- is
- * read into per-GPU series (ws_telemetry); EPOCHS.csv says when each
+ * log, a Prometheus range query of DCGM metrics or DCGM exporter scrapes,
+ * a ZeusMonitor log, or Zeus's old zeus_monitor log -- is read into
+ * per-GPU series (ws_telemetry); other tools' formats (nvidia-smi dmon,
+ * dcgmi dmon) are named and refused. EPOCHS.csv says when each
  * measured epoch of each knob ran. Per (dataset, network, optimizer, batch
  * size, power limit):
  *

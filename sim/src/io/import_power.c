@@ -18,7 +18,14 @@
  * Knobs are then the groups of epochs with the same (dataset, network,
  * optimizer, batch_size, power_limit); no GPU may average more than
  * WS_SENSOR_TOLERANCE above the knob's limit, and knobs whose
- * energy_error passes WS_ENERGY_ERROR_WARN get one warning.
+ * energy_error passes WS_ENERGY_ERROR_WARN get one warning. Before that:
+ * GPUs of different models are refused (mixed_models), a GPU idle through
+ * every epoch is named (idle_gpus), and gaps --max-gap let through count
+ * in the error (ws_tel_hole_bound).
+ *
+ * Last section: Zeus's GlobalPowerLimitOptimizer profile (ws_import_plo),
+ * whose windows are the knobs themselves, scaled from steps to an epoch
+ * by the options or by EPOCHS.csv (read as above).
  */
 #include "wattsim/import.h"
 #include "import_util.h"
