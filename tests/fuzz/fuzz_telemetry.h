@@ -1,5 +1,6 @@
 /*
- * Shared by the telemetry harnesses (fuzz_nvsmi, fuzz_dcgm): once a log
+ * Shared by the telemetry harnesses (fuzz_nvsmi, fuzz_dcgm, fuzz_zeusmon
+ * for zeus_monitor's power logs): once a log
  * reads, select every GPU and prepare the series; then the energy over
  * any window must be finite and >= 0, and additive: E(a, b) = E(a, m) +
  * E(m, b) (the integral of a piecewise-linear signal, or of a counter's

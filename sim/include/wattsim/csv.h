@@ -43,6 +43,12 @@ long ws_csv_line(const ws_csv *c);       /* line number of the record */
  * as a logger killed mid-write leaves its last line). */
 int ws_csv_ended(const ws_csv *c);
 const char *ws_csv_path(const ws_csv *c);
+/* Telemetry logs: a file that ends in NUL bytes (nothing else after the
+ * first) ends there -- what a logger killed mid-write leaves -- instead of
+ * being an error; the record they cut is not ended (ws_csv_ended). */
+void ws_csv_allow_nul_tail(ws_csv *c);
+/* The line where such a tail began (0: none), and its bytes in *count. */
+long ws_csv_nul_tail(const ws_csv *c, size_t *count);
 void ws_csv_close(ws_csv *c);
 
 /* The value of decimal number s ([+-]digits[.digits][(e|E)[+-]digits],

@@ -2,8 +2,10 @@
  * Importing your own measurements into Zeus-format traces.
  *
  * Power (`wattsim trace import power`): GPU telemetry -- an nvidia-smi CSV
- * log, a Prometheus range query of DCGM metrics, or a ZeusMonitor log -- is
- * read into per-GPU series (ws_telemetry); EPOCHS.csv says when each
+ * log, a Prometheus range query of DCGM metrics or DCGM exporter scrapes,
+ * a ZeusMonitor log, or Zeus's old zeus_monitor log -- is read into
+ * per-GPU series (ws_telemetry); other tools' formats (nvidia-smi dmon,
+ * dcgmi dmon) are named and refused. EPOCHS.csv says when each
  * measured epoch of each knob ran. Per (dataset, network, optimizer, batch
  * size, power limit):
  *
@@ -80,8 +82,10 @@ typedef struct ws_tel_gpu {
     size_t n, cap;
     double interval;     /* median sample interval (ws_telemetry_prepare) */
     size_t repeats;      /* readings dropped as repeats of the previous one */
+    long first_repeat;   /* the line of the first (0: none) */
     size_t missing;      /* readings without a value ([N/A], NaN) skipped */
     long first_line;     /* where the GPU first appears in the log */
+    char *model;         /* nvidia-smi's `name` column, NULL when not logged */
 } ws_tel_gpu;
 
 /* ZeusMonitor: window k's energy on GPU g is gpu[g].s[k].v (J, NAN when
@@ -103,6 +107,8 @@ typedef struct ws_telemetry {
     size_t n_win_name;
     size_t n_missing;        /* [N/A] / [Not Supported] readings skipped */
     long cut_line;           /* a last line skipped as cut short; 0: none */
+    int utc;                 /* a power log whose times are UTC instants
+                                (zeus_monitor's): no --log-tz applies */
     size_t gpu_cap;          /* room in gpu */
     ws_hindex gpu_index;     /* gpu by id */
 } ws_telemetry;
@@ -116,6 +122,9 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
  * counted on the GPU (created on first use), so that a GPU that appears
  * in the log only so is refused by ws_telemetry_prepare, never dropped. */
 int ws_telemetry_missing(ws_telemetry *t, const char *id, long line, ws_error *err);
+/* The model of GPU `id` (nvidia-smi's `name`), kept as first read. 0 or
+ * -1 out of memory. */
+int ws_telemetry_set_model(ws_telemetry *t, const char *id, const char *model);
 /* The power limit read with the last sample added to GPU `id`. */
 void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim);
 /* Nonzero when the log has GPU `id` (O(1): a hash index). */
@@ -130,10 +139,37 @@ int ws_import_nvsmi(const char *path, const ws_csv_limits *lim,
  * header in their order, as the --query-gpu list (--columns). */
 int ws_import_nvsmi_columns(const char *path, const ws_csv_limits *lim, const char *columns,
                             ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* The nvidia-smi reader's options. */
+typedef struct ws_nvsmi_opts {
+    const char *columns;   /* as ws_import_nvsmi_columns; NULL: none */
+    const char *zone;      /* IANA zone of the log's wall clock (--log-tz), NULL:
+                              none: times are then kept on the log's clock.
+                              With one they become UTC instants, the hour a fall
+                              back repeats placed by the rows' order. */
+    int gpu_cycle;         /* --gpu-cycle N, a log without a GPU column of N
+                              GPUs (rows in order, one per GPU per sample);
+                              0: none (such a log is then one GPU's) */
+} ws_nvsmi_opts;
+/* Also, on any log: a clock that goes back (a GPU's timestamp earlier, in
+ * the file's order, than its last by more than jitter) is refused, naming
+ * it and the line: a DST fall back or a clock reset. */
+int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
+                         const ws_nvsmi_opts *o, ws_telemetry *out, ws_warnings *w,
+                         ws_error *err);
+/* Also reads DCGM exporter scrapes (Prometheus text, ws_import_prom), and
+ * refuses nvidia-smi dmon / dcgmi dmon output by name. */
 int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
+                   ws_warnings *w, ws_error *err);
+/* DCGM exporter scrapes in Prometheus' text exposition format, with
+ * timestamps (ms); see import_prom.c. */
+int ws_import_prom(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err);
 int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
                       ws_telemetry *out, ws_warnings *w, ws_error *err);
+/* Zeus's old zeus_monitor log (Time,Power: UTC, mW; one GPU, "0"), a power
+ * series; the nvidia-smi and ZeusMonitor readers hand such a file here. */
+int ws_import_zemo(const char *path, const ws_csv_limits *lim, ws_telemetry *out,
+                   ws_warnings *w, ws_error *err);
 
 /* Keep only the GPUs in `ids` (n ids; n = 0 keeps all), in that order; a
  * GPU missing from the log is an error naming `option`. */
@@ -163,13 +199,32 @@ int ws_parse_instant(const char *s, double *t, int *zoned);
 /* "+HH:MM" / "-HH:MM" / "Z" -> seconds east of UTC. */
 int ws_parse_tz(const char *s, double *seconds);
 
+/* --log-tz: "+HH:MM", "-HH:MM", "Z" or "UTC" (a fixed offset: *offset,
+ * *zone = NULL), or an IANA name with a file in the system's tz database
+ * (*zone = s, *offset = 0: the offset then depends on the date). 0 or -1. */
+int ws_parse_log_tz(const char *s, double *offset, const char **zone);
+
+/* TZ set to an IANA zone for ws_zone_instants, and put back as it was. */
+typedef struct ws_zone_saved {
+    char *old;
+    int had;
+} ws_zone_saved;
+int ws_zone_set(const char *zone, ws_zone_saved *saved, ws_error *err);
+void ws_zone_restore(ws_zone_saved *saved);
+/* The UTC instants (ascending, in u) at which the zone set by ws_zone_set
+ * shows wall time `wall` (seconds read as UTC): 1; 0 when a spring forward
+ * skips it; 2 in the hour a fall back repeats (u[0] the first time round,
+ * on summer time). */
+int ws_zone_instants(double wall, double u[2]);
+
 /* --------------------------------------------------------- power */
 
 typedef struct ws_power_import {
     const char *epochs_path;
     ws_telemetry *tel;         /* read, selected and prepared */
     double tz_offset;          /* s; see ws_import_nvsmi */
-    double max_gap;            /* in median sample intervals; default 5 */
+    double max_gap;            /* in median sample intervals; default
+                                  WS_DEFAULT_MAX_GAP */
     double match_tolerance;    /* s, ZeusMonitor window start; default 1 */
     const char *window;        /* ZeusMonitor window name, NULL: the one that
                                   covers the epochs best */
@@ -178,6 +233,10 @@ typedef struct ws_power_import {
                                   the log's clock */
     int epochs_tz_set;
     int log_has_clock;         /* nvidia-smi: the log's timestamps have no zone */
+    const char *log_zone;      /* IANA zone of the nvidia-smi log (--log-tz), its
+                                  times made UTC by the reader: EPOCHS.csv times
+                                  without a zone are then read in it too, unless
+                                  epochs_tz_set; NULL: none */
     const ws_csv_limits *lim;
 } ws_power_import;
 
@@ -192,6 +251,9 @@ typedef struct ws_power_out_row {
     long line;                 /* its first epoch in EPOCHS.csv */
 } ws_power_out_row;
 
+/* --max-gap's default; a longer gap it lets through counts in
+ * energy_error (ws_tel_hole_bound). */
+#define WS_DEFAULT_MAX_GAP 5
 /* How far a GPU's power sensor may be off: an average above the power
  * limit by more is refused (the epochs ran at another limit). */
 #define WS_SENSOR_TOLERANCE 0.05
@@ -206,6 +268,33 @@ typedef struct ws_power_table {
 
 int ws_import_power(const ws_power_import *in, ws_power_table *out,
                     ws_warnings *w, ws_error *err);
+
+/* Zeus's GlobalPowerLimitOptimizer profile: a ZeusMonitor log whose
+ * windows are named "__GlobalPowerLimitOptimizer_<W>" (W the power limit,
+ * W), one per limit, each timing `profile_steps` training steps (start
+ * times on any clock). A knob per window, at batch size bs:
+ *   average_power  = its energy summed over the selected GPUs / elapsed
+ *   time_per_epoch = elapsed * scale
+ * where scale turns the profiled steps into an epoch: with EPOCHS.csv (the
+ * run's epochs, each wholly at its power_limit; one workload and batch
+ * size) the sum of the durations of its epochs at profiled limits over the
+ * sum of those limits' elapsed times; else steps_per_epoch /
+ * profile_steps. */
+#define WS_PLO_WINDOW "__GlobalPowerLimitOptimizer_"
+#define WS_PLO_PROFILE_STEPS 40   /* Zeus's default profile_steps */
+typedef struct ws_plo_import {
+    ws_telemetry *tel;         /* ZeusMonitor windows, GPUs selected */
+    const ws_power_import *epochs;   /* EPOCHS.csv (epochs_path) and its zone
+                                        options, or NULL: then the below */
+    const char *dataset, *network, *optimizer;   /* --job D/N/O */
+    int bs;                    /* --batch-size */
+    double steps_per_epoch;    /* --steps-per-epoch; 0: not given */
+    double profile_steps;      /* --profile-steps; WS_PLO_PROFILE_STEPS */
+} ws_plo_import;
+/* Nonzero when some window of t is named WS_PLO_WINDOW<W>. */
+int ws_plo_detect(const ws_telemetry *t);
+int ws_import_plo(const ws_plo_import *in, ws_power_table *out, ws_warnings *w,
+                  ws_error *err);
 /* summary_power_NAME.csv (Zeus column order), atomically; the rules of
  * wattsim/outfile.h apply (no replacing without --force). */
 int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);
@@ -234,6 +323,13 @@ double ws_tel_energy(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
  * counter: anything from none to all of an edge interval's increase).
  * Costs what ws_tel_energy costs. */
 double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b);
+/* What holes in a power series add to the error over [a, b], J: inside
+ * an interval longer than `hole` s (a gap --max-gap let through) the
+ * signal is not known, only assumed to stay within the range the GPU's
+ * readings span around [a, b]; each such overlap times that range. 0 for
+ * a counter (it measures through a hole). */
+double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                         double hole);
 /* The first sample strictly inside (a, b) whose power limit differs from
  * pl by more than 1 W, or NULL. */
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl);

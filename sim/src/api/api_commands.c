@@ -582,10 +582,11 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
             kind = k;
         }
     ws_power_import in = {0};
-    in.max_gap = 5;
+    in.max_gap = WS_DEFAULT_MAX_GAP;
     in.match_tolerance = 1;
-    if (tz && ws_parse_tz(tz, &in.tz_offset))
-        return api_usage(c, err, "--log-tz: expected +HH:MM or -HH:MM, got '%s'", tz);
+    if (tz && ws_parse_log_tz(tz, &in.tz_offset, &in.log_zone))
+        return api_usage(c, err, "--log-tz: expected an IANA zone such as America/New_York"
+                         " (it follows summer time), or +HH:MM, -HH:MM or UTC, got '%s'", tz);
     if (positive(c, "max-gap", "a positive number", &in.max_gap, err)
         || positive(c, "match-tolerance", "positive seconds", &in.match_tolerance, err))
         return -1;
@@ -626,7 +627,8 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     in.epochs_path = epochs;
     in.tel = &tel;
     in.lim = &lim;
-    int r = kind == 0 ? ws_import_nvsmi(log, &lim, &tel, &w, err)
+    const ws_nvsmi_opts nv = {NULL, in.log_zone, 0};
+    int r = kind == 0 ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, err)
           : kind == 1 ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
                                        : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, err)
           : ws_import_zeusmon(log, &lim, &tel, &w, err);

@@ -31,9 +31,12 @@ static const char *TRACE_HELP =
 static const char *POWER_HELP =
     "usage: wattsim trace import power --gpu NAME --epochs EPOCHS.csv\n"
     "         (--nvidia-smi LOG | --dcgm FILE | --zeus-monitor LOG)\n"
-    "         [--gpus ID,...] --out DIR [--force] [--log-tz +HH:MM]\n"
+    "         [--gpus ID,...] --out DIR [--force] [--log-tz ZONE]\n"
     "         [--epochs-tz +HH:MM] [--max-gap N] [--match-tolerance S]\n"
-    "         [--window NAME] [--columns LIST]\n"
+    "         [--window NAMES] [--columns LIST] [--gpu-cycle N]\n"
+    "       wattsim trace import power --gpu NAME --zeus-monitor PROFILE\n"
+    "         --job D/N/O --batch-size B --steps-per-epoch S [--profile-steps P]\n"
+    "         [--gpus ID,...] --out DIR [--force]\n"
     "\n"
     "Write DIR/summary_power_NAME.csv: per (dataset, network, optimizer, batch\n"
     "size, power limit) of EPOCHS.csv, time_per_epoch = mean epoch duration and\n"
@@ -64,18 +67,30 @@ static const char *POWER_HELP =
     "                     logger stopped mid-write), is skipped with a warning\n"
     "  --columns LIST     the --query-gpu list of a log without a header, in its\n"
     "                     order, e.g. timestamp,index,name,power.draw,power.limit\n"
+    "  --gpu-cycle N      a log without a GPU column (no index, pci.bus_id or\n"
+    "                     uuid) of N GPUs: its rows cycle through them, one per GPU\n"
+    "                     per sample, named 0 to N-1; refused where the times\n"
+    "                     break the cycle. Without it such a log is one GPU's\n"
     "  --dcgm FILE        Prometheus /api/v1/query_range JSON of\n"
     "                     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (preferred: counter\n"
-    "                     differences, resets detected) or DCGM_FI_DEV_POWER_USAGE\n"
+    "                     differences, resets detected) or DCGM_FI_DEV_POWER_USAGE,\n"
+    "                     or DCGM exporter scrapes (Prometheus text, timestamps in\n"
+    "                     ms); nvidia-smi dmon and dcgmi dmon output is refused\n"
+    "                     with the command that converts or records it\n"
     "  --zeus-monitor LOG ZeusMonitor CSV log (start_time,window_name,elapsed_time,\n"
     "                     gpu<i>_energy): the window starting with each epoch\n"
     "  --gpus ID,...      GPUs to sum (nvidia-smi index, else pci.bus_id or uuid;\n"
     "                     DCGM gpu label; ZeusMonitor i); default: all in the log\n"
     "  --out DIR          trace folder to write into (created if needed)\n"
     "  --force            replace an existing summary_power_NAME.csv\n"
-    "  --log-tz +HH:MM    UTC offset of the nvidia-smi log's clock (its timestamps\n"
-    "                     have no zone); matters only for epoch times in Unix\n"
-    "                     seconds or with a zone; default +00:00 (DCGM and\n"
+    "  --log-tz ZONE      the zone of the nvidia-smi log's clock (its timestamps\n"
+    "                     have no zone): an IANA name (America/New_York: the hour\n"
+    "                     a fall back repeats is placed by the rows' order, and\n"
+    "                     EPOCHS.csv times without a zone are read in it too), or\n"
+    "                     +HH:MM for a clock that kept one offset; matters for\n"
+    "                     epoch times in Unix seconds or with a zone; default\n"
+    "                     +00:00. A clock that goes back (a DST change or a\n"
+    "                     reset) is refused unless the zone places it (DCGM and\n"
     "                     ZeusMonitor logs are in Unix time: refused there)\n"
     "  --epochs-tz +HH:MM UTC offset of EPOCHS.csv times written without a zone;\n"
     "                     default: they are on the log's own clock (UTC for DCGM\n"
@@ -85,7 +100,19 @@ static const char *POWER_HELP =
     "  --match-tolerance S  ZeusMonitor: a window matches an epoch when their\n"
     "                     starts, and their durations, differ by at most S\n"
     "                     seconds; default 1\n"
-    "  --window NAME      ZeusMonitor: the window_name that times whole epochs;\n"
+    "  --job D/N/O, --batch-size B, --steps-per-epoch S, --profile-steps P\n"
+    "                     Zeus's GlobalPowerLimitOptimizer profile (windows named\n"
+    "                     __GlobalPowerLimitOptimizer_<W>, one per limit W): each\n"
+    "                     window is the knob at W, average_power its energy over\n"
+    "                     its elapsed_time; they time P training steps (default\n"
+    "                     40, Zeus's profile_steps), an epoch S: time_per_epoch =\n"
+    "                     elapsed * S / P. Or --epochs with the run's epochs (one\n"
+    "                     workload and batch size, each epoch wholly at its\n"
+    "                     power_limit): their durations over the windows' of\n"
+    "                     their limits scale the windows instead\n"
+    "  --window NAMES     ZeusMonitor: the window_name that times whole epochs,\n"
+    "                     or several, comma-separated, or shell patterns\n"
+    "                     ('epoch_*');\n"
     "                     default: the name whose windows start with and last as\n"
     "                     long as the most epochs (so 'step' windows nested in\n"
     "                     'epoch' windows are passed over)\n"
@@ -162,7 +189,8 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
        O_GAP, O_TOL, O_HELP, O_MAXB, O_RUNS, O_TARGET, O_HIGHER, O_LOWER, O_FORMAT,
-       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS };
+       O_CATALOGUE, O_EPOCHS_TZ, O_WINDOW, O_COLUMNS, O_GPU_CYCLE, O_BS, O_STEPS,
+       O_PROFILE_STEPS, O_JOB };
 
 static int import_power(int argc, char **argv)
 {
@@ -177,15 +205,26 @@ static int import_power(int argc, char **argv)
         {"epochs-tz", required_argument, 0, O_EPOCHS_TZ},
         {"window", required_argument, 0, O_WINDOW},
         {"columns", required_argument, 0, O_COLUMNS},
+        {"gpu-cycle", required_argument, 0, O_GPU_CYCLE},
+        {"batch-size", required_argument, 0, O_BS},
+        {"steps-per-epoch", required_argument, 0, O_STEPS},
+        {"profile-steps", required_argument, 0, O_PROFILE_STEPS},
+        {"job", required_argument, 0, O_JOB},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
+    ws_plo_import plo = {0};
+    plo.profile_steps = WS_PLO_PROFILE_STEPS;
+    const char *job = NULL;
+    double bs_opt = 0;
+    char *job_copy = NULL;
     const char *cmd = "trace import power", *columns = NULL;
+    long gpu_cycle = 0;
     int log_tz = 0;
     const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
     const char *maxb = NULL;
     int kind = -1, force = 0, c;
     ws_power_import in = {0};
-    in.max_gap = 5;
+    in.max_gap = WS_DEFAULT_MAX_GAP;
     in.match_tolerance = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -202,9 +241,10 @@ static int import_power(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_FORCE: force = 1; break;
         case O_TZ:
-            if (ws_parse_tz(optarg, &in.tz_offset))
-                return ws_cli_usage(cmd, "--log-tz: expected +HH:MM or -HH:MM, got '%s'",
-                                    optarg);
+            if (ws_parse_log_tz(optarg, &in.tz_offset, &in.log_zone))
+                return ws_cli_usage(cmd, "--log-tz: expected an IANA zone such as"
+                                    " America/New_York (it follows summer time), or"
+                                    " +HH:MM, -HH:MM or UTC, got '%s'", optarg);
             log_tz = 1;
             break;
         case O_EPOCHS_TZ:
@@ -214,6 +254,36 @@ static int import_power(int argc, char **argv)
             in.epochs_tz_set = 1;
             break;
         case O_COLUMNS: columns = optarg; break;
+        case O_BS:
+            if (parse_pos(cmd, "--batch-size: expected a positive whole number, got '%s'",
+                          optarg, &bs_opt) || bs_opt != floor(bs_opt) || bs_opt > 1 << 30)
+                return bs_opt != floor(bs_opt) || bs_opt > 1 << 30
+                    ? ws_cli_usage(cmd, "--batch-size: expected a positive whole number,"
+                                   " got '%s'", optarg) : WS_EXIT_USAGE;
+            plo.bs = (int)bs_opt;
+            break;
+        case O_STEPS:
+            if (parse_pos(cmd, "--steps-per-epoch: expected a positive number, got '%s'",
+                          optarg, &plo.steps_per_epoch))
+                return WS_EXIT_USAGE;
+            break;
+        case O_PROFILE_STEPS:
+            if (parse_pos(cmd, "--profile-steps: expected a positive number, got '%s'",
+                          optarg, &plo.profile_steps))
+                return WS_EXIT_USAGE;
+            break;
+        case O_JOB: job = optarg; break;
+        case O_GPU_CYCLE:
+            {
+                char *end;
+                gpu_cycle = strtol(optarg, &end, 10);
+                if (end == optarg || *end || gpu_cycle < 1 || gpu_cycle > 4096)
+                    gpu_cycle = 0;
+            }
+            if (!gpu_cycle)
+                return ws_cli_usage(cmd, "--gpu-cycle: expected the number of GPUs (1 to"
+                                    " 4096), got '%s'", optarg);
+            break;
         case O_WINDOW:
             if (!*optarg)
                 return ws_cli_usage(cmd, "%s", "--window: expected a window name");
@@ -238,7 +308,35 @@ static int import_power(int argc, char **argv)
     char why[64];
     if (ws_name_check(gpu, why, sizeof why))      /* it names summary_power_NAME.csv */
         return ws_cli_usage(cmd, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
-    if (!epochs) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
+    if (!epochs && kind != O_ZEUS) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
+    if ((plo.bs || plo.steps_per_epoch || job) && kind != O_ZEUS)
+        return ws_cli_usage(cmd, "%s", "--batch-size, --steps-per-epoch and --job: only for"
+                            " a GlobalPowerLimitOptimizer profile (--zeus-monitor)");
+    if (epochs && (plo.bs || job))
+        return ws_cli_usage(cmd, "%s", "--batch-size and --job name what --epochs already"
+                            " says: give one or the other");
+    if (job) {
+        char *a, *b, why2[64];
+        if (!(job_copy = strdup(job))) return ws_cli_usage(cmd, "%s", "out of memory");
+        a = strchr(job_copy, '/');
+        b = a ? strchr(a + 1, '/') : NULL;
+        if (!b || strchr(b + 1, '/')) {
+            free(job_copy);
+            return ws_cli_usage(cmd, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'",
+                                job);
+        }
+        *a = *b = '\0';
+        plo.dataset = job_copy;
+        plo.network = a + 1;
+        plo.optimizer = b + 1;
+        if (ws_name_check(plo.dataset, why2, sizeof why2)
+            || ws_label_check(plo.network, why2, sizeof why2)
+            || ws_label_check(plo.optimizer, why2, sizeof why2)) {
+            free(job_copy);
+            return ws_cli_usage(cmd, "--job: '%s': the dataset must be a safe name ("
+                                WS_NAME_RULE "), the network and optimizer labels", job);
+        }
+    }
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
@@ -250,10 +348,13 @@ static int import_power(int argc, char **argv)
     if (columns && kind != O_NVSMI)
         return ws_cli_usage(cmd, "%s", "--columns: only nvidia-smi logs (--nvidia-smi) are"
                             " written without a header");
+    if (gpu_cycle && kind != O_NVSMI)
+        return ws_cli_usage(cmd, "%s", "--gpu-cycle: only nvidia-smi logs (--nvidia-smi)"
+                            " are written without a GPU column");
     if (in.window && kind != O_ZEUS)
         return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
                             " have named windows");
-    in.log_has_clock = kind == O_NVSMI;
+    in.log_has_clock = kind == O_NVSMI && !in.log_zone;   /* a zone makes it UTC */
 
     ws_error err = {{0}};
     ws_csv_limits lim;
@@ -278,13 +379,44 @@ static int import_power(int argc, char **argv)
     in.epochs_path = epochs;
     in.tel = &tel;
     in.lim = &lim;
-    int r = kind == O_NVSMI ? ws_import_nvsmi_columns(log, &lim, columns, &tel, &w, &err)
+    const ws_nvsmi_opts nv = {columns, in.log_zone, (int)gpu_cycle};
+    int r = kind == O_NVSMI ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, &err)
           : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
                                             : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
           : ws_import_zeusmon(log, &lim, &tel, &w, &err);
+    if (!r && tel.utc && log_tz) {
+        ws_fail(&err, "--log-tz: %s is zeus_monitor's power log, whose times are UTC: it"
+                " needs no zone (for EPOCHS.csv times written without one, pass --epochs-tz)",
+                log);
+        goto out;
+    }
+    if (tel.utc) in.log_has_clock = 0;
     if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", &err)
-        || ws_telemetry_prepare(&tel, &w, &err)
-        || ws_import_power(&in, &table, &w, &err))
+        || ws_telemetry_prepare(&tel, &w, &err))
+        goto out;
+    /* Zeus's GlobalPowerLimitOptimizer profile: its windows are the knobs. */
+    const int is_plo = kind == O_ZEUS && tel.kind == WS_TEL_WINDOWS && !in.window
+                       && ws_plo_detect(&tel);
+    if (!is_plo && !epochs) {
+        rc = ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv (only a GlobalPowerLimitOptimizer"
+                          " profile, windows named " WS_PLO_WINDOW "<W>, can do without)");
+        goto out;
+    }
+    if (!is_plo && (plo.bs || plo.steps_per_epoch || job)) {
+        rc = ws_cli_usage(cmd, "--batch-size, --steps-per-epoch and --job: %s has no"
+                          " GlobalPowerLimitOptimizer profile (windows named " WS_PLO_WINDOW
+                          "<W>)", log);
+        goto out;
+    }
+    if (is_plo && !epochs && !(plo.bs && job)) {
+        rc = ws_cli_usage(cmd, "%s is a GlobalPowerLimitOptimizer profile: say what it"
+                          " measured, with --epochs EPOCHS.csv of the run, or --job D/N/O,"
+                          " --batch-size B and --steps-per-epoch S", log);
+        goto out;
+    }
+    plo.tel = &tel;
+    plo.epochs = epochs ? &in : NULL;
+    if (is_plo ? ws_import_plo(&plo, &table, &w, &err) : ws_import_power(&in, &table, &w, &err))
         goto out;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
@@ -295,11 +427,20 @@ static int import_power(int argc, char **argv)
         goto out;
     }
     static char shown[WS_CLI_SHOW];
-    fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-           " GPU%s ", ws_name_show(path, shown, sizeof shown), table.n, nb, np, ne,
-           tel.n_gpu == 1 ? "" : "s");
+    if (is_plo)
+        fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch size%s, %zu power limits) from the"
+                " GlobalPowerLimitOptimizer profile's windows, GPU%s ",
+                ws_name_show(path, shown, sizeof shown), table.n, nb, nb == 1 ? "" : "s", np,
+                tel.n_gpu == 1 ? "" : "s");
+    else
+        fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
+                " GPU%s ", ws_name_show(path, shown, sizeof shown), table.n, nb, np, ne,
+                tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++)
         fprintf(ws_cli_out, "%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
+    /* The model, when the log names it (one: mixed models are refused). */
+    if (tel.n_gpu && tel.gpu[0].model)
+        fprintf(ws_cli_out, " (%zu x %s)", tel.n_gpu, ws_name_show(tel.gpu[0].model, shown, sizeof shown));
     fprintf(ws_cli_out, " of %s\n", ws_name_show(log, shown, sizeof shown));
     rc = 0;
 out:
@@ -309,6 +450,7 @@ out:
     ws_warnings_free(&w);
     free(ids);
     free(copy);
+    free(job_copy);
     return rc;
 }
 

@@ -35,6 +35,9 @@ struct ws_csv {
     int ended;                   /* the record ended with a line end, not EOF */
     int first;                   /* no byte read yet (for the BOM) */
     int failed;                  /* an input error was reported */
+    int nul_ok;                  /* a tail of NUL bytes ends the file */
+    long nul_line;               /* where such a tail began; 0: none */
+    size_t nul_count;            /* its bytes */
 };
 
 /* zlib's gzerror() text starts with what it opened, "<fd:N>" (we hand it
@@ -223,9 +226,28 @@ int ws_csv_next(ws_csv *c, ws_error *err)
                 break;
             }
             any = 1;
-            if (b == 0)
-                return ws_fail(err, "%s:%ld: NUL byte in a text file",
-                               c->path, c->next_line);
+            if (b == 0) {
+                const long at = c->next_line;
+                if (!c->nul_ok)
+                    return ws_fail(err, "%s:%ld: NUL byte in a text file", c->path, at);
+                /* A logger killed mid-write leaves its file's last block
+                 * as NUL bytes: when nothing else follows, the file ends
+                 * here, inside this record (not ended) or before it. */
+                size_t count = 1;
+                for (;;) {
+                    int x = getbyte(c, err);
+                    if (x == -2) return -1;
+                    if (x == -1) break;
+                    if (x != 0)
+                        return ws_fail(err, "%s:%ld: NUL byte in a text file", c->path,
+                                       at);
+                    count++;
+                }
+                c->nul_line = at;
+                c->nul_count = count;
+                any = len > 0;
+                break;
+            }
             if (quoted) {
                 if (b == '"') {
                     int next = peekbyte(c, err);
@@ -285,6 +307,12 @@ size_t ws_csv_nfields(const ws_csv *c) { return c->nfield; }
 const char *ws_csv_field(const ws_csv *c, size_t i) { return c->rec + c->field[i]; }
 long ws_csv_line(const ws_csv *c) { return c->line; }
 int ws_csv_ended(const ws_csv *c) { return c->ended; }
+void ws_csv_allow_nul_tail(ws_csv *c) { c->nul_ok = 1; }
+long ws_csv_nul_tail(const ws_csv *c, size_t *count)
+{
+    if (count) *count = c->nul_count;
+    return c->nul_line;
+}
 const char *ws_csv_path(const ws_csv *c) { return c->path; }
 
 void ws_csv_close(ws_csv *c)

@@ -41,6 +41,23 @@ int ws_import_dcgm(const char *path, size_t max_bytes, ws_telemetry *out,
                    ws_warnings *w, ws_error *err)
 {
     memset(out, 0, sizeof *out);
+    /* Text formats first: a JSON syntax error is no answer to them. */
+    switch (ws_imp_sniff(path)) {
+    case WS_IMP_PROM: return ws_import_prom(path, max_bytes, out, w, err);
+    case WS_IMP_NVSMI_DMON: {
+        ws_error e2 = {{0}};
+        ws_imp_refuse_dmon(path, NULL, &e2);
+        return ws_fail(err, "%s (then pass it with --nvidia-smi)", e2.msg);
+    }
+    case WS_IMP_DCGMI_DMON: return ws_fail(err, "%s: " WS_IMP_DCGMI_ADVICE, path);
+    case WS_IMP_NVSMI_CSV:
+        return ws_fail(err, "%s: an nvidia-smi CSV log, not DCGM metrics: pass it with"
+                       " --nvidia-smi", path);
+    case WS_IMP_ZEUSMON:
+        return ws_fail(err, "%s: a ZeusMonitor log, not DCGM metrics: pass it with"
+                       " --zeus-monitor", path);
+    default: break;
+    }
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     json_t *root = ws_json_input_load(path, max_bytes, err);
     if (!root) return -1;

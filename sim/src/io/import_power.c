@@ -5,7 +5,8 @@
  * EPOCHS.csv: dataset,network,optimizer,batch_size,power_limit,epoch,start,end
  * one row per measured epoch. start/end are Unix seconds or ISO 8601; a
  * time with a zone (or Unix) is an instant and is moved onto the log's
- * clock with tz_offset, a time without one is read on the log's clock.
+ * clock with tz_offset, a time without one is read on the log's clock
+ * (in the log's IANA zone, log_zone, when it has one: the log is then UTC).
  *
  * For each epoch: every selected GPU must have samples before start and
  * after end (else the epoch is not covered), and no interval between
@@ -17,7 +18,14 @@
  * Knobs are then the groups of epochs with the same (dataset, network,
  * optimizer, batch_size, power_limit); no GPU may average more than
  * WS_SENSOR_TOLERANCE above the knob's limit, and knobs whose
- * energy_error passes WS_ENERGY_ERROR_WARN get one warning.
+ * energy_error passes WS_ENERGY_ERROR_WARN get one warning. Before that:
+ * GPUs of different models are refused (mixed_models), a GPU idle through
+ * every epoch is named (idle_gpus), and gaps --max-gap let through count
+ * in the error (ws_tel_hole_bound).
+ *
+ * Last section: Zeus's GlobalPowerLimitOptimizer profile (ws_import_plo),
+ * whose windows are the knobs themselves, scaled from steps to an epoch
+ * by the options or by EPOCHS.csv (read as above).
  */
 #include "wattsim/import.h"
 #include "import_util.h"
@@ -25,6 +33,7 @@
 #include "wattsim/trace.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +96,8 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
     if (!c) return -1;
     epoch_row *rows = NULL;
     size_t n = 0, cap = 0, nf;
-    int rc = -1, r = -1;
+    int rc = -1, r = -1, zone_set = 0;
+    ws_zone_saved zsaved = {0};
     ws_hindex seen = {0};
     const rows_ref ref = {&rows};
     if (ws_imp_header(c, path, "the header dataset,network,optimizer,"
@@ -144,6 +154,26 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
                         line, cols[k].name, f[k]);
                 goto out;
             }
+            /* A wall time in the log's IANA zone (the log was made UTC):
+             * its instant, unless the hour a fall back repeats leaves two. */
+            if (!zoned && !in->epochs_tz_set && in->log_zone) {
+                double u[2];
+                if (!zone_set) {
+                    if (ws_zone_set(in->log_zone, &zsaved, err)) goto out;
+                    zone_set = 1;
+                }
+                const int nu = ws_zone_instants(*t, u);
+                if (nu != 1) {
+                    ws_fail(err, "%s:%ld: %s: %s %s in %s (--log-tz): write the time"
+                            " with its UTC offset (e.g. 2025-11-02T01:30:00-04:00) or in"
+                            " Unix seconds", path, line, cols[k].name, f[k],
+                            nu ? "comes twice (the hour a fall back repeats)"
+                               : "does not exist (the clock springs forward over it)",
+                            in->log_zone);
+                    goto out;
+                }
+                *t = u[0];
+            }
             /* An instant moves onto the log's clock; so does a wall time
              * once --epochs-tz says its zone. */
             if (!zoned && in->epochs_tz_set) *t -= in->epochs_tz;
@@ -185,6 +215,7 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
     }
     rc = 0;
 out:
+    if (zone_set) ws_zone_restore(&zsaved);
     ws_csv_close(c);
     ws_hindex_free(&seen);
     if (rc) free(rows);
@@ -252,7 +283,9 @@ static void clock_hint(const ws_power_import *in, const epoch_row *e, double fir
     } else if (in->log_has_clock && e->zoned) {
         fmt_zone(in->tz_offset + q, z, sizeof z);
         snprintf(buf, size, "; shifted %+.4g h it would be: is the log's clock in another"
-                 " zone? pass --log-tz %s", q / 3600, z);
+                 " zone? pass --log-tz with its IANA name (e.g. America/New_York), which"
+                 " follows its changes of offset; --log-tz %s only if the clock kept that"
+                 " offset throughout the log", q / 3600, z);
     } else if (e->zoned) {
         snprintf(buf, size, "; the log does not cover the run (both are in UTC)");
     } else {
@@ -280,7 +313,7 @@ static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
             ws_imp_fmt_time(e->end, b, sizeof b);
             ws_imp_fmt_time(first, lo, sizeof lo);
             ws_imp_fmt_time(last, hi, sizeof hi);
-            char hint[256];
+            char hint[512];
             clock_hint(in, e, first, last, hint, sizeof hint);
             return ws_fail(err, "%s:%ld: epoch %ld (%s to %s) is not covered by the"
                            " samples of GPU %s in %s (%s to %s)%s", in->epochs_path,
@@ -292,6 +325,10 @@ static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
         gpu_e[k] = joules;
         e->energy += joules;
         e->bound += ws_tel_energy_bound(g, t->kind, e->start, e->end);
+        /* Gaps longer than the default --max-gap, let through by a larger
+         * one: not sampled, so counted in the error at their worst. */
+        e->bound += ws_tel_hole_bound(g, t->kind, e->start, e->end,
+                                      WS_DEFAULT_MAX_GAP * g->interval);
         const ws_tel_sample *off = ws_tel_limit_off(g, e->start, e->end, e->pl);
         if (off)
             return ws_fail(err, "%s:%ld: power_limit is %d W, but %s:%ld reads a power"
@@ -356,14 +393,33 @@ static void candidates(const ws_power_import *in, const win_ref *order, const ep
  * windows inside an "epoch" window: the first step starts with the epoch
  * too, but lasts a fraction of it. Each epoch costs its candidates (the
  * windows starting within the tolerance of it). */
+/* Whether window name `name` is one --window names: a comma-separated
+ * list of names or shell patterns ("epoch", "train_*,eval_*"). */
+static int window_selected(const char *list, const char *name)
+{
+    char buf[256];
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        if (*buf && fnmatch(buf, name, 0) == 0) return 1;
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
 static int choose_window(const ws_power_import *in, const win_ref *order,
-                         const epoch_row *rows, size_t n, size_t *chosen, ws_error *err)
+                         const epoch_row *rows, size_t n, unsigned char *sel,
+                         const char **label, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     const double tol = in->match_tolerance;
     if (in->window) {
+        int any = 0;
         for (size_t i = 0; i < t->n_win_name; i++)
-            if (!strcmp(t->win_name[i], in->window)) { *chosen = i; return 0; }
+            any |= sel[i] = (unsigned char)window_selected(in->window, t->win_name[i]);
+        *label = in->window;
+        if (any) return 0;
         char list[256] = "";
         for (size_t i = 0; i < t->n_win_name && strlen(list) < 200; i++) {
             if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
@@ -372,7 +428,8 @@ static int choose_window(const ws_power_import *in, const win_ref *order,
         return ws_fail(err, "--window: %s has no window named '%s' (it has %s)", t->path,
                        in->window, list);
     }
-    *chosen = 0;
+    sel[0] = 1;
+    *label = t->n_win_name ? t->win_name[0] : "";
     if (t->n_win_name <= 1) return 0;
     size_t *fit = calloc(2 * t->n_win_name, sizeof *fit), *near = fit + t->n_win_name;
     if (!fit) return ws_fail(err, "out of memory");
@@ -399,13 +456,23 @@ static int choose_window(const ws_power_import *in, const win_ref *order,
               && near[best] > 0;
     size_t nb = fit[best];
     free(fit);
+    /* One name for every epoch can work only if it times them all; else
+     * the epochs are timed by several names (epoch_1, epoch_2, ...). */
+    if (tie && nb < n)
+        return ws_fail(err, "%s: windows named '%s' and '%s' each start with and last as"
+                       " long as %zu of the %zu epochs of %s (within %g s): no one name"
+                       " times them all; pass --window with every name that does, or a"
+                       " pattern (e.g. --window 'epoch_*')", t->path, t->win_name[best],
+                       t->win_name[second], nb, n, in->epochs_path, in->match_tolerance);
     if (tie)
         return ws_fail(err, "%s: windows named '%s' and '%s' both start with and last as"
                        " long as %zu epoch%s of %s (within %g s): which name times the"
                        " epochs cannot be told; pass --window NAME", t->path,
                        t->win_name[best], t->win_name[second], nb, nb == 1 ? "" : "s",
                        in->epochs_path, in->match_tolerance);
-    *chosen = best;
+    sel[0] = 0;
+    sel[best] = 1;
+    *label = t->win_name[best];
     return 0;
 }
 
@@ -439,16 +506,16 @@ static double zone_shift(const ws_power_import *in, const epoch_row *e)
  * did not time it (a step window, or the wrong end time): refused for that
  * epoch. The window's mean power is taken over the epoch's duration:
  * e->energy = window energy * epoch duration / elapsed. */
-static int window_energy(const ws_power_import *in, const win_ref *order, size_t name,
+static int window_energy(const ws_power_import *in, const win_ref *order,
+                         const unsigned char *sel, const char *wn,
                          epoch_row *e, double *gpu_e, long *used_by, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     const double tol = in->match_tolerance;
-    const char *wn = t->win_name[name];
     size_t a, b, match = SIZE_MAX, second = SIZE_MAX, count = 0;
     candidates(in, order, e, &a, &b);
     for (size_t k = a; k < b; k++) {
-        if (t->win[order[k].k].name != name) continue;
+        if (!sel[t->win[order[k].k].name]) continue;
         if (!count++) match = order[k].k;
         else if (count == 2) second = order[k].k;
     }
@@ -472,7 +539,7 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
          * after its steps). */
         int after = t->cut_line > 0;
         for (size_t k = 0; k < t->n_win && after; k++)
-            if (t->win[k].name == name && t->win[k].start > e->start - tol) after = 0;
+            if (sel[t->win[k].name] && t->win[k].start > e->start - tol) after = 0;
         if (after)
             return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
                            " epoch %ld's start (%s UTC); the log's last line, %s:%ld, cut"
@@ -481,7 +548,8 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
                            when, t->path, t->cut_line, in->epochs_path);
         return ws_fail(err, "%s:%ld: no window named '%s' in %s starts within %g s of"
                        " epoch %ld's start (%s UTC); pass --match-tolerance S to widen the"
-                       " match, or --window NAME for other windows", in->epochs_path,
+                       " match, or --window with the names (or a pattern) of the windows"
+                       " that time the epochs", in->epochs_path,
                        e->line, wn, t->path, tol, e->epoch, when);
     }
     if (count > 1) {
@@ -507,7 +575,8 @@ static int window_energy(const ws_power_import *in, const win_ref *order, size_t
                        " starts with it (%s:%ld) lasts %.6g s, more than %g s apart: it"
                        " did not time this epoch; check the epoch's end, or pass --window"
                        " NAME for the windows that time whole epochs", in->epochs_path,
-                       e->line, e->epoch, dur, wn, t->path, w->line, w->elapsed, tol);
+                       e->line, e->epoch, dur, t->win_name[w->name], t->path, w->line,
+                       w->elapsed, tol);
     /* The window's mean power stands for the epoch's: off by at most the
      * slivers where they differ, if the power there is within [0, twice the
      * mean]. */
@@ -556,11 +625,130 @@ static void sampling_warning(const ws_power_import *in, const ws_power_table *t,
     else
         snprintf(how, sizeof how, "samples every %.3g s against epochs of %.3g s", interval,
                  worst->time_per_epoch);
+    /* The remedy of each: windows are not sampled, they are misaligned. */
     ws_warn(w, "%s:%ld: the energy of %zu of %zu knobs may be off by more than %g %% (%s),"
-            " worst batch_size %d at %d W: up to %.3g %%; sample more often, or measure"
-            " longer epochs", in->epochs_path, worst->line, over, t->n,
-            100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
-            100 * worst->energy_error);
+            " worst batch_size %d at %d W: up to %.3g %%; %s", in->epochs_path, worst->line,
+            over, t->n, 100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
+            100 * worst->energy_error, tel->kind == WS_TEL_WINDOWS
+            ? "open and close each window where its epoch starts and ends (begin_window and"
+              " end_window next to the epoch's own timing), or check EPOCHS.csv's times"
+            : "sample more often, or measure longer epochs");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A selected GPU that stays idle through every epoch -- in each, its mean
+ * power under a third of the median of the other GPUs' -- did not run the
+ * job: summed in, it adds its idle draw to every epoch and its limit to
+ * the job's MaxPower. Named in one warning, with the --gpus that leaves
+ * the idle ones out. -1 out of memory. */
+static int idle_gpus(const ws_power_import *in, const epoch_row *rows, size_t n,
+                     const double *gpu_e, ws_warnings *w)
+{
+    const ws_telemetry *t = in->tel;
+    const size_t ng = t->n_gpu;
+    if (ng < 2 || !n) return 0;
+    unsigned char *idle = malloc(ng);
+    double *other = malloc(ng * sizeof *other), *mean = calloc(ng, sizeof *mean);
+    if (!idle || !other || !mean) {
+        free(idle);
+        free(other);
+        free(mean);
+        return -1;
+    }
+    memset(idle, 1, ng);
+    double busy_min = INFINITY, busy_max = 0, time = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = rows[i].end - rows[i].start;
+        const double *e = &gpu_e[rows[i].id * ng];
+        time += d;
+        for (size_t g = 0; g < ng; g++) {
+            size_t m = 0;
+            for (size_t h = 0; h < ng; h++)
+                if (h != g) other[m++] = e[h] / d;
+            qsort(other, m, sizeof *other, cmp_double);
+            const double med = m % 2 ? other[m / 2] : (other[m / 2 - 1] + other[m / 2]) / 2;
+            if (!(e[g] / d < med / 3)) idle[g] = 0;
+            mean[g] += e[g];
+        }
+    }
+    size_t n_idle = 0;
+    char ids[256] = "", keep[256] = "";
+    for (size_t g = 0; g < ng; g++) {
+        mean[g] /= time;
+        char *to = idle[g] ? ids : keep;
+        if (strlen(to) + strlen(t->gpu[g].id) + 2 < sizeof ids)
+            snprintf(to + strlen(to), sizeof ids - strlen(to), "%s%s", *to ? "," : "",
+                     t->gpu[g].id);
+        if (idle[g]) {
+            n_idle++;
+        } else {
+            busy_min = fmin(busy_min, mean[g]);
+            busy_max = fmax(busy_max, mean[g]);
+        }
+    }
+    if (n_idle && n_idle < ng) {
+        double idle_w = 0;
+        for (size_t g = 0; g < ng; g++) idle_w += idle[g] ? mean[g] : 0;
+        ws_warn(w, "%s: GPU%s %s stay%s idle through every epoch (%.4g W in all, against"
+                " %.4g to %.4g W for each other GPU): did the job run on %s? Summed in, %s"
+                " add%s %.4g W to every knob and %zu GPU%s to gpus_per_job (MaxPower);"
+                " --gpus %s leaves %s out", t->path, n_idle == 1 ? "" : "s", ids,
+                n_idle == 1 ? "s" : "", idle_w, busy_min, busy_max,
+                n_idle == 1 ? "it" : "them", n_idle == 1 ? "it" : "they",
+                n_idle == 1 ? "s" : "", idle_w, n_idle, n_idle == 1 ? "" : "s", keep,
+                n_idle == 1 ? "it" : "them");
+    }
+    free(idle);
+    free(other);
+    free(mean);
+    return 0;
+}
+
+/* The highest power limit the log read on GPU g, 0 when none. */
+static double gpu_limit(const ws_tel_gpu *g)
+{
+    double m = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->s[i].lim > m) m = g->s[i].lim;
+    return m;
+}
+
+/* GPUs of different models (nvidia-smi's `name`) in one job: a trace row
+ * has one power limit for all of a job's GPUs and MaxPower = limit x GPUs,
+ * which a node of an A100 (400 W) and a V100 (300 W) does not have;
+ * refused, naming the models, rather than labelled as rows swapped or
+ * planned with MaxPower 2 x 400 W. */
+static int mixed_models(const ws_telemetry *t, ws_error *err)
+{
+    const ws_tel_gpu *a = NULL, *b = NULL;
+    for (size_t k = 0; k < t->n_gpu && !b; k++) {
+        const ws_tel_gpu *g = &t->gpu[k];
+        if (!g->model) continue;
+        if (!a) a = g;
+        else if (strcmp(a->model, g->model)) b = g;
+    }
+    if (!b) return 0;
+    char la[32] = "", lb[32] = "", ka[64] = "", kb[64] = "";
+    const double xa = gpu_limit(a), xb = gpu_limit(b);
+    if (xa > 0) snprintf(la, sizeof la, ", limit %.4g W", xa);
+    if (xb > 0) snprintf(lb, sizeof lb, ", limit %.4g W", xb);
+    for (size_t k = 0; k < t->n_gpu; k++) {
+        const ws_tel_gpu *g = &t->gpu[k];
+        char *to = g->model && !strcmp(g->model, a->model) ? ka
+                 : g->model && !strcmp(g->model, b->model) ? kb : NULL;
+        if (to && strlen(to) + strlen(g->id) + 2 < sizeof ka)
+            snprintf(to + strlen(to), sizeof ka - strlen(to), "%s%s", *to ? "," : "", g->id);
+    }
+    return ws_fail(err, "%s: GPUs of different models in one job: GPU %s is %.48s%s, GPU %s"
+                   " %.48s%s: a trace has one power limit per knob for all of a job's GPUs"
+                   " (MaxPower = limit x GPUs), which they do not share; import each model's"
+                   " GPUs into a trace of its own (--gpus %s --gpu NAME1, then --gpus %s"
+                   " --gpu NAME2)", t->path, a->id, a->model, la, b->id, b->model, lb, ka, kb);
 }
 
 /* Epochs by start time, for the overlap check. */
@@ -621,10 +809,12 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     }
     int rc = -1;
     long *used_by = NULL;
-    size_t name = 0, ng = in->tel->n_gpu;
+    size_t ng = in->tel->n_gpu;
+    unsigned char *sel = NULL;
+    const char *label = "";
     win_ref *order = NULL;
     double *gpu_e = NULL;
-    if (check_overlaps(in, rows, n, err)) goto out;
+    if (mixed_models(in->tel, err) || check_overlaps(in, rows, n, err)) goto out;
     if (!(gpu_e = calloc(n * ng + 1, sizeof *gpu_e))) {
         ws_fail(err, "out of memory");
         goto out;
@@ -639,13 +829,21 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
         for (size_t i = 0; i < in->tel->n_win; i++)
             order[i] = (win_ref){in->tel->win[i].start, i};
         qsort(order, in->tel->n_win, sizeof *order, cmp_win);
-        if (choose_window(in, order, rows, n, &name, err)) goto out;
+        if (!(sel = calloc(in->tel->n_win_name + 1, 1))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        if (choose_window(in, order, rows, n, sel, &label, err)) goto out;
     }
     for (size_t i = 0; i < n; i++)
         if (in->tel->kind == WS_TEL_WINDOWS
-                ? window_energy(in, order, name, &rows[i], &gpu_e[i * ng], used_by, err)
+                ? window_energy(in, order, sel, label, &rows[i], &gpu_e[i * ng], used_by, err)
                 : series_energy(in, &rows[i], &gpu_e[i * ng], err))
             goto out;
+    if (idle_gpus(in, rows, n, gpu_e, w)) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
     qsort(rows, n, sizeof *rows, cmp_epoch);
     /* Every epoch's energy sums the selected GPUs: the job's GPUs. */
     out->gpus = (int)in->tel->n_gpu;
@@ -714,6 +912,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     sampling_warning(in, out, w);
     rc = 0;
 out:
+    free(sel);
     free(gpu_e);
     free(used_by);
     free(order);
@@ -804,4 +1003,187 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
                 r->energy_error, t->gpus);
     }
     return ws_outfile_commit(&o, err);
+}
+
+/* ------------------------------------------- Zeus's power limit profile */
+
+/* The limit W of a window named WS_PLO_WINDOW<W>, else 0. */
+static long plo_limit(const char *name)
+{
+    const size_t n = strlen(WS_PLO_WINDOW);
+    long w;
+    if (strncmp(name, WS_PLO_WINDOW, n) || ws_imp_posint(name + n, WS_MAX_POWER_LIMIT, &w))
+        return 0;
+    return w;
+}
+
+int ws_plo_detect(const ws_telemetry *t)
+{
+    for (size_t i = 0; t->kind == WS_TEL_WINDOWS && i < t->n_win_name; i++)
+        if (plo_limit(t->win_name[i])) return 1;
+    return 0;
+}
+
+/* The profile's windows: index k of t->win per limit, one each. */
+typedef struct plo_win {
+    long pl;
+    size_t k;
+} plo_win;
+
+static int cmp_plo(const void *a, const void *b)
+{
+    const plo_win *x = a, *y = b;
+    return (x->pl > y->pl) - (x->pl < y->pl);
+}
+
+int ws_import_plo(const ws_plo_import *in, ws_power_table *out, ws_warnings *w,
+                  ws_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const ws_telemetry *t = in->tel;
+    const size_t ng = t->n_gpu;
+    plo_win *pw = calloc(t->n_win + 1, sizeof *pw);
+    epoch_row *rows = NULL;
+    size_t np = 0, n = 0;
+    ws_imp_names names = {0};
+    int rc = -1;
+    if (!pw) return ws_fail(err, "out of memory");
+    for (size_t k = 0; k < t->n_win; k++) {
+        const long pl = plo_limit(t->win_name[t->win[k].name]);
+        if (!pl) continue;
+        for (size_t j = 0; j < np; j++)
+            if (pw[j].pl == pl) {
+                ws_fail(err, "%s:%ld: a second profile window for %ld W (the first at line"
+                        " %ld): which one measured the limit cannot be told; keep one",
+                        t->path, t->win[k].line, pl, t->win[pw[j].k].line);
+                goto out;
+            }
+        pw[np++] = (plo_win){pl, k};
+    }
+    if (!np) {
+        ws_fail(err, "%s: no window named " WS_PLO_WINDOW "<W> (a GlobalPowerLimitOptimizer"
+                " profile)", t->path);
+        goto out;
+    }
+    qsort(pw, np, sizeof *pw, cmp_plo);
+    const char *dataset = in->dataset, *network = in->network, *optimizer = in->optimizer;
+    int bs = in->bs;
+    double scale;
+    if (in->epochs) {
+        /* One workload and batch size; the epochs at profiled limits say
+         * how long the profiled steps are against an epoch. */
+        if (read_epochs(in->epochs, &names, &rows, &n, err)) goto out;
+        double dur = 0, prof = 0;
+        for (size_t i = 0; i < n; i++) {
+            const epoch_row *e = &rows[i];
+            if (e->dataset != rows[0].dataset || e->network != rows[0].network
+                || e->optimizer != rows[0].optimizer || e->bs != rows[0].bs) {
+                ws_fail(err, "%s:%ld: %s/%s/%s at batch size %d, but line %ld is %s/%s/%s at"
+                        " %d: a GlobalPowerLimitOptimizer profile measures one workload at"
+                        " one batch size; give the epochs of the profiled run only",
+                        in->epochs->epochs_path, e->line, e->dataset, e->network,
+                        e->optimizer, e->bs, rows[0].line, rows[0].dataset,
+                        rows[0].network, rows[0].optimizer, rows[0].bs);
+                goto out;
+            }
+            for (size_t j = 0; j < np; j++)
+                if (pw[j].pl == e->pl) {
+                    dur += e->end - e->start;
+                    prof += t->win[pw[j].k].elapsed;
+                }
+        }
+        if (!(prof > 0)) {
+            ws_fail(err, "%s: no epoch ran at a profiled limit (%ld W to %ld W): the time of"
+                    " an epoch cannot be told from the profile's steps; list epochs that"
+                    " ran wholly at one of them", in->epochs->epochs_path, pw[0].pl,
+                    pw[np - 1].pl);
+            goto out;
+        }
+        scale = dur / prof;
+        dataset = rows[0].dataset;
+        network = rows[0].network;
+        optimizer = rows[0].optimizer;
+        bs = rows[0].bs;
+    } else {
+        if (!(in->steps_per_epoch > 0)) {
+            ws_fail(err, "%s: each profile window times %g training steps (--profile-steps),"
+                    " not an epoch: pass --steps-per-epoch S (the steps of one epoch at"
+                    " batch size %d), or --epochs with the run's epochs", t->path,
+                    in->profile_steps, bs);
+            goto out;
+        }
+        scale = in->steps_per_epoch / in->profile_steps;
+    }
+    out->gpus = (int)ng;
+    size_t n_over = 0;
+    long over_line = 0, worst_pl = 0;
+    double worst_over = 0, worst_w = 0;
+    const char *worst_gpu = NULL;
+    if (!(out->rows = calloc(np, sizeof *out->rows))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < np; j++) {
+        const ws_tel_window *win = &t->win[pw[j].k];
+        double energy = 0;
+        for (size_t g = 0; g < ng; g++) {
+            const double v = t->gpu[g].s[pw[j].k].v;
+            if (isnan(v)) {
+                ws_fail(err, "%s:%ld: gpu%s_energy is empty in the profile window for %ld W",
+                        t->path, win->line, t->gpu[g].id, pw[j].pl);
+                goto out;
+            }
+            /* Zeus names the window after the limit it set: a GPU above it
+             * does not hold that limit (low limits often are not), which
+             * is measured, not mislabelled: warned, with the worst. */
+            const double over = v / win->elapsed / (double)pw[j].pl - 1;
+            if (over > WS_SENSOR_TOLERANCE && !n_over++) over_line = win->line;
+            if (over > WS_SENSOR_TOLERANCE && (!worst_gpu || over > worst_over)) {
+                worst_over = over;
+                worst_gpu = t->gpu[g].id;
+                worst_pl = pw[j].pl;
+                worst_w = v / win->elapsed;
+            }
+            energy += v;
+        }
+        ws_power_out_row *o = &out->rows[out->n++];
+        o->bs = bs;
+        o->pl = (int)pw[j].pl;
+        o->epochs = 0;
+        for (size_t i = 0; i < n; i++) o->epochs += rows[i].pl == o->pl;
+        o->time_per_epoch = win->elapsed * scale;
+        o->average_power = energy / win->elapsed;
+        o->energy_error = 0;        /* the window's own counter: no integration */
+        o->line = win->line;
+        if (!(o->time_per_epoch >= WS_MIN_TIME_PER_EPOCH
+              && o->time_per_epoch <= WS_MAX_TIME_PER_EPOCH)
+            || !(o->average_power >= WS_MIN_AVERAGE_POWER
+                 && o->average_power <= WS_MAX_AVERAGE_POWER)) {
+            ws_fail(err, "%s:%ld: the profile window for %ld W gives %.6g s per epoch at"
+                    " %.6g W, outside what a trace row may hold (%g s to %g s, %g W to"
+                    " %g W); check --steps-per-epoch and the log's units", t->path,
+                    win->line, pw[j].pl, o->time_per_epoch, o->average_power,
+                    WS_MIN_TIME_PER_EPOCH, WS_MAX_TIME_PER_EPOCH, WS_MIN_AVERAGE_POWER,
+                    WS_MAX_AVERAGE_POWER);
+            goto out;
+        }
+        if (!(o->dataset = strdup(dataset)) || !(o->network = strdup(network))
+            || !(o->optimizer = strdup(optimizer))) {
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+    }
+    if (n_over)
+        ws_warn(w, "%s:%ld: %zu GPU reading%s of the profile above the window's limit by more"
+                " than %g %% (the first here), worst GPU %s at %.6g W in the window for %ld W"
+                " (%.3g %% above): the GPU did not hold that limit; the rows keep the power"
+                " measured", t->path, over_line, n_over, n_over == 1 ? "" : "s",
+                100 * WS_SENSOR_TOLERANCE, worst_gpu, worst_w, worst_pl, 100 * worst_over);
+    rc = 0;
+out:
+    free(pw);
+    free(rows);
+    ws_imp_names_free(&names);
+    if (rc) ws_power_table_free(out);
+    return rc;
 }

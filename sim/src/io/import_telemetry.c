@@ -168,6 +168,21 @@ int ws_imp_columns(ws_csv *c, ws_imp_col *cols, size_t n, int strict,
     return 0;
 }
 
+void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut, ws_warnings *w)
+{
+    size_t n;
+    const long at = ws_csv_nul_tail(c, &n);
+    if (at && cut)
+        ws_warn(w, "%s:%ld: the last line is cut short by %zu NUL byte%s (a logger killed"
+                " mid-write); skipped", path, cut, n, n == 1 ? "" : "s");
+    else if (at)
+        ws_warn(w, "%s:%ld: the file ends in %zu NUL byte%s where a line would be (a"
+                " logger killed mid-write); ignored", path, at, n, n == 1 ? "" : "s");
+    else if (cut)
+        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
+                " skipped", path, cut);
+}
+
 const char *ws_imp_where(const char *path, long line, const char *gpu,
                          char *buf, size_t size)
 {
@@ -245,6 +260,7 @@ void ws_telemetry_free(ws_telemetry *t)
     for (size_t i = 0; i < t->n_gpu; i++) {
         free(t->gpu[i].id);
         free(t->gpu[i].s);
+        free(t->gpu[i].model);
     }
     free(t->gpu);
     free(t->win);
@@ -319,7 +335,7 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
     if (t->kind != WS_TEL_WINDOWS && g->n && g->s[g->n - 1].t == time) {
         const ws_tel_sample *p = &g->s[g->n - 1];
         if (p->v == v) {
-            g->repeats++;
+            if (!g->repeats++) g->first_repeat = line;
             return 0;
         }
         char at[512];
@@ -336,6 +352,13 @@ int ws_telemetry_add(ws_telemetry *t, const char *id, double time, double v,
     }
     g->s[g->n++] = (ws_tel_sample){time, v, 0, line, NAN};
     return 0;
+}
+
+int ws_telemetry_set_model(ws_telemetry *t, const char *id, const char *model)
+{
+    ws_tel_gpu *g = gpu_find(t, id);
+    if (!g || g->model || !*model) return 0;
+    return (g->model = strdup(model)) ? 0 : -1;
 }
 
 void ws_telemetry_set_limit(ws_telemetry *t, const char *id, double lim)
@@ -403,6 +426,7 @@ int ws_telemetry_select(ws_telemetry *t, char **ids, size_t n,
         if (kept[k]) continue;
         free(t->gpu[k].id);
         free(t->gpu[k].s);
+        free(t->gpu[k].model);
     }
     free(kept);
     free(t->gpu);
@@ -431,9 +455,44 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One class of artefact over every GPU: how many, on how many GPUs, and
+ * the first (the lowest line, else the first GPU's). One warning each,
+ * however many GPUs a duplicated block of rows touches. */
+typedef struct artefact {
+    size_t count, gpus;
+    long line;
+    const char *gpu;
+} artefact;
+
+static void artefact_add(artefact *a, size_t count, long line, const char *gpu)
+{
+    if (!count) return;
+    if (!a->gpus++ || (line > 0 && (a->line <= 0 || line < a->line))) {
+        a->line = line;
+        a->gpu = gpu;
+    }
+    a->count += count;
+}
+
+/* "PATH:LINE: N WHAT of GPU G ..." or "... N WHAT of K GPUs ... (GPU G)". */
+static void artefact_warn(const ws_telemetry *t, ws_warnings *w, const artefact *a,
+                          const char *what, const char *how)
+{
+    if (!a->count) return;
+    char at[512];
+    const char *where = ws_imp_where(t->path, a->line, a->gpu, at, sizeof at);
+    if (a->gpus == 1)
+        ws_warn(w, "%s: %zu %s%s of GPU %s %s (the first here)", where, a->count, what,
+                a->count == 1 ? "" : "s", a->gpu, how);
+    else
+        ws_warn(w, "%s: %zu %ss of %zu GPUs %s (the first here, GPU %s)", where, a->count,
+                what, a->gpus, how, a->gpu);
+}
+
 int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
 {
     if (t->kind == WS_TEL_WINDOWS) return 0;
+    artefact unsorted_all = {0}, repeats_all = {0}, resets_all = {0};
     for (size_t k = 0; k < t->n_gpu; k++) {
         ws_tel_gpu *g = &t->gpu[k];
         char at[512];
@@ -449,20 +508,20 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
             return ws_fail(err, "%s: GPU %s has %zu usable sample%s; at least 2 are"
                            " needed to integrate", t->path, g->id, g->n,
                            g->n == 1 ? "" : "s");
+        /* Out of order: marked (inc, computed below) before the sort, so
+         * that one that only repeats an earlier sample -- a block of rows
+         * written twice -- counts as a repeat, not also as unsorted. */
         size_t unsorted = 0;
         long first_unsorted = 0;
+        for (size_t i = 0; i < g->n; i++) g->s[i].inc = 0;
         for (size_t i = 1; i < g->n; i++)
             if (g->s[i].t < g->s[i - 1].t) {
                 if (!unsorted++) first_unsorted = g->s[i].line;
+                g->s[i].inc = 1;
             }
-        if (unsorted) {
-            qsort(g->s, g->n, sizeof *g->s, cmp_sample);
-            ws_warn(w, "%s: %zu sample%s of GPU %s out of time order (first"
-                    " here); sorted", ws_imp_where(t->path, first_unsorted, g->id,
-                    at, sizeof at), unsorted,
-                    unsorted == 1 ? "" : "s", g->id);
-        }
+        if (unsorted) qsort(g->s, g->n, sizeof *g->s, cmp_sample);
         size_t m = 1, repeats = g->repeats;
+        long first_repeat = g->first_repeat;
         for (size_t i = 1; i < g->n; i++) {
             ws_tel_sample *p = &g->s[m - 1], *s = &g->s[i];
             if (s->t == p->t) {
@@ -471,14 +530,22 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
                                    " and %g) at the same time", ws_imp_where(t->path,
                                    s->line, g->id, at, sizeof at), g->id, s->v, p->v);
                 }
-                repeats++;
+                if (!repeats++ || (s->line > 0 && s->line < first_repeat))
+                    first_repeat = s->line;
+                if (s->inc == 1 && unsorted) {
+                    unsorted--;
+                    if (s->line == first_unsorted) first_unsorted = 0;
+                }
                 continue;
             }
             g->s[m++] = *s;
         }
-        if (repeats)
-            ws_warn(w, "%s: %zu repeated sample%s of GPU %s (same time, same value)"
-                    " dropped", t->path, repeats, repeats == 1 ? "" : "s", g->id);
+        if (unsorted && !first_unsorted)      /* the first was a repeat: the next */
+            for (size_t i = 0; i < m; i++)
+                if (g->s[i].inc == 1 && (!first_unsorted || g->s[i].line < first_unsorted))
+                    first_unsorted = g->s[i].line;
+        artefact_add(&unsorted_all, unsorted, first_unsorted, g->id);
+        artefact_add(&repeats_all, repeats, first_repeat, g->id);
         g->n = m;
         if (g->n < 2)
             return ws_fail(err, "%s: GPU %s has only one distinct sample time",
@@ -522,12 +589,12 @@ int ws_telemetry_prepare(ws_telemetry *t, ws_warnings *w, ws_error *err)
                                s->v < p->v ? " (after a counter reset)" : "");
             s->inc = inc;
         }
-        if (resets)
-            ws_warn(w, "%s: energy counter of GPU %s went down %zu time%s (first"
-                    " here; driver reload?); counted from 0 after each reset",
-                    ws_imp_where(t->path, first_reset, g->id, at, sizeof at), g->id, resets,
-                    resets == 1 ? "" : "s");
+        artefact_add(&resets_all, resets, first_reset, g->id);
     }
+    artefact_warn(t, w, &unsorted_all, "sample", "out of time order, sorted");
+    artefact_warn(t, w, &repeats_all, "repeated sample", "(same time, same value) dropped");
+    artefact_warn(t, w, &resets_all, "energy counter reset",
+                  "(the counter went down: a driver reload?), counted from 0 after each");
     return 0;
 }
 
@@ -643,6 +710,23 @@ double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, doub
         }
     }
     return bound;
+}
+
+double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
+                         double hole)
+{
+    if (kind != WS_TEL_POWER || g->n < 2 || !(b > a)) return 0;
+    size_t ia = find(g, a), ib = find(g, b);
+    if (ib + 1 < g->n && g->s[ib].t < b) ib++;
+    double lo = INFINITY, hi = -INFINITY, holes = 0;
+    for (size_t i = ia; i <= ib; i++) {
+        lo = fmin(lo, g->s[i].v);
+        hi = fmax(hi, g->s[i].v);
+        if (i == ia || !(g->s[i].t - g->s[i - 1].t > hole)) continue;
+        const double x = fmax(g->s[i - 1].t, a), y = fmin(g->s[i].t, b);
+        if (y > x) holes += y - x;
+    }
+    return holes * (hi - lo);
 }
 
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl)

@@ -41,6 +41,33 @@ int ws_imp_row_width(ws_csv *c, const char *path, size_t nf, ws_error *err);
 void *ws_imp_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first,
                   ws_error *err);
 
+/* The warning for a log whose last line, at `cut` (0: none), was skipped
+ * as cut short, and for one ending in NUL bytes (ws_csv_allow_nul_tail):
+ * a logger killed mid-write. */
+struct ws_warnings;
+void ws_imp_cut_warning(const ws_csv *c, const char *path, long cut,
+                        struct ws_warnings *w);
+
+/* What a telemetry file is, by its first line (import_prom.c). */
+typedef enum ws_imp_format {
+    WS_IMP_OTHER, WS_IMP_JSON, WS_IMP_PROM, WS_IMP_NVSMI_DMON, WS_IMP_DCGMI_DMON,
+    WS_IMP_NVSMI_CSV, WS_IMP_ZEUSMON
+} ws_imp_format;
+ws_imp_format ws_imp_sniff(const char *path);
+/* Whether the file starts with zeus_monitor's header "Time,Power". */
+int ws_imp_sniff_zemo(const char *path);
+/* nvidia-smi dmon output: refused with the command that converts it
+ * (built from its header) or records what can be read. Always -1. */
+int ws_imp_refuse_dmon(const char *path, const ws_csv_limits *lim, ws_error *err);
+/* dcgmi dmon output: refused (it has no timestamps). Always -1. */
+#define WS_IMP_DCGMI_ADVICE "dcgmi dmon output has no timestamps: it cannot be placed" \
+    " against the epochs; record DCGM_FI_DEV_POWER_USAGE through dcgm-exporter and" \
+    " Prometheus (the JSON of /api/v1/query_range, --dcgm), or with nvidia-smi" \
+    " --query-gpu=timestamp,index,power.draw --format=csv -lms 1000 (--nvidia-smi)"
+
+/* Whether the current record (a header) is zeus_monitor's Time,Power. */
+int ws_imp_is_zemo(ws_csv *c);
+
 /* "YYYY-MM-DD HH:MM:SS.mmm" of t (seconds read as UTC wall time). */
 void ws_imp_fmt_time(double t, char *buf, size_t size);
 /* nvidia-smi's "YYYY/MM/DD HH:MM:SS[.fff]", read as if UTC. 0 or -1. */

@@ -21,6 +21,7 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     if (!(out->path = strdup(path))) return ws_fail(err, "out of memory");
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
+    ws_csv_allow_nul_tail(c);          /* a killed logger's tail */
     ws_imp_names names = {0};
     int rc = -1, r = ws_csv_next(c, err);
     size_t nf = 0, cap = 0;
@@ -31,6 +32,11 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
         ws_fail(err, "%s:1: empty file (expected a ZeusMonitor log header"
                 " start_time,window_name,elapsed_time,gpu0_energy,...)", path);
         goto out;
+    }
+    if (ws_imp_is_zemo(c)) {             /* the old zeus_monitor's power log */
+        ws_csv_close(c);
+        ws_telemetry_free(out);
+        return ws_import_zemo(path, lim, out, w, err);
     }
     if (ws_imp_columns(c, cols, 3, 0, err)) goto out;
     nf = ws_csv_nfields(c);
@@ -143,9 +149,7 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
     }
     if (r < 0) goto out;
     out->cut_line = cut;
-    if (cut)
-        ws_warn(w, "%s:%ld: the last line is incomplete (the logger stopped mid-write?);"
-                " skipped", path, cut);
+    if (r >= 0) ws_imp_cut_warning(c, path, cut, w);
     if (out->n_win == 0) {
         ws_fail(err, "%s:2: no windows after the header", path);
         goto out;
