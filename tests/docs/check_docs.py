@@ -16,6 +16,14 @@ configs/, traces/, tests/, scripts/, policies/, python/ and build/ reachable und
 the same relative names, and build/sim first on PATH. The repository
 itself is never written.
 
+The scratch build/ is the build as the quick start makes it (scripts/demo,
+scripts/setup: -DWS_TESTS=OFF): the build under test without what only the
+test suite builds (build/tests/, build/Testing/, ctest's files), so that an
+example naming a test plugin (build/tests/plugins/X.so) fails here as it
+fails for a reader. The manual's plugins are in build/examples/. The build
+is reused, not made twice: a -DWS_TESTS=OFF build differs from a
+-DWS_TESTS=ON one by those entries only (CMakeLists.txt adds tests/ last).
+
 Conventions of the manual, declared here:
 - `$ cat NAME` of a file the repository does not have *defines* NAME: its
   shown output is written to NAME in the scratch folder before it runs.
@@ -218,10 +226,27 @@ def run_pty(cmd, cwd, env):
     return status, lines
 
 
+# What a -DWS_TESTS=ON build has at its top that the quick start's
+# -DWS_TESTS=OFF build has not.
+TEST_ONLY = {"tests", "Testing", "CTestTestfile.cmake", "DartConfiguration.tcl"}
+
+
+def quickstart_build(build, d):
+    """build/ as the quick start makes it: a folder of links to the entries of
+    the build under test, less those of the test suite."""
+    os.mkdir(d)
+    for name in sorted(os.listdir(build)):
+        if name not in TEST_ONLY:
+            os.symlink(os.path.join(build, name), os.path.join(d, name))
+
+
 def scratch(root, build):
     d = tempfile.mkdtemp(prefix="wattsim-docs-")
     for name in LINKED:
-        src = build if name == "build" else os.path.join(root, name)
+        if name == "build":
+            quickstart_build(build, os.path.join(d, name))
+            continue
+        src = os.path.join(root, name)
         if os.path.exists(src):
             os.symlink(src, os.path.join(d, name))
     return d
