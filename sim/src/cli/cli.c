@@ -52,7 +52,7 @@
 /* ------------------------------------------------------------ pareto */
 
 static const char *PARETO_HELP =
-    "usage: wattsim pareto --gpu G (--workload W | --job D/N/O --target X\n"
+    "usage: wattsim pareto [--gpu G] (--workload W | --job D/N/O --target X\n"
     "                      --max-epochs N --b0 B) [--eta X] [--recurrences N]\n"
     "                      [--format table|csv|json]\n"
     "                      [--plot FILE] [--history FILE] [--force] [WHAT-IF OPTIONS]\n"
@@ -71,8 +71,8 @@ static const char *PARETO_HELP =
     "                     the schedule (--every), as `wattsim plan` ranks them;\n"
     "                     default 2*|B|*|P|\n"
     "  --format F         table (default), csv or json\n"
-    "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf, with its\n"
-    "                     data (.csv) and gnuplot script (.gp) beside it\n"
+    "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf,\n"
+    "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
     "                     the first matching simulation of a `wattsim run`\n"
     "                     history.csv)\n"
@@ -196,7 +196,8 @@ static void print_params(const ws_param_spec *ps)
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
-        case WS_PARAM_INT: printf("      %s (int, default %ld, %g..%g): %s\n", p->name,
+        /* an int's bounds as integers (0..1000000000, not 0..1e+09) */
+        case WS_PARAM_INT: printf("      %s (int, default %ld, %.0f..%.0f): %s\n", p->name,
                                   p->def.i, p->min, p->max, p->help); break;
         case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n", p->name,
                                      p->def.d, p->min, p->max, p->help); break;
@@ -254,7 +255,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
 {
     enum { OPT_PLUGIN = 300 };
     static const struct option opts[] = {
-        WS_CLI_GLOBAL_OPTIONS, {"plugin", required_argument, 0, OPT_PLUGIN}, {0, 0, 0, 0}};
+        WS_CLI_INPUT_OPTIONS, {"plugin", required_argument, 0, OPT_PLUGIN}, {0, 0, 0, 0}};
     int c;
     const char **plugins = calloc((size_t)argc, sizeof *plugins);
     size_t n_plugins = 0;
@@ -263,7 +264,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_global_opt(g, c, optarg)) continue;
         if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
         free(plugins);
-        if (c == WS_OPT_HELP) { printf("%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP); return 0; }
+        if (c == WS_OPT_HELP) { printf("%s\n%s", LIST_HELP, WS_CLI_INPUT_HELP); return 0; }
         return ws_cli_bad_option("list", argv, c);
     }
     if (optind != argc - 1) {

@@ -204,20 +204,31 @@ int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
     return rc ? ws_cli_usage(cmd, "%s", err.msg) : 0;
 }
 
+#define WS_CLI_INPUT_LINES                                                       \
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"       \
+    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n" \
+    "                     beside the executable's folder)\n"                        \
+    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"  \
+    "                     share/wattsim/workloads.yaml beside the executable's\n"   \
+    "                     folder)\n"
+#define WS_CLI_LIMIT_LINES                                                       \
+    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"        \
+    "                     decompressed (suffix K, M or G; default:\n"              \
+    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
+
 const char WS_CLI_GLOBAL_HELP[] =
     "Common options:\n"
-    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
-    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
-    "                     beside the executable's folder)\n"
-    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
-    "                     share/wattsim/workloads.yaml beside the executable's\n"
-    "                     folder)\n"
+    WS_CLI_INPUT_LINES
     "  --verbose          let policies log what they do (stderr)\n"
     "  --quiet            no progress display (a bar on a terminal, else a\n"
     "                     line every 10 s, for commands running over 1 s)\n"
-    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"
-    "                     decompressed (suffix K, M or G; default:\n"
-    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
+    WS_CLI_LIMIT_LINES
+    "  --help             this help\n";
+
+const char WS_CLI_INPUT_HELP[] =
+    "Common options:\n"
+    WS_CLI_INPUT_LINES
+    WS_CLI_LIMIT_LINES
     "  --help             this help\n";
 
 int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg)

@@ -174,6 +174,14 @@ enum { WS_OPT_TRACES = 3200, WS_OPT_CATALOGUE, WS_OPT_VERBOSE, WS_OPT_QUIET,
     {"help", no_argument, 0, WS_OPT_HELP}
 /* Their --help text. */
 extern const char WS_CLI_GLOBAL_HELP[];
+/* The options of a command that runs no policy and shows no progress
+ * (`list`): the inputs' options only, and their --help text. */
+#define WS_CLI_INPUT_OPTIONS                                           \
+    {"traces", required_argument, 0, WS_OPT_TRACES},                   \
+    {"catalogue", required_argument, 0, WS_OPT_CATALOGUE},             \
+    {"max-trace-bytes", required_argument, 0, WS_OPT_MAX_TRACE_BYTES}, \
+    {"help", no_argument, 0, WS_OPT_HELP}
+extern const char WS_CLI_INPUT_HELP[];
 /* Handle a global option; 1 if it was one (--help is not: the command
  * prints its own help). */
 int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg);

@@ -30,8 +30,11 @@
 /* ------------------------------------------------------------ run */
 
 static const char *RUN_HELP =
-    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
-    "                  [--keep-history] [--allow-plugins DIR]...\n"
+    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--force]\n"
+    "                  [--format table|csv|json] [--keep-history]\n"
+    "                  [--allow-plugins DIR]... [--allow-python PKG]...\n"
+    "                  [--job D/N/O --target X --max-epochs N --b0 B]\n"
+    "                  [WHAT-IF OPTIONS]\n"
     "\n"
     "Run every simulation of a config's run plan (policy pair x gpu x workload x\n"
     "eta x beta x seed; bso: and plo: lists, or a policies: list, make the\n"
@@ -304,11 +307,12 @@ out:
 /* ------------------------------------------------------------ simulate */
 
 static const char *SIMULATE_HELP =
-    "usage: wattsim simulate --gpu G (--workload W | --job D/N/O --target X\n"
+    "usage: wattsim simulate [--gpu G] (--workload W | --job D/N/O --target X\n"
     "                        --max-epochs N --b0 B) [--eta X] [--beta X] [--seed N]\n"
     "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
-    "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
-    "                        [--keep-history]\n"
+    "                        [--bso-param K=V]... [--plo-param K=V]...\n"
+    "                        [--format table|json] [--keep-history]\n"
+    "                        [WHAT-IF OPTIONS]\n"
     "\n"
     "Simulate one recurring job and print every run (table) or one JSON object\n"
     "with the totals and the history.\n"

@@ -96,8 +96,8 @@
     "2 usage, config, policy or trace error (nothing written).\n"
 
 static const char *SWEEP_HELP =
-    "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
-    "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
+    "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...]\n"
+    "                     [--out DIR] [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
     "                     [--resume] [--shard K/N] [--keep-history]\n"
     "                     [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
@@ -119,8 +119,8 @@ static const char *SWEEP_HELP =
     SWEEP_OPTS_PLAN SWEEP_OPTS_RUN SWEEP_OPTS_TAIL;
 
 static const char *CURVES_HELP =
-    "usage: wattsim curves CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
-    "                      [--threads N] [--force] [--no-plot] [--quiet]\n"
+    "usage: wattsim curves CONFIG [--set KEY=VALUE]... [--policies B:P,...]\n"
+    "                      [--out DIR] [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                      [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
     "                      [--resume] [--shard K/N] [--keep-history]\n"
     "                      [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
