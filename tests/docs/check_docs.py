@@ -31,6 +31,11 @@ Conventions of the manual, declared here:
   environment, for the following commands of the file (each command runs
   in its own shell, started in that folder with that environment).
 - `$ echo $?` prints the exit status of the previous command.
+- A command killed by a signal is followed by the line an interactive bash
+  prints for it (`Segmentation fault`, `Aborted`, with ` (core dumped)`
+  when a core was dumped; none for SIGINT and SIGPIPE), as a terminal shows
+  it: a transcript shows that line too (`Segmentation fault…` matches with
+  or without a core, which depends on `ulimit -c`).
 Normalisations (the only ones):
 - trailing white space of every line is ignored, and CR LF is LF;
 - in a shown line, `…` matches any run of characters within the line
@@ -216,13 +221,20 @@ def run_pty(cmd, cwd, env):
             # the process ended; drain what is left
             continue
     os.close(master)
-    status = p.wait()
+    _, raw = os.waitpid(p.pid, 0)
+    p.returncode = 0                # reaped here: Popen must not wait again
     text = out.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if status < 0:
-        status = 128 - status
+    if os.WIFSIGNALED(raw):
+        sig = os.WTERMSIG(raw)
+        status = 128 + sig
+        if sig not in (signal.SIGINT, signal.SIGPIPE):
+            # what an interactive bash prints after a job a signal killed
+            lines.append(signal.strsignal(sig) + (" (core dumped)" if os.WCOREDUMP(raw) else ""))
+    else:
+        status = os.WEXITSTATUS(raw)
     return status, lines
 
 
