@@ -273,3 +273,54 @@ int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
                                                 : "needs --workload W (or --job D/N/O)");
     return 0;
 }
+
+/* The option of opts that `name` (len bytes, no "--") names: exactly, else
+ * as the unique prefix getopt_long took it for. */
+static const struct option *find_option(const struct option *opts, const char *name,
+                                        size_t len)
+{
+    const struct option *hit = NULL;
+    for (const struct option *o = opts; o->name; o++) {
+        if (strncmp(o->name, name, len)) continue;
+        if (!o->name[len]) return o;
+        hit = hit ? hit : o;
+    }
+    return hit;
+}
+
+char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
+                             const char *const *neutral)
+{
+    char **v = calloc((size_t)argc + 2, sizeof *v), *config = NULL;
+    if (!v) return NULL;
+    /* v[2] is CONFIG, wherever it was typed (getopt_long has moved it
+     * after the options by now) */
+    int n = 3, positional = 0, rest = 0;
+    v[0] = "wattsim";
+    v[1] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!rest && !strcmp(a, "--")) { rest = 1; continue; }
+        if (rest || strncmp(a, "--", 2) || !a[2]) {
+            if (positional++) continue;            /* a shard folder of merge */
+            config = realpath(a, NULL);
+            v[2] = config ? config : argv[i];
+            continue;
+        }
+        size_t len = strcspn(a + 2, "=");
+        const struct option *o = find_option(opts, a + 2, len);
+        int takes_next = o && o->has_arg == required_argument && !a[2 + len] && i + 1 < argc;
+        int drop = 0;
+        for (size_t k = 0; o && neutral[k] && !drop; k++) drop = !strcmp(o->name, neutral[k]);
+        if (!drop) {
+            v[n++] = argv[i];
+            if (takes_next) v[n++] = argv[i + 1];
+        }
+        if (takes_next) i++;
+    }
+    if (!v[2]) memmove(v + 2, v + 3, (size_t)(n-- - 3) * sizeof *v);
+    char *s = ws_command_line(n, v);
+    free(config);
+    free(v);
+    return s;
+}

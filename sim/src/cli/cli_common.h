@@ -217,4 +217,16 @@ int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
  * labels them "--set"; name the option the user typed (opt) instead. */
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);
 
+/* The command that gives a study's results, for its provenance
+ * (wattsim/provenance.h): "wattsim", argv[0] (the command's name), the
+ * first positional argument (CONFIG) by its real path, and each option
+ * of opts as typed, with its value, except those `neutral` names (long
+ * names without "--", NULL-terminated: options that change no result)
+ * and except further positional arguments (merge's shard folders). An
+ * abbreviated option (--thr 2) is recognised as getopt_long recognised
+ * it. malloc'd; NULL when out of memory. */
+struct option;
+char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
+                             const char *const *neutral);
+
 #endif

@@ -19,6 +19,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
@@ -262,6 +263,17 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         if (keep && fail.failed) rc = keep_history(out, &of[0], &fail, &wi, &err);
         goto out;
     }
+    /* summary.json's provenance: the command that gives these results
+     * (without the options that change none), the config's and the trace
+     * files' sha256 */
+    static const char *const neutral[] = {"out", "format", "force", "keep-history", "verbose",
+                                          "quiet", "max-trace-bytes", "help", NULL};
+    char *results = ws_cli_results_command(argc, argv, opts, neutral);
+    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
+                                              cfg.n_gpus, &err)
+                          : ws_fail(&err, "out of memory");
+    free(results);
+    if (prov_rc) goto out;
     /* Each cell carries its pair's names and provenance (cell.policy). */
     const ws_study_pair *first = res[0].cell.policy;
     const char *bso = first->bso, *plo = first->plo;

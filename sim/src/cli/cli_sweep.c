@@ -23,6 +23,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/provenance.h"
 #include "wattsim/progress.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
@@ -721,6 +722,18 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         goto out;
     }
     if (ws_mkdirs(out, &err)) goto out;
+    /* sweep.json's provenance: the command that gives these results (a
+     * merge's is the sweep's: its shard folders are no option), the
+     * config's and the trace files' sha256 */
+    static const char *const neutral[] = {"out", "threads", "force", "no-plot", "isolate",
+                                          "cell-timeout", "cell-memory", "resume", "quiet",
+                                          "shard", "keep-history", "help", NULL};
+    char *results = ws_cli_results_command(argc, argv, opts, neutral);
+    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
+                                              cfg.n_gpus, &err)
+                          : ws_fail(&err, "out of memory");
+    free(results);
+    if (prov_rc) goto out;
     out_ctx oc = {out, command, plot};
     if (keep) {
         char *hp = join(out, "history.csv");

@@ -1,4 +1,5 @@
 /* Output formatting; see wattsim/report.h. */
+#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/plugin.h"
 
@@ -657,6 +658,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                 ws_json_allowed(f);
                 fputs(", ", f);
                 ws_json_version(f);
+                ws_json_provenance(f);
             }
             fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r[i].max_power));
             fprintf(f, ", \"gpus_per_job\": %d", r[i].gpus_per_job);
