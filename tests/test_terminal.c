@@ -211,3 +211,44 @@ Test(terminal, simulate_table_has_no_trailing_blanks, .timeout = 60)
               not_profiled, r.out);
     cli_free(&r);
 }
+
+/* `list workloads` gives each target with its metric's name and which way
+ * it improves (the catalogue's `metric` and `better`); a `better` that is
+ * neither higher nor lower is refused with its place. */
+Test(terminal, list_workloads_names_the_metric_and_its_direction)
+{
+    cli_result r = cli_run((const char *[]){"wattsim", "list", "workloads", "--catalogue",
+                                            WS_SOURCE_DIR "/configs/workloads.yaml", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\ncifar100       cifar100       shufflenetv2       adadelta"
+                            "   accuracy >= 0.6         100   1024\n"), "%s", r.out);
+    cr_expect(strstr(r.out, " WER <= 40 ") && strstr(r.out, " F1 >= 84 ") &&
+              strstr(r.out, " NDCG >= 0.41 "), "%s", r.out);
+    cli_free(&r);
+    char dir[] = "/tmp/wsterm.XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("gpus: [g1]\nworkloads:\n  w: {dataset: d, network: n, optimizer: o,"
+          " target_metric: 1, max_epochs: 2, b0: 3,\n      better: up}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    r = cli_run((const char *[]){"wattsim", "list", "workloads", "--catalogue", path, NULL});
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "c.yaml:4:15: workloads.w.better must be higher or lower"),
+              "%s", r.err);
+    cli_free(&r);
+    /* without them, the number alone */
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("gpus: [g1]\nworkloads:\n  w: {dataset: d, network: n, optimizer: o,"
+          " target_metric: 1, max_epochs: 2, b0: 3}\n", f);
+    cr_assert_eq(fclose(f), 0);
+    r = cli_run((const char *[]){"wattsim", "list", "workloads", "--catalogue", path, NULL});
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nw              d              n                  o          1 "),
+              "%s", r.out);
+    cli_free(&r);
+    unlink(path);
+    rmdir(dir);
+}

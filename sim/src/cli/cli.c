@@ -290,12 +290,19 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
         if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
-        printf("%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset", "network",
+        printf("%-14s %-14s %-18s %-10s %-16s %10s %6s\n", "workload", "dataset", "network",
                "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
             const ws_workload_spec *w = &cat.items[i];
-            printf("%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
-                   w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
+            /* the target with its metric and which way it improves:
+             * "accuracy >= 0.6", "WER <= 40"; the number alone when the
+             * catalogue does not say */
+            char target[WS_DISPLAY_MAX + 40];
+            snprintf(target, sizeof target, "%s%s%g", w->metric ? w->metric : "",
+                     !w->metric ? "" : w->better > 0 ? " >= " : w->better < 0 ? " <= " : " ",
+                     w->target_metric);
+            printf("%-14s %-14s %-18s %-10s %-16s %10d %6d\n", w->name, w->dataset,
+                   w->network, w->optimizer, target, w->max_epochs, w->b0);
         }
         ws_catalogue_free(&cat);
         return 0;
