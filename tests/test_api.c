@@ -2,11 +2,17 @@
  * The library API (wattsim/api.h) from C, for the sanitizers and valgrind
  * (the Python package's tests, python/tests, cover it from Python in the
  * plain build): results and their provenance, the status and one line of
- * an error, options checked, a live descriptor, the hook stopping a sweep.
+ * an error, options checked, a live descriptor, the hook stopping a sweep,
+ * re-entrant calls and calls in a child forked mid-call.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "wattsim/api.h"
 
@@ -163,5 +169,129 @@ Test(api, notes_are_in_the_result_capped)
     cr_expect(strstr(notes, "more lines not kept\"]"));
     cr_expect(!memchr(notes, '\x1b', (size_t)(end - notes)));
     ws_api_free(json);
+    ws_api_call_free(c);
+}
+
+/* Re-entrancy and fork (docs/safety.md): a call from a sweep's worker
+ * thread running policy code, and any call in a child forked while another
+ * thread is inside a call, fail at once; each would wait for ever for the
+ * run lock. The time limits make a hang a failure, never a hung suite. */
+static int nested_rc = -1;
+static char nested_msg[256];
+static int nested_predict(void *s, const ws_job *j, const ws_ctx *x, int *bs)
+{
+    if (nested_rc == -1) {
+        ws_api_call *c = ws_api_call_new("workloads");
+        char *json = NULL;
+        nested_rc = ws_api_run(c, NULL, &json);
+        snprintf(nested_msg, sizeof nested_msg, "%s", ws_api_error(c));
+        ws_api_free(json);
+        ws_api_call_free(c);
+    }
+    *bs = j->b0;
+    return 0;
+}
+static const ws_bso_type nested_bso = {
+    .abi_version = WS_ABI_VERSION, .name = "nested", .summary = "calls wattsim",
+    .state_size = 8, .create = b_create, .destroy = b_destroy, .register_job = b_register,
+    .predict = nested_predict, .observe = b_observe};
+
+Test(api, a_call_from_a_sweeps_worker_fails_at_once, .timeout = 120)
+{
+    ws_api_call *c = call("sweep", (const char *const[]){"workload", "cifar100", "seed", "1..2",
+                                                        "recurrences", "2", "threads", "2",
+                                                        NULL});
+    char key[32], pol[64], *json = NULL;
+    cr_assert_eq(ws_api_add_bso(c, &nested_bso, "test.nested", NULL, key, sizeof key),
+                 WS_API_OK);
+    snprintf(pol, sizeof pol, "%s:jit", key);
+    cr_assert_eq(ws_api_set(c, "policies", pol), WS_API_OK);
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s", ws_api_error(c));
+    cr_expect_eq(nested_rc, WS_API_MISUSE);
+    cr_expect_str_eq(nested_msg, "workloads: called from inside another wattsim call (a policy"
+                     " or hook of it, on any of its threads); make the call after it returns");
+    ws_api_free(json);
+    ws_api_call_free(c);
+}
+
+/* A BSO that says it is inside the call and waits to be let go. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_inside, gate_open;
+static int gate_predict(void *s, const ws_job *j, const ws_ctx *x, int *bs)
+{
+    pthread_mutex_lock(&gate_lock);
+    gate_inside = 1;
+    pthread_cond_broadcast(&gate_cond);
+    while (!gate_open) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+    *bs = j->b0;
+    return 0;
+}
+static const ws_bso_type gate_bso = {
+    .abi_version = WS_ABI_VERSION, .name = "gate", .summary = "waits", .state_size = 8,
+    .create = b_create, .destroy = b_destroy, .register_job = b_register,
+    .predict = gate_predict, .observe = b_observe};
+
+static void *gated_call(void *arg)
+{
+    ws_api_call *c = arg;
+    char *json = NULL;
+    int rc = ws_api_run(c, NULL, &json);
+    ws_api_free(json);
+    return (void *)(intptr_t)rc;
+}
+
+Test(api, a_child_forked_during_anothers_call_fails_at_once, .timeout = 120)
+{
+    ws_api_call *c = call("simulate", (const char *const[]){"workload", "cifar100",
+                                                           "recurrences", "2", NULL});
+    char key[32];
+    cr_assert_eq(ws_api_add_bso(c, &gate_bso, "test.gate", NULL, key, sizeof key), WS_API_OK);
+    cr_assert_eq(ws_api_set(c, "bso", key), WS_API_OK);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, gated_call, c), 0);
+    pthread_mutex_lock(&gate_lock);
+    while (!gate_inside) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {                 /* the child: two calls, each must fail at once */
+        alarm(30);                  /* a hang dies of SIGALRM: a failure, not a hung test */
+        char msg[600] = "";
+        for (int k = 0; k < 2; k++) {
+            ws_api_call *d = ws_api_call_new("workloads");
+            char *json = NULL;
+            int rc = ws_api_run(d, NULL, &json);
+            snprintf(msg, sizeof msg, "%d %s", rc, ws_api_error(d));
+            ws_api_free(json);
+            ws_api_call_free(d);
+        }
+        ssize_t w = write(fd[1], msg, strlen(msg));
+        _exit(w < 0);
+    }
+    close(fd[1]);
+    char got[600] = "";
+    ssize_t n = 0, r;
+    while ((r = read(fd[0], got + n, sizeof got - 1 - (size_t)n)) > 0) n += r;
+    got[n > 0 ? n : 0] = '\0';
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    pthread_mutex_lock(&gate_lock);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    void *rc;
+    pthread_join(t, &rc);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child did not end by itself");
+    cr_expect_str_eq(got, "5 workloads: this process was forked while another thread was"
+                     " inside a wattsim call, so the library's state here is that call's,"
+                     " half-way; make wattsim calls in the parent, or start this process"
+                     " without fork (multiprocessing's 'spawn' or 'forkserver')");
+    cr_expect_eq((int)(intptr_t)rc, WS_API_OK);   /* the parent's call went on */
     ws_api_call_free(c);
 }

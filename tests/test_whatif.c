@@ -290,6 +290,15 @@ Test(whatif, electricity_maps_export_is_read_by_column_name, .init = mk,
     cr_assert_eq(s.n, 2);
     cr_assert_eq(s.end - s.start, 7200.0, "the last hour lasts as the one before");
     int wrapped;
+    /* the lifecycle basis (LCA column) by default: 350 and 550 */
+    cr_assert(REL(ws_series_amount(&s, s.start + 1800, 3600, 3.6e6, &wrapped), 450.0));
+    ws_series_free(&s);
+    /* the direct basis when asked: 300 and 500 */
+    ws_error err = {{0}};
+    char path[256];
+    snprintf(path, sizeof path, "%s/s.csv", tmp);
+    cr_assert_eq(ws_series_load_basis(&s, path, WS_SERIES_CARBON,
+                                      WS_BASIS_DIRECT, NULL, &err), 0, "%s", err.msg);
     cr_assert(REL(ws_series_amount(&s, s.start + 1800, 3600, 3.6e6, &wrapped), 400.0));
     ws_series_free(&s);
 }
@@ -945,7 +954,7 @@ Test(whatif, openei_tariff_becomes_an_hourly_series, .init = mk, .fini = tmpdir_
     /* UTC (Zeus's default). Friday 2024-11-29 22:30Z: the series starts at
      * the hour, 22:00, and runs 53 weeks of hours. */
     cr_assert_eq(ws_parse_time("2024-11-29T22:30:00Z", &start), 0);
-    ws_tariff tf = {start, NULL, "tou"};
+    ws_tariff tf = {start, NULL, "tou", 0, WS_BASIS_LIFECYCLE};
     cr_assert_eq(ws_series_load_json(&s, path, WS_SERIES_PRICE, &tf, NULL, &err), 0, "%s",
                  err.msg);
     cr_assert_eq(s.start, start - 1800);

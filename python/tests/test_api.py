@@ -147,6 +147,49 @@ def test_provenance_hashes_the_series_read():
     assert df.attrs["provenance"]["series"] == {"carbon": {"path": series, "sha256": want}}
 
 
+def _history(path, first_hour, n, kind="lifecycle"):
+    """An Electricity Maps API history (GET /v3/carbon-intensity/history)
+    of n hourly entries from 2022-10-20 plus first_hour, 300 + the hour."""
+    import datetime
+    t0 = datetime.datetime(2022, 10, 20, tzinfo=datetime.timezone.utc)
+    h = [{"zone": "US-MIDW-MISO", "carbonIntensity": 300 + k,
+          "datetime": (t0 + datetime.timedelta(hours=k)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+          "emissionFactorType": kind, "isEstimated": False, "estimationMethod": None}
+         for k in range(first_hour, first_hour + n)]
+    with open(path, "w") as f:
+        json.dump({"zone": "US-MIDW-MISO", "history": h}, f)
+    return path
+
+
+def test_carbon_files_are_joined_and_each_is_hashed(tmp_path):
+    """carbon=[a, b] joins Zeus's daily history files as --carbon a
+    --carbon b does; the provenance lists each file with its sha256;
+    carbon_basis is the CLI's --carbon-basis."""
+    a = _history(str(tmp_path / "day1.json"), 0, 24)
+    b = _history(str(tmp_path / "day2.json"), 22, 24)
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2,
+                          carbon=[b, a])
+    want = []
+    for p in (b, a):
+        with open(p, "rb") as f:
+            want.append(hashlib.sha256(f.read()).hexdigest())
+    assert df.attrs["provenance"]["series"] == {"carbon": {"path": [b, a], "sha256": want}}
+    with pytest.raises(wattsim.InputError, match="emissionFactorType"):
+        wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2, carbon=a,
+                         carbon_basis="direct")
+    c = _history(str(tmp_path / "day3.json"), 50, 24)
+    with pytest.raises(wattsim.InputError, match="a gap of 4 h between the files"):
+        wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2,
+                         carbon=[a, b, c])
+
+
+def test_plan_demand_charge_needs_a_tariff():
+    """plan's demand_charge is the CLI's --demand-charge."""
+    with pytest.raises(wattsim.InputError, match="demand charges come with an OpenEI tariff"):
+        wattsim.plan(gpu="v100", workload="cifar100", recurrences=2, seeds=1, price=0.1,
+                     demand_charge="include")
+
+
 def test_simulate_carries_each_policys_identity():
     """simulate's attrs and --format json name each policy as sweep.csv
     does: parameters as resolved, the sha256 of its file (hashed here by

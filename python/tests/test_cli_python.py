@@ -159,3 +159,29 @@ def test_seed_parameter_gets_the_simulations_seed(tmp_path):
     _, h5, said5 = sweep("c", "py:wstest_policies:Seeded{seed=5}")
     assert h5["1"] == h5["2"]
     assert [x.split(" dataset")[0] for x in said5] == ["seeded: seed 5"] * 2
+
+
+def test_allow_python_is_not_stepped_around_by_extra_colons(tmp_path):
+    """--allow-python wattsim lets a config name wattsim's classes, not a
+    module `wattsim:evil` (a file wattsim:evil.py on the path): the check
+    split py:wattsim:evil:B at the first colon (module wattsim, allowed),
+    the import at the last (module wattsim:evil, run). Both now take
+    exactly two colons; this spec is refused before anything is imported."""
+    mark = tmp_path / "ran"
+    (tmp_path / "wattsim:evil.py").write_text(
+        "open(%r, 'w').close()\nfrom wstest_policies import Boom as B\n" % str(mark))
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("workload: cifar100\nrecurrences: 3\nbso: py:wattsim:evil:B\n")
+    e = dict(env(), PYTHONPATH="%s:%s" % (tmp_path, HERE))
+    r = subprocess.run([CLI, "run", str(cfg), "--allow-python", "wattsim", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, env=e)
+    assert r.returncode == 2 and "bso 'py:wattsim:evil:B' is not py:MODULE:CLASS, MODULE" \
+        " and CLASS dotted Python names" in r.stderr, r.stderr
+    assert not mark.exists() and not (tmp_path / "o").exists()
+    # on the command line (no config, no opt-in needed): refused the same way
+    r = subprocess.run([CLI, "simulate", "--workload", "cifar100", "--bso",
+                        "py:wattsim:evil:B"], capture_output=True, text=True, env=e)
+    assert r.returncode == 2 and r.stderr == (
+        "wattsim: --bso: py:wattsim:evil:B: not py:MODULE:CLASS, MODULE and CLASS dotted"
+        " Python names (e.g. py:mylab.policies:MyBSO)\n"), r.stderr
+    assert not mark.exists()

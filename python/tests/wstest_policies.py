@@ -62,3 +62,33 @@ class InitBoom(Boom):
 
     def __init__(self, after=3):
         raise RuntimeError("cannot build with after=%d" % after)
+
+
+class SmallDefault(Boom):
+    """An int parameter n (after: the Boom's, far away)."""
+
+    def __init__(self, n=3, after=10 ** 6):
+        super().__init__(after)
+        self.n_param = n
+
+
+class BigDefault(SmallDefault):
+    """A default no C long holds: ctypes would store it as 7."""
+
+    def __init__(self, n=2 ** 64 + 7):
+        super().__init__(n)
+
+
+class NanDefault(Boom):
+    def __init__(self, x=float("nan")):
+        super().__init__(10 ** 6)
+
+
+class InfDefault(Boom):
+    def __init__(self, x=float("inf")):
+        super().__init__(10 ** 6)
+
+
+class NulDefault(Boom):
+    def __init__(self, s="a\0b"):
+        super().__init__(10 ** 6)

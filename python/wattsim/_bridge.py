@@ -14,6 +14,8 @@ SEED_FROM_SIMULATION (-1), stands for that."""
 import ctypes
 import importlib
 import inspect
+import math
+import re
 import sys
 
 from . import _policy
@@ -55,6 +57,25 @@ def _kind(cls):
     return BSO if n == 2 and hasattr(cls, "register_job") else PLO if n == 3 else None
 
 
+def _check_default(cls, name, k, d):
+    """A default the host can take as it is: an int within the declared
+    range (ctypes would store 2**64 + 7 as 7, past the bounds, without a
+    word), a float that is a number, a str without NUL (C would cut it)."""
+    where = "%s.%s: __init__'s default %s=%r" % (cls.__module__, cls.__qualname__, name, d)
+    if k == 1 and not -BIG <= d <= BIG:
+        raise BridgeError("%s is outside the range of an int parameter [-2^53, 2^53];"
+                          " give a default within it" % where)
+    if k == 2 and math.isnan(d):
+        raise BridgeError("%s is NaN, which no bound admits; give a float parameter a"
+                          " number as its default" % where)
+    if k == 2 and math.isinf(d):
+        raise BridgeError("%s is infinite, outside the range of a float parameter; give a"
+                          " finite default" % where)
+    if k == 4 and "\0" in d:
+        raise BridgeError("%s holds a NUL character, which C would cut the value at;"
+                          " remove it" % where)
+
+
 def _params(cls):
     out = []
     try:
@@ -70,6 +91,7 @@ def _params(cls):
         if p.default is p.empty or type(p.default) not in KINDS:
             continue
         k = KINDS[type(p.default)]
+        _check_default(cls, p.name, k, p.default)
         v = Value()
         if k == 1:
             v.i = p.default
@@ -84,12 +106,24 @@ def _params(cls):
     return out
 
 
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+def split_spec(spec):
+    """py:MODULE:CLASS as (MODULE, CLASS), both dotted names: split at the
+    colons as registry.c's --allow-python check splits it (a spec with
+    another colon is refused by both, never split one way for the check
+    and another for the import)."""
+    parts = spec.split(":")
+    if len(parts) != 3 or parts[0] != "py" or not all(_DOTTED.match(x) for x in parts[1:]):
+        raise BridgeError("not py:MODULE:CLASS, MODULE and CLASS dotted Python names"
+                          " (e.g. py:mylab.policies:MyBSO)")
+    return parts[1], parts[2]
+
+
 def provide(spec, want, host_abi, address):
     a = Answer.from_address(address)
-    body = spec[3:] if spec.startswith("py:") else ""
-    mod, _, name = body.rpartition(":")
-    if not mod or not name:
-        raise BridgeError("not py:MODULE:CLASS (e.g. py:mylab.policies:MyBSO)")
+    mod, name = split_spec(spec)
     cls = importlib.import_module(mod)
     for part in name.split("."):
         cls = getattr(cls, part)

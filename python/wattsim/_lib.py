@@ -159,8 +159,13 @@ class Call:
             self.c = None
 
     def set(self, option, value):
+        value = str(value)
+        for what, text in (("option", option), ("value of %s" % option, value)):
+            if "\0" in text:   # C would read it up to the NUL: v100\0junk as v100
+                raise ValueError("%s: the %s %r holds a NUL character (\\x00), which no"
+                                 " option takes; remove it" % (self.command, what, text))
         rc = self.L.ws_api_set(self.c, option.encode(),
-                               str(value).encode("utf-8", "surrogateescape"))
+                               value.encode("utf-8", "surrogateescape"))
         if rc:
             raise TypeError(self.L.ws_api_error(self.c).decode())
 

@@ -133,6 +133,17 @@ class Value(ctypes.Union):
     _fields_ = [("i", c_long), ("d", c_double), ("b", c_int), ("s", c_char_p)]
 
 
+INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1     # C int: answers (batch size, power limit)
+LONG_MAX = 2 ** 63 - 1                        # C long (64-bit): counts of draws
+
+
+def _index(call, v):
+    """An integer argument (int, numpy integer; not bool, not float)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError("%s: %r (%s) is not an int" % (call, v, type(v).__name__))
+    return int(v)
+
+
 class Host:
     """The instance's random stream (numpy's Generator, draw for draw; see
     ws_host in wattsim/policy.h), for a WithContext policy: self.host."""
@@ -143,19 +154,43 @@ class Host:
     def random(self):
         return self._h.uniform(self._h.ctx)
 
+    # The arguments are checked here, as numpy's Generator checks them (its
+    # messages): ctypes would pass -1 as 2^64 - 1 to an unsigned long, and
+    # any int beyond a C long modulo 2^64, without a word.
     def integers(self, n):
+        n = _index("integers", n)
+        if n <= 0:
+            raise ValueError("high <= 0")
+        if n > LONG_MAX + 1:
+            raise ValueError("high is out of bounds for int64")
         return int(self._h.uniform_int(self._h.ctx, n))
 
     def normal(self, loc=0.0, scale=1.0):
+        loc, scale = float(loc), float(scale)
+        if scale < 0:
+            raise ValueError("scale < 0")
         return self._h.normal(self._h.ctx, loc, scale)
 
     def choice(self, n, k):
+        n, k = _index("choice", n), _index("choice", k)
+        if k < 0:
+            raise ValueError("negative dimensions are not allowed")
+        if n < 0:
+            raise ValueError("a must be a positive integer unless no samples are taken")
+        if k > n:
+            raise ValueError("Cannot take a larger sample than population when replace is"
+                             " False")
+        if n > LONG_MAX:
+            raise ValueError("choice(%d, %d): a is out of bounds for int64" % (n, k))
         out = (c_long * max(k, 1))()
         if self._h.choice(self._h.ctx, n, k, out):
             raise ValueError("choice(%d, %d): k > n" % (n, k))
         return list(out[:k])
 
     def permutation(self, n):
+        n = _index("permutation", n)
+        if n < 0 or n > 2 ** 32:
+            raise ValueError("permutation(%d): n must be in [0, 2^32]" % n)
         out = (c_long * max(n, 1))()
         if self._h.permutation(self._h.ctx, n, out):
             raise ValueError("permutation(%d)" % n)
@@ -366,14 +401,20 @@ class Adapter:
 
     @staticmethod
     def _int(call, v, none_ok=False):
-        if type(v) is int:                # the usual answer, without the ABC check
-            return v
-        if v is None and none_ok:
-            return 0
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise TypeError("%s returned %r (%s), not an int%s" % (
-                call, v, type(v).__name__, " or None" if none_ok else ""))
-        return int(v)
+        """An answer as the C int it becomes: refused, never masked, when
+        outside the C int range (ctypes would keep its low 32 bits:
+        1024 + 2**32 would be 1024)."""
+        if type(v) is not int:            # the usual answer skips the ABC check
+            if v is None and none_ok:
+                return 0
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError("%s returned %r (%s), not an int%s" % (
+                    call, v, type(v).__name__, " or None" if none_ok else ""))
+            v = int(v)
+        if not INT_MIN <= v <= INT_MAX:
+            raise ValueError("%s returned %d, outside the C int range [%d, %d]"
+                             % (call, v, INT_MIN, INT_MAX))
+        return v
 
     def _bso_predict(self, state, job, ctx, out):
         def f(o, J):

@@ -52,8 +52,10 @@ class Table(list):
 
 SweepResult = collections.namedtuple("SweepResult", "cells history curves")
 
-# Options given once per value (the CLI's repeatable ones).
-_REPEATED = {"set", "bso-param", "plo-param", "allow-plugins", "allow-python", "plugin"}
+# Options given once per value (the CLI's repeatable ones; carbon=[a, b]
+# joins several series files, as --carbon a --carbon b).
+_REPEATED = {"set", "bso-param", "plo-param", "allow-plugins", "allow-python", "plugin",
+             "carbon"}
 _workloads = {}
 
 

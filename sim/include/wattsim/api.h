@@ -59,7 +59,13 @@
  * locale during the call only), no exit(); files are written only where
  * an option says (trace import's "out"). Calls run one at a time per
  * process (a second thread's call waits); a call made from inside a
- * call's policy or hook fails with WS_API_MISUSE.
+ * call's policy or hook fails with WS_API_MISUSE at once, on whichever
+ * thread it runs (the calling thread, or a sweep's worker running policy
+ * code); a thread policy code started itself is not known, and waits.
+ * In a process forked while another thread was inside a call, every call
+ * fails with WS_API_MISUSE at once (a pthread_atfork child handler: the
+ * library's state there is that call's, half-way); a process forked
+ * between calls calls as usual. See docs/safety.md, "Re-entrancy and fork".
  *
  * Stability: SQLite's rule. WS_API_VERSION grows when something is
  * added; functions, status codes, struct members, commands, options and

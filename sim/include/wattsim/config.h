@@ -102,14 +102,14 @@ void ws_policy_ref_free(ws_policy_ref *p);
  * What-if transforms of a run config (docs/model.md): keys
  * power_cap, input_stall, idle_power, carbon, start, price, objective,
  * price_tz, price_label, every, defer_up_to, job_power_cap, input_rate,
- * samples_per_epoch.
+ * samples_per_epoch, carbon_basis, price_adjustments.
  * Scalars, not axes. where[] says where each was given ("FILE:LINE:COL",
  * "--set" or the option the user typed); NULL = not given.
  */
 enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
        WS_WI_START, WS_WI_PRICE, WS_WI_OBJECTIVE, WS_WI_PRICE_TZ, WS_WI_PRICE_LABEL,
        WS_WI_EVERY, WS_WI_DEFER, WS_WI_JOB_POWER_CAP, WS_WI_INPUT_RATE,
-       WS_WI_SAMPLES_PER_EPOCH, WS_WI_COUNT };
+       WS_WI_SAMPLES_PER_EPOCH, WS_WI_CARBON_BASIS, WS_WI_PRICE_ADJ, WS_WI_COUNT };
 
 /* The what-ifs as options, one list for every front end (the CLI's
  * getopt table, the library's keyword options of wattsim/api.h), so that
@@ -130,7 +130,9 @@ enum { WS_WI_POWER_CAP, WS_WI_INPUT_STALL, WS_WI_IDLE_POWER, WS_WI_CARBON,
     X(JOB_POWER_CAP, "job-power-cap", "job_power_cap", WS_WI_JOB_POWER_CAP) \
     X(INPUT_RATE, "input-rate", "input_rate", WS_WI_INPUT_RATE)            \
     X(SAMPLES_PER_EPOCH, "samples-per-epoch", "samples_per_epoch",         \
-      WS_WI_SAMPLES_PER_EPOCH)
+      WS_WI_SAMPLES_PER_EPOCH)                                             \
+    X(CARBON_BASIS, "carbon-basis", "carbon_basis", WS_WI_CARBON_BASIS)    \
+    X(PRICE_ADJ, "price-adjustments", "price_adjustments", WS_WI_PRICE_ADJ)
 /* The input pipeline's bounds: an epoch waiting for input
  * (samples_per_epoch / input_rate) is at most a year, as a trace row's
  * time (wattsim/trace.h WS_MAX_TIME_PER_EPOCH). */
@@ -141,6 +143,11 @@ typedef struct ws_whatif_spec {
     double input_stall;           /* fraction of wall time, in [0, 1) */
     double idle_power;            /* W one GPU draws while stalled, >= 0 */
     char *carbon;                 /* carbon-intensity series file */
+    char **carbon_more;           /* more files joined with it (a list, or
+                                     --carbon repeated), n_carbon_more */
+    size_t n_carbon_more;
+    int carbon_basis;             /* ws_carbon_basis: 0 lifecycle, direct */
+    int price_adjustments;        /* 1: an OpenEI tier's adj is added */
     char *start;                  /* ISO 8601 time of the first recurrence */
     double price_value;           /* $/kWh when price is a number, else NAN */
     char *price;                  /* the price as given: number or file */

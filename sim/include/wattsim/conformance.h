@@ -33,8 +33,13 @@
  *
  * Loading and each check run in a child process of their own with a time
  * limit: a crash, an exit() or a hang in the policy fails that check,
- * naming the call and the signal, and the checker goes on. The plugin is
- * never loaded into the calling process.
+ * naming the call and the signal, and the checker goes on. Once a call
+ * has hung (did not return within the time limit), the policy's remaining
+ * checks, which all need it, are skipped ("skipped (predict hung in check
+ * one-size)"), so a hanging policy costs one time limit, not one per
+ * check. The plugin is never loaded into the calling process; a SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT to it kills the running check's process
+ * group before the signal takes effect (wattsim/subprocess.h).
  */
 #ifndef WATTSIM_CONFORMANCE_H
 #define WATTSIM_CONFORMANCE_H
@@ -43,9 +48,12 @@
 #include "wattsim/config.h"
 #include "wattsim/error.h"
 
-/* One result: pass (1) or fail (0), the check's name, the policy ("bso
- * NAME"; "" for the file), and a detail line (escaped: one line). */
-typedef void (*ws_check_fn)(void *ctx, int pass, const char *check, const char *who,
+/* What a check came to. */
+enum { WS_CHECK_FAIL = 0, WS_CHECK_PASS = 1, WS_CHECK_SKIP = 2 };
+
+/* One result (WS_CHECK_*), the check's name, the policy ("bso NAME"; ""
+ * for the file), and a detail line (escaped: one line). */
+typedef void (*ws_check_fn)(void *ctx, int result, const char *check, const char *who,
                             const char *detail);
 
 typedef struct ws_check_opts {

@@ -30,14 +30,22 @@ int ws_fail_prefix(ws_error *err, const char *fmt, ...)
 /*
  * The one place where text bound for a terminal is made safe: every byte
  * of src that is a control character (C0, DEL, or part of a C1 control
- * U+0080..U+009F) or not part of well-formed UTF-8 is written as \xHH
- * ("a\nb" becomes `a\x0Ab`), the rest as it is. A message quoting a name,
+ * U+0080..U+009F), part of a Unicode bidirectional control (U+061C,
+ * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) or of U+2028/U+2029
+ * (ws_text_unsafe), or not part of well-formed UTF-8 is written as \xHH
+ * ("a\nb" becomes `a\x0Ab`, U+202E `\xE2\x80\xAE`), the rest as it is. A message quoting a name,
  * a path or a plugin's text so stays one line and cannot drive the
  * terminal. The result is cut at a whole character or escape to fit size
  * (> 0) bytes with its NUL; returns its length. Escaping twice changes
  * nothing.
  */
 size_t ws_text_escape(char *dst, size_t size, const char *src);
+/* Is the well-formed UTF-8 sequence of n bytes at s one that
+ * ws_text_escape escapes (and names refuse: wattsim/name.h)? */
+int ws_text_unsafe(const unsigned char *s, size_t n);
+/* Length of the well-formed UTF-8 sequence at s (no overlongs, no
+ * surrogates, at most U+10FFFF), or 0 if there is none. */
+size_t ws_utf8_len(const unsigned char *s);
 
 /* Print one line on stderr: the printf-formatted text, escaped as above,
  * and a newline, in one write. Every message, warning and note of wattsim

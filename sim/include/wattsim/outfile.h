@@ -9,7 +9,9 @@
  *   (ws_outfile_set_force); files this command wrote itself may be
  *   rewritten (a manifest, a journal);
  * - an output is never one of the command's inputs (same device and inode
- *   as a file noted with ws_input_note*), even with --force;
+ *   as a file noted with ws_input_note*), even with --force, and never
+ *   removed (ws_outfile_unlink); an output folder is never one of its
+ *   input folders (ws_input_dir_note);
  * - every write, flush, fsync and close is checked; a failure is one line
  *   naming the file, and the destination is left as it was;
  * - a command writing into a folder holds an exclusive lock on
@@ -97,6 +99,14 @@ void ws_outfile_set_force(int force);
  * safe; unknown paths are ignored). */
 void ws_input_note(const char *path);
 void ws_input_note_fd(int fd);
+/* Remember an input folder of the command (a merge's shard folders, the
+ * folder of a journal given by name, the traces folder) by device and
+ * inode, followed through links: ws_outdir_lock refuses an output folder
+ * that is the same folder, however it is spelt (a link, "..", another
+ * path), naming both, before it writes or removes anything, whatever
+ * --force or --resume say. Call before ws_outdir_lock. Unknown paths are
+ * ignored (a folder that does not exist cannot be the output either). */
+void ws_input_dir_note(const char *dir);
 /* 0 when `path` may be written now: it does not exist, or this command
  * wrote it, or --force was given; never when it is an input. -1 with err
  * set ("PATH: exists; pass --force ..." / "PATH: is an input of this
@@ -155,7 +165,8 @@ int ws_batch_flush(ws_batchfile *b);
 /* Flush and close: 0, or -1 with errno. */
 int ws_batch_close(ws_batchfile *b);
 
-/* Flush and check stdout at the end of a command: 0, or -1 with err set. */
-int ws_stdout_close(ws_error *err);
+/* Flush, check and close the results stream (the CLI's stdout,
+ * ws_stdout_private) at the end of a command: 0, or -1 with err set. */
+int ws_stdout_close(FILE *out, ws_error *err);
 
 #endif

@@ -36,17 +36,22 @@ void ws_host_signals_install(void);
  * real time passing are each told in one line on `fd` naming the policy
  * and call ("wattsim: bso NAME: predict crashed (SIGSEGV)", "... called
  * exit(); ...", "... did not return within 2 s"), then the child dies of
- * the signal by its default action (exits 1 after exit()). keep_stdout:
- * fd 1 is not pointed at stderr while policies run, so that the parent
- * can tell a policy's output from its log. */
-void ws_host_child_init(int fd, int keep_stdout, double timeout);
+ * the signal by its default action (exits 1 after exit()). */
+void ws_host_child_init(int fd, double timeout);
 
-/* The guards of a program that runs policies (on by default): fd 1
- * pointing to stderr while a policy instance exists, and an exit() inside
- * a policy call turned into one line and status 1 (an atexit handler).
+/* The guards of a program that runs policies (on by default): the working
+ * folder restored after policy code changed it, and an exit() inside a
+ * policy call turned into one line and status 1 (an atexit handler).
  * Off for a library caller (wattsim/api.h), whose process wattsim must
- * not change; set before any instance exists. */
+ * not change; set before any instance exists. (A policy's output on
+ * stdout is kept from the results by the program: ws_stdout_private.) */
 void ws_policy_guards(int on);
+
+/* Whether the calling thread is inside policy code now (a policy's call,
+ * or a plugin or Python module being loaded or unloaded): a thread that
+ * works for the running call, whichever thread it is (a sweep's worker
+ * too). The library's nesting check (api.c) asks it. */
+int ws_policy_code_running(void);
 
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
@@ -186,12 +191,13 @@ void ws_plo_free(ws_plo *p);
  * uniform and uniform-integer): what the benchmark's floor replays. */
 void ws_bso_draws(const ws_bso *b, unsigned long *gaussian, unsigned long *uniform);
 void ws_plo_draws(const ws_plo *p, unsigned long *gaussian, unsigned long *uniform);
-/* Policies' stdout goes to stderr while an instance exists; a caller that
- * creates many instances in a row (a sweep) holds the redirection for the
- * whole run, so that each instance does not switch it (four system calls)
- * again. Calls nest; release once per hold. */
-void ws_policy_stdout_hold(void);
-void ws_policy_stdout_release(void);
+/* The guards are entered while an instance exists (the working folder
+ * noted, ws_policy_guards); a caller that creates many instances in a row
+ * (a sweep) holds them for the whole run, so that each instance does not
+ * note and restore the folder (three system calls) again. Calls nest;
+ * release once per hold. */
+void ws_policy_hold(void);
+void ws_policy_release(void);
 
 /* Checked calls. Return 0, or -1 with err naming policy and call. The
  * predict calls return the batch-size index (resp. knob index) of the

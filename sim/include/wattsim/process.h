@@ -14,10 +14,20 @@
  *  - the locale: a plugin calling setlocale(LC_ALL, "") would make printf
  *    write, and strtod expect, a decimal comma in every thread. Each thread
  *    of wattsim uses the C locale of its own (uselocale), which setlocale
- *    does not change.
+ *    does not change;
+ *  - stdout: policy code shares the process's descriptor 1 and stdio's
+ *    `stdout` -- its printf, a Python policy's print, a progress bar or a
+ *    logging thread it started, at any time, from any thread -- and would
+ *    write into the results. A command-line program writes its results to
+ *    a private duplicate of the descriptor it was given as stdout, and
+ *    points descriptor 1 at stderr for the whole run (ws_stdout_private).
+ *    The library (wattsim/api.h) leaves the descriptors of the program
+ *    that embeds it alone.
  */
 #ifndef WATTSIM_PROCESS_H
 #define WATTSIM_PROCESS_H
+
+#include <stdio.h>
 
 /* First thing in main: open /dev/null on any of descriptors 0-2 that is
  * closed, ignore SIGXFSZ and SIGPIPE, and put this thread in the C locale
@@ -29,5 +39,12 @@ int ws_process_init(void);
  * the process's locale (setlocale) becomes: for every thread wattsim
  * starts, first thing. */
 void ws_thread_c_locale(void);
+
+/* For a command-line program, after ws_process_init: a stream for its
+ * results on a duplicate of descriptor 1 (close-on-exec: no child gets
+ * it), then descriptor 1 pointed at stderr, so that anything else written
+ * to stdout (stdio's `stdout`, fd 1) goes to stderr from now on. Returns
+ * the stream, or NULL with errno set (nothing changed). */
+FILE *ws_stdout_private(void);
 
 #endif

@@ -33,13 +33,19 @@ typedef int (*ws_sub_fn)(void *arg, int fd);
 
 /*
  * Run fn(arg, fd) in a forked child (stdin /dev/null, fd 1 and 2 each a
- * pipe to the parent, exit status fn's, without atexit handlers or stdio
- * flushing: _exit; whatever fn leaves in stdio buffers it must flush). The
+ * pipe to the parent, exit status fn's; its stdout and stderr flushed,
+ * then _exit: no atexit handlers, and no other stream, whose buffer is a
+ * copy of the parent's, flushed; the parent flushes its streams before the
+ * fork). The
  * parent kills the child's process group `limit` seconds after the start
  * (0: never) and as soon as the child has ended (whatever it spawned goes
- * with it). Each stream keeps at most `cap` bytes. Returns 0 with *r
- * filled (free with ws_sub_result_free), or -1 with err when the child
- * cannot be started.
+ * with it). Each stream keeps at most `cap` bytes. While the child runs,
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught (wattsim/stopsig.h): on
+ * one, the child's group is killed and reaped, the signal's earlier action
+ * restored and the signal raised again (the CLI's handler ends the
+ * process); should that return, -1 with err "interrupted by SIGTERM".
+ * Returns 0 with *r filled (free with ws_sub_result_free), or -1 with err
+ * when the child cannot be started.
  */
 int ws_sub_run(ws_sub_fn fn, void *arg, double limit, size_t cap, ws_sub_result *r,
                ws_error *err);

@@ -77,6 +77,15 @@ typedef struct ws_whatif {
     const char *where_job_cap;
     double input_rate;         /* samples/s; 0 = none */
     double samples_per_epoch;
+    ws_tariff_info *tariff;    /* an OpenEI price's adj, tiers and demand
+                                  charges; NULL for any other price */
+    int demand_charge;         /* plan --demand-charge include: add the
+                                  job's demand charge (ws_whatif_demand_add) */
+    int carbon_basis;          /* ws_carbon_basis the carbon series was read on */
+    int price_adjustments;     /* a tariff's adj added (--price-adjustments) */
+    char **carbon_files;       /* the files joined into carbon when several
+                                  (as given), for provenance; else NULL */
+    size_t n_carbon_files;
 } ws_whatif;
 
 /* Resolve a config's what-ifs: load the series, fix start and k. A
@@ -123,6 +132,34 @@ double ws_whatif_defer(const ws_whatif *w, double t, double dur);
  * NAN for a series not given: what policies see in ws_ctx. */
 void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
                      double *price);
+
+/* What a tariff holds that the hourly price leaves out, for a job whose
+ * highest power (its most power-hungry knob, all its GPUs) is peak_w: an
+ * ignored adj with its size, tiers with the hours at peak_w that the first
+ * tier lasts a month, demand charges with their cost at peak_w; "" when
+ * none (or no tariff). One line, "; "-separated. */
+void ws_whatif_tariff_note(const ws_whatif *w, double peak_w, char *buf, size_t size);
+
+/* The demand charge (plan --demand-charge include): runs added in time
+ * order, each drawing power_w over [a, a + dur]; a billing month of the
+ * tariff (its local calendar month, counted along the series, wrapping
+ * around as the price does) that any run touches is charged once, at
+ * power_w x the month's dearest demand rate (flat + the highest
+ * time-of-use demand rate of its schedule, ws_tariff_info.demand): as if
+ * the job's power added to the site's peak at its dearest hour, an upper
+ * bound. acc starts zeroed; acc->usd is the total so far. */
+typedef struct ws_demand_acc {
+    double usd;
+    double last_key;           /* the last billing month charged; 0: none */
+    int any;
+} ws_demand_acc;
+void ws_whatif_demand_add(const ws_whatif *w, ws_demand_acc *acc, double a, double dur,
+                          double power_w);
+/* plan's --demand-charge VALUE (opt as typed; value NULL: not given):
+ * include or ignore; include needs an OpenEI tariff with demand charges.
+ * Sets w->demand_charge; 0, or -1 with err set. */
+int ws_whatif_set_demand_charge(ws_whatif *w, const char *value, const char *opt,
+                                ws_error *err);
 
 /* One line describing the active what-ifs ("" when none), e.g.
  * "power cap 175 W; carbon FILE from 2022-10-20T06:20:00Z; objective carbon". */

@@ -73,6 +73,7 @@ static const api_opt plan_opts[] = {
     {"gpu", K_CFG, "gpu", 0}, {"workload", K_CFG, "workload", 0}, {"eta", K_CFG, "eta", 0},
     {"beta", K_CFG, "beta", 0}, {"recurrences", K_CFG, "recurrences", 0},
     {"seeds", K_STR, NULL, 0}, {"policies", K_STR, NULL, 0},
+    {"demand-charge", K_STR, NULL, 0},
     JOB_OPTS, WHATIF_OPTS TRACE_OPTS, END_OPTS};
 static const api_opt run_opts[] = {
     {"config", K_STR, NULL, 0}, {"set", K_LIST, NULL, 0}, {"keep-history", K_FLAG, NULL, 0},
@@ -147,6 +148,10 @@ static void forget_run(ws_api_call *c)
         free(c->series[k]);
         c->series[k] = NULL;
     }
+    for (size_t i = 0; i < c->n_carbon_files; i++) free(c->carbon_files[i]);
+    free(c->carbon_files);
+    c->carbon_files = NULL;
+    c->n_carbon_files = 0;
     for (size_t i = 0; i < c->n_pairs; i++) {
         api_pair_prov *p = &c->pairs[i];
         free(p->label); free(p->bso); free(p->plo); free(p->bso_params); free(p->plo_params);
@@ -474,6 +479,14 @@ void api_note_whatif(ws_api_call *c, const ws_whatif *wi)
         free(c->series[k]);
         c->series[k] = NULL;
     }
+    for (size_t i = 0; i < c->n_carbon_files; i++) free(c->carbon_files[i]);
+    free(c->carbon_files);
+    c->carbon_files = NULL;
+    c->n_carbon_files = 0;
+    if (wi && wi->n_carbon_files > 1
+        && (c->carbon_files = calloc(wi->n_carbon_files, sizeof *c->carbon_files)))
+        for (size_t i = 0; i < wi->n_carbon_files; i++)
+            if ((c->carbon_files[i] = strdup(wi->carbon_files[i]))) c->n_carbon_files = i + 1;
     if (wi && wi->has_carbon) c->series[0] = strdup(wi->carbon.path);
     if (wi && wi->has_price && !ws_whatif_price_constant(wi))
         c->series[1] = strdup(wi->price.path);
@@ -585,6 +598,20 @@ static void write_provenance(const ws_api_call *c, FILE *f)
         if (!c->series[k]) continue;
         fputs(n_series++ ? ", " : ", \"series\": {", f);
         fprintf(f, "\"%s\": {\"path\": ", series_kind[k]);
+        if (k == 0 && c->n_carbon_files > 1) {
+            /* several files joined: a list of each, in the order given */
+            for (size_t i = 0; i < c->n_carbon_files; i++) {
+                fputs(i ? ", " : "[", f);
+                ws_json_str(f, c->carbon_files[i]);
+            }
+            fputs("], \"sha256\": ", f);
+            for (size_t i = 0; i < c->n_carbon_files; i++) {
+                fputs(i ? ", " : "[", f);
+                json_file_sha(f, c->carbon_files[i]);
+            }
+            fputs("]}", f);
+            continue;
+        }
         ws_json_str(f, c->series[k]);
         fputs(", \"sha256\": ", f);
         json_file_sha(f, c->series[k]);
@@ -636,11 +663,56 @@ int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void 
 
 /* One call at a time per process: options that are process-wide in the
  * layers below (allowed plugin folders, the policy log level, an output
- * folder's lock) belong to the call that runs. */
+ * folder's lock) belong to the call that runs. A second thread's call
+ * waits for run_lock; a call from a thread that works for the running
+ * call would wait for itself, and fails at once instead (nested()).
+ *
+ * fork(): a child has only the thread that forked. When another thread
+ * was inside a call then, the child inherits run_lock held by a thread it
+ * does not have (its first call would never return) and the layers' state
+ * half-way through that call. The child handler (no prepare handler: one
+ * taking run_lock would block every fork until the call ends, and
+ * deadlock a policy or --isolate that forks during a call) makes the locks
+ * new and marks the process, whose calls then fail at once. */
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
 static int running;
 static pthread_t running_thread;
+static int forked_mid_call;         /* set in a child only (fork_child) */
+
+static void fork_child(void)
+{
+    /* The child's only thread, before anything else runs in it: no lock
+     * is needed to read `running`, and a lock another thread held is not
+     * unlocked (its owner is not here) but replaced. When the forking
+     * thread is the call's own (a policy's fork, --isolate's cells), the
+     * child is still inside that call: run_lock stays its own, and a call
+     * there is a nested one. */
+    int own = running && pthread_equal(running_thread, pthread_self());
+    if (running && !own) forked_mid_call = 1;
+    if (!own) {
+        running = 0;
+        run_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    }
+    owner_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
+static void install_fork_handler(void) { pthread_atfork(NULL, NULL, fork_child); }
+
+/* Whether this thread works for the call that runs: the thread that made
+ * it (its policies and hooks run there), or any thread running policy code
+ * now (a sweep's worker: wattsim/plugin.h's ws_policy_code_running). Such
+ * a thread would wait for run_lock, which the call holds until that very
+ * thread returns. A thread policy code started itself is not known here:
+ * its call waits its turn (docs/safety.md). */
+static int nested(void)
+{
+    pthread_mutex_lock(&owner_lock);
+    int n = running && (pthread_equal(running_thread, pthread_self())
+                        || ws_policy_code_running());
+    pthread_mutex_unlock(&owner_lock);
+    return n;
+}
 
 static locale_t the_c_locale;
 static void make_c_locale(void) { the_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
@@ -654,12 +726,19 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
                  c->cmd->name);
         return WS_API_MISUSE;
     }
-    pthread_mutex_lock(&owner_lock);
-    int nested = running && pthread_equal(running_thread, pthread_self());
-    pthread_mutex_unlock(&owner_lock);
-    if (nested) {
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&fork_once, install_fork_handler);
+    if (forked_mid_call) {
+        snprintf(c->error, sizeof c->error, "%s: this process was forked while another"
+                 " thread was inside a wattsim call, so the library's state here is that"
+                 " call's, half-way; make wattsim calls in the parent, or start this process"
+                 " without fork (multiprocessing's 'spawn' or 'forkserver')", c->cmd->name);
+        return WS_API_MISUSE;
+    }
+    if (nested()) {
         snprintf(c->error, sizeof c->error, "%s: called from inside another wattsim call (a"
-                 " policy or hook of it); make the call after it returns", c->cmd->name);
+                 " policy or hook of it, on any of its threads); make the call after it"
+                 " returns", c->cmd->name);
         return WS_API_MISUSE;
     }
     pthread_mutex_lock(&run_lock);

@@ -359,7 +359,10 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
     }
     if (ws_policy_pairs_parse(policies ? policies : "zeus:jit", &pairs, &n_pairs, err))
         goto out;
-    if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)) goto out;
+    if (inputs_open(c, &cfg, IN_POLICIES | IN_VALIDATE | IN_ONE_JOB, &in, err)
+        || ws_whatif_set_demand_charge(&in.wi, api_get(c, "demand-charge"), "--demand-charge",
+                                       err))
+        goto out;
     ws_registry *reg = in.env.registry;
     if (one_job_table(&cfg, &in, cfg.betas[0], &tr, &jt, err)) goto out;
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;

@@ -72,6 +72,8 @@ struct ws_api_call {
     char *catalogue_path;
     char whatif[1024];
     char *series[2];           /* the carbon and price files read, or NULL */
+    char **carbon_files;       /* several carbon files joined (n > 1), else */
+    size_t n_carbon_files;     /* NULL, 0 */
     api_pair_prov *pairs;
     size_t n_pairs;
     int read_train;            /* summary_train was read */

@@ -40,9 +40,12 @@
  * decompressed), which fails on its third line.
  *
  * Output: a table on stdout; with --json FILE the same figures as JSON.
+ * --quick runs every phase at a token size (tests/test_bench.c: that the
+ * bench runs and prints each table once).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
@@ -58,6 +61,8 @@
 
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
+#include "wattsim/outfile.h"
+#include "wattsim/process.h"
 #include "wattsim/plugin.h"
 #include "wattsim/rng.h"
 #include "wattsim/trace.h"
@@ -83,7 +88,7 @@ static const char *HELP =
     "usage: wattsim-bench [--bso NAME] [--plo NAME] [--eta X] [--beta X]\n"
     "                     [--seconds S | --seeds N] [--no-sweeps] [--json FILE]\n"
     "                     [--no-readers | --readers-only] [--reader-n N]\n"
-    "                     [--traces DIR] [--catalogue FILE]\n"
+    "                     [--traces DIR] [--catalogue FILE] [--quick]\n"
     "\n"
     "Engine speed on every GPU x workload of the catalogue (one core): recurrences\n"
     "per second, ns per recurrence, the random-draw floor (the same Gaussian and\n"
@@ -102,7 +107,10 @@ static const char *HELP =
     "                trace import power/train and an nvidia-smi log)\n"
     "  --readers-only  the reader rows alone\n"
     "  --reader-n N  the readers' n (default 40000)\n"
-    "  --json FILE   also write the figures as JSON to FILE\n";
+    "  --json FILE   also write the figures as JSON to FILE\n"
+    "  --quick       every phase at a token size (1 seed per GPU x workload and\n"
+    "                per sweep, reader n 100): that it runs and what it prints,\n"
+    "                not figures to compare\n";
 
 typedef struct row {
     char gpu[32], work[64];
@@ -152,7 +160,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
     draws *d = NULL;
     size_t d_cap = 0;
     if (!rows) return ws_fail(err, "out of memory");
-    ws_policy_stdout_hold();
+    ws_policy_hold();
     int rc = -1;
     for (size_t g = 0; g < cat->n_gpus; g++) {
         ws_traces tr = {0};
@@ -209,7 +217,7 @@ static int engine(const ws_catalogue *cat, const ws_bso_type *bt, const ws_plo_t
     }
     rc = 0;
 out:
-    ws_policy_stdout_release();
+    ws_policy_release();
     free(d);
     if (rc) { free(rows); return rc; }
     *out = rows;
@@ -231,16 +239,23 @@ typedef struct sweep_fig {
 /* Run `wattsim ARGS...` (output to /dev/null; stderr too when quiet_err):
  * wall time and peak RSS. */
 static int quiet_err;
+static int quick;              /* --quick: token sizes */
 
 static int run_child(char *const argv[], sweep_fig *f)
 {
     double t0 = now();
+    /* What this process's stdio holds (the tables printed so far) is
+     * written once, here, not by the child too: freopen() in the child
+     * flushed its copy of the buffer into the same file (issue 26: the
+     * sweep table came out 12 times on a file). The child changes its
+     * descriptors only, and execs or _exits. */
+    fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        FILE *dn = freopen("/dev/null", "w", stdout);
-        if (quiet_err) dn = freopen("/dev/null", "w", stderr);
-        (void)dn;
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul < 0 || dup2(nul, 1) < 0 || (quiet_err && dup2(nul, 2) < 0)) _exit(126);
+        if (nul > 2) close(nul);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -325,16 +340,21 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
     }
     size_t n = 0;
     /* Paper scale: 11 etas x 100 seeds x 3 pairs per GPU x workload. */
+    const long paper_seeds = quick ? 1 : 100;
+    char paper_set[32];
+    snprintf(paper_set, sizeof paper_set, "seeds=1..%ld", paper_seeds);
     sweep_fig *p = &figs[n++];
     snprintf(p->name, sizeof p->name, "paper-scale");
-    p->sims = (long)(cat->n_gpus * cat->n) * 11 * 100 * 3;
-    for (size_t i = 0; i < n_rows; i++) p->recs += 11.0 * 100 * 3 * (double)rows[i].recur;
+    p->sims = (long)(cat->n_gpus * cat->n) * 11 * paper_seeds * 3;
+    for (size_t i = 0; i < n_rows; i++)
+        p->recs += 11.0 * (double)paper_seeds * 3 * (double)rows[i].recur;
     snprintf(out, sizeof out, "%s/paper", dir);
-    char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", "seeds=1..100", "--threads",
+    char *a1[] = {wattsim, "sweep", cfg, "--set", set_gpu, "--set", paper_set, "--threads",
                   "1", "--no-plot", "--quiet", "--traces", (char *)traces, "--catalogue",
                   (char *)catalogue, "--out", out, NULL};
     if (run_child(a1, p)) return ws_fail(err, "cannot run %s", wattsim);
     long counts[3] = {1000, 10000, 100000};
+    if (quick) counts[0] = counts[1] = counts[2] = 1;
     for (int c = 0; c < 3; c++) {
         sweep_fig *q = &figs[n++];
         snprintf(q->name, sizeof q->name, "one job, %ld seeds", counts[c]);
@@ -353,7 +373,9 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
         char sw[PATH_MAX];
         snprintf(sw, sizeof sw, "%s/py.yaml", dir);
         f = fopen(sw, "w");
-        if (!f || fputs("eta: 0.5\nbeta: 3\nseed: 1..20\n", f) < 0 || fclose(f))
+        const char *py_cfg = quick ? "eta: 0.5\nbeta: 3\nseed: 1\n"
+                                   : "eta: 0.5\nbeta: 3\nseed: 1..20\n";
+        if (!f || fputs(py_cfg, f) < 0 || fclose(f))
             return ws_fail(err, "%s: cannot write", sw);
         const char *pols[2] = {"gts:jit", "py:wattsim.policies:GaussianTS:py:wattsim.policies:JIT"};
         char set_work[1024] = "workload=[";
@@ -365,7 +387,7 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
         for (int lang = 0; lang < 2; lang++) {
             sweep_fig *q = &figs[n++];
             snprintf(q->name, sizeof q->name, lang ? "gts+jit in Python" : "gts+jit in C");
-            q->sims = (long)(cat->n_gpus * cat->n) * 20 * 3;
+            q->sims = (long)(cat->n_gpus * cat->n) * (quick ? 1 : 20) * 3;
             snprintf(out, sizeof out, "%s/py%d", dir, lang);
             char *a3[] = {wattsim, "sweep", sw, "--set", set_gpu, "--set", set_work,
                           "--policies", (char *)pols[lang], "--threads", "1", "--no-plot",
@@ -586,6 +608,13 @@ static int write_readers_json(const char *path, const reader_fig *r, const sweep
 
 int main(int argc, char **argv)
 {
+    /* The tables on a private duplicate of stdout; descriptor 1 (and a
+     * policy's printf) on stderr for the whole run (wattsim/process.h). */
+    FILE *out = NULL;
+    if (ws_process_init() || !(out = ws_stdout_private())) {
+        fprintf(stderr, "wattsim-bench: cannot set up standard output: %s\n", strerror(errno));
+        return 1;
+    }
     const char *bso_name = "zeus", *plo_name = "jit", *json = NULL;
     const char *traces = getenv("WATTSIM_TRACES"), *catalogue = getenv("WATTSIM_CATALOGUE");
     double eta = 0.5, beta = 2.0, seconds = 0.5;
@@ -596,10 +625,11 @@ int main(int argc, char **argv)
     if (!catalogue || !*catalogue) catalogue = WS_DEFAULT_CATALOGUE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, stdout); return 0; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(HELP, out); return 0; }
         if (!strcmp(a, "--no-sweeps")) { do_sweeps = 0; continue; }
         if (!strcmp(a, "--no-readers")) { do_readers = 0; continue; }
         if (!strcmp(a, "--readers-only")) { only_readers = 1; continue; }
+        if (!strcmp(a, "--quick")) { quick = 1; continue; }
         if (!v) { fputs(HELP, stderr); return 2; }
         if (!strcmp(a, "--bso")) bso_name = v;
         else if (!strcmp(a, "--plo")) plo_name = v;
@@ -629,9 +659,13 @@ int main(int argc, char **argv)
     memset(rfigs, 0, sizeof rfigs);
     memset(&gz_fig, 0, sizeof gz_fig);
     if (reader_n < 100) { fputs(HELP, stderr); return 2; }
+    if (quick) {
+        fixed = 1;
+        reader_n = 100;
+    }
     if (only_readers) {
         if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
-        print_readers(stdout, rfigs, &gz_fig);
+        print_readers(out, rfigs, &gz_fig);
         if (json && write_readers_json(json, rfigs, &gz_fig, &err)) goto out;
         rc = 0;
         goto out;
@@ -642,54 +676,56 @@ int main(int argc, char **argv)
         || ws_params_resolve(bt->params, NULL, 0, "bso", &bp, &err)
         || ws_params_resolve(pt->params, NULL, 0, "plo", &pp, &err))
         goto out;
-    printf("wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta, beta);
-    if (fixed) printf("%ld seeds per GPU x workload\n", fixed);
-    else printf(">= %g s per GPU x workload\n", seconds);
-    fflush(stdout);
+    fprintf(out, "wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta,
+            beta);
+    if (fixed) fprintf(out, "%ld seeds per GPU x workload\n", fixed);
+    else fprintf(out, ">= %g s per GPU x workload\n", seconds);
+    fflush(out);
     if (engine(&cat, bt, pt, bp, pp, traces, eta, beta, seconds, fixed, &rows, &n_rows, &err))
         goto out;
-    printf("%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
-           "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
+    fprintf(out, "%-8s %-14s %6s %8s %11s %12s %9s %11s %7s\n", "gpu", "workload", "recur", "seeds",
+            "recurrences", "recur_per_s", "ns_per_r", "floor_ns_r", "x_floor");
     double sum_rate = 0, sum_ratio = 0, tot_recs = 0, tot_secs = 0;
     for (size_t i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         double rate = (double)r->recs / r->secs, ns = 1e9 * r->secs / (double)r->recs;
         double fl = 1e9 * r->floor_secs / (double)r->recs;
-        printf("%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
-               r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
+        fprintf(out, "%-8s %-14s %6ld %8ld %11ld %12.0f %9.1f %11.1f %7.2f\n", r->gpu, r->work,
+                r->recur, r->seeds, r->recs, rate, ns, fl, ns / fl);
         sum_rate += rate;
         sum_ratio += ns / fl;
         tot_recs += (double)r->recs;
         tot_secs += r->secs;
     }
     double mean_rate = sum_rate / (double)n_rows, mean_ratio = sum_ratio / (double)n_rows;
-    printf("mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
-           n_rows, mean_rate, mean_ratio);
+    fprintf(out,
+            "mean over %zu GPU x workload pairs: %.0f recurrences/s per thread, %.2f x the floor\n",
+            n_rows, mean_rate, mean_ratio);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("engine peak RSS: %ld KiB\n", ru.ru_maxrss);
-    fflush(stdout);
+    fprintf(out, "engine peak RSS: %ld KiB\n", ru.ru_maxrss);
+    fflush(out);
     if (do_sweeps) {
         if (sweeps(traces, catalogue, rows, n_rows, &cat, figs, &n_figs, &err)) goto out;
-        printf("\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
-               "cpu_s", "rss_kib", "recur_per_s", "x_engine");
+        fprintf(out, "\n%-22s %9s %9s %9s %10s %14s %9s\n", "sweep (1 thread)", "sims", "wall_s",
+                "cpu_s", "rss_kib", "recur_per_s", "x_engine");
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
-            printf("%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
-                   f->rss_kib);
+            fprintf(out, "%-22s %9ld %9.2f %9.2f %10ld ", f->name, f->sims, f->secs, f->cpu_secs,
+                    f->rss_kib);
             /* per CPU second, like the engine's figures */
             if (f->recs > 0)
-                printf("%14.0f %9.2f", f->recs / f->cpu_secs,
-                       (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
+                fprintf(out, "%14.0f %9.2f", f->recs / f->cpu_secs,
+                        (tot_recs / tot_secs) / (f->recs / f->cpu_secs));
             else
-                printf("%14s %9s", "-", "-");
-            printf("%s\n", f->status ? "  (failed)" : "");
+                fprintf(out, "%14s %9s", "-", "-");
+            fprintf(out, "%s\n", f->status ? "  (failed)" : "");
         }
     }
     if (do_readers) {
         if (readers(reader_n, rfigs, &gz_fig, &err)) goto out;
-        fputc('\n', stdout);
-        print_readers(stdout, rfigs, &gz_fig);
+        fputc('\n', out);
+        print_readers(out, rfigs, &gz_fig);
     }
     if (json) {
         FILE *j = fopen(json, "w");
@@ -731,6 +767,10 @@ out:
     free(rows);
     ws_catalogue_free(&cat);
     ws_registry_free(reg);
-    if (fflush(stdout)) rc = 1;
+    ws_error werr = {{0}};
+    if (ws_stdout_close(out, &werr)) {
+        ws_line("wattsim-bench: %s", werr.msg);
+        rc = 1;
+    }
     return rc;
 }

@@ -111,7 +111,10 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", PARETO_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case OPT_GPU: if (ws_cli_set_kv(&cfg, "gpu", optarg, "--gpu", &err)) goto out; break;
         case OPT_WORKLOAD:
             workload = 1;
@@ -165,7 +168,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
     }
     if (plot && ws_cli_pareto_plot(plot, history, spec, &cat, &jt.job, &par, 0, NULL, &err))
         goto out;
-    ws_report_pareto(stdout, (ws_format)fmt, &jt.job, &par, &wi);
+    ws_report_pareto(ws_cli_out, (ws_format)fmt, &jt.job, &par, &wi);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -191,20 +194,34 @@ static const char *LIST_HELP =
     "  --plugin F  with policies: describe the plugin file F instead (its ABI\n"
     "              version, sha256 and policies); may be repeated\n";
 
+/* A plugin's text (a name, a summary, a parameter's help or default) as
+ * messages show it: escaped (wattsim/error.h), so that a plugin cannot
+ * drive the terminal of whoever lists it. One of three buffers, in turn. */
+static const char *shown(const char *s)
+{
+    static char buf[3][2048];
+    static int k;
+    k = (k + 1) % 3;
+    ws_text_escape(buf[k], sizeof buf[k], s ? s : "");
+    return buf[k];
+}
+
 static void print_params(const ws_param_spec *ps)
 {
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
         /* an int's bounds as integers (0..1000000000, not 0..1e+09) */
-        case WS_PARAM_INT: printf("      %s (int, default %ld, %.0f..%.0f): %s\n", p->name,
-                                  p->def.i, p->min, p->max, p->help); break;
-        case WS_PARAM_DOUBLE: printf("      %s (number, default %g, %g..%g): %s\n", p->name,
-                                     p->def.d, p->min, p->max, p->help); break;
-        case WS_PARAM_BOOL: printf("      %s (bool, default %s): %s\n", p->name,
-                                   p->def.b ? "true" : "false", p->help); break;
-        case WS_PARAM_STRING: printf("      %s (string, default \"%s\"): %s\n", p->name,
-                                     p->def.s ? p->def.s : "", p->help); break;
+        case WS_PARAM_INT: fprintf(ws_cli_out, "      %s (int, default %ld, %.0f..%.0f): %s\n",
+                                  shown(p->name), p->def.i, p->min, p->max,
+                                  shown(p->help)); break;
+        case WS_PARAM_DOUBLE: fprintf(ws_cli_out, "      %s (number, default %g, %g..%g): %s\n",
+                                     shown(p->name), p->def.d, p->min, p->max,
+                                     shown(p->help)); break;
+        case WS_PARAM_BOOL: fprintf(ws_cli_out, "      %s (bool, default %s): %s\n", shown(p->name),
+                                   p->def.b ? "true" : "false", shown(p->help)); break;
+        case WS_PARAM_STRING: fprintf(ws_cli_out, "      %s (string, default \"%s\"): %s\n", shown(p->name),
+                                     shown(p->def.s), shown(p->help)); break;
         }
     }
 }
@@ -212,18 +229,18 @@ static void print_params(const ws_param_spec *ps)
 static void print_policies(const ws_registry *reg, int (*keep)(const char *file, void *),
                            void *ctx)
 {
-    printf("batch-size optimizers (bso):\n");
+    fprintf(ws_cli_out, "batch-size optimizers (bso):\n");
     for (size_t i = 0; i < ws_registry_n_bso(reg); i++) {
         const ws_bso_type *t = ws_registry_bso_at(reg, i);
         if (keep && !keep(ws_registry_bso_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        fprintf(ws_cli_out, "  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
-    printf("power-limit optimizers (plo):\n");
+    fprintf(ws_cli_out, "power-limit optimizers (plo):\n");
     for (size_t i = 0; i < ws_registry_n_plo(reg); i++) {
         const ws_plo_type *t = ws_registry_plo_at(reg, i);
         if (keep && !keep(ws_registry_plo_file(reg, i), ctx)) continue;
-        printf("  %-10s %s\n", t->name, t->summary ? t->summary : "");
+        fprintf(ws_cli_out, "  %-10s %s\n", shown(t->name), shown(t->summary));
         print_params(t->params);
     }
 }
@@ -244,7 +261,8 @@ static int list_plugin(const char *path)
     }
     char *real = realpath(path, NULL);
     int abi = ws_registry_n_bso(reg) ? ws_registry_bso_abi(reg, 0) : ws_registry_plo_abi(reg, 0);
-    printf("%s: policy ABI %d.%d, sha256 %s\n", real ? real : path, abi / 100, abi % 100, hash);
+    fprintf(ws_cli_out, "%s: policy ABI %d.%d, sha256 %s\n", shown(real ? real : path), abi / 100, abi % 100,
+           hash);
     print_policies(reg, same_file, real);
     free(real);
     ws_registry_free(reg);
@@ -264,7 +282,10 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_global_opt(g, c, optarg)) continue;
         if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
         free(plugins);
-        if (c == WS_OPT_HELP) { printf("%s\n%s", LIST_HELP, WS_CLI_INPUT_HELP); return 0; }
+        if (c == WS_OPT_HELP) {
+            fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_INPUT_HELP);
+            return 0;
+        }
         return ws_cli_bad_option("list", argv, c);
     }
     if (optind != argc - 1) {
@@ -279,7 +300,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (n_plugins) {
         int rc = 0;
         for (size_t i = 0; i < n_plugins && !rc; i++) {
-            if (i) printf("\n");
+            if (i) fprintf(ws_cli_out, "\n");
             rc = list_plugin(plugins[i]);
         }
         free(plugins);
@@ -290,8 +311,8 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
         if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
-        printf("%-14s %-14s %-18s %-10s %-16s %10s %6s\n", "workload", "dataset", "network",
-               "optimizer", "target", "max_epochs", "b0");
+        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %-16s %10s %6s\n", "workload", "dataset",
+                "network", "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
             const ws_workload_spec *w = &cat.items[i];
             /* the target with its metric and which way it improves:
@@ -301,8 +322,8 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
             snprintf(target, sizeof target, "%s%s%g", w->metric ? w->metric : "",
                      !w->metric ? "" : w->better > 0 ? " >= " : w->better < 0 ? " <= " : " ",
                      w->target_metric);
-            printf("%-14s %-14s %-18s %-10s %-16s %10d %6d\n", w->name, w->dataset,
-                   w->network, w->optimizer, target, w->max_epochs, w->b0);
+            fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %-16s %10d %6d\n", w->name, w->dataset,
+                    w->network, w->optimizer, shown(target), w->max_epochs, w->b0);
         }
         ws_catalogue_free(&cat);
         return 0;
@@ -313,7 +334,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         int n = ws_trace_gpus(dir, &gpus, &err);
         if (n < 0) return ws_cli_die(&err);
         for (int i = 0; i < n; i++) {
-            printf("%s\n", gpus[i]);
+            fprintf(ws_cli_out, "%s\n", gpus[i]);
             free(gpus[i]);
         }
         free(gpus);
@@ -331,8 +352,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         }
         print_policies(reg, NULL, NULL);
         const char *dir = ws_policy_dir(), *extra = getenv("WATTSIM_POLICY_DIR");
-        printf("(from %s%s%s)\n", dir ? dir : "", dir && extra && *extra ? ":" : "",
-               extra ? extra : "");
+        fprintf(ws_cli_out, "(from %s%s%s)\n", shown(dir), dir && extra && *extra ? ":" : "", shown(extra));
         const char *first;
         size_t broken = ws_registry_broken(reg, &first);
         if (broken)
@@ -376,8 +396,13 @@ static int wattsim_main(int argc, char **argv);
 int main(int argc, char **argv)
 {
     /* Before anything opens a file: descriptors 0-2 open, SIGXFSZ ignored,
-     * this thread in the C locale, the working folder held. */
+     * this thread in the C locale, the working folder held; results on a
+     * private duplicate of stdout, descriptor 1 on stderr from here on. */
     if (ws_process_init()) return EXIT_USAGE;
+    if (!(ws_cli_out = ws_stdout_private())) {
+        ws_line("wattsim: standard output: cannot duplicate it: %s", strerror(errno));
+        return 1;
+    }
     ws_outfile_init();
 #ifdef WS_HAVE_MPI
     /* Started by mpirun/srun: join MPI_COMM_WORLD (sweep and curves shard
@@ -403,11 +428,11 @@ static int wattsim_main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(MAIN_HELP, stdout);
+        fputs(MAIN_HELP, ws_cli_out);
         return ws_cli_exit(0);
     }
     if (!strcmp(cmd, "--version")) {
-        printf("%s\n", ws_version_line());
+        fprintf(ws_cli_out, "%s\n", ws_version_line());
         return ws_cli_exit(0);
     }
     opterr = 0;

@@ -20,6 +20,8 @@
 #include "wattsim/plot.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
+
+FILE *ws_cli_out;
 #include "wattsim/plugin.h"
 #include "wattsim/progress.h"
 
@@ -106,6 +108,16 @@ int ws_cli_set_list(ws_run_config *cfg, const char *key, const char *list, const
     return rc;
 }
 
+int ws_cli_check_out(const char *cmd, const char *opt, const char *path)
+{
+    char why[64];
+    ws_error e = {{0}};
+    if (!ws_path_check(path, why, sizeof why)) return 0;
+    ws_fail(&e, "%s '%s' %s; an output's path is printed and made a file's or folder's name: "
+            WS_PATH_RULE, opt, path, why);
+    return ws_cli_usage(cmd, "%s", e.msg);   /* ws_fail escaped it */
+}
+
 int ws_cli_check_plot_name(const char *cmd, const char *plot)
 {
     const char *base = strrchr(plot, '/');
@@ -113,6 +125,7 @@ int ws_cli_check_plot_name(const char *cmd, const char *plot)
     size_t n = strlen(base);
     char stem[WS_NAME_MAX + 8], why[64];
     ws_error e = {{0}};
+    if (ws_cli_check_out(cmd, "--plot", plot)) return WS_EXIT_USAGE;
     if (ws_plot_kind(base) < 0)
         ws_fail(&e, "--plot '%s': the image's name must end in .png, .svg or .pdf", plot);
     else if (n - 4 >= sizeof stem)
@@ -155,9 +168,10 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
 static int stdout_reader_gone(void)
 {
     struct stat st;
-    if (fstat(STDOUT_FILENO, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+    const int fd = fileno(ws_cli_out);
+    if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         return 0;
-    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    struct pollfd p = {fd, POLLOUT, 0};
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
@@ -168,12 +182,12 @@ int ws_cli_exit(int rc)
      * command then fails as the bug it is (wattsim/error.h); a command
      * that failed already said so (an output file's commit refused it). */
     if (ws_output_check("standard output", &err)) {
-        fflush(stdout);
+        fflush(ws_cli_out);
         if (!rc) ws_line("wattsim: %s", err.msg);
         return WS_EXIT_INTERNAL;
     }
     const int gone = stdout_reader_gone();
-    if (!ws_stdout_close(&err)) return rc;
+    if (!ws_stdout_close(ws_cli_out, &err)) return rc;
     /* The reader of stdout went away (SIGPIPE is ignored, see process.c):
      * the outputs are complete; end as a pipeline's writer does, without
      * a message no one would read. */

@@ -8,8 +8,13 @@
 #include "wattsim/config.h"
 #include "wattsim/csv.h"
 #include "wattsim/error.h"
+#include "wattsim/name.h"
 
 #define WS_EXIT_USAGE 2
+
+/* A buffer for ws_name_show (wattsim/name.h) of a path or name the user
+ * gave, printed on stdout ("outputs in DIR/"): each byte may become \xHH. */
+#define WS_CLI_SHOW (4 * 4096 + 1)
 
 /* Where an installed wattsim keeps its data, relative to the folder of the
  * executable (set by the build from the install layout; the build tree
@@ -41,13 +46,24 @@ int ws_cli_die(const ws_error *err);
 int ws_cli_usage(const char *cmd, const char *fmt, const char *arg);
 /* getopt_long's unknown option or missing value, as a usage error. */
 int ws_cli_bad_option(const char *cmd, char **argv, int c);
-/* A --plot FILE option: its base name must end in .png, .svg or .pdf and its
+/* An option naming an output (--out DIR, --out FILE, --plot FILE) obeys
+ * the path rule (wattsim/name.h ws_path_check: no control characters):
+ * else prints the usage error naming `opt` and returns WS_EXIT_USAGE; 0 if
+ * it does. */
+int ws_cli_check_out(const char *cmd, const char *opt, const char *path);
+/* A --plot FILE option (ws_cli_check_out too): its base name must end in .png, .svg or .pdf and its
  * stem be a safe name (wattsim/name.h), as it names the .csv and .gp too.
  * Prints the usage error and returns WS_EXIT_USAGE, or returns 0. */
 int ws_cli_check_plot_name(const char *cmd, const char *plot);
-/* The exit status of a command that returned `rc`: stdout is flushed and
- * closed, and a failed write there (full disk, /dev/full, closed pipe) is
- * one line on stderr and status 1 (rc if that was already nonzero). */
+/* Where results go: a private duplicate of the stdout wattsim was started
+ * with (ws_stdout_private, first thing in main). Descriptor 1, and stdio's
+ * `stdout` with it, point at stderr for the whole run, so that nothing
+ * policy code prints, from any thread at any time, reaches the results. */
+extern FILE *ws_cli_out;
+/* The exit status of a command that returned `rc`: the results stream
+ * (ws_cli_out) is flushed and closed, and a failed write there (full disk,
+ * /dev/full, closed pipe) is one line on stderr and status 1 (rc if that
+ * was already nonzero). */
 int ws_cli_exit(int rc);
 /* "v100,a40" -> the config key `key` set to [v100, a40]; an error names
  * `opt` (the option the user typed, e.g. "--gpus"), or "--set KEY" when
@@ -65,7 +81,9 @@ void ws_cli_relabel(ws_error *err, const char *key, const char *opt);
 enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
        WS_OPT_CARBON, WS_OPT_START, WS_OPT_PRICE, WS_OPT_OBJECTIVE, WS_OPT_PRICE_TZ,
        WS_OPT_PRICE_LABEL, WS_OPT_EVERY, WS_OPT_DEFER, WS_OPT_JOB_POWER_CAP,
-       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH };
+       WS_OPT_INPUT_RATE, WS_OPT_SAMPLES_PER_EPOCH, WS_OPT_CARBON_BASIS, WS_OPT_PRICE_ADJ };
+/* the last of them, for a range test */
+#define WS_OPT_WHATIF_LAST WS_OPT_PRICE_ADJ
 #define WS_CLI_WHATIF_OPTIONS                                       \
     {"power-cap", required_argument, 0, WS_OPT_POWER_CAP},         \
     {"input-stall", required_argument, 0, WS_OPT_INPUT_STALL},     \
@@ -80,7 +98,9 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     {"defer-up-to", required_argument, 0, WS_OPT_DEFER},           \
     {"job-power-cap", required_argument, 0, WS_OPT_JOB_POWER_CAP}, \
     {"input-rate", required_argument, 0, WS_OPT_INPUT_RATE},       \
-    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}
+    {"samples-per-epoch", required_argument, 0, WS_OPT_SAMPLES_PER_EPOCH}, \
+    {"carbon-basis", required_argument, 0, WS_OPT_CARBON_BASIS},   \
+    {"price-adjustments", required_argument, 0, WS_OPT_PRICE_ADJ}
 #define WS_CLI_WHATIF_HELP                                                    \
     "What-if options (also config keys power_cap, input_stall, ...; see\n"    \
     "docs/model.md, \"What-if transforms\"):\n"                               \
@@ -96,7 +116,10 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --idle-power W     power one GPU draws while waiting for input (with\n" \
     "                     --input-stall or --input-rate; times gpus_per_job)\n"\
     "  --carbon FILE      carbon-intensity series (gCO2eq/kWh): report grams;\n"\
-    "                     CSV, or an Electricity Maps history JSON\n"           \
+    "                     CSV, or an Electricity Maps history JSON; repeated,\n"\
+    "                     the files are joined in time order\n"                 \
+    "  --carbon-basis B   an Electricity Maps file's basis: lifecycle (default,\n"\
+    "                     the API's and Zeus's) or direct\n"                    \
     "  --start TIME       ISO 8601 time of the first recurrence (default: the\n"\
     "                     series' start)\n"                                     \
     "  --price X|FILE     electricity price, $/kWh or a series: report dollars;\n"\
@@ -105,6 +128,8 @@ enum { WS_OPT_POWER_CAP = 3000, WS_OPT_INPUT_STALL, WS_OPT_IDLE_POWER,
     "  --price-tz TZ      the tariff's hours are in TZ: UTC (default), +HH:MM,\n"\
     "                     -HH:MM or an IANA name (America/New_York)\n"          \
     "  --price-label L    the tariff item with label L, when the file has several\n"\
+    "  --price-adjustments include|ignore  add a tariff's adj to its rates\n"    \
+    "                     (default ignore, as Zeus; a note gives its size)\n"   \
     "  --objective O      what eta weighs: energy (default), carbon or price\n"\
     "  --every D          recurrence k starts at start + k*D (24h, 6h, 90m), or\n"\
     "                     when the previous one finishes if later; default: back\n"\

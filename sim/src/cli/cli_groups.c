@@ -175,7 +175,7 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (ws_cli_global_opt(co, c, optarg)) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", SYNTH_HELP, WS_CLI_GLOBAL_HELP); return 0;
+        case WS_OPT_HELP: fprintf(ws_cli_out, "%s\n%s", SYNTH_HELP, WS_CLI_GLOBAL_HELP); return 0;
         case O_FORCE: force = 1; break;
         case O_OUT: out = optarg; break;
         case O_GROUPS:
@@ -200,8 +200,10 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
     }
     if (optind != argc) return ws_cli_usage("groups synth", "unexpected argument '%s'", argv[optind]);
     if (!out) return ws_cli_usage("groups synth", "%s", "needs --out FILE");
+    if (ws_cli_check_out("groups synth", "--out", out)) return EXIT_USAGE;
 
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_catalogue cat = {0};
     ws_outfile of = {0};
     const char **names = NULL;
@@ -241,8 +243,9 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
         goto done;
     if (ws_outfile_commit(&of, &err)) goto done;
     long pairs = groups * (jobs - 1);
-    printf("wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
-           " %ld of %ld consecutive pairs overlap (%.1f %%)\n", out, groups, jobs,
+    fprintf(ws_cli_out, "wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
+           " %ld of %ld consecutive pairs overlap (%.1f %%)\n",
+           ws_name_show(out, shown, sizeof shown), groups, jobs,
            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
     rc = 0;
 done:
@@ -337,7 +340,10 @@ static int cmd_replay(int argc, char **argv, ws_cli_globals *co)
         if ((is_wi = ws_cli_whatif_opt(&wcfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", REPLAY_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case O_FORCE: o.force = 1; break;
         case O_TRACE: o.trace = optarg; break;
         case O_GPU: o.gpu = optarg; break;
@@ -415,6 +421,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
     if (mpi && mrank) ws_progress_set_quiet(1);
 #endif
     if (!reg) { ws_fail(&err, "out of memory"); goto done; }
+    if (out && ws_cli_check_out("groups replay", "--out", out)) goto done;
     const ws_csv_limits *lim = &co->limits;
     if (ws_cli_trace_limits(co, &err) || ws_whatif_load(&wi, o->whatif, lim, &err))
         goto done;
@@ -448,6 +455,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
         /* the group trace itself, say DIR/groups.csv, is never replaced */
         snprintf(path, sizeof path, "%s/groups.csv", out);
         if (ws_outfile_check(path, &err)) goto done;
+        ws_input_dir_note(ws_cli_traces(co->traces, NULL));   /* never the output folder */
         if (ws_outdir_lock(out, &err)) goto done;
         snprintf(path, sizeof path, "%s/history.csv", out);
         if (ws_outfile_open(&of[0], path, &err)) goto done;
@@ -604,7 +612,7 @@ static int replay(const replay_opts *o, ws_cli_globals *co)
             || ws_outfile_commit(&of[2], &err))
             goto done;
     }
-    ws_groups_report(stdout, (ws_format)fmt, &in);
+    ws_groups_report(ws_cli_out, (ws_format)fmt, &in);
     ws_study_wrap_note(&wi, all.pol.wrapped + all.def.wrapped);
     rc = 0;
 done:
@@ -643,7 +651,7 @@ int ws_cli_groups(int argc, char **argv)
 {
     ws_cli_globals co = {0};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(GROUPS_HELP, argc < 2 ? stderr : stdout);
+        fputs(GROUPS_HELP, argc < 2 ? stderr : ws_cli_out);
         return argc < 2 ? EXIT_USAGE : 0;
     }
     opterr = 0;

@@ -1,5 +1,6 @@
 /* The groups replay report; see cli_groups_report.h. */
 #include "cli_groups_report.h"
+#include "cli_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -167,13 +168,17 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
     char beta[32], b[8][32];
     if (in->beta == INFINITY) snprintf(beta, sizeof beta, "inf");
     else ws_tab(beta, sizeof beta, "%g", ws_req(in->beta));
-    fprintf(f, "%s on %s, eta %s, beta %s: %s/%s versus default/default\n", gt->path,
-            in->gpu, ws_tab(b[0], 32, "%g", ws_req(in->eta)), beta, in->bso, in->plo);
+    /* Paths and policy specs as typed: shown escaped, as messages are. */
+    static char sp[WS_CLI_SHOW], sb[WS_CLI_SHOW], so[WS_CLI_SHOW];
+    fprintf(f, "%s on %s, eta %s, beta %s: %s/%s versus default/default\n",
+            ws_name_show(gt->path, sp, sizeof sp), in->gpu,
+            ws_tab(b[0], 32, "%g", ws_req(in->eta)), beta, ws_name_show(in->bso, sb, sizeof sb),
+            ws_name_show(in->plo, so, sizeof so));
     if (ws_whatif_active(in->wi)) {
         char desc[1024];
         ws_whatif_describe(in->wi, desc, sizeof desc);
-        fprintf(f, "what-if: %s (trace time %s s = the start)\n", desc,
-                ws_tab(b[0], 32, "%g", ws_req(in->t0)));
+        fprintf(f, "what-if: %s (trace time %s s = the start)\n",
+                ws_name_show(desc, sp, sizeof sp), ws_tab(b[0], 32, "%g", ws_req(in->t0)));
     }
     const int co2 = in->wi->has_carbon, usd = in->wi->has_price;
     fprintf(f, "\n%-16s %-13s %5s %5s %5s %10s %9s %10s %9s %7s %7s %7s", "group",

@@ -71,7 +71,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': printf("%s", help); *rc = 0; free(sets); return -1;
+        case 'h': fprintf(ws_cli_out, "%s", help); *rc = 0; free(sets); return -1;
         case 's': sets[n_sets++] = optarg; break;
         case 'g': lo->gpus = optarg; break;
         case 'w': lo->workloads = optarg; break;
@@ -125,6 +125,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         ws_fail(err, "%s: no output folder: pass --out DIR", cmd);
         goto out;
     }
+    ws_input_dir_note(ws_cli_traces(lo->traces, cfg));   /* never the output folder */
     r = 0;
 out:
     free(sets);
@@ -154,6 +155,7 @@ int ws_cmd_potential(int argc, char **argv)
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_outfile od = {0}, og = {0};
     char *command = ws_command_line(argc + 1, argv - 1);
     int rc;
@@ -272,8 +274,8 @@ int ws_cmd_potential(int argc, char **argv)
         || ws_manifest_add(svg, "figure", title, command, &err)
         || ws_manifest_add(pdf, "figure", title, command, &err))
         goto out;
-    printf("outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
-           " potential.pdf)\n", lo.out);
+    fprintf(ws_cli_out, "outputs in %s/ (potential.csv, potential.gp, potential.png, potential.svg,"
+           " potential.pdf)\n", ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -307,6 +309,7 @@ int ws_cmd_frontiers(int argc, char **argv)
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     char *command = ws_command_line(argc + 1, argv - 1);
     int rc;
     ws_run_config_init(&cfg);
@@ -363,7 +366,7 @@ int ws_cmd_frontiers(int argc, char **argv)
         ws_traces_free(&tr);
     }
     ws_progress_end(&bar);
-    printf("%zu frontier figures in %s/\n", made, lo.out);
+    fprintf(ws_cli_out, "%zu frontier figures in %s/\n", made, ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     ws_progress_end(&bar);

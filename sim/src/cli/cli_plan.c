@@ -44,6 +44,10 @@ static const char *PLAN_HELP =
     "  --recurrences N    default 2*|B|*|P|\n"
     "  --seeds N          seeds per policy, 1..1000; default 20\n"
     "  --policies LIST    policy pairs BSO:PLO, comma-separated; default zeus:jit\n"
+    "  --demand-charge include|ignore  with an OpenEI tariff: add the demand\n"
+    "                     charge of each knob's power, per billing month the runs\n"
+    "                     touch, to its dollars (and cost under --objective price);\n"
+    "                     default ignore (a note gives its size)\n"
     "  --format F         table (default) or json\n"
     "  --plot FILE        cumulative savings by recurrence, FILE.png, .svg or .pdf,\n"
     "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
@@ -56,7 +60,8 @@ static const char *PLAN_HELP =
     "\n" WS_CLI_WHATIF_HELP;
 
 enum { P_GPU = 1, P_WORKLOAD, P_ETA, P_BETA, P_RECURRENCES, P_SEEDS, P_POLICIES,
-       P_FORMAT, P_PLOT, P_OUT, P_FORCE, P_TRACES, P_CATALOGUE, P_MAX_BYTES, P_HELP };
+       P_FORMAT, P_PLOT, P_OUT, P_FORCE, P_TRACES, P_CATALOGUE, P_MAX_BYTES, P_HELP,
+       P_DEMAND };
 
 static int write_one(const char *dir, const char *name, ws_format fmt, const ws_plan *p,
                      const ws_whatif *wi, ws_outfile *o, ws_error *err)
@@ -77,6 +82,7 @@ int ws_cmd_plan(int argc, char **argv)
         {"beta", required_argument, 0, P_BETA},
         {"recurrences", required_argument, 0, P_RECURRENCES},
         {"seeds", required_argument, 0, P_SEEDS},
+        {"demand-charge", required_argument, 0, P_DEMAND},
         {"policies", required_argument, 0, P_POLICIES},
         {"format", required_argument, 0, P_FORMAT},
         {"plot", required_argument, 0, P_PLOT},
@@ -91,7 +97,7 @@ int ws_cmd_plan(int argc, char **argv)
     };
     static const char *keys[] = {[P_GPU] = "gpu", [P_WORKLOAD] = "workload", [P_ETA] = "eta",
                                  [P_BETA] = "beta", [P_RECURRENCES] = "recurrences"};
-    const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL;
+    const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL, *demand = NULL;
     const char *traces = NULL, *catalogue = NULL, *max_bytes = NULL;
     long seeds = 20;
     int workload = 0, c, is_wi, rc = WS_EXIT_USAGE;
@@ -116,7 +122,7 @@ int ws_cmd_plan(int argc, char **argv)
         if ((is_wi = ws_cli_whatif_opt(&cfg, c, optarg, &err)) < 0) goto out;
         if (is_wi) continue;
         switch (c) {
-        case P_HELP: printf("%s", PLAN_HELP); rc = 0; goto out;
+        case P_HELP: fprintf(ws_cli_out, "%s", PLAN_HELP); rc = 0; goto out;
         case P_GPU: case P_WORKLOAD: case P_ETA: case P_BETA: case P_RECURRENCES: {
             /* Errors name the option as typed ("--eta must be ..."), not
              * the "--set eta" that carries it into the config. */
@@ -137,6 +143,7 @@ int ws_cmd_plan(int argc, char **argv)
             break;
         }
         case P_POLICIES: policies = optarg; break;
+        case P_DEMAND: demand = optarg; break;
         case P_FORMAT: format = optarg; break;
         case P_PLOT: plot = optarg; break;
         case P_OUT: out = optarg; break;
@@ -167,6 +174,7 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     }
     if (plot && ws_cli_check_plot_name("plan", plot)) goto out;
+    if (out && ws_cli_check_out("plan", "--out", out)) goto out;
     if (cfg.n_gpus != 1 || cfg.n_workloads + cfg.n_jobs != 1 || cfg.n_etas != 1
         || cfg.n_betas != 1) {
         rc = ws_cli_usage("plan", "%s", "takes one GPU, one workload, one eta and one beta");
@@ -175,7 +183,8 @@ int ws_cmd_plan(int argc, char **argv)
     if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
     if (ws_run_config_validate(&cfg, &err) || ws_cli_limits(max_bytes, &lim, &err)
         || ws_cli_catalogue(catalogue, &cat, &err)
-        || ws_whatif_load(&wi, &cfg.whatif, &lim, &err))
+        || ws_whatif_load(&wi, &cfg.whatif, &lim, &err)
+        || ws_whatif_set_demand_charge(&wi, demand, "--demand-charge", &err))
         goto out;
     const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]
         : ws_study_workload(&cfg, &cat, cfg.workloads[0], &err);
@@ -185,6 +194,7 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     /* The folder is this command's from now on: locked, as every command's
      * output folder is (and written through its descriptor). */
+    ws_input_dir_note(env.traces_dir);                  /* never the output folder */
     if (out && ws_outdir_lock(out, &err)) goto out;     /* made, or created, it goes on error */
     long n = cfg.recurrences > 0 ? cfg.recurrences : jt.default_recurrences;
     if (ws_plan_compute(&jt.job, jt.knob_error, &wi, n, (int)seeds, pairs, n_pairs, reg,
@@ -202,7 +212,7 @@ int ws_cmd_plan(int argc, char **argv)
             || ws_manifest_add(plot, "figure", title, command, &err))
             goto out;
     }
-    ws_report_plan(stdout, (ws_format)fmt, &plan, &wi);
+    ws_report_plan(ws_cli_out, (ws_format)fmt, &plan, &wi);
     if (plan.wrapped)
         ws_line("wattsim: note: %ld of the %ld recurrences of bs %d at %d W reach past the"
                 " end of the %s series and wrap around to its start", plan.wrapped, n,

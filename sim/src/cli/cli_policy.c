@@ -69,7 +69,9 @@ static const char *POLICY_CHECK_HELP =
     "through the Python bridge (docs/python.md), imported by the interpreter\n"
     "WATTSIM_PYTHON names. Loading and each check run in a process of their\n"
     "own: a crash, an exit() or a hang fails that check, naming the call and\n"
-    "the signal.\n"
+    "the signal. Once a call has hung, the policy's remaining checks are SKIP\n"
+    "lines naming it and the check it hung in (\"skipped (predict hung in\n"
+    "check one-size)\").\n"
     "\n"
     "  --policy NAME      check only the policy NAME of the plugin (default:\n"
     "                     every policy it defines)\n"
@@ -415,7 +417,7 @@ static int cmd_new(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'k') kind = optarg;
         else if (c == 'f') force = 1;
-        else if (c == 'h') { fputs(POLICY_NEW_HELP, stdout); return 0; }
+        else if (c == 'h') { fputs(POLICY_NEW_HELP, ws_cli_out); return 0; }
         else return ws_cli_bad_option("policy new", argv, c);
     }
     if (optind >= argc || argc - optind > 2)
@@ -426,6 +428,7 @@ static int cmd_new(int argc, char **argv)
                             " lower-case letters, digits or _; at most 64)", name);
     if (strcmp(kind, "bso") && strcmp(kind, "plo"))
         return ws_cli_usage("policy new", "--kind: '%s' is not bso or plo", kind);
+    if (ws_cli_check_out("policy new", "DIR", dir)) return WS_EXIT_USAGE;
     char src[4200], cml[4200];
     snprintf(src, sizeof src, "%s/%s.c", dir, name);
     snprintf(cml, sizeof cml, "%s/CMakeLists.txt", dir);
@@ -440,19 +443,22 @@ static int cmd_new(int argc, char **argv)
     snprintf(build, sizeof build, "%s/build", dir);
     shell_word(dir, qdir, sizeof qdir);
     shell_word(build, qbuild, sizeof qbuild);
-    printf("wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n", src,
-           cml, qdir, qbuild, kit, qbuild);
+    fprintf(ws_cli_out, "wrote %s and %s: build with\n  cmake -S %s -B %s%s && cmake --build %s\n",
+            src, cml, qdir, qbuild, kit, qbuild);
     return 0;
 }
 
 /* ------------------------------------------------------------ check */
 
-static void print_check(void *ctx, int pass, const char *check, const char *who,
+/* ctx: the number of checks skipped. */
+static void print_check(void *ctx, int result, const char *check, const char *who,
                         const char *detail)
 {
-    printf("%s %-14s %s%s%s\n", pass ? "PASS" : "FAIL", check, who, *who ? ": " : "",
-           detail);
-    fflush(stdout);
+    *(int *)ctx += result == WS_CHECK_SKIP;
+    fprintf(ws_cli_out, "%s %-14s %s%s%s\n",
+            result == WS_CHECK_PASS ? "PASS" : result == WS_CHECK_SKIP
+            ? "SKIP" : "FAIL", check, who, *who ? ": " : "", detail);
+    fflush(ws_cli_out);
 }
 
 /* --param NAME=VALUE, added to the policy's parameters (after any given
@@ -516,7 +522,7 @@ static int cmd_check(int argc, char **argv)
             }
         } else if (c == 'h') {
             free(kv);
-            fputs(POLICY_CHECK_HELP, stdout);
+            fputs(POLICY_CHECK_HELP, ws_cli_out);
             return 0;
         } else {
             free(kv);
@@ -544,13 +550,16 @@ static int cmd_check(int argc, char **argv)
     }
     o.params = ref.params;
     o.n_params = ref.n_params;
-    int failed = ws_conformance_check(ref.name, only, &o, print_check, NULL, &err);
+    int skipped = 0;
+    int failed = ws_conformance_check(ref.name, only, &o, print_check, &skipped, &err);
     if (failed < 0) {
         ws_policy_ref_free(&ref);
         return ws_cli_die(&err);
     }
-    printf("%s: %d check%s failed; %s\n", ref.name, failed, failed == 1 ? "" : "s",
-           ws_version_line());
+    char skips[48] = "";
+    if (skipped) snprintf(skips, sizeof skips, ", %d skipped", skipped);
+    fprintf(ws_cli_out, "%s: %d check%s failed%s; %s\n", ref.name, failed, failed == 1 ? "" : "s",
+            skips, ws_version_line());
     ws_policy_ref_free(&ref);
     return failed ? 1 : 0;
 }
@@ -560,7 +569,7 @@ int ws_cmd_policy(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "new")) return cmd_new(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "check")) return cmd_check(argc - 1, argv + 1);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(POLICY_HELP, stdout);
+        fputs(POLICY_HELP, ws_cli_out);
         return 0;
     }
     return ws_cli_usage("policy", "%s", "needs 'new' or 'check'");

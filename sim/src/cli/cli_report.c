@@ -521,7 +521,7 @@ int ws_cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'h') { printf("%s", REPORT_HELP); return 0; }
+        if (c == 'h') { fprintf(ws_cli_out, "%s", REPORT_HELP); return 0; }
         if (c == 'T') { title = optarg; continue; }
         if (c == 'c') { catalogue = optarg; continue; }
         if (c == 'f') { ws_outfile_set_force(1); continue; }
@@ -626,9 +626,11 @@ int ws_cmd_report(int argc, char **argv)
     }
     fputs("</body></html>\n", html.f);
     if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
-    printf("%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, dir, dir,
-           key ? " (and " : "", key ? dir : "", key ? "/paper.md)" : "");
-    fflush(stdout);
+    static char shown[WS_CLI_SHOW];
+    ws_name_show(dir, shown, sizeof shown);     /* DIR as typed: any bytes */
+    fprintf(ws_cli_out, "%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, shown, shown,
+           key ? " (and " : "", key ? shown : "", key ? "/paper.md)" : "");
+    fflush(ws_cli_out);
     for (size_t i = 0; i < r.n_warn; i++) ws_line("wattsim: warning: %s", r.warn[i]);
     rc = 0;
 out:

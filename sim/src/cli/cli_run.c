@@ -172,13 +172,17 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (!sets || !wis) { free(sets); free(wis); return EXIT_USAGE; }
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (ws_cli_global_opt(g, c, optarg) || ws_cli_job_opt(&job, c, optarg)) continue;
-        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_SAMPLES_PER_EPOCH) {
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_WHATIF_LAST) {
             wis[n_wi].c = c;       /* applied after the config is read */
             wis[n_wi++].arg = optarg;
             continue;
         }
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", RUN_HELP, WS_CLI_GLOBAL_HELP); free(sets); free(wis); return 0;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", RUN_HELP, WS_CLI_GLOBAL_HELP);
+            free(sets);
+            free(wis);
+            return 0;
         case OPT_SET: sets[n_sets++] = optarg; break;
         case OPT_OUT: out = optarg; break;
         case OPT_FORMAT: format = optarg; break;
@@ -208,6 +212,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
                                                          : "takes one CONFIG file");
     }
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_registry *reg = ws_registry_new();
@@ -251,6 +256,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     /* A failed run leaves no trace: not even the folder, if it made it
      * (main's ws_outfile_cleanup removes every folder made on the way). */
     ws_outfile_set_force(force);
+    ws_input_dir_note(ws_cli_traces(g->traces, &cfg));   /* never the output folder */
     if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;
@@ -289,7 +295,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         || ws_outfile_commit(&of[1], &err))
         goto out;
     /* stdout in csv or json is summary.csv / summary.json, provenance too */
-    if (ws_report_cells(stdout, (ws_format)fmt, res, n, bso, plo, &wi, &first->prov)) {
+    if (ws_report_cells(ws_cli_out, (ws_format)fmt, res, n, bso, plo, &wi, &first->prov)) {
         ws_fail(&err, "out of memory");
         goto out;
     }
@@ -299,9 +305,9 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (fmt == WS_FMT_TABLE)
         /* the plan is a cross product, seed fastest: a cell is every seed
          * of one pair x gpu x workload x eta x beta */
-        printf("\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
+        fprintf(ws_cli_out, "\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
                " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
-               cfg.n_seeds ? n / cfg.n_seeds : n, out);
+               cfg.n_seeds ? n / cfg.n_seeds : n, ws_name_show(out, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -430,7 +436,10 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
             continue;
         }
         switch (c) {
-        case WS_OPT_HELP: printf("%s\n%s", SIMULATE_HELP, WS_CLI_GLOBAL_HELP); rc = 0; goto out;
+        case WS_OPT_HELP:
+            fprintf(ws_cli_out, "%s\n%s", SIMULATE_HELP, WS_CLI_GLOBAL_HELP);
+            rc = 0;
+            goto out;
         case OPT_BSO_PARAM:
         case OPT_PLO_PARAM: {
             const char *eq = strchr(optarg, '=');
@@ -485,7 +494,7 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     if (ws_study_run_failure(&cfg, &env, collect, &hist, &res, &n, &fail, &err)) {
         if (keep && fail.failed) {
             /* the runs before the failure, then the failure */
-            ws_report_simulate_status(stdout, (ws_format)fmt, &fail.res, fail.pair.bso,
+            ws_report_simulate_status(ws_cli_out, (ws_format)fmt, &fail.res, fail.pair.bso,
                                       fail.pair.plo, hist.r, hist.n, &wi, err.msg);
             rc = 1;
         }
@@ -494,10 +503,10 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     for (size_t i = 0; i < n; i++) {
         const ws_study_pair *pair = res[i].cell.policy;
         if (keep)
-            ws_report_simulate_status(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo,
+            ws_report_simulate_status(ws_cli_out, (ws_format)fmt, &res[i], pair->bso, pair->plo,
                                       hist.r, hist.n, &wi, NULL);
         else
-            ws_report_simulate(stdout, (ws_format)fmt, &res[i], pair->bso, pair->plo, hist.r,
+            ws_report_simulate(ws_cli_out, (ws_format)fmt, &res[i], pair->bso, pair->plo, hist.r,
                                hist.n, &wi);
         ws_study_wrap_note(&wi, res[i].tot.wrapped);
     }

@@ -262,7 +262,7 @@ static int sweep_step(void *ctx, int step, const ws_sweep_fp *fp, ws_error *err)
         if (!sync_agree(y, 1, err)) return -1;
         for (size_t k = 0; y->rank == 0 && k < y->n_stale; k++)
             if (ws_outfile_unlink(y->stale[k]))
-                fprintf(stderr, "wattsim: warning: %s: cannot remove the earlier journal: %s\n",
+                ws_line("wattsim: warning: %s: cannot remove the earlier journal: %s",
                         y->stale[k], strerror(errno));
     }
     return 0;
@@ -410,7 +410,7 @@ static void write_md(FILE *f, const ws_sweep *s)
 /* One line per failed cell on stderr: "wattsim: warning: CELL: MESSAGE". */
 static void warn_failed(const ws_sweep *s)
 {
-    fflush(stdout);                /* after the summary line, even in a pipe */
+    fflush(ws_cli_out);                /* after the summary line, even in a pipe */
     for (size_t c = 0; s->n_failed && c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
@@ -470,6 +470,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     ws_whatif wi = {0};
     char *command = ws_command_line(argc + 1, argv - 1);
     ws_error err = {{0}};
+    char shown[WS_CLI_SHOW];
     ws_run_config cfg;
     ws_catalogue cat = {0};
     ws_registry *reg = ws_registry_new();
@@ -480,15 +481,16 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     ws_run_config_init(&cfg);
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_SAMPLES_PER_EPOCH) {
+        if (c >= WS_OPT_POWER_CAP && c <= WS_OPT_WHATIF_LAST) {
             wis[n_wi].c = c;       /* applied after the config is read */
             wis[n_wi++].arg = optarg;
             continue;
         }
         switch (c) {
         case 'h':
-            printf("%s\n%s\n%s", merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
-                   WS_CLI_WHATIF_HELP, SWEEP_NOTES);
+            fprintf(ws_cli_out, "%s\n%s\n%s",
+                    merge ? MERGE_HELP : curves ? CURVES_HELP : SWEEP_HELP,
+                    WS_CLI_WHATIF_HELP, SWEEP_NOTES);
             rc = 0;
             goto out;
         case 's': sets[n_sets++] = optarg; break;
@@ -566,10 +568,17 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     for (int a = optind + 1; merge && a < argc; a++) {
         if (!parts && !(parts = calloc((size_t)argc, sizeof *parts))) goto out;
         struct stat ps;
-        parts[n_parts++] = stat(argv[a], &ps) == 0 && S_ISDIR(ps.st_mode)
-                               ? join(argv[a], curves ? "curves.journal" : "sweep.journal")
-                               : strdup(argv[a]);
+        const int folder = stat(argv[a], &ps) == 0 && S_ISDIR(ps.st_mode);
+        parts[n_parts++] = folder ? join(argv[a], curves ? "curves.journal" : "sweep.journal")
+                                  : strdup(argv[a]);
         if (!parts[n_parts - 1]) goto out;
+        /* Inputs: the journal, which no output replaces or removes, and
+         * its folder, which is never the output folder (ws_outdir_lock). */
+        ws_input_note(parts[n_parts - 1]);
+        char *slash = strrchr(parts[n_parts - 1], '/');
+        if (slash) *slash = '\0';
+        ws_input_dir_note(slash ? (slash == parts[n_parts - 1] ? "/" : parts[n_parts - 1]) : ".");
+        if (slash) *slash = '/';
     }
     /* WATTSIM_SPILL_SIMS: past how many simulations results go to a file
      * in the output folder (tests make it tiny). */
@@ -617,6 +626,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     /* --resume continues an earlier command in this folder: it rewrites
      * what that one wrote. */
     ws_outfile_set_force(force || resume);
+    /* The traces are an input folder too: never the output folder. */
+    const char *traces_dir = ws_cli_traces(traces, &cfg);
+    ws_input_dir_note(traces_dir);
     /* The lock first: a folder another command is writing into is that
      * command's, whatever it holds. Under mpirun rank 0 holds it for every
      * rank. */
@@ -636,6 +648,14 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
      * and which go once this run's own journals hold what they reuse. */
     if (list_journals(out, jbase, &journals, &n_journals)) {
         ws_fail(&err, "out of memory");
+        goto out;
+    }
+    if (merge && n_journals) {
+        /* A merge writes no journal and removes none: one in its output
+         * folder is another run's (a shard left out of the merge?). */
+        ws_fail(&err, "%s: a journal is in the output folder; a merge neither reads nor removes"
+                " it (merge its shard from the folder it is in, if it is one): --out another"
+                " folder", journals[0]);
         goto out;
     }
     if (!resume && !force && n_journals) {
@@ -667,7 +687,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, NULL, &err))
         goto out;
-    ws_study_env env = {ws_cli_traces(traces, &cfg), &cat, reg, NULL, 1, &wi};
+    ws_study_env env = {traces_dir, &cat, reg, NULL, 1, &wi};
     so.journal = merge ? NULL : journal;
     so.resume = resume;
     so.curves = curves;
@@ -714,9 +734,10 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     if (run_rc) goto out;
     if (shard_n && !mpi) {
         /* A shard's result is its journal: kept for the merge. */
-        printf("shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
+        fprintf(ws_cli_out, "shard %lu/%lu: %zu of %zu simulations%s; journal %s (combine every shard's with"
                " `wattsim merge %s CONFIG DIR...`)\n", shard_k, shard_n, sw.n_run + sw.n_reused,
-               sw.n_sims, sw.n_reused ? " (some from the journal)" : "", journal, cmd);
+               sw.n_sims, sw.n_reused ? " (some from the journal)" : "",
+               ws_name_show(journal, shown, sizeof shown), cmd);
         warn_failed(&sw);
         rc = sw.n_failed ? 1 : 0;
         goto out;
@@ -764,8 +785,8 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        printf("%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
-               sw.n_sims, reused, ws_sweep_n_cells(&sw), out,
+        fprintf(ws_cli_out, "%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
+               sw.n_sims, reused, ws_sweep_n_cells(&sw), ws_name_show(out, shown, sizeof shown),
                !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
                keep ? ", history.csv" : "");
     } else {
@@ -778,12 +799,13 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (write_table(&oc, "curves.csv", "learning curves: cumulative cost and regret",
                         ws_sweep_write_curves, &sw, &err))
             goto out;
-        printf("%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused, out,
+        fprintf(ws_cli_out, "%zu simulations%s; outputs in %s/ (curves.csv%s%s)\n", sw.n_sims, reused,
+               ws_name_show(out, shown, sizeof shown),
                plot ? ", curves-*" : "", keep ? ", history.csv" : "");
     }
     /* Every output is in place: the journal has served its purpose (under
-     * mpirun every rank's). */
-    ws_outfile_unlink(journal);
+     * mpirun every rank's). A merge's were its inputs: they stay. */
+    if (!merge) ws_outfile_unlink(journal);
     for (int r = 1; mpi && r < mpi_size; r++) {
         char name[64];
         snprintf(name, sizeof name, "%s.%d-of-%d", jbase, r, mpi_size);

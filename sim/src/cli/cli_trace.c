@@ -189,7 +189,7 @@ static int import_power(int argc, char **argv)
     in.match_tolerance = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case O_HELP: fputs(POWER_HELP, stdout); return 0;
+        case O_HELP: fputs(POWER_HELP, ws_cli_out); return 0;
         case O_GPU: gpu = optarg; break;
         case O_EPOCHS: epochs = optarg; break;
         case O_NVSMI: case O_DCGM: case O_ZEUS:
@@ -242,6 +242,7 @@ static int import_power(int argc, char **argv)
     if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
                                   " --zeus-monitor LOG");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (ws_cli_check_out(cmd, "--out", out)) return WS_EXIT_USAGE;
     if (log_tz && kind != O_NVSMI)
         return ws_cli_usage(cmd, "%s", "--log-tz: DCGM and ZeusMonitor logs are in Unix"
                             " time (UTC) and need no zone; for EPOCHS.csv times written"
@@ -293,10 +294,13 @@ static int import_power(int argc, char **argv)
         ws_fail(&err, "out of memory");
         goto out;
     }
-    printf("wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-           " GPU%s ", path, table.n, nb, np, ne, tel.n_gpu == 1 ? "" : "s");
-    for (size_t k = 0; k < tel.n_gpu; k++) printf("%s%s", k ? "+" : "", tel.gpu[k].id);
-    printf(" of %s\n", log);
+    static char shown[WS_CLI_SHOW];
+    fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
+           " GPU%s ", ws_name_show(path, shown, sizeof shown), table.n, nb, np, ne,
+           tel.n_gpu == 1 ? "" : "s");
+    for (size_t k = 0; k < tel.n_gpu; k++)
+        fprintf(ws_cli_out, "%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
+    fprintf(ws_cli_out, " of %s\n", ws_name_show(log, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -324,7 +328,7 @@ static int import_train(int argc, char **argv)
     int force = 0, higher = 0, lower = 0, c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case O_HELP: fputs(TRAIN_HELP, stdout); return 0;
+        case O_HELP: fputs(TRAIN_HELP, ws_cli_out); return 0;
         case O_RUNS: runs = optarg; break;
         case O_TARGET: target = optarg; break;
         case O_HIGHER: higher = 1; break;
@@ -342,6 +346,7 @@ static int import_train(int argc, char **argv)
         return ws_cli_usage(cmd, "%s", "--higher-is-better and --lower-is-better"
                             " exclude each other");
     if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
+    if (ws_cli_check_out(cmd, "--out", out)) return WS_EXIT_USAGE;
     ws_train_import in = {runs, target, 0, lower, NULL};
     if (ws_parse_number(target, &in.target))
         return ws_cli_usage(cmd, "--target-metric: expected a number, got '%s'", target);
@@ -360,7 +365,9 @@ static int import_train(int argc, char **argv)
     print_warnings(&w);
     size_t reached = 0;
     for (size_t i = 0; i < table.n; i++) reached += table.rows[i].target_epoch > 0;
-    printf("wrote %s: %zu runs, %zu reach %s %s\n", path, table.n, reached,
+    static char shown[WS_CLI_SHOW];
+    fprintf(ws_cli_out, "wrote %s: %zu runs, %zu reach %s %s\n", ws_name_show(path, shown, sizeof shown),
+           table.n, reached,
            lower ? "<=" : ">=", target);
     rc = 0;
 out:
@@ -382,7 +389,7 @@ static int check(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case O_HELP: fputs(CHECK_HELP, stdout); return 0;
+        case O_HELP: fputs(CHECK_HELP, ws_cli_out); return 0;
         case O_FORMAT: format = optarg; break;
         case O_CATALOGUE: catalogue = optarg; break;
         case O_MAXB: maxb = optarg; break;
@@ -403,7 +410,7 @@ static int check(int argc, char **argv)
     if (ws_cli_limits(maxb, &lim, &err) || ws_cli_catalogue(catalogue, &cat, &err)
         || ws_trace_check_run(argv[optind], &lim, &cat, &chk, &err))
         goto out;
-    ws_trace_check_print(stdout, &chk, json);
+    ws_trace_check_print(ws_cli_out, &chk, json);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -420,7 +427,7 @@ int ws_cli_trace(int argc, char **argv)
     }
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        fputs(TRACE_HELP, stdout);
+        fputs(TRACE_HELP, ws_cli_out);
         return 0;
     }
     if (!strcmp(sub, "check")) return check(argc - 1, argv + 1);
@@ -429,7 +436,7 @@ int ws_cli_trace(int argc, char **argv)
             return ws_cli_usage("trace import", "%s", "needs 'power' or 'train'");
         if (!strcmp(argv[2], "power")) return import_power(argc - 2, argv + 2);
         if (!strcmp(argv[2], "train")) return import_train(argc - 2, argv + 2);
-        if (!strcmp(argv[2], "--help")) { fputs(TRACE_HELP, stdout); return 0; }
+        if (!strcmp(argv[2], "--help")) { fputs(TRACE_HELP, ws_cli_out); return 0; }
         return ws_cli_usage("trace import", "unknown kind '%s' (power or train)", argv[2]);
     }
     ws_line("wattsim trace: unknown subcommand '%s' (import or check; see"

@@ -632,7 +632,7 @@ static ws_registry *child_registry;
 static int load_child(void *arg, int fd)
 {
     const task *t = arg;
-    ws_host_child_init(fd, 1, load_limit(t->o));
+    ws_host_child_init(fd, load_limit(t->o));
     ws_registry *reg = child_registry = ws_registry_new();
     ws_error err = {{0}};
     found f;
@@ -678,7 +678,7 @@ static int load_child(void *arg, int fd)
 static int check_child(void *arg, int fd)
 {
     const task *t = arg;
-    ws_host_child_init(fd, 1, t->o->timeout);
+    ws_host_child_init(fd, t->o->timeout);
     ws_registry *reg = child_registry = ws_registry_new();
     ws_error err = {{0}};
     found f;
@@ -713,8 +713,7 @@ static int check_child(void *arg, int fd)
         c.given = given;
     t->check->fn(&c, t->check->name);
     ws_params_free(spec, s.values);        /* every instance is gone by now */
-    fflush(NULL);
-    return 0;
+    return 0;                              /* ws_sub_run's child flushes stdout */
 }
 
 /* ------------------------------------------------------------ parent */
@@ -728,9 +727,11 @@ typedef struct report {
     int failed;
 } report;
 
-static void tell(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void tell(report *r, int pass, const char *check, const char *who, const char *fmt, ...)
+/* result: WS_CHECK_PASS, WS_CHECK_FAIL or WS_CHECK_SKIP. */
+static void tell(report *r, int result, const char *check, const char *who, const char *fmt,
+                 ...) __attribute__((format(printf, 5, 6)));
+static void tell(report *r, int result, const char *check, const char *who, const char *fmt,
+                 ...)
 {
     char raw[900], detail[900];
     va_list ap;
@@ -738,8 +739,19 @@ static void tell(report *r, int pass, const char *check, const char *who, const 
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     ws_text_escape(detail, sizeof detail, raw);
-    r->failed += !pass;
-    r->fn(r->ctx, pass, check, who, detail);
+    r->failed += result == WS_CHECK_FAIL;
+    r->fn(r->ctx, result, check, who, detail);
+}
+
+/* The child's last word, after "wattsim: " (the call it was in when it
+ * died: ws_host_child_init), or NULL. */
+static const char *last_word(const ws_sub_result *sr)
+{
+    const char *note = NULL;
+    for (const char *p = sr->report.data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
+                                                                        : p + strlen(p))
+        if (!strncmp(p, "wattsim: ", 9)) note = p + 9;
+    return note;
 }
 
 /* How a child ended, for a FAIL line: the line it left naming the call it
@@ -748,10 +760,7 @@ static void tell(report *r, int pass, const char *check, const char *who, const 
 static void death(const ws_sub_result *sr, double limit, const char *who, char *buf,
                   size_t size)
 {
-    const char *note = NULL;
-    for (const char *p = sr->report.data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1
-                                                                        : p + strlen(p))
-        if (!strncmp(p, "wattsim: ", 9)) note = p + 9;
+    const char *note = last_word(sr);
     char how[128];
     ws_sub_describe(sr, limit + 2, how, sizeof how);
     if (sr->killed)
@@ -805,8 +814,33 @@ static void saw_stdout(stdout_seen *o, const ws_sub_result *sr, const char *chec
         snprintf(o->where + n, sizeof o->where - n, "%s%s", n ? ", " : "", check);
 }
 
-/* Run one check of one policy in a child and tell its result lines. */
-static int run_check(report *r, task *t, const char *who, stdout_seen *seen, ws_error *err)
+/*
+ * The policy call a check's process hung in, into hung (size n): "predict"
+ * from its last word "WHO: predict did not return within 1 s" (SIGALRM at
+ * --timeout), or "a policy call" when its parent had to kill it (SIGALRM
+ * did not end it: the policy blocks or handles it). "" when it did not
+ * hang in a call: a check that only ran long in the host's own work ("did
+ * not finish within") hung nothing.
+ */
+static void hung_call(const ws_sub_result *sr, const char *who, char *hung, size_t n)
+{
+    hung[0] = '\0';
+    const int alarm = WIFSIGNALED(sr->status) && WTERMSIG(sr->status) == SIGALRM;
+    if (!sr->killed && !alarm) return;
+    const char *note = last_word(sr);
+    size_t w = strlen(who);
+    if (note && !strncmp(note, who, w) && !strncmp(note + w, ": ", 2)) {
+        const char *call = note + w + 2, *end = strstr(call, " did not return within ");
+        const size_t len = end ? (size_t)(end - call) : 0;
+        if (len && len < n && !memchr(call, '\n', len)) snprintf(hung, n, "%.*s", (int)len, call);
+    }
+    if (!hung[0] && sr->killed) snprintf(hung, n, "a policy call");
+}
+
+/* Run one check of one policy in a child and tell its result lines; the
+ * call it hung in, if it did, into hung (hung_call). */
+static int run_check(report *r, task *t, const char *who, stdout_seen *seen, char *hung,
+                     size_t hung_size, ws_error *err)
 {
     ws_sub_result sr;
     const double limit = t->o->timeout;
@@ -815,6 +849,7 @@ static int run_check(report *r, task *t, const char *who, stdout_seen *seen, ws_
     saw_stdout(seen, &sr, t->check->name);
     char died[600];
     death(&sr, limit, who, died, sizeof died);
+    hung_call(&sr, who, hung, hung_size);
     const int abnormal = died[0] != '\0';
     int first_seen = 0;
     for (char *p = sr.report.data; *p;) {
@@ -830,15 +865,15 @@ static int run_check(report *r, task *t, const char *who, stdout_seen *seen, ws_
                 int pass = p[0] == 'P';
                 first_seen |= !strcmp(check, t->check->name);
                 if (pass && abnormal)
-                    tell(r, 0, check, who, "%s, but then %s", tab2 + 1, died);
+                    tell(r, WS_CHECK_FAIL, check, who, "%s, but then %s", tab2 + 1, died);
                 else
-                    tell(r, pass, check, who, "%s", tab2 + 1);
+                    tell(r, pass ? WS_CHECK_PASS : WS_CHECK_FAIL, check, who, "%s", tab2 + 1);
             }
         }
         p = end + 1;
     }
     if (!first_seen)
-        tell(r, 0, t->check->name, who, "%s", abnormal ? died
+        tell(r, WS_CHECK_FAIL, t->check->name, who, "%s", abnormal ? died
              : "the check's process ended without a result (did the policy end it, _exit?)");
     ws_sub_result_free(&sr);
     return 0;
@@ -878,7 +913,7 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         p = end + 1;
     }
     if (error || !loaded || died[0]) {
-        tell(&r, 0, "load", "", "%s", error ? error : died[0] ? died
+        tell(&r, WS_CHECK_FAIL, "load", "", "%s", error ? error : died[0] ? died
              : "the load step ended without a result");
         ws_sub_result_free(&sr);
         return r.failed;
@@ -895,7 +930,8 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         return ws_fail(err, "policy check: parameters apply to one policy, and %s defines %zu:"
                        " choose one with --policy NAME", target, n);
     if (usage) return ws_fail(err, "%s", usage_msg);
-    tell(&r, 1, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100, abi % 100,
+    tell(&r, WS_CHECK_PASS, "load", "", "policy ABI %d.%d%s; %zu bso, %zu plo", abi / 100,
+         abi % 100,
          abi < WS_ABI_VERSION_OF(2, 0) ? " (an older version: no call context)" : "", nb, np);
 
     for (size_t k = 0; k < n; k++) {
@@ -905,18 +941,30 @@ int ws_conformance_check(const char *target, const char *only, const ws_check_op
         t.name = pol[k].name;
         stdout_seen seen = load_out;
         int params_ok = 1;
+        /* A call that hung (did not return within --timeout), and the check
+         * it hung in. Every check after params drives the whole policy
+         * (create, register, predict, observe, destroy), so each needs that
+         * call: they are skipped, not each run into the same time limit. */
+        char hung[64] = "", hung_in[32] = "";
         for (size_t c = 0; c < N_CHECKS && params_ok; c++) {
             if (CHECKS[c].bso_only && !t.bso) continue;
             t.check = &CHECKS[c];
+            if (hung[0]) {
+                tell(&r, WS_CHECK_SKIP, CHECKS[c].name, who, "skipped (%s hung in check %s)",
+                     hung, hung_in);
+                continue;
+            }
             int before = r.failed;
-            if (run_check(&r, &t, who, &seen, err)) return -1;
+            if (run_check(&r, &t, who, &seen, hung, sizeof hung, err)) return -1;
+            if (hung[0]) snprintf(hung_in, sizeof hung_in, "%s", CHECKS[c].name);
             /* Nothing else runs on parameters create refuses. */
             if (c == 0 && r.failed > before) params_ok = 0;
         }
         if (!seen.bytes)
-            tell(&r, 1, "stdout", who, "nothing written to standard output");
+            tell(&r, WS_CHECK_PASS, "stdout", who, "nothing written to standard output");
         else
-            tell(&r, 0, "stdout", who, "%zu bytes written to standard output (in %s), first"
+            tell(&r, WS_CHECK_FAIL, "stdout", who,
+                 "%zu bytes written to standard output (in %s), first"
                  " \"%s\": a policy must not print (wattsim's own output is there); log"
                  " through host->log", seen.bytes, seen.where, seen.first);
     }

@@ -1,6 +1,6 @@
 /*
- * Guards around policy code (see guard.h): the exit() guard and the stdout
- * redirection, shared by the plugin loader (registry.c) and the instances
+ * Guards around policy code (see guard.h): the exit() guard and the working
+ * folder, shared by the plugin loader (registry.c) and the instances
  * (plugin.c).
  */
 #define _GNU_SOURCE         /* O_PATH */
@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>         /* __fpending */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -26,11 +27,12 @@
  *    and no output. Each thread records the policy and call it is in; an
  *    atexit handler turns an exit during a call into one line on stderr
  *    and exit status 1.
- *  - Writing to stdout would corrupt `--format json`/csv. While a policy
- *    instance exists or a plugin is being loaded or unloaded, fd 1 points
- *    to stderr (stdio flushed at both switches); wattsim writes its results
- *    after it has freed its instances. Policies should log through
- *    host->log instead.
+ *  - Writing to stdout would corrupt `--format json`/csv. That is not
+ *    guarded here but by the program, for its whole run: the CLI writes
+ *    results to a private duplicate of its stdout and points fd 1 at
+ *    stderr (wattsim/process.h, ws_stdout_private), so that a thread
+ *    policy code started, still printing after its instance is gone,
+ *    cannot reach them either. Policies should log through host->log.
  * And one it would make for wattsim's inputs: a chdir() in policy code
  * would make every relative input path read after it (`run` reads the
  * traces again for its figures) name another file or none. The first
@@ -41,17 +43,29 @@
 _Thread_local const char *ws_guard_who, *ws_guard_call;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static int out_users, out_saved = -1, cwd_saved = -1;
+static int out_users, cwd_saved = -1;
 /* Where the last word of a process that dies in policy code goes (stderr;
- * in a watched child, what its parent reads: ws_host_child_init), and
- * whether fd 1 follows stderr while policies run. */
+ * in a watched child, what its parent reads: ws_host_child_init). */
 static int note_fd = 2;
-static int redirect_stdout = 1;
 /* Off for a library caller (api.c): a program that embeds wattsim keeps
- * its descriptors and its exit() as they are. */
+ * its working folder and its exit() as they are. */
 static int guards_on = 1;
 
 void ws_policy_guards(int on) { guards_on = on; }
+
+int ws_policy_code_running(void) { return ws_guard_call != NULL; }
+
+/* Whether what stdio holds for f, not yet written, is nothing or ends a
+ * line. */
+static int pending_ends_line(FILE *f)
+{
+    size_t n = __fpending(f);
+#ifdef __GLIBC__
+    return n == 0 || f->_IO_write_ptr[-1] == '\n';
+#else
+    return n == 0;     /* unknown: end the line (at worst an empty one) */
+#endif
+}
 
 static void exit_guard(void)
 {
@@ -62,6 +76,14 @@ static void exit_guard(void)
             " instead", ws_guard_who, ws_guard_call);
     size_t n = strlen(e.msg);
     e.msg[n < sizeof e.msg - 1 ? n++ : n - 1] = '\n';
+    /* What the policy printed before it called exit() is written first, as
+     * its exit() would have: _exit below skips stdio's flush at exit, and
+     * on a file or pipe (fully buffered) its lines would be lost. Only
+     * stdout and stderr, where policy code prints: results have their own
+     * stream (the CLI's), which must not come out half-written. A line the
+     * policy left open is ended, so that wattsim's is one of its own. */
+    if (!pending_ends_line(stdout)) fputc('\n', stdout);
+    fflush(stdout);
     fflush(stderr);
     (void)!write(note_fd, e.msg, n);
     _exit(1);
@@ -69,38 +91,26 @@ static void exit_guard(void)
 
 static void guard_init(void) { atexit(exit_guard); }
 
-void ws_guard_stdout_enter(void)
+void ws_guard_enter(void)
 {
     if (!guards_on) return;
     pthread_once(&guard_once, guard_init);
     pthread_mutex_lock(&out_lock);
-    if (out_users == 0) {
+    if (out_users++ == 0) {
 #ifdef O_PATH
         cwd_saved = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 #else
         cwd_saved = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 #endif
     }
-    if (out_users++ == 0 && redirect_stdout) {
-        fflush(stdout);
-        int saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
-        if (saved >= 0 && dup2(2, 1) >= 0) out_saved = saved;
-        else if (saved >= 0) close(saved);
-    }
     pthread_mutex_unlock(&out_lock);
 }
 
-void ws_guard_stdout_leave(void)
+void ws_guard_leave(void)
 {
     if (!guards_on) return;
     pthread_mutex_lock(&out_lock);
     if (--out_users == 0) {
-        fflush(stdout);            /* the policies' part, where fd 1 points now */
-        if (out_saved >= 0) {
-            dup2(out_saved, 1);
-            close(out_saved);
-            out_saved = -1;
-        }
         if (cwd_saved >= 0) {
             (void)!fchdir(cwd_saved);    /* a folder removed meanwhile: nothing to do */
             close(cwd_saved);
@@ -223,13 +233,12 @@ static void on_child_signal(int sig)
     raise(sig);
 }
 
-void ws_host_child_init(int fd, int keep_stdout, double timeout)
+void ws_host_child_init(int fd, double timeout)
 {
     static char alt[1 << 16];
     stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt, .ss_flags = 0};
     sigaltstack(&ss, NULL);
     note_fd = fd;
-    redirect_stdout = !keep_stdout;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_child_signal;

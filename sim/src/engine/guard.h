@@ -1,7 +1,7 @@
 /*
  * The policy host's guards (private to the engine): which policy call a
- * thread is in, for the exit() guard, and the stdout redirection while
- * policy code may run. See guard.c.
+ * thread is in, for the exit() guard, and the working folder while policy
+ * code may run. See guard.c.
  */
 #ifndef WATTSIM_ENGINE_GUARD_H
 #define WATTSIM_ENGINE_GUARD_H
@@ -25,9 +25,10 @@ static inline void ws_guard_call_enter(const char *who, const char *name)
 
 static inline void ws_guard_call_leave(void) { ws_guard_call = NULL; }
 
-/* fd 1 to stderr while any holder exists (nested, thread-safe); the first
- * enter also installs the exit() guard. */
-void ws_guard_stdout_enter(void);
-void ws_guard_stdout_leave(void);
+/* While any holder exists (nested, thread-safe) policy code may run: the
+ * first enter notes the working folder, which the last leave goes back to,
+ * and installs the exit() guard (once). */
+void ws_guard_enter(void);
+void ws_guard_leave(void);
 
 #endif

@@ -189,7 +189,7 @@ static void instance_init(instance *in, const char *kind, const char *name,
                           unsigned long seed, unsigned role)
 {
     set_who(in, kind, name);
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     in->guarded = 1;
     in->hc.who = in->who;
     in->hc.rng_role = role;    /* seeded at the first draw (h_rng) */
@@ -215,7 +215,7 @@ static void instance_fini(instance *in, void (*destroy)(void *))
         destroy(in->state);
         ws_guard_call_leave();
     }
-    if (in->guarded) ws_guard_stdout_leave();
+    if (in->guarded) ws_guard_leave();
 }
 
 /* create() with the values at the stride the descriptor was built with.
@@ -319,8 +319,8 @@ void ws_plo_draws(const ws_plo *p, unsigned long *gaussian, unsigned long *unifo
     *uniform = p->in.hc.n_uniform;
 }
 
-void ws_policy_stdout_hold(void) { ws_guard_stdout_enter(); }
-void ws_policy_stdout_release(void) { ws_guard_stdout_leave(); }
+void ws_policy_hold(void) { ws_guard_enter(); }
+void ws_policy_release(void) { ws_guard_leave(); }
 const char *ws_plo_who(const ws_plo *p) { return p->in.who; }
 
 int ws_host_failed(instance *in, const char *call, int rc, ws_error *err)

@@ -98,7 +98,7 @@ void ws_registry_free(ws_registry *r)
         free((void *)r->plo[i]->params);
         free(r->plo[i]);
     }
-    if (r->n_files) ws_guard_stdout_enter();
+    if (r->n_files) ws_guard_enter();
     for (size_t i = 0; i < r->n_files; i++) {
         if (r->files[i].handle) {
             ws_guard_call_enter(r->files[i].path, "unloading");
@@ -108,7 +108,7 @@ void ws_registry_free(ws_registry *r)
         free(r->files[i].path);
         free(r->files[i].origin);
     }
-    if (r->n_files) ws_guard_stdout_leave();
+    if (r->n_files) ws_guard_leave();
     free(r->files);
     free(r->bso);
     free(r->bso_file);
@@ -311,13 +311,13 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
         return -1;
     }
 
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(path, "loading");
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     int entry_v2 = 0;
     const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     if (!h) {
         ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
         free(real);
@@ -410,11 +410,11 @@ oom:
     ws_fail(err, "out of memory");
 fail:
     free_copies(bc, nb, pc, np);
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(path, "unloading");
     dlclose(h);
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     free(real);
     return -1;
 }
@@ -708,9 +708,9 @@ static int bridge_provide(const char *spec, int want, ws_bridge_answer *a, ws_er
                            WS_BRIDGE_PYTHON_FILE);
         }
         snprintf(path, sizeof path, "%s/../bridges/%s", dir, WS_BRIDGE_PYTHON_FILE);
-        ws_guard_stdout_enter();
+        ws_guard_enter();
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        ws_guard_stdout_leave();
+        ws_guard_leave();
         if (!h) {
             pthread_mutex_unlock(&bridge_lock);
             return ws_fail(err, "%s: cannot load the Python bridge: %s", spec, dlerror());
@@ -724,11 +724,11 @@ static int bridge_provide(const char *spec, int want, ws_bridge_answer *a, ws_er
         }
     }
     memset(a, 0, sizeof *a);
-    ws_guard_stdout_enter();
+    ws_guard_enter();
     ws_guard_call_enter(spec, "loading");
     int rc = bridge_fn(spec, want, WS_ABI_VERSION, a);
     ws_guard_call_leave();
-    ws_guard_stdout_leave();
+    ws_guard_leave();
     pthread_mutex_unlock(&bridge_lock);
     a->error[sizeof a->error - 1] = '\0';
     a->origin[sizeof a->origin - 1] = '\0';
@@ -951,15 +951,19 @@ void ws_plugin_allow_reset(void)
 }
 
 /* A config's `py:MODULE:CLASS`: MODULE (a dotted name) must be a package
- * --allow-python names, or below one. */
+ * --allow-python names, or below one. MODULE and CLASS are dotted names,
+ * so a spec has exactly two colons: the bridge (python/wattsim/_bridge.py,
+ * split_spec) refuses any other the same way, and the module checked here
+ * is always the module imported ("py:wattsim:evil:B" would otherwise pass
+ * here as wattsim and import `wattsim:evil`). */
 static int python_config_check(const char *name, const char *kind, const char *where,
                                ws_error *err)
 {
     const char *mod = name + 3, *colon = strchr(mod, ':');
     size_t n = colon ? (size_t)(colon - mod) : strlen(mod);
-    if (!colon || !dotted_name(mod, n) || !colon[1])
-        return ws_fail(err, "%s: %s '%s' is not py:MODULE:CLASS (e.g."
-                       " py:mylab.policies:MyBSO)", where, kind, name);
+    if (!colon || !dotted_name(mod, n) || !dotted_name(colon + 1, strlen(colon + 1)))
+        return ws_fail(err, "%s: %s '%s' is not py:MODULE:CLASS, MODULE and CLASS dotted"
+                       " Python names (e.g. py:mylab.policies:MyBSO)", where, kind, name);
     for (size_t i = 0; i < n_allowed_py; i++) {
         size_t k = strlen(allowed_py[i]);
         if (k <= n && !strncmp(mod, allowed_py[i], k) && (k == n || mod[k] == '.')) return 0;

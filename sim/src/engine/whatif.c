@@ -11,6 +11,9 @@ void ws_whatif_free(ws_whatif *w)
     if (!w) return;
     if (w->has_carbon) ws_series_free(&w->carbon);
     if (w->has_price) ws_series_free(&w->price);
+    free(w->tariff);
+    for (size_t i = 0; i < w->n_carbon_files; i++) free(w->carbon_files[i]);
+    free(w->carbon_files);
     memset(w, 0, sizeof *w);
 }
 
@@ -68,9 +71,39 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         w->idle_power = spec->idle_power;
     }
     if (spec->carbon) {
-        if (ws_series_load(&w->carbon, spec->carbon, WS_SERIES_CARBON, lim, err))
+        /* one file, or several joined in time order */
+        const size_t n = 1 + spec->n_carbon_more;
+        ws_series *parts = calloc(n, sizeof *parts);
+        if (!parts) {
+            ws_fail(err, "out of memory");
             goto fail;
+        }
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc; i++)
+            rc = ws_series_load_basis(&parts[i], i ? spec->carbon_more[i - 1] : spec->carbon,
+                                      WS_SERIES_CARBON, (ws_carbon_basis)spec->carbon_basis,
+                                      lim, err);
+        if (rc) {
+            for (size_t i = 0; i < n; i++) ws_series_free(&parts[i]);
+            free(parts);
+            goto fail;
+        }
+        rc = ws_series_join(&w->carbon, parts, n, spec->where[WS_WI_CARBON], err);
+        free(parts);
+        if (rc) goto fail;
         w->has_carbon = 1;
+        w->carbon_basis = spec->carbon_basis;
+        if (n > 1) {
+            if (!(w->carbon_files = calloc(n, sizeof *w->carbon_files))) {
+                ws_fail(err, "out of memory");
+                goto fail;
+            }
+            for (size_t i = 0; i < n; i++, w->n_carbon_files = i)
+                if (!(w->carbon_files[i] = strdup(i ? spec->carbon_more[i - 1] : spec->carbon))) {
+                    ws_fail(err, "out of memory");
+                    goto fail;
+                }
+        }
     }
     /* The start first: an OpenEI tariff is laid out from it. */
     if (spec->start && ws_parse_time(spec->start, &w->start)) {
@@ -86,11 +119,16 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
         } else {
             const int json = ws_series_is_json(spec->price, err);
             ws_tariff tf = {spec->start ? w->start : w->has_carbon ? w->carbon.start : NAN,
-                            spec->price_tz, spec->price_label};
+                            spec->price_tz, spec->price_label, spec->price_adjustments,
+                            WS_BASIS_LIFECYCLE};
             tariff = json == 1;
+            w->price_adjustments = spec->price_adjustments;
+            if (tariff && !(w->tariff = calloc(1, sizeof *w->tariff))) {
+                ws_fail(err, "out of memory");
+                goto fail;
+            }
             rc = json < 0 ? -1
-               : json ? ws_series_load_json(&w->price, spec->price, WS_SERIES_PRICE, &tf, lim,
-                                            err)
+               : json ? ws_series_load_tariff(&w->price, spec->price, &tf, w->tariff, lim, err)
                : ws_series_load(&w->price, spec->price, WS_SERIES_PRICE, lim, err);
         }
         if (rc) goto fail;
@@ -99,10 +137,12 @@ int ws_whatif_load(ws_whatif *w, const ws_whatif_spec *spec,
     const int price_file = w->has_price && isnan(spec->price_value);
     if (!spec->start)
         w->start = w->has_carbon ? w->carbon.start : price_file ? w->price.start : 0.0;
-    if (!tariff && (spec->price_tz || spec->price_label)) {
+    if (!tariff && (spec->price_tz || spec->price_label || spec->where[WS_WI_PRICE_ADJ])) {
         ws_fail(err, "%s: %s is a CSV series, not an OpenEI tariff: %s applies to a tariff",
-                spec->where[spec->price_tz ? WS_WI_PRICE_TZ : WS_WI_PRICE_LABEL],
-                spec->price, spec->price_tz ? "a time zone" : "a label");
+                spec->where[spec->price_tz ? WS_WI_PRICE_TZ : spec->price_label
+                            ? WS_WI_PRICE_LABEL : WS_WI_PRICE_ADJ],
+                spec->price, spec->price_tz ? "a time zone" : spec->price_label ? "a label"
+                : "adj");
         goto fail;
     }
     if ((w->has_carbon && check_start(w, &w->carbon, spec->where[WS_WI_START], err))
@@ -180,6 +220,84 @@ void ws_whatif_rates(const ws_whatif *w, double clock, double *carbon_intensity,
     *price = w->has_price ? ws_series_at(&w->price, clock) : NAN;
 }
 
+void ws_whatif_tariff_note(const ws_whatif *w, double peak_w, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    const ws_tariff_info *t = w ? w->tariff : NULL;
+    if (!t || !w->has_price || !size) return;
+    const double kw = peak_w / 1000;
+#define ADD(...) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+    if (t->adj != 0) {
+        ADD("%s%s: adj %g $/kWh on the rate %g of period %d is ignored, as Zeus ignores it",
+            n ? "; " : "", w->price.path, t->adj, t->adj_rate, t->adj_period);
+        if (t->adj_rate + t->adj > 0)
+            ADD(" (the price is %.3g %% %s if it applies)",
+                fabs(t->adj) / (t->adj_rate + t->adj) * 100, t->adj > 0 ? "low" : "high");
+        ADD("; --price-adjustments include adds it");
+    }
+    if (t->tiered_periods > 0) {
+        ADD("%s%s: %d period%s tiered: only the first tier's rate is used", n ? "; " : "",
+            w->price.path, t->tiered_periods, t->tiered_periods > 1 ? "s are" : " is");
+        if (t->tier_max > 0 && kw > 0)
+            ADD(" (up to %g kWh a month, %.4g h at this job's peak of %.3g kW; past it up to"
+                " %g $/kWh)", t->tier_max, t->tier_max / kw, kw, t->tier_top_rate);
+        else
+            ADD(" (later tiers up to %g $/kWh)", t->tier_top_rate);
+    }
+    if (t->has_demand)
+        ADD("%s%s: demand charges up to %g $/kW a month %s: at this job's peak of %.3g kW up"
+            " to $%.2f a month%s", n ? "; " : "", w->price.path, t->max_demand,
+            w->demand_charge ? "are in usd (--demand-charge include)" : "are not in usd", kw,
+            kw * t->max_demand, w->demand_charge ? "" : "; plan --demand-charge include adds"
+            " them");
+#undef ADD
+}
+
+void ws_whatif_demand_add(const ws_whatif *w, ws_demand_acc *acc, double a, double dur,
+                          double power_w)
+{
+    const ws_tariff_info *t = w ? w->tariff : NULL;
+    if (!t || !w->has_price || !(dur >= 0)) return;
+    const ws_series *s = &w->price;
+    const double period = s->end - s->start, end = a + dur;
+    double u = a - s->start;
+    if (u < 0) u = 0;
+    for (double x = s->start + u; ; ) {
+        const double lap = floor((x - s->start) / period);
+        double h = floor((x - s->start - lap * period) / 3600);
+        if (h >= (double)s->n) h = (double)s->n - 1;       /* rounding */
+        const size_t i = (size_t)h;
+        const double key = 1 + lap * t->n_billing + t->billing[i];
+        if (!acc->any || key != acc->last_key) {
+            acc->usd += power_w / 1000 * t->demand[t->month[i]];
+            acc->last_key = key;
+            acc->any = 1;
+        }
+        const double next = s->start + lap * period + (h + 1) * 3600;
+        if (!(next < end) || !(next > x)) break;
+        x = next;
+    }
+}
+
+int ws_whatif_set_demand_charge(ws_whatif *w, const char *value, const char *opt,
+                                ws_error *err)
+{
+    w->demand_charge = 0;
+    if (!value) return 0;
+    if (strcmp(value, "include") && strcmp(value, "ignore"))
+        return ws_fail(err, "%s must be include or ignore, got '%.40s'", opt, value);
+    if (!strcmp(value, "ignore")) return 0;
+    if (!w->tariff)
+        return ws_fail(err, "%s include: demand charges come with an OpenEI tariff: give one"
+                       " with --price FILE.json", opt);
+    if (!w->tariff->has_demand)
+        return ws_fail(err, "%s include: %s has no demand charges (no flatdemandstructure"
+                       " or demandratestructure with a rate above 0)", opt, w->price.path);
+    w->demand_charge = 1;
+    return 0;
+}
+
 void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
 {
     size_t n = 0;
@@ -194,12 +312,16 @@ void ws_whatif_describe(const ws_whatif *w, char *buf, size_t size)
             w->input_rate, w->samples_per_epoch, w->idle_power);
     char t[32];
     ws_format_time(w->start, t, sizeof t);
-    if (w->has_carbon) ADD("%scarbon %s from %s", n ? "; " : "", w->carbon.path, t);
+    if (w->has_carbon)
+        ADD("%scarbon %s%s from %s", n ? "; " : "", w->carbon.path,
+            w->carbon_basis == WS_BASIS_DIRECT ? " (direct basis)" : "", t);
     if (w->has_price) {
         if (ws_whatif_price_constant(w))
             ADD("%sprice %g $/kWh", n ? "; " : "", w->price.value[0]);
         else
             ADD("%sprice %s from %s", n ? "; " : "", w->price.path, t);
+        if (w->tariff && w->price_adjustments) ADD(" with adj");
+        if (w->demand_charge) ADD("; demand charges included");
     }
     if (w->objective != WS_OBJ_ENERGY)
         ADD("%sobjective %s", n ? "; " : "",

@@ -20,6 +20,8 @@
  * struct once everything parsed. A failed load or --set therefore leaves
  * the caller's config unchanged (and freeable).
  */
+#include <ctype.h>
+
 #include "config_parse.h"
 #include "wattsim/trace.h"
 
@@ -28,7 +30,8 @@
 enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
        K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
        K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_PRICE_TZ, K_PRICE_LABEL, K_EVERY,
-       K_DEFER, K_JOB_POWER_CAP, K_INPUT_RATE, K_SAMPLES_PER_EPOCH, K_POLICIES, K_COUNT };
+       K_DEFER, K_JOB_POWER_CAP, K_INPUT_RATE, K_SAMPLES_PER_EPOCH, K_CARBON_BASIS,
+       K_PRICE_ADJ, K_POLICIES, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -57,6 +60,8 @@ static const keydef run_keys[] = {
     { "job_power_cap", K_JOB_POWER_CAP, true },
     { "input_rate", K_INPUT_RATE, true },
     { "samples_per_epoch", K_SAMPLES_PER_EPOCH, true },
+    { "carbon_basis", K_CARBON_BASIS, true },
+    { "price_adjustments", K_PRICE_ADJ, true },
 };
 #define N_RUN_KEYS (sizeof run_keys / sizeof *run_keys)
 
@@ -103,6 +108,16 @@ static bool zero_text(const char *s)
     return true;
 }
 
+/* Does strtod read all of s as a number (nan, inf and 1e400 included)? */
+static bool spells_number(const char *s)
+{
+    char *end = NULL;
+    if (!s[0] || isspace((unsigned char)s[0])) return false;
+    double x = strtod(s, &end);
+    (void)x;
+    return end != s && !*end;
+}
+
 /* One number of a what-if key into *out, checked by ok(). */
 static int whatif_real(const ctx *c, const ynode *v, const char *what,
                        const char *expect, bool (*ok)(double), double *out)
@@ -130,7 +145,33 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
     case K_IDLE_POWER:
         return whatif_real(c, v, what, "a power in W from 0 to 100000", idle_ok,
                            &w->idle_power);
-    case K_CARBON: return get_string(c, v, what, &w->carbon);
+    case K_CARBON:
+        /* one file, or a list of files joined in time order */
+        if (v->kind != Y_LIST) return get_string(c, v, what, &w->carbon);
+        if (!v->n)
+            return fail_at(c, v, "%s must be a series file or a list of them, got an empty"
+                           " list", what);
+        if (get_string(c, v->kids[0], what, &w->carbon)) return -1;
+        if (v->n > 1
+            && !(w->carbon_more = calloc(v->n - 1, sizeof *w->carbon_more)))
+            return fail_oom(c);
+        for (size_t i = 1; i < v->n; i++) {
+            if (get_string(c, v->kids[i], what, &w->carbon_more[i - 1])) return -1;
+            w->n_carbon_more = i;
+        }
+        return 0;
+    case K_CARBON_BASIS:
+        if (v->kind != Y_SCALAR || (strcmp(v->text, "lifecycle") && strcmp(v->text, "direct")))
+            return fail_at(c, v, "%s must be lifecycle or direct, got %s", what,
+                           describe(v, got, sizeof got));
+        w->carbon_basis = !strcmp(v->text, "direct");
+        return 0;
+    case K_PRICE_ADJ:
+        if (v->kind != Y_SCALAR || (strcmp(v->text, "include") && strcmp(v->text, "ignore")))
+            return fail_at(c, v, "%s must be include or ignore, got %s", what,
+                           describe(v, got, sizeof got));
+        w->price_adjustments = !strcmp(v->text, "include");
+        return 0;
     case K_START: {
         double t;
         if (v->kind != Y_SCALAR || ws_parse_time(v->text, &t))
@@ -139,16 +180,22 @@ static int apply_whatif(const ctx *c, int id, const char *what, const ynode *v,
                            describe(v, got, sizeof got));
         return get_string(c, v, what, &w->start);
     }
-    case K_PRICE:
+    case K_PRICE: {
         w->price_value = NAN;
         /* A constant price obeys a series' rule (wattsim/series.h), so
-         * that dollars and the price objective's scale stay finite. */
-        if (v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value)
-            && (!ws_series_value_ok(w->price_value)
-                || (w->price_value == 0 && !zero_text(v->text))))    /* underflowed */
+         * that dollars and the price objective's scale stay finite. Text
+         * that reads as a number to strtod (nan, inf, -inf, 1e400, 0x10)
+         * is a number that breaks the rule, not a file's name (a file so
+         * named is ./nan). */
+        const int numeric = v->kind == Y_SCALAR && spells_number(v->text);
+        const int number = v->kind == Y_SCALAR && parse_real(v->text, false, &w->price_value);
+        if ((numeric && !number)
+            || (number && (!ws_series_value_ok(w->price_value)
+                           || (w->price_value == 0 && !zero_text(v->text)))))  /* underflowed */
             return fail_at(c, v, "%s must be a price in $/kWh (" WS_SERIES_VALUE_RULE
                            ") or a series file, got %s", what, describe(v, got, sizeof got));
         return get_string(c, v, what, &w->price);
+    }
     case K_OBJECTIVE:
         if (v->kind != Y_SCALAR || (strcmp(v->text, "energy") && strcmp(v->text, "carbon")
                                     && strcmp(v->text, "price")))
@@ -193,6 +240,10 @@ int ws_run_config_out(const ws_run_config *cfg, const char *opt, const char **ou
                       ws_error *err)
 {
     *out = opt ? opt : cfg->out_dir;
+    char why[64];
+    if (opt && ws_path_check(opt, why, sizeof why))
+        return ws_fail(err, "--out '%s' %s; an output folder's path is printed and made a"
+                       " folder: " WS_PATH_RULE, opt, why);
     if (opt || !cfg->out_dir || !cfg->where_out) return 0;
     const char *dir = cfg->out_dir;
     if (dir[0] == '/')
@@ -254,9 +305,17 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
     case K_POLICIES:
         if (!(t->where_pairs = where_of(c, v))) return fail_oom(c);
         return pair_list(c, v, what, &t->pairs, &t->n_pairs);
-    case K_OUT:
+    case K_OUT: {
         if (c->file && !(t->where_out = where_of(c, v))) return fail_oom(c);
-        return get_string(c, v, what, &t->out_dir);
+        if (get_string(c, v, what, &t->out_dir)) return -1;
+        /* A folder's name and printed ("outputs in DIR/"): no byte that
+         * would drive the terminal (wattsim/name.h). */
+        char why[64], shown[SHOW_SIZE];
+        if (!ws_path_check(t->out_dir, why, sizeof why)) return 0;
+        return fail_at(c, v, "%s '%s' %s; an output folder's path is printed and made a"
+                       " folder: " WS_PATH_RULE, what,
+                       show_text(t->out_dir, shown, sizeof shown), why);
+    }
     case K_TRACES:   return get_string(c, v, what, &t->traces);
     case K_FORMAT:
         if (v->kind != Y_SCALAR || !valid_format(v->text))
@@ -266,7 +325,7 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
     case K_POWER_CAP: case K_INPUT_STALL: case K_IDLE_POWER: case K_CARBON:
     case K_START: case K_PRICE: case K_OBJECTIVE: case K_PRICE_TZ: case K_PRICE_LABEL:
     case K_EVERY: case K_DEFER: case K_JOB_POWER_CAP: case K_INPUT_RATE:
-    case K_SAMPLES_PER_EPOCH:
+    case K_SAMPLES_PER_EPOCH: case K_CARBON_BASIS: case K_PRICE_ADJ:
         return apply_whatif(c, id, what, v, &t->whatif);
     }
     return fail_at(c, v, "internal error: no key %d", id);
@@ -310,7 +369,11 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_POWER_CAP:   SWAP_FIELD(cfg, t, whatif.power_cap); break;
     case K_INPUT_STALL: SWAP_FIELD(cfg, t, whatif.input_stall); break;
     case K_IDLE_POWER:  SWAP_FIELD(cfg, t, whatif.idle_power); break;
-    case K_CARBON:      SWAP_FIELD(cfg, t, whatif.carbon); break;
+    case K_CARBON:      SWAP_FIELD(cfg, t, whatif.carbon);
+                        SWAP_FIELD(cfg, t, whatif.carbon_more);
+                        SWAP_FIELD(cfg, t, whatif.n_carbon_more); break;
+    case K_CARBON_BASIS: SWAP_FIELD(cfg, t, whatif.carbon_basis); break;
+    case K_PRICE_ADJ:   SWAP_FIELD(cfg, t, whatif.price_adjustments); break;
     case K_START:       SWAP_FIELD(cfg, t, whatif.start); break;
     case K_PRICE:       SWAP_FIELD(cfg, t, whatif.price);
                         SWAP_FIELD(cfg, t, whatif.price_value); break;
@@ -323,7 +386,7 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
     case K_INPUT_RATE:  SWAP_FIELD(cfg, t, whatif.input_rate); break;
     case K_SAMPLES_PER_EPOCH: SWAP_FIELD(cfg, t, whatif.samples_per_epoch); break;
     }
-    if (id >= K_POWER_CAP && id <= K_SAMPLES_PER_EPOCH)
+    if (id >= K_POWER_CAP && id <= K_PRICE_ADJ)
         SWAP_FIELD(cfg, t, whatif.where[id - K_POWER_CAP]);
 }
 
@@ -402,6 +465,8 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->traces);
     free(cfg->format);
     free(cfg->whatif.carbon);
+    for (size_t i = 0; i < cfg->whatif.n_carbon_more; i++) free(cfg->whatif.carbon_more[i]);
+    free(cfg->whatif.carbon_more);
     free(cfg->whatif.start);
     free(cfg->whatif.price);
     free(cfg->whatif.objective);
@@ -521,7 +586,7 @@ static int set_conflict(const ctx *c, const ws_run_config *cfg, int id,
 
 int ws_run_config_set(ws_run_config *cfg, const char *assignment, ws_error *err)
 {
-    char shown[SHOW_SIZE], keyshown[SHOW_SIZE], exp[256];
+    char shown[SHOW_SIZE], keyshown[SHOW_SIZE], exp[400];
     if (!cfg) return ws_fail(err, "--set: no run config");
     if (!assignment) return ws_fail(err, "--set: expected KEY=VALUE");
     const char *eq = strchr(assignment, '=');
@@ -637,6 +702,12 @@ int ws_whatif_spec_validate(const ws_whatif_spec *w, ws_error *err)
                        " (--price FILE)", at[WS_WI_PRICE_TZ] ? at[WS_WI_PRICE_TZ]
                        : at[WS_WI_PRICE_LABEL], at[WS_WI_PRICE_TZ] ? "the time zone"
                        : "a tariff label");
+    if (at[WS_WI_CARBON_BASIS] && !w->carbon)
+        return ws_fail(err, "%s: the basis of carbon intensities applies to a carbon series:"
+                       " give carbon (--carbon FILE)", at[WS_WI_CARBON_BASIS]);
+    if (at[WS_WI_PRICE_ADJ] && !(w->price && isnan(w->price_value)))
+        return ws_fail(err, "%s: adj applies to an OpenEI tariff: give it with price"
+                       " (--price FILE)", at[WS_WI_PRICE_ADJ]);
     if ((at[WS_WI_EVERY] || at[WS_WI_DEFER]) && !w->carbon && !w->price)
         return ws_fail(err, "%s: a schedule places recurrences on the clock of a carbon or"
                        " price series: give carbon (--carbon FILE) or price (--price)",

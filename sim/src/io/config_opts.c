@@ -53,6 +53,19 @@ int ws_config_set_kv(ws_run_config *cfg, const char *key, const char *value, con
 int ws_config_set_whatif(ws_run_config *cfg, const char *key, int slot, const char *opt,
                          const char *value, ws_error *err)
 {
+    /* --carbon given again: one more file to join (wattsim/series.h
+     * ws_series_join), not a replacement of the first. */
+    if (slot == WS_WI_CARBON && cfg->whatif.carbon && cfg->whatif.where[slot]
+        && !strcmp(cfg->whatif.where[slot], opt)) {
+        ws_whatif_spec *w = &cfg->whatif;
+        if (!value[0]) return ws_fail(err, "%s: an empty file name", opt);
+        char **m = realloc(w->carbon_more, (w->n_carbon_more + 1) * sizeof *m);
+        if (!m) return ws_fail(err, "out of memory");
+        w->carbon_more = m;
+        if (!(m[w->n_carbon_more] = strdup(value))) return ws_fail(err, "out of memory");
+        w->n_carbon_more++;
+        return 0;
+    }
     /* The value as a single-quoted YAML scalar: a file name is data. */
     size_t len = strlen(key) + 2 * strlen(value) + 4;
     char *s = malloc(len), *p = s;

@@ -597,7 +597,7 @@ int match_keys(const ctx *c, const ynode *m, const char *what,
                       const keydef *defs, size_t ndefs, size_t nids,
                       const ynode **keys, const ynode **vals)
 {
-    char got[DESCRIBE_SIZE], shown[SHOW_SIZE], exp[256], at[64];
+    char got[DESCRIBE_SIZE], shown[SHOW_SIZE], exp[400], at[64];
     expected_list(defs, ndefs, exp, sizeof exp);
     if (m->kind != Y_MAP)
         return fail_at(c, m, "%s must be a mapping with keys %s, got %s",

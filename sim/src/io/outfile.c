@@ -14,6 +14,7 @@
  * nothing about where the outputs go. */
 #define _GNU_SOURCE
 #include "wattsim/outfile.h"
+#include "wattsim/name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,8 +46,16 @@ typedef struct made_dir {
     char *name, *path;
 } made_dir;
 
+/* An input folder: its identity and its path as the user gave it. */
+typedef struct in_dir {
+    file_id id;
+    char *path;
+} in_dir;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static id_set inputs, mine;
+static in_dir *in_dirs;            /* the command's input folders */
+static size_t n_in_dirs;
 static made_dir *made;             /* folders this command created, in order */
 static size_t n_made;
 static int force;
@@ -351,11 +360,19 @@ int ws_outfile_openat(const char *path, int flags)
     return fd;
 }
 
+static int set_has(id_set *s, const struct stat *st);
+
 int ws_outfile_unlink(const char *path)
 {
     const char *name;
     int dir = open_parent(path, 0, &name, NULL);
     if (dir < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && set_has(&inputs, &st)) {
+        close(dir);                /* an input is never removed */
+        errno = EPERM;
+        return -1;
+    }
     int rc = unlinkat(dir, name, 0);
     int e = errno;
     close(dir);
@@ -370,6 +387,17 @@ int ws_outdir_open(const char *dir)
 }
 
 /* ------------------------------------------------------------ rules */
+
+/* An output's path is printed and becomes folders' and files' names: no
+ * control characters in it, whichever option or key named it (the options
+ * say so first, naming themselves: this is the rule for every other way). */
+static int path_ok(const char *path, ws_error *err)
+{
+    char why[64];
+    if (!ws_path_check(path, why, sizeof why)) return 0;
+    return ws_fail(err, "%s: an output's path %s; it is printed and made a file's or folder's"
+                   " name: " WS_PATH_RULE, path, why);
+}
 
 static void set_add(id_set *s, const struct stat *st)
 {
@@ -403,6 +431,47 @@ void ws_input_note(const char *path)
     struct stat st;
     if (path && fstatat(cwd_fd, path, &st, 0) == 0)
         set_add(&inputs, &st);
+}
+
+void ws_input_dir_note(const char *dir)
+{
+    struct stat st;
+    char *p = dir ? strdup(dir) : NULL;
+    if (!p || fstatat(cwd_fd, dir, &st, 0) != 0 || !S_ISDIR(st.st_mode)) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    in_dir *v = realloc(in_dirs, (n_in_dirs + 1) * sizeof *v);
+    if (v) {
+        in_dirs = v;
+        in_dirs[n_in_dirs++] = (in_dir){{st.st_dev, st.st_ino}, p};
+    } else {
+        free(p);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* 0 when the folder `dir` (followed through links, "..", anything the
+ * kernel resolves) is none of the input folders or does not exist; else
+ * -1 with err naming both. */
+static int not_an_input_dir(const char *dir, ws_error *err)
+{
+    struct stat st;
+    if (fstatat(cwd_fd, dir, &st, 0) != 0) return 0;
+    pthread_mutex_lock(&lock);
+    const char *same = NULL;
+    for (size_t i = 0; i < n_in_dirs && !same; i++)
+        if (in_dirs[i].id.dev == st.st_dev && in_dirs[i].id.ino == st.st_ino)
+            same = in_dirs[i].path;
+    char *copy = same ? strdup(same) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (!same) return 0;
+    ws_fail(err, "%s: is the input folder %s (the same folder); an output folder is never one of"
+            " the command's input folders, even with --force or --resume: write elsewhere",
+            dir, copy ? copy : "given");
+    free(copy);
+    return -1;
 }
 
 void ws_input_note_fd(int fd)
@@ -452,6 +521,7 @@ int ws_outfile_check(const char *path, ws_error *err)
 int ws_mkdirs(const char *dir, ws_error *err)
 {
     if (is_root(dir)) return 0;          /* made, and opened, when it was locked */
+    if (path_ok(dir, err)) return -1;
     const char *rel = below_root(dir);
     int fd = rel ? open_dirs(root_fd, rel, 1, 1, dir, err) : open_dirs(cwd_fd, dir, 1, 0, dir, err);
     if (fd < 0) return -1;
@@ -512,6 +582,7 @@ static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
 {
     memset(o, 0, sizeof *o);
     o->dir = -1;
+    if (path_ok(path, err)) return -1;
     const char *name;
     int dir = open_parent(path, 1, &name, err);
     if (dir < 0) return -1;
@@ -763,6 +834,7 @@ int ws_outdir_lock(const char *dir, ws_error *err)
 {
     /* The folder itself: made here (never then through a link), or as the
      * user's path names it; from now on only its descriptor is used. */
+    if (not_an_input_dir(dir, err)) return -1;
     size_t before = n_made;
     if (ws_mkdirs(dir, err)) return -1;
     const int made_it = n_made > before;
@@ -874,15 +946,19 @@ void ws_outfile_end(int failed)
     free(inputs.v);
     free(mine.v);
     inputs = mine = (id_set){0};
+    for (size_t i = 0; i < n_in_dirs; i++) free(in_dirs[i].path);
+    free(in_dirs);
+    in_dirs = NULL;
+    n_in_dirs = 0;
     force = 0;
     pthread_mutex_unlock(&lock);
 }
 
-int ws_stdout_close(ws_error *err)
+int ws_stdout_close(FILE *out, ws_error *err)
 {
-    int e = ferror(stdout) ? (errno ? errno : EIO) : 0;
-    if (fflush(stdout) != 0 && !e) e = errno;
-    if (fclose(stdout) != 0 && !e && errno != EBADF) e = errno;
+    int e = ferror(out) ? (errno ? errno : EIO) : 0;
+    if (fflush(out) != 0 && !e) e = errno;
+    if (fclose(out) != 0 && !e && errno != EBADF) e = errno;
     if (e) return ws_fail(err, "standard output: write failed: %s", strerror(e));
     return 0;
 }

@@ -211,13 +211,33 @@ static int parse_number(const char *s, double *out)
     return 0;
 }
 
+const char *ws_carbon_basis_name(ws_carbon_basis b)
+{
+    return b == WS_BASIS_DIRECT ? "direct" : "lifecycle";
+}
+
+#define EM_DIRECT "Carbon intensity gCO\xe2\x82\x82" "eq/kWh (direct)"
+#define EM_LCA "Carbon intensity gCO\xe2\x82\x82" "eq/kWh (LCA)"
+
 int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                    const ws_csv_limits *lim, ws_error *err)
+{
+    return ws_series_load_basis(s, path, kind, WS_BASIS_LIFECYCLE, lim, err);
+}
+
+int ws_series_load_basis(ws_series *s, const char *path, ws_series_kind kind,
+                         ws_carbon_basis basis, const ws_csv_limits *lim, ws_error *err)
 {
     memset(s, 0, sizeof *s);
     const int json = ws_series_is_json(path, err);
     if (json < 0) return -1;
-    if (json) return ws_series_load_json(s, path, kind, NULL, lim, err);
+    if (json) {
+        ws_tariff tf = {NAN, NULL, NULL, 0, basis};
+        return ws_series_load_json(s, path, kind, &tf, lim, err);
+    }
+    const char *em_col = basis == WS_BASIS_DIRECT ? EM_DIRECT : EM_LCA;
+    const char *em_other = basis == WS_BASIS_DIRECT ? EM_LCA : EM_DIRECT;
+    int other = 0;                     /* the other basis' column is there */
     const char *what = kind == WS_SERIES_CARBON ? "carbon intensity" : "price";
     ws_csv *c = ws_csv_open(path, lim, err);
     if (!c) return -1;
@@ -238,9 +258,8 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                    : same_name(f, "duration") ? &col_d
                    : same_name(f, "value") ? &col_v
                    : kind == WS_SERIES_CARBON && same_name(f, "Datetime (UTC)") ? &col_t
-                   : kind == WS_SERIES_CARBON
-                     && same_name(f, "Carbon intensity gCO\xe2\x82\x82" "eq/kWh (direct)")
-                     ? &col_v : NULL;
+                   : kind == WS_SERIES_CARBON && same_name(f, em_col) ? &col_v : NULL;
+        if (kind == WS_SERIES_CARBON && same_name(f, em_other)) other = 1;
         if (!slot) continue;
         if (*slot >= 0) {
             ws_fail(err, "%s:%ld: column '%s' appears twice", path, ws_csv_line(c), f);
@@ -249,13 +268,20 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
         *slot = (long)i;
         if (same_name(f, "Datetime (UTC)")) em = 1;
     }
+    if (em && col_v < 0 && other) {
+        ws_fail(err, "%s:%ld: no column '%s': this Electricity Maps export has the %s"
+                " basis only; pass --carbon-basis %s, or export the %s one", path,
+                ws_csv_line(c), em_col, ws_carbon_basis_name(!basis),
+                ws_carbon_basis_name(!basis), ws_carbon_basis_name(basis));
+        goto out;
+    }
     if (col_t < 0 || col_v < 0 || (!em && col_d < 0)) {
         ws_fail(err, "%s:%ld: expected columns timestamp, duration (minutes) and"
-                " value%s; missing %s", path, ws_csv_line(c),
+                " value%s%s%s; missing %s", path, ws_csv_line(c),
                 kind == WS_SERIES_CARBON ? " (or an Electricity Maps export with"
-                " 'Datetime (UTC)' and 'Carbon intensity gCO\xe2\x82\x82" "eq/kWh (direct)')"
-                : "", col_t < 0 ? "the time column" : col_v < 0 ? "the value column"
-                : "duration");
+                " 'Datetime (UTC)' and '" : "", kind == WS_SERIES_CARBON ? em_col : "",
+                kind == WS_SERIES_CARBON ? "')" : "",
+                col_t < 0 ? "the time column" : col_v < 0 ? "the value column" : "duration");
         goto out;
     }
     if (em) col_d = -1;
@@ -302,6 +328,12 @@ int ws_series_load(ws_series *s, const char *path, ws_series_kind kind,
                 if (!(t - s->t0[s->n - 1] >= WS_SERIES_MIN_SECONDS)) {
                     ws_fail(err, "%s:%ld: time %.40s is less than 1 s after the previous"
                             " row's: an interval lasts at least one second", path, line, ft);
+                    goto out;
+                }
+                if (t - s->t0[s->n - 1] > WS_SERIES_MAX_MINUTES * 60.0) {
+                    ws_fail(err, "%s:%ld: time %.40s is more than 366 days after the"
+                            " previous row's: an interval lasts at most 366 days (a gap"
+                            " in the export? fill or cut it)", path, line, ft);
                     goto out;
                 }
                 prev_d = t - s->t0[s->n - 1];

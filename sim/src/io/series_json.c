@@ -3,9 +3,12 @@
  *  - carbon: an Electricity Maps API history, as Zeus's carbon monitor
  *    stores it (GET /v3/carbon-intensity/history):
  *      {"zone": "...", "history": [{"carbonIntensity": 501,
- *        "datetime": "2024-11-30T06:00:00.000Z", ...}, ...]}
- *    each entry lasts until the next one's datetime, the last as long as
- *    the one before it (as the Electricity Maps CSV export);
+ *        "datetime": "2024-11-30T06:00:00.000Z",
+ *        "emissionFactorType": "lifecycle", ...}, ...]}
+ *    each entry lasts until the next one's datetime (1 s to 366 days),
+ *    the last as long as the one before it (as the Electricity Maps CSV
+ *    export); every entry's emissionFactorType (absent: the API's
+ *    default, lifecycle) must be the basis asked for;
  *  - price: an OpenEI utility-rate response (api.openei.org/utility_rates,
  *    format=json), as Zeus's price monitor (zeus/monitor/price.py) reads
  *    it: {"items": [{"label": "...", "energyratestructure": [[{"rate":
@@ -13,10 +16,13 @@
  *    "energyweekendschedule": [...]}, ...]}. The rate of an hour is
  *    energyratestructure[period][0].rate with period the weekday (Monday
  *    to Friday) or weekend schedule's [month][hour], month and hour read
- *    in the tariff's time zone (UTC by default, as Zeus does); "adj" and
- *    tiers past the first are ignored, as Zeus ignores them. The tariff
- *    becomes an hourly series of 53 weeks (371 days, so weekdays line up
- *    when it wraps) from the start, floored to the local hour.
+ *    in the tariff's time zone (UTC by default, as Zeus does); "adj" is
+ *    ignored, as Zeus ignores it, unless asked for (ws_tariff.adjustments),
+ *    and tiers past the first are ignored: both are reported, with the
+ *    demand charges (flatdemandstructure/flatdemandmonths,
+ *    demandratestructure and its schedules), in a ws_tariff_info. The
+ *    tariff becomes an hourly series of 53 weeks (371 days, so weekdays
+ *    line up when it wraps) from the start, floored to the local hour.
  * Parsed with jansson, bounded by the trace size limit; a syntax error is
  * FILE:LINE:COL, a bad value FILE: its JSON path (a parsed value has no
  * line) and what is wrong.
@@ -82,8 +88,10 @@ static void finish(ws_series *s, double last_duration)
 
 /* ------------------------------------------------ Electricity Maps */
 
-static int electricity_maps(ws_series *s, const char *path, json_t *root, ws_error *err)
+static int electricity_maps(ws_series *s, const char *path, json_t *root,
+                            ws_carbon_basis basis, ws_error *err)
 {
+    const char *want = ws_carbon_basis_name(basis);
     json_t *h = json_object_get(root, "history");
     if (!json_is_array(h))
         return ws_fail(err, "%s: history: missing or not an array (expected an Electricity"
@@ -113,6 +121,25 @@ static int electricity_maps(ws_series *s, const char *path, json_t *root, ws_err
             return ws_fail(err, "%s: history[%zu].datetime: %s is not at least 1 s after the"
                            " previous entry's: entries must be in time order", path, i,
                            json_string_value(dt));
+        if (i > 0 && t - s->t0[i - 1] > WS_SERIES_MAX_MINUTES * 60.0)
+            return ws_fail(err, "%s: history[%zu].datetime: %s is more than 366 days after"
+                           " the previous entry's: an interval lasts at most 366 days (a"
+                           " gap in the history: fill or cut it)", path, i,
+                           json_string_value(dt));
+        /* The basis of each entry; an entry without one has the API's
+         * default, lifecycle. */
+        json_t *ef = json_object_get(e, "emissionFactorType");
+        const char *got = json_is_string(ef) ? json_string_value(ef) : "lifecycle";
+        if ((ef && !json_is_null(ef) && !json_is_string(ef))
+            || (strcmp(got, "lifecycle") && strcmp(got, "direct")))
+            return ws_fail(err, "%s: history[%zu].emissionFactorType: not \"lifecycle\" or"
+                           " \"direct\"", path, i);
+        if (strcmp(got, want))
+            return ws_fail(err, "%s: history[%zu].emissionFactorType: \"%s\"%s, not the %s"
+                           " basis (--carbon-basis %s): pass --carbon-basis %s, or fetch"
+                           " the history with emissionFactorType=%s", path, i, got,
+                           ef ? "" : " (none given: the API's default)", want, want, got,
+                           want);
         s->t0[i] = t;
         s->value[i] = v;
         s->n = i + 1;
@@ -200,8 +227,78 @@ static int schedule(const char *path, size_t item, json_t *it, const char *key,
     return 0;
 }
 
+/* A tier's rate ($/kWh or $/kW): rate, plus adj when `adj_in`; NAN when
+ * missing or out of a series' range. *adj gets adj (0 when absent). */
+static double tier_rate(json_t *tier, int adj_in, double *adj)
+{
+    json_t *r = json_is_object(tier) ? json_object_get(tier, "rate") : NULL;
+    json_t *a = json_is_object(tier) ? json_object_get(tier, "adj") : NULL;
+    *adj = json_is_number(a) ? json_number_value(a) : 0.0;
+    if (!json_is_number(r) || (a && !json_is_null(a) && !json_is_number(a))) return NAN;
+    double v = json_number_value(r) + (adj_in ? *adj : 0.0);
+    return ws_series_value_ok(v) ? v : NAN;
+}
+
+/* The demand charges of item `it` (see ws_tariff_info): 0, or -1 with err
+ * set naming the JSON path of a malformed one. */
+static int demand_charges(const char *path, size_t pick, json_t *it, int adj_in,
+                          ws_tariff_info *info, ws_error *err)
+{
+    double adj;
+    json_t *fs = json_object_get(it, "flatdemandstructure");
+    json_t *fm = json_object_get(it, "flatdemandmonths");
+    /* absent, null or [] (as URDB writes a tariff without one): none */
+    if (fs && !json_is_null(fs) && !(json_is_array(fs) && !json_array_size(fs))) {
+        if (!json_is_array(fs) || !json_is_array(fm) || json_array_size(fm) != 12)
+            return ws_fail(err, "%s: items[%zu].flatdemandstructure: not a list of periods"
+                           " with flatdemandmonths (12 periods)", path, pick);
+        for (size_t m = 0; m < 12; m++) {
+            json_t *p = json_array_get(fm, m);
+            if (!json_is_integer(p) || json_integer_value(p) < 0
+                || (size_t)json_integer_value(p) >= json_array_size(fs))
+                return ws_fail(err, "%s: items[%zu].flatdemandmonths[%zu]: not a period of"
+                               " flatdemandstructure", path, pick, m);
+            json_t *per = json_array_get(fs, (size_t)json_integer_value(p));
+            double v = tier_rate(json_array_get(per, 0), adj_in, &adj);
+            if (isnan(v))
+                return ws_fail(err, "%s: items[%zu].flatdemandstructure[%lld][0].rate:"
+                               " missing or not a charge in $/kW (" WS_SERIES_VALUE_RULE ")",
+                               path, pick, (long long)json_integer_value(p));
+            info->flat[m] = v;
+        }
+    }
+    json_t *ds = json_object_get(it, "demandratestructure");
+    if (ds && !json_is_null(ds) && !(json_is_array(ds) && !json_array_size(ds))) {
+        const size_t np = json_is_array(ds) ? json_array_size(ds) : 0;
+        if (!np)
+            return ws_fail(err, "%s: items[%zu].demandratestructure: not a list of periods",
+                           path, pick);
+        int wd[12][24], we[12][24];
+        if (schedule(path, pick, it, "demandweekdayschedule", np, wd, err)
+            || schedule(path, pick, it, "demandweekendschedule", np, we, err))
+            return -1;
+        for (size_t m = 0; m < 12; m++)
+            for (size_t h = 0; h < 48; h++) {
+                const int p = h < 24 ? wd[m][h] : we[m][h - 24];
+                double v = tier_rate(json_array_get(json_array_get(ds, (size_t)p), 0), adj_in,
+                                     &adj);
+                if (isnan(v))
+                    return ws_fail(err, "%s: items[%zu].demandratestructure[%d][0].rate:"
+                                   " missing or not a charge in $/kW (" WS_SERIES_VALUE_RULE
+                                   ")", path, pick, p);
+                if (v > info->tou[m]) info->tou[m] = v;
+            }
+    }
+    for (size_t m = 0; m < 12; m++) {
+        info->demand[m] = info->flat[m] + info->tou[m];
+        if (info->demand[m] > info->max_demand) info->max_demand = info->demand[m];
+    }
+    info->has_demand = info->max_demand > 0;
+    return 0;
+}
+
 static int openei(ws_series *s, const char *path, json_t *root, const ws_tariff *tf,
-                  ws_error *err)
+                  ws_tariff_info *info, ws_error *err)
 {
     json_t *items = json_object_get(root, "items");
     if (!json_is_array(items) || json_array_size(items) == 0)
@@ -235,14 +332,38 @@ static int openei(ws_series *s, const char *path, json_t *root, const ws_tariff 
     double *rate = malloc(np * sizeof *rate);
     if (!rate) return ws_fail(err, "out of memory");
     for (size_t p = 0; p < np; p++) {
-        json_t *tier = json_array_get(json_array_get(rs, p), 0);
-        json_t *r = json_is_object(tier) ? json_object_get(tier, "rate") : NULL;
-        if (!json_is_number(r) || !ws_series_value_ok(json_number_value(r))) {
+        json_t *per = json_array_get(rs, p);
+        double adj;
+        rate[p] = tier_rate(json_array_get(per, 0), tf->adjustments, &adj);
+        if (isnan(rate[p])) {
             free(rate);
             return ws_fail(err, "%s: items[%zu].energyratestructure[%zu][0].rate: missing or"
-                           " not a price in $/kWh (" WS_SERIES_VALUE_RULE ")", path, pick, p);
+                           " not a price in $/kWh (" WS_SERIES_VALUE_RULE ")%s", path, pick, p,
+                           tf->adjustments ? " with its adj added" : "");
         }
-        rate[p] = json_number_value(r);
+        if (!tf->adjustments && adj != 0 && fabs(adj) > fabs(info->adj)) {
+            info->adj = adj;
+            info->adj_rate = rate[p];
+            info->adj_period = (int)p;
+        }
+        /* Later tiers: a rate past `max` kWh a month, which an hourly
+         * series cannot follow. */
+        const size_t nt = json_is_array(per) ? json_array_size(per) : 0;
+        if (nt > 1) {
+            info->tiered_periods++;
+            json_t *mx = json_object_get(json_array_get(per, 0), "max");
+            if (json_is_number(mx) && (info->tier_max == 0
+                                       || json_number_value(mx) < info->tier_max))
+                info->tier_max = json_number_value(mx);
+            for (size_t k = 1; k < nt; k++) {
+                double v = tier_rate(json_array_get(per, k), tf->adjustments, &adj);
+                if (v > info->tier_top_rate) info->tier_top_rate = v;
+            }
+        }
+    }
+    if (demand_charges(path, pick, it, tf->adjustments, info, err)) {
+        free(rate);
+        return -1;
     }
     int wd[12][24], we[12][24];
     if (schedule(path, pick, it, "energyweekdayschedule", np, wd, err)
@@ -272,12 +393,17 @@ static int openei(ws_series *s, const char *path, json_t *root, const ws_tariff 
         /* Floor the start to its local hour (a zone may be off by 30 min). */
         const double fixed = off == LONG_MIN ? 0 : (double)off;
         double t = tf->start - fmod(fmod(tf->start + fixed, 3600.0) + 3600.0, 3600.0);
+        int billing = 0;
         for (size_t i = 0; i < TARIFF_HOURS; i++, t += 3600.0) {
             int m, h, wkend;
             local_fields(t, tf->tz, off, &m, &h, &wkend);
             s->t0[i] = t;
             s->value[i] = rate[wkend ? we[m][h] : wd[m][h]];
+            if (i && m != info->month[i - 1]) billing++;
+            info->month[i] = (unsigned char)m;
+            info->billing[i] = (unsigned short)billing;
         }
+        info->n_billing = billing + 1;
         s->n = TARIFF_HOURS;
         finish(s, 3600.0);
     }
@@ -291,10 +417,36 @@ static int openei(ws_series *s, const char *path, json_t *root, const ws_tariff 
     return rc;
 }
 
+static int load_json(ws_series *s, const char *path, ws_series_kind kind,
+                     const ws_tariff *tf, ws_tariff_info *info, const ws_csv_limits *lim,
+                     ws_error *err);
+
 int ws_series_load_json(ws_series *s, const char *path, ws_series_kind kind,
                         const ws_tariff *tf, const ws_csv_limits *lim, ws_error *err)
 {
+    ws_tariff_info *info = calloc(1, sizeof *info);
+    if (!info) {
+        memset(s, 0, sizeof *s);
+        return ws_fail(err, "out of memory");
+    }
+    int rc = load_json(s, path, kind, tf, info, lim, err);
+    free(info);
+    return rc;
+}
+
+int ws_series_load_tariff(ws_series *s, const char *path, const ws_tariff *tf,
+                          ws_tariff_info *info, const ws_csv_limits *lim, ws_error *err)
+{
+    if (!info) return ws_series_load_json(s, path, WS_SERIES_PRICE, tf, lim, err);
+    return load_json(s, path, WS_SERIES_PRICE, tf, info, lim, err);
+}
+
+static int load_json(ws_series *s, const char *path, ws_series_kind kind,
+                     const ws_tariff *tf, ws_tariff_info *info, const ws_csv_limits *lim,
+                     ws_error *err)
+{
     memset(s, 0, sizeof *s);
+    memset(info, 0, sizeof *info);
     if (!(s->path = strdup(path))) return ws_fail(err, "out of memory");
     json_t *root = load(path, lim, err);
     int rc = -1;
@@ -306,7 +458,7 @@ int ws_series_load_json(ws_series *s, const char *path, ws_series_kind kind,
             ws_fail(err, "%s: an OpenEI tariff is a price, not a carbon series: give it to"
                     " --price", path);
         else
-            rc = electricity_maps(s, path, root, err);
+            rc = electricity_maps(s, path, root, tf ? tf->basis : WS_BASIS_LIFECYCLE, err);
     } else {
         if (json_object_get(root, "history") && !json_object_get(root, "items"))
             ws_fail(err, "%s: an Electricity Maps history is a carbon series, not a price:"
@@ -315,7 +467,7 @@ int ws_series_load_json(ws_series *s, const char *path, ws_series_kind kind,
             ws_fail(err, "%s: an OpenEI tariff has no times of its own: give --start TIME"
                     " (or a --carbon series, whose start it then uses)", path);
         else
-            rc = openei(s, path, root, tf, err);
+            rc = openei(s, path, root, tf, info, err);
     }
 out:
     json_decref(root);

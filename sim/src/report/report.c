@@ -131,9 +131,10 @@ void ws_json_allowed(FILE *f)
 void ws_table_whatif(FILE *f, const ws_whatif *wi)
 {
     if (!ws_report_has_whatif(wi)) return;
-    char d[1024];
+    char d[1024], shown[4 * sizeof d];
     ws_whatif_describe(wi, d, sizeof d);
-    fprintf(f, "what-if: %s\n", d);
+    ws_text_escape(shown, sizeof shown, d);     /* series files' names: any bytes */
+    fprintf(f, "what-if: %s\n", shown);
 }
 
 /* `, "co2_g": X, "usd": Y` for the series given. */

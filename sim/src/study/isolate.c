@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wattsim/stopsig.h"
 #include "sweep_run.h"
 
 #define LINE_MAX_FWD 1024
@@ -71,13 +72,6 @@ typedef struct child {
     int timed_out;
 } child;
 
-/* SIGINT/SIGTERM/SIGHUP/SIGQUIT while cells run: noted by the handler,
- * acted on by the loop (poll returns EINTR). */
-static volatile sig_atomic_t stop_sig;
-static void on_stop(int sig) { stop_sig = sig; }
-static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-#define N_STOP (sizeof stop_sigs / sizeof *stop_sigs)
-
 /* The address space the calling process has mapped, in bytes (0: unknown). */
 static size_t mapped_bytes(void)
 {
@@ -91,15 +85,6 @@ static size_t mapped_bytes(void)
     unsigned long long pages = strtoull(buf, NULL, 10);
     long page = sysconf(_SC_PAGESIZE);
     return page > 0 ? (size_t)(pages * (unsigned long long)page) : 0;
-}
-
-/* Kill a child's whole process group (and the child, should setpgid have
- * failed), then reap the child. */
-static void kill_group(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
 }
 
 static double now(void)
@@ -143,7 +128,7 @@ static void child_main(ws_sweep *s, const ws_sweep_policy *pol, const unsigned c
      * policy call it dies in, or calls exit() in, named on nfd. */
     if (dup2(efd, 1) < 0 || dup2(efd, 2) < 0) _exit(3);
     if (efd > 2) close(efd);
-    ws_host_child_init(nfd, 0, 0);
+    ws_host_child_init(nfd, 0);
     FILE *f = fdopen(fd, "w");
     if (!f) _exit(3);
     for (size_t k = 0; k < s->n_seeds; k++) {
@@ -381,18 +366,12 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
     child *kids = calloc((size_t)jobs, sizeof *kids);
     struct pollfd *pfd = calloc(3 * (size_t)jobs, sizeof *pfd);
     int *slot = calloc(3 * (size_t)jobs, sizeof *slot);   /* 3 * child + which pipe */
-    int rc = 0, active = 0;
-    struct sigaction sa = {0}, old[N_STOP];
-    sa.sa_handler = on_stop;       /* no SA_RESTART: poll returns EINTR */
-    sigemptyset(&sa.sa_mask);
-    stop_sig = 0;
-    /* A library caller keeps its own signal handling: it stops us through
-     * tick. */
-    for (size_t k = 0; !tick && k < N_STOP; k++) {
-        sigaction(stop_sigs[k], NULL, &old[k]);
-        /* ignored when started (nohup): stays ignored */
-        if (old[k].sa_handler != SIG_IGN) sigaction(stop_sigs[k], &sa, NULL);
-    }
+    int rc = 0, active = 0, stop_sig = 0;
+    /* SIGINT/SIGTERM/SIGHUP/SIGQUIT while cells run: noted by the handler,
+     * acted on by the loop (poll returns EINTR). A library caller keeps its
+     * own signal handling: it stops us through tick. */
+    ws_stop_catch stop = {0};
+    if (!tick) ws_stop_catch_begin(&stop);
     if (!kids || !pfd || !slot) { rc = ws_fail(err, "out of memory"); goto out; }
     for (int k = 0; k < jobs; k++) kids[k].fd = kids[k].efd = kids[k].nfd = -1;
     for (;;) {
@@ -405,7 +384,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             next++;
             active++;
         }
-        if (rc || !active || stop_sig) break;
+        if (rc || !active || (stop_sig = ws_stop_caught(&stop))) break;
         if (tick && tick(ctx)) {
             rc = ws_fail(err, "cancelled");
             break;
@@ -443,7 +422,7 @@ int ws_sweep_run_isolated(ws_sweep *s, const ws_sweep_policy *pol, const unsigne
             rc = ws_fail(err, "poll: %s", strerror(errno));
             break;
         }
-        if (stop_sig) break;
+        if ((stop_sig = ws_stop_caught(&stop))) break;
         for (int q = 0; q < n; q++)
             if (pfd[q].revents) {
                 child *c = &kids[slot[q] / 3];
@@ -493,18 +472,18 @@ out:
     /* After a failure to start one, or a signal: stop the rest. */
     for (int k = 0; kids && k < jobs; k++)
         if (kids[k].pid) {
-            kill_group(kids[k].pid);
+            ws_group_kill(kids[k].pid);
             release(&kids[k]);
         }
     free(kids);
     free(pfd);
     free(slot);
-    for (size_t k = 0; !tick && k < N_STOP; k++) sigaction(stop_sigs[k], &old[k], NULL);
+    if (!stop_sig) stop_sig = ws_stop_caught(&stop);   /* one that came at the end */
+    ws_stop_catch_end(&stop);
     if (stop_sig) {
         ws_outfile_abandon();      /* the journal's last batch kept; temporaries gone */
         fprintf(stderr, "wattsim: interrupted by %s; policy processes stopped (--resume continues"
-                " from the journal)\n", stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM
-                ? "SIGTERM" : stop_sig == SIGHUP ? "SIGHUP" : "SIGQUIT");
+                " from the journal)\n", ws_stop_name(stop_sig));
         exit(128 + stop_sig);
     }
     return rc;

@@ -313,6 +313,7 @@ static int load(const char *path, ws_sweep *s, const ws_sweep_fp *fp, unsigned c
      * folder blocked the open for ever, a device never ends. */
     int fd = merge ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
                    : ws_outfile_openat(path, O_RDONLY | O_NONBLOCK);
+    if (merge && fd >= 0) ws_input_note_fd(fd);   /* never replaced, never removed */
     struct stat st;
     if (fd >= 0 && !fstat(fd, &st) && !S_ISREG(st.st_mode)) {
         close(fd);

@@ -129,6 +129,7 @@ void ws_knob_objective(const ws_job *job, const ws_knob_stat *s, const ws_whatif
     *co2_g = *usd = 0.0;
     if (!ws_whatif_accounts(wi) || !(n > 0)) return;
     double clock = wi->start, c_sum = 0, g_sum = 0, d_sum = 0;
+    ws_demand_acc dem = {0};
     for (long r = 0; r < n; r++) {
         double g, d, c = s->cost;
         int wrapped;
@@ -142,11 +143,20 @@ void ws_knob_objective(const ws_job *job, const ws_knob_stat *s, const ws_whatif
         *wraps += wrapped;
         g_sum += g;
         d_sum += d;
+        /* plan --demand-charge include: the months the runs touch */
+        if (wi->demand_charge && s->tta > 0)
+            ws_whatif_demand_add(wi, &dem, clock, s->tta, s->eta / s->tta);
         clock += s->tta;
     }
     *cost = c_sum / (double)n;
     *co2_g = g_sum / (double)n;
     *usd = d_sum / (double)n;
+    if (dem.usd > 0) {
+        /* spread over the runs, in dollars and (price objective) cost */
+        const double per_run = dem.usd / (double)n;
+        *usd += per_run;
+        if (wi->objective == WS_OBJ_PRICE) *cost += job->eta * per_run * wi->k;
+    }
 }
 
 void ws_pareto_objective(const ws_job *job, const ws_whatif *wi, long n, ws_pareto *p)

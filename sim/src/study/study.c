@@ -43,15 +43,27 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
                  const ws_workload_spec *spec, double eta, double beta,
                  ws_job_table *jt, int note_it, ws_error *err)
 {
-    if (!ws_whatif_transforms(wi))
-        return ws_job_build(jt, tr, spec, eta, beta, err);
-    ws_job_table raw;
-    char note[512];
-    int rc = ws_job_build(&raw, tr, spec, eta, beta, err)
-             || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
-    ws_job_free(&raw);
-    if (rc) return -1;
-    if (note_it && note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
+    if (!ws_whatif_transforms(wi)) {
+        if (ws_job_build(jt, tr, spec, eta, beta, err)) return -1;
+    } else {
+        ws_job_table raw;
+        char note[512];
+        int rc = ws_job_build(&raw, tr, spec, eta, beta, err)
+                 || ws_whatif_apply(&raw, wi, jt, note, sizeof note, err);
+        ws_job_free(&raw);
+        if (rc) return -1;
+        if (note_it && note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
+    }
+    /* What the tariff holds beyond its hourly price, sized for this job. */
+    if (note_it && wi && wi->tariff) {
+        char note[1024];
+        double peak = 0;
+        const ws_job *j = &jt->job;
+        for (int k = 0; k < j->knob_start[j->n_bs]; k++)
+            if (j->knob_power[k] > peak) peak = j->knob_power[k];
+        ws_whatif_tariff_note(wi, peak, note, sizeof note);
+        if (note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
+    }
     return 0;
 }
 

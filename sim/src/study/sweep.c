@@ -581,12 +581,12 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
     }
     int threads = opts->threads < 1 ? 1 : opts->threads;
     pl.opts = opts;
-    ws_policy_stdout_hold();
+    ws_policy_hold();
     if (opts->isolate) {
         if (ws_sweep_run_isolated(s, res, todo, threads, opts->cell_timeout, opts->cell_memory,
                                   ws_sweep_run_sim, finished_cb, opts->tick ? pool_tick : NULL,
                                   &pl, err)) {
-            ws_policy_stdout_release();
+            ws_policy_release();
             if (pl.progress) ws_progress_end(pl.progress);
             goto out;
         }
@@ -618,7 +618,7 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         pthread_mutex_destroy(&pl.serial);
         pthread_mutex_destroy(&pl.lock);
     }
-    ws_policy_stdout_release();
+    ws_policy_release();
     if (pl.progress) ws_progress_end(pl.progress);
     if (pl.cancelled) {
         ws_fail(err, "cancelled");

@@ -10,7 +10,7 @@
 
 /* Length of the well-formed UTF-8 sequence at s (no overlongs, no
  * surrogates, at most U+10FFFF), or 0 if there is none. */
-static size_t utf8_len(const unsigned char *s)
+size_t ws_utf8_len(const unsigned char *s)
 {
     unsigned char b = s[0];
     size_t n;
@@ -30,6 +30,22 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
+/* Does the well-formed n-byte sequence at s encode a character that is
+ * never sent to a terminal raw: a C0 control, DEL, a C1 control
+ * (U+0080..U+009F), a Unicode bidirectional control (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069: they reorder what follows on
+ * the line, so that a name can show as another) or the line and
+ * paragraph separators U+2028, U+2029? */
+int ws_text_unsafe(const unsigned char *s, size_t n)
+{
+    if (n == 1) return s[0] < 0x20 || s[0] == 0x7F;
+    if (n == 2) return (s[0] == 0xC2 && s[1] < 0xA0) || (s[0] == 0xD8 && s[1] == 0x9C);
+    if (n != 3) return 0;
+    if (s[0] == 0xE2 && s[1] == 0x80)
+        return s[2] == 0x8E || s[2] == 0x8F || (s[2] >= 0xA8 && s[2] <= 0xAE);
+    return s[0] == 0xE2 && s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9;
+}
+
 size_t ws_text_escape(char *dst, size_t size, const char *src)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -37,10 +53,11 @@ size_t ws_text_escape(char *dst, size_t size, const char *src)
     size_t o = 0;
     if (!size) return 0;
     while (*s) {
-        size_t n = utf8_len(s);
-        /* C0 controls, DEL, C1 controls (U+0080..U+009F: C2 80..C2 9F) and
+        size_t n = ws_utf8_len(s);
+        /* C0 controls, DEL, C1 controls (U+0080..U+009F: C2 80..C2 9F),
+         * bidirectional controls, line separators (ws_text_unsafe) and
          * bytes outside well-formed UTF-8 are shown, never sent. */
-        int raw = n > 0 && *s >= 0x20 && *s != 0x7F && !(n == 2 && s[0] == 0xC2 && s[1] < 0xA0);
+        int raw = n > 0 && !ws_text_unsafe(s, n);
         size_t bytes = raw ? n : n ? n : 1, need = raw ? n : 4 * bytes;
         if (o + need >= size) break;              /* never half an escape */
         for (size_t i = 0; i < bytes; i++) {

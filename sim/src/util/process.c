@@ -1,5 +1,5 @@
-/* A process's start: standard descriptors, SIGXFSZ, the locale; see
- * wattsim/process.h. */
+/* A process's start: standard descriptors, SIGXFSZ, the locale, a private
+ * stdout; see wattsim/process.h. */
 #define _GNU_SOURCE
 #include "wattsim/process.h"
 
@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 int ws_process_init(void)
@@ -45,4 +46,27 @@ void ws_thread_c_locale(void)
         __atomic_store_n(&c, mine, __ATOMIC_RELEASE);
     }
     uselocale(mine);
+}
+
+FILE *ws_stdout_private(void)
+{
+    fflush(stdout);
+    int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) return NULL;
+    /* Buffered as stdout would be: by lines on a terminal (glibc looks at
+     * isatty at the first write), else in blocks. */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    if (dup2(2, 1) < 0) {
+        int e = errno;
+        fclose(f);
+        errno = e;
+        return NULL;
+    }
+    return f;
 }

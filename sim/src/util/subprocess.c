@@ -9,6 +9,13 @@
  * grandchild holding a pipe open cannot keep the parent waiting. The
  * child's end is looked for without reaping it (waitid WNOWAIT): while it
  * is a zombie its pid, and so its group id, cannot be reused.
+ *
+ * Being in a group of its own, the child gets no SIGINT, SIGTERM, SIGHUP
+ * or SIGQUIT from a terminal, and would outlive a parent killed by one. So
+ * while it runs, the parent catches them (wattsim/stopsig.h, as isolate.c
+ * does): on one, it kills the child's group and reaps it, gives the signal
+ * back its earlier action and raises it again -- the CLI's handler then
+ * removes unfinished outputs, says so and ends the process by the signal.
  */
 #define _GNU_SOURCE
 #include "wattsim/subprocess.h"
@@ -24,6 +31,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "wattsim/stopsig.h"
 
 static double now(void)
 {
@@ -86,11 +95,13 @@ static int drain(int fd, ws_sub_stream *s, size_t cap)
     }
 }
 
-/* In the child: its own group, the pipes on 1 and 2, fn, _exit. */
+/* In the child: its own group, the signals' actions as they were, the
+ * pipes on 1 and 2, fn, _exit. */
 static void child(ws_sub_fn fn, void *arg, const int out[2], const int err[2],
-                  const int rep[2])
+                  const int rep[2], ws_stop_catch *stop)
 {
     setpgid(0, 0);
+    ws_stop_catch_end(stop);
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0 && nul != 0) {
         dup2(nul, 0);
@@ -103,7 +114,11 @@ static void child(ws_sub_fn fn, void *arg, const int out[2], const int err[2],
     close(out[1]);
     close(err[1]);
     int rc = fn(arg, rep[1]);
-    fflush(NULL);
+    /* Its own stdout and stderr (the pipes), not the copies of the
+     * parent's other streams it inherited: those are the parent's to
+     * write. */
+    fflush(stdout);
+    fflush(stderr);
     _exit(rc & 0xFF);
 }
 
@@ -130,21 +145,26 @@ int ws_sub_run(ws_sub_fn fn, void *arg, double limit, size_t cap, ws_sub_result 
             ws_sub_result_free(r);
             return -1;
         }
+    ws_stop_catch stop = {0};
+    ws_stop_catch_begin(&stop);    /* before the fork: no signal is missed */
     fflush(NULL);                  /* nothing buffered is written twice */
     pid_t pid = fork();
-    if (pid == 0) child(fn, arg, p[0], p[1], p[2]);
+    if (pid == 0) child(fn, arg, p[0], p[1], p[2], &stop);
     for (int i = 0; i < 3; i++) close(p[i][1]);
     if (pid < 0) {
+        int e = errno;
+        ws_stop_catch_end(&stop);
         for (int i = 0; i < 3; i++) close(p[i][0]);
         ws_sub_result_free(r);
-        return ws_fail(err, "cannot start a check process: fork: %s", strerror(errno));
+        return ws_fail(err, "cannot start a check process: fork: %s", strerror(e));
     }
     setpgid(pid, pid);             /* also here: no race with a kill before the child's */
     int fds[3] = {p[0][0], p[1][0], p[2][0]};
     for (int i = 0; i < 3; i++) fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
     const double deadline = limit > 0 ? now() + limit : INFINITY;
-    int ended = 0, status = 0;
+    int ended = 0, status = 0, sig = 0;
     for (;;) {
+        if (!ended && (sig = ws_stop_caught(&stop))) break;
         struct pollfd pfd[3];
         int n = 0, slot[3];
         for (int i = 0; i < 3; i++)
@@ -193,8 +213,19 @@ int ws_sub_run(ws_sub_fn fn, void *arg, double limit, size_t cap, ws_sub_result 
             }
         }
     }
+    /* A stop signal, or poll failing: it and whatever it spawned go. */
+    if (!ended) status = ws_group_kill(pid);
     for (int i = 0; i < 3; i++)
         if (fds[i] >= 0) close(fds[i]);
     r->status = status;
+    if (!sig) sig = ws_stop_caught(&stop);  /* one that came as it ended */
+    ws_stop_catch_end(&stop);
+    if (sig) {
+        /* Now that nothing of the child's is left: the signal as if it had
+         * come now (the caller's action; the default one ends us). */
+        raise(sig);
+        ws_sub_result_free(r);
+        return ws_fail(err, "interrupted by %s", ws_stop_name(sig));
+    }
     return 0;
 }
