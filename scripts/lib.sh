@@ -21,9 +21,10 @@
 # Environment:
 #   WS_JOBS    parallel build jobs (default: nproc)
 
-# Debian packages the project needs to build, run and plot.
+# Debian packages the project needs to build, run and plot (libmicrohttpd
+# and SQLite: `wattsim serve`, built only when both are found).
 WS_PACKAGES=(build-essential cmake pkg-config libgsl-dev libyaml-dev zlib1g-dev libjansson-dev
-             gnuplot-nox ca-certificates curl)
+             gnuplot-nox ca-certificates curl libmicrohttpd-dev libsqlite3-dev)
 # ... and to build and run the test suite (scripts/test): Criterion, poppler's
 # pdfinfo/pdftotext for the figure checks, python3 for the manual's examples,
 # locales for the locale sources localedef builds de_DE.UTF-8 from

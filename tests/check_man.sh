@@ -21,7 +21,7 @@ fi
 has() { grep -qF -- "$(sed 's/^ *//' <<<"$1")" <<<"$text"; }
 for c in "" run simulate plan pareto list sweep curves "merge sweep" potential frontiers \
          report "groups synth" "groups replay" "trace import power" "trace import train" \
-         "trace check" "policy new" "policy check"; do
+         "trace check" "policy new" "policy check" serve; do
     [[ -z $c ]] || grep -qF -- ".SS \"wattsim $c\"" "$page" ||
         { echo "check_man: no section for '$c'"; fail=1; }
     [[ -n $text ]] || continue

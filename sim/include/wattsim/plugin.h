@@ -149,6 +149,14 @@ int ws_registry_add_plo(ws_registry *r, const char *key, const ws_plo_type *t,
 /* Add the Python class `spec` ("py:MODULE:CLASS") as whichever kind it
  * is (for `policy check`). */
 int ws_registry_load_python(ws_registry *r, const char *spec, ws_error *err);
+/* A BSO named by a server's URL, "http://HOST:PORT" (a client of Zeus's
+ * batch-size optimizer API), is provided by a layer above the engine
+ * (sim/src/serve, which the CLI installs): fn returns a descriptor for the
+ * spec that lives as long as the process, or NULL with err. Such a BSO is
+ * added under its spec as a provided one (serial, like Python's). Without
+ * one installed, an http:// spec is an error naming the build option. */
+typedef const ws_bso_type *(*ws_http_bso_fn)(const char *spec, ws_error *err);
+void ws_registry_set_http_bso(ws_http_bso_fn fn);
 /* Nonzero when descriptor t runs Python (provided): its calls must not
  * run in two threads at once, and a sweep serialises its simulations. */
 int ws_registry_serial(const ws_registry *r, const void *t);

@@ -8,7 +8,8 @@
  * commands live one concept a file: run and simulate in cli_run.c, sweep,
  * curves and merge in cli_sweep.c, potential and frontiers in
  * cli_landscape.c, report in cli_report.c, groups in cli_groups.c, trace in
- * cli_trace.c, plan in cli_plan.c, policy in cli_policy.c; what they share
+ * cli_trace.c, plan in cli_plan.c, policy in cli_policy.c, serve in
+ * cli_serve.c; what they share
  * (global options, trace and catalogue lookup, errors) in cli_common.c.
  */
 #include <ctype.h>
@@ -45,6 +46,10 @@
 #include "cli_trace.h"
 #include "cli_plan.h"
 #include "cli_run.h"
+#include "cli_serve.h"
+#ifdef WS_HAVE_SERVE
+#include "serve.h"
+#endif
 
 #define EXIT_USAGE WS_EXIT_USAGE
 
@@ -388,6 +393,7 @@ static const char *MAIN_HELP =
     "  groups         concurrent recurrences: synth or replay a group trace\n"
     "  trace          import your own telemetry and metrics; check a trace folder\n"
     "  policy         new: a policy skeleton; check: a plugin's conformance\n"
+    "  serve          Zeus's batch-size optimizer REST API, state in SQLite\n"
     "\n"
     "'wattsim COMMAND --help' describes a command.\n";
 
@@ -436,6 +442,31 @@ static int wattsim_main(int argc, char **argv)
         return ws_cli_exit(0);
     }
     opterr = 0;
+    /* --allow-remote (run, simulate, sweep, curves): an http:// BSO may be
+     * a server on another host (docs/serve.md). Taken out here, where the
+     * client is installed, before the command parses the rest. */
+    int remote = 0;
+    if (!strcmp(cmd, "run") || !strcmp(cmd, "simulate") || !strcmp(cmd, "sweep") || !strcmp(cmd, "curves")) {
+        int k = 2;
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "--")) {
+                while (i < argc) argv[k++] = argv[i++];
+                break;
+            }
+            if (!strcmp(argv[i], "--allow-remote")) remote = 1;
+            else argv[k++] = argv[i];
+        }
+        argc = k;
+        argv[argc] = NULL;
+    }
+#ifdef WS_HAVE_SERVE
+    ws_serve_client_install(remote);
+#else
+    if (remote) {
+        ws_line("wattsim %s: --allow-remote: this wattsim was built without the http:// client (WS_SERVE)", cmd);
+        return EXIT_USAGE;
+    }
+#endif
     int rc;
     if (!strcmp(cmd, "run")) rc = ws_cmd_run(argc - 1, argv + 1, &g);
     else if (!strcmp(cmd, "simulate")) rc = ws_cmd_simulate(argc - 1, argv + 1, &g);
@@ -462,6 +493,7 @@ static int wattsim_main(int argc, char **argv)
     else if (!strcmp(cmd, "trace")) rc = ws_cli_trace(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plan")) rc = ws_cmd_plan(argc - 1, argv + 1);
     else if (!strcmp(cmd, "policy")) rc = ws_cmd_policy(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "serve")) rc = ws_cmd_serve(argc - 1, argv + 1);
     else {
         ws_line("wattsim: unknown command '%s' (see 'wattsim --help')", cmd);
         return EXIT_USAGE;

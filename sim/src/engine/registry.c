@@ -782,12 +782,33 @@ int ws_registry_load_python(ws_registry *r, const char *spec, ws_error *err)
                         err);
 }
 
+/* An http:// BSO: provided by the layer that installed http_bso. */
+static ws_http_bso_fn http_bso;
+
+void ws_registry_set_http_bso(ws_http_bso_fn fn) { http_bso = fn; }
+
+static int http_lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_error *err)
+{
+    if (!bso)
+        return ws_fail(err, "%s: a server of Zeus's batch-size optimizer API is a batch-size"
+                       " optimizer (bso), not a power-limit optimizer (plo)", name);
+    if (!provided_index(r, name, 1, out)) return 0;
+    if (!http_bso)
+        return ws_fail(err, "%s: this wattsim was built without the http:// client (WS_SERVE:"
+                       " install libmicrohttpd-dev and libsqlite3-dev and rebuild)", name);
+    const ws_bso_type *t = http_bso(name, err);
+    if (!t || add_provided(r, name, 1, t, name, "", err)) return -1;
+    return provided_index(r, name, 1, out);
+}
+
 /* Index of the policy of a kind a user's name designates: a bare name, a
  * path to a .so, or FILE.so:NAME. */
 static int lookup(ws_registry *r, const char *name, int bso, size_t *out, ws_error *err)
 {
     const char *kind = bso ? "bso" : "plo";
     if (!strncmp(name, "py:", 3)) return python_lookup(r, name, bso, out, err);
+    if (!strncmp(name, "http://", 7) || !strncmp(name, "https://", 8))
+        return http_lookup(r, name, bso, out, err);
     size_t q = qualified(name);
     if (q) {
         char path[PATH_MAX];
@@ -1032,6 +1053,9 @@ int ws_plugin_config_check(const char *name, const char *kind, const char *where
                            ws_error *err)
 {
     if (!strncmp(name, "py:", 3)) return python_config_check(name, kind, where, err);
+    /* A server's URL runs no code here; the client refuses hosts other
+     * than loopback unless the command line says --allow-remote. */
+    if (!strncmp(name, "http://", 7) || !strncmp(name, "https://", 8)) return 0;
     size_t q = qualified(name);
     if (!q && !is_path(name)) return 0;          /* looked up in the policy folders */
     char file[PATH_MAX];

@@ -558,8 +558,12 @@ static int random_name(const char *prefix, char *buf, size_t size, int attempt)
 
 /* A fresh temporary NAME.tmpXXXXXX in dir (the six characters as
  * mkstemp's, which is how a later --force or --resume recognises a
- * leftover); its name goes to tmp. */
-static int make_tmp(int dir, const char *name, char *tmp, size_t size, int mode)
+ * leftover); its name goes to tmp, and into a slot (when slots) BEFORE
+ * the file exists: a stop signal between the two would otherwise leave
+ * the file behind. A name that exists already (EEXIST) is dropped again;
+ * should the signal come in that instant, what the handler removes is a
+ * leftover temporary of this locked folder, which --force removes too. */
+static int make_tmp(int dir, const char *name, char *tmp, size_t size, int mode, slot *slots)
 {
     char prefix[NAME_MAX + 8];
     if ((size_t)snprintf(prefix, sizeof prefix, "%s.tmp", name) >= sizeof prefix) {
@@ -571,8 +575,14 @@ static int make_tmp(int dir, const char *name, char *tmp, size_t size, int mode)
             errno = ENAMETOOLONG;
             return -1;
         }
+        /* full slots (64 outputs open at once): unguarded, as before */
+        int k = slots ? slot_put(slots, dir, tmp) : -1;
         int fd = openat(dir, tmp, mode | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST) return fd;
+        if (fd >= 0) return fd;
+        int e = errno;
+        if (k >= 0) slot_drop(slots, dir, tmp);
+        errno = e;
+        if (e != EEXIST) return -1;
     }
     errno = EEXIST;
     return -1;
@@ -596,7 +606,7 @@ static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
         ws_outfile_abort(o);
         return ws_fail(err, "out of memory");
     }
-    int fd = make_tmp(dir, name, o->tmp, n, O_WRONLY);
+    int fd = make_tmp(dir, name, o->tmp, n, O_WRONLY, tmp_slot);
     if (fd < 0) {
         ws_fail(err, "%s: cannot create: %s", path, strerror(errno));
         close(dir);
@@ -605,8 +615,7 @@ static int open_out(ws_outfile *o, const char *path, int update, ws_error *err)
         ws_outfile_abort(o);
         return -1;
     }
-    o->dir = dir;
-    slot_put(tmp_slot, dir, o->tmp);
+    o->dir = dir;                  /* its slot: taken by make_tmp */
     fchmod(fd, 0644);
     o->f = fdopen(fd, "w");
     if (!o->f) {
@@ -696,7 +705,7 @@ int ws_outfile_scratch(const char *dir, ws_error *err)
     int fd = openat(d, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
         char tmp[64];
-        fd = make_tmp(d, ".wattsim-spill", tmp, sizeof tmp, O_RDWR);
+        fd = make_tmp(d, ".wattsim-spill", tmp, sizeof tmp, O_RDWR, NULL);
         if (fd >= 0) unlinkat(d, tmp, 0);      /* gone when the process ends, however */
     }
     int e = errno;

@@ -1,0 +1,428 @@
+/*
+ * The serve database: one SQLite file in WAL mode holding Zeus's server's
+ * state (jobs, trials, arms; each job's random stream as its row's text).
+ *
+ *  - Identity: PRAGMA application_id is WS_STORE_APP_ID and user_version
+ *    the schema version; an empty file gets the schema, any other
+ *    database (another program's, or another version's) is refused.
+ *  - One server per file: flock(LOCK_EX | LOCK_NB) on the database file,
+ *    held while it is open (a kill -9 releases it with the process).
+ *  - Durability: every request is one transaction (BEGIN IMMEDIATE ...
+ *    COMMIT) and its reply is sent after the COMMIT returns; synchronous
+ *    NORMAL survives a crash of the process (WAL), FULL also power loss.
+ *  - Requests are serialised on the store's mutex: one connection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "serve_state.h"
+
+#define WS_STORE_APP_ID 0x57535356   /* "WSSV" */
+#define WS_STORE_VERSION 1
+
+/* Prepared statements, by the address of their SQL text (each a literal
+ * of this file), kept for the connection's life. */
+#define WS_STORE_STMTS 32
+
+struct ws_store {
+    sqlite3 *db;
+    int lock_fd;
+    pthread_mutex_t mu;
+    struct {
+        const char *sql;
+        sqlite3_stmt *st;
+    } stmt[WS_STORE_STMTS];
+    int n_stmt;
+};
+
+static const char *SCHEMA =
+    "CREATE TABLE jobs(job_id TEXT PRIMARY KEY, spec TEXT NOT NULL, stage INTEGER NOT NULL,"
+    " min_cost REAL, min_cost_bs INTEGER NOT NULL, rng TEXT);"
+    "CREATE TABLE trials(job_id TEXT NOT NULL, trial_number INTEGER NOT NULL,"
+    " batch_size INTEGER NOT NULL, type INTEGER NOT NULL, status INTEGER NOT NULL,"
+    " time REAL, energy REAL, converged INTEGER, PRIMARY KEY(job_id, trial_number));"
+    "CREATE TABLE arms(job_id TEXT NOT NULL, seq INTEGER NOT NULL, batch_size INTEGER NOT NULL,"
+    " mean REAL NOT NULL, prec REAL NOT NULL, reward_prec REAL NOT NULL, n_obs INTEGER NOT NULL,"
+    " PRIMARY KEY(job_id, batch_size));";
+
+static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
+{
+    ws_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errsz, "%s: out of memory", path);
+        return NULL;
+    }
+    s->lock_fd = -1;
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        snprintf(err, errsz, "%s: cannot open the database: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    s->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->lock_fd < 0) {
+        snprintf(err, errsz, "%s: cannot open: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        snprintf(err, errsz, "%s: another wattsim serve uses this database (it is locked);"
+                 " stop it first, or give this one another --db", path);
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    int64_t app = 0, ver = 0, n_tables = 0;
+    if (pragma_int(s->db, "PRAGMA application_id", &app) != SQLITE_OK
+        || pragma_int(s->db, "PRAGMA user_version", &ver) != SQLITE_OK
+        || pragma_int(s->db, "SELECT count(*) FROM sqlite_master", &n_tables) != SQLITE_OK) {
+        snprintf(err, errsz, "%s: not a wattsim serve database (%s); give --db a new file",
+                 path, sqlite3_errmsg(s->db));
+        goto fail;
+    }
+    if (app == 0 && ver == 0 && n_tables == 0) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+                 WS_STORE_APP_ID, WS_STORE_VERSION);
+        char *msg = NULL;
+        if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK
+            || sqlite3_exec(s->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK
+            || sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK
+            || sqlite3_exec(s->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errsz, "%s: cannot create the schema: %s", path, msg ? msg : "?");
+            sqlite3_free(msg);
+            goto fail;
+        }
+    } else if (app != WS_STORE_APP_ID) {
+        snprintf(err, errsz, "%s: not a wattsim serve database (another program's: application_id %"
+                 PRId64 ", %" PRId64 " tables); give --db a new file", path, app, n_tables);
+        goto fail;
+    } else if (ver != WS_STORE_VERSION) {
+        snprintf(err, errsz, "%s: a wattsim serve database of schema version %" PRId64
+                 ", this wattsim reads version %d; use the wattsim that wrote it", path, ver,
+                 WS_STORE_VERSION);
+        goto fail;
+    }
+    char *msg = NULL;
+    const char *pr = sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+    sqlite3_stmt *st = NULL;
+    int wal = 0;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *m = sqlite3_column_text(st, 0);
+        wal = m && !strcmp((const char *)m, "wal");
+    }
+    sqlite3_finalize(st);
+    if (!wal || sqlite3_exec(s->db, pr, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errsz, "%s: cannot set WAL mode and synchronous: %s", path,
+                 msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        goto fail;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    return s;
+fail:
+    if (s->db) sqlite3_close(s->db);
+    if (s->lock_fd >= 0) close(s->lock_fd);
+    free(s);
+    return NULL;
+}
+
+void ws_store_close(ws_store *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n_stmt; i++) sqlite3_finalize(s->stmt[i].st);
+    sqlite3_close(s->db);
+    /* After the connection: closing another descriptor of the file would
+     * drop SQLite's own POSIX locks. */
+    if (s->lock_fd >= 0) close(s->lock_fd);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+sqlite3 *ws_store_db(ws_store *s) { return s->db; }
+void ws_store_lock(ws_store *s) { pthread_mutex_lock(&s->mu); }
+void ws_store_unlock(ws_store *s) { pthread_mutex_unlock(&s->mu); }
+const char *ws_store_errmsg(ws_store *s) { return sqlite3_errmsg(s->db); }
+
+int ws_store_begin(ws_store *s)
+{
+    return sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int ws_store_commit(ws_store *s)
+{
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
+    ws_store_rollback(s);
+    return -1;
+}
+
+void ws_store_rollback(ws_store *s)
+{
+    if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ------------------------------------------------------------- rows */
+
+static void rng_text(const ws_rng *r, char out[80])
+{
+    snprintf(out, 80, "%016" PRIx64 "%016" PRIx64 " %016" PRIx64 "%016" PRIx64 " %08" PRIx32 " %d",
+             r->state_hi, r->state_lo, r->inc_hi, r->inc_lo, r->buf32, r->has32);
+}
+
+static int rng_parse(const char *t, ws_rng *r)
+{
+    char a[17], b[17], c[17], d[17];
+    unsigned buf;
+    int has, n = 0;
+    if (strlen(t) != 32 + 1 + 32 + 1 + 8 + 2) return -1;
+    memcpy(a, t, 16), a[16] = 0;
+    memcpy(b, t + 16, 16), b[16] = 0;
+    memcpy(c, t + 33, 16), c[16] = 0;
+    memcpy(d, t + 49, 16), d[16] = 0;
+    if (sscanf(t + 66, "%8x %d%n", &buf, &has, &n) != 2 || t[66 + n] || (has != 0 && has != 1))
+        return -1;
+    char *e;
+    r->state_hi = strtoull(a, &e, 16);
+    r->state_lo = strtoull(b, &e, 16);
+    r->inc_hi = strtoull(c, &e, 16);
+    r->inc_lo = strtoull(d, &e, 16);
+    r->buf32 = buf;
+    r->has32 = has;
+    return 0;
+}
+
+static sqlite3_stmt *prep(ws_store *s, const char *sql)
+{
+    for (int i = 0; i < s->n_stmt; i++)
+        if (s->stmt[i].sql == sql) return s->stmt[i].st;
+    if (s->n_stmt == WS_STORE_STMTS) return NULL;   /* more literals than slots: a bug */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) return NULL;
+    s->stmt[s->n_stmt].sql = sql;
+    s->stmt[s->n_stmt++].st = st;
+    return st;
+}
+
+/* A statement of prep's, ready for its next use. */
+static void done(sqlite3_stmt *st)
+{
+    if (!st) return;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+static void bind_opt_double(sqlite3_stmt *st, int i, int has, double v)
+{
+    if (has) sqlite3_bind_double(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+void ws_sv_spec_free(ws_sv_spec *s)
+{
+    free(s->bs);
+    s->bs = NULL;
+    s->n_bs = 0;
+}
+
+void ws_sv_job_free(ws_sv_job *j)
+{
+    ws_sv_spec_free(&j->spec);
+    free(j->spec_json);
+    free(j->trials);
+    free(j->arms);
+    memset(j, 0, sizeof *j);
+}
+
+int ws_store_load_job(ws_store *s, const char *job_id, ws_sv_job *j, ws_sv_spec_parser parse)
+{
+    memset(j, 0, sizeof *j);
+    sqlite3_stmt *st = prep(s, "SELECT spec, stage, min_cost, min_cost_bs, rng FROM jobs WHERE job_id=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        done(st);
+        return 0;
+    }
+    if (rc != SQLITE_ROW) goto fail;
+    const char *spec = (const char *)sqlite3_column_text(st, 0);
+    char perr[256];
+    if (!spec || !(j->spec_json = strdup(spec)) || parse(spec, &j->spec, perr, sizeof perr) != 0)
+        goto fail;
+    j->stage = sqlite3_column_int(st, 1);
+    j->has_min_cost = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    j->min_cost = sqlite3_column_double(st, 2);
+    j->min_cost_bs = sqlite3_column_int64(st, 3);
+    const char *rt = (const char *)sqlite3_column_text(st, 4);
+    j->has_rng = rt != NULL;
+    if (rt && rng_parse(rt, &j->rng) != 0) goto fail;
+    done(st);
+
+    st = prep(s, "SELECT trial_number, batch_size, type, status, time, energy, converged FROM trials"
+                 " WHERE job_id=? ORDER BY trial_number");
+    if (!st) goto fail;
+    sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (j->n_trials == j->cap_trials) {
+            int cap = j->cap_trials ? 2 * j->cap_trials : 16;
+            ws_sv_trial *t = realloc(j->trials, (size_t)cap * sizeof *t);
+            if (!t) goto fail;
+            j->trials = t;
+            j->cap_trials = cap;
+        }
+        ws_sv_trial *t = &j->trials[j->n_trials++];
+        memset(t, 0, sizeof *t);
+        t->number = sqlite3_column_int64(st, 0);
+        t->bs = sqlite3_column_int64(st, 1);
+        t->type = sqlite3_column_int(st, 2);
+        t->status = sqlite3_column_int(st, 3);
+        t->has_result = sqlite3_column_type(st, 4) != SQLITE_NULL && sqlite3_column_type(st, 5) != SQLITE_NULL;
+        t->time = sqlite3_column_double(st, 4);
+        t->energy = sqlite3_column_double(st, 5);
+        t->converged = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6) != 0;
+    }
+    if (rc != SQLITE_DONE) goto fail;
+    done(st);
+
+    st = prep(s, "SELECT batch_size, mean, prec, reward_prec, n_obs FROM arms WHERE job_id=? ORDER BY seq");
+    if (!st) goto fail;
+    sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+    int cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (j->n_arms == cap) {
+            cap = cap ? 2 * cap : 8;
+            ws_sv_arm *a = realloc(j->arms, (size_t)cap * sizeof *a);
+            if (!a) goto fail;
+            j->arms = a;
+        }
+        ws_sv_arm *a = &j->arms[j->n_arms++];
+        memset(a, 0, sizeof *a);
+        a->bs = sqlite3_column_int64(st, 0);
+        /* NULL for an infinite precision (SQLite keeps inf; read as stored). */
+        a->mean = sqlite3_column_double(st, 1);
+        a->prec = sqlite3_column_double(st, 2);
+        a->reward_prec = sqlite3_column_double(st, 3);
+        a->n_obs = sqlite3_column_int64(st, 4);
+    }
+    if (rc != SQLITE_DONE) goto fail;
+    done(st);
+    return 1;
+fail:
+    done(st);
+    ws_sv_job_free(j);
+    return -1;
+}
+
+static int save_job_row(ws_store *s, const ws_sv_job *j, int insert)
+{
+    sqlite3_stmt *st = prep(s, insert
+        ? "INSERT INTO jobs(stage, min_cost, min_cost_bs, rng, job_id, spec) VALUES(?,?,?,?,?,?)"
+        : "UPDATE jobs SET stage=?, min_cost=?, min_cost_bs=?, rng=? WHERE job_id=?");
+    if (!st) return -1;
+    char rt[80];
+    sqlite3_bind_int(st, 1, j->stage);
+    bind_opt_double(st, 2, j->has_min_cost, j->min_cost);
+    sqlite3_bind_int64(st, 3, j->min_cost_bs);
+    if (j->has_rng) {
+        rng_text(&j->rng, rt);
+        sqlite3_bind_text(st, 4, rt, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_null(st, 4);
+    }
+    sqlite3_bind_text(st, 5, j->spec.job_id, -1, SQLITE_TRANSIENT);
+    if (insert) sqlite3_bind_text(st, 6, j->spec_json, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    done(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ws_store_insert_job(ws_store *s, const ws_sv_job *j)
+{
+    return save_job_row(s, j, 1);
+}
+
+int ws_store_save_job(ws_store *s, const ws_sv_job *j)
+{
+    if (j->dirty && save_job_row(s, j, 0) != 0) return -1;
+    for (int i = 0; i < j->n_trials; i++) {
+        const ws_sv_trial *t = &j->trials[i];
+        if (!t->dirty) continue;
+        sqlite3_stmt *st = prep(s, t->dirty == 2
+            ? "INSERT INTO trials(batch_size, type, status, time, energy, converged, job_id, trial_number)"
+              " VALUES(?,?,?,?,?,?,?,?)"
+            : "UPDATE trials SET batch_size=?, type=?, status=?, time=?, energy=?, converged=?"
+              " WHERE job_id=? AND trial_number=?");
+        if (!st) return -1;
+        sqlite3_bind_int64(st, 1, t->bs);
+        sqlite3_bind_int(st, 2, t->type);
+        sqlite3_bind_int(st, 3, t->status);
+        bind_opt_double(st, 4, t->has_result, t->time);
+        bind_opt_double(st, 5, t->has_result, t->energy);
+        if (t->converged < 0) sqlite3_bind_null(st, 6);
+        else sqlite3_bind_int(st, 6, t->converged);
+        sqlite3_bind_text(st, 7, j->spec.job_id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 8, t->number);
+        int rc = sqlite3_step(st);
+        done(st);
+        if (rc != SQLITE_DONE) return -1;
+    }
+    for (int i = 0; i < j->n_arms; i++) {
+        const ws_sv_arm *a = &j->arms[i];
+        if (!a->dirty) continue;
+        sqlite3_stmt *st = prep(s, a->dirty == 2
+            ? "INSERT INTO arms(mean, prec, reward_prec, n_obs, job_id, batch_size, seq) VALUES(?,?,?,?,?,?,?)"
+            : "UPDATE arms SET mean=?, prec=?, reward_prec=?, n_obs=? WHERE job_id=? AND batch_size=?");
+        if (!st) return -1;
+        sqlite3_bind_double(st, 1, a->mean);
+        sqlite3_bind_double(st, 2, a->prec);
+        sqlite3_bind_double(st, 3, a->reward_prec);
+        sqlite3_bind_int64(st, 4, a->n_obs);
+        sqlite3_bind_text(st, 5, j->spec.job_id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 6, a->bs);
+        if (a->dirty == 2) sqlite3_bind_int(st, 7, i);
+        int rc = sqlite3_step(st);
+        done(st);
+        if (rc != SQLITE_DONE) return -1;
+    }
+    return 0;
+}
+
+int ws_store_delete_job(ws_store *s, const char *job_id)
+{
+    static const char *const sql[] = {"DELETE FROM trials WHERE job_id=?", "DELETE FROM arms WHERE job_id=?",
+                                      "DELETE FROM jobs WHERE job_id=?"};
+    for (int i = 0; i < 3; i++) {
+        sqlite3_stmt *st = prep(s, sql[i]);
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+        int rc = sqlite3_step(st);
+        done(st);
+        if (rc != SQLITE_DONE) return -1;
+    }
+    return sqlite3_changes(s->db) > 0;
+}
+
+int64_t ws_store_count_jobs(ws_store *s)
+{
+    int64_t n = -1;
+    if (pragma_int(s->db, "SELECT count(*) FROM jobs", &n) != SQLITE_OK) return -1;
+    return n;
+}

@@ -1,0 +1,987 @@
+/*
+ * wattsim serve: every endpoint and error code of Zeus's batch-size
+ * optimizer API over HTTP (a server started in this process on an
+ * ephemeral port of 127.0.0.1, a tiny HTTP/1.1 client over a socket), the
+ * Zeus server's decisions on a job whose numbers are worked out below,
+ * the database's refusals, and the durability under kill -9.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "tmpdir.h"
+
+static ws_server *srv;
+static int port;
+
+static void up(void)
+{
+    tmpdir_make("/tmp/wsserve.XXXXXX");
+    char err[512];
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("bso.db"), .threads = 2,
+                           .max_connections = 64, .timeout_s = 5};
+    srv = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(srv, "%s", err);
+    port = ws_server_port(srv);
+    cr_assert_gt(port, 0);
+}
+
+static void down(void)
+{
+    ws_server_stop(srv, 2);
+    srv = NULL;
+    tmpdir_remove();
+}
+
+/* One request on its own connection: the status (-1 when the connection
+ * failed), the body in *resp (malloc'd, "" if none). */
+static int http_to(int p, const char *method, const char *target, const char *body, char **resp)
+{
+    *resp = strdup("");
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    const size_t blen = body ? strlen(body) : 0;
+    char *req = NULL;
+    const int n = asprintf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                           method, target, blen, body ? body : "");
+    if (n < 0) {
+        close(fd);
+        return -1;
+    }
+    ssize_t off = 0;
+    while (off < n) {
+        const ssize_t w = send(fd, req + off, (size_t)(n - off), MSG_NOSIGNAL);
+        if (w <= 0) break;
+        off += w;
+    }
+    free(req);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (len + 1024 > cap) buf = realloc(buf, cap *= 2);
+        const ssize_t r = recv(fd, buf + len, cap - len - 1, 0);
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    buf[len] = 0;
+    int status = -1;
+    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1) status = -1;
+    const char *b = strstr(buf, "\r\n\r\n");
+    free(*resp);
+    *resp = strdup(b ? b + 4 : "");
+    free(buf);
+    return status;
+}
+
+static int http(const char *method, const char *target, const char *body, char **resp)
+{
+    return http_to(port, method, target, body, resp);
+}
+
+/* Status only. */
+static int st(const char *method, const char *target, const char *body)
+{
+    char *r;
+    const int s = http(method, target, body, &r);
+    free(r);
+    return s;
+}
+
+#define JOB(extra)                                                                                   \
+    "{\"job_id\":\"t-1\",\"job_id_prefix\":\"t\",\"batch_sizes\":[64,32,256,128],"                  \
+    "\"default_batch_size\":128,\"eta_knob\":0.5,\"beta_knob\":2.0,\"target_metric\":0.5,"           \
+    "\"max_epochs\":100,\"mab_seed\":4,\"max_power\":300,\"number_of_gpus\":1,\"gpu_model\":\"v100\"" \
+    extra "}"
+
+static void predict(int64_t bs, int64_t trial)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=t-1", NULL, &r), 200, "%s", r);
+    char want[128];
+    snprintf(want, sizeof want, "{\"job_id\":\"t-1\",\"batch_size\":%lld,\"trial_number\":%lld}", (long long)bs,
+             (long long)trial);
+    cr_assert_str_eq(r, want);
+    free(r);
+}
+
+/* Report; returns the body. */
+static char *report(int64_t bs, int64_t trial, double time, double energy, double metric, int epoch)
+{
+    char body[256], *r;
+    snprintf(body, sizeof body, "{\"job_id\":\"t-1\",\"batch_size\":%lld,\"trial_number\":%lld,\"time\":%g,"
+             "\"energy\":%g,\"metric\":%g,\"current_epoch\":%d}", (long long)bs, (long long)trial, time, energy,
+             metric, epoch);
+    cr_assert_eq(http("POST", "/report", body, &r), 200, "%s", r);
+    return r;
+}
+
+static void report_eq(int64_t bs, int64_t trial, double time, double energy, double metric, int epoch,
+                      const char *want)
+{
+    char *r = report(bs, trial, time, energy, metric, epoch);
+    cr_assert_str_eq(r, want);
+    free(r);
+}
+
+TestSuite(serve, .init = up, .fini = down, .timeout = 60);
+
+Test(serve, register_new_same_and_other)
+{
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", JOB(""), &r), 201, "%s", r);
+    /* Zeus's validator sorts the batch sizes; every field, defaults filled. */
+    cr_assert(strstr(r, "\"batch_sizes\":[32,64,128,256]"), "%s", r);
+    cr_assert(strstr(r, "\"num_pruning_rounds\":2"), "%s", r);
+    cr_assert(strstr(r, "\"higher_is_better_metric\":true"), "%s", r);
+    free(r);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 200);
+    /* The same spec written otherwise (order, int for float) is the same. */
+    cr_assert_eq(st("POST", "/jobs", "{\"gpu_model\":\"v100\",\"number_of_gpus\":1,\"max_power\":300.0,"
+                    "\"mab_seed\":4,\"max_epochs\":100,\"target_metric\":0.5,\"beta_knob\":2,"
+                    "\"eta_knob\":0.5,\"default_batch_size\":128,\"batch_sizes\":[256,128,64,32],"
+                    "\"job_id_prefix\":\"t\",\"job_id\":\"t-1\"}"), 200);
+    cr_assert_eq(http("POST", "/jobs", JOB(",\"window_size\":3"), &r), 409);
+    cr_assert_str_eq(r, "{\"message\":\"JobSpec doesn't match with existing jobSpec. Use a new job_id for"
+                        " different configuration\"}");
+    free(r);
+}
+
+Test(serve, register_without_job_id_makes_one)
+{
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", "{\"job_id_prefix\":\"grp\",\"batch_sizes\":[8],\"default_batch_size\":8,"
+                      "\"max_power\":250,\"number_of_gpus\":2,\"gpu_model\":\"a40\"}", &r), 201, "%s", r);
+    const char *id = strstr(r, "\"job_id\":\"grp-");
+    cr_assert_not_null(id, "%s", r);
+    for (int i = 0; i < 8; i++) cr_assert(strchr("0123456789abcdef", id[14 + i]), "%s", r);
+    cr_assert_eq(id[22], '"', "%s", r);
+    cr_assert(strstr(r, "\"beta_knob\":2.0") && strstr(r, "\"mab_seed\":null"), "%s", r);
+    free(r);
+}
+
+Test(serve, register_validation_is_422)
+{
+    static const char *const bad[] = {
+        "{\"job_id_prefix\":\"t\",\"batch_sizes\":[],\"default_batch_size\":8,\"max_power\":1,"
+        "\"number_of_gpus\":1,\"gpu_model\":\"g\"}",                                       /* empty list */
+        JOB(",\"default_batch_size\":100"),                                                 /* b0 not in list */
+        JOB(",\"eta_knob\":1.5"), JOB(",\"eta_knob\":-0.1"), JOB(",\"beta_knob\":0"),
+        JOB(",\"max_epochs\":0"), JOB(",\"num_pruning_rounds\":-1"), JOB(",\"mab_num_explorations\":-1"),
+        JOB(",\"max_power\":0"), JOB(",\"number_of_gpus\":0"), JOB(",\"gpu_model\":\"\""),
+        JOB(",\"job_id\":\"u-1\""),                                                         /* prefix */
+        JOB(",\"batch_sizes\":[32,\"64\"]"), JOB(",\"max_epochs\":1.5"), JOB(",\"eta_knob\":\"0.5\""),
+        JOB(",\"higher_is_better_metric\":\"yes\""), JOB(",\"mab_seed\":-1"),
+        "{\"job_id_prefix\":\"t\",\"batch_sizes\":[8],\"default_batch_size\":8,\"max_power\":1,"
+        "\"number_of_gpus\":1}",                                                           /* gpu_model missing */
+        "not json", "[1,2]", "", "{\"a\":1,\"a\":2}",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *r;
+        cr_expect_eq(http("POST", "/jobs", bad[i], &r), 422, "case %zu: %s", i, r);
+        cr_expect(strstr(r, "\"detail\":[{\"loc\":[\"body\""), "case %zu: %s", i, r);
+        free(r);
+    }
+    /* beta_knob null is valid: no early stop. (JOB's extra keys repeat
+     * keys: the last wins, as in Python's json.) */
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"beta_knob\":null")), 201);
+}
+
+Test(serve, unknown_jobs_and_trials)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=nope", NULL, &r), 400);
+    cr_assert_str_eq(r, "{\"message\":\"Unknown job(nope). Please register the job first\"}");
+    free(r);
+    cr_assert_eq(http("GET", "/jobs/batch_size", NULL, &r), 422);
+    cr_assert(strstr(r, "[\"query\",\"job_id\"]"), "%s", r);
+    free(r);
+    /* A query that is not UTF-8 (an answer naming it could not be JSON). */
+    cr_assert_eq(http("GET", "/jobs/batch_size?job_id=%ff%fe", NULL, &r), 422);
+    cr_assert(strstr(r, "not UTF-8 text"), "%s", r);
+    free(r);
+    cr_assert_eq(st("DELETE", "/jobs?job_id=%c3%28", NULL), 422);
+    cr_assert_eq(st("POST", "/report", "{\"job_id\":\"nope\",\"batch_size\":1,\"trial_number\":1,\"time\":1,"
+                    "\"energy\":1,\"metric\":1,\"current_epoch\":1}"), 400);
+    cr_assert_eq(st("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":1}"), 422);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    cr_assert_eq(http("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1,\"time\":1,"
+                      "\"energy\":1,\"metric\":1,\"current_epoch\":1}", &r), 400);
+    cr_assert(strstr(r, "Unknown trial"), "%s", r);
+    free(r);
+    cr_assert_eq(http("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}", &r), 404);
+    cr_assert_str_eq(r, "{\"message\":\"Could not find the trial: job_id='t-1' batch_size=128 trial_number=1\"}");
+    free(r);
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128}"), 422);
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"zz\",\"batch_size\":128,\"trial_number\":1}"), 404);
+}
+
+Test(serve, routes_methods_healthz_metrics)
+{
+    char *r;
+    cr_assert_eq(http("GET", "/healthz", NULL, &r), 200);
+    cr_assert_str_eq(r, "{\"status\":\"ok\"}");
+    free(r);
+    cr_assert_eq(http("GET", "/nowhere", NULL, &r), 404);
+    cr_assert_str_eq(r, "{\"detail\":\"Not Found\"}");
+    free(r);
+    cr_assert_eq(st("PUT", "/jobs", JOB("")), 405);
+    cr_assert_eq(st("POST", "/jobs/batch_size", NULL), 405);
+    cr_assert_eq(st("GET", "/report", NULL), 405);
+    cr_assert_eq(st("POST", "/trials", "{}"), 405);
+    cr_assert_eq(st("POST", "/metrics", NULL), 405);
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    cr_assert_eq(http("GET", "/metrics", NULL, &r), 200);
+    cr_assert(strstr(r, "wattsim_serve_requests_total{route=\"register\",status=\"201\"} 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_requests_total{route=\"other\",status=\"404\"} 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_jobs 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_request_seconds_count 8\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_request_seconds_bucket{le=\"+Inf\"} 8\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_errors_total 0\n"), "%s", r);
+    free(r);
+}
+
+Test(serve, body_limits)
+{
+    const size_t n = WS_SERVE_MAX_BODY + 100;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = 0;
+    char *r;
+    cr_assert_eq(http("POST", "/jobs", big, &r), 413);
+    cr_assert(strstr(r, "larger than 65536 bytes"), "%s", r);
+    free(r);
+    free(big);
+    /* Exactly at the limit is read (and is then a 422: no fields). */
+    big = malloc(WS_SERVE_MAX_BODY + 1);
+    memset(big, ' ', WS_SERVE_MAX_BODY);
+    big[0] = '{';
+    big[WS_SERVE_MAX_BODY - 1] = '}';
+    big[WS_SERVE_MAX_BODY] = 0;
+    cr_assert_eq(st("POST", "/jobs", big), 422);
+    free(big);
+}
+
+Test(serve, delete)
+{
+    char *r;
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    cr_assert_eq(http("DELETE", "/jobs?job_id=t-1", NULL, &r), 200);
+    cr_assert_str_eq(r, "null");
+    free(r);
+    cr_assert_eq(http("DELETE", "/jobs?job_id=t-1", NULL, &r), 404);
+    cr_assert_str_eq(r, "{\"message\":\"No job was deleted.\"}");
+    free(r);
+    cr_assert_eq(st("DELETE", "/jobs", NULL), 422);
+    cr_assert_eq(st("GET", "/jobs/batch_size?job_id=t-1", NULL), 400);
+    /* Registered again: a new job, its trials numbered from 1. */
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+}
+
+Test(serve, end_trial)
+{
+    char *r;
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    cr_assert_eq(http("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}", &r), 200);
+    cr_assert_str_eq(r, "null");
+    free(r);
+    /* Ending it again changes nothing; a report on a failed trial is a 400. */
+    cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1}"), 200);
+    cr_assert_eq(http("POST", "/report", "{\"job_id\":\"t-1\",\"batch_size\":128,\"trial_number\":1,\"time\":1,"
+                      "\"energy\":1,\"metric\":1,\"current_epoch\":1}", &r), 400);
+    cr_assert_str_eq(r, "{\"message\":\"Trial(1) is already reported but converged is not set.\"}");
+    free(r);
+    /* The failed exploration does not count: 128 is explored again. */
+    predict(128, 2);
+}
+
+/*
+ * The Zeus server's decisions, worked out by hand (eta 0.5, max power 300:
+ * cost = 0.5 energy + 150 time; beta 2; sizes 32 64 128 256, b0 128):
+ *  round 0, down from 128 then up:
+ *   1: 128 time 10 energy 1000, converged: cost 2000 (min 2000)
+ *   2:  64 time 8 energy 900, converged: cost 1650 (min 1650 at 64)
+ *   3:  32 time 30 energy 3000: cost 6000 > 2 x 1650: stopped, not converged
+ *       (the list down ends here)
+ *   4: 256 at max_epochs with metric 0.4: cost 2550, not converged
+ *  round 1 over {64, 128} from 64 (the round's cheapest):
+ *   5:  64 dispatched; a predict before its report is a concurrent trial
+ *   6:  at the cheapest size so far, 64; reported cost 1450 (min 1450)
+ *   5 reported (cost 1825), 7: 128 cost 1715, converged
+ *  then the MAB over arms 64 (trials 2, 5) and 128 (1, 7): its picks are
+ *  tests/oracle/serve_mab.py's (numpy, default_rng(4)).
+ */
+Test(serve, decisions)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 5, 500, 0.3, 1, "{\"stop_train\":false,\"converged\":false,\"message\":\"Stop condition not met, keep training\"}");
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    /* Reported twice: the first answer again. */
+    report_eq(128, 1, 99, 99, 0.1, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Result for this trial(1) is already reported.\"}");
+    predict(64, 2);
+    report_eq(64, 2, 8, 900, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(32, 3);
+    char *r = report(32, 3, 30, 3000, 0.3, 2);
+    cr_assert(strstr(r, "\"stop_train\":true,\"converged\":false,\"message\":\"Batch Size(32) exceeded the cost upper"
+                        " bound: current cost(6000.0) >"), "%s", r);
+    cr_assert(strstr(r, "beta_knob(2.0)*min_cost(1650.0)"), "%s", r);
+    free(r);
+    predict(256, 4);
+    report_eq(256, 4, 12, 1500, 0.4, 100, "{\"stop_train\":true,\"converged\":false,\"message\":\"Train failed to converge within max_epoch(100)\"}");
+    predict(64, 5);
+    predict(64, 6);     /* concurrent */
+    report_eq(64, 6, 7, 800, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    report_eq(64, 5, 9, 950, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(128, 7);
+    report_eq(128, 7, 8.5, 880, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    static const int64_t want[8] = {128, 128, 64, 128, 64, 128, 128, 128};
+    for (int k = 0; k < 8; k++) {
+        predict(want[k], 8 + k);
+        const double t = want[k] == 64 ? 8 + k % 3 : 7 + k % 2;
+        const double e = want[k] == 64 ? 900 + 40 * k : 800 + 30 * k;
+        free(report(want[k], 8 + k, t, e, 0.6, 3));
+    }
+}
+
+/* ------------------------------------------------------ the database */
+
+Test(serve, database_refusals)
+{
+    char err[512];
+    /* A second server on the same file. */
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("bso.db")};
+    ws_server *two = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_null(two);
+    cr_assert(strstr(err, "another wattsim serve uses this database"), "%s", err);
+    /* Another program's SQLite database. */
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(tp("other.db"), &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "CREATE TABLE Job(job_id TEXT)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cfg.db = tp("other.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "not a wattsim serve database (another program's"), "%s", err);
+    /* Another version of ours. */
+    cr_assert_eq(sqlite3_open(tp("v9.db"), &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "PRAGMA application_id=1465078614; PRAGMA user_version=9;"
+                                  "CREATE TABLE jobs(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cfg.db = tp("v9.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "schema version 9, this wattsim reads version 1"), "%s", err);
+    /* Not SQLite at all. */
+    write_file("text.db", "job_id,batch_size\nnot,a database at all, but long enough to have a header page\n");
+    cfg.db = tp("text.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "not a wattsim serve database"), "%s", err);
+    /* The file is WAL. */
+    cr_assert_eq(sqlite3_open(tp("bso.db"), &db), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(s, 0), "wal");
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+}
+
+/* A restart on the same file continues where the server stopped (the
+ * stream of mab_seed included): the decisions test's job, interrupted. */
+Test(serve, restart_continues)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"num_pruning_rounds\":1")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    char *path = strdup(tp("bso.db"));
+    ws_server_stop(srv, 2);
+    char err[512];
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = path};
+    srv = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(srv, "%s", err);
+    port = ws_server_port(srv);
+    free(path);
+    predict(64, 2);
+    cr_assert_eq(st("POST", "/jobs", JOB(",\"num_pruning_rounds\":1")), 200);
+}
+
+/* --------------------------------------------------- kill -9 durability
+ *
+ * A client drives 4 jobs x 14 runs (register, predict, a report or two,
+ * sometimes an abandoned trial ended by PATCH /trials) against a server in
+ * a child process, while another thread kills that child with SIGKILL at
+ * random instants (a few milliseconds apart). After each death the client
+ * restarts the server on the same file and carries on: reports, ends and
+ * registrations are idempotent in Zeus's API (sent again), a predict whose
+ * answer was lost is looked up in the database (it committed or it did
+ * not). The database's decisions (every trial, arm and job row, the random
+ * streams' states included) must equal those of an uninterrupted run.
+ */
+
+typedef struct child {
+    pid_t pid;
+    int port;
+    int alive;
+} child;
+
+static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
+static child cur;
+static int kills_left, kills_done, killer_stop;
+
+static void start_child(const char *db)
+{
+    for (;;) {
+        int p[2];
+        cr_assert_eq(pipe(p), 0);
+        const pid_t pid = fork();
+        cr_assert_neq(pid, -1);
+        if (pid == 0) {
+            close(p[0]);
+            char err[512];
+            ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = db, .threads = 2};
+            ws_server *s = ws_server_start(&cfg, err, sizeof err);
+            if (!s) {
+                fprintf(stderr, "child: %s\n", err);
+                _exit(3);
+            }
+            const int pt = ws_server_port(s);
+            if (write(p[1], &pt, sizeof pt) != (ssize_t)sizeof pt) _exit(4);
+            for (;;) pause();
+        }
+        close(p[1]);
+        int pt = 0;
+        const ssize_t r = read(p[0], &pt, sizeof pt);
+        close(p[0]);
+        pthread_mutex_lock(&kmu);
+        cur.pid = pid;
+        cur.alive = r == (ssize_t)sizeof pt;
+        cur.port = pt;
+        pthread_mutex_unlock(&kmu);
+        if (r == (ssize_t)sizeof pt) return;
+        int ws;
+        waitpid(pid, &ws, 0);   /* killed while starting: again */
+        cr_assert(WIFSIGNALED(ws), "the server child failed to start");
+    }
+}
+
+static void stop_child(void)
+{
+    pthread_mutex_lock(&kmu);
+    if (cur.alive) kill(cur.pid, SIGKILL);
+    cur.alive = 0;
+    const pid_t pid = cur.pid;
+    pthread_mutex_unlock(&kmu);
+    waitpid(pid, NULL, 0);
+}
+
+static void *killer(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    for (;;) {
+        struct timespec ts = {0, (long)(200000 + rand_r(&seed) % 6000000)};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&kmu);
+        if (killer_stop || kills_left == 0) {
+            pthread_mutex_unlock(&kmu);
+            return NULL;
+        }
+        if (cur.alive) {
+            kill(cur.pid, SIGKILL);
+            cur.alive = 0;
+            kills_left--;
+            kills_done++;
+        }
+        pthread_mutex_unlock(&kmu);
+    }
+}
+
+/* The last trial of a job in the database: 1 found. */
+static int last_trial(const char *db, const char *job, int64_t *bs, int64_t *n)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT batch_size, trial_number FROM trials WHERE job_id=?"
+                                       " ORDER BY trial_number DESC LIMIT 1", -1, &s, NULL), SQLITE_OK);
+    sqlite3_bind_text(s, 1, job, -1, SQLITE_TRANSIENT);
+    const int found = sqlite3_step(s) == SQLITE_ROW;
+    if (found) {
+        *bs = sqlite3_column_int64(s, 0);
+        *n = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(d);
+    return found;
+}
+
+/* Send until answered, restarting a killed server. For a predict, known
+ * is the job's last trial number the client knows: a larger one in the
+ * database is the lost answer. */
+static int durable(const char *db, const char *method, const char *target, const char *body, char **resp,
+                   const char *predict_job, int64_t known)
+{
+    for (;;) {
+        pthread_mutex_lock(&kmu);
+        const int p = cur.port;
+        pthread_mutex_unlock(&kmu);
+        const int s = http_to(p, method, target, body, resp);
+        if (s > 0) return s;
+        free(*resp);
+        stop_child();
+        int64_t bs, n;
+        if (predict_job && last_trial(db, predict_job, &bs, &n) && n > known) {
+            cr_assert_eq(asprintf(resp, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld}",
+                                  predict_job, (long long)bs, (long long)n) > 0, 1);
+            start_child(db);
+            return 200;
+        }
+        start_child(db);
+    }
+}
+
+static void drive(const char *db)
+{
+    enum { JOBS = 4, RUNS = 14 };
+    int64_t known[JOBS] = {0};
+    char *r, body[512], target[64], id[16];
+    start_child(db);
+    for (int j = 0; j < JOBS; j++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"d-%d\",\"job_id_prefix\":\"d\",\"batch_sizes\":[16,32,64,128,256],"
+                 "\"default_batch_size\":64,\"eta_knob\":0.%d,\"beta_knob\":%s,\"max_epochs\":5,"
+                 "\"mab_seed\":%d,\"window_size\":%d,\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}",
+                 j, 3 + j, j == 3 ? "null" : "2.0", 10 + j, j == 2 ? 3 : 0);
+        const int s = durable(db, "POST", "/jobs", body, &r, NULL, 0);
+        cr_assert(s == 201 || s == 200, "%d %s", s, r);
+        free(r);
+    }
+    for (int run = 0; run < RUNS; run++)
+        for (int j = 0; j < JOBS; j++) {
+            snprintf(id, sizeof id, "d-%d", j);
+            snprintf(target, sizeof target, "/jobs/batch_size?job_id=%s", id);
+            cr_assert_eq(durable(db, "GET", target, NULL, &r, id, known[j]), 200, "%s", r);
+            long long bs = 0, n = 0;
+            cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &bs, &n),
+                         2, "%s", r);
+            free(r);
+            known[j] = n;
+            if ((run + j) % 5 == 4) {   /* abandoned: the client ends it */
+                snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld}", id, bs, n);
+                cr_assert_eq(durable(db, "PATCH", "/trials", body, &r, NULL, 0), 200, "%s", r);
+                free(r);
+                continue;
+            }
+            /* Cost grows away from 64; 16 never converges. */
+            const double d = bs > 64 ? (double)bs / 64 : 64.0 / (double)bs;
+            for (int epoch = 1; epoch <= 5; epoch++) {
+                const double t = epoch * (10 + 3 * d + (double)(n % 3));
+                const double e = epoch * (1500 + 400 * d + (double)(n % 7) * 10);
+                const double metric = bs == 16 ? 0.1 : 0.2 * epoch - 0.01 * d;
+                snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld,"
+                         "\"time\":%.17g,\"energy\":%.17g,\"metric\":%.17g,\"current_epoch\":%d}", id, bs, n, t, e,
+                         metric, epoch);
+                cr_assert_eq(durable(db, "POST", "/report", body, &r, NULL, 0), 200, "%s", r);
+                const int stop = strstr(r, "\"stop_train\":true") != NULL;
+                free(r);
+                if (stop) break;
+            }
+        }
+    stop_child();
+}
+
+/* Every row of the decisions, as text. */
+static char *dump_db(const char *db)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    static const char *const q[] = {
+        "SELECT job_id, stage, quote(min_cost), min_cost_bs, rng FROM jobs ORDER BY job_id",
+        "SELECT job_id, trial_number, batch_size, type, status, quote(time), quote(energy), converged FROM trials"
+        " ORDER BY job_id, trial_number",
+        "SELECT job_id, seq, batch_size, quote(mean), quote(prec), quote(reward_prec), n_obs FROM arms"
+        " ORDER BY job_id, seq"};
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    out[0] = 0;
+    for (int k = 0; k < 3; k++) {
+        sqlite3_stmt *s;
+        cr_assert_eq(sqlite3_prepare_v2(d, q[k], -1, &s, NULL), SQLITE_OK);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(s); c++) {
+                const unsigned char *v = sqlite3_column_text(s, c);
+                const size_t n = strlen(v ? (const char *)v : "NULL") + 2;
+                if (len + n + 1 > cap) out = realloc(out, cap *= 2);
+                len += (size_t)snprintf(out + len, cap - len, "%s%c", v ? (const char *)v : "NULL",
+                                        c + 1 < sqlite3_column_count(s) ? '|' : '\n');
+            }
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(d);
+    return out;
+}
+
+static void tmp_only(void) { tmpdir_make("/tmp/wsserve.XXXXXX"); }
+
+TestSuite(serve_durable, .init = tmp_only, .fini = tmpdir_remove, .timeout = 120);
+
+Test(serve_durable, kill9_at_random_instants)
+{
+    char ref[512], killed[512];
+    snprintf(ref, sizeof ref, "%s", tp("ref.db"));
+    snprintf(killed, sizeof killed, "%s", tp("killed.db"));
+    drive(ref);
+    char *want = dump_db(ref);
+    cr_assert(strstr(want, "d-0|1|"), "the reference run reached the MAB stage:\n%s", want);
+    kills_left = 30;
+    kills_done = 0;
+    killer_stop = 0;
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, killer, (void *)(uintptr_t)time(NULL)), 0);
+    drive(killed);
+    pthread_mutex_lock(&kmu);
+    killer_stop = 1;
+    pthread_mutex_unlock(&kmu);
+    pthread_join(th, NULL);
+    cr_assert_geq(kills_done, 10, "only %d kills landed", kills_done);
+    cr_log_info("%d kills", kills_done);
+    char *got = dump_db(killed);
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
+}
+
+/* ------------------------------------------- wattsim as a client (--bso http://) */
+
+#include "run_cli.h"
+
+/* The history lines of simulate's table (after its 5 header lines). */
+static const char *history(const char *out)
+{
+    const char *p = out;
+    for (int i = 0; i < 5 && p; i++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    cr_assert_not_null(p, "%s", out);
+    return p;
+}
+
+/* The 1-based run at which two histories first differ, 0 when equal. */
+static int first_difference(const char *a, const char *b)
+{
+    int line = 0;
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        if (la != lb || memcmp(a, b, la)) return line;
+        line++;
+        a += la + (ea != NULL);
+        b += lb + (eb != NULL);
+    }
+    return 0;
+}
+
+static int compare(const char *workload, const char *seed)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    const char *zeus[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
+                          "--recurrences", "60", "--bso", "zeus", NULL};
+    const char *http[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
+                          "--recurrences", "60", "--bso", url, NULL};
+    cli_result z = cli_run(zeus), h = cli_run(http);
+    cr_assert_eq(z.status, 0, "%s", z.err);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    cr_assert(strstr(h.out, "bso http{url=http://127.0.0.1:"), "%s", h.out);
+    const int d = first_difference(history(z.out), history(h.out));
+    cli_free(&z);
+    cli_free(&h);
+    return d;
+}
+
+TestSuite(serve_client, .init = up, .fini = down, .timeout = 300);
+
+/* Against wattsim serve, run for run the built-in zeus policy (Zeus's
+ * legacy simulator), on jobs where Zeus's server and its simulator agree. */
+Test(serve_client, simulate_equals_zeus)
+{
+    cr_assert_eq(compare("librispeech", "1"), 0);
+    cr_assert_eq(compare("sentiment140", "2"), 0);
+    cr_assert_eq(compare("cifar100", "1"), 0);
+}
+
+/* Where they do not: v100/cifar100 seed 2 parts at run 16, as Zeus's own
+ * SimulatorWithServer against Zeus's server does (issue 27). */
+Test(serve_client, server_and_legacy_part_where_zeus_does)
+{
+    cr_assert_eq(compare("cifar100", "2"), 16);
+}
+
+Test(serve_client, errors_name_the_request)
+{
+    const char *remote[] = {"wattsim", "simulate", "--workload", "librispeech", "--recurrences", "2", "--bso",
+                            "http://192.0.2.1:8000", NULL};
+    cli_result r = cli_run(remote);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "http://192.0.2.1:8000: not a loopback address") && strstr(r.err, "--allow-remote"),
+              "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    cli_free(&r);
+    const char *closed[] = {"wattsim", "simulate", "--workload", "librispeech", "--recurrences", "2", "--bso",
+                            "http://127.0.0.1:1", NULL};
+    r = cli_run(closed);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "POST http://127.0.0.1:1/jobs: cannot connect to 127.0.0.1:1"), "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    cli_free(&r);
+    const char *tls[] = {"wattsim", "simulate", "--workload", "librispeech", "--bso", "https://127.0.0.1:8000",
+                         NULL};
+    r = cli_run(tls);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "https is not spoken here"), "%s", r.err);
+    cli_free(&r);
+    const char *plo[] = {"wattsim", "simulate", "--workload", "librispeech", "--plo", "http://127.0.0.1:8000",
+                         NULL};
+    r = cli_run(plo);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "not a power-limit optimizer (plo)"), "%s", r.err);
+    cli_free(&r);
+}
+
+/* ------------------------------------------------ the command: wattsim serve */
+
+static void tmp_dir_only(void) { tmpdir_make("/tmp/wsserve.XXXXXX"); }
+
+TestSuite(serve_cli, .init = tmp_dir_only, .fini = tmpdir_remove, .timeout = 60);
+
+Test(serve_cli, usage)
+{
+    const char *help[] = {"wattsim", "serve", "--help", NULL};
+    cli_result r = cli_run(help);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "usage: wattsim serve --db FILE"), "%s", r.out);
+    cli_free(&r);
+    static const char *const bad[][8] = {
+        {"wattsim", "serve", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--listen", "localhost:80", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--listen", "127.0.0.1:99999", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--bso", "gts", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--sync", "off", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--threads", "0", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--bogus", NULL},
+        {"wattsim", "serve", "--db", NULL},
+    };
+    static const char *const says[] = {"--db FILE is required", "--listen must be HOST:PORT with a numeric address",
+                                       "--listen must be", "--bso gts: only Zeus's server's policy",
+                                       "--sync must be normal or full", "--threads must be",
+                                       "unknown option '--bogus'", "option '--db' needs a value"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = cli_run(bad[i]);
+        cr_expect_eq(r.status, 2, "case %zu", i);
+        cr_expect(strstr(r.err, says[i]) && strstr(r.err, "(see 'wattsim serve --help')"), "case %zu: %s", i, r.err);
+        cli_free(&r);
+    }
+}
+
+/* The binary: the access log, a refused second server, SIGTERM drains and
+ * closes the database (the WAL is checkpointed away on the last close). */
+Test(serve_cli, sigterm_closes_the_database)
+{
+    char db[600], log[600];
+    snprintf(db, sizeof db, "%s", tp("s.db"));
+    snprintf(log, sizeof log, "%s", tp("s.log"));
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 2);
+        execl(WS_CLI, "wattsim", "serve", "--db", db, "--listen", "127.0.0.1:0", (char *)NULL);
+        _exit(127);
+    }
+    int p = 0;
+    char text[4096] = "";
+    for (int i = 0; i < 500 && !p; i++) {
+        usleep(10000);
+        FILE *f = fopen(log, "r");
+        if (!f) continue;
+        const size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = 0;
+        fclose(f);
+        const char *at = strstr(text, "listening on 127.0.0.1:");
+        if (at) p = atoi(at + strlen("listening on 127.0.0.1:"));
+    }
+    cr_assert_gt(p, 0, "%s", text);
+    char *r;
+    cr_assert_eq(http_to(p, "POST", "/jobs", JOB(""), &r), 201, "%s", r);
+    free(r);
+    cr_assert_eq(http_to(p, "GET", "/jobs/batch_size?job_id=t-1&x=%1b[2J", NULL, &r), 200, "%s", r);
+    free(r);
+    const char *second[] = {"wattsim", "serve", "--db", db, "--listen", "127.0.0.1:0", NULL};
+    cli_result two = cli_run(second);
+    cr_assert_eq(two.status, 2);
+    cr_assert(strstr(two.err, "another wattsim serve uses this database"), "%s", two.err);
+    cli_free(&two);
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    char wal[700];
+    snprintf(wal, sizeof wal, "%s-wal", db);
+    cr_assert_neq(access(wal, F_OK), 0, "the WAL is still there: the database was not closed");
+    FILE *f = fopen(log, "r");
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    cr_assert(strstr(text, "127.0.0.1 \"POST /jobs\" 201 "), "%s", text);
+    cr_assert(strstr(text, "127.0.0.1 \"GET /jobs/batch_size\" 200 "), "%s", text);
+    cr_assert(strstr(text, "SIGTERM: draining and closing the database"), "%s", text);
+}
+
+/* ------------------------------------------------- 64 jobs from 8 threads */
+
+enum { CJ_THREADS = 8, CJ_JOBS = 8, CJ_RUNS = 12 };
+
+static void *concurrent_jobs(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    char body[512], target[96], *r;
+    long fails = 0;
+    for (int j = 0; j < CJ_JOBS; j++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"c-%d-%d\",\"job_id_prefix\":\"c\",\"batch_sizes\":[16,32,64,128],"
+                 "\"default_batch_size\":64,\"max_epochs\":10,\"mab_seed\":7,\"max_power\":300,\"number_of_gpus\":1,"
+                 "\"gpu_model\":\"v100\"}", t, j);
+        fails += http("POST", "/jobs", body, &r) != 201;
+        free(r);
+    }
+    for (int run = 0; run < CJ_RUNS; run++)
+        for (int j = 0; j < CJ_JOBS; j++) {
+            snprintf(target, sizeof target, "/jobs/batch_size?job_id=c-%d-%d", t, j);
+            if (http("GET", target, NULL, &r) != 200) {
+                fails++;
+                free(r);
+                continue;
+            }
+            long long bs = 0, n = 0;
+            const char *at = strstr(r, "\"batch_size\":");
+            if (!at || sscanf(at, "\"batch_size\":%lld,\"trial_number\":%lld", &bs, &n) != 2) fails++;
+            free(r);
+            snprintf(body, sizeof body, "{\"job_id\":\"c-%d-%d\",\"batch_size\":%lld,\"trial_number\":%lld,"
+                     "\"time\":%lld,\"energy\":%lld,\"metric\":%s,\"current_epoch\":10}", t, j, bs, n,
+                     100 + (bs - 64) * (bs - 64) / 64 + n % 3, 20000 + 7 * bs + 13 * (n % 5), bs == 16 ? "0.1" : "0.9");
+            fails += http("POST", "/report", body, &r) != 200;
+            free(r);
+        }
+    return (void *)(intptr_t)fails;
+}
+
+/* Every job had the same spec and the same answers to its sizes: the
+ * same history, whichever threads' requests came between. */
+Test(serve, sixty_four_jobs_from_eight_threads)
+{
+    pthread_t th[CJ_THREADS];
+    for (int t = 0; t < CJ_THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, concurrent_jobs, (void *)(intptr_t)t), 0);
+    long fails = 0;
+    for (int t = 0; t < CJ_THREADS; t++) {
+        void *f;
+        pthread_join(th[t], &f);
+        fails += (long)(intptr_t)f;
+    }
+    cr_assert_eq(fails, 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(tp("bso.db"), &d), SQLITE_OK);
+    sqlite3_stmt *s;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT job_id, group_concat(batch_size || ':' || type || ':' || status, ' ')"
+                                       " FROM (SELECT * FROM trials ORDER BY job_id, trial_number) GROUP BY job_id",
+                                    -1, &s, NULL), SQLITE_OK);
+    int jobs = 0;
+    char first[2048] = "";
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *h = (const char *)sqlite3_column_text(s, 1);
+        if (!jobs++) snprintf(first, sizeof first, "%s", h);
+        cr_expect_str_eq(h, first, "%s", (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(d);
+    cr_assert_eq(jobs, CJ_THREADS * CJ_JOBS);
+    /* Pruning (64, 32, 16 fails, 128; then 64, 32, 128), then the MAB. */
+    cr_assert(!strncmp(first, "64:0:1 32:0:1 16:0:1 128:0:1 64:0:1 32:0:1 128:0:1 ", 49), "%s", first);
+    cr_assert(strstr(first, ":2:1"), "no MAB trial: %s", first);
+}
+
+/* Zeus's service.update_trial keeps the lowest cost of any succeeded
+ * report, converged or not: a cheap failure lowers the early-stopping
+ * bound and moves concurrent trials to its size. */
+Test(serve, min_cost_counts_unconverged_reports)
+{
+    cr_assert_eq(st("POST", "/jobs", JOB("")), 201);
+    predict(128, 1);
+    report_eq(128, 1, 10, 1000, 0.6, 3, "{\"stop_train\":true,\"converged\":true,\"message\":\"Train succeeded\"}");
+    predict(64, 2);
+    /* cost 0.5 x 400 + 150 x 2 = 500, at max_epochs, not converged. */
+    report_eq(64, 2, 2, 400, 0.4, 100, "{\"stop_train\":true,\"converged\":false,\"message\":\"Train failed to converge within max_epoch(100)\"}");
+    predict(256, 3);
+    predict(64, 4);     /* concurrent: at the cheapest size, 64 (cost 500), not 128 (2000) */
+    /* cost 1500 > 2 x 500 */
+    char *r = report(256, 3, 5, 1500, 0.9, 3);
+    cr_assert(strstr(r, "\"stop_train\":true,\"converged\":false,\"message\":\"Batch Size(256) exceeded the cost upper"
+                        " bound: current cost(1500.0) >"), "%s", r);
+    cr_assert(strstr(r, "beta_knob(2.0)*min_cost(500.0)"), "%s", r);
+    free(r);
+}
+
+/* A config may name a server (no code runs here): `run` over three seeds
+ * gives the built-in zeus policy's table. */
+Test(serve_client, run_config_names_a_server)
+{
+    char cfg[256], out_h[600], out_z[600];
+    snprintf(cfg, sizeof cfg, "gpu: v100\nworkload: librispeech\nseed: 1..3\nrecurrences: 30\nbso: http://127.0.0.1:%d\n"
+             "plo: jit\n", port);
+    write_file("h.yaml", cfg);
+    write_file("z.yaml", "gpu: v100\nworkload: librispeech\nseed: 1..3\nrecurrences: 30\nbso: zeus\nplo: jit\n");
+    snprintf(out_h, sizeof out_h, "%s", tp("h"));
+    snprintf(out_z, sizeof out_z, "%s", tp("z"));
+    char yh[600], yz[600];
+    snprintf(yh, sizeof yh, "%s", tp("h.yaml"));
+    snprintf(yz, sizeof yz, "%s", tp("z.yaml"));
+    const char *h[] = {"wattsim", "run", yh, "--out", out_h, NULL};
+    const char *z[] = {"wattsim", "run", yz, "--out", out_z, NULL};
+    cli_result rh = cli_run(h), rz = cli_run(z);
+    cr_assert_eq(rh.status, 0, "%s", rh.err);
+    cr_assert_eq(rz.status, 0, "%s", rz.err);
+    /* The table's row (gpu, workload, ..., cost, runs, final sizes). */
+    const char *row_h = strstr(rh.out, "\nv100 "), *row_z = strstr(rz.out, "\nv100 ");
+    cr_assert(row_h && row_z, "%s\n%s", rh.out, rz.out);
+    cr_assert_eq(strcspn(row_h + 1, "\n"), strcspn(row_z + 1, "\n"));
+    cr_assert(!strncmp(row_h, row_z, strcspn(row_z + 1, "\n") + 1), "%s\n%s", rh.out, rz.out);
+    cli_free(&rh);
+    cli_free(&rz);
+}
