@@ -17,7 +17,7 @@ static const char *const HELPS[][4] = {
     {"report", "--help"}, {"groups", "synth", "--help"}, {"groups", "replay", "--help"},
     {"trace", "import", "power", "--help"}, {"trace", "import", "train", "--help"},
     {"trace", "check", "--help"}, {"policy", "--help"}, {"policy", "new", "--help"},
-    {"policy", "check", "--help"}};
+    {"policy", "check", "--help"}, {"serve", "--help"}};
 
 /* The help of HELPS[i] (malloc'd; the test fails if the command does). */
 static char *help_of(size_t i)
@@ -29,6 +29,9 @@ static char *help_of(size_t i)
     argv[n] = NULL;
     cli_result r = cli_run(argv);
     cr_assert_eq(r.status, 0, "%s %s: exit %d", HELPS[i][0], HELPS[i][1], r.status);
+    /* on stdout, where a pager or `| less` finds it */
+    cr_assert(cli_lines(r.out) >= 3, "%s %s --help: not on stdout (stderr: %.200s)",
+              HELPS[i][0], HELPS[i][1], r.err);
     free(r.err);
     return r.out;
 }
