@@ -6,9 +6,12 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "run_cli.h"
 #include "tmpdir.h"
+#include "wattsim/rng.h"
 #include "wattsim/sha256.h"
 
 #define PLUGIN(name) WS_TEST_PLUGIN_DIR "/" name ".so"
@@ -349,5 +352,60 @@ Test(provenance, sweep_md_names_policy_identity)
     }
     cr_expect_eq(tables, 2, "%s", text);
     free(text);
+    tmpdir_remove();
+}
+
+/* The provenance member of summary.json (each row) and sweep.json (the
+ * top): the command that gives the results, the config's sha256 and each
+ * trace file's. The options that change no result (--out, --force,
+ * --format, --threads, abbreviated or not) are left out and the config is
+ * named by its real path, so a sweep from another folder, with another
+ * thread count and output folder, is the same bytes. */
+Test(provenance, outputs_record_command_config_and_traces)
+{
+    tmpdir_make("/tmp/wsprov.XXXXXX");
+    write_file("c.yaml", "gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 5\n");
+    char cfg[600], real[PATH_MAX], want[4 * PATH_MAX], hc[65], ht[65], hp[65];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", tmp);
+    cr_assert_not_null(realpath(cfg, real));
+    ws_error err = {{0}};
+    cr_assert_eq(ws_sha256_file(cfg, hc, &err), 0);
+    cr_assert_eq(ws_sha256_file(TRACES "/summary_train.csv", ht, &err), 0);
+    cr_assert_eq(ws_sha256_file(TRACES "/summary_power_v100.csv", hp, &err), 0);
+    char *traces = realpath(TRACES, NULL);
+    cr_assert_not_null(traces);
+
+    cli_result r = cli_run((const char *[]){"wattsim", "run", cfg, "--traces", TRACES,
+                                            "--set", "eta=0.3", "--format", "json", "--out",
+                                            tp("r"), "--force", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    snprintf(want, sizeof want, ", \"provenance\": {\"command\": \"wattsim run %s --traces %s"
+             " --set eta=0.3\", \"config\": {\"file\": \"%s\", \"sha256\": \"%s\"},"
+             " \"traces\": {\"folder\": \"%s\", \"files\": {\"summary_train.csv\": \"%s\","
+             " \"summary_power_v100.csv\": \"%s\"}}}, ", real, TRACES, real, hc, traces, ht, hp);
+    char *json = slurp_file(tp("r/summary.json"));
+    const char *first = strstr(json, want);
+    cr_expect(first && strstr(first + 1, want), "summary.json's two rows lack %s:\n%s", want,
+              json);
+    cr_expect_str_eq(r.out, json, "--format json on stdout is summary.json");
+    free(json);
+    cli_free(&r);
+
+    /* sweep: from the folder with a relative config, and from elsewhere */
+    cr_assert_eq(run_shell("cd '%s' && '%s' sweep c.yaml --traces '%s' --no-plot --threads 2"
+                           " --out a >/dev/null 2>&1", tmp, WS_CLI, TRACES), 0);
+    cr_assert_eq(run_shell("cd / && '%s' sweep '%s' --traces '%s' --thr 1 --no-plot"
+                           " --out '%s/b' --quiet >/dev/null 2>&1", WS_CLI, cfg, TRACES, tmp), 0);
+    snprintf(want, sizeof want, "\"random_streams\": %d}, \"provenance\": {\"command\":"
+             " \"wattsim sweep %s --traces %s\", \"config\": {\"file\": \"%s\", \"sha256\":"
+             " \"%s\"}, \"traces\": {\"folder\": \"%s\", \"files\": {\"summary_train.csv\":"
+             " \"%s\", \"summary_power_v100.csv\": \"%s\"}}}, \"cells\": [", WS_STREAM_VERSION,
+             real, TRACES, real, hc, traces, ht, hp);
+    json = slurp_file(tp("a/sweep.json"));
+    cr_expect(strstr(json, want), "sweep.json lacks %s:\n%.600s", want, json);
+    free(json);
+    const char *files[] = {"sweep.json"};
+    tmpdir_expect_same_files("a", "b", files, 1);
+    free(traces);
     tmpdir_remove();
 }

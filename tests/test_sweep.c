@@ -170,8 +170,9 @@ Test(sweep, json_has_seed_ranges, .init = mktmp, .fini = rmtmp, .timeout = 120)
     const char *want = "{\"n_seeds\": 6, \"seed_ranges\": [[7, 9], [1, 2], [5, 5]],"
                        " \"wattsim\": {\"version\": \"" WATTSIM_VERSION "\", \"policy_abi\": \""
                        WATTSIM_POLICY_ABI "\", \"random_streams\": " WS_STR(WATTSIM_RANDOM_STREAMS)
-                       "}, \"cells\": [";
+                       "}, \"provenance\": {\"command\": \"wattsim sweep ";
     cr_expect_eq(strncmp(j, want, strlen(want)), 0, "%.200s", j);
+    cr_expect(strstr(j, "}}}, \"cells\": ["), "%.600s", j);
     free(j);
 }
 

@@ -16,6 +16,14 @@ configs/, traces/, tests/, scripts/, policies/, python/ and build/ reachable und
 the same relative names, and build/sim first on PATH. The repository
 itself is never written.
 
+The scratch build/ is the build as the quick start makes it (scripts/demo,
+scripts/setup: -DWS_TESTS=OFF): the build under test without what only the
+test suite builds (build/tests/, build/Testing/, ctest's files), so that an
+example naming a test plugin (build/tests/plugins/X.so) fails here as it
+fails for a reader. The manual's plugins are in build/examples/. The build
+is reused, not made twice: a -DWS_TESTS=OFF build differs from a
+-DWS_TESTS=ON one by those entries only (CMakeLists.txt adds tests/ last).
+
 Conventions of the manual, declared here:
 - `$ cat NAME` of a file the repository does not have *defines* NAME: its
   shown output is written to NAME in the scratch folder before it runs.
@@ -23,6 +31,11 @@ Conventions of the manual, declared here:
   environment, for the following commands of the file (each command runs
   in its own shell, started in that folder with that environment).
 - `$ echo $?` prints the exit status of the previous command.
+- A command killed by a signal is followed by the line an interactive bash
+  prints for it (`Segmentation fault`, `Aborted`, with ` (core dumped)`
+  when a core was dumped; none for SIGINT and SIGPIPE), as a terminal shows
+  it: a transcript shows that line too (`Segmentation fault…` matches with
+  or without a core, which depends on `ulimit -c`).
 Normalisations (the only ones):
 - trailing white space of every line is ignored, and CR LF is LF;
 - in a shown line, `…` matches any run of characters within the line
@@ -208,20 +221,44 @@ def run_pty(cmd, cwd, env):
             # the process ended; drain what is left
             continue
     os.close(master)
-    status = p.wait()
+    _, raw = os.waitpid(p.pid, 0)
+    p.returncode = 0                # reaped here: Popen must not wait again
     text = out.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if status < 0:
-        status = 128 - status
+    if os.WIFSIGNALED(raw):
+        sig = os.WTERMSIG(raw)
+        status = 128 + sig
+        if sig not in (signal.SIGINT, signal.SIGPIPE):
+            # what an interactive bash prints after a job a signal killed
+            lines.append(signal.strsignal(sig) + (" (core dumped)" if os.WCOREDUMP(raw) else ""))
+    else:
+        status = os.WEXITSTATUS(raw)
     return status, lines
+
+
+# What a -DWS_TESTS=ON build has at its top that the quick start's
+# -DWS_TESTS=OFF build has not.
+TEST_ONLY = {"tests", "Testing", "CTestTestfile.cmake", "DartConfiguration.tcl"}
+
+
+def quickstart_build(build, d):
+    """build/ as the quick start makes it: a folder of links to the entries of
+    the build under test, less those of the test suite."""
+    os.mkdir(d)
+    for name in sorted(os.listdir(build)):
+        if name not in TEST_ONLY:
+            os.symlink(os.path.join(build, name), os.path.join(d, name))
 
 
 def scratch(root, build):
     d = tempfile.mkdtemp(prefix="wattsim-docs-")
     for name in LINKED:
-        src = build if name == "build" else os.path.join(root, name)
+        if name == "build":
+            quickstart_build(build, os.path.join(d, name))
+            continue
+        src = os.path.join(root, name)
         if os.path.exists(src):
             os.symlink(src, os.path.join(d, name))
     return d

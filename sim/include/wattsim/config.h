@@ -30,6 +30,11 @@ typedef struct ws_workload_spec {
     int gpus_per_job;     /* GPUs the power rows sum, 1..WS_MAX_GPUS_PER_JOB;
                              0: not given (the power trace's column, else 1).
                              Given here and in the trace, they must agree. */
+    char *metric;         /* the target metric's name ("accuracy", "WER"), or
+                             NULL: not given. For people only (list workloads):
+                             the train trace's rows say when it was reached */
+    int better;           /* +1: a higher metric is better, -1: lower, 0: not
+                             given */
 } ws_workload_spec;
 
 /* Longest display name, in bytes. */

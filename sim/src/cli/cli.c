@@ -57,7 +57,7 @@
 /* ------------------------------------------------------------ pareto */
 
 static const char *PARETO_HELP =
-    "usage: wattsim pareto --gpu G (--workload W | --job D/N/O --target X\n"
+    "usage: wattsim pareto [--gpu G] (--workload W | --job D/N/O --target X\n"
     "                      --max-epochs N --b0 B) [--eta X] [--recurrences N]\n"
     "                      [--format table|csv|json]\n"
     "                      [--plot FILE] [--history FILE] [--force] [WHAT-IF OPTIONS]\n"
@@ -76,8 +76,8 @@ static const char *PARETO_HELP =
     "                     the schedule (--every), as `wattsim plan` ranks them;\n"
     "                     default 2*|B|*|P|\n"
     "  --format F         table (default), csv or json\n"
-    "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf, with its\n"
-    "                     data (.csv) and gnuplot script (.gp) beside it\n"
+    "  --plot FILE        also draw the figure: FILE.png, FILE.svg or FILE.pdf,\n"
+    "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
     "                     the first matching simulation of a `wattsim run`\n"
     "                     history.csv)\n"
@@ -216,8 +216,10 @@ static void print_params(const ws_param_spec *ps)
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
         switch (p->kind) {
-        case WS_PARAM_INT: fprintf(ws_cli_out, "      %s (int, default %ld, %g..%g): %s\n", shown(p->name),
-                                  p->def.i, p->min, p->max, shown(p->help)); break;
+        /* an int's bounds as integers (0..1000000000, not 0..1e+09) */
+        case WS_PARAM_INT: fprintf(ws_cli_out, "      %s (int, default %ld, %.0f..%.0f): %s\n",
+                                  shown(p->name), p->def.i, p->min, p->max,
+                                  shown(p->help)); break;
         case WS_PARAM_DOUBLE: fprintf(ws_cli_out, "      %s (number, default %g, %g..%g): %s\n",
                                      shown(p->name), p->def.d, p->min, p->max,
                                      shown(p->help)); break;
@@ -276,7 +278,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
 {
     enum { OPT_PLUGIN = 300 };
     static const struct option opts[] = {
-        WS_CLI_GLOBAL_OPTIONS, {"plugin", required_argument, 0, OPT_PLUGIN}, {0, 0, 0, 0}};
+        WS_CLI_INPUT_OPTIONS, {"plugin", required_argument, 0, OPT_PLUGIN}, {0, 0, 0, 0}};
     int c;
     const char **plugins = calloc((size_t)argc, sizeof *plugins);
     size_t n_plugins = 0;
@@ -286,7 +288,7 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
         if (c == OPT_PLUGIN) { plugins[n_plugins++] = optarg; continue; }
         free(plugins);
         if (c == WS_OPT_HELP) {
-            fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_GLOBAL_HELP);
+            fprintf(ws_cli_out, "%s\n%s", LIST_HELP, WS_CLI_INPUT_HELP);
             return 0;
         }
         return ws_cli_bad_option("list", argv, c);
@@ -314,12 +316,19 @@ static int cmd_list(int argc, char **argv, ws_cli_globals *g)
     if (!strcmp(what, "workloads")) {
         ws_catalogue cat = {0};
         if (ws_cli_catalogue(g->catalogue, &cat, &err)) { ws_catalogue_free(&cat); return ws_cli_die(&err); }
-        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8s %10s %6s\n", "workload", "dataset",
+        fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %-16s %10s %6s\n", "workload", "dataset",
                 "network", "optimizer", "target", "max_epochs", "b0");
         for (size_t i = 0; i < cat.n; i++) {
             const ws_workload_spec *w = &cat.items[i];
-            fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %8g %10d %6d\n", w->name, w->dataset,
-                    w->network, w->optimizer, w->target_metric, w->max_epochs, w->b0);
+            /* the target with its metric and which way it improves:
+             * "accuracy >= 0.6", "WER <= 40"; the number alone when the
+             * catalogue does not say */
+            char target[WS_DISPLAY_MAX + 40];
+            snprintf(target, sizeof target, "%s%s%g", w->metric ? w->metric : "",
+                     !w->metric ? "" : w->better > 0 ? " >= " : w->better < 0 ? " <= " : " ",
+                     w->target_metric);
+            fprintf(ws_cli_out, "%-14s %-14s %-18s %-10s %-16s %10d %6d\n", w->name, w->dataset,
+                    w->network, w->optimizer, shown(target), w->max_epochs, w->b0);
         }
         ws_catalogue_free(&cat);
         return 0;

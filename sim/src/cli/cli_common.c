@@ -218,20 +218,31 @@ int ws_cli_job_apply(const ws_cli_job *j, ws_run_config *cfg, const char *cmd)
     return rc ? ws_cli_usage(cmd, "%s", err.msg) : 0;
 }
 
+#define WS_CLI_INPUT_LINES                                                       \
+    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"       \
+    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n" \
+    "                     beside the executable's folder)\n"                        \
+    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"  \
+    "                     share/wattsim/workloads.yaml beside the executable's\n"   \
+    "                     folder)\n"
+#define WS_CLI_LIMIT_LINES                                                       \
+    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"        \
+    "                     decompressed (suffix K, M or G; default:\n"              \
+    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
+
 const char WS_CLI_GLOBAL_HELP[] =
     "Common options:\n"
-    "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
-    "                     fetched Zeus traces in share/wattsim/traces/zeus-nsdi23\n"
-    "                     beside the executable's folder)\n"
-    "  --catalogue FILE   workload catalogue (default: $WATTSIM_CATALOGUE, else\n"
-    "                     share/wattsim/workloads.yaml beside the executable's\n"
-    "                     folder)\n"
+    WS_CLI_INPUT_LINES
     "  --verbose          let policies log what they do (stderr)\n"
     "  --quiet            no progress display (a bar on a terminal, else a\n"
     "                     line every 10 s, for commands running over 1 s)\n"
-    "  --max-trace-bytes N  refuse a trace file larger than N bytes once\n"
-    "                     decompressed (suffix K, M or G; default:\n"
-    "                     $WATTSIM_MAX_TRACE_BYTES, else 1G)\n"
+    WS_CLI_LIMIT_LINES
+    "  --help             this help\n";
+
+const char WS_CLI_INPUT_HELP[] =
+    "Common options:\n"
+    WS_CLI_INPUT_LINES
+    WS_CLI_LIMIT_LINES
     "  --help             this help\n";
 
 int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg)
@@ -275,4 +286,55 @@ int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
         return ws_cli_usage(cmd, "%s", workload ? "takes --workload W or --job D/N/O, not both"
                                                 : "needs --workload W (or --job D/N/O)");
     return 0;
+}
+
+/* The option of opts that `name` (len bytes, no "--") names: exactly, else
+ * as the unique prefix getopt_long took it for. */
+static const struct option *find_option(const struct option *opts, const char *name,
+                                        size_t len)
+{
+    const struct option *hit = NULL;
+    for (const struct option *o = opts; o->name; o++) {
+        if (strncmp(o->name, name, len)) continue;
+        if (!o->name[len]) return o;
+        hit = hit ? hit : o;
+    }
+    return hit;
+}
+
+char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
+                             const char *const *neutral)
+{
+    char **v = calloc((size_t)argc + 2, sizeof *v), *config = NULL;
+    if (!v) return NULL;
+    /* v[2] is CONFIG, wherever it was typed (getopt_long has moved it
+     * after the options by now) */
+    int n = 3, positional = 0, rest = 0;
+    v[0] = "wattsim";
+    v[1] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!rest && !strcmp(a, "--")) { rest = 1; continue; }
+        if (rest || strncmp(a, "--", 2) || !a[2]) {
+            if (positional++) continue;            /* a shard folder of merge */
+            config = realpath(a, NULL);
+            v[2] = config ? config : argv[i];
+            continue;
+        }
+        size_t len = strcspn(a + 2, "=");
+        const struct option *o = find_option(opts, a + 2, len);
+        int takes_next = o && o->has_arg == required_argument && !a[2 + len] && i + 1 < argc;
+        int drop = 0;
+        for (size_t k = 0; o && neutral[k] && !drop; k++) drop = !strcmp(o->name, neutral[k]);
+        if (!drop) {
+            v[n++] = argv[i];
+            if (takes_next) v[n++] = argv[i + 1];
+        }
+        if (takes_next) i++;
+    }
+    if (!v[2]) memmove(v + 2, v + 3, (size_t)(n-- - 3) * sizeof *v);
+    char *s = ws_command_line(n, v);
+    free(config);
+    free(v);
+    return s;
 }

@@ -199,6 +199,14 @@ enum { WS_OPT_TRACES = 3200, WS_OPT_CATALOGUE, WS_OPT_VERBOSE, WS_OPT_QUIET,
     {"help", no_argument, 0, WS_OPT_HELP}
 /* Their --help text. */
 extern const char WS_CLI_GLOBAL_HELP[];
+/* The options of a command that runs no policy and shows no progress
+ * (`list`): the inputs' options only, and their --help text. */
+#define WS_CLI_INPUT_OPTIONS                                           \
+    {"traces", required_argument, 0, WS_OPT_TRACES},                   \
+    {"catalogue", required_argument, 0, WS_OPT_CATALOGUE},             \
+    {"max-trace-bytes", required_argument, 0, WS_OPT_MAX_TRACE_BYTES}, \
+    {"help", no_argument, 0, WS_OPT_HELP}
+extern const char WS_CLI_INPUT_HELP[];
 /* Handle a global option; 1 if it was one (--help is not: the command
  * prints its own help). */
 int ws_cli_global_opt(ws_cli_globals *g, int c, const char *arg);
@@ -233,5 +241,17 @@ int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
 /* Values given as --gpu/--workload went through ws_run_config_set, which
  * labels them "--set"; name the option the user typed (opt) instead. */
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);
+
+/* The command that gives a study's results, for its provenance
+ * (wattsim/provenance.h): "wattsim", argv[0] (the command's name), the
+ * first positional argument (CONFIG) by its real path, and each option
+ * of opts as typed, with its value, except those `neutral` names (long
+ * names without "--", NULL-terminated: options that change no result)
+ * and except further positional arguments (merge's shard folders). An
+ * abbreviated option (--thr 2) is recognised as getopt_long recognised
+ * it. malloc'd; NULL when out of memory. */
+struct option;
+char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
+                             const char *const *neutral);
 
 #endif

@@ -133,8 +133,8 @@ out:
 }
 
 static const char *POTENTIAL_HELP =
-    "usage: wattsim potential [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
-    "                         --out DIR [--force] [--quiet]\n"
+    "usage: wattsim potential [CONFIG] [--gpus LIST] [--workloads LIST]\n"
+    "                         [--set K=V]... --out DIR [--force] [--quiet]\n"
     "\n"
     "Energy-saving potential: for each GPU and workload, the ETA of the default\n"
     "knob (b0 at the highest power limit) versus the least-ETA knob among those\n"
@@ -288,8 +288,8 @@ out:
 }
 
 static const char *FRONTIERS_HELP =
-    "usage: wattsim frontiers [CONFIG] [--gpus LIST] [--workloads LIST] [--set K=V]...\n"
-    "                         --out DIR [--force] [--quiet]\n"
+    "usage: wattsim frontiers [CONFIG] [--gpus LIST] [--workloads LIST]\n"
+    "                         [--set K=V]... --out DIR [--force] [--quiet]\n"
     "\n"
     "The pareto figure (see 'wattsim pareto --plot') of every GPU x workload x\n"
     "eta of CONFIG (default: every GPU and workload of the catalogue, eta 0.5):\n"

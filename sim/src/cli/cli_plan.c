@@ -19,9 +19,10 @@
 #include "cli_plan.h"
 
 static const char *PLAN_HELP =
-    "usage: wattsim plan --gpu G (--workload W | --job D/N/O --target X --max-epochs N\n"
-    "                    --b0 B) [--eta X] [--beta X] [--recurrences N]\n"
-    "                    [--seeds N] [--policies B:P,...] [WHAT-IF OPTIONS]\n"
+    "usage: wattsim plan [--gpu G] (--workload W | --job D/N/O --target X\n"
+    "                    --max-epochs N --b0 B) [--eta X] [--beta X]\n"
+    "                    [--recurrences N] [--seeds N] [--policies B:P,...]\n"
+    "                    [WHAT-IF OPTIONS]\n"
     "                    [--format table|json] [--plot FILE] [--out DIR] [--force]\n"
     "\n"
     "What to set for a recurring job, what it saves, and when learning it pays\n"

@@ -21,40 +21,68 @@
 #include "wattsim/outfile.h"
 #include "wattsim/report.h"
 
+#define POLICY_NEW_USAGE "wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
+#define POLICY_CHECK_USAGE                                                     \
+    "wattsim policy check FILE.so|POLICY [--policy NAME]\n"                    \
+    "                            [--param NAME=VALUE]... [--jobs N]\n"         \
+    "                            [--timeout SECONDS]\n"
+
+/* `policy --help`: the two subcommands, each described by its own --help. */
 static const char *POLICY_HELP =
-    "usage: wattsim policy new NAME [--kind bso|plo] [--force] [DIR]\n"
-    "       wattsim policy check FILE.so|POLICY [--policy NAME] [--param NAME=VALUE]...\n"
-    "                            [--jobs N] [--timeout SECONDS]\n"
+    "usage: " POLICY_NEW_USAGE
+    "       " POLICY_CHECK_USAGE
     "\n"
-    "new: write a policy skeleton into DIR (default: ./NAME): NAME.c, a\n"
-    "batch-size (bso, the default) or power-limit (plo) optimizer that runs\n"
-    "as it is, and a CMakeLists.txt that builds NAME.so against the wattsim\n"
-    "kit (find_package(wattsim)). The build command it prints names the kit\n"
-    "of the wattsim that wrote it: its build tree (-Dwattsim_DIR) or its\n"
-    "install prefix (-DCMAKE_PREFIX_PATH, unless /usr or /usr/local). NAME: a\n"
-    "letter, then letters, digits or _ (lower case). Existing files are not\n"
-    "replaced without --force.\n"
+    "  new     write a policy skeleton (C source and CMakeLists.txt) to build\n"
+    "  check   check a plugin's or a policy's conformance to the policy ABI\n"
     "\n"
-    "check: load the plugin and exercise each of its policies (or NAME) on\n"
-    "generated jobs: loading (ABI version, entry point, required functions,\n"
-    "parameter specs), the parameters, one batch size, many, eta 0 and 1, no\n"
-    "early stopping, a carbon intensity and a price in the context, hourly\n"
-    "carbon and price series on a schedule (the clock and the forecast),\n"
-    "concurrent submissions (bso), determinism for a seed, no state shared\n"
-    "between instances, N jobs without leaking (default 10000), the time per\n"
-    "call, and nothing written to stdout. One PASS/FAIL line per check; exit\n"
-    "1 if any fails. POLICY instead of a file: a policy as --bso/--plo name\n"
-    "it (NAME, FILE.so:NAME), checked as a bso and/or plo; py:MODULE:CLASS\n"
-    "checks a Python class through the Python bridge (docs/python.md),\n"
-    "imported by the interpreter WATTSIM_PYTHON names.\n"
-    "Loading and each check run in a process of their own: a crash, an exit()\n"
-    "or a hang fails that check, naming the call and the signal. Once a call\n"
-    "has hung, the policy's remaining checks are SKIP lines naming it and the\n"
-    "check it hung in (\"skipped (predict hung in check one-size)\").\n"
+    "'wattsim policy new --help' and 'wattsim policy check --help' describe them.\n";
+
+static const char *POLICY_NEW_HELP =
+    "usage: " POLICY_NEW_USAGE
+    "\n"
+    "Write a policy skeleton into DIR (default: ./NAME): NAME.c, a batch-size\n"
+    "(bso, the default) or power-limit (plo) optimizer that runs as it is, and\n"
+    "a CMakeLists.txt that builds NAME.so against the wattsim kit\n"
+    "(find_package(wattsim)). The build command it prints names the kit of the\n"
+    "wattsim that wrote it: its build tree (-Dwattsim_DIR) or its install\n"
+    "prefix (-DCMAKE_PREFIX_PATH, unless /usr or /usr/local). NAME: a letter,\n"
+    "then letters, digits or _ (lower case).\n"
+    "\n"
+    "  --kind K           bso (a batch-size optimizer, the default) or plo (a\n"
+    "                     power-limit optimizer)\n"
+    "  --force            replace existing files (without it, none is replaced)\n"
+    "  --help             this help\n";
+
+static const char *POLICY_CHECK_HELP =
+    "usage: " POLICY_CHECK_USAGE
+    "\n"
+    "Load the plugin and exercise each of its policies (or NAME) on generated\n"
+    "jobs: loading (ABI version, entry point, required functions, parameter\n"
+    "specs), the parameters, one batch size, many, eta 0 and 1, no early\n"
+    "stopping, a carbon intensity and a price in the context, hourly carbon\n"
+    "and price series on a schedule (the clock and the forecast), concurrent\n"
+    "submissions (bso), determinism for a seed, no state shared between\n"
+    "instances, N jobs without leaking, the time per call, and nothing written\n"
+    "to stdout. One PASS/FAIL line per check; exit 1 if any fails. POLICY\n"
+    "instead of a file: a policy as --bso/--plo name it (NAME, FILE.so:NAME),\n"
+    "checked as a bso and/or plo; py:MODULE:CLASS checks a Python class\n"
+    "through the Python bridge (docs/python.md), imported by the interpreter\n"
+    "WATTSIM_PYTHON names. Loading and each check run in a process of their\n"
+    "own: a crash, an exit() or a hang fails that check, naming the call and\n"
+    "the signal. Once a call has hung, the policy's remaining checks are SKIP\n"
+    "lines naming it and the check it hung in (\"skipped (predict hung in\n"
+    "check one-size)\").\n"
+    "\n"
+    "  --policy NAME      check only the policy NAME of the plugin (default:\n"
+    "                     every policy it defines)\n"
     "  --param NAME=VALUE  a parameter of the policy checked (repeatable; or\n"
-    "                      POLICY{NAME=VALUE,...} as --policies takes it)\n"
-    "  --timeout S         seconds each check may take (default 60; 0: no limit;\n"
-    "                      loading the plugin: at least 30)\n"
+    "                     POLICY{NAME=VALUE,...} as --policies takes it)\n"
+    "  --jobs N           jobs of the leak and timing checks, 10..10000000\n"
+    "                     (default 10000)\n"
+    "  --timeout S        seconds each check may take (default 60; 0: no limit;\n"
+    "                     loading the plugin: at least 30)\n"
+    "  --help             this help\n"
+    "\n"
     "Checking a plugin runs its code, with your rights (in child processes,\n"
     "which are not a sandbox): check only plugins you would run.\n";
 
@@ -389,7 +417,7 @@ static int cmd_new(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'k') kind = optarg;
         else if (c == 'f') force = 1;
-        else if (c == 'h') { fputs(POLICY_HELP, ws_cli_out); return 0; }
+        else if (c == 'h') { fputs(POLICY_NEW_HELP, ws_cli_out); return 0; }
         else return ws_cli_bad_option("policy new", argv, c);
     }
     if (optind >= argc || argc - optind > 2)
@@ -494,7 +522,7 @@ static int cmd_check(int argc, char **argv)
             }
         } else if (c == 'h') {
             free(kv);
-            fputs(POLICY_HELP, ws_cli_out);
+            fputs(POLICY_CHECK_HELP, ws_cli_out);
             return 0;
         } else {
             free(kv);

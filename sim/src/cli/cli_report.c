@@ -65,7 +65,8 @@ static const char *REPORT_HELP =
     "\n"
     "  --title TEXT       the reports' title (default: wattsim report)\n"
     "  --catalogue FILE   workload catalogue, for display names in paper.md\n"
-    "  --force            replace REPORT.md, report.html and paper.md where they exist\n";
+    "  --force            replace REPORT.md, report.html and paper.md (those of\n"
+    "                     them that exist)\n";
 
 /* The page's policy: images only as data: URIs, the page's own style, no
  * script, no frame, no form, no other origin. */

@@ -19,6 +19,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
@@ -30,8 +31,11 @@
 /* ------------------------------------------------------------ run */
 
 static const char *RUN_HELP =
-    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--format table|csv|json] [--force]\n"
-    "                  [--keep-history] [--allow-plugins DIR]...\n"
+    "usage: wattsim run CONFIG [--set KEY=VALUE]... [--out DIR] [--force]\n"
+    "                  [--format table|csv|json] [--keep-history]\n"
+    "                  [--allow-plugins DIR]... [--allow-python PKG]...\n"
+    "                  [--job D/N/O --target X --max-epochs N --b0 B]\n"
+    "                  [WHAT-IF OPTIONS]\n"
     "\n"
     "Run every simulation of a config's run plan (policy pair x gpu x workload x\n"
     "eta x beta x seed; bso: and plo: lists, or a policies: list, make the\n"
@@ -265,6 +269,17 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         if (keep && fail.failed) rc = keep_history(out, &of[0], &fail, &wi, &err);
         goto out;
     }
+    /* summary.json's provenance: the command that gives these results
+     * (without the options that change none), the config's and the trace
+     * files' sha256 */
+    static const char *const neutral[] = {"out", "format", "force", "keep-history", "verbose",
+                                          "quiet", "max-trace-bytes", "help", NULL};
+    char *results = ws_cli_results_command(argc, argv, opts, neutral);
+    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
+                                              cfg.n_gpus, &err)
+                          : ws_fail(&err, "out of memory");
+    free(results);
+    if (prov_rc) goto out;
     /* Each cell carries its pair's names and provenance (cell.policy). */
     const ws_study_pair *first = res[0].cell.policy;
     const char *bso = first->bso, *plo = first->plo;
@@ -310,11 +325,12 @@ out:
 /* ------------------------------------------------------------ simulate */
 
 static const char *SIMULATE_HELP =
-    "usage: wattsim simulate --gpu G (--workload W | --job D/N/O --target X\n"
+    "usage: wattsim simulate [--gpu G] (--workload W | --job D/N/O --target X\n"
     "                        --max-epochs N --b0 B) [--eta X] [--beta X] [--seed N]\n"
     "                        [--recurrences N] [--bso NAME] [--plo NAME]\n"
-    "                        [--bso-param K=V]... [--plo-param K=V]... [--format table|json]\n"
-    "                        [--keep-history] [--allow-remote]\n"
+    "                        [--bso-param K=V]... [--plo-param K=V]...\n"
+    "                        [--format table|json] [--keep-history] [--allow-remote]\n"
+    "                        [WHAT-IF OPTIONS]\n"
     "\n"
     "Simulate one recurring job and print every run (table) or one JSON object\n"
     "with the totals and the history.\n"

@@ -15,9 +15,10 @@
 #endif
 
 static const char *SERVE_HELP =
-    "usage: wattsim serve --db FILE [--listen HOST:PORT] [--bso zeus | --bso PREFIX=zeus ...]\n"
-    "                     [--sync normal|full] [--max-connections N] [--timeout SECONDS]\n"
-    "                     [--threads N] [--quiet]\n"
+    "usage: wattsim serve --db FILE [--listen HOST:PORT]\n"
+    "                     [--bso zeus | --bso PREFIX=zeus ...] [--sync normal|full]\n"
+    "                     [--max-connections N] [--timeout SECONDS] [--threads N]\n"
+    "                     [--quiet]\n"
     "\n"
     "Serve Zeus's batch-size optimizer REST API (POST /jobs, GET /jobs/batch_size,\n"
     "POST /report, PATCH /trials, DELETE /jobs) to training scripts that use\n"

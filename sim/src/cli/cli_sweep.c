@@ -23,6 +23,7 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
+#include "wattsim/provenance.h"
 #include "wattsim/progress.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
@@ -96,8 +97,8 @@
     "2 usage, config, policy or trace error (nothing written).\n"
 
 static const char *SWEEP_HELP =
-    "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
-    "                     [--threads N] [--force] [--no-plot] [--quiet]\n"
+    "usage: wattsim sweep CONFIG [--set KEY=VALUE]... [--policies B:P,...]\n"
+    "                     [--out DIR] [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                     [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
     "                     [--resume] [--shard K/N] [--keep-history]\n"
     "                     [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
@@ -119,8 +120,8 @@ static const char *SWEEP_HELP =
     SWEEP_OPTS_PLAN SWEEP_OPTS_RUN SWEEP_OPTS_TAIL;
 
 static const char *CURVES_HELP =
-    "usage: wattsim curves CONFIG [--set KEY=VALUE]... [--policies B:P,...] [--out DIR]\n"
-    "                      [--threads N] [--force] [--no-plot] [--quiet]\n"
+    "usage: wattsim curves CONFIG [--set KEY=VALUE]... [--policies B:P,...]\n"
+    "                      [--out DIR] [--threads N] [--force] [--no-plot] [--quiet]\n"
     "                      [--isolate] [--cell-timeout SECONDS] [--cell-memory SIZE]\n"
     "                      [--resume] [--shard K/N] [--keep-history]\n"
     "                      [--allow-plugins DIR]... [WHAT-IF OPTIONS]\n"
@@ -742,6 +743,18 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         goto out;
     }
     if (ws_mkdirs(out, &err)) goto out;
+    /* sweep.json's provenance: the command that gives these results (a
+     * merge's is the sweep's: its shard folders are no option), the
+     * config's and the trace files' sha256 */
+    static const char *const neutral[] = {"out", "threads", "force", "no-plot", "isolate",
+                                          "cell-timeout", "cell-memory", "resume", "quiet",
+                                          "shard", "keep-history", "help", NULL};
+    char *results = ws_cli_results_command(argc, argv, opts, neutral);
+    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
+                                              cfg.n_gpus, &err)
+                          : ws_fail(&err, "out of memory");
+    free(results);
+    if (prov_rc) goto out;
     out_ctx oc = {out, command, plot};
     if (keep) {
         char *hp = join(out, "history.csv");

@@ -151,7 +151,7 @@ int seed_axis(const ctx *c, const ynode *n, const char *what,
 /* ------------------------------------------------- workloads (specs) */
 
 enum { S_NAME, S_DATASET, S_NETWORK, S_OPTIMIZER, S_TARGET, S_EPOCHS, S_B0,
-       S_DISPLAY, S_GPUS, S_COUNT };
+       S_DISPLAY, S_GPUS, S_METRIC, S_BETTER, S_COUNT };
 static const keydef spec_keys[] = {
     { "name", S_NAME, true },            /* jobs only: skipped for catalogue */
     { "dataset", S_DATASET, true },
@@ -162,6 +162,8 @@ static const keydef spec_keys[] = {
     { "b0", S_B0, true },
     { "display", S_DISPLAY, true },      /* optional */
     { "gpus_per_job", S_GPUS, true },    /* optional */
+    { "metric", S_METRIC, true },        /* optional */
+    { "better", S_BETTER, true },        /* optional: higher or lower */
 };
 
 /* A workload mapping into *s. `what` prefixes field names in messages
@@ -193,6 +195,14 @@ int parse_spec(const ctx *c, const ynode *m, const char *what,
         case S_NETWORK:   if (set_string(c, v, field, &s->network)) return -1; break;
         case S_OPTIMIZER: if (set_string(c, v, field, &s->optimizer)) return -1; break;
         case S_DISPLAY:   if (set_display(c, v, field, &s->display)) return -1; break;
+        case S_METRIC:    if (set_display(c, v, field, &s->metric)) return -1; break;
+        case S_BETTER:
+            if (v->kind == Y_SCALAR && !strcmp(v->text, "higher")) s->better = 1;
+            else if (v->kind == Y_SCALAR && !strcmp(v->text, "lower")) s->better = -1;
+            else
+                return fail_at(c, v, "%s must be higher or lower (which way the metric"
+                               " improves), got %s", field, describe(v, got, sizeof got));
+            break;
         case S_TARGET:
             if (v->kind != Y_SCALAR || !parse_real(v->text, false, &s->target_metric))
                 return fail_at(c, v, "%s must be a number, got %s", field,
@@ -226,6 +236,7 @@ int parse_spec(const ctx *c, const ynode *m, const char *what,
 void spec_free(ws_workload_spec *s)
 {
     free(s->display);
+    free(s->metric);
     free(s->where);
     free(s->name);
     free(s->dataset);

@@ -52,7 +52,7 @@ static int parse_value(const ws_param_spec *ps, const ws_param_raw *raw,
             return ws_fail(err, "%s: %s parameter '%s' must be an integer, got \"%s\"",
                            raw->where, who, ps->name, s);
         if ((double)x < ps->min || (double)x > ps->max)
-            return ws_fail(err, "%s: %s parameter '%s' must be in [%g, %g], got %ld",
+            return ws_fail(err, "%s: %s parameter '%s' must be in [%.0f, %.0f], got %ld",
                            raw->where, who, ps->name, ps->min, ps->max, x);
         v->i = x;
         return 0;

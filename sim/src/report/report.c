@@ -1,4 +1,5 @@
 /* Output formatting; see wattsim/report.h. */
+#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/plugin.h"
 
@@ -336,9 +337,11 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
                 h[i].pl, h[i].epochs, ws_tab(b[0], 32, "%.1f", ws_req(h[i].energy_j / 1e3)));
         if (co2) fprintf(f, " %10s", ws_tab(b[1], 32, "%.3f", ws_req(h[i].co2_g / 1e3)));
         if (usd) fprintf(f, " %9s", ws_tab(b[2], 32, "%.2f", ws_req(h[i].usd)));
-        fprintf(f, " %12s %14s %7s %8s\n", ws_tab(b[3], 32, "%.2f", ws_req(h[i].time_s / 60)),
-                ws_tab(b[4], 32, "%.1f", ws_req(h[i].cost)), h[i].reached ? "yes" : "no",
-                h[i].profiled ? "yes" : "");
+        /* a blank `profiled` ends the line: no line ends in spaces */
+        fprintf(f, " %12s %14s %7s", ws_tab(b[3], 32, "%.2f", ws_req(h[i].time_s / 60)),
+                ws_tab(b[4], 32, "%.1f", ws_req(h[i].cost)), h[i].reached ? "yes" : "no");
+        if (h[i].profiled) fprintf(f, " %8s", "yes");
+        fputc('\n', f);
     }
     fprintf(f, "\ntotal: %ld runs (%ld not started), energy %s MJ", t->runs, t->skipped,
             ws_tab(b[0], 32, "%.4f", ws_req(t->energy_j / 1e6)));
@@ -656,6 +659,7 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
                 ws_json_allowed(f);
                 fputs(", ", f);
                 ws_json_version(f);
+                ws_json_provenance(f);
             }
             fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r[i].max_power));
             fprintf(f, ", \"gpus_per_job\": %d", r[i].gpus_per_job);

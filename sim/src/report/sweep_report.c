@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/sweep.h"
 
@@ -119,6 +120,7 @@ void ws_sweep_write_json(FILE *f, const ws_sweep *s)
     ws_json_allowed(f);
     fputs(", ", f);
     ws_json_version(f);
+    ws_json_provenance(f);
     fputs(", \"cells\": [", f);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
