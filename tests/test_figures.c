@@ -691,3 +691,152 @@ Test(figures, frontier_names_its_knobs, .init = mktmp, .fini = rmtmp, .timeout =
     cr_expect(strstr(gp, "pdfcairo") && strstr(gp, "fontscale 0.75"), "fonts at their size");
     free(gp);
 }
+
+/* ------------------------------------------------------------ issue 30 */
+
+/* Item 8: NCF at β = ∞ loses 400 % (its CI to −600 %) where every other
+ * bar is within ±75 %: on an axis to −600 the others were flat. The axis
+ * is cut: it spans the other bars, the cut bar runs to the frame, and its
+ * value and CI are written beside it (the label rows are the cut ones). */
+Test(figures, savings_axis_cut_for_a_bar_that_dwarfs_the_rest, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: [cifar100, movielens-1m]\neta: 0.5\n"
+                     "beta: [2, .inf]\nseed: 1..3\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.csv", tmp);
+    table t = read_table(path);
+    double worst = 0, rest = 0;            /* the NCF β = ∞ ETA saving, the others' lowest */
+    for (size_t row = 0; row < t.n; row++) {
+        int inf = num(&t, row, "beta_index") == 1, ncf = num(&t, row, "workload_index") == 1;
+        double lo = fmin(num(&t, row, "eta_saving_lo"), num(&t, row, "tta_saving_lo"));
+        if (inf && ncf) worst = num(&t, row, "eta_saving_pct");
+        else rest = fmin(rest, lo);
+    }
+    free_table(&t);
+    cr_assert_lt(worst, -200, "the data still hold the outlier (%g)", worst);
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    double ylo = 0, yhi = 0;
+    const char *at = strstr(gp, "YLO = ");
+    cr_assert(at, "%s", gp);
+    cr_assert_eq(sscanf(at, "YLO = %lf; YHI = %lf", &ylo, &yhi), 2);
+    cr_expect_gt(ylo, worst, "the axis is cut above the outlier (%g > %g)", ylo, worst);
+    cr_expect_leq(ylo, rest, "every other bar and CI is whole (%g <= %g)", ylo, rest);
+    cr_expect_lt(yhi - ylo, 4 * yhi, "the others are not flattened");
+    /* the bars are clipped to the axis, the cut ones labelled */
+    cr_expect(strstr(gp, "clip(y) = y < YLO ? YLO : y > YHI ? YHI : y\n"));
+    cr_expect(strstr(gp, "with boxes") && strstr(gp, ":(clip($8)) with boxes"), "%s", gp);
+    cr_expect(strstr(gp, "cut($8) ? x(g) + bw * 0.6 : NaN):(clip($8) * 0.5):(num($8).' % (cut)'"),
+              "%s", gp);
+    free(gp);
+    done(&s);
+
+    /* without an outlier, nothing is cut: the axis holds every CI */
+    s = run("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
+            "recurrences: 30\n", "zeus:jit");
+    char dir[500];
+    snprintf(dir, sizeof dir, "%.400s/plain", tmp);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    c.dir = dir;
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/savings.gp", dir);
+    gp = slurp(path);
+    cr_expect(!strstr(gp, "(cut)"), "nothing cut");
+    free(gp);
+    done(&s);
+}
+
+/* Item 7: one policy, one colour in every figure of a sweep. The curves
+ * coloured pairs by position (zeus, grid, default: blue, orange, green),
+ * the steady states by another rule (default vermillion, grid green). */
+Test(figures, one_colour_per_policy_across_figures, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+                     "recurrences: 20\n", "zeus:jit,grid:grid");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_curves(&c, &s, 0, 0, 0, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/curves-v100-cifar100-eta0.5-beta2.gp", tmp);
+    char *cu = slurp(path);
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
+    char *st = slurp(path);
+    /* policy: its colour in the palette table */
+    static const char *want[][2] = {{"zeus+jit", "#0072B2"}, {"grid+grid", "#E69F00"},
+                                    {"default", "#D55E00"}, {"oracle", "#000000"}};
+    for (size_t i = 0; i < 4; i++) {
+        size_t p = pair_of(&s, i < 2 ? want[i][0] : s.pairs[i == 2 ? s.ref_default
+                                                                   : s.ref_oracle].label);
+        /* curves: pol<block> = 'label' then that block's line in the colour */
+        char needle[128];
+        snprintf(needle, sizeof needle, "lc rgb '%s' title pol", want[i][1]);
+        cr_expect(strstr(cu, needle), "curves: %s in %s\n%s", s.pairs[p].label, want[i][1], cu);
+        snprintf(needle, sizeof needle, "lc rgb '%s'", want[i][1]);
+        cr_expect(strstr(st, needle), "steady: %s in %s\n%s", s.pairs[p].label, want[i][1], st);
+    }
+    /* and no other policy colour in either (green was default's in curves) */
+    cr_expect(!strstr(cu, "#009E73") && !strstr(st, "#009E73"));
+    free(cu);
+    free(st);
+    done(&s);
+}
+
+/* Item 6: `run`'s Pareto figure of a config with several η and seeds
+ * showed the first η and seed 1 without saying so. It marks every knob the
+ * first pair's seeds settled on at the first η, and its title names the
+ * policy, the seeds, η and β and what is not drawn. */
+Test(figures, run_pareto_says_which_eta_and_seeds, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    char cfgp[600], out[600], path[700];
+    snprintf(cfgp, sizeof cfgp, "%s/r.yaml", tmp);
+    FILE *f = fopen(cfgp, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\nseed: 1..3\neta: [0.2, 0.5, 0.8]\nrecurrences: 40\n"
+          "bso: [{name: zeus, params: {window: 10}}, zeus]\nplo: jit\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    cr_assert_eq(run_shell(CLI " run %s --traces " TRACES " --catalogue " CATALOGUE
+                           " --out %s >/dev/null 2>&1", cfgp, out), 0);
+    /* the knobs pair 1's seeds settled on at eta 0.2, from summary.csv */
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    table t = read_table(path);
+    int knobs[8][2], n = 0;
+    for (size_t row = 0; row < t.n; row++) {
+        if (strcmp(str(&t, row, "policy"), "zeus{window=10}+jit") || !NEAR(num(&t, row, "eta"), 0.2))
+            continue;
+        int bs = (int)num(&t, row, "final_bs"), pl = (int)num(&t, row, "final_pl"), seen = 0;
+        for (int k = 0; k < n; k++) seen |= knobs[k][0] == bs && knobs[k][1] == pl;
+        if (!seen && n < 8) { knobs[n][0] = bs; knobs[n][1] = pl; n++; }
+    }
+    free_table(&t);
+    cr_assert_geq(n, 1);
+    snprintf(path, sizeof path, "%s/pareto-v100-squad.csv", out);
+    t = read_table(path);
+    int marked = 0;
+    for (size_t row = 0; row < t.n; row++)
+        if (num(&t, row, "settled") == 1) {
+            marked++;
+            int found = 0;
+            for (int k = 0; k < n; k++)
+                found |= knobs[k][0] == (int)num(&t, row, "bs") && knobs[k][1] == (int)num(&t, row, "pl");
+            cr_expect(found, "marked knob %g:%g is one a seed settled on", num(&t, row, "bs"),
+                      num(&t, row, "pl"));
+        }
+    free_table(&t);
+    cr_expect_eq(marked, n, "every seed's knob marked (%d of %d)", marked, n);
+    snprintf(path, sizeof path, "%s/pareto-v100-squad.gp", out);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'marked: zeus{window=10}+jit settled, seeds 1–3, η = 0.2, β = 2 (first of"
+                         " 3 η, first of 2 policy pairs)'"), "%s", gp);
+    /* the key's entry fits its column (about 40 characters) */
+    const char *ts = strstr(gp, "t_set = '");
+    cr_assert(ts);
+    const char *end = strchr(ts + 9, '\'');
+    cr_expect_leq(end - (ts + 9), 40, "%.*s", (int)(end - ts), ts);
+    free(gp);
+}

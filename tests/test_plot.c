@@ -391,3 +391,40 @@ Test(plot, viridis_along_its_stops)
     ws_plot_viridis(0.125, c);
     cr_expect_str_eq(c, "#402a70");
 }
+
+/* Issue 30, item 7: one policy, one look in every figure. The table gives
+ * each policy its own colour and marker whatever the pairs' order (the
+ * curves listed zeus, grid, default and coloured them by position: grid
+ * orange, default green; the steady-state figures the other way round). */
+Test(plot, policy_looks_by_name_not_position)
+{
+    const char *a[] = {"zeus+jit", "grid+grid", "default", "oracle"};
+    const char *b[] = {"default+default", "oracle", "grid", "zeus+jit"};
+    ws_plot_look la[4], lb[4];
+    ws_plot_policy_looks(a, 4, la);
+    ws_plot_policy_looks(b, 4, lb);
+    cr_expect_str_eq(la[0].colour, "#0072B2");
+    cr_expect_str_eq(la[1].colour, "#E69F00");
+    cr_expect_str_eq(la[2].colour, "#D55E00");
+    cr_expect_str_eq(la[3].colour, "#000000");
+    cr_expect_eq(la[0].pt, 7);
+    cr_expect_eq(la[2].pt, 4);
+    cr_expect_eq(la[3].pt, 6);
+    /* the same policy, the same look, in another order */
+    cr_expect_str_eq(lb[3].colour, la[0].colour);
+    cr_expect_str_eq(lb[2].colour, la[1].colour);
+    cr_expect_str_eq(lb[0].colour, la[2].colour);
+    cr_expect_str_eq(lb[1].colour, la[3].colour);
+    /* a second zeus pair and an unknown policy: the next looks outside the
+     * table, each its own, none a table colour */
+    const char *c[] = {"zeus+jit", "zeus{window=10}+jit", "egreedy+jit", "grid"};
+    ws_plot_look lc[4];
+    ws_plot_policy_looks(c, 4, lc);
+    cr_expect_str_eq(lc[0].colour, "#0072B2");
+    cr_expect_str_eq(lc[1].colour, "#009E73");
+    cr_expect_str_eq(lc[2].colour, "#CC79A7");
+    cr_expect_str_eq(lc[3].colour, "#E69F00");
+    /* a name that only starts like a policy is not it */
+    cr_expect_null(ws_plot_policy_look("zeusx+jit").colour);
+    cr_expect_str_eq(ws_plot_policy_look("zeus{window=0}+jit").colour, "#0072B2");
+}

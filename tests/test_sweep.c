@@ -371,8 +371,9 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     cr_assert_eq(ws_history_settled(path, "v100", "cifar100", &s, &err), 0, "%s", err.msg);
     /* Last reached run of the first matching simulation (wattsim 0.1 named
      * its index `cell`: such a history still reads). */
-    cr_expect_eq(s.bs, 128);
-    cr_expect_eq(s.pl, 100);
+    cr_expect_eq(s.n, 1);
+    cr_expect_eq(s.knob[0][0], 128);
+    cr_expect_eq(s.knob[0][1], 100);
     char path2[600];
     snprintf(path2, sizeof path2, "%s/h2.csv", tmp);
     f = fopen(path2, "w");
@@ -383,8 +384,8 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     fclose(f);
     ws_settled s2 = {0};
     cr_assert_eq(ws_history_settled(path2, "v100", "cifar100", &s2, &err), 0, "%s", err.msg);
-    cr_expect_eq(s2.bs, 512);
-    cr_expect_eq(s2.pl, 150);
+    cr_expect_eq(s2.knob[0][0], 512);
+    cr_expect_eq(s2.knob[0][1], 150);
     cr_expect_eq(ws_history_settled(path, "a40", "cifar100", &s, &err), -1);
     cr_expect(strstr(err.msg, "no reached run"), "%s", err.msg);
     /* The figure marks it. */

@@ -25,7 +25,7 @@ int ws_cli_pareto_plot(const char *image, const char *history, const ws_workload
                        const ws_catalogue *cat, const ws_job *job, const ws_pareto *p,
                        int argc, char **argv, ws_error *err)
 {
-    ws_settled st = {0, 0, "policy settled"};
+    ws_settled st = {0};
     char subject[256];
     snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
              ws_catalogue_gpu_display(cat, job->gpu));

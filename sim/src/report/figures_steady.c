@@ -24,25 +24,25 @@
 
 /* ------------------------------------------------------------- steady */
 
-/* Marker style per policy pair in the steady-state figure: oracle a large
- * open circle (it sits on the least-cost knob, others often on top of it),
- * default an open square, the rest filled shapes in palette order, each a
- * size smaller than the one before (`later` filled ones follow, `step`
- * apart): policies that settle on the same knob are drawn one inside the
- * other, all visible, rather than the last hiding the others. The sizes
- * stay within ps 1..2.2, the oracle's circle, whatever the number of
- * pairs: the key's line height is made for that. */
-static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, double step,
-                       char *buf, size_t n)
+/* Marker style per policy pair in the steady-state figure, in the pair's
+ * look (ws_plot_policy_looks: the same colour and shape as in every other
+ * figure): oracle a large open circle (it sits on the least-cost knob,
+ * others often on top of it), default an open square, the rest their
+ * filled shapes, each a size smaller than the one before (`later` filled
+ * ones follow, `step` apart): policies that settle on the same knob are
+ * drawn one inside the other, all visible, rather than the last hiding the
+ * others. The sizes stay within ps 1..2.2, the oracle's circle, whatever
+ * the number of pairs: the key's line height is made for that. */
+static void pair_style(const ws_sweep *s, size_t p, const ws_plot_look *look, size_t later,
+                       double step, char *buf, size_t n)
 {
-    static const int shapes[] = {7, 9, 13, 11, 15, 5};
     if (p == s->ref_oracle)
-        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '#000000'");
+        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '%s'", look->colour);
     else if (p == s->ref_default)
-        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
+        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", look->colour);
     else
-        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", shapes[k % 6], 1.0 + step * (double)later,
-                 ws_plot_colour((int)k));
+        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", look->pt, 1.0 + step * (double)later,
+                 look->colour);
 }
 
 /* One steady state drawn in a steady-state figure, in plotted units (the
@@ -277,6 +277,13 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     size_t series[64], n_series = 0;
     for (size_t p = 0; p < s->n_pairs && n_series < 64; p++)
         if (!eta_mode || p == subject || p == s->ref_default) series[n_series++] = p;
+    /* every pair's look, from all the sweep's pairs: as in its other figures */
+    const char *labels[64];
+    ws_plot_look looks[64], look[64];
+    size_t n_lab = s->n_pairs < 64 ? s->n_pairs : 64;
+    for (size_t p = 0; p < n_lab; p++) labels[p] = s->pairs[p].label;
+    ws_plot_policy_looks(labels, n_lab, looks);
+    for (size_t i = 0; i < n_series; i++) look[i] = looks[series[i]];
     size_t n_rows = 0, cap = n_series * (eta_mode ? s->n_etas : 1);
     steady_row *rows = calloc(cap ? cap : 1, sizeof *rows);
     if (!rows) { ws_fail(err, "out of memory"); goto out; }
@@ -340,7 +347,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     if (key_fixed + n_series > key_cap) named = key_cap > key_fixed + 1 ? key_cap - key_fixed - 1 : 0;
     size_t key_lines = key_fixed + (named < n_series ? named + 1 : n_series);
     ws_plot_zoomfig z;
-    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines);
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines, 1);
     steady_page pg = steady_scale(&z);
     label_etas(rows, n_rows, s->etas, &pg);
     place_labels(rows, n_rows, &pg, &par, ut, ue, least, n_least);
@@ -430,10 +437,10 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         int in_key = !own || others > 0;
         if (own && others > 0) others--;
         n_named += in_key;
-        pair_style(s, p, i, own ? --filled : 0, step, style, sizeof style);
+        pair_style(s, p, &look[i], own ? --filled : 0, step, style, sizeof style);
         if (eta_mode && p == subject)       /* trace the etas in order, then label them */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
-                       " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
+                       " lc rgb '%s' notitle", i, look[i].colour);
         /* default far from the frontier: in the overview only */
         const char *x = p == s->ref_default && !def_in ? "NaN" : "$4";
         if (in_key)
@@ -447,7 +454,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                        " with labels left font ',7' tc rgb '%s' notitle, \\\n"
                        "     data index 2 using ($1 == %zu ? $4 : NaN):5:($13 - $4):($14 - $5)"
                        " with vectors nohead lw 0.5 lc rgb '%s' notitle", i,
-                    ws_plot_colour((int)i), i, ws_plot_colour((int)i));
+                    look[i].colour, i, look[i].colour);
     }
     /* the least-cost knob of each η last, an open diamond larger than the
      * steady states' markers: a policy that settles on it is seen inside
@@ -463,7 +470,8 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     size_t d_series = 0;
     while (d_series < n_series && series[d_series] != s->ref_default) d_series++;
     snprintf(over, sizeof over, "plot @knobs, data index 2 using ($1 == %zu ? $4 : NaN):5 with"
-             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series, ws_plot_colour(5));
+             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series,
+             d_series < n_series ? look[d_series].colour : ws_plot_policy_look("default").colour);
     snprintf(xl, sizeof xl, "TTA (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA (%s)", ue.name);
     ws_plot_zoomfig_overview(f, &z, xl, yl, over);
