@@ -840,3 +840,26 @@ Test(figures, run_pareto_says_which_eta_and_seeds, .init = mktmp, .fini = rmtmp,
     cr_expect_leq(end - (ts + 9), 40, "%.*s", (int)(end - ts), ts);
     free(gp);
 }
+
+/* Item 11: gnuplot fills a key of several lines column by column, so 11
+ * η values read 0, 0.2, 0.4 ... on the first line over 0.1, 0.3 ... The
+ * bars are drawn in the order that makes the key read line by line: six
+ * a line (the most that fit, 7, would leave 3 empty slots) and the series
+ * in column-major order 0 6 1 7 ... */
+Test(figures, eta_key_reads_line_by_line, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,"
+                     " 0.8, 0.9, 1]\nbeta: 2\nseed: 1..2\nrecurrences: 10\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "horizontal maxcols 6 "), "%s", gp);
+    cr_expect(strstr(gp, "order = '0 6 1 7 2 8 3 9 4 10 5'\n"), "%s", gp);
+    cr_expect(strstr(gp, "plot for [k=1:S] data skip 1 using ($14 == 0 && $15 == 0 && series(0) == G(k)"),
+              "%s", gp);
+    free(gp);
+    done(&s);
+}

@@ -352,7 +352,18 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     size_t per_line = (size_t)((wp - 40) / (5.09 * ((double)chars + 5)));
     if (per_line < 1) per_line = 1;
     if (per_line > ser.n) per_line = ser.n;
+    /* gnuplot fills a key of several lines column by column (η = 0 above
+     * 0.1, 0.2 beside it): the series are drawn in the order that makes it
+     * read line by line, 0, 0.1, 0.2, ... across, which needs a grid whose
+     * last line lacks one entry at most (else the columns come out short):
+     * the most entries a line, up to per_line, that allow it. */
+    while (per_line > 1) {
+        size_t r = (ser.n + per_line - 1) / per_line;
+        if (r * per_line - ser.n <= 1 || r == 1) break;
+        per_line--;
+    }
     size_t key_lines = ser.n > 1 ? (ser.n + per_line - 1) / per_line : 0;
+    size_t key_rows = key_lines ? key_lines : 1;
     double top = 22 + 10.5 * (double)key_lines, bottom = 3 + 6.9 + 2 * 8.8;
     double hp = top + (double)rows * (band + panel) + (double)(rows - 1) * gap + bottom;
     ws_plot_axis ay;
@@ -375,6 +386,12 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         fputc('\n', f);
     }
     fprintf(f, "S = %zu\nbw = 0.8 / S\n", ser.n);
+    /* the drawing order: the key's column-major j is series (j % rows) *
+     * per_line + j / rows, which reads row by row */
+    fputs("order = '", f);
+    for (size_t j = 0; j < ser.n; j++)
+        fprintf(f, "%s%zu", j ? " " : "", (j % key_rows) * per_line + j / key_rows);
+    fputs("'\nG(k) = word(order, k) + 0\n", f);
     /* the bar a row stands for: its GPU, or its η × β combination */
     if (ser.by_gpu) fputs("series(x) = column(15)\n", f);
     else fprintf(f, "series(x) = column(18) * %zu + column(19)\n", s->n_betas);
@@ -412,9 +429,9 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                 int col = m ? 11 : 8;
                 char blk[64] = "";
                 if (!ser.by_gpu) snprintf(blk, sizeof blk, " && $15 == %zu", k);
-                fprintf(f, "plot for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
-                           " ? x(g) : NaN):(clip($%d)) with boxes \\\n"
-                           "       lc rgb word(colours, g + 1) title value(sprintf('ser%%d', g)), \\\n"
+                fprintf(f, "plot for [k=1:S] data skip 1 using ($14 == %zu%s && series(0) == G(k)"
+                           " ? x(G(k)) : NaN):(clip($%d)) with boxes \\\n"
+                           "       lc rgb word(colours, G(k) + 1) title value(sprintf('ser%%d', G(k))), \\\n"
                            "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
                            " ? x(g) : NaN):(clip($%d)):(0):(clip($%d) - clip($%d)) with vectors nohead"
                            " lw 1 lc rgb '#222222' notitle",
