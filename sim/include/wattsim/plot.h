@@ -179,6 +179,9 @@ typedef struct ws_plot_zoomfig {
     ws_plot_axis ox, oy;
     double key_x, key_y;         /* the key's top left */
     double pad;                  /* pt from the zoomed panel's frame to its data */
+    int repeat;                  /* every point of the overview is in the
+                                    zoomed panel: no overview (it would
+                                    repeat the left panel), a line says so */
 } ws_plot_zoomfig;
 
 /* Lay out the figure for the data `zoom` (the zoomed panel's; its markers

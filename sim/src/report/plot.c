@@ -278,7 +278,9 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     const int usual = key_lines_at_height();
     double extra = key_lines > usual ? (key_lines - usual) * ZF_KEY_LINE : 0;
     if (extra > ZF_MAX_EXTRA) extra = ZF_MAX_EXTRA;
-    const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra;
+    /* and a title of several lines too: the panels keep their height */
+    const double title_extra = title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0;
+    const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra + title_extra;
     memset(z, 0, sizeof *z);
     z->w_in = ZF_W;
     z->h_in = hp / 72;
@@ -286,7 +288,7 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     /* zoomed panel: the y axis first (its labels' width sets the left
      * edge), then the x axis over what remains */
     z->zb = 3 + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
-    z->zt = hp - ZF_TITLE - (title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0);
+    z->zt = hp - ZF_TITLE - title_extra;
     ws_plot_axis_opts oy = {z->zt - z->zb, 1, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
     ws_plot_axis_linear(&z->zy, zoom->y0, zoom->y1, &oy);
     z->zl = 3 + ws_plot_left_room(&z->zy, WS_PLOT_FONT_PT);
@@ -309,6 +311,8 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     z->ol = right + ws_plot_left_room(&z->oy, 7);
     ws_plot_axis_opts lo_x = {z->or_ - z->ol, 0, 7, 6, 6, 0, 0};
     ws_plot_axis_log(&z->ox, x0, x1, &lo_x);
+    z->repeat = all->n > 0 && all->x0 >= z->zx.lo && all->x1 <= z->zx.hi && all->y0 >= z->zy.lo
+                && all->y1 <= z->zy.hi;
 }
 
 void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
@@ -332,6 +336,10 @@ void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                "kx(x, y) = !Z || (x >= %.9g && x <= %.9g && y >= %.9g && y <= %.9g) ? x : NaN\n",
             z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi, z->zx.lo + kx, z->zx.hi - kx,
             z->zy.lo + ky, z->zy.hi - ky);
+    if (z->repeat)          /* where the overview would be: why there is none */
+        fprintf(f, "set label 97 'Every knob is in the left panel: no overview' at screen %.5f,"
+                   " screen %.5f left font ',7'\n", z->key_x / (72 * z->w_in),
+                (z->ot - 4) / (72 * z->h_in));
 }
 
 /* Key lines the figure holds at its usual height. */
@@ -364,6 +372,10 @@ void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
 void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                               const char *ylabel, const char *plot)
 {
+    if (z->repeat) {
+        fputs("# no second panel: every knob is in the first (it would repeat it)\n", f);
+        return;
+    }
     fputs("# second panel: the whole landscape (log-log), the zoomed region dashed\n"
           "unset title; unset key; unset label; unset arrow; unset colorbox\n"
           "Z = 0\n", f);
@@ -377,11 +389,26 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
     /* the box: dashed dark grey, a style no marker has (the default knob's
      * square is orange) */
     double x0 = fmax(z->zx.lo, z->ox.lo), y0 = fmax(z->zy.lo, z->oy.lo);
+    double x1 = fmin(z->zx.hi, z->ox.hi), y1 = fmin(z->zy.hi, z->oy.hi);
+    /* a region a few points across on the page (CIFAR-100's frontier spans
+     * 1 % of a landscape of four decades) would be a dot: the box is drawn
+     * 10 pt a side at least, about the region's centre, so that it is seen
+     * as a box, with dashes as long (dt 6,4 at lw 1.2: not dots) */
+    const double min_pt = 10;
+    double wpt = (z->or_ - z->ol) * log(x1 / x0) / log(z->ox.hi / z->ox.lo);
+    double hpt = (z->ot - z->ob) * log(y1 / y0) / log(z->oy.hi / z->oy.lo);
+    if (wpt < min_pt) {
+        double c = sqrt(x0) * sqrt(x1), k = pow(z->ox.hi / z->ox.lo, min_pt / 2 / (z->or_ - z->ol));
+        x0 = fmax(c / k, z->ox.lo), x1 = fmin(c * k, z->ox.hi);
+    }
+    if (hpt < min_pt) {
+        double c = sqrt(y0) * sqrt(y1), k = pow(z->oy.hi / z->oy.lo, min_pt / 2 / (z->ot - z->ob));
+        y0 = fmax(c / k, z->oy.lo), y1 = fmin(c * k, z->oy.hi);
+    }
     fprintf(f, " font ',7'\n"
                "set title 'All knobs, log-log (dashed: left panel)' offset 0,-0.5 font ',7'\n"
                "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
-               " lc rgb '#444444' lw 1 dt (4,3)\n", x0, y0, fmin(z->zx.hi, z->ox.hi),
-            fmin(z->zy.hi, z->oy.hi));
+               " lc rgb '#444444' lw 1.2 dt (6,4)\n", x0, y0, x1, y1);
     fputs(plot, f);
     fputs("\nunset object 98\n", f);
 }
@@ -945,8 +972,11 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
           " ps 0.7 lc palette title 'knob (bs, power limit)', "
           "data skip 1 using ($5 == 0 ? kx($12, $13) : NaN):13 with points pt 6 ps 0.7 lw 0.8"
           " lc rgb '#999999' title 'some runs miss the target', "
-          "data skip 1 using ($6 == 1 ? $12 : NaN):13 with lines lw 1.5 lc rgb 'black'"
-          " title 'Pareto frontier'\"\n", f);
+          "data skip 1 using ($6 == 1 ? $12 : NaN):13 with ", f);
+    /* a frontier of one knob is a point: the key says so, not a line */
+    fputs(p->n_frontier > 1 ? "lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n"
+                            : "points pt 3 ps 1.2 lw 1.5 lc rgb 'black'"
+                              " title 'Pareto frontier: one knob'\"\n", f);
     fprintf(f, "plot @knobs, \\\n"
                "     data skip 1 using ($7 == 1 ? kx($12, $13) : NaN):13 with points pt 4 ps 1.6"
                " lw 2 lc rgb '%s' title t_def, \\\n"
