@@ -16,9 +16,9 @@ poppler-utils); the script draws the same page in both. The checks:
            is crossed by a plot's frame (a title struck through)
   axes     an axis with numeric tick labels has a label (its own, or the
            panel's beside it that shares the axis), found on the page, a
-           y label no taller than its plot; at least two labelled ticks on
-           every axis that shows any (or none, when a panel sharing the axis
-           shows them); tick labels do not touch or overlap; a linear axis
+           y label no taller than its plot; at least three distinct
+           labelled ticks on every axis that shows any (or none, when a
+           panel sharing the axis shows them); tick labels do not touch or overlap; a linear axis
            spans at least MIN_SPAN of its values (a zoom into 0.5 % makes
            trivial differences look large); a cost axis is in
            J-equivalents, not J
@@ -26,8 +26,10 @@ poppler-utils); the script draws the same page in both. The checks:
            bars, and its marker is whole inside it (3.5 pt per unit of `ps`
            from the frame: a ps 1 marker is 7 pt across, measured); no key
            entry's marker (ps 1 or more) hidden under a later filled one
-  key      every titled curve of a panel whose key is on has its text on
-           the page; a key with entries side by side puts each sample
+  key      every titled curve of a panel whose key is on (placed or `at`)
+           has its text on the page, clear of the canvas' edge; an entry
+           with a line sample draws a segment of it (a frontier of one knob
+           is no line); a key with entries side by side puts each sample
            before its text (`Left reverse`), else a sample reads as the next
            entry's; a frame drawn over the data (a rectangle object) has
            a colour no data series of its panel has; error bars drawn means
@@ -35,11 +37,15 @@ poppler-utils); the script draws the same page in both. The checks:
   content  savings.*: every row of its data is drawn (a bar per row and
            metric), and the title claims one η, one β or "per ... GPU" only
            when that is what the data holds
+  set      across every figure checked: a policy (its key entries' pair
+           label, "grid+grid" read as "grid") has one colour
 
 Usage: check_figures.py [--jobs N] [--only GLOB] [--keep DIR] DIR...
        check_figures.py --reproduce ROOT [--wattsim BIN] [--jobs N]
   --reproduce ROOT  first run ROOT/scripts/reproduce-paper --no-setup into
-                    a scratch folder (removed afterwards), then check it
+                    a scratch folder (removed afterwards), and `wattsim run`
+                    of tests/figures/run-multi.yaml (several etas, seeds and
+                    pairs) into its run/, then check them
   --keep DIR        keep each figure's instrumented script and log there
 Exit status: 0 when every figure passes, 1 when one fails, 2 on errors
 (gnuplot or pdftotext missing, a script that does not run).
