@@ -33,6 +33,7 @@
 #include "wattsim/config.h"
 #include "wattsim/error.h"
 #include "wattsim/pareto.h"
+#include "wattsim/style.h"
 
 /* A unit for an axis: label ("h", "MJ"), and the divisor from SI. */
 typedef struct ws_unit {
@@ -73,11 +74,15 @@ ws_plot_look ws_plot_policy_look(const char *label);
  * in an order (η values). */
 void ws_plot_viridis(double t, char buf[8]);
 
+/* The figures' style (wattsim/style.h: a config's `style`), for every
+ * figure drawn after it is set; the default until then. */
+void ws_plot_set_style(const ws_style *s);
+const ws_style *ws_plot_style(void);
 /* Figure widths (inches) of one and two columns of a two-column paper, and
- * the base font. */
-#define WS_PLOT_COL1 3.4
-#define WS_PLOT_COL2 7.0
-#define WS_PLOT_FONT "Helvetica"
+ * the base font: the style's. */
+#define WS_PLOT_COL1 (ws_plot_style()->col1)
+#define WS_PLOT_COL2 (ws_plot_style()->col2)
+#define WS_PLOT_FONT (ws_plot_style()->font)
 #define WS_PLOT_FONT_PT 8
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \

@@ -262,3 +262,12 @@ int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
                                                 : "needs --workload W (or --job D/N/O)");
     return 0;
 }
+
+int ws_cli_style(const ws_run_config *cfg, ws_error *err)
+{
+    ws_style st;
+    ws_style_default(&st);
+    if (cfg->style && ws_style_parse(cfg->style, &st, err)) return -1;
+    ws_plot_set_style(&st);
+    return 0;
+}

@@ -209,4 +209,8 @@ int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
  * labels them "--set"; name the option the user typed (opt) instead. */
 int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);
 
+/* Draw the figures in the config's style (its `style`, checked when the
+ * config was read), or the default. */
+int ws_cli_style(const ws_run_config *cfg, ws_error *err);
+
 #endif

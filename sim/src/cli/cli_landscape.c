@@ -119,7 +119,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(cfg, sets[i], err)) goto out;
-    if (ws_run_config_validate(cfg, err)) goto out;
+    if (ws_run_config_validate(cfg, err) || ws_cli_style(cfg, err)) goto out;
     if (ws_run_config_out(cfg, lo->out, &lo->out, err)) goto out;
     if (!lo->out) {
         ws_fail(err, "%s: no output folder: pass --out DIR", cmd);

@@ -172,8 +172,8 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     }
     if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
-    if (ws_run_config_validate(&cfg, &err) || ws_cli_limits(max_bytes, &lim, &err)
-        || ws_cli_catalogue(catalogue, &cat, &err)
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_style(&cfg, &err)
+        || ws_cli_limits(max_bytes, &lim, &err) || ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &lim, &err))
         goto out;
     const ws_workload_spec *spec = cfg.n_jobs ? &cfg.jobs[0]

@@ -269,7 +269,9 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "run"))) goto out;
     rc = EXIT_USAGE;
-    if (ws_run_config_validate(&cfg, &err) || ws_cli_config_plugins(&cfg, &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_config_plugins(&cfg, &err)
+        || ws_cli_style(&cfg, &err))
+        goto out;
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
     if (fmt < 0) {

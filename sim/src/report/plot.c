@@ -31,55 +31,82 @@ ws_unit ws_unit_energy(double max_j)
     return (ws_unit){"J", 1.0};
 }
 
-const char *ws_plot_colour(int i)
+/* The style every figure is drawn in (ws_plot_set_style). */
+static ws_style style = {"Helvetica", 3.4, 7.0, WS_PALETTE_OKABE_ITO};
+
+void ws_plot_set_style(const ws_style *s)
 {
-    /* Okabe & Ito (2008), without black, which marks the frontier, and with
-     * the yellow (#F0E442, invisible on white) moved last. */
-    static const char *c[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-                              "#56B4E9", "#D55E00", "#999999", "#F0E442"};
-    return c[((i % 8) + 8) % 8];
+    style = *s;
 }
 
-/* The one palette table of policies (see ws_plot_policy_looks): Okabe-Ito
- * colours, markers that differ in shape as well, for a print in grey. */
-static const struct {
-    const char *policy;
-    ws_plot_look look;
-} policy_looks[] = {
-    {"oracle", {"#000000", 6}},         /* open circle: the least-cost knob */
-    {"default", {"#D55E00", 4}},        /* open square */
-    {"zeus", {"#0072B2", 7}},           /* filled circle */
-    {"grid", {"#E69F00", 9}},           /* filled triangle */
-};
-/* Looks for pairs outside the table, in order (the yellow last). */
-static const ws_plot_look other_looks[] = {
-    {"#009E73", 13}, {"#CC79A7", 11}, {"#56B4E9", 15}, {"#999999", 5}, {"#F0E442", 7},
+const ws_style *ws_plot_style(void)
+{
+    return &style;
+}
+
+/* The palettes, 8 colours each, in the order of ws_plot_colour: Okabe &
+ * Ito (2008), without black, which marks the frontier, and with the yellow
+ * (#F0E442, invisible on white) moved last; Paul Tol's "bright"; greys
+ * dark to light for a print in black and white (the markers' shapes tell
+ * the policies apart). */
+static const char *const palette[3][8] = {
+    {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999", "#F0E442"},
+    {"#4477AA", "#CCBB44", "#228833", "#AA3377", "#66CCEE", "#EE6677", "#BBBBBB", "#777777"},
+    {"#222222", "#777777", "#444444", "#999999", "#555555", "#666666", "#888888", "#AAAAAA"},
 };
 
-ws_plot_look ws_plot_policy_look(const char *label)
+const char *ws_plot_colour(int i)
+{
+    return palette[style.palette][((i % 8) + 8) % 8];
+}
+
+/* The one palette table of policies (see ws_plot_policy_looks): colours
+ * by their place in the style's palette (ws_plot_colour; the oracle black
+ * in every palette), markers that differ in shape as well, for a print in
+ * grey. */
+static const struct {
+    const char *policy;
+    int colour, pt;           /* colour: ws_plot_colour's index; -1 black */
+} policy_looks[] = {
+    {"oracle", -1, 6},        /* open circle: the least-cost knob */
+    {"default", 5, 4},        /* open square */
+    {"zeus", 0, 7},           /* filled circle */
+    {"grid", 1, 9},           /* filled triangle */
+};
+/* Looks for pairs outside the table, in order (the palette's last last). */
+static const int other_looks[][2] = {{2, 13}, {3, 11}, {4, 15}, {6, 5}, {7, 7}};
+
+static int policy_index(const char *label)
 {
     size_t n = label ? strcspn(label, "+{") : 0;
     for (size_t i = 0; i < sizeof policy_looks / sizeof *policy_looks; i++)
         if (n == strlen(policy_looks[i].policy) && !strncmp(label, policy_looks[i].policy, n))
-            return policy_looks[i].look;
-    return (ws_plot_look){NULL, 0};
+            return (int)i;
+    return -1;
+}
+
+ws_plot_look ws_plot_policy_look(const char *label)
+{
+    int i = policy_index(label);
+    if (i < 0) return (ws_plot_look){NULL, 0};
+    return (ws_plot_look){policy_looks[i].colour < 0 ? "#000000"
+                                                     : ws_plot_colour(policy_looks[i].colour),
+                          policy_looks[i].pt};
 }
 
 void ws_plot_policy_looks(const char *const *labels, size_t n, ws_plot_look *out)
 {
-    const size_t n_table = sizeof policy_looks / sizeof *policy_looks;
     const size_t n_other = sizeof other_looks / sizeof *other_looks;
     unsigned taken = 0;                      /* table entries given out */
     size_t next = 0;
     for (size_t i = 0; i < n; i++) {
-        ws_plot_look l = ws_plot_policy_look(labels[i]);
-        size_t t = 0;
-        while (l.colour && t < n_table && policy_looks[t].look.colour != l.colour) t++;
-        if (l.colour && !(taken & (1u << t))) {
+        int t = policy_index(labels[i]);
+        if (t >= 0 && !(taken & (1u << t))) {
             taken |= 1u << t;
-            out[i] = l;
+            out[i] = ws_plot_policy_look(labels[i]);
         } else {
-            out[i] = other_looks[next++ % n_other];
+            const int *o = other_looks[next++ % n_other];
+            out[i] = (ws_plot_look){ws_plot_colour(o[0]), o[1]};
         }
     }
 }
@@ -405,10 +432,16 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
         double c = sqrt(y0) * sqrt(y1), k = pow(z->oy.hi / z->oy.lo, min_pt / 2 / (z->ot - z->ob));
         y0 = fmax(c / k, z->oy.lo), y1 = fmin(c * k, z->oy.hi);
     }
+    /* the title centred over the panel, within the page: shorter on a
+     * narrow page (a style's col2) or in a wide font (measured as DejaVu
+     * Sans, with room for a wider family) */
+    const char *title = "All knobs, log-log (dashed: left panel)";
+    double half = fmin((z->ol + z->or_) / 2 - z->key_x, 72 * z->w_in - (z->ol + z->or_) / 2);
+    if (1.15 * ws_plot_text_width(title, 7) > 2 * half) title = "Log-log (dashed: left panel)";
     fprintf(f, " font ',7'\n"
-               "set title 'All knobs, log-log (dashed: left panel)' offset 0,-0.5 font ',7'\n"
+               "set title '%s' offset 0,-0.5 font ',7'\n"
                "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
-               " lc rgb '#444444' lw 1.2 dt (6,4)\n", x0, y0, x1, y1);
+               " lc rgb '#444444' lw 1.2 dt (6,4)\n", title, x0, y0, x1, y1);
     fputs(plot, f);
     fputs("\nunset object 98\n", f);
 }
@@ -963,7 +996,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
      * oracle policies, the settled knob in its policy's colour */
     ws_plot_look l_def = ws_plot_policy_look("default"), l_best = ws_plot_policy_look("oracle");
     ws_plot_look l_set = ws_plot_policy_look(settled ? settled->policy : NULL);
-    if (!l_set.colour) l_set = (ws_plot_look){"#009E73", 12};
+    if (!l_set.colour) l_set = (ws_plot_look){ws_plot_colour(2), 12};
     fputs("t_def = ", f); ws_plot_str(f, t_def);
     fputs("\nt_best = ", f); ws_plot_str(f, t_best);
     fputs("\nt_set = ", f); ws_plot_str(f, t_set);

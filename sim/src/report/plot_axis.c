@@ -198,12 +198,12 @@ void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_ax
 
 /* A short log axis (2.2 to 7.5 MJ on 55 pt) has room for neither three
  * 1-2-5 values nor three of a linear step (3, 4, 5, 6, 7 crowd at its top
- * end): round values m x 10^k (m = 1, 1.5, 2, 3, ... 8) from the bottom,
+ * end): round values m x 10^k (m = 1, 1.2, 1.5, ... 8) from the bottom,
  * each kept when it is far enough from the last kept (3, 4, 6). 0 when
  * that is fewer than three. */
 static int pick_log_greedy(ws_plot_axis *a, const ws_plot_axis_opts *o)
 {
-    static const double m[] = {1, 1.5, 2, 3, 4, 5, 6, 7, 8};
+    static const double m[] = {1, 1.2, 1.5, 1.6, 1.8, 2, 2.5, 3, 4, 5, 6, 7, 8};
     int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
     double prev = -INFINITY, prev_w = 0;
     a->n = 0;
