@@ -437,7 +437,9 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
      * Sans, with room for a wider family) */
     const char *title = "All knobs, log-log (dashed: left panel)";
     double half = fmin((z->ol + z->or_) / 2 - z->key_x, 72 * z->w_in - (z->ol + z->or_) / 2);
-    if (1.15 * ws_plot_text_width(title, 7) > 2 * half) title = "Log-log (dashed: left panel)";
+    const char *font = ws_plot_style()->font;
+    double wider = !strcmp(font, "Helvetica") || !strcmp(font, "DejaVu Sans") ? 1.0 : 1.15;
+    if (wider * ws_plot_text_width(title, 7) > 2 * half) title = "Log-log (dashed: left panel)";
     fprintf(f, " font ',7'\n"
                "set title '%s' offset 0,-0.5 font ',7'\n"
                "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
