@@ -201,10 +201,10 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
  * in radius) is whole inside the zoomed panel or Z is 0, else NaN. */
 void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                           const char *ylabel, double knob_pt);
-/* How many key lines the figure can hold with the overview still readable
- * above them: ws_plot_zoomfig_layout makes it taller (to 7 in) for a key
- * longer than its usual 3.4 in hold. */
-int ws_plot_zoomfig_key_capacity(void);
+/* How many key lines the figure can hold under a title of title_lines,
+ * with the overview still readable above them: ws_plot_zoomfig_layout
+ * makes it taller (to 7 in) for a key longer than its usual 3.4 in hold. */
+int ws_plot_zoomfig_key_capacity(int title_lines);
 /* The key under the overview, with a title line when `title` is not NULL. */
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title);
 /* Inside the multiplot, after the zoomed panel: the overview (Z = 0), its

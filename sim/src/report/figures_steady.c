@@ -366,7 +366,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
      * default keep theirs, the first other pairs theirs, and a last line
      * says how many are named (all are drawn; sweep.md lists them). */
     const size_t key_fixed = 3 + (size_t)eta_mode;
-    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity();
+    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity(3);   /* 3: the caption */
     size_t named = n_series;                  /* series with a key entry */
     if (key_fixed + n_series > key_cap) named = key_cap > key_fixed + 1 ? key_cap - key_fixed - 1 : 0;
     size_t key_lines = key_fixed + (named < n_series ? named + 1 : n_series);

@@ -303,10 +303,11 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
      * line by line, up to ZF_MAX_EXTRA (the caller names only what
      * ws_plot_zoomfig_key_capacity allows). */
     const int usual = key_lines_at_height();
-    double extra = key_lines > usual ? (key_lines - usual) * ZF_KEY_LINE : 0;
-    if (extra > ZF_MAX_EXTRA) extra = ZF_MAX_EXTRA;
-    /* and a title of several lines too: the panels keep their height */
+    /* and a title of several lines too: the panels keep their height; the
+     * two together within ZF_MAX_EXTRA */
     const double title_extra = title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0;
+    double extra = key_lines > usual ? (key_lines - usual) * ZF_KEY_LINE : 0;
+    if (extra > ZF_MAX_EXTRA - title_extra) extra = ZF_MAX_EXTRA - title_extra;
     const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra + title_extra;
     memset(z, 0, sizeof *z);
     z->w_in = ZF_W;
@@ -378,9 +379,10 @@ static int key_lines_at_height(void)
     return (int)floor(room / ZF_KEY_LINE);
 }
 
-int ws_plot_zoomfig_key_capacity(void)
+int ws_plot_zoomfig_key_capacity(int title_lines)
 {
-    return key_lines_at_height() + (int)floor(ZF_MAX_EXTRA / ZF_KEY_LINE);
+    const double title_extra = title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0;
+    return key_lines_at_height() + (int)floor((ZF_MAX_EXTRA - title_extra) / ZF_KEY_LINE);
 }
 
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
