@@ -457,7 +457,7 @@ Test(errors, file_level)
     expect_data_error("empty_doc.yaml", ": empty config");
     expect_data_error("list_root.yaml",
                       ":1:1: the config must be a mapping with keys gpu, workload, job, "
-                      "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, got a list");
+                      "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, style, got a list");
     expect_data_error("two_docs.yaml",
                       ":2:1: a second YAML document ('---'); a config is one document");
 }
@@ -466,7 +466,7 @@ Test(errors, keys)
 {
     expect_data_error("unknown_key.yaml",
                       ":2:1: unknown key 'etaa' (expected one of: gpu, workload, job, eta, "
-                      "beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments)");
+                      "beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, style)");
     expect_data_error("dup_key.yaml", ":4:1: duplicate key 'eta' (first at 2:1)");
     expect_data_error("dup_plural.yaml",
                       ":3:1: duplicate key 'seeds': 'seed' means the same (first at 2:1)");
@@ -689,16 +689,16 @@ Test(set, errors)
 {
     expect_set_error("etaa=1",
                      "--set etaa: unknown key 'etaa' (expected one of: gpu, workload, job, "
-                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, "
+                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, style, "
                      "bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     expect_set_error("bso.params.=1",
                      "--set bso.params.: unknown key 'bso.params.' (expected one of: gpu, "
                      "workload, job, eta, beta, seed, recurrences, bso, plo, policies, out, traces, "
-                     "format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
+                     "format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, style, bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     /* the key is checked before the value */
     expect_set_error("etaa=[1",
                      "--set etaa: unknown key 'etaa' (expected one of: gpu, workload, job, "
-                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, "
+                     "eta, beta, seed, recurrences, bso, plo, policies, out, traces, format, power_cap, input_stall, idle_power, carbon, start, price, objective, price_tz, price_label, every, defer_up_to, job_power_cap, input_rate, samples_per_epoch, carbon_basis, price_adjustments, style, "
                      "bso.name, bso.params.NAME, plo.name, plo.params.NAME)");
     expect_set_error("eta", "--set eta: expected KEY=VALUE");
     expect_set_error("=0.5", "--set =0.5: expected KEY=VALUE");

@@ -686,8 +686,314 @@ Test(figures, frontier_names_its_knobs, .init = mktmp, .fini = rmtmp, .timeout =
               "the overview is log-log");
     cr_expect(o && strstr(o, "set xlabel 'TTA (h)'") && strstr(o, "set ylabel 'ETA (MJ)'"),
               "the overview's axes say what and in which unit");
-    /* its frame of the zoomed region is dashed grey: no marker's colour */
-    cr_expect(o && strstr(o, "lc rgb '#444444' lw 1 dt (4,3)"), "%s", o);
+    /* its frame of the zoomed region is dashed grey: no marker's colour;
+     * dashes 6 pt long at lw 1.2 (4,3 at lw 1 came out as dots, issue 30) */
+    cr_expect(o && strstr(o, "lc rgb '#444444' lw 1.2 dt (6,4)"), "%s", o);
     cr_expect(strstr(gp, "pdfcairo") && strstr(gp, "fontscale 0.75"), "fonts at their size");
     free(gp);
+}
+
+/* ------------------------------------------------------------ issue 30 */
+
+/* Item 8: NCF at β = ∞ loses 400 % (its CI to −600 %) where every other
+ * bar is within ±75 %: on an axis to −600 the others were flat. The axis
+ * is cut: it spans the other bars, the cut bar runs to the frame, and its
+ * value and CI are written beside it (the label rows are the cut ones). */
+Test(figures, savings_axis_cut_for_a_bar_that_dwarfs_the_rest, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: [cifar100, movielens-1m]\neta: 0.5\n"
+                     "beta: [2, .inf]\nseed: 1..3\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.csv", tmp);
+    table t = read_table(path);
+    double worst = 0, rest = 0;            /* the NCF β = ∞ ETA saving, the others' lowest */
+    for (size_t row = 0; row < t.n; row++) {
+        int inf = num(&t, row, "beta_index") == 1, ncf = num(&t, row, "workload_index") == 1;
+        double lo = fmin(num(&t, row, "eta_saving_lo"), num(&t, row, "tta_saving_lo"));
+        if (inf && ncf) worst = num(&t, row, "eta_saving_pct");
+        else rest = fmin(rest, lo);
+    }
+    free_table(&t);
+    cr_assert_lt(worst, -200, "the data still hold the outlier (%g)", worst);
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    double ylo = 0, yhi = 0;
+    const char *at = strstr(gp, "YLO = ");
+    cr_assert(at, "%s", gp);
+    cr_assert_eq(sscanf(at, "YLO = %lf; YHI = %lf", &ylo, &yhi), 2);
+    cr_expect_gt(ylo, worst, "the axis is cut above the outlier (%g > %g)", ylo, worst);
+    cr_expect_leq(ylo, rest, "every other bar and CI is whole (%g <= %g)", ylo, rest);
+    cr_expect_lt(yhi - ylo, 4 * yhi, "the others are not flattened");
+    /* the bars are clipped to the axis, the cut ones labelled */
+    cr_expect(strstr(gp, "clip(y) = y < YLO ? YLO : y > YHI ? YHI : y\n"));
+    cr_expect(strstr(gp, "with boxes") && strstr(gp, ":(clip($8)) with boxes"), "%s", gp);
+    cr_expect(strstr(gp, "cut($8) ? x(g) + bw * 0.6 : NaN):(clip($8) * 0.5):(num($8).' % (cut)'"),
+              "%s", gp);
+    free(gp);
+    done(&s);
+
+    /* without an outlier, nothing is cut: the axis holds every CI */
+    s = run("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
+            "recurrences: 30\n", "zeus:jit");
+    char dir[500];
+    snprintf(dir, sizeof dir, "%.400s/plain", tmp);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    c.dir = dir;
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/savings.gp", dir);
+    gp = slurp(path);
+    cr_expect(!strstr(gp, "(cut)"), "nothing cut");
+    free(gp);
+    done(&s);
+}
+
+/* Item 7: one policy, one colour in every figure of a sweep. The curves
+ * coloured pairs by position (zeus, grid, default: blue, orange, green),
+ * the steady states by another rule (default vermillion, grid green). */
+Test(figures, one_colour_per_policy_across_figures, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+                     "recurrences: 20\n", "zeus:jit,grid:grid");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_curves(&c, &s, 0, 0, 0, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/curves-v100-cifar100-eta0.5-beta2.gp", tmp);
+    char *cu = slurp(path);
+    snprintf(path, sizeof path, "%s/steady-v100-cifar100.gp", tmp);
+    char *st = slurp(path);
+    /* policy: its colour in the palette table */
+    static const char *want[][2] = {{"zeus+jit", "#0072B2"}, {"grid+grid", "#E69F00"},
+                                    {"default", "#D55E00"}, {"oracle", "#000000"}};
+    for (size_t i = 0; i < 4; i++) {
+        size_t p = pair_of(&s, i < 2 ? want[i][0] : s.pairs[i == 2 ? s.ref_default
+                                                                   : s.ref_oracle].label);
+        /* curves: pol<block> = 'label' then that block's line in the colour */
+        char needle[128];
+        snprintf(needle, sizeof needle, "lc rgb '%s' title pol", want[i][1]);
+        cr_expect(strstr(cu, needle), "curves: %s in %s\n%s", s.pairs[p].label, want[i][1], cu);
+        snprintf(needle, sizeof needle, "lc rgb '%s'", want[i][1]);
+        cr_expect(strstr(st, needle), "steady: %s in %s\n%s", s.pairs[p].label, want[i][1], st);
+    }
+    /* and no other policy colour in either (green was default's in curves) */
+    cr_expect(!strstr(cu, "#009E73") && !strstr(st, "#009E73"));
+    free(cu);
+    free(st);
+    done(&s);
+}
+
+/* Item 6: `run`'s Pareto figure of a config with several η and seeds
+ * showed the first η and seed 1 without saying so. It marks every knob the
+ * first pair's seeds settled on at the first η, and its title names the
+ * policy, the seeds, η and β and what is not drawn. */
+Test(figures, run_pareto_says_which_eta_and_seeds, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    char cfgp[600], out[600], path[700];
+    snprintf(cfgp, sizeof cfgp, "%s/r.yaml", tmp);
+    FILE *f = fopen(cfgp, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\nseed: 1..3\neta: [0.2, 0.5, 0.8]\nrecurrences: 40\n"
+          "bso: [{name: zeus, params: {window: 10}}, zeus]\nplo: jit\n", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    cr_assert_eq(run_shell(CLI " run %s --traces " TRACES " --catalogue " CATALOGUE
+                           " --out %s >/dev/null 2>&1", cfgp, out), 0);
+    /* the knobs pair 1's seeds settled on at eta 0.2, from summary.csv */
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    table t = read_table(path);
+    int knobs[8][2], n = 0;
+    for (size_t row = 0; row < t.n; row++) {
+        if (strcmp(str(&t, row, "policy"), "zeus{window=10}+jit") || !NEAR(num(&t, row, "eta"), 0.2))
+            continue;
+        int bs = (int)num(&t, row, "final_bs"), pl = (int)num(&t, row, "final_pl"), seen = 0;
+        for (int k = 0; k < n; k++) seen |= knobs[k][0] == bs && knobs[k][1] == pl;
+        if (!seen && n < 8) { knobs[n][0] = bs; knobs[n][1] = pl; n++; }
+    }
+    free_table(&t);
+    cr_assert_geq(n, 1);
+    snprintf(path, sizeof path, "%s/pareto-v100-squad.csv", out);
+    t = read_table(path);
+    int marked = 0;
+    for (size_t row = 0; row < t.n; row++)
+        if (num(&t, row, "settled") == 1) {
+            marked++;
+            int found = 0;
+            for (int k = 0; k < n; k++)
+                found |= knobs[k][0] == (int)num(&t, row, "bs") && knobs[k][1] == (int)num(&t, row, "pl");
+            cr_expect(found, "marked knob %g:%g is one a seed settled on", num(&t, row, "bs"),
+                      num(&t, row, "pl"));
+        }
+    free_table(&t);
+    cr_expect_eq(marked, n, "every seed's knob marked (%d of %d)", marked, n);
+    snprintf(path, sizeof path, "%s/pareto-v100-squad.gp", out);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'marked: zeus{window=10}+jit settled, seeds 1–3, η = 0.2, β = 2 (first of"
+                         " 3 η, first of 2 policy pairs)'"), "%s", gp);
+    /* the key's entry fits its column (about 40 characters) */
+    const char *ts = strstr(gp, "t_set = '");
+    cr_assert(ts);
+    const char *end = strchr(ts + 9, '\'');
+    cr_expect_leq(end - (ts + 9), 40, "%.*s", (int)(end - ts), ts);
+    free(gp);
+}
+
+/* Item 11: gnuplot fills a key of several lines column by column, so 11
+ * η values read 0, 0.2, 0.4 ... on the first line over 0.1, 0.3 ... The
+ * bars are drawn in the order that makes the key read line by line: six
+ * a line (the most that fit, 7, would leave 3 empty slots) and the series
+ * in column-major order 0 6 1 7 ... */
+Test(figures, eta_key_reads_line_by_line, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    ws_sweep s = run("gpu: v100\nworkload: cifar100\neta: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,"
+                     " 0.8, 0.9, 1]\nbeta: 2\nseed: 1..2\nrecurrences: 10\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "horizontal maxcols 6 "), "%s", gp);
+    cr_expect(strstr(gp, "order = '0 6 1 7 2 8 3 9 4 10 5'\n"), "%s", gp);
+    cr_expect(strstr(gp, "plot for [k=1:S] data skip 1 using ($14 == 0 && $15 == 0 && series(0) == G(k)"),
+              "%s", gp);
+    free(gp);
+    done(&s);
+}
+
+/* Issue 30, items 9 and 10. The frontier of NCF / MovieLens-1M on P100 is
+ * one knob: the key said "Pareto frontier" beside a line sample, and no
+ * line was drawn. ResNet-50 / ImageNet on P100 has every knob in the
+ * zoomed panel: the overview repeated it (on a log axis labelled 25.0,
+ * 27.5, 30.0); it is left out and a line says why. CIFAR-100 on A40: the
+ * zoomed region's box in the overview was a dot; it is 10 pt a side at
+ * least, and the overview's log axes have three labels at least. */
+Test(figures, frontier_one_knob_and_insets, .init = mktmp, .fini = rmtmp, .timeout = 60)
+{
+    char path[600];
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --workload movielens-1m --gpu p100"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/m.pdf"
+                           " >/dev/null 2>&1", tmp), 0);
+    snprintf(path, sizeof path, "%s/m.csv", tmp);
+    table t = read_table(path);
+    int n_frontier = 0;
+    for (size_t r = 0; r < t.n; r++) n_frontier += num(&t, r, "frontier") == 1;
+    free_table(&t);
+    cr_assert_eq(n_frontier, 1, "P100 / MovieLens-1M's frontier is one knob");
+    snprintf(path, sizeof path, "%s/m.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "with points pt 3 ps 1.2 lw 1.5 lc rgb 'black' title 'Pareto frontier:"
+                         " one knob'"), "%s", gp);
+    cr_expect(!strstr(gp, "title 'Pareto frontier'"), "no line promised");
+    free(gp);
+
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --workload imagenet --gpu p100"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/i.pdf"
+                           " >/dev/null 2>&1", tmp), 0);
+    snprintf(path, sizeof path, "%s/i.gp", tmp);
+    gp = slurp(path);
+    cr_expect(strstr(gp, "set label 97 'Every knob is in the left panel: no overview'"), "%s", gp);
+    cr_expect(!strstr(gp, "\nset logscale x") && !strstr(gp, "# second panel"),
+              "no log-log overview: %s", gp);
+    cr_expect(strstr(gp, "title 'Pareto frontier'"), "a frontier of several knobs: a line");
+    free(gp);
+
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --workload cifar100 --gpu a40"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/c.pdf"
+                           " >/dev/null 2>&1", tmp), 0);
+    snprintf(path, sizeof path, "%s/c.gp", tmp);
+    gp = slurp(path);
+    const char *o = strstr(gp, "# second panel");
+    cr_assert(o, "%s", gp);
+    /* the overview's area and ranges, and the box, from the script */
+    double l, r, b, tp, x0, x1, y0, y1, bx0, by0, bx1, by1;
+    const char *m = strstr(o, "set lmargin at screen ");
+    cr_assert(m && sscanf(m, "set lmargin at screen %lf; set rmargin at screen %lf\n"
+                          "set bmargin at screen %lf; set tmargin at screen %lf", &l, &r, &b,
+                          &tp) == 4, "%s", o);
+    cr_assert(sscanf(strstr(o, "set xrange ["), "set xrange [%lf:%lf]", &x0, &x1) == 2);
+    cr_assert(sscanf(strstr(o, "set yrange ["), "set yrange [%lf:%lf]", &y0, &y1) == 2);
+    cr_assert(sscanf(strstr(o, "set object 98 rectangle from "), "set object 98 rectangle from"
+                     " %lf,%lf to %lf,%lf", &bx0, &by0, &bx1, &by1) == 4);
+    /* the page is 7 in wide; its height from W and H */
+    double w_pt = (r - l) * 7 * 72, h_in = 0;
+    cr_assert(sscanf(strstr(gp, "W = "), "W = %*f; H = %lf", &h_in) == 1);
+    double h_pt = (tp - b) * h_in * 72;
+    double bw = w_pt * log(bx1 / bx0) / log(x1 / x0), bh = h_pt * log(by1 / by0) / log(y1 / y0);
+    cr_expect_geq(bw, 10 - 1e-6, "the box is %g pt wide", bw);
+    cr_expect_geq(bh, 10 - 1e-6, "the box is %g pt tall", bh);
+    /* three labelled ticks at least on each log axis */
+    for (int axis = 0; axis < 2; axis++) {
+        const char *tics = strstr(o, axis ? "set ytics (" : "set xtics (");
+        cr_assert(tics);
+        int n = 0;
+        for (const char *q = tics; *q && *q != '\n'; q++) n += *q == '\'';
+        cr_expect_geq(n / 2, 3, "%.80s", tics);
+    }
+    free(gp);
+}
+
+/* Issue 30, items 9 and 11, steady states. P100 / MovieLens-1M: a frontier
+ * of one knob is a point in the key; the caption says the knobs are
+ * expected values and the markers sample means over the last 5 of 20
+ * recurrences (every policy's lay past the "frontier", unexplained). RTX
+ * 6000 / Sentiment140: every policy settles within a corner of the
+ * frontier's region (its frontier runs 3.5 to 5.4 h); the panel zooms on
+ * them, the frontier's far end left to the overview. */
+Test(figures, steady_caption_one_knob_and_zoom_on_the_policies, .init = mktmp, .fini = rmtmp,
+     .timeout = 300)
+{
+    ws_sweep s = run("gpu: p100\nworkload: movielens-1m\neta: 0.5\nbeta: 2\nseed: 1..2\n"
+                     "recurrences: 20\n", "zeus:jit");
+    ws_fig_ctx c = {tmp, "test", &cat, 0};
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/steady-p100-movielens-1m.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "title 'Pareto frontier: one knob'") && !strstr(gp, "'Pareto frontier'"),
+              "%s", gp);
+    cr_expect(strstr(gp, "set label 90 'Knobs and frontier: the expected TTA and ETA of one run"),
+              "%s", gp);
+    cr_expect(strstr(gp, "set label 91 'Markers: sample means of the last 5 of 20 recurrences;"),
+              "%s", gp);
+    free(gp);
+    done(&s);
+
+    s = run("gpu: rtx6000\nworkload: sentiment140\neta: 0.5\nbeta: 2\nseed: 1..3\n",
+            "zeus:jit,grid:grid");
+    cr_assert_eq(ws_fig_steady(&c, &s, 0, 0, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/steady-rtx6000-sentiment140.csv", tmp);
+    /* the frontier's last knob and the steady states' largest TTA, in h */
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[1024];
+    int block = -1;
+    double front_max = 0, steady_max = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "# block ", 8)) block = atoi(line + 8);
+        else if (line[0] != '\n' && block == 1) {
+            double tta;
+            cr_assert(sscanf(line, "%*d,%*d,%lf", &tta) == 1);
+            front_max = fmax(front_max, tta);
+        } else if (line[0] != '\n' && block == 2) {
+            double hi;
+            cr_assert(sscanf(line, "%*d,%*[^,],%*[^,],%*f,%*f,%*f,%lf", &hi) == 1);
+            steady_max = fmax(steady_max, hi);
+        }
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/steady-rtx6000-sentiment140.gp", tmp);
+    gp = slurp(path);
+    double x0, x1;
+    cr_assert(sscanf(strstr(gp, "set xrange ["), "set xrange [%lf:%lf]", &x0, &x1) == 2);
+    cr_expect_gt(front_max, 5, "the frontier runs to %g h", front_max);
+    cr_expect_geq(x1, steady_max, "every steady state's CI inside (%g >= %g)", x1, steady_max);
+    cr_expect_lt(x1, 0.5 * (steady_max + front_max), "zoomed on the policies: %g h", x1);
+    free(gp);
+    done(&s);
 }

@@ -391,3 +391,115 @@ Test(plot, viridis_along_its_stops)
     ws_plot_viridis(0.125, c);
     cr_expect_str_eq(c, "#402a70");
 }
+
+/* Issue 30, item 7: one policy, one look in every figure. The table gives
+ * each policy its own colour and marker whatever the pairs' order (the
+ * curves listed zeus, grid, default and coloured them by position: grid
+ * orange, default green; the steady-state figures the other way round). */
+Test(plot, policy_looks_by_name_not_position)
+{
+    const char *a[] = {"zeus+jit", "grid+grid", "default", "oracle"};
+    const char *b[] = {"default+default", "oracle", "grid", "zeus+jit"};
+    ws_plot_look la[4], lb[4];
+    ws_plot_policy_looks(a, 4, la);
+    ws_plot_policy_looks(b, 4, lb);
+    cr_expect_str_eq(la[0].colour, "#0072B2");
+    cr_expect_str_eq(la[1].colour, "#E69F00");
+    cr_expect_str_eq(la[2].colour, "#D55E00");
+    cr_expect_str_eq(la[3].colour, "#000000");
+    cr_expect_eq(la[0].pt, 7);
+    cr_expect_eq(la[2].pt, 4);
+    cr_expect_eq(la[3].pt, 6);
+    /* the same policy, the same look, in another order */
+    cr_expect_str_eq(lb[3].colour, la[0].colour);
+    cr_expect_str_eq(lb[2].colour, la[1].colour);
+    cr_expect_str_eq(lb[0].colour, la[2].colour);
+    cr_expect_str_eq(lb[1].colour, la[3].colour);
+    /* a second zeus pair and an unknown policy: the next looks outside the
+     * table, each its own, none a table colour */
+    const char *c[] = {"zeus+jit", "zeus{window=10}+jit", "egreedy+jit", "grid"};
+    ws_plot_look lc[4];
+    ws_plot_policy_looks(c, 4, lc);
+    cr_expect_str_eq(lc[0].colour, "#0072B2");
+    cr_expect_str_eq(lc[1].colour, "#009E73");
+    cr_expect_str_eq(lc[2].colour, "#CC79A7");
+    cr_expect_str_eq(lc[3].colour, "#E69F00");
+    /* a name that only starts like a policy is not it */
+    cr_expect_null(ws_plot_policy_look("zeusx+jit").colour);
+    cr_expect_str_eq(ws_plot_policy_look("zeus{window=0}+jit").colour, "#0072B2");
+}
+
+/* Issue 30, item 12: a style for papers, `style: "font=..., col1=...,
+ * col2=..., palette=..."` in a config (or --set style=...). The font
+ * reaches a gnuplot script: only letters, digits, spaces and '-'. */
+Test(plot, style_parsed_and_checked)
+{
+    ws_style s;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_style_parse(" font = Times New Roman , col2=6.5, palette=grey", &s, &err), 0,
+                 "%s", err.msg);
+    cr_expect_str_eq(s.font, "Times New Roman");
+    cr_expect_float_eq(s.col2, 6.5, 1e-12);
+    cr_expect_float_eq(s.col1, 3.4, 1e-12, "unset keys keep their default");
+    cr_expect_eq(s.palette, WS_PALETTE_GREY);
+    static const char *bad[][2] = {
+        {"font=Times'New", "font must be a font family"},
+        {"font=`id`", "font must be a font family"},
+        {"font=1Times", "font must be a font family"},
+        {"col1=1", "col1 must be a width in inches, 2.5 to 5"},
+        {"col2=nan", "col2 must be a width in inches"},
+        {"palette=pink", "palette must be okabe-ito, tol or grey"},
+        {"size=9", "no key 'size'"},
+        {"col1=3, col1=3.2", "col1 given twice"},
+        {"font", "'font' is not KEY=VALUE"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ws_style t = s;
+        cr_expect_eq(ws_style_parse(bad[i][0], &t, &err), -1, "%s", bad[i][0]);
+        cr_expect(strstr(err.msg, bad[i][1]), "%s: %s", bad[i][0], err.msg);
+        cr_expect_str_eq(t.font, "Times New Roman", "a refused style changes nothing");
+    }
+    /* the palette colours the policies and the GPUs */
+    ws_style tol;
+    cr_assert_eq(ws_style_parse("palette=tol", &tol, &err), 0);
+    ws_plot_set_style(&tol);
+    cr_expect_str_eq(ws_plot_colour(0), "#4477AA");
+    cr_expect_str_eq(ws_plot_policy_look("zeus+jit").colour, "#4477AA");
+    cr_expect_str_eq(ws_plot_policy_look("oracle").colour, "#000000");
+    ws_style def;
+    ws_style_default(&def);
+    ws_plot_set_style(&def);
+    cr_expect_str_eq(ws_plot_colour(0), "#0072B2");
+    cr_expect_float_eq(WS_PLOT_COL2, 7.0, 1e-12);
+}
+
+Test(plot, style_from_a_config_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
+    FILE *f = fopen(cfg, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 20\nbso: zeus\nplo: jit\n"
+          "style: \"font=DejaVu Serif, col2=6, palette=tol\"\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " sweep %s --traces " TRACES " --catalogue "
+                           CATALOGUE " --out %s/o >/dev/null 2>&1", cfg, tmp), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/o/steady-v100-squad.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "W = 6.000;"), "two columns are 6 in wide");
+    cr_expect(strstr(gp, "font 'DejaVu Serif,8'"), "the font");
+    cr_expect(strstr(gp, "lc rgb '#4477AA'"), "zeus in Tol's blue");
+    cr_expect(!strstr(gp, "#0072B2"), "no Okabe-Ito");
+    free(gp);
+    /* a bad style: exit 2 naming the option and key, nothing written */
+    cr_expect_eq(run_shell(CLI " sweep %s --set 'style=font=a;b' --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/bad 2>%s/err.txt", cfg, tmp, tmp),
+                 2);
+    snprintf(path, sizeof path, "%s/err.txt", tmp);
+    char *e = slurp(path);
+    cr_expect(strstr(e, "--set style: style: font must be a font family"), "%s", e);
+    free(e);
+    snprintf(path, sizeof path, "%s/bad", tmp);
+    cr_expect(!exists(path));
+}

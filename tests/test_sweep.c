@@ -372,8 +372,9 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     cr_assert_eq(ws_history_settled(path, "v100", "cifar100", &s, &err), 0, "%s", err.msg);
     /* Last reached run of the first matching simulation (wattsim 0.1 named
      * its index `cell`: such a history still reads). */
-    cr_expect_eq(s.bs, 128);
-    cr_expect_eq(s.pl, 100);
+    cr_expect_eq(s.n, 1);
+    cr_expect_eq(s.knob[0][0], 128);
+    cr_expect_eq(s.knob[0][1], 100);
     char path2[600];
     snprintf(path2, sizeof path2, "%s/h2.csv", tmp);
     f = fopen(path2, "w");
@@ -384,8 +385,8 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
     fclose(f);
     ws_settled s2 = {0};
     cr_assert_eq(ws_history_settled(path2, "v100", "cifar100", &s2, &err), 0, "%s", err.msg);
-    cr_expect_eq(s2.bs, 512);
-    cr_expect_eq(s2.pl, 150);
+    cr_expect_eq(s2.knob[0][0], 512);
+    cr_expect_eq(s2.knob[0][1], 150);
     cr_expect_eq(ws_history_settled(path, "a40", "cifar100", &s, &err), -1);
     cr_expect(strstr(err.msg, "no reached run"), "%s", err.msg);
     /* The figure marks it. */
@@ -402,6 +403,37 @@ Test(sweep, settled_knob_from_history, .init = mktmp, .fini = rmtmp, .timeout = 
         }
     cr_expect_eq(marked, 1);
     free_table(&t);
+    /* The history names no policy column: the figure says "the
+     * policy", and which simulation. */
+    snprintf(path, sizeof path, "%s/g.gp", tmp);
+    char *gp = slurp(path);
+    cr_expect(strstr(gp, "'marked: the policy settled, seed 1, η = 0.5, β = ∞ (simulation 0 of the"
+                         " history)'"), "%s", gp);
+    free(gp);
+    /* Issue 30, item 11: with policy and seed columns (today's history),
+     * the figure names them: "policy settled (48, 150 W)" named neither. */
+    snprintf(path2, sizeof path2, "%s/h3.csv", tmp);
+    f = fopen(path2, "w");
+    fputs("simulation,gpu,workload,eta,beta,seed,recurrence,try,bs,pl,epochs,energy_j,time_s,"
+          "cost,reached,profiled,policy\n"
+          "7,v100,cifar100,0.5,2,4,1,1,512,150,10,1,1,1,1,0,grid+grid\n"
+          "8,v100,cifar100,0.5,2,5,1,1,1024,250,10,1,1,1,1,0,grid+grid\n", f);
+    fclose(f);
+    ws_settled s3 = {0};
+    cr_assert_eq(ws_history_settled(path2, "v100", "cifar100", &s3, &err), 0, "%s", err.msg);
+    cr_expect_str_eq(s3.policy, "grid+grid");
+    cr_expect_str_eq(s3.seeds, "seed 4");
+    cr_expect_str_eq(s3.shown, "simulation 7 of the history");
+    cr_assert_eq(run_shell(CLI " pareto --workload cifar100 --traces " TRACES " --catalogue "
+                           CATALOGUE " --plot %s/named.png --history %s >/dev/null 2>&1", tmp, path2), 0);
+    snprintf(path, sizeof path, "%s/named.gp", tmp);
+    gp = slurp(path);
+    cr_expect(strstr(gp, "'marked: grid+grid settled, seed 4, η = 0.5, β = ∞ (simulation 7 of"
+                         " the history)'"), "%s", gp);
+    cr_expect(strstr(gp, "t_set = 'grid+grid settled (512, 150 W)'"), "%s", gp);
+    /* in grid's colour, as in every figure */
+    cr_expect(strstr(gp, "pt 12 ps 2.0 lw 2 lc rgb '#E69F00' title t_set"), "%s", gp);
+    free(gp);
 }
 
 Test(sweep, gnuplot_absent_writes_data_and_script, .init = mktmp, .fini = rmtmp, .timeout = 120)

@@ -16,9 +16,9 @@ poppler-utils); the script draws the same page in both. The checks:
            is crossed by a plot's frame (a title struck through)
   axes     an axis with numeric tick labels has a label (its own, or the
            panel's beside it that shares the axis), found on the page, a
-           y label no taller than its plot; at least two labelled ticks on
-           every axis that shows any (or none, when a panel sharing the axis
-           shows them); tick labels do not touch or overlap; a linear axis
+           y label no taller than its plot; at least three distinct
+           labelled ticks on every axis that shows any (or none, when a
+           panel sharing the axis shows them); tick labels do not touch or overlap; a linear axis
            spans at least MIN_SPAN of its values (a zoom into 0.5 % makes
            trivial differences look large); a cost axis is in
            J-equivalents, not J
@@ -26,8 +26,10 @@ poppler-utils); the script draws the same page in both. The checks:
            bars, and its marker is whole inside it (3.5 pt per unit of `ps`
            from the frame: a ps 1 marker is 7 pt across, measured); no key
            entry's marker (ps 1 or more) hidden under a later filled one
-  key      every titled curve of a panel whose key is on has its text on
-           the page; a key with entries side by side puts each sample
+  key      every titled curve of a panel whose key is on (placed or `at`)
+           has its text on the page, clear of the canvas' edge; an entry
+           with a line sample draws a segment of it (a frontier of one knob
+           is no line); a key with entries side by side puts each sample
            before its text (`Left reverse`), else a sample reads as the next
            entry's; a frame drawn over the data (a rectangle object) has
            a colour no data series of its panel has; error bars drawn means
@@ -35,11 +37,15 @@ poppler-utils); the script draws the same page in both. The checks:
   content  savings.*: every row of its data is drawn (a bar per row and
            metric), and the title claims one η, one β or "per ... GPU" only
            when that is what the data holds
+  set      across every figure checked: a policy (its key entries' pair
+           label, "grid+grid" read as "grid") has one colour
 
 Usage: check_figures.py [--jobs N] [--only GLOB] [--keep DIR] DIR...
        check_figures.py --reproduce ROOT [--wattsim BIN] [--jobs N]
   --reproduce ROOT  first run ROOT/scripts/reproduce-paper --no-setup into
-                    a scratch folder (removed afterwards), then check it
+                    a scratch folder (removed afterwards), and `wattsim run`
+                    of tests/figures/run-multi.yaml (several etas, seeds and
+                    pairs) into its run/, then check them
   --keep DIR        keep each figure's instrumented script and log there
 Exit status: 0 when every figure passes, 1 when one fails, 2 on errors
 (gnuplot or pdftotext missing, a script that does not run).
@@ -58,8 +64,10 @@ import sys
 import tempfile
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 TOL = 0.5             # pt: rounding of positions
 MIN_SPAN = 0.05       # a linear axis spans at least 5 % of its largest value
+MIN_TICKS = 3         # distinct labelled ticks on an axis with numbers
 MARKER_PT = 3.5       # half a marker's side per unit of ps (measured: ps 1 = 7 pt)
 FILLED = {5, 7, 9, 11, 13, 15}      # gnuplot's filled point types
 POINT_STYLES = ("points", "linespoints", "errorbars", "xerrorbars", "yerrorbars",
@@ -206,7 +214,8 @@ def parse_panel(idx, text):
     m = re.search(r"last plot command was: plot (.*)", text)
     p.command = m.group(1) if m else ""
     p.clauses = [Clause(c) for c in split_top(p.command)] if p.command else []
-    p.key_on = "key is ON" in text
+    # "key is ON, position: ..." or, placed with `at`, "key is at (...)"
+    p.key_on = "key is ON" in text or "\tkey is at " in text
     p.key_horizontal = bool(re.search(r"key is ON, position:.*horizontal", text))
     p.key_reversed = bool(re.search(r"justified, reversed", text))
     p.key_left = "key is left justified" in text
@@ -433,9 +442,11 @@ class Figure:
                     if gap < need:
                         self.fail(where, "tick labels %r and %r %s (gap %.1f pt)"
                                   % (a, b, "overlap" if gap < 0 else "touch", gap))
-                if len(numeric) == 1:
-                    self.fail(where, "one labelled tick (%r): a reader cannot tell the"
-                              " scale; two at least" % numeric[0])
+                if len({w.text for w in numeric}) < MIN_TICKS:
+                    self.fail(where, "%d distinct labelled tick(s) (%s): a reader cannot tell"
+                              " the scale (is 1.2 to 1.8 a factor or a step?); %d at least"
+                              % (len({w.text for w in numeric}),
+                                 ", ".join(w.text for w in numeric), MIN_TICKS))
                 label = p.xlabel if axis == "x" else p.ylabel
                 if not label:
                     label = next((getattr(q, axis + "label") for q in self.panels
@@ -552,8 +563,30 @@ class Figure:
             if p.key_on:
                 titles = [cu.title for cu in p.curves if cu.title]
                 for t in titles:
-                    if not find_text(self.words, t):
-                        self.fail(p.name(), "the key entry '%s' is not on the page" % t)
+                    found = find_text(self.words, t)
+                    if not found:
+                        self.fail(p.name(), "the key entry '%s' is not on the page (cut at"
+                                  " the canvas' edge?)" % t)
+                    elif (box(found)[2] > self.page_w - 1 or box(found)[0] < 1
+                          or box(found)[1] < 1 or box(found)[3] > self.page_h - 1):
+                        self.fail(p.name(), "the key entry '%s' reaches the canvas' edge"
+                                  " (%.1f to %.1f of %.0f pt): the key is not inside it"
+                                  % (t, box(found)[0], box(found)[2], self.page_w))
+                # a key entry whose sample is a line promises one: a curve
+                # `with lines` drawn through fewer than two points draws
+                # nothing (a frontier of one knob)
+                for cu in p.curves:
+                    c = cu.clause
+                    if not cu.title or c is None or c.style not in ("lines", "linespoints"):
+                        continue
+                    kinds = [kind for _, kind in cu.rows]
+                    # gnuplot draws a segment with an end inside the plot
+                    drawn = sum(1 for a, b in zip(kinds, kinds[1:])
+                                if a in "io" and b in "io" and "i" in (a, b))
+                    if not drawn:
+                        self.fail(p.name(), "the key entry '%s' shows a line, and no segment"
+                                  " of it is drawn (%d point(s) inside): an empty line in the"
+                                  " key" % (cu.title, kinds.count("i")))
                 if p.key_horizontal and len(titles) > 1 and not (p.key_reversed and p.key_left):
                     self.fail(p.name(), "a key with entries side by side draws each sample"
                               " after its text, so a sample reads as the next entry's: use"
@@ -595,6 +628,20 @@ class Figure:
                 self.fail("content", "the title '%s' gives one %s; the data hold %d"
                           % (title, sym, len({r[col] for r in rows})))
 
+    def policy_colours(self):
+        """{policy: colour} of the key entries naming a policy pair (its
+        label, "grid+grid" read as "grid"), for the check across a set."""
+        out = {}
+        for p in self.panels:
+            for cu in p.curves:
+                c = cu.clause
+                if not cu.title or c is None or not c.colours:
+                    continue
+                name = policy_of(cu.title)
+                if name:
+                    out.setdefault(name, c.colours[0])
+        return out
+
     def run(self):
         self.check_axes()
         self.check_page()
@@ -602,6 +649,39 @@ class Figure:
         self.check_key()
         if os.path.basename(self.gp_path) == "savings.gp":
             self.check_savings()
+
+
+POLICIES = {"default", "grid", "oracle", "zeus"}
+
+
+def policy_of(title):
+    """The policy pair a key entry names ("zeus+jit", "grid+grid settled ...",
+    "default knob (192, 250 W)"), or None: its first word, when that is a
+    pair's label (BSO+PLO, a pair of one policy read as that policy) or a
+    built-in policy's name."""
+    word = title.split()[0].rstrip(":,") if title.split() else ""
+    if "+" in word:
+        a, _, b = word.partition("+")
+        return a if a == b else word
+    return word if word in POLICIES else None
+
+
+def check_colours(figures, base):
+    """One policy, one colour across the whole set of figures: the
+    problems, each naming the figures of each colour."""
+    seen = {}                                     # policy -> colour -> [figure]
+    for fig in figures:
+        for name, colour in fig.policy_colours().items():
+            seen.setdefault(name, {}).setdefault(colour, []).append(
+                os.path.relpath(fig.gp_path[:-3], base))
+    problems = []
+    for name, colours in sorted(seen.items()):
+        if len(colours) > 1:
+            problems.append("policy '%s' has %d colours across the figures: %s" % (
+                name, len(colours), "; ".join("%s in %s%s" % (c, ", ".join(f[:2]),
+                                                                " ..." if len(f) > 2 else "")
+                                               for c, f in sorted(colours.items()))))
+    return problems
 
 
 def check_one(gp_path, keep):
@@ -657,6 +737,26 @@ def main():
                 print("check_figures: scripts/reproduce-paper failed:\n" + r.stderr,
                       file=sys.stderr)
                 return 2
+            # `run`'s Pareto figures too, of a config with several etas,
+            # seeds and pairs (one with a long label): what they show must
+            # be said and their key must fit
+            r = subprocess.run([env.get("WS_WATTSIM", os.path.join(a.reproduce, "build", "sim",
+                                                                   "wattsim")),
+                                "run", os.path.join(HERE, "run-multi.yaml"), "--out",
+                                os.path.join(scratch, "paper", "run")], env=env,
+                               capture_output=True, text=True, cwd=a.reproduce)
+            if r.returncode != 0:
+                print("check_figures: wattsim run failed:\n" + r.stderr, file=sys.stderr)
+                return 2
+            run_dir = os.path.join(scratch, "paper", "run")
+            for gp in sorted(f for f in os.listdir(run_dir) if f.endswith(".gp")):
+                # `run` renders PNGs: the PDF the words are read from
+                r = subprocess.run(["gnuplot", "-e", "out='%s.pdf'" % gp[:-3], gp], cwd=run_dir,
+                                   capture_output=True, text=True, timeout=120)
+                if r.returncode != 0:
+                    print("check_figures: %s: gnuplot failed: %s" % (gp, r.stderr),
+                          file=sys.stderr)
+                    return 2
             print("reproduced the paper in %.1f s" % (time.monotonic() - t0))
             folders = [os.path.join(scratch, "paper")]
         if a.keep:
@@ -668,15 +768,22 @@ def main():
             return 2
         t0 = time.monotonic()
         failed = 0
+        base = folders[0] if len(folders) == 1 else "."
+        figures = []
         with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
             for path, fig in zip(paths, pool.map(lambda p: check_one(p, a.keep), paths)):
-                rel = os.path.relpath(path[:-3], folders[0] if len(folders) == 1 else ".")
+                rel = os.path.relpath(path[:-3], base)
                 for msg in fig.problems:
                     print("%s: %s" % (rel, msg))
                 failed += bool(fig.problems)
-        print("%d figures checked in %.1f s, %d with problems"
-              % (len(paths), time.monotonic() - t0, failed))
-        return 1 if failed else 0
+                figures.append(fig)
+        across = check_colours(figures, base)
+        for msg in across:
+            print("figure set: %s" % msg)
+        print("%d figures checked in %.1f s, %d with problems%s"
+              % (len(paths), time.monotonic() - t0, failed,
+                 ", %d across the set" % len(across) if across else ""))
+        return 1 if failed or across else 0
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         print("check_figures: %s" % e, file=sys.stderr)
         return 2

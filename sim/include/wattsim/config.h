@@ -207,6 +207,8 @@ typedef struct ws_run_config {
     ws_whatif_spec whatif;        /* what-if transforms; none by default */
     char *where_out;              /* "FILE:LINE:COL" of a config file's
                                      `out`; NULL when none or from --set */
+    char *style;                  /* the figures' style (wattsim/style.h),
+                                     checked; NULL = the default */
 } ws_run_config;
 
 /* Defaults used when a key is absent. */

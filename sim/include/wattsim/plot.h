@@ -33,6 +33,7 @@
 #include "wattsim/config.h"
 #include "wattsim/error.h"
 #include "wattsim/pareto.h"
+#include "wattsim/style.h"
 
 /* A unit for an axis: label ("h", "MJ"), and the divisor from SI. */
 typedef struct ws_unit {
@@ -50,15 +51,38 @@ ws_unit ws_unit_energy(double max_j);
 /* The Okabe-Ito palette (colour-blind safe), 8 entries, "#rrggbb"; blue,
  * orange, green, purple first, the pale yellow last. */
 const char *ws_plot_colour(int i);
+/* One policy's look, the same in every figure (curves, steady states,
+ * `run`'s Pareto figures): its colour ("#rrggbb") and marker (a gnuplot
+ * point type). */
+typedef struct ws_plot_look {
+    const char *colour;
+    int pt;
+} ws_plot_look;
+/* The looks of a figure set's policy pairs, labelled labels[0, n) ("zeus+jit",
+ * "default", "grid+grid", "oracle"). One table decides (ws_plot_policy_look):
+ * a pair whose policy (the label up to its first '+' or '{') is in it gets
+ * that policy's look; the oracle is black (it marks the least-cost knob, as
+ * the frontier's line does), default vermillion, grid orange, zeus blue. A
+ * second pair of the same policy (zeus{window=0}+jit beside zeus+jit), or a
+ * policy not in the table, takes the next look not in the table, in pair
+ * order. The same labels give the same looks in every figure. */
+void ws_plot_policy_looks(const char *const *labels, size_t n, ws_plot_look *out);
+/* The look of one policy by name, as ws_plot_policy_looks gives it to the
+ * first pair of that policy; NULL colour: not in the table. */
+ws_plot_look ws_plot_policy_look(const char *label);
 /* The colour at t in [0, 1] along WS_PLOT_VIRIDIS ("#rrggbb"), for series
  * in an order (η values). */
 void ws_plot_viridis(double t, char buf[8]);
 
+/* The figures' style (wattsim/style.h: a config's `style`), for every
+ * figure drawn after it is set; the default until then. */
+void ws_plot_set_style(const ws_style *s);
+const ws_style *ws_plot_style(void);
 /* Figure widths (inches) of one and two columns of a two-column paper, and
- * the base font. */
-#define WS_PLOT_COL1 3.4
-#define WS_PLOT_COL2 7.0
-#define WS_PLOT_FONT "Helvetica"
+ * the base font: the style's. */
+#define WS_PLOT_COL1 (ws_plot_style()->col1)
+#define WS_PLOT_COL2 (ws_plot_style()->col2)
+#define WS_PLOT_FONT (ws_plot_style()->font)
 #define WS_PLOT_FONT_PT 8
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
@@ -160,23 +184,27 @@ typedef struct ws_plot_zoomfig {
     ws_plot_axis ox, oy;
     double key_x, key_y;         /* the key's top left */
     double pad;                  /* pt from the zoomed panel's frame to its data */
+    int repeat;                  /* every point of the overview is in the
+                                    zoomed panel: no overview (it would
+                                    repeat the left panel), a line says so */
 } ws_plot_zoomfig;
 
 /* Lay out the figure for the data `zoom` (the zoomed panel's; its markers
  * `pad` pt clear of the frame) and `all` (> 0, the overview's), with room
- * for a colour bar between the panels or not, and a key of key_lines. */
+ * for a colour bar between the panels or not, a key of key_lines and a
+ * title of title_lines. */
 void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
                             const ws_plot_box_t *all, double pad, int colour_bar,
-                            int key_lines);
+                            int key_lines, int title_lines);
 /* The zoomed panel's area, axes and labels, and in the script X0, X1, Y0,
  * Y1 (its ranges), Z = 1 and kx(x, y): x when the point's marker (knob_pt
  * in radius) is whole inside the zoomed panel or Z is 0, else NaN. */
 void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                           const char *ylabel, double knob_pt);
-/* How many key lines the figure can hold with the overview still readable
- * above them: ws_plot_zoomfig_layout makes it taller (to 7 in) for a key
- * longer than its usual 3.4 in hold. */
-int ws_plot_zoomfig_key_capacity(void);
+/* How many key lines the figure can hold under a title of title_lines,
+ * with the overview still readable above them: ws_plot_zoomfig_layout
+ * makes it taller (to 7 in) for a key longer than its usual 3.4 in hold. */
+int ws_plot_zoomfig_key_capacity(int title_lines);
 /* The key under the overview, with a title line when `title` is not NULL. */
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title);
 /* Inside the multiplot, after the zoomed panel: the overview (Z = 0), its
@@ -214,21 +242,35 @@ int ws_manifest_add(const char *file, const char *kind, const char *title,
 /* The command line as one string (for manifests); malloc'd. */
 char *ws_command_line(int argc, char **argv);
 
-/* What a policy settled on, for the pareto figure. */
+/* What a policy settled on, for the pareto figure: the knob of its last
+ * reached run, for one seed or several (`run` of a multi-seed config). */
+#define WS_SETTLED_MAX 16
 typedef struct ws_settled {
-    int bs, pl;               /* 0 when unknown */
-    const char *label;        /* e.g. "zeus+jit settled" */
+    int n;                          /* knobs in knob[], distinct; 0: unknown */
+    int knob[WS_SETTLED_MAX][2];    /* (bs, pl), in the seeds' order */
+    char policy[600];               /* the policy pair's label ("zeus+jit");
+                                       "" when the history does not say */
+    char seeds[64];                 /* "seed 1", "seeds 1–3"; "" unknown */
+    char shown[160];                /* what else the figure should say about
+                                       what it shows ("the first of 3 η: 0.2,
+                                       0.5, 0.8"); "" nothing */
 } ws_settled;
 
+/* Add a settled knob (a seed's) to s, once; 0, or -1 when s is full. */
+int ws_settled_add(ws_settled *s, int bs, int pl);
+
 /* Read the knob of the last reached run of a history.csv (`wattsim run`)
- * for the given gpu/workload (first cell that matches; any when NULL). */
+ * for the given gpu/workload (first simulation that matches; any when
+ * NULL), with its policy and seed when the history has those columns. */
 int ws_history_settled(const char *path, const char *gpu, const char *workload,
                        ws_settled *out, ws_error *err);
 
 /* The pareto figure, two columns wide: left, the frontier's region on
  * linear axes, every knob a point coloured by batch size (viridis, log
  * scale), the frontier a line, the default and least-cost knobs (and
- * `settled`, if given) marked, each named with its knob in the key; right,
+ * `settled`, if given: every knob its seeds settled on, in the policy's
+ * look, the title naming the policy, η, β and the seeds) marked, each named
+ * with its knob in the key; right,
  * every knob on log-log axes with the left panel's region framed.
  * `subject` (NULL: "workload, gpu") opens the title. Writes IMAGE's .csv
  * and .gp, renders IMAGE. */

@@ -338,3 +338,12 @@ char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
     free(v);
     return s;
 }
+
+int ws_cli_style(const ws_run_config *cfg, ws_error *err)
+{
+    ws_style st;
+    ws_style_default(&st);
+    if (cfg->style && ws_style_parse(cfg->style, &st, err)) return -1;
+    ws_plot_set_style(&st);
+    return 0;
+}

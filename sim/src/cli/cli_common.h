@@ -254,4 +254,8 @@ struct option;
 char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
                              const char *const *neutral);
 
+/* Draw the figures in the config's style (its `style`, checked when the
+ * config was read), or the default. */
+int ws_cli_style(const ws_run_config *cfg, ws_error *err);
+
 #endif

@@ -25,7 +25,7 @@ int ws_cli_pareto_plot(const char *image, const char *history, const ws_workload
                        const ws_catalogue *cat, const ws_job *job, const ws_pareto *p,
                        int argc, char **argv, ws_error *err)
 {
-    ws_settled st = {0, 0, "policy settled"};
+    ws_settled st = {0};
     char subject[256];
     snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
              ws_catalogue_gpu_display(cat, job->gpu));
@@ -119,7 +119,7 @@ static int land_setup(const char *cmd, const char *help, int argc, char **argv,
         goto out;
     for (int i = 0; i < n_sets; i++)
         if (ws_run_config_set(cfg, sets[i], err)) goto out;
-    if (ws_run_config_validate(cfg, err)) goto out;
+    if (ws_run_config_validate(cfg, err) || ws_cli_style(cfg, err)) goto out;
     if (ws_run_config_out(cfg, lo->out, &lo->out, err)) goto out;
     if (!lo->out) {
         ws_fail(err, "%s: no output folder: pass --out DIR", cmd);

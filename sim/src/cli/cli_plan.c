@@ -181,8 +181,8 @@ int ws_cmd_plan(int argc, char **argv)
         goto out;
     }
     if (ws_policy_pairs_parse(policies, &pairs, &n_pairs, &err)) goto out;
-    if (ws_run_config_validate(&cfg, &err) || ws_cli_limits(max_bytes, &lim, &err)
-        || ws_cli_catalogue(catalogue, &cat, &err)
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_style(&cfg, &err)
+        || ws_cli_limits(max_bytes, &lim, &err) || ws_cli_catalogue(catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &lim, &err)
         || ws_whatif_set_demand_charge(&wi, demand, "--demand-charge", &err))
         goto out;

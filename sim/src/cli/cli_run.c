@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,51 @@ static int write_summary(const char *dir, const char *name, ws_format fmt,
     return 0;
 }
 
-/* One Pareto figure per (gpu, workload) of a run, in `out`, with the knob
- * the policies settled on in the first cell of that pair marked (of the
- * first policy pair, when the run has several). A run's cells are
+/* What a run's Pareto figure of one (gpu, workload) marks: the knobs the
+ * first policy pair settled on, every seed of its first eta and beta (the
+ * figure's least-cost knob is of one eta), and what the title says of
+ * them: the seeds, and which of several etas, betas and pairs it shows.
+ * The cells of that (gpu, workload) are res[i, end). */
+static void settled_of(const ws_cell_result *res, size_t i, size_t end, size_t n_pairs,
+                       ws_settled *st)
+{
+    const ws_cell *c0 = &res[i].cell;
+    memset(st, 0, sizeof *st);
+    snprintf(st->policy, sizeof st->policy, "%s", c0->policy ? c0->policy->label : "");
+    unsigned long lo = ULONG_MAX, hi = 0;
+    size_t n_seeds = 0, n_etas = 0, n_betas = 0;
+    for (size_t j = i; j < end; j++) {
+        const ws_cell *c = &res[j].cell;
+        int eta_new = 1, beta_new = 1;
+        for (size_t k = i; k < j; k++) {
+            if (res[k].cell.eta == c->eta) eta_new = 0;
+            if (res[k].cell.beta == c->beta) beta_new = 0;
+        }
+        n_etas += eta_new;
+        n_betas += beta_new;
+        if (c->eta != c0->eta || c->beta != c0->beta) continue;
+        n_seeds++;
+        lo = c->seed < lo ? c->seed : lo;
+        hi = c->seed > hi ? c->seed : hi;
+        if (res[j].tot.final_bs > 0) ws_settled_add(st, res[j].tot.final_bs, res[j].tot.final_pl);
+    }
+    if (n_seeds == 1) snprintf(st->seeds, sizeof st->seeds, "seed %lu", lo);
+    else if (hi - lo + 1 == n_seeds) snprintf(st->seeds, sizeof st->seeds, "seeds %lu–%lu", lo, hi);
+    else snprintf(st->seeds, sizeof st->seeds, "%zu seeds", n_seeds);
+    /* the rest of the run is in summary.csv: say it is not drawn */
+    char more[3][48];
+    int n_more = 0;
+    if (n_etas > 1) snprintf(more[n_more++], sizeof more[0], "first of %zu η", n_etas);
+    if (n_betas > 1) snprintf(more[n_more++], sizeof more[0], "first of %zu β", n_betas);
+    if (n_pairs > 1) snprintf(more[n_more++], sizeof more[0], "first of %zu policy pairs", n_pairs);
+    for (int k = 0; k < n_more; k++) {
+        size_t at = strlen(st->shown);
+        snprintf(st->shown + at, sizeof st->shown - at, "%s%s", k ? ", " : "", more[k]);
+    }
+}
+
+/* One Pareto figure per (gpu, workload) of a run, in `out`, with the knobs
+ * the first policy pair settled on marked (settled_of). A run's cells are
  * pair-major, then gpu, then workload: within the first pair each (gpu,
  * workload) is one block, and each gpu's blocks are together, so its
  * traces are loaded once. */
@@ -122,6 +165,8 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
 {
     ws_traces tr = {0};
     int rc = 0;
+    size_t n_pairs = 0;
+    for (size_t i = 0; i < n; i++) n_pairs = res[i].cell.pair + 1 > n_pairs ? res[i].cell.pair + 1 : n_pairs;
     for (size_t i = 0; i < n && res[i].cell.pair == res[0].cell.pair && !rc; i++) {
         const ws_cell *c = &res[i].cell, *prev = i ? &res[i - 1].cell : NULL;
         const int same_gpu = prev && !strcmp(prev->gpu, c->gpu);
@@ -130,16 +175,20 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
             ws_traces_free(&tr);
             if (ws_study_traces(cfg, env, c->gpu, &tr, err)) { rc = -1; break; }
         }
+        size_t end = i;
+        while (end < n && res[end].cell.pair == c->pair && !strcmp(res[end].cell.gpu, c->gpu)
+               && !strcmp(res[end].cell.workload, c->workload))
+            end++;
         ws_job_table jt = {0};
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
         rc = !spec || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
              || ws_pareto_compute(&jt.job, &par, err);
         if (!rc) {
-            char label[700], path[4096];
-            snprintf(label, sizeof label, "%s settled, seed %lu", c->policy->label, c->seed);
+            char path[4096];
             snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
-            ws_settled st = {res[i].tot.final_bs, res[i].tot.final_pl, label};
+            ws_settled st;
+            settled_of(res, i, end, n_pairs, &st);
             char subject[256];
             snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
                      ws_catalogue_gpu_display(env->catalogue, c->gpu));
@@ -229,7 +278,9 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "run"))) goto out;
     rc = EXIT_USAGE;
-    if (ws_run_config_validate(&cfg, &err) || ws_cli_config_plugins(&cfg, &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_config_plugins(&cfg, &err)
+        || ws_cli_style(&cfg, &err))
+        goto out;
     if (!format) format = cfg.format ? cfg.format : "table";
     int fmt = ws_format_parse(format);
     if (fmt < 0) {

@@ -598,7 +598,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         if (ws_run_config_set(&cfg, sets[i], &err)) goto out;
     for (int i = 0; i < n_wi; i++)
         if (ws_cli_whatif_opt(&cfg, wis[i].c, wis[i].arg, &err) < 0) goto out;
-    if (ws_run_config_validate(&cfg, &err)) goto out;
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_style(&cfg, &err)) goto out;
     if (ws_run_config_out(&cfg, out, &out, &err)) goto out;
     if (!out) {
         ws_fail(&err, "%s: no output folder: add `out: DIR` to the config or pass --out DIR", cfg.path);

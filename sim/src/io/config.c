@@ -23,6 +23,7 @@
 #include <ctype.h>
 
 #include "config_parse.h"
+#include "wattsim/style.h"
 #include "wattsim/trace.h"
 
 /* -------------------------------------------------------- run configs */
@@ -31,7 +32,7 @@ enum { K_GPU, K_WORKLOAD, K_JOB, K_ETA, K_BETA, K_SEED, K_RECURRENCES, K_BSO,
        K_PLO, K_OUT, K_TRACES, K_FORMAT, K_POWER_CAP, K_INPUT_STALL, K_IDLE_POWER,
        K_CARBON, K_START, K_PRICE, K_OBJECTIVE, K_PRICE_TZ, K_PRICE_LABEL, K_EVERY,
        K_DEFER, K_JOB_POWER_CAP, K_INPUT_RATE, K_SAMPLES_PER_EPOCH, K_CARBON_BASIS,
-       K_PRICE_ADJ, K_POLICIES, K_COUNT };
+       K_PRICE_ADJ, K_POLICIES, K_STYLE, K_COUNT };
 static const keydef run_keys[] = {
     { "gpu", K_GPU, true },           { "gpus", K_GPU, false },
     { "workload", K_WORKLOAD, true }, { "workloads", K_WORKLOAD, false },
@@ -62,6 +63,7 @@ static const keydef run_keys[] = {
     { "samples_per_epoch", K_SAMPLES_PER_EPOCH, true },
     { "carbon_basis", K_CARBON_BASIS, true },
     { "price_adjustments", K_PRICE_ADJ, true },
+    { "style", K_STYLE, true },
 };
 #define N_RUN_KEYS (sizeof run_keys / sizeof *run_keys)
 
@@ -316,6 +318,16 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
                        " folder: " WS_PATH_RULE, what,
                        show_text(t->out_dir, shown, sizeof shown), why);
     }
+    case K_STYLE: {
+        ws_style st;
+        ws_error e = {{0}};
+        if (v->kind != Y_SCALAR || ws_style_parse(v->text, &st, &e))
+            return v->kind != Y_SCALAR
+                   ? fail_at(c, v, "%s must be one string, \"font=NAME, col1=IN, col2=IN,"
+                             " palette=NAME\"", what)
+                   : fail_at(c, v, "%s", e.msg);
+        return get_string(c, v, what, &t->style);
+    }
     case K_TRACES:   return get_string(c, v, what, &t->traces);
     case K_FORMAT:
         if (v->kind != Y_SCALAR || !valid_format(v->text))
@@ -365,6 +377,7 @@ static void swap_key(ws_run_config *cfg, ws_run_config *t, int id)
                         SWAP_FIELD(cfg, t, where_pairs); break;
     case K_OUT:         SWAP_FIELD(cfg, t, out_dir); SWAP_FIELD(cfg, t, where_out); break;
     case K_TRACES:      SWAP_FIELD(cfg, t, traces); break;
+    case K_STYLE:       SWAP_FIELD(cfg, t, style); break;
     case K_FORMAT:      SWAP_FIELD(cfg, t, format); break;
     case K_POWER_CAP:   SWAP_FIELD(cfg, t, whatif.power_cap); break;
     case K_INPUT_STALL: SWAP_FIELD(cfg, t, whatif.input_stall); break;
@@ -462,6 +475,7 @@ void ws_run_config_free(ws_run_config *cfg)
     free(cfg->where_pairs);
     free(cfg->out_dir);
     free(cfg->where_out);
+    free(cfg->style);
     free(cfg->traces);
     free(cfg->format);
     free(cfg->whatif.carbon);

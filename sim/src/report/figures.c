@@ -205,6 +205,12 @@ static void savings_series_free(savings_series *v)
     free(v->colour);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
 {
     size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
@@ -222,6 +228,16 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
           "eta_saving_hi,tta_saving_pct,tta_saving_lo,tta_saving_hi,versus_index,gpu_index,"
           "workload_index,in_figure,eta_index,beta_index\n", f);
     double lo = 0, hi = 0;
+    /* every bar drawn (two a row), for the clipped axis */
+    size_t n_val = 0, n_mean = 0, cap = 2 * n_refs * s->n_gpus * s->n_work * s->n_etas * s->n_betas;
+    double *means = malloc((cap ? cap : 1) * sizeof *means);    /* a bar's mean */
+    double *vals = malloc((cap ? 3 * cap : 1) * sizeof *vals);  /* mean, lo, hi */
+    if (!means || !vals) {
+        free(means);
+        free(vals);
+        ws_fail(err, "out of memory");
+        goto out;
+    }
     for (size_t r = 0; r < n_refs; r++)
         for (size_t g = 0; g < s->n_gpus; g++)
             for (size_t w = 0; w < s->n_work; w++)
@@ -254,6 +270,14 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                         if (v.n) {
                             lo = fmin(lo, fmin(v.energy.lo, v.time.lo));
                             hi = fmax(hi, fmax(v.energy.hi, v.time.hi));
+                            /* a bar: its mean, and its CI's ends (the
+                             * mean when the CI is not finite) */
+                            for (int i = 0; i < 6; i += 3) {
+                                if (!isfinite(x[i])) continue;
+                                means[n_mean++] = x[i];
+                                for (int k = 0; k < 3; k++)
+                                    vals[n_val++] = isfinite(x[i + k]) ? x[i + k] : x[i];
+                            }
                         }
                     }
 
@@ -261,6 +285,46 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
      * are η or β values), a group of bars per workload, the 95 % CI as an
      * error bar. Geometry in points, from the top: the title, the key, then
      * each row's title and plot area; the workloads' names under the last. */
+    /* A clipped axis when a few bars dwarf the rest (NCF at β = ∞ loses
+     * 400 %, its CI reaching −600 %, where the others are within ±75 %):
+     * the bars sorted by size, the largest quarter at most are outliers
+     * when one of them is over 3 times the size of the next smaller (and
+     * over 15 %); the axis then spans the other bars with their CIs (the
+     * cut side at least 45 % of the other, room for a label), a cut bar
+     * runs to the frame, broken by a white band, its value and CI written
+     * beside it. */
+    double clip_lo = lo, clip_hi = hi;
+    int clipped = 0;
+    if (n_mean > 1) {
+        double *sorted = malloc(n_mean * sizeof *sorted);
+        if (!sorted) {
+            free(means);
+            free(vals);
+            ws_fail(err, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < n_mean; i++) sorted[i] = fabs(means[i]);
+        qsort(sorted, n_mean, sizeof *sorted, cmp_double);
+        double keep = INFINITY;               /* bars up to this size are whole */
+        for (size_t j = n_mean - 1; j >= 1 && j + n_mean / 4 >= n_mean - 1; j--)
+            if (sorted[j] > 3 * fmax(sorted[j - 1], 5)) keep = sorted[j - 1];
+        free(sorted);
+        if (isfinite(keep)) {
+            clip_lo = 0;
+            clip_hi = 0;
+            for (size_t i = 0; i < n_mean; i++)
+                if (fabs(means[i]) <= keep)
+                    for (int k = 0; k < 3; k++) {
+                        clip_lo = fmin(clip_lo, vals[3 * i + (size_t)k]);
+                        clip_hi = fmax(clip_hi, vals[3 * i + (size_t)k]);
+                    }
+            if (lo < clip_lo) clip_lo = fmin(clip_lo, -fmax(10, 0.45 * clip_hi));
+            if (hi > clip_hi) clip_hi = fmax(clip_hi, fmax(10, -0.45 * clip_lo));
+            clipped = lo < clip_lo || hi > clip_hi;
+        }
+    }
+    free(means);
+    free(vals);
     f = og.f;
     char title[512], fixed[128] = "", on[96] = "";
     if (s->n_gpus == 1)
@@ -288,14 +352,31 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     size_t per_line = (size_t)((wp - 40) / (5.09 * ((double)chars + 5)));
     if (per_line < 1) per_line = 1;
     if (per_line > ser.n) per_line = ser.n;
+    /* gnuplot fills a key of several lines column by column (η = 0 above
+     * 0.1, 0.2 beside it): the series are drawn in the order that makes it
+     * read line by line, 0, 0.1, 0.2, ... across, which needs a grid whose
+     * last line lacks one entry at most (else the columns come out short):
+     * the most entries a line, up to per_line, that allow it. */
+    while (per_line > 1) {
+        size_t r = (ser.n + per_line - 1) / per_line;
+        if (r * per_line - ser.n <= 1 || r == 1) break;
+        per_line--;
+    }
     size_t key_lines = ser.n > 1 ? (ser.n + per_line - 1) / per_line : 0;
+    size_t key_rows = key_lines ? key_lines : 1;
     double top = 22 + 10.5 * (double)key_lines, bottom = 3 + 6.9 + 2 * 8.8;
     double hp = top + (double)rows * (band + panel) + (double)(rows - 1) * gap + bottom;
     ws_plot_axis ay;
     ws_plot_axis_opts oy = {panel, 1, WS_PLOT_FONT_PT, lo < 0 ? 5 : 0, 5, 0, 1};
-    ws_plot_axis_linear(&ay, lo, hi, &oy);
+    ws_plot_axis_linear(&ay, clipped ? clip_lo : lo, clipped ? clip_hi : hi, &oy);
     double left = 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT), right = wp - 6;
     ws_plot_preamble(f, "savings.png", WS_PLOT_COL2, hp / 72, NULL);
+    /* the axis' ends: a value beyond them is drawn to the frame (clip) */
+    fprintf(f, "YLO = %.9g; YHI = %.9g\n"
+               "clip(y) = y < YLO ? YLO : y > YHI ? YHI : y\n"
+               "cut(y) = y < YLO || y > YHI\n"
+               "num(y) = (y < 0 ? '−' : '').sprintf('%%.0f', abs(y))   # a cut bar's value\n"
+               "set style textbox opaque noborder margins 1, 1\n", ay.lo, ay.hi);
     fputs("colours = '", f);
     for (size_t i = 0; i < ser.n; i++) fprintf(f, "%s%s", i ? " " : "", ser.colour[i]);
     fputs("'\n", f);
@@ -305,6 +386,12 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         fputc('\n', f);
     }
     fprintf(f, "S = %zu\nbw = 0.8 / S\n", ser.n);
+    /* the drawing order: the key's column-major j is series (j % rows) *
+     * per_line + j / rows, which reads row by row */
+    fputs("order = '", f);
+    for (size_t j = 0; j < ser.n; j++)
+        fprintf(f, "%s%zu", j ? " " : "", (j % key_rows) * per_line + j / key_rows);
+    fputs("'\nG(k) = word(order, k) + 0\n", f);
     /* the bar a row stands for: its GPU, or its η × β combination */
     if (ser.by_gpu) fputs("series(x) = column(15)\n", f);
     else fprintf(f, "series(x) = column(18) * %zu + column(19)\n", s->n_betas);
@@ -342,13 +429,25 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                 int col = m ? 11 : 8;
                 char blk[64] = "";
                 if (!ser.by_gpu) snprintf(blk, sizeof blk, " && $15 == %zu", k);
-                fprintf(f, "plot for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
-                           " ? x(g) : NaN):%d with boxes \\\n"
-                           "       lc rgb word(colours, g + 1) title value(sprintf('ser%%d', g)), \\\n"
+                fprintf(f, "plot for [k=1:S] data skip 1 using ($14 == %zu%s && series(0) == G(k)"
+                           " ? x(G(k)) : NaN):(clip($%d)) with boxes \\\n"
+                           "       lc rgb word(colours, G(k) + 1) title value(sprintf('ser%%d', G(k))), \\\n"
                            "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
-                           " ? x(g) : NaN):%d:(0):($%d - $%d) with vectors nohead lw 1 lc rgb '#222222'"
-                           " notitle\n",
+                           " ? x(g) : NaN):(clip($%d)):(0):(clip($%d) - clip($%d)) with vectors nohead"
+                           " lw 1 lc rgb '#222222' notitle",
                         r, blk, col, r, blk, col + 1, col + 2, col + 1);
+                if (clipped)      /* the cut bars: a break, then the value and the CI */
+                    fprintf(f, ", \\\n"
+                               "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
+                               " && cut($%d) ? x(g) : NaN):(clip($%d) * 0.6):(bw * 0.5):"
+                               "((YHI - YLO) * 0.03) with boxxyerror fs solid 1 noborder"
+                               " lc rgb 'white' notitle, \\\n"
+                               "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
+                               " && cut($%d) ? x(g) + bw * 0.6 : NaN):(clip($%d) * 0.5):"
+                               "(num($%d).' %% (cut)'.\"\\n\".'CI '.num($%d).' to '.num($%d))"
+                               " with labels left boxed font ',7' notitle",
+                            r, blk, col, col, r, blk, col, col, col, col + 1, col + 2);
+                fputc('\n', f);
                 if (!row) fputs("unset key\n", f);
             }
     fputs("unset multiplot\n", f);
@@ -546,6 +645,12 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     size_t nb = 0, blocks[64], pairs_of[64];
     for (size_t p = 0; p < s->n_pairs && nb < 64; p++)
         if (drawn[p]) { pairs_of[nb] = p; blocks[nb] = nb; nb++; }
+    /* each pair's look from all the sweep's pairs, as in its other figures */
+    const char *labels[64];
+    ws_plot_look looks[64];
+    size_t n_lab = s->n_pairs < 64 ? s->n_pairs : 64;
+    for (size_t p = 0; p < n_lab; p++) labels[p] = s->pairs[p].label;
+    ws_plot_policy_looks(labels, n_lab, looks);
     size_t key_lines = 1 + (nb + 1) / 2;             /* the bands, then the pairs two a line */
     double top = hp - 28, bottom = 3 + 10 * (double)key_lines + 4
                                    + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
@@ -617,8 +722,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
                 if (i == SIZE_MAX || (k < nb && i == oracle_blk)) continue;
                 int orc = i == oracle_blk;
                 char colour[16];
-                snprintf(colour, sizeof colour, "%s",
-                         orc ? "#000000" : ws_plot_colour((int)pairs_of[i]));
+                snprintf(colour, sizeof colour, "%s", looks[pairs_of[i]].colour);
                 if (!pass)
                     fprintf(f, "data index %zu using 1:%d:%d with filledcurves lc rgb '%s' notitle, ",
                             blocks[i], mean + 1, mean + 2, colour);

@@ -24,25 +24,25 @@
 
 /* ------------------------------------------------------------- steady */
 
-/* Marker style per policy pair in the steady-state figure: oracle a large
- * open circle (it sits on the least-cost knob, others often on top of it),
- * default an open square, the rest filled shapes in palette order, each a
- * size smaller than the one before (`later` filled ones follow, `step`
- * apart): policies that settle on the same knob are drawn one inside the
- * other, all visible, rather than the last hiding the others. The sizes
- * stay within ps 1..2.2, the oracle's circle, whatever the number of
- * pairs: the key's line height is made for that. */
-static void pair_style(const ws_sweep *s, size_t p, size_t k, size_t later, double step,
-                       char *buf, size_t n)
+/* Marker style per policy pair in the steady-state figure, in the pair's
+ * look (ws_plot_policy_looks: the same colour and shape as in every other
+ * figure): oracle a large open circle (it sits on the least-cost knob,
+ * others often on top of it), default an open square, the rest their
+ * filled shapes, each a size smaller than the one before (`later` filled
+ * ones follow, `step` apart): policies that settle on the same knob are
+ * drawn one inside the other, all visible, rather than the last hiding the
+ * others. The sizes stay within ps 1..2.2, the oracle's circle, whatever
+ * the number of pairs: the key's line height is made for that. */
+static void pair_style(const ws_sweep *s, size_t p, const ws_plot_look *look, size_t later,
+                       double step, char *buf, size_t n)
 {
-    static const int shapes[] = {7, 9, 13, 11, 15, 5};
     if (p == s->ref_oracle)
-        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '#000000'");
+        snprintf(buf, n, "pt 6 ps 2.2 lw 1.5 lc rgb '%s'", look->colour);
     else if (p == s->ref_default)
-        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", ws_plot_colour(5));
+        snprintf(buf, n, "pt 4 ps 1.6 lw 1.5 lc rgb '%s'", look->colour);
     else
-        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", shapes[k % 6], 1.0 + step * (double)later,
-                 ws_plot_colour((int)k));
+        snprintf(buf, n, "pt %d ps %.2g lw 1 lc rgb '%s'", look->pt, 1.0 + step * (double)later,
+                 look->colour);
 }
 
 /* One steady state drawn in a steady-state figure, in plotted units (the
@@ -199,11 +199,13 @@ static void place_labels(steady_row *rows, size_t n, const steady_page *g, const
         o->lx = r[0] + lx[k] / sx;
         o->ly = r[2] + ly[k] / sy;
         /* A label placed away from its point (crowded) gets a leader line
-         * from the marker's edge to the nearest point of the label's box. */
+         * from the marker's edge to the nearest point of the label's box:
+         * farther than 1.5 gaps (the next ring of candidates; a label one
+         * step off diagonally, 12 pt from its point, read as no one's). */
         double ex = fmin(fmax(x[k], lx[k]), lx[k] + wd[k]);
         double ey = fmin(fmax(y[k], ly[k] - ht[k] / 2), ly[k] + ht[k] / 2);
         double d = hypot(ex - x[k], ey - y[k]);
-        if (d > 2 * WS_LABEL_GAP(sc.marker)) {
+        if (d > 1.5 * WS_LABEL_GAP(sc.marker)) {
             o->lead = 1;
             o->ex = r[0] + (ex - 1.5 * (ex - x[k]) / d) / sx;     /* 1.5 pt short of the text */
             o->ey = r[2] + (ey - 1.5 * (ey - y[k]) / d) / sy;
@@ -248,7 +250,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         max_e = fmax(max_e, par.knobs[par.default_knob].eta);
     }
     ws_unit ut = ws_unit_time(max_t), ue = ws_unit_energy(max_e);
-    ws_plot_box_t zoom = {0}, all = {0};
+    ws_plot_box_t zoom = {0}, all = {0}, marks = {0};
     if (ws_fig_open_pair(c->dir, name, &od, &og, stem, sizeof stem, err)) goto out;
     FILE *f = od.f;
     /* Blocks (gnuplot `index`): 0 knobs, 1 frontier by TTA, 2 steady
@@ -277,6 +279,13 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     size_t series[64], n_series = 0;
     for (size_t p = 0; p < s->n_pairs && n_series < 64; p++)
         if (!eta_mode || p == subject || p == s->ref_default) series[n_series++] = p;
+    /* every pair's look, from all the sweep's pairs: as in its other figures */
+    const char *labels[64];
+    ws_plot_look looks[64], look[64];
+    size_t n_lab = s->n_pairs < 64 ? s->n_pairs : 64;
+    for (size_t p = 0; p < n_lab; p++) labels[p] = s->pairs[p].label;
+    ws_plot_policy_looks(labels, n_lab, looks);
+    for (size_t i = 0; i < n_series; i++) look[i] = looks[series[i]];
     size_t n_rows = 0, cap = n_series * (eta_mode ? s->n_etas : 1);
     steady_row *rows = calloc(cap ? cap : 1, sizeof *rows);
     if (!rows) { ws_fail(err, "out of memory"); goto out; }
@@ -299,8 +308,8 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
             r->subject = eta_mode && p == subject;
             r->zoomed = p != s->ref_default || def_in;    /* else overview only */
             if (!r->zoomed) continue;
-            ws_plot_box(&zoom, r->v[2], r->v[4]);
-            ws_plot_box(&zoom, r->v[3], r->v[5]);
+            ws_plot_box(&marks, r->v[2], r->v[4]);
+            ws_plot_box(&marks, r->v[3], r->v[5]);
         }
     }
     /* The least-cost knob per eta (block 3), also kept clear of labels. */
@@ -329,18 +338,41 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
      * steady states with the whole of their confidence intervals (a bar
      * running out of the panel hides how uncertain a point is), every
      * marker whole: 9 pt from the frame (oracle's circle, ps 2.2). */
-    for (size_t e = 0; e < n_least; e++) ws_plot_box(&zoom, least[e].tta, least[e].eta);
+    for (size_t e = 0; e < n_least; e++) ws_plot_box(&marks, least[e].tta, least[e].eta);
+    /* The steady states (with their CIs) and least-cost knobs in a corner
+     * of the frontier's region, under a fifth of it each way (every policy
+     * settles near the default knob on RTX 6000 / Sentiment140), would be
+     * a pile of markers: the panel then zooms on them, with the frontier's
+     * knobs near them (within their own extent again, or a tenth of the
+     * frontier's); the overview shows the rest, the box marking the panel. */
+    ws_plot_box_t fr = zoom;
+    double fw = fr.x1 - fr.x0, fh = fr.y1 - fr.y0;
+    if (marks.n && fr.n > 1 && marks.x1 - marks.x0 < 0.2 * fw && marks.y1 - marks.y0 < 0.2 * fh) {
+        double mx = fmax(marks.x1 - marks.x0, 0.1 * fw), my = fmax(marks.y1 - marks.y0, 0.1 * fh);
+        ws_plot_box_t z2 = marks;
+        for (int q = 0; q < par.n_frontier; q++) {
+            const ws_knob_stat *k = &par.knobs[par.frontier[q]];
+            double x = k->tta / ut.div, y = k->eta / ue.div;
+            if (x >= marks.x0 - mx && x <= marks.x1 + mx && y >= marks.y0 - my && y <= marks.y1 + my)
+                ws_plot_box(&z2, x, y);
+        }
+        zoom = z2;
+    } else if (marks.n) {
+        ws_plot_box(&zoom, marks.x0, marks.y0);
+        ws_plot_box(&zoom, marks.x1, marks.y1);
+    }
     /* The key: the bars' title, knob, frontier, (least-cost knob,) a line
      * per series. When that is more than the figure holds, the oracle and
      * default keep theirs, the first other pairs theirs, and a last line
      * says how many are named (all are drawn; sweep.md lists them). */
     const size_t key_fixed = 3 + (size_t)eta_mode;
-    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity();
+    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity(3);   /* 3: the caption */
     size_t named = n_series;                  /* series with a key entry */
     if (key_fixed + n_series > key_cap) named = key_cap > key_fixed + 1 ? key_cap - key_fixed - 1 : 0;
     size_t key_lines = key_fixed + (named < n_series ? named + 1 : n_series);
     ws_plot_zoomfig z;
-    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines);
+    /* two caption lines under the title: what is compared with what */
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines, 3);
     steady_page pg = steady_scale(&z);
     label_etas(rows, n_rows, s->etas, &pg);
     place_labels(rows, n_rows, &pg, &par, ut, ue, least, n_least);
@@ -389,6 +421,17 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     fputs("\nset multiplot title ", f);
     ws_plot_str(f, title);
     fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    /* The caption: the knobs are expected values (every recorded run of
+     * the traces), a steady state a sample mean over a few recurrences of
+     * a few seeds: it lies past the frontier by chance, within its CI. */
+    long n_rec = ws_sweep_recurrences(s, ws_sweep_index(s, subject < s->n_pairs ? subject : 0,
+                                                        g, w, 0, 0, 0));
+    fprintf(f, "set label 90 'Knobs and frontier: the expected TTA and ETA of one run (the mean"
+               " over all the traces’ runs).' at screen 0.5, screen %.5f center font ',7'\n"
+               "set label 91 'Markers: sample means of the last %ld of %ld recurrences; one past"
+               " the frontier by less than its CI is on it.' at screen 0.5, screen %.5f center"
+               " font ',7'\n",
+            1 - 27.0 / (72 * z.h_in), ws_steady_count(n_rec), n_rec, 1 - 36.5 / (72 * z.h_in));
     char xl[64], yl[64];
     snprintf(xl, sizeof xl, "TTA per recurrence (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA per recurrence (%s)", ue.name);
@@ -397,9 +440,12 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     char kt[64];
     snprintf(kt, sizeof kt, "Error bars: 95 %% CI over %zu seeds", s->n_seeds);
     ws_plot_zoomfig_key(f, &z, kt);
-    fputs("knobs = \"data index 0 using (kx($3, $4)):4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
-          " title 'knob (bs, power limit)', "
-          "data index 1 using 3:4 with lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n", f);
+    /* a frontier of one knob is a point: the key says so, not a line */
+    fprintf(f, "knobs = \"data index 0 using (kx($3, $4)):4 with points pt 7 ps 0.45 lc rgb '#bbbbbb'"
+               " title 'knob (bs, power limit)', data index 1 using 3:4 with %s\"\n",
+            par.n_frontier > 1 ? "lines lw 1.5 lc rgb 'black' title 'Pareto frontier'"
+                               : "points pt 3 ps 1.2 lw 1.5 lc rgb 'black'"
+                                 " title 'Pareto frontier: one knob'");
     for (size_t i = 0; i < n_series; i++) {
         char t[160];
         size_t p = series[i];
@@ -430,10 +476,10 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         int in_key = !own || others > 0;
         if (own && others > 0) others--;
         n_named += in_key;
-        pair_style(s, p, i, own ? --filled : 0, step, style, sizeof style);
+        pair_style(s, p, &look[i], own ? --filled : 0, step, style, sizeof style);
         if (eta_mode && p == subject)       /* trace the etas in order, then label them */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $4 : NaN):5 with lines lw 0.8"
-                       " lc rgb '%s' notitle", i, ws_plot_colour((int)i));
+                       " lc rgb '%s' notitle", i, look[i].colour);
         /* default far from the frontier: in the overview only */
         const char *x = p == s->ref_default && !def_in ? "NaN" : "$4";
         if (in_key)
@@ -447,7 +493,7 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                        " with labels left font ',7' tc rgb '%s' notitle, \\\n"
                        "     data index 2 using ($1 == %zu ? $4 : NaN):5:($13 - $4):($14 - $5)"
                        " with vectors nohead lw 0.5 lc rgb '%s' notitle", i,
-                    ws_plot_colour((int)i), i, ws_plot_colour((int)i));
+                    look[i].colour, i, look[i].colour);
     }
     /* the least-cost knob of each η last, an open diamond larger than the
      * steady states' markers: a policy that settles on it is seen inside
@@ -463,7 +509,8 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     size_t d_series = 0;
     while (d_series < n_series && series[d_series] != s->ref_default) d_series++;
     snprintf(over, sizeof over, "plot @knobs, data index 2 using ($1 == %zu ? $4 : NaN):5 with"
-             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series, ws_plot_colour(5));
+             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", d_series,
+             d_series < n_series ? look[d_series].colour : ws_plot_policy_look("default").colour);
     snprintf(xl, sizeof xl, "TTA (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA (%s)", ue.name);
     ws_plot_zoomfig_overview(f, &z, xl, yl, over);

@@ -380,8 +380,15 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     fprintf(f, "band = '95 %% CI over %d seeds'\n", p->seeds);
     fputs("set style fill transparent solid 0.3 noborder\n"
           "plot NaN with filledcurves lc rgb '#999999' title band, ", f);
+    /* each policy in its look, as in every other figure (ws_plot_policy_looks) */
+    const char *labels[64];
+    ws_plot_look looks[64];
+    size_t n_lab = p->n_policies < 64 ? p->n_policies : 64;
+    for (size_t q = 0; q < n_lab; q++) labels[q] = p->policies[q].label;
+    ws_plot_policy_looks(labels, n_lab, looks);
     for (size_t q = 0; q < p->n_policies; q++) {
         const ws_plan_policy *pp = &p->policies[q];
+        const char *colour = q < n_lab ? looks[q].colour : ws_plot_colour((int)q);
         char t[200];
         if (pp->n_never == pp->n_seeds)
             snprintf(t, sizeof t, "%s (no seed breaks even)", pp->label);
@@ -394,7 +401,7 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
                      pp->break_even_median);
         fprintf(f, "data index %zu using 1:3:4 with filledcurves lc rgb '%s' notitle, \\\n"
                 "     data index %zu using 1:2 with lines lw 1.5 lc rgb '%s' title ", q + 1,
-                ws_plot_colour((int)q), q + 1, ws_plot_colour((int)q));
+                colour, q + 1, colour);
         ws_plot_str(f, t);
         fputs(", \\\n     ", f);
     }

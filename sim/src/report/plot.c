@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,84 @@ ws_unit ws_unit_energy(double max_j)
     return (ws_unit){"J", 1.0};
 }
 
+/* The style every figure is drawn in (ws_plot_set_style). */
+static ws_style style = {"Helvetica", 3.4, 7.0, WS_PALETTE_OKABE_ITO};
+
+void ws_plot_set_style(const ws_style *s)
+{
+    style = *s;
+}
+
+const ws_style *ws_plot_style(void)
+{
+    return &style;
+}
+
+/* The palettes, 8 colours each, in the order of ws_plot_colour: Okabe &
+ * Ito (2008), without black, which marks the frontier, and with the yellow
+ * (#F0E442, invisible on white) moved last; Paul Tol's "bright"; greys
+ * dark to light for a print in black and white (the markers' shapes tell
+ * the policies apart). */
+static const char *const palette[3][8] = {
+    {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999", "#F0E442"},
+    {"#4477AA", "#CCBB44", "#228833", "#AA3377", "#66CCEE", "#EE6677", "#BBBBBB", "#777777"},
+    {"#222222", "#777777", "#444444", "#999999", "#555555", "#666666", "#888888", "#AAAAAA"},
+};
+
 const char *ws_plot_colour(int i)
 {
-    /* Okabe & Ito (2008), without black, which marks the frontier, and with
-     * the yellow (#F0E442, invisible on white) moved last. */
-    static const char *c[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-                              "#56B4E9", "#D55E00", "#999999", "#F0E442"};
-    return c[((i % 8) + 8) % 8];
+    return palette[style.palette][((i % 8) + 8) % 8];
+}
+
+/* The one palette table of policies (see ws_plot_policy_looks): colours
+ * by their place in the style's palette (ws_plot_colour; the oracle black
+ * in every palette), markers that differ in shape as well, for a print in
+ * grey. */
+static const struct {
+    const char *policy;
+    int colour, pt;           /* colour: ws_plot_colour's index; -1 black */
+} policy_looks[] = {
+    {"oracle", -1, 6},        /* open circle: the least-cost knob */
+    {"default", 5, 4},        /* open square */
+    {"zeus", 0, 7},           /* filled circle */
+    {"grid", 1, 9},           /* filled triangle */
+};
+/* Looks for pairs outside the table, in order (the palette's last last). */
+static const int other_looks[][2] = {{2, 13}, {3, 11}, {4, 15}, {6, 5}, {7, 7}};
+
+static int policy_index(const char *label)
+{
+    size_t n = label ? strcspn(label, "+{") : 0;
+    for (size_t i = 0; i < sizeof policy_looks / sizeof *policy_looks; i++)
+        if (n == strlen(policy_looks[i].policy) && !strncmp(label, policy_looks[i].policy, n))
+            return (int)i;
+    return -1;
+}
+
+ws_plot_look ws_plot_policy_look(const char *label)
+{
+    int i = policy_index(label);
+    if (i < 0) return (ws_plot_look){NULL, 0};
+    return (ws_plot_look){policy_looks[i].colour < 0 ? "#000000"
+                                                     : ws_plot_colour(policy_looks[i].colour),
+                          policy_looks[i].pt};
+}
+
+void ws_plot_policy_looks(const char *const *labels, size_t n, ws_plot_look *out)
+{
+    const size_t n_other = sizeof other_looks / sizeof *other_looks;
+    unsigned taken = 0;                      /* table entries given out */
+    size_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        int t = policy_index(labels[i]);
+        if (t >= 0 && !(taken & (1u << t))) {
+            taken |= 1u << t;
+            out[i] = ws_plot_policy_look(labels[i]);
+        } else {
+            const int *o = other_looks[next++ % n_other];
+            out[i] = (ws_plot_look){ws_plot_colour(o[0]), o[1]};
+        }
+    }
 }
 
 void ws_plot_viridis(double t, char buf[8])
@@ -217,6 +289,7 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
 #define ZF_W WS_PLOT_COL2
 #define ZF_H 3.4
 #define ZF_TITLE 21.0            /* pt under the page's top edge for the title */
+#define ZF_TITLE_LINE 11.0       /* pt each further line of the title takes */
 #define ZF_KEY_LINE 12.2         /* pt a key line: 7 pt, spacing 1.5 (markers up to ps 2.2) */
 #define ZF_MAX_EXTRA (72 * 3.6)  /* pt the figure may grow by for a long key (to 7 in) */
 #define ZF_MIN_OVERVIEW 50.0     /* pt the overview's frame needs: its ticks, the region */
@@ -224,15 +297,18 @@ static int key_lines_at_height(void);
 
 void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
                             const ws_plot_box_t *all, double pad, int colour_bar,
-                            int key_lines)
+                            int key_lines, int title_lines)
 {
     /* A key longer than the usual height holds makes the figure taller,
      * line by line, up to ZF_MAX_EXTRA (the caller names only what
      * ws_plot_zoomfig_key_capacity allows). */
     const int usual = key_lines_at_height();
+    /* and a title of several lines too: the panels keep their height; the
+     * two together within ZF_MAX_EXTRA */
+    const double title_extra = title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0;
     double extra = key_lines > usual ? (key_lines - usual) * ZF_KEY_LINE : 0;
-    if (extra > ZF_MAX_EXTRA) extra = ZF_MAX_EXTRA;
-    const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra;
+    if (extra > ZF_MAX_EXTRA - title_extra) extra = ZF_MAX_EXTRA - title_extra;
+    const double wp = 72 * ZF_W, hp = 72 * ZF_H + extra + title_extra;
     memset(z, 0, sizeof *z);
     z->w_in = ZF_W;
     z->h_in = hp / 72;
@@ -240,7 +316,7 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     /* zoomed panel: the y axis first (its labels' width sets the left
      * edge), then the x axis over what remains */
     z->zb = 3 + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
-    z->zt = hp - ZF_TITLE;
+    z->zt = hp - ZF_TITLE - title_extra;
     ws_plot_axis_opts oy = {z->zt - z->zb, 1, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
     ws_plot_axis_linear(&z->zy, zoom->y0, zoom->y1, &oy);
     z->zl = 3 + ws_plot_left_room(&z->zy, WS_PLOT_FONT_PT);
@@ -263,6 +339,8 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     z->ol = right + ws_plot_left_room(&z->oy, 7);
     ws_plot_axis_opts lo_x = {z->or_ - z->ol, 0, 7, 6, 6, 0, 0};
     ws_plot_axis_log(&z->ox, x0, x1, &lo_x);
+    z->repeat = all->n > 0 && all->x0 >= z->zx.lo && all->x1 <= z->zx.hi && all->y0 >= z->zy.lo
+                && all->y1 <= z->zy.hi;
 }
 
 void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
@@ -286,6 +364,10 @@ void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                "kx(x, y) = !Z || (x >= %.9g && x <= %.9g && y >= %.9g && y <= %.9g) ? x : NaN\n",
             z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi, z->zx.lo + kx, z->zx.hi - kx,
             z->zy.lo + ky, z->zy.hi - ky);
+    if (z->repeat)          /* where the overview would be: why there is none */
+        fprintf(f, "set label 97 'Every knob is in the left panel: no overview' at screen %.5f,"
+                   " screen %.5f left font ',7'\n", z->key_x / (72 * z->w_in),
+                (z->ot - 4) / (72 * z->h_in));
 }
 
 /* Key lines the figure holds at its usual height. */
@@ -297,9 +379,10 @@ static int key_lines_at_height(void)
     return (int)floor(room / ZF_KEY_LINE);
 }
 
-int ws_plot_zoomfig_key_capacity(void)
+int ws_plot_zoomfig_key_capacity(int title_lines)
 {
-    return key_lines_at_height() + (int)floor(ZF_MAX_EXTRA / ZF_KEY_LINE);
+    const double title_extra = title_lines > 1 ? (title_lines - 1) * ZF_TITLE_LINE : 0;
+    return key_lines_at_height() + (int)floor((ZF_MAX_EXTRA - title_extra) / ZF_KEY_LINE);
 }
 
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
@@ -318,6 +401,10 @@ void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
 void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                               const char *ylabel, const char *plot)
 {
+    if (z->repeat) {
+        fputs("# no second panel: every knob is in the first (it would repeat it)\n", f);
+        return;
+    }
     fputs("# second panel: the whole landscape (log-log), the zoomed region dashed\n"
           "unset title; unset key; unset label; unset arrow; unset colorbox\n"
           "Z = 0\n", f);
@@ -331,11 +418,34 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
     /* the box: dashed dark grey, a style no marker has (the default knob's
      * square is orange) */
     double x0 = fmax(z->zx.lo, z->ox.lo), y0 = fmax(z->zy.lo, z->oy.lo);
+    double x1 = fmin(z->zx.hi, z->ox.hi), y1 = fmin(z->zy.hi, z->oy.hi);
+    /* a region a few points across on the page (CIFAR-100's frontier spans
+     * 1 % of a landscape of four decades) would be a dot: the box is drawn
+     * 10 pt a side at least, about the region's centre, so that it is seen
+     * as a box, with dashes as long (dt 6,4 at lw 1.2: not dots) */
+    const double min_pt = 10;
+    double wpt = (z->or_ - z->ol) * log(x1 / x0) / log(z->ox.hi / z->ox.lo);
+    double hpt = (z->ot - z->ob) * log(y1 / y0) / log(z->oy.hi / z->oy.lo);
+    if (wpt < min_pt) {
+        double c = sqrt(x0) * sqrt(x1), k = pow(z->ox.hi / z->ox.lo, min_pt / 2 / (z->or_ - z->ol));
+        x0 = fmax(c / k, z->ox.lo), x1 = fmin(c * k, z->ox.hi);
+    }
+    if (hpt < min_pt) {
+        double c = sqrt(y0) * sqrt(y1), k = pow(z->oy.hi / z->oy.lo, min_pt / 2 / (z->ot - z->ob));
+        y0 = fmax(c / k, z->oy.lo), y1 = fmin(c * k, z->oy.hi);
+    }
+    /* the title centred over the panel, within the page: shorter on a
+     * narrow page (a style's col2) or in a wide font (measured as DejaVu
+     * Sans, with room for a wider family) */
+    const char *title = "All knobs, log-log (dashed: left panel)";
+    double half = fmin((z->ol + z->or_) / 2 - z->key_x, 72 * z->w_in - (z->ol + z->or_) / 2);
+    const char *font = ws_plot_style()->font;
+    double wider = !strcmp(font, "Helvetica") || !strcmp(font, "DejaVu Sans") ? 1.0 : 1.15;
+    if (wider * ws_plot_text_width(title, 7) > 2 * half) title = "Log-log (dashed: left panel)";
     fprintf(f, " font ',7'\n"
-               "set title 'All knobs, log-log (dashed: left panel)' offset 0,-0.5 font ',7'\n"
+               "set title '%s' offset 0,-0.5 font ',7'\n"
                "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
-               " lc rgb '#444444' lw 1 dt (4,3)\n", x0, y0, fmin(z->zx.hi, z->ox.hi),
-            fmin(z->zy.hi, z->oy.hi));
+               " lc rgb '#444444' lw 1.2 dt (6,4)\n", title, x0, y0, x1, y1);
     fputs(plot, f);
     fputs("\nunset object 98\n", f);
 }
@@ -631,6 +741,17 @@ int ws_manifest_add(const char *file, const char *kind, const char *title,
 
 /* ------------------------------------------------------------ history */
 
+int ws_settled_add(ws_settled *s, int bs, int pl)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->knob[i][0] == bs && s->knob[i][1] == pl) return 0;
+    if (s->n >= WS_SETTLED_MAX) return -1;
+    s->knob[s->n][0] = bs;
+    s->knob[s->n][1] = pl;
+    s->n++;
+    return 0;
+}
+
 int ws_history_settled(const char *path, const char *gpu, const char *workload,
                        ws_settled *out, ws_error *err)
 {
@@ -638,8 +759,11 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
     if (!c) return -1;
     int rc = -1, r;
     long col[16];
-    static const char *want[] = {"simulation", "gpu", "workload", "bs", "pl", "reached"};
-    enum { C_SIM, C_GPU, C_WORK, C_BS, C_PL, C_REACHED, C_N };
+    /* policy and seed: named in the figure when the history has them */
+    static const char *want[] = {"simulation", "gpu", "workload", "bs", "pl", "reached",
+                                 "policy", "seed"};
+    enum { C_SIM, C_GPU, C_WORK, C_BS, C_PL, C_REACHED, C_POLICY, C_SEED, C_N };
+    const int required = C_POLICY;
     for (int i = 0; i < C_N; i++) col[i] = -1;
     if ((r = ws_csv_next(c, err)) <= 0) {
         if (r == 0) ws_fail(err, "%s: empty file; expected a history.csv of `wattsim run`", path);
@@ -651,17 +775,19 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
         /* wattsim 0.1 called the simulation's index `cell` */
         if (col[C_SIM] < 0 && !strcmp(ws_csv_field(c, i), "cell")) col[C_SIM] = (long)i;
     }
-    for (int k = 0; k < C_N; k++)
+    for (int k = 0; k < required; k++)
         if (col[k] < 0) {
             ws_fail(err, "%s:1: no column '%s'; expected a history.csv of `wattsim run`",
                     path, want[k]);
             goto out;
         }
-    out->bs = out->pl = 0;
+    long need = 0;                            /* the last column read */
+    for (int k = 0; k < C_N; k++) need = col[k] > need ? col[k] : need;
+    memset(out, 0, sizeof *out);
+    int bs_last = 0, pl_last = 0;
     long sim = -1;
     while ((r = ws_csv_next(c, err)) == 1) {
-        if ((long)ws_csv_nfields(c) <= col[C_REACHED] || (long)ws_csv_nfields(c) <= col[C_PL]
-            || (long)ws_csv_nfields(c) <= col[C_WORK]) {
+        if ((long)ws_csv_nfields(c) <= need) {
             ws_fail(err, "%s:%ld: too few fields", path, ws_csv_line(c));
             goto out;
         }
@@ -674,24 +800,34 @@ int ws_history_settled(const char *path, const char *gpu, const char *workload,
                     ws_csv_field(c, (size_t)col[C_SIM]));
             goto out;
         }
-        if (sim < 0) sim = this_sim;
+        if (sim < 0) {
+            sim = this_sim;
+            if (col[C_POLICY] >= 0)
+                snprintf(out->policy, sizeof out->policy, "%s",
+                         ws_csv_field(c, (size_t)col[C_POLICY]));
+            if (col[C_SEED] >= 0)
+                snprintf(out->seeds, sizeof out->seeds, "seed %s",
+                         ws_csv_field(c, (size_t)col[C_SEED]));
+        }
         if (this_sim != sim) continue;        /* the first matching simulation only */
         if (strcmp(ws_csv_field(c, (size_t)col[C_REACHED]), "1")) continue;
         long bs = strtol(ws_csv_field(c, (size_t)col[C_BS]), &end, 10);
         long pl = *end ? -1 : strtol(ws_csv_field(c, (size_t)col[C_PL]), &end, 10);
-        if (*end || bs <= 0 || pl <= 0) {
+        if (*end || bs <= 0 || pl <= 0 || bs > INT_MAX || pl > INT_MAX) {
             ws_fail(err, "%s:%ld: bad bs or pl", path, ws_csv_line(c));
             goto out;
         }
-        out->bs = (int)bs;
-        out->pl = (int)pl;
+        bs_last = (int)bs;
+        pl_last = (int)pl;
     }
     if (r < 0) goto out;
-    if (!out->bs) {
+    if (!bs_last) {
         ws_fail(err, "%s: no reached run for %s/%s", path, gpu ? gpu : "*",
                 workload ? workload : "*");
         goto out;
     }
+    ws_settled_add(out, bs_last, pl_last);
+    snprintf(out->shown, sizeof out->shown, "simulation %ld of the history", sim);
     rc = 0;
 out:
     ws_csv_close(c);
@@ -716,13 +852,22 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     if (p->default_knob < 0 || p->best_knob < 0)
         return ws_fail(err, "%s/%s: no default or no knob every run reaches; nothing to plot",
                        job->gpu, job->workload);
+    /* is_settled[k]: a seed settled on knob k; settled_k the first such */
     int settled_k = -1;
-    if (settled && settled->bs) {
+    char *is_settled = calloc((size_t)(p->n > 0 ? p->n : 1), 1);
+    if (!is_settled) return ws_fail(err, "out of memory");
+    for (int i = 0; settled && i < settled->n; i++) {
+        int at = -1;
         for (int k = 0; k < p->n; k++)
-            if (p->knobs[k].bs == settled->bs && p->knobs[k].pl == settled->pl) settled_k = k;
-        if (settled_k < 0 || !isfinite(p->knobs[settled_k].tta))
+            if (p->knobs[k].bs == settled->knob[i][0] && p->knobs[k].pl == settled->knob[i][1])
+                at = k;
+        if (at < 0 || !isfinite(p->knobs[at].tta)) {
+            free(is_settled);
             return ws_fail(err, "%s/%s: the settled knob %d:%d is not a knob of the job",
-                           job->gpu, job->workload, settled->bs, settled->pl);
+                           job->gpu, job->workload, settled->knob[i][0], settled->knob[i][1]);
+        }
+        is_settled[at] = 1;
+        if (settled_k < 0) settled_k = at;
     }
     /* The zoomed panel covers the frontier and the marked knobs, and its
      * numbers pick the units; the overview every knob with a TTA. The
@@ -733,7 +878,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     ws_plot_box_t near = {0};
     for (int k = 0; k < p->n; k++) {
         const ws_knob_stat *s = &p->knobs[k];
-        if (isfinite(s->tta) && (s->frontier || k == p->best_knob || k == settled_k))
+        if (isfinite(s->tta) && (s->frontier || k == p->best_knob || is_settled[k]))
             ws_plot_box(&near, s->tta, s->eta);
     }
     const ws_knob_stat *dk = &p->knobs[p->default_knob];
@@ -747,7 +892,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         if (!isfinite(s->tta)) continue;
         ws_plot_box(&all, s->tta / ut.div, s->eta / ue.div);
         if (s->frontier || (k == p->default_knob && def_in) || k == p->best_knob
-            || k == settled_k)
+            || is_settled[k])
             ws_plot_box(&zoom, s->tta / ut.div, s->eta / ue.div);
     }
 
@@ -769,7 +914,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
             const ws_knob_stat *s = &p->knobs[k];
             if (pass && s->frontier) continue;
             fprintf(od.f, "%d,%d,%d,%d,%d,%d,%d,%d,%d,", s->bs, s->pl, s->runs, s->reached,
-                    s->all_reach, s->frontier, s->is_default, s->is_best, k == settled_k);
+                    s->all_reach, s->frontier, s->is_default, s->is_best, is_settled[k]);
             ws_csv_num(od.f, s->tta); fputc(',', od.f);
             ws_csv_num(od.f, s->eta); fputc(',', od.f);
             ws_csv_num(od.f, s->tta / ut.div); fputc(',', od.f);
@@ -782,14 +927,31 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         subject = fallback;
     }
     snprintf(title, sizeof title, "%s: TTA and ETA of every knob", subject);
+    /* With a settled knob, a second line says what the marks are of: the
+     * policy, its seeds, η and β (and, from `run`, which of several η) */
+    char line2[1024];
+    line2[0] = '\0';
+    if (settled_k >= 0) {
+        char beta[32];
+        if (isfinite(job->beta)) snprintf(beta, sizeof beta, "%g", job->beta);
+        else snprintf(beta, sizeof beta, "∞");
+        snprintf(line2, sizeof line2, "marked: %s settled%s%s, η = %g, β = %s%s%s%s",
+                 settled->policy[0] ? settled->policy : "the policy", settled->seeds[0] ? ", " : "",
+                 settled->seeds, job->eta, beta, settled->shown[0] ? " (" : "", settled->shown,
+                 settled->shown[0] ? ")" : "");
+    }
     FILE *f = og.f;
     /* markers of the zoomed panel: the least-cost circle (ps 2, 7 pt in
      * radius, and its 2 pt line) is the largest */
     ws_plot_zoomfig z;
-    ws_plot_zoomfig_layout(&z, &zoom, &all, 8.5, 1, settled_k >= 0 ? 6 : 5);
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 8.5, 1, settled_k >= 0 ? 6 : 5, line2[0] ? 2 : 1);
     ws_plot_preamble(f, base_name(image), z.w_in, z.h_in, NULL);
     fputs("set multiplot title ", f);
     ws_plot_str(f, title);
+    if (line2[0]) {
+        fputs(".\"\\n\".", f);
+        ws_plot_str(f, line2);
+    }
     fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
     int bs_lo = job->bs[0], bs_hi = job->bs[job->n_bs - 1];
     fputs(WS_PLOT_VIRIDIS, f);
@@ -814,18 +976,31 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     ws_plot_zoomfig_left(f, &z, xl, yl, 3);
     ws_plot_zoomfig_key(f, &z, NULL);
     const ws_knob_stat *d = &p->knobs[p->default_knob], *b = &p->knobs[p->best_knob];
-    char t_def[96], t_best[160], t_set[160];
+    char t_def[96], t_best[160], t_set[720];
     snprintf(t_def, sizeof t_def, "default%s (%d, %d W)%s", def_in ? " knob" : "", d->bs,
              d->pl, def_in ? "" : ": right panel");
     /* The key has room for about 40 characters at 7 pt: a settled knob
      * that is the least-cost one gets its own entry (its marker drawn
-     * inside the circle) rather than a suffix the figure would clip. */
+     * inside the circle) rather than a suffix the figure would clip; a
+     * policy named in the title line only when its name would not fit. */
     snprintf(t_best, sizeof t_best, "least cost, η = %g (%d, %d W)", job->eta, b->bs, b->pl);
     t_set[0] = '\0';
-    if (settled_k >= 0)
-        snprintf(t_set, sizeof t_set, "%s (%d, %d W)",
-                 settled->label ? settled->label : "policy settled",
-                 p->knobs[settled_k].bs, p->knobs[settled_k].pl);
+    if (settled_k >= 0) {
+        char knobs[64];
+        if (settled->n == 1)
+            snprintf(knobs, sizeof knobs, "(%d, %d W)", p->knobs[settled_k].bs,
+                     p->knobs[settled_k].pl);
+        else
+            snprintf(knobs, sizeof knobs, "(%d knobs)", settled->n);
+        snprintf(t_set, sizeof t_set, "%s settled %s",
+                 settled->policy[0] ? settled->policy : "policy", knobs);
+        if (strlen(t_set) > 40) snprintf(t_set, sizeof t_set, "policy settled %s", knobs);
+    }
+    /* the default and least-cost knobs in the looks of the default and
+     * oracle policies, the settled knob in its policy's colour */
+    ws_plot_look l_def = ws_plot_policy_look("default"), l_best = ws_plot_policy_look("oracle");
+    ws_plot_look l_set = ws_plot_policy_look(settled ? settled->policy : NULL);
+    if (!l_set.colour) l_set = (ws_plot_look){ws_plot_colour(2), 12};
     fputs("t_def = ", f); ws_plot_str(f, t_def);
     fputs("\nt_best = ", f); ws_plot_str(f, t_best);
     fputs("\nt_set = ", f); ws_plot_str(f, t_set);
@@ -834,22 +1009,26 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
           " ps 0.7 lc palette title 'knob (bs, power limit)', "
           "data skip 1 using ($5 == 0 ? kx($12, $13) : NaN):13 with points pt 6 ps 0.7 lw 0.8"
           " lc rgb '#999999' title 'some runs miss the target', "
-          "data skip 1 using ($6 == 1 ? $12 : NaN):13 with lines lw 1.5 lc rgb 'black'"
-          " title 'Pareto frontier'\"\n", f);
-    fputs("plot @knobs, \\\n"
-          "     data skip 1 using ($7 == 1 ? kx($12, $13) : NaN):13 with points pt 4 ps 1.6 lw 2"
-          " lc rgb '#D55E00' title t_def, \\\n"
-          "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2"
-          " lc rgb '#0072B2' title t_best", f);
+          "data skip 1 using ($6 == 1 ? $12 : NaN):13 with ", f);
+    /* a frontier of one knob is a point: the key says so, not a line */
+    fputs(p->n_frontier > 1 ? "lines lw 1.5 lc rgb 'black' title 'Pareto frontier'\"\n"
+                            : "points pt 3 ps 1.2 lw 1.5 lc rgb 'black'"
+                              " title 'Pareto frontier: one knob'\"\n", f);
+    fprintf(f, "plot @knobs, \\\n"
+               "     data skip 1 using ($7 == 1 ? kx($12, $13) : NaN):13 with points pt 4 ps 1.6"
+               " lw 2 lc rgb '%s' title t_def, \\\n"
+               "     data skip 1 using ($8 == 1 ? $12 : NaN):13 with points pt 6 ps 2.0 lw 2"
+               " lc rgb '%s' title t_best", l_def.colour, l_best.colour);
     if (settled_k >= 0)
-        fputs(", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0 lw 2"
-              " lc rgb '#009E73' title t_set", f);
+        fprintf(f, ", \\\n     data skip 1 using ($9 == 1 ? $12 : NaN):13 with points pt 12 ps 2.0"
+                   " lw 2 lc rgb '%s' title t_set", l_set.colour);
     fputs("\n", f);
     snprintf(xl, sizeof xl, "TTA (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA (%s)", ue.name);
-    ws_plot_zoomfig_overview(f, &z, xl, yl,
-                             "plot @knobs, data skip 1 using ($7 == 1 ? $12 : NaN):13 with points"
-                             " pt 4 ps 1.3 lw 1.5 lc rgb '#D55E00' notitle");
+    char over[256];
+    snprintf(over, sizeof over, "plot @knobs, data skip 1 using ($7 == 1 ? $12 : NaN):13 with"
+             " points pt 4 ps 1.3 lw 1.5 lc rgb '%s' notitle", l_def.colour);
+    ws_plot_zoomfig_overview(f, &z, xl, yl, over);
     fputs("unset multiplot\n", f);
 
     if (ws_outfile_commit(&od, err) || ws_outfile_commit(&og, err)) goto out;
@@ -860,5 +1039,6 @@ out:
     ws_outfile_abort(&og);
     free(csv);
     free(gp);
+    free(is_settled);
     return rc;
 }

@@ -132,18 +132,25 @@ static size_t linear_ticks(ws_plot_axis *a, double m, int k)
 
 static const double MANTISSA[4] = {1, 2, 2.5, 5};
 
-/* The finest linear step whose labels are not crowded and at least two;
+/* The finest linear step whose labels are not crowded and at least `min`;
  * failing that, closer labels (three quarters of the room: a short axis);
- * 0 when none is. */
-static int pick_linear(ws_plot_axis *a, const ws_plot_axis_opts *o)
+ * 0 when none is. On a log axis steps of 2.5 are left out: its labels
+ * (25.0, 27.5, 30.0) would read as a linear axis' decimals. */
+static int pick_linear_n(ws_plot_axis *a, const ws_plot_axis_opts *o, size_t min)
 {
     int k0 = (int)floor(log10(a->hi - a->lo)) - 3;
     for (int pass = 0; pass < 2; pass++)
         for (int k = k0; k <= k0 + 5; k++)
             for (int j = 0; j < 4; j++)
-                if (linear_ticks(a, MANTISSA[j], k) >= 2 && !crowded(a, o, pass ? 0.75 : 1))
+                if (!(a->log && MANTISSA[j] == 2.5) && linear_ticks(a, MANTISSA[j], k) >= min
+                    && !crowded(a, o, pass ? 0.75 : 1))
                     return 1;
     return 0;
+}
+
+static int pick_linear(ws_plot_axis *a, const ws_plot_axis_opts *o)
+{
+    return pick_linear_n(a, o, 2);
 }
 
 /* Two labels at least, on an axis too short for pick_linear: the ends
@@ -189,6 +196,36 @@ void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_ax
     widest(a, o);
 }
 
+/* A short log axis (2.2 to 7.5 MJ on 55 pt) has room for neither three
+ * 1-2-5 values nor three of a linear step (3, 4, 5, 6, 7 crowd at its top
+ * end): round values m x 10^k (m = 1, 1.2, 1.5, ... 8) from the bottom,
+ * each kept when it is far enough from the last kept (3, 4, 6). 0 when
+ * that is fewer than three. */
+static int pick_log_greedy(ws_plot_axis *a, const ws_plot_axis_opts *o)
+{
+    static const double m[] = {1, 1.2, 1.5, 1.6, 1.8, 2, 2.5, 3, 4, 5, 6, 7, 8};
+    int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
+    double prev = -INFINITY, prev_w = 0;
+    a->n = 0;
+    for (int k = k0; k <= k1 && a->n < WS_PLOT_MAX_TICKS; k++)
+        for (size_t j = 0; j < sizeof m / sizeof *m && a->n < WS_PLOT_MAX_TICKS; j++) {
+            double v = m[j] * pow(10, k);
+            if (v < a->lo * (1 - 1e-12) || v > a->hi * (1 + 1e-12)) continue;
+            char label[sizeof a->label[0]];
+            log_label(label, sizeof label, v);
+            double at = log(v / a->lo) / log(a->hi / a->lo) * o->len;
+            double w = ws_plot_text_width(label, o->font);
+            double need = o->vertical ? 1.8 * o->font : (w + prev_w) / 2 + o->font;
+            if (at - prev < need) continue;
+            a->tick[a->n] = v;
+            memcpy(a->label[a->n], label, sizeof label);
+            a->n++;
+            prev = at;
+            prev_w = w;
+        }
+    return a->n >= 3;
+}
+
 void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o)
 {
     static const int sets[4][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}, {1, 0, 0}};
@@ -211,6 +248,11 @@ void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_
         d0 = 1, d1 = 10;
     }
     int k0 = (int)floor(log10(a->lo)), k1 = (int)ceil(log10(a->hi));
+    /* three labels at least: two say little of a log scale (is 1.2 to 1.8
+     * a factor or a step?); a set of two that fits is kept in case
+     * nothing gives three */
+    ws_plot_axis two;
+    int have_two = 0;
     for (int s = 0; s < 4; s++) {
         a->n = 0;
         for (int k = k0; k <= k1 && a->n < WS_PLOT_MAX_TICKS; k++) {
@@ -225,13 +267,25 @@ void ws_plot_axis_log(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_
         }
         if (a->n < 2) break;                   /* coarser sets have fewer still */
         if (!crowded(a, o, 1)) {
-            widest(a, o);
-            return;
+            if (a->n >= 3) {
+                widest(a, o);
+                return;
+            }
+            if (!have_two) two = *a, have_two = 1;
         }
     }
-    /* fewer than two 1-2-5 values in range (56 to 64 h): linear steps,
+    /* fewer than three 1-2-5 values in range (56 to 64 h): linear steps,
      * which a log axis spaces a little unevenly */
-    if (!pick_linear(a, o)) widen_to_two(a);
+    if (pick_linear_n(a, o, 3)) {
+        widest(a, o);
+        return;
+    }
+    if (pick_log_greedy(a, o)) {
+        widest(a, o);
+        return;
+    }
+    if (have_two) *a = two;
+    else if (!pick_linear(a, o)) widen_to_two(a);
     widest(a, o);
 }
 
