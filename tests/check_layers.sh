@@ -9,7 +9,13 @@ py=/usr/bin/python3
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/scripts" "$tmp/sim/include/wattsim" "$tmp/sim/src/io" "$tmp/sim/src/report"
-cp "$src/scripts/check-layers" "$tmp/scripts/"
+# the checker with empty allow-lists (the seeded tree has none of the library's cycles)
+/usr/bin/python3 - "$src/scripts/check-layers" "$tmp/scripts/check-layers" <<'PY' || exit 1
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"^(ALLOWED_(CYCLES|UP) = \[)\n.*?^\]", r"\1\n]", s, flags=re.S | re.M)
+open(sys.argv[2], "w").write(s)
+PY
 echo 'int ws_report_x(void);' > "$tmp/sim/include/wattsim/report.h"
 printf '#include "wattsim/report.h"\nint ws_a(void) { return ws_report_x(); }\n' > "$tmp/sim/src/io/a.c"
 out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers"); rc=$?
