@@ -36,4 +36,16 @@ out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers" --objects "$tmp/o");
 [ $rc = 1 ] && grep -q 'allowed cycle io/x.c io/y.c no longer exists' <<<"$out" \
   && ! grep -q 'io/a.c io/b.c: make' <<<"$out" \
   || { echo "FAIL: the allow-list was not applied exactly (rc $rc): $out"; exit 1; }
+# A private header whose inline body calls back into a unit that includes
+# it (host.h and plugin.c were so): nm sees one arrow, the check a cycle.
+rm -f "$tmp"/o/src/io/*.o
+printf 'int ws_d_slow(int);\nstatic inline int d_fast(int n) { return n > 9 ? ws_d_slow(n) : n; }\n' \
+  > "$tmp/sim/src/io/h.h"
+printf '#include "h.h"\nint ws_d_slow(int n) { return n - 1; }\nint ws_d(int n) { return d_fast(n); }\n' \
+  > "$tmp/sim/src/io/d.c"
+cc -c -I"$tmp/sim/src/io" "$tmp/sim/src/io/d.c" -o "$tmp/o/src/io/d.c.o" || exit 1
+sed -i '/"io\/a.c", "io\/b.c"/d' "$tmp/scripts/check-layers"
+out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers" --objects "$tmp/o"); rc=$?
+[ $rc = 1 ] && grep -q 'cycle of 2 units that call each other: io/d.c io/h.h' <<<"$out" \
+  || { echo "FAIL: a header calling back into its includer passed (rc $rc): $out"; exit 1; }
 echo "layers: ok"
