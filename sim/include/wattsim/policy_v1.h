@@ -12,8 +12,9 @@
  * source (docs/writing-a-policy.md, "Migrating from ABI 1").
  *
  * Frozen: everything below this comment is the released version-1 header,
- * byte for byte (test_abi checks it against the copy the tests build their
- * version-1 plugins with, tests/plugins/v1/include/wattsim/policy.h).
+ * byte for byte, and its one copy: the tests build their version-1
+ * plugins against it as the wattsim/policy.h of 0.1 (tests/CMakeLists.txt
+ * writes it out; test_abi pins its sha256).
  */
 /*
  * wattsim policy ABI: what a batch-size optimizer (BSO) or power-limit

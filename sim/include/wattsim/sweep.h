@@ -102,7 +102,8 @@ typedef struct ws_sweep {
     const ws_whatif *whatif;                     /* env's what-ifs, or NULL */
 } ws_sweep;
 
-/* Index of a simulation; the cell (all but seed) is index / n_seeds. */
+/* The plan (sweep_plan.c, which calls nothing above it): the index of a
+ * simulation; the cell (all but seed) is index / n_seeds. */
 size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
                       size_t eta, size_t beta, size_t seed);
 /* Its axis indices (pair, gpu, workload, eta, beta, seed): the inverse. */

@@ -19,6 +19,21 @@
  * policy's own (nothing of the checker's goes there), so output on it is
  * caught and failed in the `stdout` check; their stderr (the policy's log)
  * is passed on, a few lines per check.
+ *
+ * Map, in file order:
+ *   jobs      the generated jobs (gen: n sizes, eta, beta)
+ *   partners  the host's partner BSO and PLO
+ *   runs      a simulation of the subject with its partner, its digest
+ *             (FNV over every run record), with what-ifs and a forecast
+ *             (run_env), and several threads at once (concurrent)
+ *   checks    one line per check (say); params, variant, concurrent,
+ *             determinism, independence, leak (chk_*)
+ *   children  resolving the target to a registry entry; the child that
+ *             loads the plugin (load_child) and the one that runs a check
+ *             (check_child)
+ *   parent    running each check in its child (run_check), reading how it
+ *             died (death, hung_call), its stdout and stderr, and the
+ *             report (ws_conformance_check)
  */
 #include "wattsim/conformance.h"
 

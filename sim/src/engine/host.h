@@ -1,7 +1,8 @@
 /*
  * The policy host's instances and its per-try calls, inline (private to
- * the engine layer). plugin.c owns instances (create, free, the host's
- * draws and log) and exports every call as a function (wattsim/plugin.h);
+ * the engine layer), with host.c (their out-of-line parts). plugin.c,
+ * on top, owns instances (create, free, the host's draws and log) and
+ * exports every call as a function (wattsim/plugin.h);
  * the engine's loop calls the inline ones below instead, because every
  * try of every simulation makes a BSO predict and observe and a PLO
  * predict: inlined, they cost no call, no stack frame and no spilling of
@@ -13,7 +14,7 @@
  *    index) that is checked against the job's table before it is trusted:
  *    a stale or colliding entry only costs the search, never a wrong index,
  *    and an answer outside the table is still found missing by the search;
- *  - error reporting is out of line (cold, noinline, in plugin.c), and a
+ *  - error reporting is out of line (cold, noinline, in host.c), and a
  *    missing optional call is a test.
  */
 #ifndef WATTSIM_ENGINE_HOST_H
@@ -80,7 +81,7 @@ struct ws_plo {
     int knob_memo[KNOB_MEMO];  /* batch-size index -> knob last answered */
 };
 
-/* The error lines, out of line (plugin.c); they return -1, which the
+/* The error lines, out of line (host.c); they return -1, which the
  * inline callers return themselves (so the compiler sees the -1). */
 int ws_host_failed(instance *in, const char *call, int rc, ws_error *err)
     __attribute__((cold, noinline));
@@ -88,7 +89,7 @@ int ws_host_bad_bs(const ws_bso *b, const ws_job *job, int bs, ws_error *err)
     __attribute__((cold, noinline));
 int ws_host_bad_pl(const ws_plo *p, const ws_job *job, int i, int pl, ws_error *err)
     __attribute__((cold, noinline));
-/* The PLO's observe_run when it has one (plugin.c): out of line, so that
+/* The PLO's observe_run when it has one (host.c): out of line, so that
  * a PLO without it (jit) costs the loop a test. */
 int ws_host_plo_observe_run(ws_plo *p, const ws_job *job, const ws_ctx *ctx, int bs,
                             int pl, double cost, int reached, ws_error *err);

@@ -10,6 +10,23 @@
  * bare name, so they neither clash with nor shadow the folders' policies;
  * their calls run Python, which must not run in two threads at once
  * (ws_registry_serial).
+ *
+ * Map, in file order:
+ *   registry   the registry and its files; the policy folder beside the
+ *              code (ws_policy_dir); loading one .so (load_file: dlopen,
+ *              the entry point and its ABI version, descriptor checks,
+ *              name clashes, copies of version-1 descriptors); folders
+ *              (ws_registry_load_dir, the built-in one at first use:
+ *              ensure_builtin); names given as paths (from_path)
+ *   provided   descriptors without a file (ws_registry_add_bso/plo), the
+ *              Python bridge (bridge_provide, ws_registry_load_python);
+ *              look-ups by name (lookup: provided key, path, or folder
+ *              name; the error lists the names there are); a descriptor's
+ *              origin and file sha256 for provenance
+ *   allowance  --allow-plugins: the folders and Python packages a config
+ *              may name (ws_plugin_allow_dir/python) and the check of a
+ *              config's policy name against them (ws_plugin_config_check),
+ *              folders compared by their real path
  */
 #define _GNU_SOURCE                /* dladdr */
 #include "wattsim/plugin.h"

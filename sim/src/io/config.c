@@ -5,11 +5,11 @@
  * Reading happens in two steps:
  *
  *  1. YAML text -> a small tree of scalars, lists and mappings, each node
- *     remembering its 1-based line and column. We use libyaml's event API
- *     rather than its document API because the latter resolves aliases
- *     silently; we reject anchors and aliases outright (nothing here needs
- *     them, and it rules out alias-expansion bombs).
- *  2. tree -> C structs, checking types, ranges, unknown and duplicate keys,
+ *     remembering its 1-based line and column (config_yaml.c). It uses
+ *     libyaml's event API rather than its document API because the latter
+ *     resolves aliases silently; anchors and aliases are rejected outright
+ *     (nothing here needs them, and it rules out alias-expansion bombs).
+ *  2. tree -> C structs (here), checking types, ranges, unknown and duplicate keys,
  *     so every error names the node it is about.
  *
  * `--set key=value` parses the value alone into a tree and reuses step 2,
@@ -19,6 +19,18 @@
  * struct and only the keys actually given are swapped into the caller's
  * struct once everything parsed. A failed load or --set therefore leaves
  * the caller's config unchanged (and freeable).
+ *
+ * Map, in file order:
+ *   run configs  the keys (K_*), what-if keys (apply_whatif), one key to
+ *                its field (apply_key), the swap of given keys
+ *                (swap_key); ws_run_config_init/free/load; --set
+ *                (ws_run_config_set: policy parts, conflicting keys);
+ *                validation of the whole (ws_run_config_validate, the
+ *                what-if spec, the plan's size); its policy pairs
+ *   catalogue    workloads.yaml: workloads and GPU display names
+ *                (ws_catalogue_load/find/free)
+ * Axes and workload specs are parsed in config_axes.c, policy axes in
+ * config_policies.c, options in config_opts.c.
  */
 #include <ctype.h>
 

@@ -11,7 +11,31 @@
  * (ws_outfile_init). Every create, write, rename, mkdir and unlink is then
  * an *at() call on the folder's descriptor: swapping the folder for a
  * symbolic link while the command runs, or a plugin's chdir(), changes
- * nothing about where the outputs go. */
+ * nothing about where the outputs go.
+ *
+ * Map, in file order:
+ *   state        the process-wide sets (inputs seen, files written,
+ *                folders made) under one mutex; the fixed slots a fatal
+ *                signal may read (ws_outfile_abandon)
+ *   paths        a path to a folder descriptor and a name (open_parent:
+ *                below the locked folder without following links, else
+ *                from the starting folder); ws_outfile_openat/unlink
+ *   rules        an output never replaces an input of the command, even
+ *                with --force, and an existing file only with --force or
+ *                when this command wrote it (ws_input_note*,
+ *                ws_outfile_check, ws_mkdirs)
+ *   files        atomic files: a private temporary, renamed over the
+ *                target at ws_outfile_commit, removed at abort
+ *   private      private folders beside an output (gnuplot's scratch)
+ *   the lock     the output folder's .wattsim.lock (ws_outdir_lock: who
+ *                holds it, leftovers of killed runs), and the end of a
+ *                command (ws_outfile_end/cleanup, ws_stdout_close)
+ *   batched      appends in batches by size and age (ws_batch_*: the
+ *                sweep's journal)
+ * Two concepts share this file: the output folder's lock (with its rules)
+ * and the file writer; they share the process-wide state above, which a
+ * split would have to hand between them.
+ */
 #define _GNU_SOURCE
 #include "wattsim/outfile.h"
 #include "wattsim/name.h"

@@ -1,6 +1,25 @@
 /*
  * Trace loading, validation and the join into a job's knob table.
  * See wattsim/trace.h for the semantics.
+ *
+ * Map, in file order:
+ *   names    dataset, network and optimizer names interned to ids (a
+ *            hash table), so rows compare ints
+ *   paths    where a GPU's two CSVs are (ws_trace_path) and which GPUs a
+ *            folder has traces for (ws_trace_gpus)
+ *   fields   a header mapped to the columns wanted; one field to a typed,
+ *            range-checked value, the error naming FILE:LINE and column
+ *   readers  the training and power CSVs into rows (read_rows; a key
+ *            seen twice, a duplicate power row or run, is refused);
+ *            ws_traces_load sorts them for the join and checks one
+ *            gpus_per_job per job; ws_traces_free
+ *   join     one (dataset, network, optimizer)'s rows into the job's knob
+ *            table (ws_job_build: batch sizes x measured power limits,
+ *            the recorded runs per batch size, in trace order as Zeus
+ *            samples them); its profile numbers in pandas' order
+ *            (ws_job_profile); ws_job_free
+ * Reading and joining are two concepts in one file; the join (ws_job_*)
+ * could move to trace_join.c with the sort helpers it shares.
  */
 #include "wattsim/trace.h"
 #include "wattsim/hash.h"

@@ -1,7 +1,16 @@
 /* Sweeps over policies and the run plan; see wattsim/sweep.h. This file
  * sets a sweep up and runs its simulations (threads, isolation, journal,
- * shards); pairs.c parses --policies, sweep_summary.c summarises the
- * results and report/sweep_report.c writes them. */
+ * shards): it orchestrates, and nothing below calls it back. Under it,
+ * each calling only what is listed after it:
+ *   sweep_plan.c     plan indices, axes, cell names, steady window (nothing)
+ *   sweep_store.c    where results are kept, cursors (nothing)
+ *   fingerprint.c    what decides the results, as sha256 (nothing)
+ *   journal.c        records on disk and over pipes (store, fingerprint)
+ *   isolate.c        cells in child processes (plan, store, journal)
+ *   sweep_mpi.c      shards over MPI ranks (store, journal, fingerprint)
+ *   sweep_summary.c  statistics per cell (plan, store)
+ * pairs.c parses --policies and report/sweep_report.c writes the results;
+ * scripts/check-layers fails if two of these call each other. */
 #define _POSIX_C_SOURCE 200809L
 #include "wattsim/sweep.h"
 
@@ -19,23 +28,7 @@
 #include "wattsim/progress.h"
 #include "wattsim/rng.h"
 
-/* ------------------------------------------------------------ plan */
-
-size_t ws_sweep_index(const ws_sweep *s, size_t pair, size_t gpu, size_t work,
-                      size_t eta, size_t beta, size_t seed)
-{
-    return (((((pair * s->n_gpus + gpu) * s->n_work + work) * s->n_etas + eta)
-             * s->n_betas + beta) * s->n_seeds) + seed;
-}
-
-void ws_sweep_axes(const ws_sweep *s, size_t i, size_t ax[6])
-{
-    size_t dims[6] = {s->n_pairs, s->n_gpus, s->n_work, s->n_etas, s->n_betas, s->n_seeds};
-    for (int k = 5; k >= 0; k--) {
-        ax[k] = i % dims[k];
-        i /= dims[k];
-    }
-}
+/* ------------------------------------------------------------ set-up */
 
 void ws_sweep_free(ws_sweep *s)
 {
@@ -50,15 +43,6 @@ void ws_sweep_free(ws_sweep *s)
 }
 
 /* ------------------------------------------------------------ running */
-
-void ws_sweep_cell_name(const ws_sweep *s, size_t cell, char *buf, size_t n)
-{
-    size_t ax[6];
-    ws_sweep_axes(s, cell * s->n_seeds, ax);
-    snprintf(buf, n, "%s %s/%s eta %g beta %g", s->pairs[ax[0]].label, s->gpus[ax[1]],
-             s->work[ax[2]], s->etas[ax[3]], s->betas[ax[4]]);
-}
-
 
 /* The cell's name for the policies' log lines (ws_sweep_cell_name), kept
  * per thread while its simulations run: formatting eta and beta with %g

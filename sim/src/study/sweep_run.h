@@ -1,10 +1,11 @@
 /*
  * Internal (not installed): the parts of a sweep that sweep.c (set-up,
- * threads), sweep_store.c (where results are kept), isolate.c (cells in child processes) and journal.c
- * (the binary record of a simulation, on disk and over a child's pipe)
- * share. sweep.c calls isolate.c and journal.c, which never call into
- * sweep.c: isolate.c gets the function that runs a simulation as an
- * argument, and what both read of a sweep is inline in wattsim/sweep.h.
+ * threads), sweep_store.c (where results are kept), isolate.c (cells in
+ * child processes) and journal.c (the binary record of a simulation, on
+ * disk and over a child's pipe) share. sweep.c calls them all and none
+ * calls it back: isolate.c gets the function that runs a simulation as an
+ * argument, the plan (indices, axes, cell names) is sweep_plan.c's and
+ * what the others read of a sweep is inline in wattsim/sweep.h.
  */
 #ifndef WATTSIM_SWEEP_RUN_H
 #define WATTSIM_SWEEP_RUN_H

@@ -1,6 +1,6 @@
 /*
  * A sweep's statistics (see wattsim/sweep.h): the 95 % CI of a mean, the
- * steady-state window, the per-cell summaries over seeds (means and CIs in
+ * per-cell summaries over seeds (means and CIs in
  * two passes over the cell's seeds, savings versus default and regret
  * versus oracle seed by seed), the final-knob tally and one step of the
  * learning curves. Nothing here runs a simulation or writes a file.
@@ -53,13 +53,6 @@ void ws_ci95_bounds(double mean, double ss, size_t n, double *lo, double *hi)
     double half = t975((double)(n - 1)) * sd / sqrt((double)n);
     *lo = mean - half;
     *hi = mean + half;
-}
-
-long ws_steady_count(long recurrences)
-{
-    long k = (long)ceil(0.1 * (double)recurrences);
-    if (k < 5) k = 5;
-    return k < recurrences ? k : recurrences;
 }
 
 /* ------------------------------------------------------------ summary */

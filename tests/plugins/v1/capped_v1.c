@@ -1,6 +1,7 @@
 /* TEST FIXTURE: policies/example/capped.c as it was for policy ABI version 1,
- * built against the version-1 header (tests/plugins/v1/include). A version-2
- * host must load it and give the same numbers as the version-2 example. */
+ * built against the version-1 header (sim/include/wattsim/policy_v1.h,
+ * written for the tests as wattsim/policy.h: tests/CMakeLists.txt). A
+ * version-2 host must load it and give the same numbers as the version-2 example. */
 /*
  * capped: a worked example of a policy written outside the wattsim tree.
  * It needs nothing but the installed <wattsim/policy.h>:
