@@ -158,3 +158,18 @@ def test_wrong_types_are_named():
     with pytest.raises(TypeError, match=r"^plo <function .*>: the factory returned 7"
                        r" \(builtins.int\), not a power-limit optimizer"):
         wattsim.simulate(seed=1, bso="zeus", plo=lambda seed: 7, **KW)
+
+
+class Wide(LogTS):
+    """300 public attributes: more than provenance and a label hold."""
+
+    def __init__(self):
+        for i in range(300):
+            setattr(self, "attribute_%03d" % i, i + 0.5)
+
+
+def test_an_object_with_many_attributes_is_recorded_in_part():
+    df = wattsim.simulate(seed=1, bso=Wide(), plo="jit", **KW)
+    (p,) = df.attrs["provenance"]["policies"]
+    assert p["bso_params"].startswith("attribute_000=0.5,attribute_001=1.5,")
+    assert 800 < len(p["bso_params"]) <= 900 and len(p["policy"]) < 300

@@ -676,12 +676,26 @@ def live(kind, p, workloads, taken=None, first_seed=1):
         def make(_values, _host):
             return copy.deepcopy(p)
         cls, sha, src = type(p), _source_sha256(type(p)), origin(p)
-    shown = [(n, v) for n, v, d in params if not d]
+    params = _fit(params, 900)    # the host records at most 1023 characters
+    shown = _fit([(n, v, d) for n, v, d in params if not d], 200)  # a label: 599
+    shown = [(n, v) for n, v, _d in shown]
     given = "{%s}" % ",".join("%s=%s" % (n, fmt(v)) for n, v in shown) if shown else ""
     a = Adapter(kind, make, src, sha, workloads, short_name(cls, taken, given))
     _bridge.declare(a, _specs(params), b"the live object's value")
     a.given, a.shown = given, [(n, fmt(v)) for n, v in shown]
     return a
+
+
+def _fit(params, room):
+    """The first of params whose "k=v,..." text fits in room characters
+    (an object with hundreds of attributes is still recorded, in part)."""
+    out, used = [], 0
+    for x in params:
+        used += len("%s=%s," % (x[0], fmt(x[1])))
+        if used > room:
+            break
+        out.append(x)
+    return out
 
 
 def _short_repr(x):
