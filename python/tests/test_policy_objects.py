@@ -83,7 +83,8 @@ def test_a_live_objects_parameters_are_in_provenance_and_labels():
                                           (LogTS(eta=0.1 + 0.2, verbose=False), "jit"),
                                           (Bare(), "jit")], **KW)
     c = res.cells.set_index("policy")
-    assert c.loc["py-logts{eta=0.05}+jit", "bso_params"] == "eta=0.05,window=0,seed=123,verbose=true"
+    assert (c.loc["py-logts{eta=0.05}+jit", "bso_params"]
+            == "eta=0.05,window=0,seed=123,verbose=true")
     assert c.loc["py-logts+jit", "bso_params"] == "eta=0.1,window=0,seed=123,verbose=true"
     # floats as the shortest text that reads back, in labels and provenance
     assert (c.loc["py-logts{eta=0.30000000000000004,verbose=false}+jit", "bso_params"]
