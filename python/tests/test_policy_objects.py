@@ -44,6 +44,9 @@ def test_a_live_seeded_instance_over_seeds_warns_naming_the_fix():
                       r" \(wstest_policies.Seeded\): one live object for 3 seeds: .* pass the"
                       r" class \(Seeded\) or a factory \(lambda seed: Seeded\(seed=seed\)\)"):
         wattsim.sweep(seed=range(1, 4), policies=[(Seeded(seed=1), "jit")], **KW)
+    with pytest.warns(wattsim.WattsimWarning, match="one live object for 2 seeds") as w:
+        wattsim.plan(seeds=2, policies=[(Seeded(seed=1), "jit")], **KW)
+    assert {x.filename for x in w} == {__file__}      # the warning points at the call
 
 
 def test_no_warning_for_one_seed_or_an_unseeded_object():
@@ -174,3 +177,15 @@ def test_an_object_with_many_attributes_is_recorded_in_part():
     (p,) = df.attrs["provenance"]["policies"]
     assert p["bso_params"].startswith("attribute_000=0.5,attribute_001=1.5,")
     assert 800 < len(p["bso_params"]) <= 900 and len(p["policy"]) < 300
+
+
+def test_plan_records_the_parameters_too():
+    """plan runs policies as they are (no {...} in its labels), and its
+    provenance records their parameters as simulate's and sweep's do (it
+    recorded '' for every policy, C ones too)."""
+    from wattsim.policies import EpsilonGreedy
+    df = wattsim.plan(seeds=2, policies=[(EpsilonGreedy(epsilon=0.05), "jit"), ("zeus", "jit")],
+                      **KW)
+    got = {p["policy"]: p["bso_params"] for p in df.attrs["provenance"]["policies"]}
+    assert got == {"py-epsilongreedy+jit": "epsilon=0.05,decay=true,penalty=2",
+                   "zeus+jit": "rounds=2,window=0"}

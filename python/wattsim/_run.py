@@ -187,7 +187,7 @@ class _Policies:
                 " of it, seeded as it was built, not with the simulation's seed; pass the class"
                 " (%s) or a factory (lambda seed: %s(seed=seed)) to build one per simulation"
                 % (kind, a.label, a.origin, len(self.seeds), cls, cls),
-                WattsimWarning, stacklevel=5)
+                WattsimWarning, stacklevel=_outside())
         key = self.call.add(kind, a.descriptor, a.origin, a.sha256)
         self.adapters.append((key, a))
         self.keys[(kind, id(p))] = key, a
@@ -201,6 +201,17 @@ class _Policies:
         for _key, a in self.adapters:
             msg = a.restyle(msg)
         return msg
+
+
+def _outside():
+    """The stacklevel of the first frame outside the package: the user's
+    line that made the call."""
+    import os
+    import sys
+    here, f, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(1), 1
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _seeds(options):
@@ -233,10 +244,14 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
             p, v = v, live.name(k, v)
             if p is not v:    # a live policy: its label's parameters, given as options
                 for name, text in live.keys[(k, id(p))][1].shown:
-                    call.set(k + "-param", "%s=%s" % (name, text))
+                    try:
+                        call.set(k + "-param", "%s=%s" % (name, text))
+                    except TypeError:     # a command without it (plan): provenance has them
+                        break
         elif k == "policies" and not isinstance(v, str):
-            v = ",".join("%s:%s" % (live.name("bso", b, True), live.name("plo", p, True))
-                         for b, p in v)
+            # plan runs its policies as they are: no {...} in its labels
+            g = command != "plan"
+            v = ",".join("%s:%s" % (live.name("bso", b, g), live.name("plo", p, g)) for b, p in v)
         if k in _REPEATED:
             items = v.items() if isinstance(v, dict) else None
             for x in (["%s=%s" % (a, _scalar(b)) for a, b in items] if items is not None
