@@ -653,8 +653,10 @@ def live(kind, p, workloads, taken=None, first_seed=1):
         a.given = ""
         return a
     if callable(p) and not _has_methods(kind, p):      # a factory: seed -> object
+        import contextlib
         try:
-            probe = p(first_seed)
+            with contextlib.redirect_stdout(sys.stderr):   # as a policy's calls print
+                probe = p(first_seed)
         except Exception as e:
             raise TypeError("%s %r: the factory called with seed %d raised %s" % (
                 kind, p, first_seed, _last_line(e))) from e
