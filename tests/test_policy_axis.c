@@ -264,7 +264,7 @@ Test(policy_axis, run_two_builds)
     snprintf(want, sizeof want, "%s/b/egreedy.so+jit", tmp);
     cr_expect_str_eq(str(&t, 4, "policy"), want);
     cr_expect_str_eq(str(&t, 2, "bso_params"), "epsilon=0.5,decay=true,penalty=2");
-    cr_expect_str_eq(str(&t, 4, "bso_params"), "epsilon=0.10000000000000001,decay=true,penalty=2");
+    cr_expect_str_eq(str(&t, 4, "bso_params"), "epsilon=0.1,decay=true,penalty=2");
     free_table(&t);
 
     snprintf(extra, sizeof extra, "bso: [%s/a/egreedy.so, %s/a/./egreedy.so]\n", tmp, tmp);

@@ -72,7 +72,7 @@ Test(provenance, policies_with_parameters_and_two_builds)
     const char *a = row(csv, ",egreedy+jit,");
     cr_assert_not_null(a, "%s", csv);
     char want[400];
-    snprintf(want, sizeof want, ",\"epsilon=0.10000000000000001,decay=true,penalty=2\",%s,,", h1);
+    snprintf(want, sizeof want, ",\"epsilon=0.1,decay=true,penalty=2\",%s,,", h1);
     cr_expect(strstr(a, want), "row %s lacks %s", a, want);
     /* With parameters: its own label and its resolved values. */
     const char *b = row(csv, "\"egreedy{epsilon=0.5,decay=false}+jit\"");

@@ -50,13 +50,9 @@ def test_tutorial_notebook(tmp_path):
     assert "plan: set bs 48 at 150 W" in text
 
 
-def test_tutorial_notebook_code(tmp_path):
-    """The notebook's code cells, top to bottom in one interpreter as a
-    kernel runs them, always (jupyter-nbconvert above needs Debian packages
-    that may be missing): the notebook cannot drift from the package
-    unnoticed. Each cell's last expression is printed, as a notebook
-    shows it. Without matplotlib, a stand-in records the plotting calls
-    (the data each plot is drawn from is still computed)."""
+def notebook_cells():
+    """The tutorial notebook's code cells, and a program that runs them (as
+    JSON on its stdin) top to bottom in one interpreter, as a kernel does."""
     import json
     nb = os.path.join(os.path.dirname(HERE), "examples", "tutorial.ipynb")
     with open(nb) as f:
@@ -86,6 +82,18 @@ def test_tutorial_notebook_code(tmp_path):
             "        v = eval(compile(ast.Expression(last.value), 'cell', 'eval'), globals())\n"
             "        if v is not None: print(repr(v))\n"
             "print('figures', plt.subplots.call_count if stub else len(plt.get_fignums()))\n")
+    return cells, code
+
+
+def test_tutorial_notebook_code(tmp_path):
+    """The notebook's code cells, top to bottom in one interpreter as a
+    kernel runs them, always (jupyter-nbconvert above needs Debian packages
+    that may be missing): the notebook cannot drift from the package
+    unnoticed. Each cell's last expression is printed, as a notebook
+    shows it. Without matplotlib, a stand-in records the plotting calls
+    (the data each plot is drawn from is still computed)."""
+    import json
+    cells, code = notebook_cells()
     env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), MPLCONFIGDIR=str(tmp_path / "mpl"),
                MPLBACKEND="Agg")
     r = subprocess.run([sys.executable, "-c", code], input=json.dumps(cells),

@@ -50,3 +50,37 @@ def test_pip_install_offline(tmp_path):
                          env=clean_env(WATTSIM_LIB=os.path.join(BUILD, "sim", "libwattsim.so"))
                          ).stdout.split()
     assert out == [os.path.join(BUILD, "sim", "libwattsim.so"), "3"]
+
+
+@pytest.mark.skipif(subprocess.run([sys.executable, "-m", "venv", "--help"],
+                                   capture_output=True).returncode != 0,
+                    reason="no venv module (Debian: apt-get install python3-venv)")
+def test_cmake_install_prefix_given_at_install_time(tmp_path):
+    """`cmake --install --prefix P` puts the package in P's site folder as
+    /usr/bin/python3's sysconfig names it for P (P/lib/python3.X/site-packages),
+    whatever prefix the build was configured with; a venv made at P finds
+    it with no PYTHONPATH, and the tutorial notebook runs there."""
+    import json
+    import sysconfig
+    from test_examples import notebook_cells
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True, capture_output=True)
+    r = subprocess.run(["cmake", "--install", BUILD, "--prefix", str(venv), "--component",
+                        "Unspecified"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    site = sysconfig.get_path("purelib", "posix_prefix", {"base": str(venv),
+                                                         "platbase": str(venv)})
+    assert os.path.isfile(os.path.join(site, "wattsim", "_installed.py"))
+    cells, code = notebook_cells()
+    r = subprocess.run([str(venv / "bin" / "python"), "-c", code], input=json.dumps(cells),
+                       capture_output=True, text=True, cwd=tmp_path,
+                       env=clean_env(MPLCONFIGDIR=str(tmp_path / "mpl"), MPLBACKEND="Agg"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "frontier of librispeech on v100: 9 of 105 knobs" in r.stdout
+    assert "plan: set bs 48 at 150 W" in r.stdout
+    assert r.stdout.splitlines()[-1] == "figures 3"
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", CODE], check=True,
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env=clean_env()).stdout.split()
+    assert out == [str(venv / "lib" / "libwattsim.so"), "3"]

@@ -100,15 +100,21 @@ class Faulty(wattsim.BatchSizeOptimizer):
 def test_exception_is_a_policy_error_naming_call_and_line():
     with pytest.raises(wattsim.PolicyError) as e:
         wattsim.simulate(workload="cifar100", seed=1, bso=Faulty("raise"), plo="jit")
-    assert str(e.value) == ("bso py:@live:1 (test_policies.Faulty): predict:"
+    # one style (issue 29): the simulation, the policy's label (its
+    # parameters) and class, the call, the exception's line
+    assert str(e.value) == ("v100/cifar100 eta 0.5 beta 2 seed 1: bso py-faulty{fault=raise}"
+                            " (test_policies.Faulty): predict:"
                             " ZeroDivisionError: integer division or modulo by zero")
     assert isinstance(e.value.__cause__, ZeroDivisionError)
 
 
 def test_wrong_return_type():
-    with pytest.raises(wattsim.PolicyError, match=r"predict: TypeError: predict returned"
-                       r" '1024' \(str\), not an int$"):
+    # wattsim's own refusal: the value, no exception name, no __cause__
+    with pytest.raises(wattsim.PolicyError, match=r"^v100/cifar100 eta 0.5 beta 2 seed 1: bso"
+                       r" py-faulty\{fault=type\} \(test_policies.Faulty\): predict returned"
+                       r" '1024' \(str\), not an int$") as e:
         wattsim.simulate(workload="cifar100", seed=1, bso=Faulty("type"), plo="jit")
+    assert e.value.__cause__ is None
 
 
 def test_batch_size_not_in_the_set_is_the_hosts_policy_error():
@@ -126,12 +132,12 @@ def test_a_faulty_live_policy_in_a_sweep_keeps_the_other_results():
         wattsim.sweep(policies=[(Faulty("raise"), "jit"), ("zeus", "jit")], **kw)
     res = e.value.result
     assert res is not None and res.cells.attrs["n_failed"] == 3
-    bad = res.cells[res.cells["policy"] == "py-faulty+jit"]
+    bad = res.cells[res.cells["policy"] == "py-faulty{fault=raise}+jit"]
     assert bad["seeds_failed"].tolist() == [3] and bad["seeds_ok"].tolist() == [0]
     assert "ZeroDivisionError" in bad["error"].item()
     clean = wattsim.sweep(policies=[("zeus", "jit")], **kw)
     assert clean.cells.attrs["n_failed"] == 0
-    got = res.cells[res.cells["policy"] != "py-faulty+jit"].reset_index(drop=True)
+    got = res.cells[res.cells["policy"] != "py-faulty{fault=raise}+jit"].reset_index(drop=True)
     num = [c for c in clean.cells.columns if c.endswith(".mean")]
     assert num and set(got["policy"]) == set(clean.cells["policy"])
     pd.testing.assert_frame_equal(got.sort_values("policy")[num].reset_index(drop=True),

@@ -55,14 +55,16 @@ def simulate(**kw):
 ])
 def test_a_bso_answer_beyond_a_c_int_is_refused(value, shown):
     assert simulate(bso=Answer(1024), plo="jit").attrs["final_bs"] == 1024  # the reference
-    with pytest.raises(wattsim.PolicyError, match=r"^bso py:@live:1 \(test_python_to_c.Answer\):"
-                       r" predict: ValueError: predict returned %s, %s$" % (shown, INT_RANGE)):
+    with pytest.raises(wattsim.PolicyError, match=r"^v100/cifar100 eta 0.5 beta 2 seed 1: bso"
+                       r" py-answer(\{value=%s\})? \(test_python_to_c.Answer\): predict returned"
+                       r" %s, %s$" % (shown, shown, INT_RANGE)):
         simulate(bso=Answer(value), plo="jit")
 
 
 def test_a_plo_answer_beyond_a_c_int_is_refused():
-    with pytest.raises(wattsim.PolicyError, match=r"^plo py:@live:1 \(test_python_to_c"
-                       r".PowerAnswer\): predict: ValueError: predict returned 4294967471, %s$"
+    with pytest.raises(wattsim.PolicyError, match=r"^v100/cifar100 eta 0.5 beta 2 seed 1: plo"
+                       r" py-poweranswer\{value=4294967471\} \(test_python_to_c"
+                       r".PowerAnswer\): predict returned 4294967471, %s$"
                        % INT_RANGE):
         simulate(bso="zeus", plo=PowerAnswer(175 + 2 ** 32))
 

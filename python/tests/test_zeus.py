@@ -86,3 +86,30 @@ def test_zeus_classes_from_the_cli(tmp_path):
            for h in json.loads(r.stdout)["history"]]
     assert got == refs[("cifar100", 1)]["history"]
     assert "[Pruning GaussianTS BSO]" in r.stderr
+
+
+def test_zeus_classes_swept_over_seeds_as_classes():
+    """policies=[(Cls, Cls)] over seeds (issue 29): each simulation builds
+    Zeus's classes anew, the BSO with seed= the simulation's, as
+    simulate(seed=s, bso=PruningGTSBatchSizeOptimizer(seed=s)) and Zeus's
+    run_single.py do; a factory does the same."""
+    sys.path.insert(0, ZEUS)
+    from zeus._legacy.policy.optimizer import (JITPowerLimitOptimizer,
+                                               PruningGTSBatchSizeOptimizer)
+    refs = {(r["workload"], r["seed"]): r["history"] for r in reference()}
+    kw = dict(gpu="v100", workload="imagenet", eta=0.5, beta=2)
+
+    def runs(df):
+        return [[r["bs"], r["pl"], r["energy_j"], r["time_s"], bool(r["reached"])]
+                for r in df.to_dict("records")]
+    want = {s: runs(wattsim.simulate(seed=s, bso=PruningGTSBatchSizeOptimizer(seed=s),
+                                     plo=JITPowerLimitOptimizer(), **kw)) for s in range(1, 4)}
+    for s in range(1, 4):
+        assert want[s] == refs[("imagenet", s)], s
+    for bso in (PruningGTSBatchSizeOptimizer,
+                lambda seed: PruningGTSBatchSizeOptimizer(seed=seed, verbose=False)):
+        h = wattsim.sweep(seed=range(1, 4), policies=[(bso, JITPowerLimitOptimizer)],
+                          keep_history=True, **kw).history
+        h = h[h["policy"].str.startswith("py-pruninggts")]
+        for s in range(1, 4):
+            assert runs(h[h["seed"] == s]) == want[s], s

@@ -121,6 +121,41 @@ def split_spec(spec):
     return parts[1], parts[2]
 
 
+def maker(cls, params):
+    """make(values, host): cls called with the declared parameters' values,
+    `seed` the simulation's when it stands at SEED_FROM_SIMULATION."""
+    def make(values, host):
+        kw = {}
+        for i, (pname, k, *_rest) in enumerate(params):
+            v = values[i]
+            kw[pname] = (v.i if k == 1 else v.d if k == 2 else bool(v.b) if k == 3
+                         else (v.s or b"").decode())
+        if kw.get("seed") == SEED_FROM_SIMULATION:
+            if host.abi_version >= 203:   # ws_host.seed (2.3)
+                kw["seed"] = int(host.seed)
+            else:                         # an older host: the class's default
+                del kw["seed"]
+        return cls(**kw)
+    return make
+
+
+def declare(ad, params, help_text=b"keyword argument of __init__"):
+    """The adapter's parameters declared to the host (its descriptor's
+    param specs), which checks and records them as a C policy's."""
+    specs = (ParamSpec * (len(params) + 1))()
+    for i, (pname, k, v, lo, hi) in enumerate(params):
+        specs[i] = ParamSpec(pname.encode(), k, v, lo, hi,
+                             help_text + b"; -1: the simulation's seed"
+                             if pname == "seed" and v.i == SEED_FROM_SIMULATION and k == 1
+                             else help_text)
+    ad.descriptor.params = ctypes.cast(specs, ctypes.c_void_p)
+    ad.descriptor.param_spec_size = ctypes.sizeof(ParamSpec)
+    ad.descriptor.value_size = ctypes.sizeof(Value)
+    ad.param_names = [p[0] for p in params]
+    ad.with_params = True
+    ad.specs = (specs, [p[2] for p in params])   # as long as the adapter
+
+
 def provide(spec, want, host_abi, address):
     a = Answer.from_address(address)
     mod, name = split_spec(spec)
@@ -139,35 +174,12 @@ def provide(spec, want, host_abi, address):
             mod, name, *(("batch-size optimizer (bso)", "power-limit optimizer (plo)")
                          [::1 if kind == BSO else -1])))
     params = _params(cls)
-    names = [p[0] for p in params]
-
-    def make(values, host):
-        kw = {}
-        for i, (pname, k, *_rest) in enumerate(params):
-            v = values[i]
-            kw[pname] = (v.i if k == 1 else v.d if k == 2 else bool(v.b) if k == 3
-                         else (v.s or b"").decode())
-        if kw.get("seed") == SEED_FROM_SIMULATION:
-            if host.abi_version >= 203:   # ws_host.seed (2.3)
-                kw["seed"] = int(host.seed)
-            else:                         # an older host: the class's default
-                del kw["seed"]
-        return cls(**kw)
-
+    make = maker(cls, params)
     ad = _policy.Adapter("bso" if kind == BSO else "plo", make,
                          "%s.%s" % (mod, name), _policy._source_sha256(cls),
                          name=_policy.short_name(cls, set()))
-    specs = (ParamSpec * (len(params) + 1))()
-    for i, (pname, k, v, lo, hi) in enumerate(params):
-        specs[i] = ParamSpec(pname.encode(), k, v, lo, hi,
-                             b"keyword argument of __init__; -1: the simulation's seed"
-                             if pname == "seed" else b"keyword argument of __init__")
-    ad.descriptor.params = ctypes.cast(specs, ctypes.c_void_p)
-    ad.descriptor.param_spec_size = ctypes.sizeof(ParamSpec)
-    ad.descriptor.value_size = ctypes.sizeof(Value)
-    ad.param_names = names
-    ad.with_params = True
-    _kept.append((ad, specs, [p[2] for p in params]))
+    declare(ad, params)
+    _kept.append(ad)
     a.kind = kind
     a.descriptor = ctypes.addressof(ad.descriptor)
     a.origin = ("%s.%s from %s" % (mod, name, inspect.getsourcefile(cls) or "?")).encode()[:1023]

@@ -137,6 +137,13 @@ INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1     # C int: answers (batch size, power
 LONG_MAX = 2 ** 63 - 1                        # C long (64-bit): counts of draws
 
 
+def _refused(e):
+    """An answer wattsim refuses (its own exception, no policy's): the
+    error names it without an exception name or __cause__."""
+    e.wattsim_refused = True
+    return e
+
+
 def _index(call, v):
     """An integer argument (int, numpy integer; not bool, not float)."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
@@ -250,7 +257,9 @@ class Adapter:
         self.hosts = {}
         self.with_params = False          # make(values, host): the bridge's classes
         self.next = 1
-        self.fault = None                 # (call, exception): the first
+        self.fault = None                 # (call, exception, simulation): the first
+        self.given = ""                   # the label's parameters: "{eta=0.05}"
+        self.shown = []                   # the same as [(name, text)]
         self.faulted = set()              # instances whose call failed
         self.jobs = {}                    # ws_job address -> Job
         self.jobs_by_key = {}             # its values -> Job (one Job per job)
@@ -311,7 +320,7 @@ class Adapter:
         except BaseException as e:  # noqa: B036 -- re-raised by the caller
             self.faulted.add(h)
             if self.fault is None:
-                self.fault = (call, e)
+                self.fault = (call, e, self._where(h, job))
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 _lib.stop(e)
             # the host's error line: "bso NAME: predict failed: LINE"
@@ -321,6 +330,26 @@ class Adapter:
             return -1
         finally:
             sys.stdout = saved
+
+    @staticmethod
+    def _seed(host):
+        return "seed %d" % host.seed if host.abi_version >= 203 else ""
+
+    def _where(self, h, job):
+        """The simulation, as the host's errors name it: "v100/cifar100
+        eta 0.5 beta 2 seed 3" (what is known of it)."""
+        host = self.hosts.get(h)
+        seed = self._seed(host) if host is not None else ""
+        try:
+            J = self.jobs.get(job) or self._job(job)
+        except Exception:   # noqa: BLE001 -- no job to name
+            return seed
+        return ("%s/%s eta %s beta %s %s" % (J.gpu, J.workload, _g(J.eta), _g(J.beta),
+                                              seed)).strip()
+
+    @property
+    def label(self):
+        return self.descriptor.name.decode() + self.given
 
     def _job(self, address):
         """The Job of the ws_job at `address`, kept by address: a
@@ -360,7 +389,7 @@ class Adapter:
                 o.host = Host(host.contents)
         except BaseException as e:  # noqa: B036
             if self.fault is None:
-                self.fault = ("create", e)
+                self.fault = ("create", e, self._seed(host.contents))
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 _lib.stop(e)
             # the host's error line: "bso NAME: create failed: LINE"
@@ -408,12 +437,12 @@ class Adapter:
             if v is None and none_ok:
                 return 0
             if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                raise TypeError("%s returned %r (%s), not an int%s" % (
-                    call, v, type(v).__name__, " or None" if none_ok else ""))
+                raise _refused(TypeError("%s returned %r (%s), not an int%s" % (
+                    call, v, type(v).__name__, " or None" if none_ok else "")))
             v = int(v)
         if not INT_MIN <= v <= INT_MAX:
-            raise ValueError("%s returned %d, outside the C int range [%d, %d]"
-                             % (call, v, INT_MIN, INT_MAX))
+            raise _refused(ValueError("%s returned %d, outside the C int range [%d, %d]"
+                                      % (call, v, INT_MIN, INT_MAX)))
         return v
 
     def _bso_predict(self, state, job, ctx, out):
@@ -427,7 +456,13 @@ class Adapter:
 
     def _plo_predict(self, state, job, ctx, bs, out):
         def f(o, J):
-            out[0] = self._int("predict", o.predict(J, bs), none_ok=True)
+            v = o.predict(J, bs)
+            if v is not None and not isinstance(v, bool) and isinstance(v, numbers.Integral) \
+                    and v <= 0:   # 0 would read as None (profile) to the host
+                raise _refused(ValueError(
+                    "predict(bs %d) returned power limit %d W; return None to profile the"
+                    " batch size's power limits, or one of them in W" % (bs, v)))
+            out[0] = self._int("predict", v, none_ok=True)
         return self._call("predict", state, job, ctx, f)
 
     def _plo_profile(self, state, job, ctx, bs, pl, cost):
@@ -444,36 +479,227 @@ class Adapter:
         """After the C call: re-raise what a call raised."""
         if self.fault is None:
             return
-        call, e = self.fault
+        call, e, where = self.fault
         self.fault = None
         self.faulted.clear()
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise e
         from . import PolicyError
-        raise PolicyError("%s %s (%s): %s: %s" % (self.kind, key, self.origin, call,
-                                                  _last_line(e))) from e
+        head = "%s%s %s (%s): " % (where + ": " if where else "", self.kind, self.label,
+                                   self.origin)
+        if getattr(e, "wattsim_refused", False):
+            raise PolicyError(head + str(e)) from None
+        raise PolicyError(head + "%s: %s" % (call, _last_line(e))) from e
+
+    def restyle(self, msg):
+        """The host's message about this policy ("... bso py-b: predict
+        returned ...") with its label and class, as raise_fault words its
+        own: "... bso py-b{x=1} (mylab.B): predict returned ..."."""
+        name = "%s %s: " % (self.kind, self.descriptor.name.decode())
+        return msg.replace(name, "%s %s (%s): " % (self.kind, self.label, self.origin), 1)
 
 
-def short_name(cls, taken):
+_SAFE_TEXT = re.compile(r"[A-Za-z0-9_.+/-]{0,200}\Z")
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def fmt(v):
+    """A parameter's value as labels show it: a float as the shortest text
+    that reads back (repr: 0.05, not 0.050000000000000003), a bool as
+    true/false (as the host prints a bool parameter)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return float.__repr__(v)
+    return str(v)
+
+
+def _g(x):
+    """x as the host writes a number in its messages (%g, to the digits
+    that read back: 2, 0.05)."""
+    for p in (15, 16, 17):
+        t = "%.*g" % (p, x)
+        if float(t) == x:
+            return t
+    return t
+
+
+def _scalar(v):
+    """v as an int, float, bool or str a parameter can hold, else None."""
+    if type(v).__module__.split(".")[0] == "numpy" and hasattr(v, "item"):
+        v = v.item() if getattr(v, "ndim", 0) == 0 else None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v) if -2 ** 53 <= v <= 2 ** 53 else None
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, str):      # text that stays one value in NAME{k=v,...}
+        return v if _SAFE_TEXT.match(v) else None
+    return None
+
+
+def object_params(obj):
+    """A live object's parameters as [(name, value, is_default)]: the
+    arguments of its class's __init__ it keeps under the same name (or
+    _name), else its public scalar attributes (is_default False)."""
+    out = []
+    try:
+        sig = inspect.signature(type(obj).__init__)
+        ps = [p for p in list(sig.parameters.values())[1:]
+              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    except (TypeError, ValueError):
+        ps = []
+    for p in ps:
+        for attr in (p.name, "_" + p.name):
+            v = _scalar(getattr(obj, attr, None)) if hasattr(obj, attr) else None
+            if v is not None and _PARAM_NAME.match(p.name):
+                d = p.default
+                out.append((p.name, v, d is not p.empty and type(d) is type(v) and d == v))
+                break
+    if out:
+        return out
+    for k, v in sorted(vars(obj).items()) if hasattr(obj, "__dict__") else ():
+        v = _scalar(v)
+        if not k.startswith("_") and v is not None and _PARAM_NAME.match(k):
+            out.append((k, v, False))
+    return out
+
+
+def _specs(params):
+    """(name, value, _) as the bridge's parameter declarations, each
+    defaulting to the value (so the host records it as a C policy's)."""
+    from ._bridge import KINDS, BIG
+    out = []
+    for name, v, _d in params:
+        k = KINDS[type(v)]
+        val = Value()
+        if k == 1:
+            val.i = v
+        elif k == 2:
+            val.d = v
+        elif k == 3:
+            val.b = int(v)
+        else:
+            val.s = v.encode()
+        lo, hi = {1: (-BIG, BIG), 2: (-sys.float_info.max, sys.float_info.max)}.get(k, (0, 0))
+        out.append((name, k, val, lo, hi))
+    return out
+
+
+def seeded(obj):
+    """Whether a live object carries a seed of its own: it holds a random
+    generator (numpy's, random.Random), or its __init__ takes `seed` and it
+    keeps one that is not None (GaussianTS(seed=None) draws from the
+    host's stream, seeded per simulation)."""
+    import random
+    d = getattr(obj, "__dict__", {})
+    if any(isinstance(v, random.Random) or type(v).__name__ in ("Generator", "RandomState")
+           for v in d.values()):
+        return True
+    try:
+        takes = "seed" in inspect.signature(type(obj).__init__).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return takes and any(d.get(k) is not None for k in ("seed", "_seed"))
+
+
+def _has_methods(kind, x):
+    need = ("register_job", "predict", "observe") if kind == "bso" else ("predict", "observe")
+    return all(hasattr(x, m) for m in need)
+
+
+def _interface(kind):
+    return ("register_job/predict/observe (Zeus's BatchSizeOptimizer interface)"
+            if kind == "bso" else "predict/observe (Zeus's PowerLimitOptimizer interface)")
+
+
+def short_name(cls, taken, given=""):
     """The descriptor's name (policy labels: "py-gaussiants+jit"): the
     class name in [a-z0-9_-] after "py-" (never a C policy's name), made
-    unique within a call."""
+    unique within a call among policies with the same parameters (given:
+    the label's "{k=v,...}")."""
     base = "py-" + (re.sub(r"[^a-z0-9_-]", "", cls.__name__.lower()) or "class")
     name, k = base, 1
-    while name in taken:
+    while name + given in taken:
         k += 1
         name = "%s-%d" % (base, k)
-    taken.add(name)
+    taken.add(name + given)
     return name
 
 
-def live(kind, obj, workloads, taken=None):
-    """An adapter for a live object: every instance a deep copy of it."""
-    if kind == "bso" and not all(hasattr(obj, m) for m in ("register_job", "predict", "observe")):
-        raise TypeError("bso %s has no register_job/predict/observe (Zeus's"
-                        " BatchSizeOptimizer interface)" % origin(obj))
-    if kind == "plo" and not all(hasattr(obj, m) for m in ("predict", "observe")):
-        raise TypeError("plo %s has no predict/observe (Zeus's PowerLimitOptimizer"
-                        " interface)" % origin(obj))
-    return Adapter(kind, lambda: copy.deepcopy(obj), origin(obj), _source_sha256(type(obj)),
-                   workloads, short_name(type(obj), taken if taken is not None else set()))
+def live(kind, p, workloads, taken=None, first_seed=1):
+    """An adapter for what a call was given as a policy: an instance
+    (every simulation starts from a deep copy of it), a class (called per
+    simulation, with seed= the simulation's when __init__ takes it, as
+    the bridge calls a py:MODULE:CLASS) or a factory (called per
+    simulation with the simulation's seed). Its parameters are declared
+    to the host (provenance: bso_params/plo_params); `a.given` is what
+    the label shows of them ("{eta=0.05}": an instance's, a factory's
+    object's, that differ from __init__'s defaults)."""
+    from . import _bridge
+    taken = taken if taken is not None else set()
+    what = {"bso": "batch-size optimizer (bso)", "plo": "power-limit optimizer (plo)"}[kind]
+    if inspect.isclass(p):
+        if not _has_methods(kind, p):
+            raise TypeError("%s %s: the class has no %s" % (kind, origin(p), _interface(kind)))
+        try:
+            params = _bridge._params(p)
+        except _bridge.BridgeError as e:
+            raise TypeError(str(e)) from None
+        a = Adapter(kind, _bridge.maker(p, params), origin(p), _source_sha256(p), workloads,
+                    short_name(p, taken))
+        _bridge.declare(a, params)
+        a.given = ""
+        return a
+    if callable(p) and not _has_methods(kind, p):      # a factory: seed -> object
+        import contextlib
+        try:
+            with contextlib.redirect_stdout(sys.stderr):   # as a policy's calls print
+                probe = p(first_seed)
+        except Exception as e:
+            raise TypeError("%s %r: the factory called with seed %d raised %s" % (
+                kind, p, first_seed, _last_line(e))) from e
+        if not _has_methods(kind, probe):
+            raise TypeError("%s %r: the factory returned %s (%s), not a %s with %s" % (
+                kind, p, _short_repr(probe), origin(probe), what, _interface(kind)))
+        params = [x for x in object_params(probe) if x[0] != "seed"]
+
+        def make(_values, host):
+            return p(int(host.seed) if host.abi_version >= 203 else first_seed)
+        cls, sha, src = type(probe), _source_sha256(type(probe)), origin(probe)
+    else:
+        if not _has_methods(kind, p):
+            raise TypeError("%s %s (%s) is not a %s: it has no %s; pass an instance, its"
+                            " class or a factory (seed -> instance)" % (
+                                kind, _short_repr(p), origin(p), what, _interface(kind)))
+        params = object_params(p)
+
+        def make(_values, _host):
+            return copy.deepcopy(p)
+        cls, sha, src = type(p), _source_sha256(type(p)), origin(p)
+    params = _fit(params, 900)    # the host records at most 1023 characters
+    shown = _fit([(n, v, d) for n, v, d in params if not d], 200)  # a label: 599
+    shown = [(n, v) for n, v, _d in shown]
+    given = "{%s}" % ",".join("%s=%s" % (n, fmt(v)) for n, v in shown) if shown else ""
+    a = Adapter(kind, make, src, sha, workloads, short_name(cls, taken, given))
+    _bridge.declare(a, _specs(params), b"the live object's value")
+    a.given, a.shown = given, [(n, fmt(v)) for n, v in shown]
+    return a
+
+
+def _fit(params, room):
+    """The first of params whose "k=v,..." text fits in room characters
+    (an object with hundreds of attributes is still recorded, in part)."""
+    out, used = [], 0
+    for x in params:
+        used += len("%s=%s," % (x[0], fmt(x[1])))
+        if used > room:
+            break
+        out.append(x)
+    return out
+
+
+def _short_repr(x):
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."

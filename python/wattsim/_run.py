@@ -166,21 +166,72 @@ class _Policies:
     def __init__(self, call, options):
         self.call, self.options, self.adapters, self.taken = call, options, [], set()
         self.keys = {}                    # the same object twice: one policy
+        self.seeds = _seeds(options)
 
-    def name(self, kind, p):
+    def name(self, kind, p, given=False):
+        """The option text for p: a name as it is; a live object, class or
+        factory as its key ("py:@live:1"), with the parameters its label
+        shows when `given` ("py:@live:1{eta=0.05}": a policy pair's label;
+        all of them are in provenance either way)."""
         if p is None or isinstance(p, str):
             return p
         if (kind, id(p)) in self.keys:
-            return self.keys[(kind, id(p))]
-        a = _policy.live(kind, p, _catalogue(self.options), self.taken)
+            key, a = self.keys[(kind, id(p))]
+            return key + a.given if given else key
+        a = _policy.live(kind, p, _catalogue(self.options), self.taken,
+                         self.seeds[0] if self.seeds else 1)
+        if len(self.seeds) > 1 and not callable(p) and _policy.seeded(p):
+            cls = type(p).__name__
+            warnings.warn(
+                "%s %s (%s): one live object for %d seeds: every simulation starts from a copy"
+                " of it, seeded as it was built, not with the simulation's seed; pass the class"
+                " (%s) or a factory (lambda seed: %s(seed=seed)) to build one per simulation"
+                % (kind, a.label, a.origin, len(self.seeds), cls, cls),
+                WattsimWarning, stacklevel=_outside())
         key = self.call.add(kind, a.descriptor, a.origin, a.sha256)
         self.adapters.append((key, a))
-        self.keys[(kind, id(p))] = key
-        return key
+        self.keys[(kind, id(p))] = key, a
+        return key + a.given if given else key
 
     def raise_faults(self):
         for key, a in self.adapters:
             a.raise_fault(key)
+
+    def restyle(self, msg):
+        for _key, a in self.adapters:
+            msg = a.restyle(msg)
+        return msg
+
+
+def _outside():
+    """The stacklevel of the first frame outside the package: the user's
+    line that made the call."""
+    import os
+    import sys
+    here, f, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(1), 1
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
+
+
+def _seeds(options):
+    """The seeds a call runs (seed=3, seed=range(1, 11), seed="1..10",
+    seeds=N: 1..N), as far as the options say; [] when they do not."""
+    v = _plain(options.get("seed"))
+    if isinstance(v, (list, tuple, range)):
+        return [int(x) for x in v]
+    if isinstance(v, str) and ".." in v:
+        a, _, b = v.partition("..")
+        try:
+            return list(range(int(a), int(b) + 1))
+        except ValueError:
+            return []
+    if isinstance(v, (int, str)) and str(v).lstrip("-").isdigit():
+        return [int(v)]
+    n = _plain(options.get("seeds"))
+    if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+        return list(range(1, n + 1))
+    return []
 
 
 def _command(command, options, table=None, progress=None, cancel=None, build=None):
@@ -190,9 +241,17 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
     for k, v in opts.items():
         v = _plain(v)
         if k in ("bso", "plo"):
-            v = live.name(k, v)
+            p, v = v, live.name(k, v)
+            if p is not v:    # a live policy: its label's parameters, given as options
+                for name, text in live.keys[(k, id(p))][1].shown:
+                    try:
+                        call.set(k + "-param", "%s=%s" % (name, text))
+                    except TypeError:     # a command without it (plan): provenance has them
+                        break
         elif k == "policies" and not isinstance(v, str):
-            v = ",".join("%s:%s" % (live.name("bso", b), live.name("plo", p)) for b, p in v)
+            # plan runs its policies as they are: no {...} in its labels
+            g = command != "plan"
+            v = ",".join("%s:%s" % (live.name("bso", b, g), live.name("plo", p, g)) for b, p in v)
         if k in _REPEATED:
             items = v.items() if isinstance(v, dict) else None
             for x in (["%s=%s" % (a, _scalar(b)) for a, b in items] if items is not None
@@ -220,7 +279,7 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
         exc = {_lib.INPUT: InputError, _lib.FAILED: SimulationError,
                _lib.POLICY: PolicyError, _lib.CANCELLED: CancelledError,
                _lib.MISUSE: TypeError, _lib.NOMEM: MemoryError, _lib.IO: OSError}[rc]
-        raise exc(msg)
+        raise exc(live.restyle(msg))
     prov, res = j["provenance"], j["result"]
     attrs = {"provenance": prov, "notes": notes}
     if table is None:

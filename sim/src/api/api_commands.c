@@ -383,8 +383,9 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
         const ws_plo_type *pt = ws_registry_plo(reg, pairs[i].plo, &ignored);
         if (bt) ws_registry_sha256(reg, bt, bsha, &ignored);
         if (pt) ws_registry_sha256(reg, pt, psha, &ignored);
-        if (api_note_pair(c, plan.policies[i].label, pairs[i].bso, pairs[i].plo, "", "", bsha,
-                          psha)) {
+        const ws_policy_prov *pv = &plan.policies[i].identity.prov;
+        if (api_note_pair(c, plan.policies[i].label, pairs[i].bso, pairs[i].plo, pv->bso_params,
+                          pv->plo_params, bsha, psha)) {
             ws_fail(err, "out of memory");
             goto out;
         }

@@ -13,8 +13,19 @@
 #include <string.h>
 #include <strings.h>
 
+/* x as the shortest %g text that reads back as x (0.05, not
+ * 0.050000000000000003): 15 significant digits, more only when needed. */
+static void shortest(double x, char *buf, size_t len)
+{
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) return;
+    }
+}
+
 int ws_params_format(const ws_param_spec *spec, const ws_value *v, char *buf, size_t len)
 {
+    char num[40];
     size_t used = 0;
     if (len) buf[0] = '\0';
     for (size_t i = 0; spec && spec[i].name; i++) {
@@ -22,7 +33,10 @@ int ws_params_format(const ws_param_spec *spec, const ws_value *v, char *buf, si
         const char *sep = i ? "," : "";
         switch (spec[i].kind) {
         case WS_PARAM_INT: n = snprintf(buf + used, len - used, "%s%s=%ld", sep, spec[i].name, v[i].i); break;
-        case WS_PARAM_DOUBLE: n = snprintf(buf + used, len - used, "%s%s=%.17g", sep, spec[i].name, v[i].d); break;
+        case WS_PARAM_DOUBLE:
+            shortest(v[i].d, num, sizeof num);
+            n = snprintf(buf + used, len - used, "%s%s=%s", sep, spec[i].name, num);
+            break;
         case WS_PARAM_BOOL: n = snprintf(buf + used, len - used, "%s%s=%s", sep, spec[i].name, v[i].b ? "true" : "false"); break;
         case WS_PARAM_STRING: n = snprintf(buf + used, len - used, "%s%s=%s", sep, spec[i].name, v[i].s ? v[i].s : ""); break;
         }
