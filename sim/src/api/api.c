@@ -533,7 +533,7 @@ static void json_file_sha(FILE *f, const char *path)
 {
     char sha[65];
     ws_error e;
-    if (ws_sha256_file(path, sha, &e)) ws_json_str(f, "");
+    if (ws_sha256_file_cached(path, sha, &e)) ws_json_str(f, "");
     else ws_json_str(f, sha);
 }
 
@@ -697,6 +697,18 @@ static void fork_child(void)
     owner_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }
 
+/* A process that calls the library keeps what it parsed: its traces and
+ * their hashes, WS_TRACE_CACHE_DEFAULT sets (or $WATTSIM_TRACE_CACHE, 0
+ * to turn it off), so that a second call on the same traces reads
+ * nothing (io/trace_cache.c). */
+static void trace_cache_on(void)
+{
+    const char *e = getenv("WATTSIM_TRACE_CACHE");
+    char *end;
+    long n = e && *e ? strtol(e, &end, 10) : -1;
+    ws_trace_cache_set(n >= 0 && n <= 1024 && !*end ? (size_t)n : WS_TRACE_CACHE_DEFAULT);
+}
+
 static void install_fork_handler(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 /* Whether this thread works for the call that runs: the thread that made
@@ -749,6 +761,8 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
 
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, make_c_locale);
+    static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+    pthread_once(&cache_once, trace_cache_on);
     locale_t old = the_c_locale ? uselocale(the_c_locale) : (locale_t)0;
     ws_policy_guards(0);             /* this process's descriptors stay its own */
     ws_line_sink(api_note_line, c);  /* and its stderr: notes go in the result */
