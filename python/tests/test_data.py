@@ -145,3 +145,110 @@ def test_b0_capped_is_noted_in_the_result_and_on_the_clis_stderr():
         warnings.simplefilter("ignore")
         res = wattsim.sweep(gpu="p100", workload="librispeech", seed=range(1, 4), recurrences=2)
     assert res.cells.attrs["notes"].count(B0_NOTE) == 1
+
+
+def _all_tables(tmp_path):
+    """Every table the package returns, by name."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = {"simulate": wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=4,
+                                          keep_history=True),
+             "pareto": wattsim.pareto(gpu="v100", workload="cifar100"),
+             "plan": wattsim.plan(gpu="v100", workload="cifar100", seed=range(1, 3),
+                                  recurrences=10)}
+        r = wattsim.sweep(gpu="v100", workload=["cifar100", "squad"], seed=range(1, 3),
+                          recurrences=4, keep_history=True, curves=True)
+        t.update({"sweep.cells": r.cells, "sweep.history": r.history,
+                  "sweep.curves": r.curves, "sweep.final_knobs": r.final_knobs})
+        cfg = tmp_path / "one.yaml"
+        cfg.write_text("gpu: v100\nworkload: cifar100\nseed: 1..2\nrecurrences: 3\n")
+        t["run.cells"], t["run.history"] = wattsim.run(str(cfg))
+        t["trace.check"] = wattsim.trace.check(TRACES)
+        t["workloads"] = wattsim.workloads()
+        t["bso"], t["plo"] = wattsim.policies_list()
+    return t
+
+
+def test_one_vocabulary_same_name_same_dtype(tmp_path):
+    seen = {}
+    for table, df in _all_tables(tmp_path).items():
+        assert len(df) and not any("." in c for c in df.columns), (table, list(df.columns))
+        for c in df.columns:
+            seen.setdefault(c, {})[table] = str(df[c].dtype)
+    mixed = {c: d for c, d in seen.items() if len(set(d.values())) > 1}
+    assert mixed == {}
+    # a run's outcome and the knob table's marks are bool; quantities float
+    assert seen["reached"] == dict.fromkeys(["simulate", "sweep.history", "run.history"], "bool")
+    for c in ("frontier", "default", "best", "jit"):
+        assert seen[c] == {"pareto": "bool"}
+    for c in ("eta", "beta", "energy_j", "regret", "regret_lo"):
+        assert set(seen[c].values()) == {"float64"}, c
+    assert seen["runs_reached"] == {"pareto": "int64", "trace.check": "int64"}
+    assert seen["epochs_mean"] == {"pareto": "float64"}
+    # the CLI's sweep.csv names (and order) for a sweep's cells
+    assert seen["regret_lo"].keys() == {"sweep.cells", "sweep.curves"}
+    assert seen["break_even_lo"] == {"plan": "int64"}
+    assert set(seen["error"].values()) == {"object"}
+
+
+def test_sweep_cells_are_sweep_csvs_columns(tmp_path):
+    import subprocess
+    import warnings
+    from conftest import CLI
+    cfg = tmp_path / "s.yaml"
+    cfg.write_text("gpu: v100\nworkload: [cifar100, squad]\nseed: 1..3\nrecurrences: 6\n")
+    subprocess.run([CLI, "sweep", str(cfg), "--out", str(tmp_path / "o"), "--no-plot",
+                    "--quiet"], check=True, capture_output=True)
+    import pandas as pd
+    ref = pd.read_csv(tmp_path / "o" / "sweep.csv", keep_default_na=False, na_values=[""],
+                      float_precision="round_trip")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = wattsim.sweep(config=str(cfg))
+    cols = [c for c in ref.columns if c != "final_knobs"]
+    assert list(res.cells.columns[:len(cols)]) == cols
+    for c in cols:
+        a, b = res.cells[c].tolist(), ref[c].tolist()
+        if ref[c].dtype == object or c in ("error", "bso_params", "plo_params"):
+            b = ["" if x != x else x for x in b]
+        assert a == b, c
+    # final knobs: the long table of sweep.csv's final_knobs column
+    fk = res.final_knobs
+    assert list(fk.columns) == ["cell", "bs", "pl", "count"]
+    assert all(str(t) == "int64" for t in fk.dtypes)
+    assert not any(c.startswith("final_knobs") for c in res.cells.columns)
+    want = []
+    for i, s in enumerate(ref["final_knobs"]):
+        for item in s.split(";"):
+            k, n = item.split("=")
+            bs, pl = k.split(":")
+            want.append([i, int(bs), int(pl), int(n)])
+    assert fk.values.tolist() == want
+    assert (fk.groupby("cell")["count"].sum() == res.cells["seeds_ok"]).all()
+    cells, history, curves = res                 # still a 3-tuple
+    assert history is None and curves is None
+
+
+def test_plan_takes_seeds_as_sweep_does():
+    a = wattsim.plan(gpu="v100", workload="cifar100", seed=range(1, 4), recurrences=10)
+    b = wattsim.plan(gpu="v100", workload="cifar100", seeds=3, recurrences=10)
+    assert a.drop(columns="cumulative_cost_saving").equals(
+        b.drop(columns="cumulative_cost_saving"))
+    assert a["seeds"].tolist() == [3] * len(a)
+    assert wattsim.plan(gpu="v100", workload="cifar100", seed=[1, 2, 3],
+                        recurrences=10)["break_even"].tolist() == b["break_even"].tolist()
+    with pytest.raises(wattsim.InputError, match=r"seed=range\(2, 4\): plan runs seeds 1..N;"
+                       r" give seed=range\(1, N \+ 1\) \(or seeds=N\)"):
+        wattsim.plan(gpu="v100", workload="cifar100", seed=range(2, 4))
+
+
+def test_provenance_names_the_policy_file_as_the_tables_do():
+    df = wattsim.simulate(gpu="v100", workload="cifar100", seed=1, recurrences=2)
+    p = df.attrs["provenance"]["policies"][0]
+    assert (p["bso_file"], p["plo_file"]) == (df.attrs["bso_file"], df.attrs["plo_file"]) \
+        == ("built-in", "built-in")
+    assert p["bso_origin"].endswith("/zeus.so")       # kept: the full path
+    plan = wattsim.plan(gpu="v100", workload="cifar100", seeds=2, recurrences=5)
+    assert plan["bso_file"].tolist() == [q["bso_file"] for q in
+                                         plan.attrs["provenance"]["policies"]]

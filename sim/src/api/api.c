@@ -31,6 +31,7 @@
 #include "wattsim/outfile.h"
 #include "wattsim/report.h"
 #include "wattsim/sha256.h"
+#include "wattsim/study.h"
 #include "wattsim/trace.h"
 #include "wattsim/version.h"
 
@@ -516,6 +517,8 @@ int api_note_pair(ws_api_call *c, const char *label, const char *bso, const char
     const ws_plo_type *pt = c->reg ? ws_registry_plo(c->reg, plo, &ignored) : NULL;
     p->bso_origin = bt ? ws_registry_origin(c->reg, bt) : "";
     p->plo_origin = pt ? ws_registry_origin(c->reg, pt) : "";
+    if (bt) ws_study_policy_file(c->reg, bt, p->bso_file, sizeof p->bso_file);
+    if (pt) ws_study_policy_file(c->reg, pt, p->plo_file, sizeof p->plo_file);
     return 0;
 }
 
@@ -624,11 +627,15 @@ static void write_provenance(const ws_api_call *c, FILE *f)
             const api_pair_prov *p = &c->pairs[i];
             fputs(i ? ", {\"policy\": " : "{\"policy\": ", f);
             ws_json_str(f, p->label);
+            /* bso_file, plo_file: the name every table uses (appended:
+             * bso_origin, plo_origin stay, the full path) */
             const char *k[] = {"bso", "bso_params", "bso_sha256", "bso_origin", "plo",
-                               "plo_params", "plo_sha256", "plo_origin"};
+                               "plo_params", "plo_sha256", "plo_origin", "bso_file",
+                               "plo_file"};
             const char *v[] = {p->bso, p->bso_params, p->bso_sha256, p->bso_origin, p->plo,
-                               p->plo_params, p->plo_sha256, p->plo_origin};
-            for (int j = 0; j < 8; j++) {
+                               p->plo_params, p->plo_sha256, p->plo_origin, p->bso_file,
+                               p->plo_file};
+            for (int j = 0; j < 10; j++) {
                 fprintf(f, ", \"%s\": ", k[j]);
                 ws_json_str(f, v[j]);
             }
