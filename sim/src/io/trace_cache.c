@@ -18,9 +18,10 @@
  * identity a cached parse has.
  *
  * Bounded: at most `capacity` trace sets (WS_TRACE_CACHE_DEFAULT, or
- * $WATTSIM_TRACE_CACHE), least recently used first out. A hit hands the caller a deep copy (the caller frees it with
- * ws_traces_free as always): what the cache holds is never shared. One
- * mutex guards both tables: threads may load at once.
+ * $WATTSIM_TRACE_CACHE), least recently used first out. A hit hands the
+ * caller a deep copy (the caller frees it with ws_traces_free as always):
+ * what the cache holds is never shared. A mutex guards the table (and
+ * another the hashes'): threads may load at once.
  */
 #define _GNU_SOURCE
 #include "wattsim/trace.h"
@@ -65,8 +66,17 @@ static void evict_traces(size_t keep)
     }
 }
 
+/* A child forked while another thread held the lock inherits it held by
+ * a thread it does not have: it gets a new one (what the table holds was
+ * complete whenever the lock was free, and a child of a fork mid-update
+ * only loses what it would have found). */
+static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
+static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
+
 void ws_trace_cache_set(size_t n)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     evict_traces(n);
     capacity = n;
@@ -184,6 +194,14 @@ int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
     }
     pthread_mutex_lock(&lock);
     if (capacity) {
+        /* the same traces' older version (its files since changed) goes */
+        for (size_t i = 0; i < n_traces; i++)
+            if (!strcmp(traces[i].dir, dir) && !strcmp(traces[i].gpu, gpu)
+                && traces[i].max_line == ml && traces[i].max_bytes == mb) {
+                entry_free(&traces[i]);
+                traces[i] = traces[--n_traces];
+                break;
+            }
         evict_traces(capacity - 1);
         trace_entry *v = realloc(traces, (n_traces + 1) * sizeof *v);
         if (v) {

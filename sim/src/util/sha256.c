@@ -167,8 +167,17 @@ static void evict_shas(size_t keep)
     }
 }
 
+/* A child forked while another thread held the lock inherits it held by
+ * a thread it does not have: it gets a new one (what the table holds was
+ * complete whenever the lock was free, and a child of a fork mid-update
+ * only loses what it would have found). */
+static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
+static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
+
 void ws_sha256_cache_set(size_t n)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     evict_shas(n);
     capacity = n;
