@@ -178,25 +178,28 @@ def _typed(df, kind=None):
     """df (a DataFrame, or a Table) in the vocabulary above."""
     if _pd is None or df is None or not hasattr(df, "columns"):
         return df
+    # attrs off while columns are read: pandas deep-copies them into every
+    # Series taken out (the provenance, for each column)
+    attrs = dict(df.attrs)
+    df.attrs = {}
     ren = _RENAME.get(kind)
     if ren:
-        attrs = df.attrs
         df = df.rename(columns=ren)
-        df.attrs = attrs
-    for c in df.columns:
+    for c, t in df.dtypes.items():
+        if c not in _BOOL and c not in _FLOAT and c not in _STR:
+            continue
         col = df[c]
         try:
-            if c in _BOOL and col.dtype != bool and col.notna().all():
+            if c in _BOOL and t != bool and col.notna().all():
                 df[c] = col.astype(bool)
-            elif c in _FLOAT and col.dtype != float:
+            elif c in _FLOAT and t != float:
                 df[c] = col.astype(float)
-            elif c in _STR and col.dtype != object:
+            elif c in _STR and (t != object or col.isna().any()):
                 df[c] = col.astype(object).where(col.notna(), "").map(
                     lambda v: v if isinstance(v, str) else str(v))
-            elif c in _STR:
-                df[c] = col.where(col.notna(), "")
         except (TypeError, ValueError):
             pass
+    df.attrs = attrs
     return df
 
 
