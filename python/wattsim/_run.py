@@ -50,7 +50,6 @@ class Table(list):
     attrs = None
 
 
-
 # Options given once per value (the CLI's repeatable ones; carbon=[a, b]
 # joins several series files, as --carbon a --carbon b).
 _REPEATED = {"set", "bso-param", "plo-param", "allow-plugins", "allow-python", "plugin",
