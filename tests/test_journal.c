@@ -490,10 +490,12 @@ Test(shard, three_shards_merge_to_the_bytes_of_one_run, .init = mktmp, .fini = r
     /* Merging two of the three: refused, nothing written. */
     cr_expect_eq(run_shell(CLI " merge sweep %s/g.yaml %s/s0 %s/s2 --policies gts:jit,zeus:jit"
                            ARGS " --out %s/m >/dev/null 2>%s/e.txt", tmp, tmp, tmp, tmp, tmp), 2);
-    char *e = slurp(tp("e.txt"));
+    char *e0 = slurp(tp("e.txt")), *e = e0;
+    /* after the plan's notes (b0 capped for librispeech), the error: one line */
+    while (!strncmp(e, "wattsim: note: ", 15) && strchr(e, '\n')) e = strchr(e, '\n') + 1;
     cr_expect_not_null(strstr(e, "simulations are in none of the 2 journals"), "%s", e);
     cr_expect_eq(strchr(e, '\n') - e + 1, (long)strlen(e), "one line: %s", e);
-    free(e);
+    free(e0);
     cr_expect_eq(file_size(tp("m/sweep.csv")), -1);
     /* Merging with other policies than the shards ran: refused, with
      * advice for merge (not --resume/--force, which merge does not take). */

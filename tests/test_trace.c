@@ -6,6 +6,9 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -745,4 +748,105 @@ Test(trace, batch_size_without_runs_at_target)
                 "%s/summary_train.csv: workload 'toy' has no runs at batch size 64"
                 " for target_metric 0.5 (other target metrics have some); add the"
                 " rows or pick another target");
+}
+
+/* ------------------------------------------------------------ the cache */
+
+/* Two loads hold the same traces: rows, names and their index. */
+static void assert_same_traces(const ws_traces *a, const ws_traces *b)
+{
+    cr_assert_eq(a->n_train, b->n_train);
+    cr_assert_eq(a->n_power, b->n_power);
+    cr_assert_eq(memcmp(a->train, b->train, a->n_train * sizeof *a->train), 0);
+    cr_assert_eq(memcmp(a->power, b->power, a->n_power * sizeof *a->power), 0);
+    cr_assert_eq(a->names.n, b->names.n);
+    for (size_t i = 0; i < a->names.n; i++) cr_assert_str_eq(a->names.s[i], b->names.s[i]);
+    cr_assert_eq(a->max_power, b->max_power);
+    cr_assert_str_eq(a->power_path, b->power_path);
+}
+
+typedef struct loader { const char *gpu; const ws_traces *want; int bad; } loader;
+
+static void *load_many(void *p)
+{
+    loader *l = p;
+    for (int i = 0; i < 50; i++) {
+        ws_traces t;
+        ws_error err = {""};
+        if (ws_traces_load(&t, tmp, l->gpu, NULL, &err)) { l->bad = 1; return NULL; }
+        /* a copy is whole: a job builds from it (names found by their index) */
+        ws_workload_spec spec = spec_of("toy", "toy", "net", "sgd", 0.5, 10, 16);
+        ws_job_table jt;
+        if (ws_job_build(&jt, &t, &spec, 0.5, INFINITY, &err)) l->bad = 1;
+        else ws_job_free(&jt);
+        if (t.n_power != l->want->n_power
+            || memcmp(t.power, l->want->power, t.n_power * sizeof *t.power))
+            l->bad = 1;
+        ws_traces_free(&t);
+    }
+    return NULL;
+}
+
+Test(trace, cache_hands_out_copies_to_threads_and_reads_changed_files_again)
+{
+    write_file("summary_train.csv", TRAIN);
+    write_file("summary_power_v100.csv", POWER);
+    write_file("summary_power_a40.csv", POWER);
+    ws_traces ref, ref_a40;
+    load_ok(&ref, "v100");                        /* the cache is off: not counted */
+    load_ok(&ref_a40, "a40");
+    unsigned long long h0, m0, h, m;
+    ws_trace_cache_stats(&h0, &m0);
+    ws_trace_cache_set(2);
+    pthread_t th[4];
+    loader l[4];
+    for (int i = 0; i < 4; i++) {
+        l[i] = (loader){i % 2 ? "a40" : "v100", i % 2 ? &ref_a40 : &ref, 0};
+        cr_assert_eq(pthread_create(&th[i], NULL, load_many, &l[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_not(l[i].bad, "thread %d", i);
+    }
+    ws_trace_cache_stats(&h, &m);
+    cr_assert_eq(h + m - h0 - m0, 200);
+    cr_assert_leq(m - m0, 4, "%llu misses", m - m0);  /* each GPU read once, or by each
+                                                          thread while the other read it */
+    ws_traces t;
+    load_ok(&t, "v100");
+    assert_same_traces(&t, &ref);
+    ws_traces_free(&t);
+
+    /* rewritten: the same size, another number, a later mtime */
+    char path[600], *power = strdup(POWER);
+    *strstr(power, "190\n") = '9';                  /* "990": the same length */
+    snprintf(path, sizeof path, "%s/summary_power_v100.csv", tmp);
+    struct stat st0;
+    cr_assert_eq(stat(path, &st0), 0);
+    write_file("summary_power_v100.csv", power);
+    struct timespec ts[2] = {st0.st_atim, st0.st_mtim};
+    ts[1].tv_nsec = (ts[1].tv_nsec + 1) % 1000000000;
+    if (ts[1].tv_nsec == 0) ts[1].tv_sec++;
+    cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+    ws_trace_cache_stats(&h0, &m0);
+    load_ok(&t, "v100");
+    ws_trace_cache_stats(&h, &m);
+    cr_assert_eq(m, m0 + 1);
+    int saw = 0;
+    for (size_t i = 0; i < t.n_power; i++) saw |= t.power[i].power == 990;
+    cr_assert(saw, "the rewritten file was not read again");
+    ws_traces_free(&t);
+    free(power);
+
+    /* bounded: a third trace set pushes the least recently used out */
+    write_file("summary_power_p100.csv", POWER);
+    load_ok(&t, "p100");
+    ws_traces_free(&t);
+    load_ok(&t, "a40");                             /* v100 was used last: a40 went */
+    ws_traces_free(&t);
+    ws_trace_cache_stats(&h0, &m0);
+    cr_assert_eq(m0, m + 2);
+    ws_trace_cache_set(0);
+    ws_traces_free(&ref);
+    ws_traces_free(&ref_a40);
 }

@@ -56,13 +56,13 @@ res = wattsim.sweep(gpu="v100", workload="cifar100", eta=0.5, seed=range(1, 6), 
 cells = res.cells.set_index("policy")
 print("\ncifar100 on v100, 5 seeds: total energy (MJ), mean [95 % CI]")
 for p, c in cells.iterrows():
-    print("  %-26s %7.2f [%.2f, %.2f]" % (p, c["energy_j.mean"] / 1e6,
-                                          c["energy_j.ci95_lo"] / 1e6,
-                                          c["energy_j.ci95_hi"] / 1e6))
+    print("  %-26s %7.2f [%.2f, %.2f]" % (p, c["energy_j"] / 1e6,
+                                          c["energy_j_lo"] / 1e6,
+                                          c["energy_j_hi"] / 1e6))
 if plt:
     fig, ax = plt.subplots(figsize=(5, 3.5))
-    mean = cells["energy_j.mean"] / 1e6
-    err = [mean - cells["energy_j.ci95_lo"] / 1e6, cells["energy_j.ci95_hi"] / 1e6 - mean]
+    mean = cells["energy_j"] / 1e6
+    err = [mean - cells["energy_j_lo"] / 1e6, cells["energy_j_hi"] / 1e6 - mean]
     ax.bar(range(len(cells)), mean, yerr=err, capsize=4, color="C0")
     ax.set_xticks(range(len(cells)))
     ax.set_xticklabels(cells.index, rotation=20, ha="right")
@@ -75,12 +75,12 @@ if plt:
 #    schedule, so every policy runs on the same clock): what to set, when learning pays off.
 carbon = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces",
                       "fetched", "carbon", "miso_mason_city_2022-10.csv")
-plan = wattsim.plan(gpu="v100", workload="librispeech", recurrences=40, seeds=5,
+plan = wattsim.plan(gpu="v100", workload="librispeech", recurrences=40, seed=range(1, 6),
                     carbon=carbon, every="24h", policies="zeus:jit,default:carbon")
 rec = plan.attrs["recommended"]
 print("\nplan: set bs %d at %d W (cost %.4g per run against %.4g by default)"
       % (rec["bs"], rec["pl"], rec["cost"], plan.attrs["default"]["cost"]))
-print(plan[["policy", "break_even.median", "seeds_never"]].to_string(index=False))
+print(plan[["policy", "break_even", "seeds_never"]].to_string(index=False))
 if plt:
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for _, p in plan.iterrows():

@@ -50,8 +50,6 @@ class Table(list):
     attrs = None
 
 
-SweepResult = collections.namedtuple("SweepResult", "cells history curves")
-
 # Options given once per value (the CLI's repeatable ones; carbon=[a, b]
 # joins several series files, as --carbon a --carbon b).
 _REPEATED = {"set", "bso-param", "plo-param", "allow-plugins", "allow-python", "plugin",
@@ -112,7 +110,7 @@ def _csv_table(text, attrs):
         df = _pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""],
                           float_precision="round_trip")
         df.attrs.update(attrs)
-        return df
+        return _typed(df)
     rows = []
     for r in csv.DictReader(io.StringIO(text)):
         for k, v in r.items():
@@ -128,18 +126,80 @@ def _csv_table(text, attrs):
 
 
 def _flat(d, prefix=""):
-    """{"energy_j": {"mean": m, "ci95": [lo, hi]}} -> energy_j.mean,
-    energy_j.ci95_lo, energy_j.ci95_hi."""
+    """A JSON object as one row in the CLI's CSV vocabulary (sweep.csv,
+    curves.csv): {"energy_j": {"mean": m, "ci95": [lo, hi]}} -> energy_j,
+    energy_j_lo, energy_j_hi; {"break_even": {"median": m, "lo": a, "hi":
+    b}} -> break_even, break_even_lo, break_even_hi; {"saving": {"energy":
+    x}} -> saving_energy."""
     out = {}
     for k, v in d.items():
         name = prefix + k
-        if isinstance(v, dict):
-            out.update(_flat(v, name + "."))
+        if isinstance(v, dict) and ("mean" in v or "median" in v):
+            out[name] = v.get("mean", v.get("median"))
+            lo_hi = v.get("ci95", [v.get("lo"), v.get("hi")])
+            out[name + "_lo"], out[name + "_hi"] = lo_hi
+            for k2, v2 in v.items():
+                if k2 not in ("mean", "median", "ci95", "lo", "hi"):
+                    out[name + "_" + k2] = v2
+        elif isinstance(v, dict):
+            out.update(_flat(v, name + "_"))
         elif isinstance(v, list) and len(v) == 2 and k.startswith("ci"):
             out[name + "_lo"], out[name + "_hi"] = v
         else:
             out[name] = v
     return out
+
+
+# One vocabulary (docs/python.md, "Columns"): a column of a given name has
+# one dtype in every table. Marks and a run's outcome are bool (the CLI's
+# CSV writes them 0/1); knob settings, counts and indices int; quantities
+# float; names, parameters, hashes and messages str ("" when empty, never
+# NaN). Columns not named here keep what the reader inferred.
+_BOOL = {"reached", "profiled", "frontier", "default", "best", "jit", "early_stopping"}
+_FLOAT = {"eta", "beta", "energy_j", "time_s", "cost", "co2_g", "usd", "start_s",
+          "cum_cost", "regret", "steady_energy_j", "steady_time_s", "tta_s", "eta_j",
+          "time_per_epoch_s", "average_power_w", "reach_rate", "energy_saving_j",
+          "target_metric"}
+_FLOAT |= {n + e for n in list(_FLOAT) for e in ("_lo", "_hi")}
+_FLOAT |= {"saving_" + k for k in ("energy", "time", "cost", "steady_energy", "steady_time")}
+_STR = {"policy", "gpu", "workload", "bso", "plo", "bso_params", "plo_params", "bso_sha256",
+        "plo_sha256", "bso_file", "plo_file", "error", "status", "whatif", "dataset",
+        "network", "optimizer", "name", "file", "summary", "params", "display"}
+# Where the CLI's pareto and trace check use a run's word for a knob's or a
+# batch size's figure, their tables rename it: `reached` there counts runs
+# (a run's `reached` is bool), pareto's `epochs` is a mean (a run's is an
+# int).
+_RENAME = {"knobs": {"reached": "runs_reached", "epochs": "epochs_mean"},
+           "check": {"reached": "runs_reached"}}
+
+
+def _typed(df, kind=None):
+    """df (a DataFrame, or a Table) in the vocabulary above."""
+    if _pd is None or df is None or not hasattr(df, "columns"):
+        return df
+    # attrs off while columns are read: pandas deep-copies them into every
+    # Series taken out (the provenance, for each column)
+    attrs = dict(df.attrs)
+    df.attrs = {}
+    ren = _RENAME.get(kind)
+    if ren:
+        df = df.rename(columns=ren)
+    for c, t in df.dtypes.items():
+        if c not in _BOOL and c not in _FLOAT and c not in _STR:
+            continue
+        col = df[c]
+        try:
+            if c in _BOOL and t != bool and col.notna().all():
+                df[c] = col.astype(bool)
+            elif c in _FLOAT and t != float:
+                df[c] = col.astype(float)
+            elif c in _STR and (t != object or col.isna().any()):
+                df[c] = col.astype(object).where(col.notna(), "").map(
+                    lambda v: v if isinstance(v, str) else str(v))
+        except (TypeError, ValueError):
+            pass
+    df.attrs = attrs
+    return df
 
 
 def _catalogue(options):
@@ -293,7 +353,7 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
     else:
         attrs.update({k: v for k, v in res.items() if k != table} if isinstance(res, dict)
                      else {})
-    return _table(rows, attrs)
+    return _typed(_table(rows, attrs), table)
 
 
 def simulate(*, progress=None, **options):
@@ -310,42 +370,100 @@ def pareto(**options):
     return _command("pareto", options, table="knobs")
 
 
+def _seeds(options):
+    """plan's seeds as sweep's: seed=range(1, N + 1) (or any list of 1..N
+    in order) is seeds=N; plan runs seeds 1..N."""
+    seed = options.pop("seed", None)
+    if seed is None:
+        return options
+    if options.get("seeds") is not None:
+        raise InputError("plan: give seed=range(1, N + 1) or seeds=N, not both")
+    v = _plain(seed)
+    v = [v] if isinstance(v, int) and not isinstance(v, bool) else v
+    try:
+        v = [int(x) for x in v] if all(float(x) == int(x) for x in v) else None
+    except (TypeError, ValueError):
+        v = None
+    if not v or v != list(range(1, len(v) + 1)):
+        raise InputError("plan: seed=%r: plan runs seeds 1..N; give seed=range(1, N + 1)"
+                         " (or seeds=N)" % (seed,))
+    return dict(options, seeds=len(v))
+
+
 def plan(*, progress=None, **options):
     """`wattsim plan`: one row per policy (break-even, savings); the
-    recommendation and the default in attrs."""
-    df = _command("plan", options, table="policies", progress=progress)
+    recommendation and the default in attrs. seed=range(1, N + 1) or
+    seeds=N: the seeds 1..N."""
+    df = _command("plan", _seeds(dict(options)), table="policies", progress=progress)
     if _pd is not None and len(df):
         attrs = df.attrs
-        df = _pd.DataFrame([_flat(r) for r in df.to_dict("records")])
+        df = _typed(_pd.DataFrame([_flat(r) for r in df.to_dict("records")]))
         df.attrs.update(attrs)
     return df
 
 
+class SweepResult(collections.namedtuple("SweepResult", "cells history curves")):
+    """What sweep() returns: (cells, history, curves), and final_knobs, a
+    long table (cell, bs, pl, count): how many of each cell's seeds ended
+    on each knob, `cell` the row of `cells` (its index)."""
+    final_knobs = None
+
+
 def sweep(*, progress=None, cancel=None, **options):
     """`wattsim sweep` (a config file as config=..., or the axes as
-    options): SweepResult(cells, history, curves), cells one row per cell
-    (means and 95% intervals flattened: energy_j.mean, energy_j.ci95_lo,
-    ...), history (keep_history=True) one row per run, curves
-    (curves=True). progress(done, total) is called about every 0.1 s;
-    a true return, cancel() returning true or Ctrl-C stops the sweep."""
+    options): SweepResult(cells, history, curves) with .final_knobs, cells
+    one row per cell in sweep.csv's columns (means and 95% intervals:
+    energy_j, energy_j_lo, energy_j_hi, ...), history (keep_history=True)
+    one row per run, curves (curves=True), final_knobs one row per cell and
+    final knob (cell, bs, pl, count). progress(done, total) is called
+    about every 0.1 s; a true return, cancel() returning true or Ctrl-C
+    stops the sweep."""
     return _sweep_result(*_command("sweep", options, progress=progress, cancel=cancel,
                                    build=_sweep_result))
+
+
+# sweep.csv's columns, in its order (sim/src/report/sweep_report.c), then
+# what sweep.json has besides
+_CELL_ORDER = ("bso plo policy gpu workload eta beta seeds seeds_ok seeds_failed recurrences"
+               " energy_j energy_j_lo energy_j_hi time_s time_s_lo time_s_hi cost cost_lo"
+               " cost_hi steady_energy_j steady_energy_j_lo steady_energy_j_hi steady_time_s"
+               " steady_time_s_lo steady_time_s_hi saving_energy saving_time saving_cost"
+               " saving_steady_energy saving_steady_time regret regret_lo regret_hi error"
+               " co2_g co2_g_lo co2_g_hi usd usd_lo usd_hi whatif bso_params bso_sha256"
+               " plo_params plo_sha256").split()
 
 
 def _sweep_result(res, attrs):
     import json
     summary = json.loads(res["summary_json"])
-    cells = _table([_flat(c) for c in summary["cells"]],
-                   dict(attrs, **{k: v for k, v in summary.items() if k != "cells"},
-                        n_failed=res["n_failed"]))
-    return SweepResult(cells, _csv_table(res["history_csv"], attrs),
-                       _csv_table(res["curves_csv"], attrs))
+    rows, knobs = [], []
+    for i, c in enumerate(summary["cells"]):
+        c = dict(c, seeds=summary.get("n_seeds"))
+        for k, n in (c.pop("final_knobs", None) or {}).items():
+            bs, pl = k.split(":")
+            knobs.append({"cell": i, "bs": int(bs), "pl": int(pl), "count": int(n)})
+        f = _flat(c)
+        rows.append({k: f[k] for k in _CELL_ORDER if k in f}
+                    | {k: v for k, v in f.items() if k not in _CELL_ORDER})
+    cell_attrs = dict(attrs, **{k: v for k, v in summary.items() if k != "cells"},
+                      n_failed=res["n_failed"])
+    cells = _typed(_table(rows, cell_attrs))
+    final = _table(knobs, dict(attrs))
+    if _pd is not None and not len(final):
+        final = _pd.DataFrame({"cell": _pd.Series(dtype=int), "bs": _pd.Series(dtype=int),
+                               "pl": _pd.Series(dtype=int), "count": _pd.Series(dtype=int)})
+        final.attrs.update(attrs)
+    r = SweepResult(cells, _csv_table(res["history_csv"], attrs),
+                    _csv_table(res["curves_csv"], attrs))
+    r.final_knobs = final
+    return r
 
 
 def run(config, *, progress=None, **options):
     """`wattsim run CONFIG` without files: (cells, history)."""
     res, attrs = _command("run", dict(options, config=config), progress=progress)
-    return _table(res["cells"] or [], attrs), _csv_table(res["history_csv"], attrs)
+    return (_typed(_table([_flat(c) for c in res["cells"] or []], attrs)),
+            _csv_table(res["history_csv"], attrs))
 
 
 def workloads(**options):

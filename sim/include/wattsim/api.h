@@ -49,7 +49,8 @@
  * the trace folder and the sha256 of each trace file read, the catalogue
  * and its sha256, the what-ifs and the sha256 of a carbon or price series
  * ("series"), each policy pair (label, resolved
- * parameters, the sha256 of its .so or Python module, its origin) and the
+ * parameters, the sha256 of its .so or Python module, its origin, and
+ * bso_file/plo_file as the outputs name it: "built-in" or the origin) and the
  * folders and packages --allow-plugins / --allow-python allowed.
  *
  * Errors: the status says what kind, ws_api_error() the one line the CLI

@@ -114,6 +114,11 @@ void ws_study_wrap_note(const ws_whatif *wi, long wrapped);
 
 /* Load the traces of `gpu` with env's folder and limits; an unknown GPU's
  * message starts with where the config named the GPUs. */
+/* Where policy type t came from, as outputs' bso_file/plo_file say it:
+ * "built-in" for the built-in policy folder, else its origin (the .so's
+ * path, or a Python policy's MODULE.CLASS from FILE). */
+void ws_study_policy_file(const ws_registry *reg, const void *t, char *buf, size_t n);
+
 int ws_study_traces(const ws_run_config *cfg, const ws_study_env *env,
                     const char *gpu, ws_traces *tr, ws_error *err);
 

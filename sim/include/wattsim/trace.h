@@ -109,6 +109,25 @@ int ws_trace_gpus(const char *dir, char ***out, ws_error *err);
 #define WS_TRACE_UNKNOWN_GPU (-2)
 int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
                    const ws_csv_limits *lim, ws_error *err);
+/* The same, always reading the files (ws_traces_load takes the process's
+ * cache when it is on, else calls this). */
+int ws_traces_load_uncached(ws_traces *t, const char *dir, const char *gpu,
+                            const ws_csv_limits *lim, ws_error *err);
+
+/*
+ * The process's cache of loaded traces (io/trace_cache.c): off (0) until
+ * set; then ws_traces_load keeps up to n trace sets (train + one GPU's
+ * power trace, least recently used out), each keyed by the folder, GPU,
+ * limits and both files' path, st_dev, st_ino, size and mtime (ns), and
+ * hands out deep copies; a changed or replaced file is read again.
+ * Also sets ws_sha256_cache_set(8 n) (wattsim/sha256.h): the files'
+ * hashes, keyed the same way. Thread-safe. The library API turns it on (WS_TRACE_CACHE_DEFAULT
+ * sets, or $WATTSIM_TRACE_CACHE). Stats: hits and misses of trace sets.
+ */
+#define WS_TRACE_CACHE_DEFAULT 8
+void ws_trace_cache_set(size_t n);
+size_t ws_trace_cache_capacity(void);
+void ws_trace_cache_stats(unsigned long long *hits, unsigned long long *misses);
 void ws_traces_free(ws_traces *t);
 
 /* Once loaded, t->train is sorted by (dataset, network, optimizer,

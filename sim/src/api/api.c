@@ -31,6 +31,7 @@
 #include "wattsim/outfile.h"
 #include "wattsim/report.h"
 #include "wattsim/sha256.h"
+#include "wattsim/study.h"
 #include "wattsim/trace.h"
 #include "wattsim/version.h"
 
@@ -516,6 +517,8 @@ int api_note_pair(ws_api_call *c, const char *label, const char *bso, const char
     const ws_plo_type *pt = c->reg ? ws_registry_plo(c->reg, plo, &ignored) : NULL;
     p->bso_origin = bt ? ws_registry_origin(c->reg, bt) : "";
     p->plo_origin = pt ? ws_registry_origin(c->reg, pt) : "";
+    if (bt) ws_study_policy_file(c->reg, bt, p->bso_file, sizeof p->bso_file);
+    if (pt) ws_study_policy_file(c->reg, pt, p->plo_file, sizeof p->plo_file);
     return 0;
 }
 
@@ -533,7 +536,7 @@ static void json_file_sha(FILE *f, const char *path)
 {
     char sha[65];
     ws_error e;
-    if (ws_sha256_file(path, sha, &e)) ws_json_str(f, "");
+    if (ws_sha256_file_cached(path, sha, &e)) ws_json_str(f, "");
     else ws_json_str(f, sha);
 }
 
@@ -624,11 +627,15 @@ static void write_provenance(const ws_api_call *c, FILE *f)
             const api_pair_prov *p = &c->pairs[i];
             fputs(i ? ", {\"policy\": " : "{\"policy\": ", f);
             ws_json_str(f, p->label);
+            /* bso_file, plo_file: the name every table uses (appended:
+             * bso_origin, plo_origin stay, the full path) */
             const char *k[] = {"bso", "bso_params", "bso_sha256", "bso_origin", "plo",
-                               "plo_params", "plo_sha256", "plo_origin"};
+                               "plo_params", "plo_sha256", "plo_origin", "bso_file",
+                               "plo_file"};
             const char *v[] = {p->bso, p->bso_params, p->bso_sha256, p->bso_origin, p->plo,
-                               p->plo_params, p->plo_sha256, p->plo_origin};
-            for (int j = 0; j < 8; j++) {
+                               p->plo_params, p->plo_sha256, p->plo_origin, p->bso_file,
+                               p->plo_file};
+            for (int j = 0; j < 10; j++) {
                 fprintf(f, ", \"%s\": ", k[j]);
                 ws_json_str(f, v[j]);
             }
@@ -697,6 +704,18 @@ static void fork_child(void)
     owner_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }
 
+/* A process that calls the library keeps what it parsed: its traces and
+ * their hashes, WS_TRACE_CACHE_DEFAULT sets (or $WATTSIM_TRACE_CACHE, 0
+ * to turn it off), so that a second call on the same traces reads
+ * nothing (io/trace_cache.c). */
+static void trace_cache_on(void)
+{
+    const char *e = getenv("WATTSIM_TRACE_CACHE");
+    char *end;
+    long n = e && *e ? strtol(e, &end, 10) : -1;
+    ws_trace_cache_set(n >= 0 && n <= 1024 && !*end ? (size_t)n : WS_TRACE_CACHE_DEFAULT);
+}
+
 static void install_fork_handler(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 /* Whether this thread works for the call that runs: the thread that made
@@ -749,6 +768,8 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
 
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, make_c_locale);
+    static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+    pthread_once(&cache_once, trace_cache_on);
     locale_t old = the_c_locale ? uselocale(the_c_locale) : (locale_t)0;
     ws_policy_guards(0);             /* this process's descriptors stay its own */
     ws_line_sink(api_note_line, c);  /* and its stderr: notes go in the result */

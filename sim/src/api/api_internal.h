@@ -49,6 +49,8 @@ typedef struct api_pair_prov {
     char *label, *bso, *plo, *bso_params, *plo_params;
     char bso_sha256[65], plo_sha256[65];
     const char *bso_origin, *plo_origin;   /* the registry's */
+    char bso_file[4200], plo_file[4200];   /* as the CLI's outputs: built-in, or
+                                              the origin */
 } api_pair_prov;
 
 struct ws_api_call {

@@ -890,7 +890,8 @@ int ws_registry_sha256(ws_registry *r, const void *t, char out[65], ws_error *er
     out[0] = '\0';
     loaded *f = (loaded *)file_of(r, t);
     if (!f) return 0;
-    if (!f->provided && !f->sha256[0] && ws_sha256_file(f->path, f->sha256, err)) return -1;
+    if (!f->provided && !f->sha256[0] && ws_sha256_file_cached(f->path, f->sha256, err))
+        return -1;
     memcpy(out, f->sha256, 65);
     return 0;
 }

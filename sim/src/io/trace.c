@@ -670,8 +670,8 @@ static int same_gpus_per_job(const ws_traces *t, ws_error *err)
     return 0;
 }
 
-int ws_traces_load(ws_traces *t, const char *dir, const char *gpu,
-                   const ws_csv_limits *lim, ws_error *err)
+int ws_traces_load_uncached(ws_traces *t, const char *dir, const char *gpu,
+                            const ws_csv_limits *lim, ws_error *err)
 {
     memset(t, 0, sizeof *t);
     char name[256];

@@ -54,6 +54,11 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
         if (rc) return -1;
         if (note_it && note[0]) ws_line("wattsim: note: %s on %s: %s", spec->name, tr->gpu, note);
     }
+    /* b0 capped (ws_job_build): the default knob is not the one asked for. */
+    if (note_it && spec->b0 > jt->job.b0)
+        ws_line("wattsim: note: %s on %s: default batch size b0 = %d capped to %d, the"
+                " largest batch size of %s's power trace for the workload (as the paper's"
+                " scripts do)", spec->name, tr->gpu, spec->b0, jt->job.b0, tr->gpu);
     /* What the tariff holds beyond its hourly price, sized for this job. */
     if (note_it && wi && wi->tariff) {
         char note[1024];

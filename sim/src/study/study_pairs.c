@@ -38,7 +38,7 @@ static int fail_at_ref(const ws_policy_ref *ref, ws_error *err)
 }
 
 /* Where t came from, as provenance shows it (ws_policy_prov). */
-static void policy_file(const ws_registry *reg, const void *t, char *buf, size_t n)
+void ws_study_policy_file(const ws_registry *reg, const void *t, char *buf, size_t n)
 {
     const char *origin = ws_registry_origin(reg, t), *dir = ws_policy_dir();
     char real[4096];
@@ -75,8 +75,8 @@ int ws_study_pair_identity(ws_registry *reg, const ws_study_policy *r, ws_study_
                             sizeof q->prov.plo_params))
         return ws_fail(err, "policy pair %s:%s: parameters too long to record", r->bt->name,
                        r->pt->name);
-    policy_file(reg, r->bt, q->prov.bso_file, sizeof q->prov.bso_file);
-    policy_file(reg, r->pt, q->prov.plo_file, sizeof q->prov.plo_file);
+    ws_study_policy_file(reg, r->bt, q->prov.bso_file, sizeof q->prov.bso_file);
+    ws_study_policy_file(reg, r->pt, q->prov.plo_file, sizeof q->prov.plo_file);
     return ws_registry_sha256(reg, r->bt, q->prov.bso_sha256, err)
            || ws_registry_sha256(reg, r->pt, q->prov.plo_sha256, err) ? -1 : 0;
 }

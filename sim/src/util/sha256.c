@@ -7,6 +7,9 @@
 #include "wattsim/input.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,5 +123,108 @@ int ws_sha256_file(const char *path, char out[65], ws_error *err)
     unsigned char d[32];
     ws_sha256_final(&s, d);
     ws_sha256_hex(d, out);
+    return 0;
+}
+
+/* ------------------------------------------------------------ the cache */
+
+int ws_file_id_get(const char *path, ws_file_id *id)
+{
+    struct stat st;
+    if (!path || stat(path, &st)) return -1;
+    *id = (ws_file_id){st.st_dev, st.st_ino, st.st_size,
+                       (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
+    return 0;
+}
+
+int ws_file_id_same(const ws_file_id *a, const ws_file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size
+           && a->mtime_ns == b->mtime_ns;
+}
+
+typedef struct sha_entry {
+    char *path;
+    ws_file_id id;
+    char sha[65];
+    unsigned long long used;           /* LRU clock */
+} sha_entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t capacity;
+static sha_entry *shas;
+static size_t n_shas;
+static unsigned long long clock_;
+
+static void evict_shas(size_t keep)
+{
+    while (n_shas > keep) {
+        size_t old = 0;
+        for (size_t i = 1; i < n_shas; i++)
+            if (shas[i].used < shas[old].used) old = i;
+        free(shas[old].path);
+        shas[old] = shas[--n_shas];
+    }
+}
+
+/* A child forked while another thread held the lock inherits it held by
+ * a thread it does not have: it gets a new one (what the table holds was
+ * complete whenever the lock was free, and a child of a fork mid-update
+ * only loses what it would have found). */
+static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
+static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
+
+void ws_sha256_cache_set(size_t n)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, at_fork);
+    pthread_mutex_lock(&lock);
+    evict_shas(n);
+    capacity = n;
+    if (!n) {
+        free(shas);
+        shas = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static size_t capacity_now(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = capacity;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+int ws_sha256_file_cached(const char *path, char out[65], ws_error *err)
+{
+    ws_file_id id, id2;
+    if (!capacity_now() || ws_file_id_get(path, &id)) return ws_sha256_file(path, out, err);
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < n_shas; i++)
+        if (ws_file_id_same(&shas[i].id, &id) && !strcmp(shas[i].path, path)) {
+            shas[i].used = ++clock_;
+            memcpy(out, shas[i].sha, 65);
+            pthread_mutex_unlock(&lock);
+            return 0;
+        }
+    pthread_mutex_unlock(&lock);
+    if (ws_sha256_file(path, out, err)) return -1;
+    if (ws_file_id_get(path, &id2) || !ws_file_id_same(&id, &id2)) return 0;
+    char *p = strdup(path);
+    if (!p) return 0;
+    pthread_mutex_lock(&lock);
+    if (capacity) {
+        evict_shas(capacity - 1);
+        sha_entry *v = realloc(shas, (n_shas + 1) * sizeof *v);
+        if (v) {
+            shas = v;
+            shas[n_shas] = (sha_entry){.path = p, .id = id, .used = ++clock_};
+            memcpy(shas[n_shas++].sha, out, 65);
+            p = NULL;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    free(p);
     return 0;
 }
