@@ -164,7 +164,7 @@ static void frontier(ws_check_group *g, const ws_traces *t)
     ws_workload_spec spec = {
         (char *)"check", g->dataset, g->network, g->optimizer, g->target,
         g->max_epochs ? g->max_epochs : NO_CAP, g->b0 ? g->b0 : bmax, NULL, NULL,
-        g->gpus_per_job,
+        g->gpus_per_job, NULL, 0,
     };
     ws_job_table jt;
     ws_pareto par = {0};
