@@ -1,0 +1,236 @@
+/*
+ * Data drift (docs/model.md, "Data drift"): a job whose recorded runs
+ * change from a recurrence on. Phase 1 is the tiny fixture (fixture.h);
+ * phase 2 has the same knobs and other target epochs:
+ *
+ *   bs  phase 1 epochs  phase 2 epochs
+ *   16  4, 4            2, 2
+ *   32  5, 5            8, 8
+ *   64  12, 12 (never)  12, 12 (never)
+ *
+ * Hand-computed costs at eta 0.5 (cost = 0.5 E + 0.5 * 200 * T; e.g.
+ * 32 @ 200 W: 10 s and 160 W per epoch):
+ *   phase 1: 32@200 5 ep: E 8000, T 50, cost 9000; 32@100: 8700 (the best
+ *            knob); 16@200: 10500; 16@100: 11200
+ *   phase 2: 32@200 8 ep: E 12800, T 80, cost 14400; 32@100: 13920;
+ *            16@200 2 ep: E 4500, T 30, cost 5250 (the best); 16@100: 5600
+ * The early-stopping budget of phase 2 comes from phase 1's least cost
+ * (min_cost carries over): floor(2 * 9000 / 1800) = 10 epochs for 32@200,
+ * at least the 8 it needs.
+ */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "fixture.h"
+#include "run_cli.h"
+#include "wattsim/config.h"
+#include "wattsim/engine.h"
+#include "wattsim/params.h"
+#include "wattsim/study.h"
+
+#define PHASE2_TRAIN                                                                  \
+    "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n" \
+    "d,n,16,o,0.1,1,0.5,2\nd,n,16,o,0.1,2,0.5,2\n"                                    \
+    "d,n,32,o,0.1,1,0.5,8\nd,n,32,o,0.1,2,0.5,8\n"                                    \
+    "d,n,64,o,0.1,1,0.5,12\nd,n,64,o,0.1,2,0.5,12\n"
+#define FIXTURE_POWER                                                                 \
+    "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n" \
+    "d,n,16,o,100,20,80\nd,n,16,o,200,15,150\n"                                       \
+    "d,n,32,o,100,12,90\nd,n,32,o,200,10,160\n"                                       \
+    "d,n,64,o,100,8,95\nd,n,64,o,200,7,190\n"
+
+/* A trace folder with the given train and power traces of GPU g1. */
+static void write_traces(const char *dir, const char *train, const char *power)
+{
+    char p[256];
+    mkdir(dir, 0700);
+    snprintf(p, sizeof p, "%s/summary_train.csv", dir);
+    fixture_write(p, train);
+    snprintf(p, sizeof p, "%s/summary_power_g1.csv", dir);
+    fixture_write(p, power);
+}
+
+static void remove_traces(const char *dir)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/summary_train.csv", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/summary_power_g1.csv", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
+typedef struct drift_sim {
+    ws_traces tr, tr2;
+    ws_job_table jt, jt2;
+    ws_registry *reg;
+    fixture_runs out;
+    ws_sim_totals tot;
+    double rec_cost[64];
+    ws_error err;
+    int rc;
+} drift_sim;
+
+/* Simulate the fixture drifting to phase 2 from recurrence `from` (0: no
+ * drift) with the built-in policies bso/plo (params: "window" of zeus). */
+static void simulate(drift_sim *s, const char *bso, long window, const char *plo, long from,
+                     long recurrences, int informed, unsigned long seed)
+{
+    memset(s, 0, sizeof *s);
+    fixture_job(&s->tr, &s->jt, 0.5, 2.0);
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/ws-drift-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    write_traces(dir, PHASE2_TRAIN, FIXTURE_POWER);
+    cr_assert_eq(ws_traces_load(&s->tr2, dir, "g1", NULL, &s->err), 0, "%s", s->err.msg);
+    cr_assert_eq(ws_job_build(&s->jt2, &s->tr2, &fixture_spec, 0.5, 2.0, &s->err), 0, "%s",
+                 s->err.msg);
+    remove_traces(dir);
+    s->reg = ws_registry_new();
+    const ws_bso_type *bt = fixture_bso(s->reg, bso);
+    const ws_plo_type *pt = fixture_plo(s->reg, plo);
+    ws_value *bp = NULL, *pp = NULL;
+    char wv[32];
+    snprintf(wv, sizeof wv, "%ld", window);
+    ws_param_raw raw = {(char *)"window", wv, (char *)"test"};
+    cr_assert_eq(ws_params_resolve(bt->params, window ? &raw : NULL, window ? 1 : 0, "bso", &bp,
+                                   &s->err), 0, "%s", s->err.msg);
+    cr_assert_eq(ws_params_resolve(pt->params, NULL, 0, "plo", &pp, &s->err), 0);
+    ws_bso *b = ws_bso_new(bt, bp, seed, &s->err);
+    ws_plo *p = ws_plo_new(pt, pp, seed, &s->err);
+    cr_assert(b && p, "%s", s->err.msg);
+    ws_drift_phase phase = {from, &s->jt2.job};
+    ws_sim_params sp = {.recurrences = recurrences, .seed = seed, .rec_cost = s->rec_cost,
+                        .drift = from ? &phase : NULL, .n_drift = from ? 1 : 0,
+                        .drift_informed = informed};
+    cr_assert_leq(recurrences, 64);
+    s->rc = ws_simulate(&s->jt.job, b, p, &sp, fixture_keep, &s->out, &s->tot, &s->err);
+    ws_bso_free(b);
+    ws_plo_free(p);
+    ws_params_free(bt->params, bp);
+    ws_params_free(pt->params, pp);
+}
+
+static void done(drift_sim *s)
+{
+    ws_registry_free(s->reg);
+    ws_job_free(&s->jt);
+    ws_job_free(&s->jt2);
+    ws_traces_free(&s->tr);
+    ws_traces_free(&s->tr2);
+}
+
+/* ------------------------------------------------------------ engine */
+
+/* default+default plays 32 @ 200 W throughout: 5 epochs and 9000 up to
+ * recurrence 3, 8 epochs and 14400 from recurrence 4 on. */
+Test(drift, history_switches_at_the_phase)
+{
+    drift_sim s;
+    simulate(&s, "default", 0, "default", 4, 6, 0, 1);
+    cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+    cr_assert_eq(s.out.n, 6);
+    for (int i = 0; i < 6; i++) {
+        const ws_run_record *r = &s.out.r[i];
+        const int phase2 = r->recurrence >= 4;
+        cr_expect_eq(r->recurrence, i + 1);
+        cr_expect_eq(r->bs, 32);
+        cr_expect_eq(r->pl, 200);
+        cr_expect_eq(r->epochs, phase2 ? 8 : 5, "rec %ld: %d epochs", r->recurrence, r->epochs);
+        cr_expect_float_eq(r->energy_j, phase2 ? 12800.0 : 8000.0, 1e-9);
+        cr_expect_float_eq(r->time_s, phase2 ? 80.0 : 50.0, 1e-9);
+        cr_expect_float_eq(r->cost, phase2 ? 14400.0 : 9000.0, 1e-9);
+        cr_expect_float_eq(s.rec_cost[i], phase2 ? 14400.0 : 9000.0, 1e-9);
+    }
+    cr_expect_float_eq(s.tot.cost, 3 * 9000.0 + 3 * 14400.0, 1e-9);
+    done(&s);
+}
+
+/* Without drift (from 0) the same simulation stays at phase 1's 9000;
+ * a phase from recurrence 1 is never a phase (the job is phase 1), and
+ * a phase past the last recurrence never starts. */
+Test(drift, no_phase_no_change)
+{
+    drift_sim s;
+    simulate(&s, "default", 0, "default", 0, 6, 0, 1);
+    cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+    for (int i = 0; i < 6; i++) cr_expect_float_eq(s.rec_cost[i], 9000.0, 1e-9);
+    done(&s);
+    simulate(&s, "default", 0, "default", 7, 6, 0, 1);
+    cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+    for (int i = 0; i < 6; i++) cr_expect_float_eq(s.rec_cost[i], 9000.0, 1e-9);
+    done(&s);
+}
+
+/* The oracle reference, told of each phase (drift_informed), plays each
+ * phase's best knob: 32@100 (8700) in phase 1, 16@200 (5250) in phase 2.
+ * Not told, it keeps phase 1's knob, which costs 13920 in phase 2. */
+Test(drift, oracle_is_per_phase)
+{
+    drift_sim s;
+    simulate(&s, "oracle", 0, "oracle", 4, 6, 1, 1);
+    cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+    for (int i = 0; i < 6; i++) {
+        const ws_run_record *r = &s.out.r[i];
+        cr_expect_eq(r->bs, i < 3 ? 32 : 16, "rec %d: bs %d", i + 1, r->bs);
+        cr_expect_eq(r->pl, i < 3 ? 100 : 200, "rec %d: pl %d", i + 1, r->pl);
+        cr_expect_float_eq(s.rec_cost[i], i < 3 ? 8700.0 : 5250.0, 1e-9, "rec %d: %.17g", i + 1,
+                           s.rec_cost[i]);
+    }
+    done(&s);
+    simulate(&s, "oracle", 0, "oracle", 4, 6, 0, 1);
+    cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+    for (int i = 0; i < 6; i++) {
+        cr_expect_eq(s.out.r[i].bs, 32);
+        cr_expect_float_eq(s.rec_cost[i], i < 3 ? 8700.0 : 13920.0, 1e-9);
+    }
+    done(&s);
+}
+
+/* Zeus' BSO with jit, drifting at recurrence 21 of 40. Before, 32@100
+ * costs 8700 a recurrence and 16 (explored in recurrences 2 and 4) about
+ * 10544 (10587.5 profiled, 10500): the posterior means the bandit fits to
+ * each arm's rewards (policies/bandit.c). After, 32@100 costs 13920 and
+ * 16@200 5250, but the bandit sees only 32's new costs. With a window of 3
+ * rewards 32's fitted mean is (2 * 8700 + 13920) / 3 = 10440 after one run
+ * of phase 2, still below 16's, and (8700 + 2 * 13920) / 3 = 12180 after
+ * two: it re-explores 16 from recurrence 23 on (a Thompson sample of 32
+ * can still fall below 16's, so "by 24"). Unwindowed, 20 cheap rewards
+ * hold 32's mean below 16's until k runs of phase 2 with
+ * (20 * 8700 + 13920 k) / (20 + k) > 10544: k >= 11, give or take the
+ * sample. Over seeds 1..10 the windowed BSO switches no later than the
+ * unwindowed one, and on average several recurrences earlier. */
+static long first_sixteen(const drift_sim *s)
+{
+    if (getenv("WS_DRIFT_DUMP"))
+        for (int i = 0; i < s->out.n; i++)
+            fprintf(stderr, "%ld.%d %d@%d %d %g\n", s->out.r[i].recurrence, s->out.r[i].attempt,
+                    s->out.r[i].bs, s->out.r[i].pl, s->out.r[i].reached, s->out.r[i].cost);
+    for (int i = 0; i < s->out.n; i++)
+        if (s->out.r[i].recurrence >= 21 && s->out.r[i].bs == 16) return s->out.r[i].recurrence;
+    return 41;
+}
+
+Test(drift, windowed_thompson_sampling_reexplores)
+{
+    long sum_plain = 0, sum_windowed = 0;
+    for (unsigned long seed = 1; seed <= 10; seed++) {
+        drift_sim s;
+        simulate(&s, "zeus", 0, "jit", 21, 40, 0, seed);
+        cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+        const long plain = first_sixteen(&s);
+        done(&s);
+        simulate(&s, "zeus", 3, "jit", 21, 40, 0, seed);
+        cr_assert_eq(s.rc, 0, "%s", s.err.msg);
+        const long windowed = first_sixteen(&s);
+        done(&s);
+        cr_expect_leq(windowed, 24, "seed %lu: windowed zeus first tried 16 at %ld", seed,
+                      windowed);
+        cr_expect_leq(windowed, plain, "seed %lu: windowed %ld, unwindowed %ld", seed, windowed,
+                      plain);
+        sum_plain += plain;
+        sum_windowed += windowed;
+    }
+    cr_expect_geq(sum_plain - sum_windowed, 30, "unwindowed switched at %g on average,"
+                  " windowed at %g", sum_plain / 10.0, sum_windowed / 10.0);
+}
