@@ -234,3 +234,282 @@ Test(drift, windowed_thompson_sampling_reexplores)
     cr_expect_geq(sum_plain - sum_windowed, 30, "unwindowed switched at %g on average,"
                   " windowed at %g", sum_plain / 10.0, sum_windowed / 10.0);
 }
+
+/* ------------------------------------------------------------ config */
+
+static char cfg_path[64];
+
+/* Load YAML text as a run config; expect the error PATH + rest. */
+static void expect_config_error(const char *yaml, const char *rest)
+{
+    strcpy(cfg_path, "/tmp/ws_test_drift_XXXXXX");
+    int fd = mkstemp(cfg_path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    fputs(yaml, f);
+    fclose(f);
+    ws_run_config cfg;
+    ws_error err = {""};
+    ws_run_config_init(&cfg);
+    cr_expect_neq(ws_run_config_load(cfg_path, &cfg, &err), 0, "loaded: %s", yaml);
+    char want[WS_ERROR_MAX];
+    snprintf(want, sizeof want, "%s%s", cfg_path, rest);
+    cr_expect_str_eq(err.msg, want);
+    ws_run_config_free(&cfg);
+    unlink(cfg_path);
+}
+
+#define JOB "job: {name: w, dataset: d, network: n, optimizer: o, target_metric: 0.5,\n" \
+            "      max_epochs: 10, b0: 32,\n"
+
+Test(drift, config_parses_the_phases)
+{
+    strcpy(cfg_path, "/tmp/ws_test_drift_XXXXXX");
+    int fd = mkstemp(cfg_path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(JOB "      drift: [{from: 4, target_metric: 0.6},\n"
+              "              {from: 9, traces: t2, dataset: e, network: m, optimizer: p}]}\n", f);
+    fclose(f);
+    ws_run_config cfg;
+    ws_error err = {""};
+    ws_run_config_init(&cfg);
+    cr_assert_eq(ws_run_config_load(cfg_path, &cfg, &err), 0, "%s", err.msg);
+    cr_assert_eq(cfg.n_jobs, 1);
+    const ws_workload_spec *j = &cfg.jobs[0];
+    cr_assert_eq(j->n_drift, 2);
+    cr_expect_eq(j->drift[0].from, 4);
+    cr_expect_float_eq(j->drift[0].target_metric, 0.6, 1e-15);
+    cr_expect_null(j->drift[0].traces);
+    cr_expect_null(j->drift[0].dataset);
+    cr_expect_eq(j->drift[1].from, 9);
+    cr_expect(isnan(j->drift[1].target_metric));
+    cr_expect_str_eq(j->drift[1].traces, "t2");
+    cr_expect_str_eq(j->drift[1].dataset, "e");
+    cr_expect_str_eq(j->drift[1].network, "m");
+    cr_expect_str_eq(j->drift[1].optimizer, "p");
+    char where[128];
+    snprintf(where, sizeof where, "%s:4:15", cfg_path);
+    cr_expect_str_eq(j->drift[1].where, where);
+    ws_run_config_free(&cfg);
+    unlink(cfg_path);
+}
+
+Test(drift, config_errors_name_file_line_col)
+{
+    expect_config_error(JOB "      drift: {from: 4}}\n",
+                        ":3:14: job.drift must be a list of phases, e.g. [{from: 41, traces:"
+                        " DIR}], got a mapping");
+    expect_config_error(JOB "      drift: []}\n",
+                        ":3:14: job.drift must be a list of phases, e.g. [{from: 41, traces:"
+                        " DIR}], got an empty list");
+    expect_config_error(JOB "      drift: [{target_metric: 0.6}]}\n",
+                        ":3:15: job.drift[0] is missing key 'from' (the first recurrence of the"
+                        " phase, e.g. {from: 41, traces: DIR})");
+    expect_config_error(JOB "      drift: [{from: 4}]}\n",
+                        ":3:15: job.drift[0] changes nothing: give the phase's traces, dataset,"
+                        " network, optimizer or target_metric");
+    expect_config_error(JOB "      drift: [{from: 1, target_metric: 0.6}]}\n",
+                        ":3:22: job.drift[0].from must be a recurrence from 2 to 10000000 (the"
+                        " first of the phase; recurrence 1 is the job's own), got \"1\"");
+    expect_config_error(JOB "      drift: [{from: 9, target_metric: 0.6},"
+                            " {from: 9, target_metric: 0.7}]}\n",
+                        ":3:53: job.drift[1].from is 9, not after the phase before (from 9):"
+                        " list the phases in order, each from a later recurrence");
+    expect_config_error(JOB "      drift: [{from: 4, target_metric: high}]}\n",
+                        ":3:40: job.drift[0].target_metric must be a number, got \"high\"");
+    expect_config_error(JOB "      drift: [{from: 4, until: 9}]}\n",
+                        ":3:25: unknown key 'until' in job.drift[0] (expected one of: from,"
+                        " traces, dataset, network, optimizer, target_metric)");
+}
+
+/* ------------------------------------------------------------ commands */
+
+#define TRAIN_TWO_TARGETS                                                             \
+    "dataset,network,batch_size,optimizer,learning_rate,run,target_metric,target_epoch\n" \
+    "d,n,16,o,0.1,1,0.5,4\nd,n,16,o,0.1,2,0.5,4\n"                                    \
+    "d,n,32,o,0.1,1,0.5,5\nd,n,32,o,0.1,2,0.5,5\n"                                    \
+    "d,n,64,o,0.1,1,0.5,12\nd,n,64,o,0.1,2,0.5,12\n"                                  \
+    "d,n,16,o,0.1,1,0.6,2\nd,n,16,o,0.1,2,0.6,2\n"                                    \
+    "d,n,32,o,0.1,1,0.6,8\nd,n,32,o,0.1,2,0.6,8\n"                                    \
+    "d,n,64,o,0.1,1,0.6,12\nd,n,64,o,0.1,2,0.6,12\n"
+
+static char work[64];
+
+/* A folder with traces t1 (the fixture, with target 0.6 = phase 2's
+ * epochs), t2 (phase 2's rows at target 0.5, limits 100 and 250 W for
+ * bs 16) and config c.yaml drifting at recurrence 4 of 6 in `phase`. */
+static void setup_work(const char *phase, const char *policies, const char *seeds)
+{
+    strcpy(work, "/tmp/ws-drift-cli-XXXXXX");
+    cr_assert(mkdtemp(work));
+    char p[128];
+    snprintf(p, sizeof p, "%s/t1", work);
+    write_traces(p, TRAIN_TWO_TARGETS, FIXTURE_POWER);
+    snprintf(p, sizeof p, "%s/t2", work);
+    write_traces(p, PHASE2_TRAIN,
+                 "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n"
+                 "d,n,16,o,100,20,80\nd,n,16,o,250,15,150\n"
+                 "d,n,32,o,100,12,90\nd,n,32,o,200,10,160\n"
+                 "d,n,64,o,100,8,95\nd,n,64,o,200,7,190\n");
+    snprintf(p, sizeof p, "%s/c.yaml", work);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    fprintf(f, "gpu: g1\ntraces: %s/t1\n"
+               "job:\n  name: w\n  dataset: d\n  network: n\n  optimizer: o\n"
+               "  target_metric: 0.5\n  max_epochs: 10\n  b0: 32\n"
+               "  drift:\n    - %s\n"
+               "eta: 0.5\nbeta: 2\nseed: %s\nrecurrences: 6\n%s\n",
+            work, phase, seeds, policies);
+    fclose(f);
+}
+
+static void cleanup_work(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static cli_result wattsim(const char *cmd, const char *out)
+{
+    char cfg[128], dir[128];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", work);
+    snprintf(dir, sizeof dir, "%s/%s", work, out);
+    const char *argv[] = {"wattsim", cmd, cfg, "--out", dir, "--format", "csv", NULL};
+    if (strcmp(cmd, "run")) argv[5] = NULL;
+    return cli_run(argv);
+}
+
+static char *slurp(const char *rel, size_t *len)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", work, rel);
+    FILE *f = fopen(p, "rb");
+    cr_assert(f, "cannot open %s", p);
+    char *s = cli_slurp(f, len);
+    fclose(f);
+    return s;
+}
+
+/* run: the per-phase oracle's total is 3 x 8700 + 3 x 5250 = 41850 (a
+ * target_metric phase of the run's traces), and the run's Pareto figure
+ * is the last phase's. */
+Test(drift, run_oracle_total)
+{
+    setup_work("{from: 4, target_metric: 0.6}", "bso: oracle\nplo: oracle", "1");
+    cli_result r = wattsim("run", "o");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t n;
+    char *s = slurp("o/summary.csv", &n);
+    cr_expect(strstr(s, ",6,6,0,29700,270,41850,16,200,"), "%s", s);
+    free(s);
+    s = slurp("o/pareto-g1-w.gp", &n);
+    cr_expect(strstr(s, "from recurrence 4 (drift)"), "the figure does not say its phase");
+    free(s);
+    cleanup_work();
+}
+
+/* Same inputs, same bytes: two runs and two sweeps of zeus+jit under drift. */
+Test(drift, byte_identical)
+{
+    setup_work("{from: 4, target_metric: 0.6}",
+               "policies:\n  - {bso: zeus, plo: jit}\n"
+               "  - {bso: {name: zeus, params: {window: 2}}, plo: jit}", "1..4");
+    const char *files[] = {"history.csv", "summary.csv", "sweep.csv"};
+    const char *cmds[] = {"run", "run", "sweep"};
+    for (int c = 0; c < 3; c += 2) {
+        cli_result a = wattsim(cmds[c], "a"), b = wattsim(cmds[c], "b");
+        cr_assert_eq(a.status, 0, "%s", a.err);
+        cr_assert_eq(b.status, 0, "%s", b.err);
+        for (int k = c ? 2 : 0; k < (c ? 3 : 2); k++) {
+            char pa[64], pb[64];
+            snprintf(pa, sizeof pa, "a/%s", files[k]);
+            snprintf(pb, sizeof pb, "b/%s", files[k]);
+            size_t na, nb;
+            char *x = slurp(pa, &na), *y = slurp(pb, &nb);
+            cr_expect(na == nb && !memcmp(x, y, na), "%s differs between two %ss", files[k],
+                      cmds[c]);
+            cr_expect_gt(na, 100);
+            free(x);
+            free(y);
+        }
+        char cmd[160];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/a' '%s/b'", work, work);
+        cr_assert_eq(system(cmd), 0);
+    }
+    cleanup_work();
+}
+
+/* A phase whose knobs differ is refused, naming the difference; so is a
+ * phase after the last recurrence. */
+Test(drift, refusals)
+{
+    setup_work("{from: 4, traces: TRACES2}", "bso: oracle\nplo: oracle", "1");
+    char p[256], yaml[2048];
+    snprintf(p, sizeof p, "%s/c.yaml", work);
+    FILE *f = fopen(p, "r");
+    size_t n = fread(yaml, 1, sizeof yaml - 1, f);
+    yaml[n] = 0;
+    fclose(f);
+    char *at = strstr(yaml, "TRACES2");
+    char fixed[2300];
+    snprintf(fixed, sizeof fixed, "%.*s%s/t2%s", (int)(at - yaml), yaml, work, at + 7);
+    f = fopen(p, "w");
+    fputs(fixed, f);
+    fclose(f);
+    cli_result r = wattsim("run", "o");
+    cr_expect_eq(r.status, 2);
+    char want[512];
+    snprintf(want, sizeof want, "wattsim: %s/c.yaml:12:7: drift phase 2 of 'w' on g1 (from"
+             " recurrence 4): its power limits of batch size 16 are 100,250 W, the job's"
+             " 100,200 W; every phase must have the job's batch sizes, power limits and GPUs"
+             " per job (a drift changes epochs, times and powers, not the knobs): use rows of"
+             " the same knobs\n", work);
+    cr_expect_str_eq(r.err, want);
+    snprintf(p, sizeof p, "%s/o", work);
+    cr_expect_neq(access(p, F_OK), 0, "a refused run left %s", p);
+
+    snprintf(fixed, sizeof fixed, "%s", yaml);
+    at = strstr(fixed, "{from: 4, traces: TRACES2}");
+    memcpy(at, "{from: 9, target_metric: 0.6}", 29);  /* same length + 3 */
+    strcpy(at + 29, strstr(yaml, "TRACES2}") + 8);
+    snprintf(p, sizeof p, "%s/c.yaml", work);
+    f = fopen(p, "w");
+    fputs(fixed, f);
+    fclose(f);
+    r = wattsim("run", "o");
+    cr_expect_eq(r.status, 2);
+    snprintf(want, sizeof want, "wattsim: %s/c.yaml:12:7: drift phase 2 of 'w' starts at"
+             " recurrence 9, after the run's last (6): it would never run; raise recurrences"
+             " or start the phase earlier\n", work);
+    cr_expect_str_eq(r.err, want);
+    r = wattsim("sweep", "o");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "starts at recurrence 9, after the run's last (6)"), "%s", r.err);
+
+    cleanup_work();
+}
+
+/* The commands of one knob table (pareto, plan, groups; their library
+ * calls) refuse a drifting workload rather than use one phase silently. */
+Test(drift, one_table_commands_refuse)
+{
+    ws_traces tr;
+    ws_job_table jt;
+    fixture_job(&tr, &jt, 0.5, 2.0);
+    ws_job_free(&jt);
+    ws_drift_spec d = {4, NULL, NULL, NULL, NULL, 0.6, (char *)"c.yaml:12:7"};
+    ws_workload_spec spec = fixture_spec;
+    spec.where = (char *)"c.yaml:4:3";
+    spec.drift = &d;
+    spec.n_drift = 1;
+    ws_error err = {""};
+    cr_expect_eq(ws_study_job(NULL, &tr, &spec, 0.5, 2.0, &jt, 0, &err), -1);
+    cr_expect_str_eq(err.msg, "c.yaml:12:7: workload 'w' drifts (its rows change from"
+                     " recurrence 4 on, c.yaml:4:3): this command takes one trace set per"
+                     " workload; run, sweep and curves simulate drift, or remove `drift:`");
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}

@@ -64,7 +64,7 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
         memset(jt, 0, sizeof *jt);
         return ws_fail(err, "%s: workload '%s' drifts (its rows change from recurrence"
                        " %ld on, %s): this command takes one trace set per workload;"
-                       " run, simulate, sweep and curves simulate drift, or remove"
+                       " run, sweep and curves simulate drift, or remove"
                        " `drift:`", spec->drift[0].where ? spec->drift[0].where : "config",
                        spec->name, spec->drift[0].from, spec->where ? spec->where : "");
     }
