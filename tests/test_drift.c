@@ -339,7 +339,8 @@ static char work[64];
 
 /* A folder with traces t1 (the fixture, with target 0.6 = phase 2's
  * epochs), t2 (phase 2's rows at target 0.5, limits 100 and 250 W for
- * bs 16) and config c.yaml drifting at recurrence 4 of 6 in `phase`. */
+ * bs 16), t3 (phase 2's rows, the fixture's knobs) and config c.yaml
+ * drifting at recurrence 4 of 6 in `phase` ("WORK/" in it: the folder). */
 static void setup_work(const char *phase, const char *policies, const char *seeds)
 {
     strcpy(work, "/tmp/ws-drift-cli-XXXXXX");
@@ -353,6 +354,16 @@ static void setup_work(const char *phase, const char *policies, const char *seed
                  "d,n,16,o,100,20,80\nd,n,16,o,250,15,150\n"
                  "d,n,32,o,100,12,90\nd,n,32,o,200,10,160\n"
                  "d,n,64,o,100,8,95\nd,n,64,o,200,7,190\n");
+    snprintf(p, sizeof p, "%s/t3", work);
+    write_traces(p, PHASE2_TRAIN, FIXTURE_POWER);
+    /* "WORK/" in the phase: the folder */
+    char ph[256];
+    const char *at = strstr(phase, "WORK/");
+    if (at)
+        snprintf(ph, sizeof ph, "%.*s%s/%s", (int)(at - phase), phase, work, at + 5);
+    else
+        snprintf(ph, sizeof ph, "%s", phase);
+    phase = ph;
     snprintf(p, sizeof p, "%s/c.yaml", work);
     FILE *f = fopen(p, "w");
     cr_assert(f);
@@ -512,4 +523,57 @@ Test(drift, one_table_commands_refuse)
                      " workload; run, sweep and curves simulate drift, or remove `drift:`");
     ws_job_free(&jt);
     ws_traces_free(&tr);
+}
+
+/* curves marks the phase's first recurrence in both panels and its title. */
+Test(drift, curves_mark_the_drift)
+{
+    setup_work("{from: 4, target_metric: 0.6}", "bso: zeus\nplo: jit", "1..2");
+    cli_result r = wattsim("curves", "c");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t n;
+    char *s = slurp("c/curves-g1-w-eta0.5-beta2.gp", &n);
+    cr_expect(strstr(s, "set arrow from 3.5, graph 0 to 3.5, graph 1 nohead"), "%s", s);
+    cr_expect(strstr(s, "drift at recurrence 4"), "%s", s);
+    free(s);
+    cleanup_work();
+}
+
+/* The shipped example loads, drifting once at recurrence 101. */
+Test(drift, shipped_example)
+{
+    ws_run_config cfg;
+    ws_error err = {""};
+    ws_run_config_init(&cfg);
+    cr_assert_eq(ws_run_config_load(WS_SOURCE_DIR "/configs/drift.yaml", &cfg, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(cfg.n_jobs, 1);
+    cr_assert_eq(cfg.jobs[0].n_drift, 1);
+    cr_expect_eq(cfg.jobs[0].drift[0].from, 101);
+    cr_expect_float_eq(cfg.jobs[0].drift[0].target_metric, 0.45, 1e-15);
+    cr_expect_eq(cfg.recurrences, 200);
+    ws_run_config_free(&cfg);
+}
+
+/* A sweep's journal is of the phases' numbers too: a merge after a
+ * phase's traces changed is another plan, refused. */
+Test(drift, journal_knows_the_phases)
+{
+    setup_work("{from: 4, traces: WORK/t3}", "bso: zeus\nplo: jit", "1..2");
+    char cfg[128], dir[128];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", work);
+    snprintf(dir, sizeof dir, "%s/s", work);
+    const char *shard[] = {"wattsim", "sweep", cfg, "--out", dir, "--shard", "0/1", NULL};
+    cli_result r = cli_run(shard);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char p[160];
+    snprintf(p, sizeof p, "%s/t3", work);
+    write_traces(p, PHASE2_TRAIN "d,n,16,o,0.1,3,0.5,3\n", FIXTURE_POWER);
+    char out[128];
+    snprintf(out, sizeof out, "%s/m", work);
+    const char *merge[] = {"wattsim", "merge", "sweep", cfg, dir, "--out", out, NULL};
+    r = cli_run(merge);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "the traces (or recurrences) of g1/w"), "%s", r.err);
+    cleanup_work();
 }
