@@ -577,3 +577,25 @@ Test(drift, journal_knows_the_phases)
     cr_expect(strstr(r.err, "the traces (or recurrences) of g1/w"), "%s", r.err);
     cleanup_work();
 }
+
+/* A phase's trace folder is an input folder: never the output, even with
+ * --force (run and sweep). */
+Test(drift, phase_traces_are_inputs)
+{
+    setup_work("{from: 4, traces: WORK/t3}", "bso: zeus\nplo: jit", "1");
+    char cfg[128], dir[128];
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", work);
+    snprintf(dir, sizeof dir, "%s/t3", work);
+    const char *cmds[] = {"run", "sweep"};
+    for (int c = 0; c < 2; c++) {
+        const char *argv[] = {"wattsim", cmds[c], cfg, "--out", dir, "--force", NULL};
+        cli_result r = cli_run(argv);
+        cr_expect_eq(r.status, 2, "%s: %s", cmds[c], r.err);
+        cr_expect(strstr(r.err, "an output folder is never one of the command's input folders"),
+                  "%s: %s", cmds[c], r.err);
+    }
+    char p[160];
+    snprintf(p, sizeof p, "%s/t3/history.csv", work);
+    cr_expect_neq(access(p, F_OK), 0, "run wrote into a phase's trace folder");
+    cleanup_work();
+}

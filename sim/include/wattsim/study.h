@@ -128,6 +128,11 @@ int ws_study_job_drift(const ws_whatif *wi, const ws_traces *tr, const ws_csv_li
 int ws_study_drift_phases(const ws_job_table *jt, const ws_workload_spec *spec, long R,
                           ws_drift_phase *out, ws_error *err);
 
+/* Note the trace folders of the drift phases of cfg's workloads (its
+ * inline jobs, and with cat its catalogue workloads) as input folders
+ * (ws_input_dir_note): never the output folder. */
+void ws_study_note_drift_inputs(const ws_run_config *cfg, const ws_catalogue *cat);
+
 /* Nonzero when a policy pair is the oracle on both sides: the reference
  * that knows the traces, told of each drift phase (drift_informed). */
 int ws_study_pair_informed(const char *bso, const char *plo);

@@ -257,6 +257,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
      * (main's ws_outfile_cleanup removes every folder made on the way). */
     ws_outfile_set_force(force);
     ws_input_dir_note(ws_cli_traces(g->traces, &cfg));   /* never the output folder */
+    ws_study_note_drift_inputs(&cfg, &cat);               /* nor a drift phase's traces */
     if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wattsim/outfile.h"
 #include "wattsim/progress.h"
 #include "wattsim/trace.h"
 #include "study_pairs.h"
@@ -136,10 +137,7 @@ int ws_study_job_drift(const ws_whatif *wi, const ws_traces *tr, const ws_csv_li
         const ws_traces *use = tr;
         int bad = 0;
         if (d->traces) {
-            int lr = ws_traces_load(&own, d->traces, tr->gpu, lim, err);
-            if (lr == WS_TRACE_UNKNOWN_GPU)
-                ws_fail_prefix(err, "the phase's traces have no power trace of %s", tr->gpu);
-            bad = lr != 0;
+            bad = ws_traces_load(&own, d->traces, tr->gpu, lim, err) != 0;
             use = &own;
         }
         jt->n_phases = p + 1;
@@ -178,6 +176,19 @@ int ws_study_drift_phases(const ws_job_table *jt, const ws_workload_spec *spec, 
     for (size_t p = 0; p < jt->n_phases; p++)
         out[p] = (ws_drift_phase){jt->phase_from[p], &jt->phase[p].job};
     return (int)jt->n_phases;
+}
+
+static void note_phases(const ws_workload_spec *spec)
+{
+    for (size_t p = 0; spec && p < spec->n_drift; p++)
+        if (spec->drift[p].traces) ws_input_dir_note(spec->drift[p].traces);
+}
+
+void ws_study_note_drift_inputs(const ws_run_config *cfg, const ws_catalogue *cat)
+{
+    for (size_t j = 0; j < cfg->n_jobs; j++) note_phases(&cfg->jobs[j]);
+    for (size_t w = 0; cat && w < cfg->n_workloads; w++)
+        note_phases(ws_catalogue_find(cat, cfg->workloads[w]));
 }
 
 int ws_study_pair_informed(const char *bso, const char *plo)
