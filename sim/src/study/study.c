@@ -279,6 +279,12 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
         ws_traces_free(&tr);
         if (bad) goto out;
     }
+    /* Every drift phase starts within the run: checked before any cell runs. */
+    for (size_t t = 0; t < n_tables; t++) {
+        ws_drift_phase drift[WS_MAX_DRIFT_PHASES];
+        const long R = cfg->recurrences > 0 ? cfg->recurrences : tables[t].default_recurrences;
+        if (ws_study_drift_phases(&tables[t], specs[t % n_work], R, drift, err) < 0) goto out;
+    }
     size_t idx = 0;
     if (env->progress) ws_progress_start(&bar, "simulations", total);
     for (size_t p = 0; p < n_pairs; p++)
@@ -304,10 +310,9 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                 ws_sim_params sp = {.recurrences = r->recurrences, .seed = r->cell.seed};
                 ws_drift_phase drift[WS_MAX_DRIFT_PHASES];
                 const int n_drift = ws_study_drift_phases(&jt, specs[w], r->recurrences,
-                                                          drift, err);
-                if (n_drift < 0) goto out;
+                                                          drift, err);   /* checked above */
                 sp.drift = drift;
-                sp.n_drift = n_drift;
+                sp.n_drift = n_drift > 0 ? n_drift : 0;
                 sp.drift_informed = ws_study_pair_informed(pairs[p].bso, pairs[p].plo);
                 ws_bso *bso = ws_bso_new(use->bt, use->bp, r->cell.seed, err);
                 ws_plo *plo = bso ? ws_plo_new(use->pt, use->pp, r->cell.seed, err) : NULL;
