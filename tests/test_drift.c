@@ -417,7 +417,7 @@ Test(drift, run_oracle_total)
     cr_expect(strstr(s, ",6,6,0,29700,270,41850,16,200,"), "%s", s);
     free(s);
     s = slurp("o/pareto-g1-w.gp", &n);
-    cr_expect(strstr(s, "from recurrence 4 (drift)"), "the figure does not say its phase");
+    cr_expect(strstr(s, "drift phase from recurrence 4"), "the figure does not say its phase");
     free(s);
     cleanup_work();
 }

@@ -146,7 +146,7 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
                                ws_catalogue_gpu_display(env->catalogue, c->gpu));
             if (jt.n_phases && len > 0 && (size_t)len < sizeof subject)
                 snprintf(subject + len, sizeof subject - (size_t)len,
-                         ", from recurrence %ld (drift)", jt.phase_from[jt.n_phases - 1]);
+                         ", drift phase from recurrence %ld", jt.phase_from[jt.n_phases - 1]);
             rc = ws_plot_pareto(path, fj, &par, &st, subject, err);
         }
         ws_pareto_free(&par);
