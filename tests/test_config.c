@@ -419,7 +419,7 @@ Test(catalogue, errors)
     expect_catalogue_error("gpus: [a]\nworkloads:\n  x: {name: y, dataset: d}\n",
                            ":3:7: unknown key 'name' in workloads.x (expected one of: "
                            "dataset, network, optimizer, target_metric, max_epochs, b0, display,"
-                           " gpus_per_job, metric, better)");
+                           " gpus_per_job, metric, better, drift)");
     expect_catalogue_error("gpus: [a]\nworkloads: []\n",
                            ":2:12: workloads must be a mapping of workload names to "
                            "{dataset, network, ...}, got an empty list");
@@ -591,7 +591,7 @@ static const char *const value_errors[][2] = {
       ":1:60: job.target_metric must be a number, got \"hi\"" },
     { "job: {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1, lr: 3}\n",
       ":1:85: unknown key 'lr' in job (expected one of: name, dataset, network, optimizer, "
-      "target_metric, max_epochs, b0, display, gpus_per_job, metric, better)" },
+      "target_metric, max_epochs, b0, display, gpus_per_job, metric, better, drift)" },
     { "jobs:\n  - {dataset: d, network: n, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n"
       "  - {dataset: d, network: m, optimizer: o, target_metric: 1, max_epochs: 2, b0: 1}\n",
       ":3:5: jobs 'd' is listed twice (first at 2:5)" },

@@ -14,6 +14,23 @@
 #include <stddef.h>
 #include "wattsim/error.h"
 
+/* One phase of a drifting workload (docs/model.md, "Data drift"): from
+ * recurrence `from` on, the job's runs come from these rows. What is not
+ * given is the job's own. */
+typedef struct ws_drift_spec {
+    long from;            /* first recurrence of the phase: > 1, each phase
+                             later than the one before */
+    char *traces;         /* trace folder, or NULL: the run's */
+    char *dataset;        /* train/power trace columns, or NULL: the job's */
+    char *network;
+    char *optimizer;
+    double target_metric; /* NAN: the job's */
+    char *where;          /* "FILE:LINE:COL" of the phase */
+} ws_drift_spec;
+
+/* The most phases one workload may drift through. */
+#define WS_MAX_DRIFT_PHASES 64
+
 /* One workload: which train-trace rows form the job and its defaults. */
 typedef struct ws_workload_spec {
     char *name;           /* catalogue key, e.g. "librispeech" */
@@ -35,6 +52,9 @@ typedef struct ws_workload_spec {
                              the train trace's rows say when it was reached */
     int better;           /* +1: a higher metric is better, -1: lower, 0: not
                              given */
+    ws_drift_spec *drift; /* `drift:` the phases after the first (the job
+                             itself, from recurrence 1), in order; NULL: */
+    size_t n_drift;       /* the job's rows throughout */
 } ws_workload_spec;
 
 /* Longest display name, in bytes. */

@@ -26,6 +26,16 @@ typedef struct ws_env_source {
     void *self;
 } ws_env_source;
 
+/* One phase of a drifting job (docs/model.md, "Data drift"): from
+ * recurrence `from` on, runs, profiling and their costs come from `table`'s
+ * knob times, powers and recorded runs. The table has the job's batch
+ * sizes and power limits (bs, knob_start, knob_pl: ws_study_job_drift
+ * checks); its eta, beta and other scalars are not read. */
+typedef struct ws_drift_phase {
+    long from;                 /* > 1, increasing over the phases */
+    const ws_job *table;
+} ws_drift_phase;
+
 typedef struct ws_sim_params {
     long recurrences;          /* > 0 */
     unsigned long seed;        /* seeds the engine's run-drawing stream */
@@ -41,6 +51,15 @@ typedef struct ws_sim_params {
     double *rec_cost;          /* non-NULL: [r - 1] = the cost of all the
                                   tries of recurrence r (recurrences
                                   entries) */
+    /* Appended (NULL and 0: no drift): the job's later phases, in order.
+     * The policies see the job (phase 1's table) throughout and the drift
+     * only through what they observe; with drift_informed, a policy that
+     * knows the traces (the oracle reference) is registered again with
+     * each phase's table (the job's scalars, the phase's arrays) at its
+     * first recurrence and sees that table in every call. */
+    const ws_drift_phase *drift;
+    int n_drift;
+    int drift_informed;
 } ws_sim_params;
 
 /* One run of the job: a try of a recurrence that actually ran. */

@@ -108,6 +108,35 @@ int ws_study_job(const ws_whatif *wi, const ws_traces *tr,
                  const ws_workload_spec *spec, double eta, double beta,
                  ws_job_table *jt, int note, ws_error *err);
 
+/* ws_study_job for a workload that may drift (spec->drift): the job's
+ * table, and in jt->phase one table per later phase, each built from the
+ * phase's traces (its `traces:` folder for tr->gpu, loaded with `lim`,
+ * else tr) and rows (the job's dataset, network, optimizer and target
+ * metric unless the phase gives its own), with the same what-ifs. Every
+ * phase must have the job's batch sizes, power limits and GPUs per job:
+ * else -1 with err "FILE:LINE:COL: drift phase N of 'job' on GPU (from
+ * recurrence R): ..." naming the first difference. ws_study_job refuses
+ * a drifting workload (the commands that simulate drift call this). */
+int ws_study_job_drift(const ws_whatif *wi, const ws_traces *tr, const ws_csv_limits *lim,
+                       const ws_workload_spec *spec, double eta, double beta,
+                       ws_job_table *jt, int note, ws_error *err);
+
+/* The engine's phases of a drifting table (ws_sim_params.drift), into
+ * out[WS_MAX_DRIFT_PHASES]; returns their number (0: no drift). -1 with
+ * err when a phase starts after the run's last recurrence R (it would
+ * never run: say so rather than simulate a drift that does not happen). */
+int ws_study_drift_phases(const ws_job_table *jt, const ws_workload_spec *spec, long R,
+                          ws_drift_phase *out, ws_error *err);
+
+/* Note the trace folders of the drift phases of cfg's workloads (its
+ * inline jobs, and with cat its catalogue workloads) as input folders
+ * (ws_input_dir_note): never the output folder. */
+void ws_study_note_drift_inputs(const ws_run_config *cfg, const ws_catalogue *cat);
+
+/* Nonzero when a policy pair is the oracle on both sides: the reference
+ * that knows the traces, told of each drift phase (drift_informed). */
+int ws_study_pair_informed(const char *bso, const char *plo);
+
 /* Print "wattsim: note: ..." on stderr when runs wrapped around the end of
  * a series (tot->wrapped > 0). */
 void ws_study_wrap_note(const ws_whatif *wi, long wrapped);

@@ -168,6 +168,12 @@ typedef struct ws_job_table {
     int b0_index;                      /* index of job.b0 in bs */
     int n_pl_distinct;                 /* |P|: distinct limits of the job */
     long default_recurrences;          /* 2 * |B| * |P| */
+    /* A drifting workload's later phases (ws_study_job_drift builds them;
+     * ws_job_free frees them): phase[p]'s table from recurrence
+     * phase_from[p] on, with this table's batch sizes and limits. */
+    struct ws_job_table *phase;
+    long *phase_from;
+    size_t n_phases;
 } ws_job_table;
 
 /*

@@ -182,17 +182,25 @@ static int plot_runs(const char *out, const ws_run_config *cfg, const ws_study_e
         ws_job_table jt = {0};
         ws_pareto par = {0};
         const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, c->workload, err);
-        rc = !spec || ws_study_job(env->whatif, &tr, spec, c->eta, c->beta, &jt, 0, err)
-             || ws_pareto_compute(&jt.job, &par, err);
+        /* A drifting workload settles in its last phase: that phase's
+         * frontier, said in the title. */
+        rc = !spec || ws_study_job_drift(env->whatif, &tr, env->limits, spec, c->eta, c->beta,
+                                         &jt, 0, err);
+        const ws_job *fj = rc || !jt.n_phases ? &jt.job : &jt.phase[jt.n_phases - 1].job;
+        rc = rc || ws_pareto_compute(fj, &par, err);
         if (!rc) {
             char path[4096];
             snprintf(path, sizeof path, "%s/pareto-%s-%s.png", out, c->gpu, c->workload);
             ws_settled st;
             settled_of(res, i, end, n_pairs, &st);
             char subject[256];
-            snprintf(subject, sizeof subject, "%s, %s", spec->display ? spec->display : spec->name,
-                     ws_catalogue_gpu_display(env->catalogue, c->gpu));
-            rc = ws_plot_pareto(path, &jt.job, &par, &st, subject, err);
+            int len = snprintf(subject, sizeof subject, "%s, %s",
+                               spec->display ? spec->display : spec->name,
+                               ws_catalogue_gpu_display(env->catalogue, c->gpu));
+            if (jt.n_phases && len > 0 && (size_t)len < sizeof subject)
+                snprintf(subject + len, sizeof subject - (size_t)len,
+                         ", drift phase from recurrence %ld", jt.phase_from[jt.n_phases - 1]);
+            rc = ws_plot_pareto(path, fj, &par, &st, subject, err);
         }
         ws_pareto_free(&par);
         ws_job_free(&jt);
@@ -308,6 +316,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
      * (main's ws_outfile_cleanup removes every folder made on the way). */
     ws_outfile_set_force(force);
     ws_input_dir_note(ws_cli_traces(g->traces, &cfg));   /* never the output folder */
+    ws_study_note_drift_inputs(&cfg, &cat);               /* nor a drift phase's traces */
     if (ws_outdir_lock(out, &err)) goto out;
     snprintf(path, sizeof path, "%s/history.csv", out);
     if (ws_outfile_open(&of[0], path, &err)) goto out;

@@ -629,6 +629,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     /* The traces are an input folder too: never the output folder. */
     const char *traces_dir = ws_cli_traces(traces, &cfg);
     ws_input_dir_note(traces_dir);
+    ws_study_note_drift_inputs(&cfg, NULL);   /* its inline jobs' drift phases' traces */
     /* The lock first: a folder another command is writing into is that
      * command's, whatever it holds. Under mpirun rank 0 holds it for every
      * rank. */

@@ -38,6 +38,13 @@
  * can change which knobs the policies choose, never how far a run of a
  * given knob may go, and a constant series gives the energy objective's
  * histories run for run.
+ * A drifting job (ws_sim_params.drift; docs/model.md, "Data drift")
+ * changes tables at each phase's first recurrence: runs, their epochs and
+ * profiling read the phase's knob times, powers and recorded runs, while
+ * the policies keep seeing the job they registered with and learn of the
+ * drift only from what they observe (the oracle reference, which knows
+ * the traces, is told: drift_informed). min_cost carries over, as a
+ * deployment's would.
  * The loop touches only the job's arrays: no allocation, no strings. The
  * policy calls are inline (host.h), so a try costs no call into the host,
  * only the policy's own predict and observe.
@@ -91,21 +98,22 @@ double ws_py_floordiv(double a, double b)
 
 /* Just-in-time profiling of every limit of i, highest first, and the
  * second predict. Out of line: once per batch size with jit, never with
- * most other PLOs. */
-static int run_profile(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i, int *k,
-                       ws_error *err)
+ * most other PLOs. `tab` has the figures profiling measures (the phase's,
+ * under drift); `pj` is the job the policy sees. */
+static int run_profile(const ws_job *tab, const ws_job *pj, ws_plo *plo, ws_ctx *ctx,
+                       int i, int *k, ws_error *err)
 {
-    const int bs = job->bs[i];
-    const int k0 = job->knob_start[i], k1 = job->knob_start[i + 1];
+    const int bs = tab->bs[i];
+    const int k0 = tab->knob_start[i], k1 = tab->knob_start[i + 1];
     for (int q = k1 - 1; q >= k0; q--) {
-        ctx->profile_time_s = job->knob_time[q];
-        ctx->profile_power_w = job->knob_power[q];
-        if (ws_plo_observe_profile(plo, job, ctx, bs, job->knob_pl[q],
-                                   ws_job_epoch_cost(job, i, q), err))
+        ctx->profile_time_s = tab->knob_time[q];
+        ctx->profile_power_w = tab->knob_power[q];
+        if (ws_plo_observe_profile(plo, pj, ctx, bs, tab->knob_pl[q],
+                                   ws_job_epoch_cost(tab, i, q), err))
             return -1;
     }
     ctx->profile_time_s = ctx->profile_power_w = NAN;
-    if (host_plo_predict(plo, job, ctx, i, k, err)) return -1;
+    if (host_plo_predict(plo, pj, ctx, i, k, err)) return -1;
     if (*k < 0)
         return ws_fail(err, "%s: predict(bs %d) still has no power limit after"
                        " profiling all %d of them", ws_plo_who(plo), bs, k1 - k0);
@@ -115,20 +123,20 @@ static int run_profile(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i, int *
 /* The run.h functions are static inline here and inlined into the
  * engine's loop (no call, no spilling of the job's constants per try);
  * the exported ones, for group.c and the conformance check, wrap them. */
-static inline int run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
-                                  int *k, int *profiled, ws_error *err)
+static inline int run_power_limit(const ws_job *tab, const ws_job *pj, ws_plo *plo,
+                                  ws_ctx *ctx, int i, int *k, int *profiled, ws_error *err)
 {
     *profiled = 0;
-    if (host_plo_predict(plo, job, ctx, i, k, err)) return -1;
+    if (host_plo_predict(plo, pj, ctx, i, k, err)) return -1;
     if (*k >= 0) return 0;
     *profiled = 1;
-    return run_profile(job, plo, ctx, i, k, err);
+    return run_profile(tab, pj, plo, ctx, i, k, err);
 }
 
 int ws_run_power_limit(const ws_job *job, ws_plo *plo, ws_ctx *ctx, int i,
                        int *k, int *profiled, ws_error *err)
 {
-    return run_power_limit(job, plo, ctx, i, k, profiled, err);
+    return run_power_limit(job, job, plo, ctx, i, k, profiled, err);
 }
 
 /* What the last try computed that the next one likely needs again. A try
@@ -285,11 +293,41 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
     double *const rec_cost = p->rec_cost;
     const double every = accounts ? wi->every : 0.0;
     const int defers = accounts && wi->defer > 0;
+    /* Drift: `tab` is the table runs and profiling read, `pj` the job the
+     * policies see. At a phase's first recurrence `view` takes the job's
+     * scalars and the phase's arrays (the knobs agree) and `tab` points
+     * at it: a few pointers copied per phase, nothing allocated. */
+    const ws_drift_phase *const drift = p->drift;
+    const int n_drift = drift ? p->n_drift : 0;
+    const int informed = p->drift_informed;
+    int next_phase = 0;
+    ws_job view;
+    const ws_job *tab = job, *pj = job;
     for (long rec = 1; rec <= n_rec; rec++) {
         double cost_acc = 0.0, e_acc = 0.0, t_acc = 0.0;   /* this recurrence's tries */
         double budget_acc = 0.0;
         int done = 0;
         pc->recurrence = rec;
+        if (next_phase < n_drift && rec == drift[next_phase].from) {
+            const ws_job *ph = drift[next_phase++].table;
+            view = *job;
+            view.knob_time = ph->knob_time;
+            view.knob_power = ph->knob_power;
+            view.run_start = ph->run_start;
+            view.run_epoch = ph->run_epoch;
+            view.profile_power = ph->profile_power;
+            view.profile_time = ph->profile_time;
+            view.first_epoch_energy = ph->first_epoch_energy;
+            view.first_epoch_time = ph->first_epoch_time;
+            tab = &view;
+            memo = (run_memo){NAN, NAN, -1};    /* epoch costs changed */
+            if (informed) {
+                pj = &view;
+                pc->attempt = 0;
+                if (ws_bso_register(bso, pj, pc, err) || ws_plo_register(plo, pj, pc, err))
+                    return -1;
+            }
+        }
         if (every > 0) {                /* due at (rec - 1) x every */
             const double due = (double)(rec - 1) * every;
             if (clock > due) tot->late++;
@@ -306,10 +344,10 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             pc->attempt = attempt;
             pc->now_s = clock;
             host_ctx_clear_run(pc);
-            if (host_bso_predict(bso, job, pc, &i, err)) return -1;
-            if (run_power_limit(job, plo, pc, i, &k, &profiled, err)) return -1;
+            if (host_bso_predict(bso, pj, pc, &i, err)) return -1;
+            if (run_power_limit(tab, pj, plo, pc, i, &k, &profiled, err)) return -1;
             ws_outcome o;
-            run_outcome(job, rng, i, k, profiled, min_budget_cost, &memo, &o);
+            run_outcome(tab, rng, i, k, profiled, min_budget_cost, &memo, &o);
             const double budget_cost = o.cost;      /* before the objective */
             if (defers && attempt == 1 && o.ran) {
                 /* Wait for the cleanest (cheapest) start within the window. */
@@ -327,7 +365,7 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             const int bs = o.bs, pl = o.pl;
             if (!o.ran) {
                 tot->skipped++;
-                if (host_bso_observe(bso, job, pc, bs, 100.0 * beta * min_cost, 0, err))
+                if (host_bso_observe(bso, pj, pc, bs, 100.0 * beta * min_cost, 0, err))
                     return -1;
                 continue;
             }
@@ -337,8 +375,8 @@ recurrences(const ws_job *job, ws_bso *bso, ws_plo *plo, const ws_sim_params *p,
             e_acc += E;
             t_acc += T;
             budget_acc += budget_cost;
-            if (host_bso_observe(bso, job, pc, bs, cost, reached, err)
-                || host_plo_observe_run(plo, job, pc, bs, pl, cost, reached, err))
+            if (host_bso_observe(bso, pj, pc, bs, cost, reached, err)
+                || host_plo_observe_run(plo, pj, pc, bs, pl, cost, reached, err))
                 return -1;
 
             tot->energy_j += E;

@@ -151,7 +151,7 @@ int seed_axis(const ctx *c, const ynode *n, const char *what,
 /* ------------------------------------------------- workloads (specs) */
 
 enum { S_NAME, S_DATASET, S_NETWORK, S_OPTIMIZER, S_TARGET, S_EPOCHS, S_B0,
-       S_DISPLAY, S_GPUS, S_METRIC, S_BETTER, S_COUNT };
+       S_DISPLAY, S_GPUS, S_METRIC, S_BETTER, S_DRIFT, S_COUNT };
 static const keydef spec_keys[] = {
     { "name", S_NAME, true },            /* jobs only: skipped for catalogue */
     { "dataset", S_DATASET, true },
@@ -164,7 +164,103 @@ static const keydef spec_keys[] = {
     { "gpus_per_job", S_GPUS, true },    /* optional */
     { "metric", S_METRIC, true },        /* optional */
     { "better", S_BETTER, true },        /* optional: higher or lower */
+    { "drift", S_DRIFT, true },          /* optional */
 };
+
+/* ------------------------------------------------------ drift phases */
+
+enum { D_FROM, D_TRACES, D_DATASET, D_NETWORK, D_OPTIMIZER, D_TARGET, D_COUNT };
+static const keydef drift_keys[] = {
+    { "from", D_FROM, true },
+    { "traces", D_TRACES, true },
+    { "dataset", D_DATASET, true },
+    { "network", D_NETWORK, true },
+    { "optimizer", D_OPTIMIZER, true },
+    { "target_metric", D_TARGET, true },
+};
+
+static void drift_free(ws_drift_spec *d)
+{
+    free(d->traces);
+    free(d->dataset);
+    free(d->network);
+    free(d->optimizer);
+    free(d->where);
+}
+
+/* One phase of `drift:` (index i, 0-based) into *d; prev is the `from` of
+ * the phase before (1: the job itself). */
+static int parse_drift_phase(const ctx *c, const ynode *m, const char *what, size_t i,
+                             long prev, ws_drift_spec *d)
+{
+    const ynode *keys[D_COUNT], *vals[D_COUNT];
+    char field[160], got[DESCRIBE_SIZE];
+    snprintf(field, sizeof field, "%s[%zu]", what, i);
+    d->target_metric = NAN;
+    if (m->kind != Y_MAP)
+        return fail_at(c, m, "%s must be a mapping {from, traces, dataset, network,"
+                       " optimizer, target_metric}, got %s", field,
+                       describe(m, got, sizeof got));
+    if (match_keys(c, m, field, drift_keys, D_COUNT, D_COUNT, keys, vals)) return -1;
+    if (!vals[D_FROM])
+        return fail_at(c, m, "%s is missing key 'from' (the first recurrence of the"
+                       " phase, e.g. {from: 41, traces: DIR})", field);
+    if (!vals[D_TRACES] && !vals[D_DATASET] && !vals[D_NETWORK] && !vals[D_OPTIMIZER]
+        && !vals[D_TARGET])
+        return fail_at(c, m, "%s changes nothing: give the phase's traces, dataset,"
+                       " network, optimizer or target_metric", field);
+    for (int id = 0; id < D_COUNT; id++) {
+        const ynode *v = vals[id];
+        if (!v) continue;
+        char key[200];
+        snprintf(key, sizeof key, "%s.%s", field, drift_keys[id].name);
+        unsigned long u;
+        switch (id) {
+        case D_FROM:
+            if (v->kind != Y_SCALAR || !parse_int_in(v->text, 2, WS_MAX_RECURRENCES, &u))
+                return fail_at(c, v, "%s must be a recurrence from 2 to %ld (the first"
+                               " of the phase; recurrence 1 is the job's own), got %s",
+                               key, WS_MAX_RECURRENCES, describe(v, got, sizeof got));
+            if ((long)u <= prev)
+                return fail_at(c, v, "%s is %lu, not after the phase before (from %ld):"
+                               " list the phases in order, each from a later recurrence",
+                               key, u, prev);
+            d->from = (long)u;
+            break;
+        case D_TRACES:    if (set_string(c, v, key, &d->traces)) return -1; break;
+        case D_DATASET:   if (set_string(c, v, key, &d->dataset)) return -1; break;
+        case D_NETWORK:   if (set_string(c, v, key, &d->network)) return -1; break;
+        case D_OPTIMIZER: if (set_string(c, v, key, &d->optimizer)) return -1; break;
+        case D_TARGET:
+            if (v->kind != Y_SCALAR || !parse_real(v->text, false, &d->target_metric))
+                return fail_at(c, v, "%s must be a number, got %s", key,
+                               describe(v, got, sizeof got));
+            break;
+        }
+    }
+    if (!(d->where = where_of(c, m))) return fail_oom(c);
+    return 0;
+}
+
+/* `drift:` a list of phases, at most WS_MAX_DRIFT_PHASES. */
+static int parse_drift(const ctx *c, const ynode *v, const char *what, ws_workload_spec *s)
+{
+    char got[DESCRIBE_SIZE];
+    if (v->kind != Y_LIST || v->n == 0)
+        return fail_at(c, v, "%s must be a list of phases, e.g. [{from: 41, traces: DIR}],"
+                       " got %s", what, describe(v, got, sizeof got));
+    if (v->n > WS_MAX_DRIFT_PHASES)
+        return fail_at(c, v, "%s lists %zu phases, more than %d", what, v->n,
+                       WS_MAX_DRIFT_PHASES);
+    if (!(s->drift = calloc(v->n, sizeof *s->drift))) return fail_oom(c);
+    long prev = 1;
+    for (size_t i = 0; i < v->n; i++) {
+        s->n_drift = i + 1;
+        if (parse_drift_phase(c, v->kids[i], what, i, prev, &s->drift[i])) return -1;
+        prev = s->drift[i].from;
+    }
+    return 0;
+}
 
 /* A workload mapping into *s. `what` prefixes field names in messages
  * ("job", "workloads.cifar100"); `with_name` allows the `name` key. */
@@ -222,6 +318,9 @@ int parse_spec(const ctx *c, const ynode *m, const char *what,
                                describe(v, got, sizeof got));
             s->gpus_per_job = (int)u;
             break;
+        case S_DRIFT:
+            if (parse_drift(c, v, field, s)) return -1;
+            break;
         }
     }
     if (!s->name) {             /* the dataset names the job */
@@ -235,6 +334,8 @@ int parse_spec(const ctx *c, const ynode *m, const char *what,
 
 void spec_free(ws_workload_spec *s)
 {
+    for (size_t i = 0; i < s->n_drift; i++) drift_free(&s->drift[i]);
+    free(s->drift);
     free(s->display);
     free(s->metric);
     free(s->where);

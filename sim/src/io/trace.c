@@ -1057,5 +1057,8 @@ void ws_job_free(ws_job_table *jt)
     free(jt->profile_time);
     free(jt->first_epoch_energy);
     free(jt->first_epoch_time);
+    for (size_t i = 0; jt->phase && i < jt->n_phases; i++) ws_job_free(&jt->phase[i]);
+    free(jt->phase);
+    free(jt->phase_from);
     memset(jt, 0, sizeof *jt);
 }

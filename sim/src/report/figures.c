@@ -684,7 +684,19 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     }
     /* the subject and, on a second line, η and β */
     char head[400];
-    snprintf(head, sizeof head, "η = %g, β = %g", s->etas[e], s->betas[b]);
+    int hl = snprintf(head, sizeof head, "η = %g, β = %g", s->etas[e], s->betas[b]);
+    /* a drifting workload (docs/model.md, "Data drift"): each phase's
+     * first recurrence, dotted in both panels and named in the title */
+    const ws_job_table *jt = s->jobs ? &s->jobs[g * s->n_work + w] : NULL;
+    for (size_t k = 0; jt && k < jt->n_phases; k++) {
+        if (hl > 0 && (size_t)hl < sizeof head)
+            hl += snprintf(head + hl, sizeof head - (size_t)hl, "%s%ld", k ? ", " :
+                           jt->n_phases > 1 ? "; drift at recurrences " : "; drift at recurrence ",
+                           jt->phase_from[k]);
+        fprintf(f, "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 3 lw 1"
+                   " lc rgb '#606060' back\n",
+                (double)jt->phase_from[k] - 0.5, (double)jt->phase_from[k] - 0.5);
+    }
     fputs("set multiplot title ", f);
     ws_plot_str(f, subj);
     fputs(".\"\\n\".", f);

@@ -314,8 +314,23 @@ int ws_sweep_fingerprint(const ws_sweep *s, const ws_run_config *cfg, const ws_r
         hash_bytes(&h, job->run_start, (size_t)(job->n_bs + 1) * sizeof *job->run_start);
         hash_bytes(&h, job->run_epoch,
                    (size_t)job->run_start[job->n_bs] * sizeof *job->run_epoch);
-        value(&h, "%ld recurrences, %d batch sizes, %zu knobs", s->recurrences[j], job->n_bs,
-              nk);
+        /* a drifting job's phases (none: the bytes of a job before drift) */
+        const ws_job_table *jt = &s->jobs[j];
+        for (size_t k = 0; k < jt->n_phases; k++) {
+            const ws_job *ph = &jt->phase[k].job;
+            hash_bytes(&h, &jt->phase_from[k], sizeof jt->phase_from[k]);
+            hash_bytes(&h, ph->knob_time, nk * sizeof *ph->knob_time);
+            hash_bytes(&h, ph->knob_power, nk * sizeof *ph->knob_power);
+            hash_bytes(&h, ph->run_start, (size_t)(ph->n_bs + 1) * sizeof *ph->run_start);
+            hash_bytes(&h, ph->run_epoch,
+                       (size_t)ph->run_start[ph->n_bs] * sizeof *ph->run_epoch);
+        }
+        if (jt->n_phases)
+            value(&h, "%ld recurrences, %d batch sizes, %zu knobs, %zu phases (drift)",
+                  s->recurrences[j], job->n_bs, nk, jt->n_phases + 1);
+        else
+            value(&h, "%ld recurrences, %d batch sizes, %zu knobs", s->recurrences[j],
+                  job->n_bs, nk);
     }
     ws_sha256_final(&h.all, fp->all);
     for (size_t k = 0; k < fp->n; k++) ws_sha256_final(&h.part[k], fp->part[k].sha);

@@ -152,6 +152,12 @@ int ws_sweep_run_sim(ws_sweep *s, const ws_sweep_policy *pol, size_t i, ws_error
     job.beta = s->betas[ax[4]];
     long R = s->recurrences[ax[1] * s->n_work + ax[2]];
     ws_sim_params sp = {.recurrences = R, .seed = seed};
+    ws_drift_phase drift[WS_MAX_DRIFT_PHASES];
+    for (size_t p = 0; p < jt->n_phases; p++)
+        drift[p] = (ws_drift_phase){jt->phase_from[p], &jt->phase[p].job};
+    sp.drift = drift;
+    sp.n_drift = (int)jt->n_phases;
+    sp.drift_informed = ws_study_pair_informed(s->pairs[ax[0]].bso, s->pairs[ax[0]].plo);
     /* Without a history the engine sums the recurrences itself (the same
      * additions as accumulate's, in the same order): no call per run. */
     if (!hist) {
@@ -508,16 +514,23 @@ int ws_sweep_run_opts(const ws_run_config *cfg, const ws_study_env *env,
         }
         for (size_t w = 0; w < s->n_work; w++) {
             const ws_workload_spec *spec = ws_study_workload(cfg, env->catalogue, s->work[w], err);
-            if (ws_study_job(env->whatif, &tr, spec, 0.5, 2.0, &s->jobs[g * s->n_work + w], 1, err)) {
+            if (ws_study_job_drift(env->whatif, &tr, env->limits, spec, 0.5, 2.0,
+                                   &s->jobs[g * s->n_work + w], 1, err)) {
                 ws_traces_free(&tr);
                 goto out;
             }
         }
         ws_traces_free(&tr);
     }
-    for (size_t j = 0; j < s->n_gpus * s->n_work; j++)
+    for (size_t j = 0; j < s->n_gpus * s->n_work; j++) {
         s->recurrences[j] = cfg->recurrences > 0 ? cfg->recurrences
                                                  : s->jobs[j].default_recurrences;
+        ws_drift_phase drift[WS_MAX_DRIFT_PHASES];     /* every phase runs */
+        const ws_workload_spec *spec =
+            ws_study_workload(cfg, env->catalogue, s->work[j % s->n_work], err);
+        if (!spec || ws_study_drift_phases(&s->jobs[j], spec, s->recurrences[j], drift, err) < 0)
+            goto out;
+    }
     /* Where results go: memory, or a spill file past opts->spill_sims. */
     if (ws_sweep_store_open(s, opts->spill_sims, opts->spill_dir, err)) goto out;
     /* A shard runs its share only. */
