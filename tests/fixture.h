@@ -85,7 +85,8 @@ static inline void fixture_rmdir(const char *dir)
 }
 
 static const ws_workload_spec fixture_spec = {
-    (char *)"w", (char *)"d", (char *)"n", (char *)"o", 0.5, 10, 32, NULL, NULL, 0, NULL, 0};
+    .name = (char *)"w", .dataset = (char *)"d", .network = (char *)"n",
+    .optimizer = (char *)"o", .target_metric = 0.5, .max_epochs = 10, .b0 = 32};
 
 /* Load the fixture and build its job table at (eta, beta). */
 static inline void fixture_job(ws_traces *tr, ws_job_table *jt, double eta, double beta)

@@ -489,7 +489,7 @@ Test(abi, opt_in_header_is_the_released_version_1)
 {
     const char *start = "/*\n * wattsim policy ABI: what a batch-size optimizer";
     const char *a = strstr(slurp(WS_SOURCE_DIR "/sim/include/wattsim/policy_v1.h"), start);
-    const char *b = slurp(WS_BUILD_DIR "/tests/plugins/v1/include/wattsim/policy.h");
+    const char *b = slurp(WS_BUILD_DIR "/policies/v1/include/wattsim/policy.h");
     cr_assert(a);
     cr_expect_str_eq(a, b);
     unsigned char d[32];

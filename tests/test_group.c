@@ -310,7 +310,7 @@ static int toy_replay(int b0, double beta, const int *script, int n_script,
     write_file("summary_power_v100.csv", TOY_POWER);
     ws_traces tr = {0};
     ws_job_table jt = {0};
-    ws_workload_spec spec = {"toy", "toy", "net", "sgd", 0.5, 10, b0, NULL, NULL, 0, NULL, 0};
+    ws_workload_spec spec = {"toy", "toy", "net", "sgd", 0.5, 10, b0, NULL, NULL, 0, NULL, 0, NULL, 0};
     cr_assert_eq(ws_traces_load(&tr, tmp, "v100", NULL, err), 0, "%s", err->msg);
     cr_assert_eq(ws_job_build(&jt, &tr, &spec, 1.0, beta, err), 0, "%s", err->msg);
     cr_assert_eq(jt.job.max_power, 200.0);

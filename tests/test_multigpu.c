@@ -160,7 +160,7 @@ static void job(int gpus, double eta, double beta, ws_traces *tr, ws_job_table *
     ws_error err = {{0}};
     cr_assert_eq(ws_traces_load(tr, tmp, "g1", NULL, &err), 0, "%s", err.msg);
     const ws_workload_spec spec = {(char *)"w", (char *)"d", (char *)"n", (char *)"o", 0.5,
-                                   10, 32, NULL, NULL, 0, NULL, 0};
+                                   10, 32, NULL, NULL, 0, NULL, 0, NULL, 0};
     cr_assert_eq(ws_job_build(jt, tr, &spec, eta, beta, &err), 0, "%s", err.msg);
 }
 

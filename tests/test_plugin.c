@@ -670,7 +670,7 @@ static void sim_setup(sim_fixture *f, double eta, double beta)
     ws_error err = {""};
     cr_assert_eq(ws_traces_load(&f->t, tmp, "v100", NULL, &err), 0, "%s", err.msg);
     ws_workload_spec s = {(char *)"toy", (char *)"toy", (char *)"net",
-                          (char *)"sgd", 0.5, 10, 16, NULL, NULL, 0, NULL, 0};
+                          (char *)"sgd", 0.5, 10, 16, NULL, NULL, 0, NULL, 0, NULL, 0};
     cr_assert_eq(ws_job_build(&f->jt, &f->t, &s, eta, beta, &err), 0, "%s", err.msg);
     cr_assert_eq(f->jt.job.max_power, 200.0);
     f->r = ws_registry_new();

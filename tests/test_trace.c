@@ -81,7 +81,7 @@ static ws_workload_spec spec_of(const char *name, const char *ds,
                                 double target, int max_epochs, int b0)
 {
     ws_workload_spec s = {(char *)name, (char *)ds, (char *)net, (char *)opt,
-                          target, max_epochs, b0, NULL, NULL, 0, NULL, 0};
+                          target, max_epochs, b0, NULL, NULL, 0, NULL, 0, NULL, 0};
     return s;
 }
 

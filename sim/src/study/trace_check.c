@@ -162,9 +162,10 @@ static void frontier(ws_check_group *g, const ws_traces *t)
         if (g->bs[i].runs && g->bs[i].n_pl && g->bs[i].bs > bmax) bmax = g->bs[i].bs;
     if (!bmax) return;
     ws_workload_spec spec = {
-        (char *)"check", g->dataset, g->network, g->optimizer, g->target,
-        g->max_epochs ? g->max_epochs : NO_CAP, g->b0 ? g->b0 : bmax, NULL, NULL,
-        g->gpus_per_job, NULL, 0,
+        .name = (char *)"check", .dataset = g->dataset, .network = g->network,
+        .optimizer = g->optimizer, .target_metric = g->target,
+        .max_epochs = g->max_epochs ? g->max_epochs : NO_CAP, .b0 = g->b0 ? g->b0 : bmax,
+        .gpus_per_job = g->gpus_per_job,
     };
     ws_job_table jt;
     ws_pareto par = {0};
