@@ -370,7 +370,7 @@ def pareto(**options):
     return _command("pareto", options, table="knobs")
 
 
-def _seeds(options):
+def _plan_seeds(options):
     """plan's seeds as sweep's: seed=range(1, N + 1) (or any list of 1..N
     in order) is seeds=N; plan runs seeds 1..N."""
     seed = options.pop("seed", None)
@@ -394,7 +394,7 @@ def plan(*, progress=None, **options):
     """`wattsim plan`: one row per policy (break-even, savings); the
     recommendation and the default in attrs. seed=range(1, N + 1) or
     seeds=N: the seeds 1..N."""
-    df = _command("plan", _seeds(dict(options)), table="policies", progress=progress)
+    df = _command("plan", _plan_seeds(dict(options)), table="policies", progress=progress)
     if _pd is not None and len(df):
         attrs = df.attrs
         df = _typed(_pd.DataFrame([_flat(r) for r in df.to_dict("records")]))
