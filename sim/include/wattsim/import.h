@@ -264,6 +264,10 @@ typedef struct ws_power_table {
     ws_power_out_row *rows;
     size_t n;
     int gpus;                  /* GPUs each row's power sums: gpus_per_job */
+    double max_power;          /* W, the job's MaxPower where its GPUs are of
+                                  mixed models (the sum of each one's own
+                                  largest limit, the trace's max_power
+                                  column); 0: the largest limit x gpus */
 } ws_power_table;
 
 int ws_import_power(const ws_power_import *in, ws_power_table *out,
@@ -330,6 +334,8 @@ double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, doub
  * a counter (it measures through a hole). */
 double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
                          double hole);
+/* The highest power limit the log read on GPU g, 0 when none. */
+double ws_tel_gpu_limit(const ws_tel_gpu *g);
 /* The first sample strictly inside (a, b) whose power limit differs from
  * pl by more than 1 W, or NULL. */
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl);

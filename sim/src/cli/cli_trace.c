@@ -438,8 +438,17 @@ static int import_power(int argc, char **argv)
                 tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++)
         fprintf(ws_cli_out, "%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
-    /* The model, when the log names it (one: mixed models are refused). */
-    if (tel.n_gpu && tel.gpu[0].model)
+    /* The model, when the log names it; of a node of mixed models, each
+     * GPU's, with its own limit and their sum, the job's MaxPower. */
+    if (table.max_power > 0) {
+        fputs(" (mixed models:", ws_cli_out);
+        for (size_t k = 0; k < tel.n_gpu; k++) {
+            fprintf(ws_cli_out, "%s GPU %s", k ? "," : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
+            fprintf(ws_cli_out, " %s %.6g W", ws_name_show(tel.gpu[k].model ? tel.gpu[k].model : "(unnamed)",
+                    shown, sizeof shown), ws_tel_gpu_limit(&tel.gpu[k]));
+        }
+        fprintf(ws_cli_out, "; MaxPower %.6g W, the sum)", table.max_power);
+    } else if (tel.n_gpu && tel.gpu[0].model)
         fprintf(ws_cli_out, " (%zu x %s)", tel.n_gpu, ws_name_show(tel.gpu[0].model, shown, sizeof shown));
     fprintf(ws_cli_out, " of %s\n", ws_name_show(log, shown, sizeof shown));
     rc = 0;
