@@ -154,6 +154,68 @@ Test(multigpu, gpus_per_job_must_be_one_number_per_job, .init = mk, .fini = tmpd
     ws_traces_free(&tr);
 }
 
+/* A node of mixed models (issue 28 item 7): the trace's max_power column
+ * is the job's MaxPower, the sum of its GPUs' own limits (here a 200 W
+ * and a 100 W GPU: 300 W, not 2 x 200 W), and the cost weighs time by it:
+ * at eta 0.4 least_cost picks by hand 32@100 at M = 300 (15120 against
+ * 32@200's 15400), not 32@200 as at M = 400. */
+static void traces_max_power(const char *mp_row2)
+{
+    traces(2);
+    char text[1024];
+    snprintf(text, sizeof text, "dataset,network,batch_size,optimizer,power_limit,"
+             "time_per_epoch,average_power,gpus_per_job,max_power\n"
+             "d,n,16,o,100,20,170,2,300\nd,n,16,o,200,15,300,2,%s\n"
+             "d,n,32,o,100,12,180,2,300\nd,n,32,o,200,10,320,2,300\n", mp_row2);
+    put("summary_power_g1.csv", text);
+}
+
+Test(multigpu, max_power_column_is_the_jobs_max_power, .init = mk, .fini = tmpdir_remove)
+{
+    traces_max_power("300");
+    for (double eta = 0.2; eta < 0.9; eta += 0.2) {
+        planned p = plan(eta, NULL);
+        cr_assert_eq(p.gpus, 2);
+        cr_assert_eq(p.max_power, 300.0, "max_power %g", p.max_power);
+        int k = least_cost(eta, 300.0);
+        cr_assert(p.bs == BS[k] && p.pl == PL[k], "eta %g: plan says %d@%d, the closed form"
+                  " %d@%d", eta, p.bs, p.pl, BS[k], PL[k]);
+    }
+    cr_assert_eq(least_cost(0.4, 300), 2);
+    cr_assert_eq(least_cost(0.4, 400), 3);
+}
+
+/* max_power is one figure per job, at least its largest limit, and says
+ * how many GPUs it sums only with gpus_per_job. */
+Test(multigpu, max_power_column_is_judged, .init = mk, .fini = tmpdir_remove)
+{
+    ws_traces tr;
+    ws_error err = {{0}};
+    traces_max_power("350");
+    cr_assert_neq(ws_traces_load(&tr, tmp, "g1", NULL, &err), 0);
+    cr_assert(strstr(err.msg, "summary_power_g1.csv:3: max_power is 350 W, but line 2 says"
+                     " 300 W for the same dataset d"), "%s", err.msg);
+    ws_traces_free(&tr);
+    traces_max_power("150");
+    err.msg[0] = 0;
+    cr_assert_neq(ws_traces_load(&tr, tmp, "g1", NULL, &err), 0);
+    cr_assert(strstr(err.msg, "summary_power_g1.csv:3") && strstr(err.msg, "max_power")
+              && strstr(err.msg, "must be from the row's power_limit"), "%s", err.msg);
+    ws_traces_free(&tr);
+    traces_max_power("nan");
+    err.msg[0] = 0;
+    cr_assert_neq(ws_traces_load(&tr, tmp, "g1", NULL, &err), 0);
+    cr_assert(strstr(err.msg, "must be a finite number"), "%s", err.msg);
+    ws_traces_free(&tr);
+    put("summary_power_g1.csv",
+        "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power,"
+        "max_power\nd,n,16,o,100,20,170,300\n");
+    err.msg[0] = 0;
+    cr_assert_neq(ws_traces_load(&tr, tmp, "g1", NULL, &err), 0);
+    cr_assert(strstr(err.msg, "needs the column gpus_per_job"), "%s", err.msg);
+    ws_traces_free(&tr);
+}
+
 static void job(int gpus, double eta, double beta, ws_traces *tr, ws_job_table *jt)
 {
     traces(gpus);

@@ -1033,23 +1033,87 @@ Test(telemetry, dmon_outputs_named, .init = setup, .fini = teardown)
     expect_fail(&r, "dcgmi_dmon.log: dcgmi dmon output has no timestamps");
 }
 
-/* An A100 (400 W) and a V100 (300 W) logged together: not "rows swapped",
- * and not MaxPower 2 x 400 W: refused, naming the models, with the --gpus
- * split that works; one model alone imports and is named (350 W). */
-Test(telemetry, mixed_node_is_named, .init = setup, .fini = teardown)
+/* An A100 (400 W) and a V100 (300 W) logged together (nvidia-smi
+ * --query-gpu=timestamp,index,name,power.draw,power.limit): not "rows
+ * swapped", and not MaxPower 2 x 400 W. nvsmi_mixed_two_limits.csv: 0-9 s
+ * at the 400 W knob (the A100 at 400 W drawing 350, the V100 at its own
+ * largest limit, 300 W, drawing 280), 10-20 s at 250 W (both at 250 W,
+ * drawing 240 and 230). By hand: knob 400 = 630 W, knob 250 = 470 W, 6 s
+ * an epoch each; MaxPower 400 + 300 = 700 W, and plan's cost of a run of
+ * 3 epochs at 250 W, eta 0.5: 0.5 x 3 x 6 x 470 + 0.5 x 700 x 18 = 10530. */
+Test(telemetry, mixed_node_max_power_is_the_sum, .init = setup, .fini = teardown)
 {
+    fixture("nvsmi_mixed_two_limits.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n"
+               "d,n,o,8,250,1,2026-01-15T00:00:12,2026-01-15T00:00:18\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_mixed_two_limits.csv", NULL, NULL, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "GPUs 0+1 (mixed models: GPU 0 NVIDIA A100-SXM4-40GB 400 W, GPU 1"
+                            " Tesla V100-SXM2-32GB 300 W; MaxPower 700 W, the sum) of"), "%s", r.out);
+    cli_free(&r);
+    double p, e;
+    knob(8, 400, &p, &e);
+    cr_expect(fabs(p - 630) < 1e-9, "%.17g", p);
+    knob(8, 250, &p, &e);
+    cr_expect(fabs(p - 470) < 1e-9, "%.17g", p);
+    write_file("traces/summary_train.csv", "dataset,network,batch_size,optimizer,learning_rate,"
+               "run,target_metric,target_epoch\nd,n,8,o,0.1,1,0.5,3\nd,n,8,o,0.1,2,0.5,3\n");
+    r = cli_run((const char *[]){"wattsim", "plan", "--traces", tp("traces"), "--gpu", "g",
+                                 "--job", "d/n/o", "--target", "0.5", "--max-epochs", "10",
+                                 "--b0", "8", "--eta", "0.5", "--seeds", "1", "--recurrences",
+                                 "2", "--format", "json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"max_power\": 700,"), "%s", r.out);
+    cr_expect(strstr(r.out, "\"gpus_per_job\": 2"), "%s", r.out);
+    cr_expect(strstr(r.out, "\"pl\": 250"), "%s", r.out);
+    cr_expect(strstr(r.out, "10530"), "%s", r.out);
+    cli_free(&r);
+    r = cli_run((const char *[]){"wattsim", "simulate", "--traces", tp("traces"), "--gpu", "g",
+                                 "--job", "d/n/o", "--target", "0.5", "--max-epochs", "10",
+                                 "--b0", "8", "--eta", "0.5", "--seed", "1", "--recurrences",
+                                 "2", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "MaxPower 700 W: 2 GPUs per job"), "%s", r.out);
+    cli_free(&r);
+    /* one model alone imports as one (350 W), with no max_power column */
     fixture("nvsmi_mixed_node.csv");
     write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
                "d,n,o,8,400,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
-    cli_result r = import("--nvidia-smi", "nvsmi_mixed_node.csv", NULL, NULL, NULL, NULL);
-    expect_fail_also(&r, "nvsmi_mixed_node.csv: GPUs of different models in one job: GPU 0 is"
-                         " NVIDIA A100-SXM4-40GB, limit 400 W, GPU 1 Tesla V100-SXM2-32GB, limit"
-                         " 300 W", "--gpus 0 --gpu NAME1, then --gpus 1 --gpu NAME2");
     r = import("--nvidia-smi", "nvsmi_mixed_node.csv", "--gpus", "0", NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "GPU 0 (1 x NVIDIA A100-SXM4-40GB) of"), "%s", r.out);
     cli_free(&r);
-    double p, e;
     knob(8, 400, &p, &e);
     cr_expect(fabs(p - 350) < 1e-9, "%.17g", p);
+    FILE *f = fopen(tp("traces/summary_power_g.csv"), "r");
+    char head[256] = "";
+    cr_assert(f && fgets(head, sizeof head, f));
+    fclose(f);
+    cr_expect(!strstr(head, "max_power"), "%s", head);
+}
+
+/* A mixed node's refusals: without the limit column the sum is unknown
+ * (wattsim has no table of models' limits); an epoch labelled with a knob
+ * a GPU does not read, its own largest limit standing for a higher one. */
+Test(telemetry, mixed_node_refusals, .init = setup, .fini = teardown)
+{
+    fixture("nvsmi_mixed_no_limit.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    cli_result r = import("--nvidia-smi", "nvsmi_mixed_no_limit.csv", NULL, NULL, NULL, NULL);
+    expect_fail_also(&r, "nvsmi_mixed_no_limit.csv: GPUs of different models in one job (GPU 0"
+                         " is NVIDIA A100-SXM4-40GB, GPU 1 Tesla V100-SXM2-32GB), and GPU 0 has"
+                         " no power limit in the log", "name,power.draw,power.limit");
+    fixture("nvsmi_mixed_two_limits.csv");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,400,1,2026-01-15T00:00:12,2026-01-15T00:00:18\n");
+    r = import("--nvidia-smi", "nvsmi_mixed_two_limits.csv", NULL, NULL, NULL, NULL);
+    expect_fail_also(&r, "epochs.csv:2: power_limit is 400 W, but", "reads a power limit of 250 W"
+                         " on GPU 0 during this epoch");
+    write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+               "d,n,o,8,300,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n");
+    r = import("--nvidia-smi", "nvsmi_mixed_two_limits.csv", NULL, NULL, NULL, NULL);
+    expect_fail_also(&r, "epochs.csv:2: power_limit is 300 W, but", "reads a power limit of 400 W"
+                         " on GPU 0 during this epoch");
 }

@@ -576,7 +576,7 @@ Test(trace, unknown_column)
     power_fails("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power,foo\n",
                 "%s/summary_power_v100.csv:1: unknown column 'foo' (expected:"
                 " dataset, network, batch_size, optimizer, power_limit,"
-                " time_per_epoch, average_power, energy_error, gpus_per_job)");
+                " time_per_epoch, average_power, energy_error, gpus_per_job, max_power)");
     train_fails("dataset,network,batch_size,optimizer,lr,run,target_metric,target_epoch\n",
                 "%s/summary_train.csv:1: unknown column 'lr' (expected:"
                 " dataset, network, batch_size, optimizer, learning_rate, run,"

@@ -360,6 +360,93 @@ def test_trace_import_power_and_check(tmp_path):
     assert len(t.attrs["provenance"]["traces"]["files"]) == 5
 
 
+TELEMETRY = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "telemetry")
+
+
+def _epochs(tmp_path, text):
+    (tmp_path / "epochs.csv").write_text(
+        "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n" + text)
+    return str(tmp_path / "epochs.csv")
+
+
+def _knobs(df):
+    return {(r["batch_size"], r["power_limit"]): (r["time_per_epoch"], r["average_power"])
+            for r in df.to_dict("records")}
+
+
+def test_trace_import_power_has_the_clis_options(tmp_path):
+    """The library takes what `trace import power` takes (issue 28), with
+    the numbers of tests/test_telemetry.c and test_import.c's by-hand
+    cases: --gpu-cycle (3 GPUs without an index column, 600 W), --columns
+    (a log without a header: 158.75 W and 150 W), --window as a pattern and
+    as several names (200 W), a GlobalPowerLimitOptimizer profile with
+    --job, --batch-size, --steps-per-epoch (150 W: 195 s, 278 W), and
+    --profile-steps (80 steps: half as long an epoch); a mixed node's
+    MaxPower (400 + 300 W)."""
+    nv = os.path.join(TELEMETRY, "nvsmi_three_gpus_no_index.csv")
+    ep = _epochs(tmp_path, "d,n,o,8,400,1,2026-01-15T00:00:02.2,2026-01-15T00:00:08.2\n")
+    with pytest.raises(wattsim.InputError, match="pass --gpu-cycle N"):
+        wattsim.trace.import_power(gpu="g", epochs=ep, nvidia_smi=nv)
+    df = wattsim.trace.import_power(gpu="g", epochs=ep, nvidia_smi=nv, gpu_cycle=3)
+    assert _knobs(df)[(8, 400)][1] == pytest.approx(600, rel=1e-12)
+    assert list(df.attrs["gpus"]) == ["0", "1", "2"]
+    with pytest.raises(wattsim.InputError, match=r"--gpu-cycle: expected the number of GPUs"):
+        wattsim.trace.import_power(gpu="g", epochs=ep, nvidia_smi=nv, gpu_cycle="x")
+    with pytest.raises(wattsim.InputError, match=r"--gpu-cycle: only nvidia-smi logs"):
+        wattsim.trace.import_power(gpu="g", epochs=ep, dcgm=nv, gpu_cycle=3)
+
+    ep = _epochs(tmp_path, EPOCHS.split("\n", 1)[1])
+    rows = []
+    for t in range(21):
+        m = 20 - t if t > 10 else t
+        w = 100 if m <= 4 else 200 if m >= 6 else 100 + 50 * (m - 4)
+        rows.append("2026/01/15 00:00:%02d.000, 0, NVIDIA A100-SXM4-40GB, %.2f W, %d.00 W, 41"
+                    % (t, w, 200 if t < 10 else 250))
+    (tmp_path / "six.csv").write_text("\n".join(rows) + "\n")
+    df = wattsim.trace.import_power(
+        gpu="g", epochs=ep, nvidia_smi=str(tmp_path / "six.csv"),
+        columns="timestamp,index,name,power.draw,power.limit,temperature.gpu")
+    got = _knobs(df)
+    assert got[(8, 200)] == pytest.approx((2.5, 158.75), rel=1e-9)
+    assert got[(8, 250)] == pytest.approx((10, 150), rel=1e-9)
+
+    zm = os.path.join(TELEMETRY, "zeusmon_epoch_names.csv")
+    ep = _epochs(tmp_path, "d,n,o,8,300,1,1768435300,1768435360\n"
+                           "d,n,o,8,300,2,1768435370,1768435430\n"
+                           "d,n,o,8,300,3,1768435440,1768435500\n")
+    for window in ("epoch_*", "epoch_1,epoch_2,epoch_3"):
+        df = wattsim.trace.import_power(gpu="g", epochs=ep, zeus_monitor=zm, window=window)
+        assert _knobs(df)[(8, 300)][1] == pytest.approx(200, rel=1e-12)
+    with pytest.raises(wattsim.InputError, match=r"--window: only ZeusMonitor logs"):
+        wattsim.trace.import_power(gpu="g", epochs=ep, nvidia_smi=nv, window="epoch_*")
+
+    plo = os.path.join(TELEMETRY, "zeus_plo_2gpu.csv")
+    df = wattsim.trace.import_power(gpu="g", zeus_monitor=plo, job="d/n/o", batch_size=128,
+                                    steps_per_epoch=390, out=str(tmp_path / "plo"))
+    got = _knobs(df)
+    assert got[(128, 150)] == pytest.approx((195, 278), rel=1e-12)
+    assert got[(128, 250)] == pytest.approx((156, 398), rel=1e-12)
+    subprocess.run([CLI, "trace", "import", "power", "--gpu", "g", "--zeus-monitor", plo,
+                    "--job", "d/n/o", "--batch-size", "128", "--steps-per-epoch", "390",
+                    "--out", str(tmp_path / "plo-cli")], check=True, capture_output=True)
+    assert (tmp_path / "plo" / "summary_power_g.csv").read_bytes() == \
+        (tmp_path / "plo-cli" / "summary_power_g.csv").read_bytes()
+    df = wattsim.trace.import_power(gpu="g", zeus_monitor=plo, job="d/n/o", batch_size=128,
+                                    steps_per_epoch=390, profile_steps=80)
+    assert _knobs(df)[(128, 150)] == pytest.approx((97.5, 278), rel=1e-12)
+    with pytest.raises(wattsim.InputError, match=r"say what it measured"):
+        wattsim.trace.import_power(gpu="g", zeus_monitor=plo)
+    with pytest.raises(wattsim.InputError, match=r"--job: expected DATASET/NETWORK/OPTIMIZER"):
+        wattsim.trace.import_power(gpu="g", zeus_monitor=plo, job="d/n", batch_size=128,
+                                   steps_per_epoch=390)
+
+    mixed = os.path.join(TELEMETRY, "nvsmi_mixed_two_limits.csv")
+    ep = _epochs(tmp_path, "d,n,o,8,400,1,2026-01-15T00:00:02,2026-01-15T00:00:08\n")
+    df = wattsim.trace.import_power(gpu="g", epochs=ep, nvidia_smi=mixed)
+    assert df.attrs["max_power"] == 700
+    assert _knobs(df)[(8, 400)][1] == pytest.approx(630, rel=1e-12)
+
+
 def test_without_pandas():
     """The standard library alone: lists of dicts with attrs."""
     code = ("import sys; sys.modules['pandas'] = None; import wattsim;"

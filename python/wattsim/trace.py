@@ -9,9 +9,13 @@ def check(dir, **options):
     return _command("trace-check", dict(options, dir=dir), table="check")
 
 
-def import_power(*, gpu, epochs, out=None, **options):
+def import_power(*, gpu, epochs=None, out=None, **options):
     """`wattsim trace import power`: the rows of summary_power_GPU.csv
-    (written into `out` only when given); warnings in attrs["warnings"]."""
+    (written into `out` only when given); warnings in attrs["warnings"].
+    Takes the command's options by their names (gpu_cycle=3, columns=...,
+    window="epoch_*", job="d/n/o", batch_size=..., steps_per_epoch=...,
+    profile_steps=...); `epochs` may be left out for a GlobalPowerLimitOptimizer
+    profile. A node of mixed GPU models: its MaxPower in attrs["max_power"]."""
     return _command("trace-import-power", dict(options, gpu=gpu, epochs=epochs, out=out),
                     table="rows")
 

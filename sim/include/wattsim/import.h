@@ -264,6 +264,10 @@ typedef struct ws_power_table {
     ws_power_out_row *rows;
     size_t n;
     int gpus;                  /* GPUs each row's power sums: gpus_per_job */
+    double max_power;          /* W, the job's MaxPower where its GPUs are of
+                                  mixed models (the sum of each one's own
+                                  largest limit, the trace's max_power
+                                  column); 0: the largest limit x gpus */
 } ws_power_table;
 
 int ws_import_power(const ws_power_import *in, ws_power_table *out,
@@ -295,6 +299,36 @@ typedef struct ws_plo_import {
 int ws_plo_detect(const ws_telemetry *t);
 int ws_import_plo(const ws_plo_import *in, ws_power_table *out, ws_warnings *w,
                   ws_error *err);
+/* The options of `trace import power` as typed, NULL where not given: one
+ * definition for the CLI and the library API (io/import_args.c). */
+enum { WS_LOG_NVSMI, WS_LOG_DCGM, WS_LOG_ZEUS };
+typedef struct ws_power_args {
+    const char *gpu, *epochs, *log, *gpus, *log_tz, *epochs_tz, *window, *columns,
+               *gpu_cycle, *batch_size, *steps_per_epoch, *profile_steps, *job,
+               *max_gap, *match_tolerance;
+    int kind;                  /* WS_LOG_*, -1: no log given */
+} ws_power_args;
+/* What they ask for, and what the import made (ws_power_job_free). */
+typedef struct ws_power_job {
+    ws_power_import in;
+    ws_plo_import plo;
+    ws_telemetry tel;
+    ws_power_table table;
+    int is_plo;                /* the log was a GlobalPowerLimitOptimizer profile */
+    int gpu_cycle;             /* --gpu-cycle, 0: not given */
+    char **ids, *ids_copy, *job_copy;
+    size_t n_ids;
+} ws_power_job;
+/* Judges every option before any file is read: 0, or -1 with err the
+ * usage message (naming the option; the caller adds its command). */
+int ws_power_args_judge(const ws_power_args *a, ws_power_job *j, ws_error *err);
+/* Reads the log and imports its knobs into j->table: 0; -1 with err, the
+ * input's fault; 1 with err, a usage error only the log could show (no
+ * --epochs for a log that is not a GlobalPowerLimitOptimizer profile). */
+int ws_power_args_import(const ws_power_args *a, ws_power_job *j, const ws_csv_limits *lim,
+                         ws_warnings *w, ws_error *err);
+void ws_power_job_free(ws_power_job *j);
+
 /* summary_power_NAME.csv (Zeus column order), atomically; the rules of
  * wattsim/outfile.h apply (no replacing without --force). */
 int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *err);
@@ -330,6 +364,8 @@ double ws_tel_energy_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, doub
  * a counter (it measures through a hole). */
 double ws_tel_hole_bound(const ws_tel_gpu *g, ws_tel_kind kind, double a, double b,
                          double hole);
+/* The highest power limit the log read on GPU g, 0 when none. */
+double ws_tel_gpu_limit(const ws_tel_gpu *g);
 /* The first sample strictly inside (a, b) whose power limit differs from
  * pl by more than 1 W, or NULL. */
 const ws_tel_sample *ws_tel_limit_off(const ws_tel_gpu *g, double a, double b, double pl);

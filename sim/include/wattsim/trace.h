@@ -66,6 +66,14 @@ typedef struct ws_power_row {
                                           (optional column, default 1; one
                                           value per dataset, network and
                                           optimizer) */
+    double job_max_power;              /* max_power: the job's MaxPower, W,
+                                          where its GPUs' limits differ (a
+                                          node of mixed models: the sum of
+                                          each GPU's own largest limit;
+                                          optional column, written by trace
+                                          import power; one value per job);
+                                          0 when absent: then MaxPower is
+                                          the largest limit x gpus */
 } ws_power_row;
 
 /* The most GPUs a job's power rows may sum: each draws at least 1 W

@@ -97,7 +97,10 @@ static const api_opt power_opts[] = {
     {"dcgm", K_STR, NULL, 0}, {"zeus-monitor", K_STR, NULL, 0}, {"gpus", K_STR, NULL, 0},
     {"out", K_STR, NULL, 0}, {"force", K_FLAG, NULL, 0}, {"log-tz", K_STR, NULL, 0},
     {"max-gap", K_STR, NULL, 0}, {"match-tolerance", K_STR, NULL, 0},
-    {"max-trace-bytes", K_STR, NULL, 0}, END_OPTS};
+    {"max-trace-bytes", K_STR, NULL, 0}, {"epochs-tz", K_STR, NULL, 0},
+    {"window", K_STR, NULL, 0}, {"columns", K_STR, NULL, 0}, {"gpu-cycle", K_STR, NULL, 0},
+    {"batch-size", K_STR, NULL, 0}, {"steps-per-epoch", K_STR, NULL, 0},
+    {"profile-steps", K_STR, NULL, 0}, {"job", K_STR, NULL, 0}, END_OPTS};
 static const api_opt train_opts[] = {
     {"runs", K_STR, NULL, 0}, {"target-metric", K_STR, NULL, 0},
     {"higher-is-better", K_FLAG, NULL, 0}, {"lower-is-better", K_FLAG, NULL, 0},

@@ -558,88 +558,59 @@ static int write_train(const void *t, const char *path, ws_error *err)
     return ws_train_table_write(t, path, err);
 }
 
-static int positive(const ws_api_call *c, const char *opt, const char *what, double *v,
-                    ws_error *err)
-{
-    const char *s = api_get(c, opt);
-    if (!s) return 0;
-    char *end;
-    *v = strtod(s, &end);
-    if (end == s || *end || !isfinite(*v) || !(*v > 0))
-        return api_usage(c, err, "--%s: expected %s, got '%s'", opt, what, s);
-    return 0;
-}
-
+/* The options of the CLI's trace import power, judged and run by one
+ * definition (io/import_args.c). */
 int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
 {
-    const char *gpu = api_get(c, "gpu"), *epochs = api_get(c, "epochs");
-    const char *gpus = api_get(c, "gpus"), *dir = api_get(c, "out"), *tz = api_get(c, "log-tz");
-    const char *kinds[3] = {"nvidia-smi", "dcgm", "zeus-monitor"}, *log = NULL;
-    int kind = -1;
+    const char *kinds[3] = {"nvidia-smi", "dcgm", "zeus-monitor"}, *dir = api_get(c, "out");
+    ws_power_args a = {.kind = -1};
     for (int k = 0; k < 3; k++)
         if (api_get(c, kinds[k])) {
-            if (log) return api_usage(c, err, "takes one of --nvidia-smi, --dcgm, --zeus-monitor");
-            log = api_get(c, kinds[k]);
-            kind = k;
+            if (a.log) return api_usage(c, err, "takes one of --nvidia-smi, --dcgm, --zeus-monitor");
+            a.log = api_get(c, kinds[k]);
+            a.kind = k == 0 ? WS_LOG_NVSMI : k == 1 ? WS_LOG_DCGM : WS_LOG_ZEUS;
         }
-    ws_power_import in = {0};
-    in.max_gap = WS_DEFAULT_MAX_GAP;
-    in.match_tolerance = 1;
-    if (tz && ws_parse_log_tz(tz, &in.tz_offset, &in.log_zone))
-        return api_usage(c, err, "--log-tz: expected an IANA zone such as America/New_York"
-                         " (it follows summer time), or +HH:MM, -HH:MM or UTC, got '%s'", tz);
-    if (positive(c, "max-gap", "a positive number", &in.max_gap, err)
-        || positive(c, "match-tolerance", "positive seconds", &in.match_tolerance, err))
-        return -1;
-    if (!gpu) return api_usage(c, err, "needs --gpu NAME");
-    char why[64];
-    if (ws_name_check(gpu, why, sizeof why))
-        return api_usage(c, err, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
-    if (!epochs) return api_usage(c, err, "needs --epochs EPOCHS.csv");
-    if (!log) return api_usage(c, err, "needs --nvidia-smi LOG, --dcgm FILE or --zeus-monitor LOG");
+    a.gpu = api_get(c, "gpu");
+    a.epochs = api_get(c, "epochs");
+    a.gpus = api_get(c, "gpus");
+    a.log_tz = api_get(c, "log-tz");
+    a.epochs_tz = api_get(c, "epochs-tz");
+    a.window = api_get(c, "window");
+    a.columns = api_get(c, "columns");
+    a.gpu_cycle = api_get(c, "gpu-cycle");
+    a.batch_size = api_get(c, "batch-size");
+    a.steps_per_epoch = api_get(c, "steps-per-epoch");
+    a.profile_steps = api_get(c, "profile-steps");
+    a.job = api_get(c, "job");
+    a.max_gap = api_get(c, "max-gap");
+    a.match_tolerance = api_get(c, "match-tolerance");
+    ws_power_job job;
+    if (ws_power_args_judge(&a, &job, err)) {
+        ws_power_job_free(&job);
+        return api_usage(c, err, "%s", err->msg);
+    }
     ws_csv_limits lim;
-    ws_telemetry tel = {0};
     ws_warnings w = {0};
-    ws_power_table table = {0};
-    char **ids = NULL, *copy = NULL, path[4096] = "";
-    size_t n_ids = 0;
+    const ws_power_table *tp = &job.table;
+    const ws_telemetry *tl = &job.tel;
+    char path[4096] = "";
     int rc = -1;
     if (api_limits(c, &lim, err)) goto out;
-    if (gpus) {
-        size_t cap = 1;
-        for (const char *p = gpus; *p; p++) cap += *p == ',';
-        if (!(copy = strdup(gpus)) || !(ids = calloc(cap, sizeof *ids))) {
-            ws_fail(err, "out of memory");
-            goto out;
-        }
-        char *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-            ids[n_ids++] = t;
-        if (!n_ids) {
-            api_usage(c, err, "--gpus: expected a list like 0,1, got '%s'", gpus);
-            goto out;
-        }
-    }
     if (dir) {
-        snprintf(path, sizeof path, "%s/summary_power_%s.csv", dir, gpu);
+        snprintf(path, sizeof path, "%s/summary_power_%s.csv", dir, a.gpu);
         ws_outfile_set_force(api_flag(c, "force"));
         if (ws_outfile_check(path, err)) goto out;      /* before any work */
     }
-    in.epochs_path = epochs;
-    in.tel = &tel;
-    in.lim = &lim;
-    const ws_nvsmi_opts nv = {NULL, in.log_zone, 0};
-    int r = kind == 0 ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, err)
-          : kind == 1 ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
-                                       : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, err)
-          : ws_import_zeusmon(log, &lim, &tel, &w, err);
-    if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", err)
-        || ws_telemetry_prepare(&tel, &w, err) || ws_import_power(&in, &table, &w, err))
-        goto out;
-    if (dir && write_table(c, dir, path, write_power, &table, err)) goto out;
+    int r = ws_power_args_import(&a, &job, &lim, &w, err);
+    if (r > 0) {
+        ws_error msg = *err;
+        api_usage(c, err, "%s", msg.msg);
+    }
+    if (r) goto out;
+    if (dir && write_table(c, dir, path, write_power, tp, err)) goto out;
     fputs("{\"rows\": [", out);
-    for (size_t i = 0; i < table.n; i++) {
-        const ws_power_out_row *q = &table.rows[i];
+    for (size_t i = 0; i < tp->n; i++) {
+        const ws_power_out_row *q = &tp->rows[i];
         fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
         ws_json_str(out, q->dataset);
         fputs(", \"network\": ", out);
@@ -654,11 +625,17 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
         fputc('}', out);
     }
     fputs("], \"gpus\": [", out);
-    for (size_t k = 0; k < tel.n_gpu; k++) {
+    for (size_t k = 0; k < tl->n_gpu; k++) {
         if (k) fputs(", ", out);
-        ws_json_str(out, tel.gpu[k].id);
+        ws_json_str(out, tl->gpu[k].id);
     }
     fputc(']', out);
+    /* a node of mixed models: the job's MaxPower, the sum of its GPUs'
+     * own limits (the trace's max_power column) */
+    if (tp->max_power > 0) {
+        fputs(", \"max_power\": ", out);
+        ws_json_num(out, tp->max_power);
+    }
     json_warnings(out, &w);
     fputs(", \"written\": ", out);
     if (dir) ws_json_str(out, path);
@@ -666,11 +643,8 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     fputc('}', out);
     rc = 0;
 out:
-    ws_power_table_free(&table);
-    ws_telemetry_free(&tel);
+    ws_power_job_free(&job);
     ws_warnings_free(&w);
-    free(ids);
-    free(copy);
     return rc;
 }
 

@@ -158,33 +158,9 @@ static const char *CHECK_HELP =
     "  --catalogue FILE   where to look up max_epochs and b0 of known workloads\n"
     "  --max-trace-bytes N  as for every command\n";
 
-/* "0,1,2" -> a malloc'd array of strings (in a malloc'd copy). */
-static int split_list(const char *list, char ***out, size_t *n, char **copy)
-{
-    *out = NULL;
-    *n = 0;
-    if (!(*copy = strdup(list))) return -1;
-    size_t cap = 1;
-    for (const char *p = list; *p; p++) cap += *p == ',';
-    if (!(*out = calloc(cap, sizeof **out))) return -1;
-    char *save = NULL;
-    for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        (*out)[(*n)++] = t;
-    return 0;
-}
-
 static void print_warnings(const ws_warnings *w)
 {
     for (size_t i = 0; i < w->n; i++) ws_line("wattsim: warning: %s", w->msg[i]);
-}
-
-static int parse_pos(const char *cmd, const char *opt, const char *s, double *v)
-{
-    char *end;
-    *v = strtod(s, &end);
-    if (end == s || *end || !isfinite(*v) || !(*v > 0))
-        return ws_cli_usage(cmd, opt, s);
-    return 0;
 }
 
 enum { O_GPU = 1, O_EPOCHS, O_NVSMI, O_DCGM, O_ZEUS, O_GPUS, O_OUT, O_FORCE, O_TZ,
@@ -212,212 +188,72 @@ static int import_power(int argc, char **argv)
         {"job", required_argument, 0, O_JOB},
         {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
-    ws_plo_import plo = {0};
-    plo.profile_steps = WS_PLO_PROFILE_STEPS;
-    const char *job = NULL;
-    double bs_opt = 0;
-    char *job_copy = NULL;
-    const char *cmd = "trace import power", *columns = NULL;
-    long gpu_cycle = 0;
-    int log_tz = 0;
-    const char *gpu = NULL, *epochs = NULL, *log = NULL, *gpus = NULL, *out = NULL;
-    const char *maxb = NULL;
-    int kind = -1, force = 0, c;
-    ws_power_import in = {0};
-    in.max_gap = WS_DEFAULT_MAX_GAP;
-    in.match_tolerance = 1;
+    /* The options as typed; judged and run by io/import_args.c, as the
+     * library API's trace-import-power. */
+    ws_power_args a = {.kind = -1};
+    const char *cmd = "trace import power", *out = NULL, *maxb = NULL;
+    int force = 0, c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_HELP: fputs(POWER_HELP, ws_cli_out); return 0;
-        case O_GPU: gpu = optarg; break;
-        case O_EPOCHS: epochs = optarg; break;
+        case O_GPU: a.gpu = optarg; break;
+        case O_EPOCHS: a.epochs = optarg; break;
         case O_NVSMI: case O_DCGM: case O_ZEUS:
-            if (log) return ws_cli_usage(cmd, "%s", "takes one of --nvidia-smi, --dcgm,"
-                                         " --zeus-monitor");
-            log = optarg;
-            kind = c;
+            if (a.log) return ws_cli_usage(cmd, "%s", "takes one of --nvidia-smi, --dcgm,"
+                                           " --zeus-monitor");
+            a.log = optarg;
+            a.kind = c == O_NVSMI ? WS_LOG_NVSMI : c == O_DCGM ? WS_LOG_DCGM : WS_LOG_ZEUS;
             break;
-        case O_GPUS: gpus = optarg; break;
+        case O_GPUS: a.gpus = optarg; break;
         case O_OUT: out = optarg; break;
         case O_FORCE: force = 1; break;
-        case O_TZ:
-            if (ws_parse_log_tz(optarg, &in.tz_offset, &in.log_zone))
-                return ws_cli_usage(cmd, "--log-tz: expected an IANA zone such as"
-                                    " America/New_York (it follows summer time), or"
-                                    " +HH:MM, -HH:MM or UTC, got '%s'", optarg);
-            log_tz = 1;
-            break;
-        case O_EPOCHS_TZ:
-            if (ws_parse_tz(optarg, &in.epochs_tz))
-                return ws_cli_usage(cmd, "--epochs-tz: expected +HH:MM or -HH:MM, got"
-                                    " '%s'", optarg);
-            in.epochs_tz_set = 1;
-            break;
-        case O_COLUMNS: columns = optarg; break;
-        case O_BS:
-            if (parse_pos(cmd, "--batch-size: expected a positive whole number, got '%s'",
-                          optarg, &bs_opt) || bs_opt != floor(bs_opt) || bs_opt > 1 << 30)
-                return bs_opt != floor(bs_opt) || bs_opt > 1 << 30
-                    ? ws_cli_usage(cmd, "--batch-size: expected a positive whole number,"
-                                   " got '%s'", optarg) : WS_EXIT_USAGE;
-            plo.bs = (int)bs_opt;
-            break;
-        case O_STEPS:
-            if (parse_pos(cmd, "--steps-per-epoch: expected a positive number, got '%s'",
-                          optarg, &plo.steps_per_epoch))
-                return WS_EXIT_USAGE;
-            break;
-        case O_PROFILE_STEPS:
-            if (parse_pos(cmd, "--profile-steps: expected a positive number, got '%s'",
-                          optarg, &plo.profile_steps))
-                return WS_EXIT_USAGE;
-            break;
-        case O_JOB: job = optarg; break;
-        case O_GPU_CYCLE:
-            {
-                char *end;
-                gpu_cycle = strtol(optarg, &end, 10);
-                if (end == optarg || *end || gpu_cycle < 1 || gpu_cycle > 4096)
-                    gpu_cycle = 0;
-            }
-            if (!gpu_cycle)
-                return ws_cli_usage(cmd, "--gpu-cycle: expected the number of GPUs (1 to"
-                                    " 4096), got '%s'", optarg);
-            break;
-        case O_WINDOW:
-            if (!*optarg)
-                return ws_cli_usage(cmd, "%s", "--window: expected a window name");
-            in.window = optarg;
-            break;
-        case O_GAP:
-            if (parse_pos(cmd, "--max-gap: expected a positive number, got '%s'", optarg,
-                          &in.max_gap))
-                return WS_EXIT_USAGE;
-            break;
-        case O_TOL:
-            if (parse_pos(cmd, "--match-tolerance: expected positive seconds, got '%s'",
-                          optarg, &in.match_tolerance))
-                return WS_EXIT_USAGE;
-            break;
+        case O_TZ: a.log_tz = optarg; break;
+        case O_EPOCHS_TZ: a.epochs_tz = optarg; break;
+        case O_COLUMNS: a.columns = optarg; break;
+        case O_BS: a.batch_size = optarg; break;
+        case O_STEPS: a.steps_per_epoch = optarg; break;
+        case O_PROFILE_STEPS: a.profile_steps = optarg; break;
+        case O_JOB: a.job = optarg; break;
+        case O_GPU_CYCLE: a.gpu_cycle = optarg; break;
+        case O_WINDOW: a.window = optarg; break;
+        case O_GAP: a.max_gap = optarg; break;
+        case O_TOL: a.match_tolerance = optarg; break;
         case O_MAXB: maxb = optarg; break;
         default: return ws_cli_bad_option(cmd, argv, c);
         }
     }
     if (optind != argc) return ws_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!gpu) return ws_cli_usage(cmd, "%s", "needs --gpu NAME");
-    char why[64];
-    if (ws_name_check(gpu, why, sizeof why))      /* it names summary_power_NAME.csv */
-        return ws_cli_usage(cmd, "--gpu: '%s' is not a safe name (" WS_NAME_RULE ")", gpu);
-    if (!epochs && kind != O_ZEUS) return ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv");
-    if ((plo.bs || plo.steps_per_epoch || job) && kind != O_ZEUS)
-        return ws_cli_usage(cmd, "%s", "--batch-size, --steps-per-epoch and --job: only for"
-                            " a GlobalPowerLimitOptimizer profile (--zeus-monitor)");
-    if (epochs && (plo.bs || job))
-        return ws_cli_usage(cmd, "%s", "--batch-size and --job name what --epochs already"
-                            " says: give one or the other");
-    if (job) {
-        char *a, *b, why2[64];
-        if (!(job_copy = strdup(job))) return ws_cli_usage(cmd, "%s", "out of memory");
-        a = strchr(job_copy, '/');
-        b = a ? strchr(a + 1, '/') : NULL;
-        if (!b || strchr(b + 1, '/')) {
-            free(job_copy);
-            return ws_cli_usage(cmd, "--job: expected DATASET/NETWORK/OPTIMIZER, got '%s'",
-                                job);
-        }
-        *a = *b = '\0';
-        plo.dataset = job_copy;
-        plo.network = a + 1;
-        plo.optimizer = b + 1;
-        if (ws_name_check(plo.dataset, why2, sizeof why2)
-            || ws_label_check(plo.network, why2, sizeof why2)
-            || ws_label_check(plo.optimizer, why2, sizeof why2)) {
-            free(job_copy);
-            return ws_cli_usage(cmd, "--job: '%s': the dataset must be a safe name ("
-                                WS_NAME_RULE "), the network and optimizer labels", job);
-        }
-    }
-    if (!log) return ws_cli_usage(cmd, "%s", "needs --nvidia-smi LOG, --dcgm FILE or"
-                                  " --zeus-monitor LOG");
-    if (!out) return ws_cli_usage(cmd, "%s", "needs --out DIR");
-    if (ws_cli_check_out(cmd, "--out", out)) return WS_EXIT_USAGE;
-    if (log_tz && kind != O_NVSMI)
-        return ws_cli_usage(cmd, "%s", "--log-tz: DCGM and ZeusMonitor logs are in Unix"
-                            " time (UTC) and need no zone; for EPOCHS.csv times written"
-                            " without a zone, pass --epochs-tz +HH:MM");
-    if (columns && kind != O_NVSMI)
-        return ws_cli_usage(cmd, "%s", "--columns: only nvidia-smi logs (--nvidia-smi) are"
-                            " written without a header");
-    if (gpu_cycle && kind != O_NVSMI)
-        return ws_cli_usage(cmd, "%s", "--gpu-cycle: only nvidia-smi logs (--nvidia-smi)"
-                            " are written without a GPU column");
-    if (in.window && kind != O_ZEUS)
-        return ws_cli_usage(cmd, "%s", "--window: only ZeusMonitor logs (--zeus-monitor)"
-                            " have named windows");
-    in.log_has_clock = kind == O_NVSMI && !in.log_zone;   /* a zone makes it UTC */
-
     ws_error err = {{0}};
+    ws_power_job job;
     ws_csv_limits lim;
-    ws_telemetry tel = {0};
     ws_warnings w = {0};
-    ws_power_table table = {0};
-    char **ids = NULL, *copy = NULL, path[4096];
-    size_t n_ids = 0;
+    char path[4096];
     int rc = WS_EXIT_USAGE;
+    if (ws_power_args_judge(&a, &job, &err)) {
+        rc = ws_cli_usage(cmd, "%s", err.msg);
+        err.msg[0] = 0;
+        goto out;
+    }
+    if (!out) {
+        rc = ws_cli_usage(cmd, "%s", "needs --out DIR");
+        goto out;
+    }
+    if (ws_cli_check_out(cmd, "--out", out)) goto out;
     if (ws_cli_limits(maxb, &lim, &err)) goto out;
-    if (gpus && split_list(gpus, &ids, &n_ids, &copy)) {
-        ws_fail(&err, "out of memory");
-        goto out;
-    }
-    if (gpus && n_ids == 0) {
-        rc = ws_cli_usage(cmd, "--gpus: expected a list like 0,1, got '%s'", gpus);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/summary_power_%s.csv", out, gpu);
+    snprintf(path, sizeof path, "%s/summary_power_%s.csv", out, a.gpu);
     ws_outfile_set_force(force);
     if (ws_outfile_check(path, &err)) goto out;      /* before any work */
-    in.epochs_path = epochs;
-    in.tel = &tel;
-    in.lim = &lim;
-    const ws_nvsmi_opts nv = {columns, in.log_zone, (int)gpu_cycle};
-    int r = kind == O_NVSMI ? ws_import_nvsmi_opts(log, &lim, &nv, &tel, &w, &err)
-          : kind == O_DCGM ? ws_import_dcgm(log, lim.max_bytes ? lim.max_bytes
-                                            : WS_CSV_MAX_BYTES_DEFAULT, &tel, &w, &err)
-          : ws_import_zeusmon(log, &lim, &tel, &w, &err);
-    if (!r && tel.utc && log_tz) {
-        ws_fail(&err, "--log-tz: %s is zeus_monitor's power log, whose times are UTC: it"
-                " needs no zone (for EPOCHS.csv times written without one, pass --epochs-tz)",
-                log);
+    int r = ws_power_args_import(&a, &job, &lim, &w, &err);
+    if (r > 0) {
+        rc = ws_cli_usage(cmd, "%s", err.msg);
+        err.msg[0] = 0;
         goto out;
     }
-    if (tel.utc) in.log_has_clock = 0;
-    if (r || ws_telemetry_select(&tel, ids, n_ids, "--gpus", &err)
-        || ws_telemetry_prepare(&tel, &w, &err))
-        goto out;
-    /* Zeus's GlobalPowerLimitOptimizer profile: its windows are the knobs. */
-    const int is_plo = kind == O_ZEUS && tel.kind == WS_TEL_WINDOWS && !in.window
-                       && ws_plo_detect(&tel);
-    if (!is_plo && !epochs) {
-        rc = ws_cli_usage(cmd, "%s", "needs --epochs EPOCHS.csv (only a GlobalPowerLimitOptimizer"
-                          " profile, windows named " WS_PLO_WINDOW "<W>, can do without)");
-        goto out;
-    }
-    if (!is_plo && (plo.bs || plo.steps_per_epoch || job)) {
-        rc = ws_cli_usage(cmd, "--batch-size, --steps-per-epoch and --job: %s has no"
-                          " GlobalPowerLimitOptimizer profile (windows named " WS_PLO_WINDOW
-                          "<W>)", log);
-        goto out;
-    }
-    if (is_plo && !epochs && !(plo.bs && job)) {
-        rc = ws_cli_usage(cmd, "%s is a GlobalPowerLimitOptimizer profile: say what it"
-                          " measured, with --epochs EPOCHS.csv of the run, or --job D/N/O,"
-                          " --batch-size B and --steps-per-epoch S", log);
-        goto out;
-    }
-    plo.tel = &tel;
-    plo.epochs = epochs ? &in : NULL;
-    if (is_plo ? ws_import_plo(&plo, &table, &w, &err) : ws_import_power(&in, &table, &w, &err))
-        goto out;
+    if (r) goto out;
+    const ws_power_table table = job.table;
+    const ws_telemetry tel = job.tel;
+    const int is_plo = job.is_plo;
+    const char *log = a.log;
     if (ws_outdir_lock(out, &err) || ws_power_table_write(&table, path, &err)) goto out;
     print_warnings(&w);
     size_t nb, np;
@@ -438,19 +274,24 @@ static int import_power(int argc, char **argv)
                 tel.n_gpu == 1 ? "" : "s");
     for (size_t k = 0; k < tel.n_gpu; k++)
         fprintf(ws_cli_out, "%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
-    /* The model, when the log names it (one: mixed models are refused). */
-    if (tel.n_gpu && tel.gpu[0].model)
+    /* The model, when the log names it; of a node of mixed models, each
+     * GPU's, with its own limit and their sum, the job's MaxPower. */
+    if (table.max_power > 0) {
+        fputs(" (mixed models:", ws_cli_out);
+        for (size_t k = 0; k < tel.n_gpu; k++) {
+            fprintf(ws_cli_out, "%s GPU %s", k ? "," : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
+            fprintf(ws_cli_out, " %s %.6g W", ws_name_show(tel.gpu[k].model ? tel.gpu[k].model : "(unnamed)",
+                    shown, sizeof shown), ws_tel_gpu_limit(&tel.gpu[k]));
+        }
+        fprintf(ws_cli_out, "; MaxPower %.6g W, the sum)", table.max_power);
+    } else if (tel.n_gpu && tel.gpu[0].model)
         fprintf(ws_cli_out, " (%zu x %s)", tel.n_gpu, ws_name_show(tel.gpu[0].model, shown, sizeof shown));
     fprintf(ws_cli_out, " of %s\n", ws_name_show(log, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
-    ws_power_table_free(&table);
-    ws_telemetry_free(&tel);
+    ws_power_job_free(&job);
     ws_warnings_free(&w);
-    free(ids);
-    free(copy);
-    free(job_copy);
     return rc;
 }
 

@@ -19,7 +19,8 @@
  * optimizer, batch_size, power_limit); no GPU may average more than
  * WS_SENSOR_TOLERANCE above the knob's limit, and knobs whose
  * energy_error passes WS_ENERGY_ERROR_WARN get one warning. Before that:
- * GPUs of different models are refused (mixed_models), a GPU idle through
+ * GPUs of different models give the job's MaxPower as the sum of their own
+ * limits, each read as far as its model goes (mixed_models), a GPU idle through
  * every epoch is named (idle_gpus), and gaps --max-gap let through count
  * in the error (ws_tel_hole_bound).
  *
@@ -300,7 +301,7 @@ static void clock_hint(const ws_power_import *in, const epoch_row *e, double fir
 /* The energy of one epoch from power or counter series (each GPU's into
  * gpu_e), its error bound, and the power limit the log read during it. */
 static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
-                         ws_error *err)
+                         const double *gmax, ws_error *err)
 {
     const ws_telemetry *t = in->tel;
     char a[32], b[32], lo[32], hi[32];
@@ -329,7 +330,16 @@ static int series_energy(const ws_power_import *in, epoch_row *e, double *gpu_e,
          * one: not sampled, so counted in the error at their worst. */
         e->bound += ws_tel_hole_bound(g, t->kind, e->start, e->end,
                                       WS_DEFAULT_MAX_GAP * g->interval);
-        const ws_tel_sample *off = ws_tel_limit_off(g, e->start, e->end, e->pl);
+        /* on a node of mixed models, the knob as far as this GPU goes */
+        const double pl = gmax[k] > 0 && gmax[k] < e->pl ? gmax[k] : e->pl;
+        const ws_tel_sample *off = ws_tel_limit_off(g, e->start, e->end, pl);
+        if (off && pl < e->pl)
+            return ws_fail(err, "%s:%ld: power_limit is %d W, above the largest limit GPU"
+                           " %s reads (%.6g W), which it should then read, but %s:%ld reads"
+                           " %.6g W on it during this epoch: the epoch is labelled with"
+                           " another knob's limit (rows swapped?); correct EPOCHS.csv",
+                           in->epochs_path, e->line, e->pl, g->id, pl, t->path, off->line,
+                           off->lim);
         if (off)
             return ws_fail(err, "%s:%ld: power_limit is %d W, but %s:%ld reads a power"
                            " limit of %.6g W on GPU %s during this epoch: the epoch is"
@@ -710,7 +720,7 @@ static int idle_gpus(const ws_power_import *in, const epoch_row *rows, size_t n,
 }
 
 /* The highest power limit the log read on GPU g, 0 when none. */
-static double gpu_limit(const ws_tel_gpu *g)
+double ws_tel_gpu_limit(const ws_tel_gpu *g)
 {
     double m = 0;
     for (size_t i = 0; i < g->n; i++)
@@ -718,14 +728,21 @@ static double gpu_limit(const ws_tel_gpu *g)
     return m;
 }
 
-/* GPUs of different models (nvidia-smi's `name`) in one job: a trace row
- * has one power limit for all of a job's GPUs and MaxPower = limit x GPUs,
- * which a node of an A100 (400 W) and a V100 (300 W) does not have;
- * refused, naming the models, rather than labelled as rows swapped or
- * planned with MaxPower 2 x 400 W. */
-static int mixed_models(const ws_telemetry *t, ws_error *err)
+/* GPUs of different models (nvidia-smi's `name`) in one job: each runs at
+ * its own limits, so the job's MaxPower is the sum of each GPU's own
+ * largest limit the log read (an A100 of 400 W and a V100 of 300 W: 700 W,
+ * not 2 x 400 W), written to the trace's max_power column; and during an
+ * epoch at power_limit P a GPU reads P, or its own largest limit where
+ * that is lower (the knob as far as its model goes): gmax[k], else 0.
+ * wattsim has no table of models' limits, so without the limit column the
+ * sum is not known: refused, asking for the column. *max_power is 0 for a
+ * node of one model. */
+static int mixed_models(const ws_telemetry *t, double *gmax, double *max_power,
+                        ws_error *err)
 {
     const ws_tel_gpu *a = NULL, *b = NULL;
+    *max_power = 0;
+    for (size_t k = 0; k < t->n_gpu; k++) gmax[k] = 0;
     for (size_t k = 0; k < t->n_gpu && !b; k++) {
         const ws_tel_gpu *g = &t->gpu[k];
         if (!g->model) continue;
@@ -733,22 +750,21 @@ static int mixed_models(const ws_telemetry *t, ws_error *err)
         else if (strcmp(a->model, g->model)) b = g;
     }
     if (!b) return 0;
-    char la[32] = "", lb[32] = "", ka[64] = "", kb[64] = "";
-    const double xa = gpu_limit(a), xb = gpu_limit(b);
-    if (xa > 0) snprintf(la, sizeof la, ", limit %.4g W", xa);
-    if (xb > 0) snprintf(lb, sizeof lb, ", limit %.4g W", xb);
+    double sum = 0;
     for (size_t k = 0; k < t->n_gpu; k++) {
         const ws_tel_gpu *g = &t->gpu[k];
-        char *to = g->model && !strcmp(g->model, a->model) ? ka
-                 : g->model && !strcmp(g->model, b->model) ? kb : NULL;
-        if (to && strlen(to) + strlen(g->id) + 2 < sizeof ka)
-            snprintf(to + strlen(to), sizeof ka - strlen(to), "%s%s", *to ? "," : "", g->id);
+        if (!(gmax[k] = ws_tel_gpu_limit(g)))
+            return ws_fail(err, "%s: GPUs of different models in one job (GPU %s is %.48s,"
+                           " GPU %s %.48s), and GPU %s has no power limit in the log: the"
+                           " job's MaxPower is the sum of its GPUs' own limits, which"
+                           " wattsim cannot know without them (it has no table of models'"
+                           " limits); log them (nvidia-smi --query-gpu=timestamp,index,name,"
+                           "power.draw,power.limit ...)", t->path, a->id, a->model, b->id,
+                           b->model, g->id);
+        sum += gmax[k];
     }
-    return ws_fail(err, "%s: GPUs of different models in one job: GPU %s is %.48s%s, GPU %s"
-                   " %.48s%s: a trace has one power limit per knob for all of a job's GPUs"
-                   " (MaxPower = limit x GPUs), which they do not share; import each model's"
-                   " GPUs into a trace of its own (--gpus %s --gpu NAME1, then --gpus %s"
-                   " --gpu NAME2)", t->path, a->id, a->model, la, b->id, b->model, lb, ka, kb);
+    *max_power = sum;
+    return 0;
 }
 
 /* Epochs by start time, for the overlap check. */
@@ -813,8 +829,14 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     unsigned char *sel = NULL;
     const char *label = "";
     win_ref *order = NULL;
-    double *gpu_e = NULL;
-    if (mixed_models(in->tel, err) || check_overlaps(in, rows, n, err)) goto out;
+    double *gpu_e = NULL, *gmax = NULL;
+    if (!(gmax = calloc(ng + 1, sizeof *gmax))) {
+        ws_fail(err, "out of memory");
+        goto out;
+    }
+    if (mixed_models(in->tel, gmax, &out->max_power, err)
+        || check_overlaps(in, rows, n, err))
+        goto out;
     if (!(gpu_e = calloc(n * ng + 1, sizeof *gpu_e))) {
         ws_fail(err, "out of memory");
         goto out;
@@ -838,7 +860,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     for (size_t i = 0; i < n; i++)
         if (in->tel->kind == WS_TEL_WINDOWS
                 ? window_energy(in, order, sel, label, &rows[i], &gpu_e[i * ng], used_by, err)
-                : series_energy(in, &rows[i], &gpu_e[i * ng], err))
+                : series_energy(in, &rows[i], &gpu_e[i * ng], gmax, err))
             goto out;
     if (idle_gpus(in, rows, n, gpu_e, w)) {
         ws_fail(err, "out of memory");
@@ -913,6 +935,7 @@ int ws_import_power(const ws_power_import *in, ws_power_table *out,
     rc = 0;
 out:
     free(sel);
+    free(gmax);
     free(gpu_e);
     free(used_by);
     free(order);
@@ -990,8 +1013,11 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
 {
     ws_outfile o;
     if (ws_imp_open_out(&o, path, err)) return -1;
+    /* max_power only for a node of mixed models: the job's MaxPower is
+     * then not the largest limit x gpus_per_job */
     fputs("dataset,network,batch_size,optimizer,power_limit,time_per_epoch,"
-          "average_power,energy_error,gpus_per_job\n", o.f);
+          "average_power,energy_error,gpus_per_job", o.f);
+    fputs(t->max_power > 0 ? ",max_power\n" : "\n", o.f);
     for (size_t i = 0; i < t->n; i++) {
         const ws_power_out_row *r = &t->rows[i];
         ws_csv_str(o.f, r->dataset);
@@ -999,8 +1025,10 @@ int ws_power_table_write(const ws_power_table *t, const char *path, ws_error *er
         ws_csv_str(o.f, r->network);
         fprintf(o.f, ",%d,", r->bs);
         ws_csv_str(o.f, r->optimizer);
-        fprintf(o.f, ",%d,%.17g,%.17g,%.6g,%d\n", r->pl, r->time_per_epoch, r->average_power,
+        fprintf(o.f, ",%d,%.17g,%.17g,%.6g,%d", r->pl, r->time_per_epoch, r->average_power,
                 r->energy_error, t->gpus);
+        if (t->max_power > 0) fprintf(o.f, ",%.17g", t->max_power);
+        fputc('\n', o.f);
     }
     return ws_outfile_commit(&o, err);
 }

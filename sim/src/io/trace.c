@@ -293,7 +293,7 @@ static int pos_int_field(ws_csv *c, const column *col, int *v, ws_error *err)
 /* ------------------------------------------------------------ readers */
 
 enum { T_DATASET, T_NETWORK, T_BS, T_OPT, T_LR, T_RUN, T_METRIC, T_EPOCH, T_N };
-enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_ERROR, P_GPUS, P_N };
+enum { P_DATASET, P_NETWORK, P_BS, P_OPT, P_PL, P_TIME, P_POWER, P_ERROR, P_GPUS, P_MAXP, P_N };
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -515,6 +515,21 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
             return bad(c, &cols[P_GPUS], "must be at most 100000 (average_power sums"
                        " the job's GPUs, at least 1 W each, up to 100 kW)", err);
     }
+    /* Optional (written by trace import power for a node of mixed models):
+     * the job's MaxPower, at least its largest limit (one of its GPUs can
+     * run at it) and at most 100 kW a GPU. */
+    row->job_max_power = 0;
+    if (cols[P_MAXP].index >= 0) {
+        if (cols[P_GPUS].index < 0)
+            return bad(c, &cols[P_MAXP], "needs the column gpus_per_job (max_power is"
+                       " the sum of the limits of the job's GPUs: say how many)", err);
+        if (num_field(c, &cols[P_MAXP], &row->job_max_power, err)) return -1;
+        if (!(row->job_max_power >= row->pl
+              && row->job_max_power <= (double)WS_MAX_POWER_LIMIT * row->gpus))
+            return bad(c, &cols[P_MAXP], "must be from the row's power_limit to 100000 W"
+                       " x gpus_per_job (the sum of the job's GPUs' own largest limits)",
+                       err);
+    }
     row->line = ws_csv_line(c);
     return 0;
 }
@@ -539,6 +554,7 @@ static int read_power(ws_traces *t, const ws_csv_limits *lim, ws_error *err)
         {"time_per_epoch", 1, -1}, {"average_power", 1, -1},
         {"energy_error", 0, -1},
         {"gpus_per_job", 0, -1},
+        {"max_power", 0, -1},
     };
     static const row_kind kind = {power_row, power_hash, power_same, power_dup};
     int rc = read_rows(t, t->power_path, lim, cols, P_N, (void **)&t->power,
@@ -654,10 +670,19 @@ static int same_gpus_per_job(const ws_traces *t, ws_error *err)
             if (t->power[b].line < first->line) first = &t->power[b];
         for (size_t i = a; i < b; i++) {
             const ws_power_row *r = &t->power[i];
-            if (r->gpus != first->gpus && (!bad_row || r->line < bad_row->line))
+            if ((r->gpus != first->gpus || r->job_max_power != first->job_max_power)
+                && (!bad_row || r->line < bad_row->line))
                 bad_row = r;
         }
         join_work += 2 * (b - a);
+        if (bad_row && bad_row->gpus == first->gpus)
+            return ws_fail(err, "%s:%ld: max_power is %.17g W, but line %ld says %.17g W"
+                           " for the same dataset %s, network %s and optimizer %s (a job"
+                           " runs on one set of GPUs: give every row of it the same"
+                           " max_power)", t->power_path, bad_row->line,
+                           bad_row->job_max_power, first->line, first->job_max_power,
+                           t->names.s[first->dataset], t->names.s[first->network],
+                           t->names.s[first->optimizer]);
         if (bad_row)
             return ws_fail(err, "%s:%ld: gpus_per_job is %d, but line %ld says %d for"
                            " the same dataset %s, network %s and optimizer %s (a job"
@@ -949,6 +974,10 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
         j->gpus_per_job = spec->gpus_per_job;
     }
     j->max_power = t->max_power * (double)j->gpus_per_job;
+    /* ... unless its GPUs' limits differ (a node of mixed models): then
+     * the sum of their own, as the import wrote it (the column sits with
+     * gpus_per_job, so the workload's gpus_per_job agreed with it above) */
+    if (t->power[p0].job_max_power > 0) j->max_power = t->power[p0].job_max_power;
     j->max_epochs = spec->max_epochs;
     j->b0 = b0;
     j->concurrent = 0;
