@@ -1074,7 +1074,9 @@ Test(telemetry, mixed_node_max_power_is_the_sum, .init = setup, .fini = teardown
                                  "--b0", "8", "--eta", "0.5", "--seed", "1", "--recurrences",
                                  "2", NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "MaxPower 700 W: 2 GPUs per job"), "%s", r.out);
+    cr_expect(strstr(r.out, "MaxPower 700 W: 2 GPUs per job, the sum of each one's own largest"
+                            " limit\n"), "%s", r.out);
+    cr_expect(!strstr(r.out, "at 350 W"), "%s", r.out);
     cli_free(&r);
     /* one model alone imports as one (350 W), with no max_power column */
     fixture("nvsmi_mixed_node.csv");
