@@ -81,6 +81,8 @@ typedef struct ws_plan_bs {
 
 typedef struct ws_plan {
     const ws_job *job;
+    int max_power_summed;         /* ws_job_table.max_power_summed: set by
+                                     the caller, for the report */
     long recurrences;             /* N */
     int seeds;                    /* S */
     ws_plan_knob recommended, dflt;

@@ -62,10 +62,10 @@ void ws_json_version(FILE *f);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
 
-/* "MaxPower M W: G GPUs per job at L W" (or, where the GPUs' limits
- * differ, "..., the sum of each one's own largest limit"): which MaxPower
- * the cost column weighs time by. top_limit: the job's largest limit. */
-void ws_maxpower_line(FILE *f, double max_power, int gpus, int top_limit);
+/* "MaxPower M W: G GPUs per job at L W" (or, when `summed`, a node of
+ * mixed models, "..., the sum of each one's own largest limit"): which
+ * MaxPower the cost column weighs time by. */
+void ws_maxpower_line(FILE *f, double max_power, int gpus, int summed);
 /* A policy's identity on one table line, as sweep.csv records it:
  * "bso zeus{rounds=2,window=0} built-in sha256 1a2b3c4d5e6f" (ROLE
  * NAME{resolved parameters} FILE, sha256 cut to 12 hex digits; the JSON

@@ -56,12 +56,8 @@ typedef struct ws_cell_result {
     double max_power;          /* the job's MaxPower, W (limit x gpus_per_job,
                                   or a mixed node's sum of its GPUs' own) */
     int gpus_per_job;
-    int top_limit;             /* the job's largest power limit, W */
+    int max_power_summed;      /* ws_job_table.max_power_summed */
 } ws_cell_result;
-
-/* The largest power limit of job's knobs, W (MaxPower is this times its
- * GPUs, unless the GPUs are of mixed models: see ws_maxpower_line). */
-int ws_job_top_limit(const ws_job *j);
 
 /* Called for every run of every cell, in plan order. */
 typedef int (*ws_cell_sink)(void *ctx, const ws_cell *cell,

@@ -176,6 +176,10 @@ typedef struct ws_job_table {
     int b0_index;                      /* index of job.b0 in bs */
     int n_pl_distinct;                 /* |P|: distinct limits of the job */
     long default_recurrences;          /* 2 * |B| * |P| */
+    int max_power_summed;              /* job.max_power is the trace's
+                                          max_power column: the sum of mixed
+                                          GPUs' own limits, not one limit
+                                          times the GPUs */
     /* A drifting workload's later phases (ws_study_job_drift builds them;
      * ws_job_free frees them): phase[p]'s table from recurrence
      * phase_from[p] on, with this table's batch sizes and limits. */

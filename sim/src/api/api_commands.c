@@ -376,6 +376,7 @@ int api_plan(ws_api_call *c, FILE *out, ws_error *err)
                 c->status = WS_API_POLICY;
         goto out;
     }
+    plan.max_power_summed = jt.max_power_summed;
     for (size_t i = 0; i < n_pairs; i++) {
         char bsha[65] = "", psha[65] = "";
         ws_error ignored;

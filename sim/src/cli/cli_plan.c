@@ -200,6 +200,7 @@ int ws_cmd_plan(int argc, char **argv)
     if (ws_plan_compute(&jt.job, jt.knob_error, &wi, n, (int)seeds, pairs, n_pairs, reg,
                         &plan, &err))
         goto out;
+    plan.max_power_summed = jt.max_power_summed;
     if (out && (write_one(out, "plan.txt", WS_FMT_TABLE, &plan, &wi, &of[0], &err)
                 || write_one(out, "plan.json", WS_FMT_JSON, &plan, &wi, &of[1], &err)
                 || ws_outfile_commit(&of[0], &err) || ws_outfile_commit(&of[1], &err)))

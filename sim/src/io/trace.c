@@ -977,7 +977,8 @@ int ws_job_build(ws_job_table *jt, const ws_traces *t,
     /* ... unless its GPUs' limits differ (a node of mixed models): then
      * the sum of their own, as the import wrote it (the column sits with
      * gpus_per_job, so the workload's gpus_per_job agreed with it above) */
-    if (t->power[p0].job_max_power > 0) j->max_power = t->power[p0].job_max_power;
+    jt->max_power_summed = t->power[p0].job_max_power > 0;
+    if (jt->max_power_summed) j->max_power = t->power[p0].job_max_power;
     j->max_epochs = spec->max_epochs;
     j->b0 = b0;
     j->concurrent = 0;

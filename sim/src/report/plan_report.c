@@ -167,7 +167,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
             j->gpu, ws_tab(b[0], 32, "%g", ws_req(j->eta)), beta, p->recurrences, p->seeds);
     /* Costs weigh time by MaxPower: say which (for a job of several GPUs
      * it is not one GPU's largest limit). */
-    ws_maxpower_line(f, j->max_power, ws_job_gpus(j), ws_job_top_limit(j));
+    ws_maxpower_line(f, j->max_power, ws_job_gpus(j), p->max_power_summed);
     ws_table_whatif(f, wi);
     fprintf(f, "\n  %-28s %6s %5s %10s %11s", "expected per run", "bs", "pl", "TTA_h", "ETA_MJ");
     if (co2) fprintf(f, " %10s", "CO2_kg");

@@ -128,13 +128,13 @@ void ws_json_allowed(FILE *f)
     }
 }
 
-void ws_maxpower_line(FILE *f, double max_power, int gpus, int top_limit)
+void ws_maxpower_line(FILE *f, double max_power, int gpus, int summed)
 {
     char b[2][32];
     ws_tab(b[0], sizeof b[0], "%g", ws_req(max_power));
     /* A node of mixed models: MaxPower is the sum of each GPU's own
      * largest limit, not one limit times the GPUs. */
-    if (gpus > 1 && top_limit > 0 && max_power != (double)top_limit * gpus)
+    if (summed)
         fprintf(f, "MaxPower %s W: %d GPUs per job, the sum of each one's own largest limit\n",
                 b[0], gpus);
     else
@@ -336,7 +336,7 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     if (c->policy) ws_table_identity(f, c->policy);
     /* The cost column weighs time by MaxPower: say which (for a job of
      * several GPUs it is not one GPU's largest limit). */
-    ws_maxpower_line(f, r->max_power, r->gpus_per_job, r->top_limit);
+    ws_maxpower_line(f, r->max_power, r->gpus_per_job, r->max_power_summed);
     ws_table_whatif(f, wi);
     fputc('\n', f);
     fprintf(f, "%5s %3s %6s %5s %6s %12s", "rec", "try", "bs", "pl", "epochs", "energy_kJ");

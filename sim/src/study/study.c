@@ -12,14 +12,6 @@
 #include "wattsim/trace.h"
 #include "study_pairs.h"
 
-int ws_job_top_limit(const ws_job *j)
-{
-    int top = 0;
-    for (int k = 0; k < j->knob_start[j->n_bs]; k++)
-        if (j->knob_pl[k] > top) top = j->knob_pl[k];
-    return top;
-}
-
 const ws_workload_spec *ws_study_workload(const ws_run_config *cfg,
                                           const ws_catalogue *cat,
                                           const char *name, ws_error *err)
@@ -327,7 +319,7 @@ int ws_study_run_failure(const ws_run_config *cfg, const ws_study_env *env,
                 r->n_bs = jt.job.n_bs;
                 r->max_power = jt.job.max_power;
                 r->gpus_per_job = ws_job_gpus(&jt.job);
-                r->top_limit = ws_job_top_limit(&jt.job);
+                r->max_power_summed = jt.max_power_summed;
                 r->recurrences = cfg->recurrences > 0 ? cfg->recurrences
                                                       : jt.default_recurrences;
                 ws_job job = jt.job;          /* the view, with this cell's knobs */
