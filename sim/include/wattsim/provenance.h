@@ -34,5 +34,7 @@ void ws_provenance_clear(void);
  * "traces": {"folder": ..., "files": {NAME: SHA256, ...}}}`, or nothing
  * when none was recorded (the library's own calls). */
 void ws_json_provenance(FILE *f);
+struct ws_jw;
+void ws_jw_provenance(struct ws_jw *w);
 
 #endif

@@ -50,15 +50,20 @@ void ws_csv_beta(FILE *f, double beta);
 const char *ws_tab(char *buf, size_t size, const char *fmt, double x);
 /* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
 void ws_json_whatif(FILE *f, const ws_whatif *wi);
+/* The same member through the JSON writer (wattsim/json_writer.h). */
+struct ws_jw;
+void ws_jw_whatif(struct ws_jw *w, const ws_whatif *wi);
 /* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
  * config load plugins from (wattsim/plugin.h), when there are any; then
  * `, "allow_python": [PACKAGE, ...]` likewise for --allow-python. */
 void ws_json_allowed(FILE *f);
+void ws_jw_allowed(struct ws_jw *w);
 /* The versions (wattsim/version.h): "wattsim 0.2.0 (policy ABI 2.1,
  * random streams 2)", and the JSON member `"wattsim": {"version":
  * "0.2.0", "policy_abi": "2.1", "random_streams": 2}` (without a comma). */
 const char *ws_version_line(void);
 void ws_json_version(FILE *f);
+void ws_jw_version(struct ws_jw *w);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
 /* A policy's identity on one table line, as sweep.csv records it:
@@ -76,6 +81,7 @@ void ws_table_policy_words(FILE *f, const char *name, const char *params, const 
 /* `, "bso_params": ..., "plo_file": ...`: a pair's identity, the keys
  * of simulate's JSON, of summary.json's cells and of plan's policies. */
 void ws_json_identity(FILE *f, const ws_policy_prov *pv);
+void ws_jw_identity(struct ws_jw *w, const ws_policy_prov *pv);
 /* Both policies of a pair, bso then plo (ws_study_pair: study.h). */
 void ws_table_identity(FILE *f, const ws_study_pair *pair);
 
