@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every JSON wattsim writes parses as strict JSON (RFC 8259: no NaN,
 Infinity, raw control bytes, bad escapes), from the CLI (simulate, pareto,
-plan, run's summary.json, sweep's sweep.json, trace check) and from the
+plan, run's summary.json, sweep's sweep.json, trace check, groups replay) and from the
 library API (ws_api_run: simulate, pareto, plan, run, sweep, trace-check,
 workloads, gpus, policies), including hostile strings: a trace folder
 whose name holds a quote, a backslash, a newline, a tab and a control
@@ -108,6 +108,13 @@ try:
         expect_hostile(v, "sweep.json")
     else:
         failures.append("sweep wrote no sweep.json")
+    gcsv = os.path.join(tmp, "groups.csv")
+    subprocess.run([CLI, "groups", "synth", "--catalogue", os.path.join(SRC, "configs",
+                    "workloads.yaml"), "--groups", "2", "--jobs-per-group", "2", "--datasets",
+                    "cifar100", "--out", gcsv], cwd=tmp, env=env, capture_output=True)
+    cli(["groups", "replay", "--traces", os.path.join(SRC, "traces", "fetched", "zeus-nsdi23"),
+         "--catalogue", os.path.join(SRC, "configs", "workloads.yaml"), "--trace", gcsv,
+         "--format", "json"], "groups replay", False)
     v = cli(["trace", "check", hdir, "--format", "json"], "trace check")
     expect_hostile(v, "trace check", HOSTILE)
 
