@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every JSON wattsim writes parses as strict JSON (RFC 8259: no NaN,
 Infinity, raw control bytes, bad escapes), from the CLI (simulate, pareto,
-plan, run's summary.json, sweep's sweep.json, trace check, groups replay) and from the
+plan, run's summary.json, sweep's sweep.json, trace check, groups replay,
+wattsim-bench --json) and from the
 library API (ws_api_run: simulate, pareto, plan, run, sweep, trace-check,
 workloads, gpus, policies), including hostile strings: a trace folder
 whose name holds a quote, a backslash, a newline, a tab and a control
@@ -115,6 +116,17 @@ try:
     cli(["groups", "replay", "--traces", os.path.join(SRC, "traces", "fetched", "zeus-nsdi23"),
          "--catalogue", os.path.join(SRC, "configs", "workloads.yaml"), "--trace", gcsv,
          "--format", "json"], "groups replay", False)
+    # wattsim-bench --json, the engine alone on a few seeds
+    bench = os.path.join(os.path.dirname(CLI), "wattsim-bench")
+    bjson = os.path.join(tmp, "bench.json")
+    r = subprocess.run([bench, "--seeds", "2", "--no-sweeps", "--no-readers", "--traces",
+                        os.path.join(SRC, "traces", "fetched", "zeus-nsdi23"), "--catalogue",
+                        os.path.join(SRC, "configs", "workloads.yaml"), "--json", bjson],
+                       cwd=tmp, env=env, capture_output=True)
+    if r.returncode or not os.path.exists(bjson):
+        failures.append(f"wattsim-bench: exit {r.returncode}")
+    else:
+        strict(open(bjson).read(), "wattsim-bench --json")
     v = cli(["trace", "check", hdir, "--format", "json"], "trace check")
     expect_hostile(v, "trace check", HOSTILE)
 

@@ -59,6 +59,11 @@ void ws_jw_end_array(ws_jw *w);
 void ws_jw_key(ws_jw *w, const char *key);
 void ws_jw_string(ws_jw *w, const char *s);   /* NULL: null */
 void ws_jw_number(ws_jw *w, double x);
+/* Measured figures meant to be read (wattsim-bench's timings): x with
+ * `decimals` digits after the point ("%.*f"), or %g's 6 significant
+ * digits; non-finite as ws_jw_number does (null). */
+void ws_jw_fixed(ws_jw *w, int decimals, double x);
+void ws_jw_g(ws_jw *w, double x);
 void ws_jw_int(ws_jw *w, long long x);
 void ws_jw_uint(ws_jw *w, unsigned long long x);
 void ws_jw_bool(ws_jw *w, int b);

@@ -124,6 +124,20 @@ void ws_jw_number(ws_jw *w, double x)
     if (ferror(w->f)) w->err = 1;
 }
 
+void ws_jw_fixed(ws_jw *w, int decimals, double x)
+{
+    if (!isfinite(x)) { ws_jw_number(w, x); return; }
+    sep(w);
+    if (fprintf(w->f, "%.*f", decimals, x) < 0) w->err = 1;
+}
+
+void ws_jw_g(ws_jw *w, double x)
+{
+    if (!isfinite(x)) { ws_jw_number(w, x); return; }
+    sep(w);
+    if (fprintf(w->f, "%g", x) < 0) w->err = 1;
+}
+
 void ws_jw_int(ws_jw *w, long long x)
 {
     sep(w);
