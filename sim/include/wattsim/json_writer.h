@@ -66,6 +66,9 @@ void ws_jw_fixed(ws_jw *w, int decimals, double x);
 void ws_jw_g(ws_jw *w, double x);
 void ws_jw_int(ws_jw *w, long long x);
 void ws_jw_uint(ws_jw *w, unsigned long long x);
+/* A value already written as JSON by another writer (n bytes of text,
+ * copied as they are): the API's envelope around a command's result. */
+void ws_jw_raw(ws_jw *w, const char *text, size_t n);
 void ws_jw_bool(ws_jw *w, int b);
 void ws_jw_null(ws_jw *w);
 /* Shorthands: key then value. */

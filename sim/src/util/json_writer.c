@@ -150,6 +150,12 @@ void ws_jw_uint(ws_jw *w, unsigned long long x)
     if (fprintf(w->f, "%llu", x) < 0) w->err = 1;
 }
 
+void ws_jw_raw(ws_jw *w, const char *text, size_t n)
+{
+    sep(w);
+    if (n && fwrite(text, 1, n, w->f) != n) w->err = 1;
+}
+
 void ws_jw_bool(ws_jw *w, int b) { sep(w); put(w, b ? "true" : "false"); }
 void ws_jw_null(ws_jw *w) { sep(w); put(w, "null"); }
 
