@@ -43,7 +43,7 @@ typedef struct ws_jw {
     const char *indent;                /* before an element of lines: "  " */
     int after_key;                     /* a key was written, its value is next */
     unsigned char n[WS_JW_MAX_DEPTH];  /* per level: 0 no member yet, 1 some */
-    unsigned char kind[WS_JW_MAX_DEPTH]; /* '{', '[' or 'L' (array of lines) */
+    unsigned char kind[WS_JW_MAX_DEPTH]; /* '{', '[', 'L' (lines) or 'R' (rows) */
 } ws_jw;
 
 void ws_jw_init(ws_jw *w, FILE *f);
@@ -55,6 +55,9 @@ void ws_jw_begin_object(ws_jw *w);
 void ws_jw_end_object(ws_jw *w);
 void ws_jw_begin_array(ws_jw *w);
 void ws_jw_begin_array_lines(ws_jw *w);
+/* Elements on lines of their own as begin_array_lines, the closing
+ * bracket right after the last (the API's lists, trace import's rows). */
+void ws_jw_begin_array_rows(ws_jw *w);
 void ws_jw_end_array(ws_jw *w);
 void ws_jw_key(ws_jw *w, const char *key);
 void ws_jw_string(ws_jw *w, const char *s);   /* NULL: null */

@@ -21,6 +21,7 @@
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plan.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/sweep.h"
@@ -740,24 +741,23 @@ int api_workloads(ws_api_call *c, FILE *out, ws_error *err)
         ws_catalogue_free(&cat);
         return -1;
     }
-    fputc('[', out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < cat.n; i++) {
         const ws_workload_spec *w = &cat.items[i];
-        fputs(i ? ",\n  {\"workload\": " : "\n  {\"workload\": ", out);
-        ws_json_str(out, w->name);
-        fputs(", \"dataset\": ", out);
-        ws_json_str(out, w->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, w->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, w->optimizer);
-        fputs(", \"target_metric\": ", out);
-        ws_json_num(out, w->target_metric);
-        fprintf(out, ", \"max_epochs\": %d, \"b0\": %d, \"display\": ", w->max_epochs, w->b0);
-        ws_json_str(out, ws_catalogue_workload_display(&cat, w->name));
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "workload", w->name);
+        ws_jw_kstring(&j, "dataset", w->dataset);
+        ws_jw_kstring(&j, "network", w->network);
+        ws_jw_kstring(&j, "optimizer", w->optimizer);
+        ws_jw_knumber(&j, "target_metric", w->target_metric);
+        ws_jw_kint(&j, "max_epochs", w->max_epochs);
+        ws_jw_kint(&j, "b0", w->b0);
+        ws_jw_kstring(&j, "display", ws_catalogue_workload_display(&cat, w->name));
+        ws_jw_end_object(&j);
     }
-    fputs("]", out);
+    ws_jw_end_array(&j);
     ws_catalogue_free(&cat);
     return 0;
 }
@@ -768,44 +768,44 @@ int api_gpus(ws_api_call *c, FILE *out, ws_error *err)
     const char *dir = api_traces(c, NULL);
     int n = ws_trace_gpus(dir, &gpus, err);
     if (n < 0) return -1;
-    fputc('[', out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_array(&j);
     for (int i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        ws_json_str(out, gpus[i]);
+        ws_jw_string(&j, gpus[i]);
         free(gpus[i]);
     }
-    fputc(']', out);
+    ws_jw_end_array(&j);
     free(gpus);
     if (n == 0) return ws_fail(err, "%s: no summary_power_<gpu>.csv[.gz] files", dir);
     return 0;
 }
 
-static void json_params(FILE *out, const ws_param_spec *ps)
+static void json_params(ws_jw *j, const ws_param_spec *ps)
 {
     static const char *kinds[] = {"", "int", "number", "bool", "string"};
-    fputs("[", out);
+    ws_jw_begin_array(j);
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
-        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-        ws_json_str(out, p->name);
-        fprintf(out, ", \"kind\": \"%s\", \"default\": ", kinds[p->kind]);
+        ws_jw_begin_object(j);
+        ws_jw_kstring(j, "name", p->name);
+        ws_jw_kstring(j, "kind", kinds[p->kind]);
+        ws_jw_key(j, "default");
         switch (p->kind) {
-        case WS_PARAM_INT: fprintf(out, "%ld", p->def.i); break;
-        case WS_PARAM_DOUBLE: ws_json_num(out, p->def.d); break;
-        case WS_PARAM_BOOL: fputs(p->def.b ? "true" : "false", out); break;
-        case WS_PARAM_STRING: ws_json_str(out, p->def.s ? p->def.s : ""); break;
+        case WS_PARAM_INT: ws_jw_int(j, p->def.i); break;
+        case WS_PARAM_DOUBLE: ws_jw_number(j, p->def.d); break;
+        case WS_PARAM_BOOL: ws_jw_bool(j, p->def.b); break;
+        case WS_PARAM_STRING: ws_jw_string(j, p->def.s ? p->def.s : ""); break;
+        default: ws_jw_null(j); break;
         }
         if (p->kind == WS_PARAM_INT || p->kind == WS_PARAM_DOUBLE) {
-            fputs(", \"min\": ", out);
-            ws_json_num(out, p->min);
-            fputs(", \"max\": ", out);
-            ws_json_num(out, p->max);
+            ws_jw_knumber(j, "min", p->min);
+            ws_jw_knumber(j, "max", p->max);
         }
-        fputs(", \"help\": ", out);
-        ws_json_str(out, p->help ? p->help : "");
-        fputc('}', out);
+        ws_jw_kstring(j, "help", p->help ? p->help : "");
+        ws_jw_end_object(j);
     }
-    fputs("]", out);
+    ws_jw_end_array(j);
 }
 
 int api_policies(ws_api_call *c, FILE *out, ws_error *err)
@@ -815,25 +815,28 @@ int api_policies(ws_api_call *c, FILE *out, ws_error *err)
     for (size_t i = 0; i < c->n_v; i++)
         if (!strcmp(c->v[i].opt->name, "plugin") && ws_registry_load_file(reg, c->v[i].value, err))
             return -1;
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
     for (int kind = 0; kind < 2; kind++) {
-        fputs(kind ? ", \"plo\": [" : "{\"bso\": [", out);
+        ws_jw_key(&j, kind ? "plo" : "bso");
+        ws_jw_begin_array_rows(&j);
         size_t n = kind ? ws_registry_n_plo(reg) : ws_registry_n_bso(reg);
         for (size_t i = 0; i < n; i++) {
             const ws_bso_type *b = kind ? NULL : ws_registry_bso_at(reg, i);
             const ws_plo_type *p = kind ? ws_registry_plo_at(reg, i) : NULL;
-            fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-            ws_json_str(out, b ? b->name : p->name);
-            fputs(", \"summary\": ", out);
+            ws_jw_begin_object(&j);
+            ws_jw_kstring(&j, "name", b ? b->name : p->name);
             const char *sum = b ? b->summary : p->summary;
-            ws_json_str(out, sum ? sum : "");
-            fputs(", \"file\": ", out);
-            ws_json_str(out, kind ? ws_registry_plo_file(reg, i) : ws_registry_bso_file(reg, i));
-            fputs(", \"params\": ", out);
-            json_params(out, b ? b->params : p->params);
-            fputc('}', out);
+            ws_jw_kstring(&j, "summary", sum ? sum : "");
+            ws_jw_kstring(&j, "file", kind ? ws_registry_plo_file(reg, i)
+                                           : ws_registry_bso_file(reg, i));
+            ws_jw_key(&j, "params");
+            json_params(&j, b ? b->params : p->params);
+            ws_jw_end_object(&j);
         }
-        fputs("]", out);
+        ws_jw_end_array(&j);
     }
-    fputs("}", out);
+    ws_jw_end_object(&j);
     return 0;
 }

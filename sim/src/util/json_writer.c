@@ -42,7 +42,7 @@ static void sep(ws_jw *w)
     if (w->depth == 0) return;
     int d = w->depth;
     if (w->kind[d] == '{') { w->err = 1; return; }  /* a value without a key */
-    if (w->kind[d] == 'L') {
+    if (w->kind[d] == 'L' || w->kind[d] == 'R') {
         put(w, w->n[d] ? ",\n" : "\n");
         put(w, w->indent);
     }
@@ -75,6 +75,7 @@ void ws_jw_begin_object(ws_jw *w) { jw_open(w, '{', "{"); }
 void ws_jw_end_object(ws_jw *w) { close_level(w, 1); }
 void ws_jw_begin_array(ws_jw *w) { jw_open(w, '[', "["); }
 void ws_jw_begin_array_lines(ws_jw *w) { jw_open(w, 'L', "["); }
+void ws_jw_begin_array_rows(ws_jw *w) { jw_open(w, 'R', "["); }
 void ws_jw_end_array(ws_jw *w) { close_level(w, 0); }
 
 void ws_jw_key(ws_jw *w, const char *key)
