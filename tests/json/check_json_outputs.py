@@ -4,7 +4,7 @@ Infinity, raw control bytes, bad escapes), from the CLI (simulate, pareto,
 plan, run's summary.json, sweep's sweep.json, trace check, groups replay,
 wattsim-bench --json) and from the
 library API (ws_api_run: simulate, pareto, plan, run, sweep, trace-check,
-workloads, gpus, policies), including hostile strings: a trace folder
+trace-import-power, trace-import-train, workloads, gpus, policies), including hostile strings: a trace folder
 whose name holds a quote, a backslash, a newline, a tab and a control
 byte, and a what-if series file whose name holds a quote and a backslash
 (options refuse control bytes), must come back, parsed, as the same bytes.
@@ -170,6 +170,30 @@ try:
         HOSTILE)
     api("gpus", [("traces", hdir)], "api gpus", HOSTILE)
     api("policies", [], "api policies", None)
+    # trace import (python/tests/test_api.py's trapezoid; test_import.c's runs)
+    ep = os.path.join(hdir, "epochs.csv")
+    with open(ep, "w") as f:
+        f.write("dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
+                "d,n,o,8,200,1,2026-01-15T00:00:04.500,2026-01-15T00:00:08\n"
+                "d,n,o,8,250,1,2026-01-15T00:00:10,2026-01-15T00:00:20\n")
+    nv = os.path.join(hdir, "nv.csv")
+    with open(nv, "w") as f:
+        f.write("timestamp, index, power.draw [W], power.limit [W]\n")
+        for t in range(21):
+            f.write("2026/01/15 00:00:%02d.000, 0, 150.00 W, %d.00 W\n" % (t, 200 if t < 10 else 250))
+    runs = os.path.join(hdir, "m.csv")
+    with open(runs, "w") as f:
+        f.write("dataset,network,optimizer,batch_size,learning_rate,run,epoch,metric\n"
+                "d,n,o,8,0.1,1,1,0.5\nd,n,o,8,0.1,1,2,0.9\nd,n,o,16,0.1,1,1,0.91\n")
+    api("trace-import-power", [("gpu", "g"), ("epochs", ep), ("nvidia-smi", nv)],
+        "api trace-import-power", HOSTILE)
+    api("trace-import-train", [("runs", runs), ("target-metric", "0.9")],
+        "api trace-import-train", HOSTILE)
+    # a run whose simulation fails, with its history kept
+    fail = os.path.join(tmp, "fail.yaml")
+    with open(fail, "w") as f:
+        f.write("gpu: g1\nworkload: w\nseed: 2\nrecurrences: 4\n")
+    api("run", aopt[:2] + [("config", fail), ("keep-history", "1")], "api run (failed)", None)
 finally:
     shutil.rmtree(tmp)
 

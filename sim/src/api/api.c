@@ -643,7 +643,7 @@ static void write_provenance(const ws_api_call *c, ws_jw *w)
     ws_jw_end_object(w);
 }
 
-int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void *),
+int api_json_text(ws_jw *w, const char *name, void (*write)(FILE *, const void *),
                   const void *arg, ws_error *err)
 {
     char *buf = NULL;
@@ -656,9 +656,7 @@ int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void 
         free(buf);
         return ws_fail(err, "out of memory");
     }
-    ws_jw w;
-    ws_jw_init_in_object(&w, out, 1);
-    ws_jw_kstring(&w, name, buf);
+    ws_jw_kstring(w, name, buf);
     free(buf);
     return 0;
 }

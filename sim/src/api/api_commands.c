@@ -261,11 +261,14 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
         /* --keep-history: the history up to the failure, no summary */
         ws_report_history_failed(hf, &fail.res.cell, &fail.res.tot, wi, err->msg);
         if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
-        fputs("{\"cells\": null, \"status\": \"failed\", \"error\": ", out);
-        ws_json_str(out, err->msg);
-        fputs(", \"history_csv\": ", out);
-        ws_json_str(out, hbuf);
-        fputs("}", out);
+        ws_jw j;
+        ws_jw_init(&j, out);
+        ws_jw_begin_object(&j);
+        ws_jw_key(&j, "cells"); ws_jw_null(&j);
+        ws_jw_kstring(&j, "status", "failed");
+        ws_jw_kstring(&j, "error", err->msg);
+        ws_jw_kstring(&j, "history_csv", hbuf);
+        ws_jw_end_object(&j);
         rc = 0;
         goto out;
     }
@@ -277,15 +280,20 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
             }
         }
     const ws_study_pair *first = res[0].cell.policy;
-    fputs("{\"cells\": ", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "cells");
+    ws_jw_raw(&j, NULL, 0);                      /* summary.json, written by the report */
     if (ws_report_cells(out, WS_FMT_JSON, res, n, first->bso, first->plo, wi, &first->prov)) {
         ws_fail(err, "out of memory");
         goto out;
     }
     if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
-    fputs(", \"status\": \"ok\", \"error\": null, \"history_csv\": ", out);
-    ws_json_str(out, hbuf);
-    fputs("}", out);
+    ws_jw_kstring(&j, "status", "ok");
+    ws_jw_kstring(&j, "error", NULL);
+    ws_jw_kstring(&j, "history_csv", hbuf);
+    ws_jw_end_object(&j);
     api_tick(c, (double)n, (double)n, 1);
     rc = 0;
 out:
@@ -473,23 +481,25 @@ int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
             goto out;
         }
     }
-    fputs("{\"n_failed\": ", out);
-    fprintf(out, "%zu", sw.n_failed);
-    if (api_json_text(out, "summary_json", write_summary, &sw, err)) goto out;
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_kint(&j, "n_failed", (long long)sw.n_failed);
+    if (api_json_text(&j, "summary_json", write_summary, &sw, err)) goto out;
     if (so.curves) {
-        if (api_json_text(out, "curves_csv", write_curves, &sw, err)) goto out;
+        if (api_json_text(&j, "curves_csv", write_curves, &sw, err)) goto out;
     } else {
-        fputs(", \"curves_csv\": null", out);
+        ws_jw_kstring(&j, "curves_csv", NULL);
     }
     if (ws_sweep_io_error(&sw, err)) { c->status = WS_API_IO; goto out; }
-    fputs(", \"history_csv\": ", out);
+    ws_jw_key(&j, "history_csv");
     if (keep) {
         if (fflush(ho.f)) { ws_fail(err, "out of memory"); goto out; }
-        ws_json_str(out, hbuf);
+        ws_jw_string(&j, hbuf);
     } else {
-        fputs("null", out);
+        ws_jw_null(&j);
     }
-    fputs("}", out);
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     if (ho.f) fclose(ho.f);
@@ -526,14 +536,12 @@ out:
     return rc;
 }
 
-static void json_warnings(FILE *out, const ws_warnings *w)
+static void json_warnings(ws_jw *j, const ws_warnings *w)
 {
-    fputs(", \"warnings\": [", out);
-    for (size_t i = 0; i < w->n; i++) {
-        if (i) fputs(", ", out);
-        ws_json_str(out, w->msg[i]);
-    }
-    fputc(']', out);
+    ws_jw_key(j, "warnings");
+    ws_jw_begin_array(j);
+    for (size_t i = 0; i < w->n; i++) ws_jw_string(j, w->msg[i]);
+    ws_jw_end_array(j);
 }
 
 /* The folder's lock, then the table: an I/O failure is WS_API_IO. */
@@ -638,33 +646,32 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
         || ws_telemetry_prepare(&tel, &w, err) || ws_import_power(&in, &table, &w, err))
         goto out;
     if (dir && write_table(c, dir, path, write_power, &table, err)) goto out;
-    fputs("{\"rows\": [", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "rows");
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < table.n; i++) {
         const ws_power_out_row *q = &table.rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
-        fprintf(out, ", \"batch_size\": %d, \"power_limit\": %d, \"epochs\": %d,"
-                " \"time_per_epoch\": ", q->bs, q->pl, q->epochs);
-        ws_json_num(out, q->time_per_epoch);
-        fputs(", \"average_power\": ", out);
-        ws_json_num(out, q->average_power);
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "dataset", q->dataset);
+        ws_jw_kstring(&j, "network", q->network);
+        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        ws_jw_kint(&j, "batch_size", q->bs);
+        ws_jw_kint(&j, "power_limit", q->pl);
+        ws_jw_kint(&j, "epochs", q->epochs);
+        ws_jw_knumber(&j, "time_per_epoch", q->time_per_epoch);
+        ws_jw_knumber(&j, "average_power", q->average_power);
+        ws_jw_end_object(&j);
     }
-    fputs("], \"gpus\": [", out);
-    for (size_t k = 0; k < tel.n_gpu; k++) {
-        if (k) fputs(", ", out);
-        ws_json_str(out, tel.gpu[k].id);
-    }
-    fputc(']', out);
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    ws_jw_end_array(&j);
+    ws_jw_key(&j, "gpus");
+    ws_jw_begin_array(&j);
+    for (size_t k = 0; k < tel.n_gpu; k++) ws_jw_string(&j, tel.gpu[k].id);
+    ws_jw_end_array(&j);
+    json_warnings(&j, &w);
+    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     ws_power_table_free(&table);
@@ -701,30 +708,30 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
     }
     if (ws_import_train(&in, &table, &w, err)) goto out;
     if (dir && write_table(c, dir, path, write_train, &table, err)) goto out;
-    fputs("{\"rows\": [", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "rows");
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < table.n; i++) {
         const ws_train_out_row *q = &table.rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
-        fprintf(out, ", \"batch_size\": %d, \"learning_rate\": ", q->bs);
-        ws_json_str(out, q->lr);
-        fprintf(out, ", \"run\": %ld, \"target_metric\": ", q->run);
-        ws_json_num(out, in.target);
-        fputs(", \"target_epoch\": ", out);
-        if (q->target_epoch > 0) fprintf(out, "%ld", q->target_epoch);
-        else fputs("null", out);
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "dataset", q->dataset);
+        ws_jw_kstring(&j, "network", q->network);
+        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        ws_jw_kint(&j, "batch_size", q->bs);
+        ws_jw_kstring(&j, "learning_rate", q->lr);
+        ws_jw_kint(&j, "run", q->run);
+        ws_jw_knumber(&j, "target_metric", in.target);
+        ws_jw_key(&j, "target_epoch");
+        if (q->target_epoch > 0) ws_jw_int(&j, q->target_epoch);
+        else ws_jw_null(&j);
+        ws_jw_end_object(&j);
     }
-    fputs("]", out);
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    ws_jw_end_array(&j);
+    json_warnings(&j, &w);
+    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     ws_train_table_free(&table);
