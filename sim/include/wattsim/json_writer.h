@@ -47,10 +47,6 @@ typedef struct ws_jw {
 } ws_jw;
 
 void ws_jw_init(ws_jw *w, FILE *f);
-/* A writer that continues an object already opened by other code (members:
- * whether it has some): for the fragments (e.g. ws_json_identity) that
- * code not yet written through a writer still calls. */
-void ws_jw_init_in_object(ws_jw *w, FILE *f, int members);
 void ws_jw_begin_object(ws_jw *w);
 void ws_jw_end_object(ws_jw *w);
 void ws_jw_begin_array(ws_jw *w);

@@ -103,9 +103,3 @@ void ws_jw_provenance(ws_jw *w)
     ws_jw_end_object(w);
 }
 
-void ws_json_provenance(FILE *f)
-{
-    ws_jw w;
-    ws_jw_init_in_object(&w, f, 1);
-    ws_jw_provenance(&w);
-}

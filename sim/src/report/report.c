@@ -23,28 +23,11 @@ double ws_req(double x)
     return x;
 }
 
-void ws_json_num(FILE *f, double x)
-{
-    ws_jw_write_number(f, x);
-}
-
-void ws_json_beta(FILE *f, double beta)
-{
-    if (beta == INFINITY) fputs("null", f);
-    else ws_json_num(f, ws_req(beta));
-}
-
 /* beta as JSON: null when early stopping is off. */
 static void jw_beta(ws_jw *w, double beta)
 {
     if (beta == INFINITY) ws_jw_null(w);
     else ws_jw_number(w, ws_req(beta));
-}
-
-/* A JSON string (our strings are validated UTF-8 names; escape anyway). */
-void ws_json_str(FILE *f, const char *s)
-{
-    ws_jw_write_string(f, s);
 }
 
 void ws_csv_num(FILE *f, double x)
@@ -95,13 +78,6 @@ int ws_report_has_whatif(const ws_whatif *wi)
     return ws_whatif_active(wi);
 }
 
-void ws_json_whatif(FILE *f, const ws_whatif *wi)
-{
-    ws_jw w;
-    ws_jw_init_in_object(&w, f, 1);
-    ws_jw_whatif(&w, wi);
-}
-
 void ws_jw_whatif(ws_jw *w, const ws_whatif *wi)
 {
     if (!ws_report_has_whatif(wi)) return;
@@ -126,13 +102,6 @@ void ws_jw_allowed(ws_jw *w)
         for (size_t i = 0; i < n; i++) ws_jw_string(w, dirs[i]);
         ws_jw_end_array(w);
     }
-}
-
-void ws_json_allowed(FILE *f)
-{
-    ws_jw w;
-    ws_jw_init_in_object(&w, f, 1);
-    ws_jw_allowed(&w);
 }
 
 void ws_table_whatif(FILE *f, const ws_whatif *wi)
@@ -174,13 +143,6 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
 /* A pair's identity, as sweep.csv records it (parameters as resolved,
  * sha256 of the file) and where each policy came from: the keys of
  * simulate's JSON, of every cell of summary.json and of plan's policies. */
-void ws_json_identity(FILE *f, const ws_policy_prov *pv)
-{
-    ws_jw w;
-    ws_jw_init_in_object(&w, f, 1);
-    ws_jw_identity(&w, pv);
-}
-
 void ws_jw_identity(ws_jw *w, const ws_policy_prov *pv)
 {
     ws_jw_kstring(w, "bso_params", pv->bso_params);

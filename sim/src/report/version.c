@@ -38,9 +38,3 @@ void ws_jw_version(ws_jw *w)
     ws_jw_end_object(w);
 }
 
-void ws_json_version(FILE *f)
-{
-    ws_jw w;
-    ws_jw_init_in_object(&w, f, 0);
-    ws_jw_version(&w);
-}

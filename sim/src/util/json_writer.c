@@ -19,14 +19,6 @@ void ws_jw_init(ws_jw *w, FILE *f)
     w->kind[0] = 0;
 }
 
-void ws_jw_init_in_object(ws_jw *w, FILE *f, int members)
-{
-    ws_jw_init(w, f);
-    w->depth = 1;
-    w->kind[1] = '{';
-    w->n[1] = members ? 1 : 0;
-}
-
 static void put(ws_jw *w, const char *s)
 {
     if (fputs(s, w->f) == EOF) w->err = 1;
