@@ -45,6 +45,40 @@ Test(json_writer, layout)
                      "\"e\": [], \"f\": [1, 2]}\n");
 }
 
+Test(json_writer, rows_and_raw)
+{
+    ws_jw w;
+    ws_jw_init(&w, f);
+    ws_jw_begin_object(&w);
+    ws_jw_key(&w, "rows");
+    ws_jw_begin_array_rows(&w);
+    ws_jw_int(&w, 1);
+    ws_jw_int(&w, 2);
+    ws_jw_end_array(&w);
+    ws_jw_key(&w, "result");
+    ws_jw_raw(&w, "{\"a\": [1]}\n", 11);
+    ws_jw_key(&w, "ext");
+    ws_jw_raw(&w, NULL, 0);            /* written by other code */
+    fputs("true", f);
+    ws_jw_end_object(&w);
+    cr_expect_eq(ws_jw_error(&w), 0);
+    cr_expect_str_eq(text(), "{\"rows\": [\n  1,\n  2], \"result\": {\"a\": [1]}\n, "
+                     "\"ext\": true}");
+}
+
+Test(json_writer, fixed_and_g)
+{
+    ws_jw w;
+    ws_jw_init(&w, f);
+    ws_jw_begin_array(&w);
+    ws_jw_fixed(&w, 2, 355.956);
+    ws_jw_fixed(&w, 0, 2809327.4);
+    ws_jw_g(&w, 0.5);
+    ws_jw_fixed(&w, 3, NAN);            /* 0/0: null */
+    ws_jw_end_array(&w);
+    cr_expect_str_eq(text(), "[355.96, 2809327, 0.5, null]");
+}
+
 Test(json_writer, escaping)
 {
     ws_jw w;

@@ -1,8 +1,8 @@
 /* The JSON writer; see wattsim/json_writer.h.
  *
  * Each level of nesting remembers whether it has a member yet (for the
- * separator) and its kind (object, array, array of lines); a value written
- * right after a key takes no separator. */
+ * separator) and its kind (object '{', array '[', array of lines 'L' or
+ * of rows 'R'); a value written right after a key takes no separator. */
 #include "wattsim/json_writer.h"
 #include "wattsim/error.h"
 
