@@ -31,6 +31,7 @@
 #include "wattsim/outfile.h"
 #include "wattsim/plot.h"
 #include "wattsim/report.h"
+#include "wattsim/json_writer.h"
 
 #define FIXTURE WS_SOURCE_DIR "/tests/data/bad/_fixture"
 
@@ -219,7 +220,7 @@ Test(bounds, an_infinity_met_by_a_writer_fails_the_output, .init = mktmp, .fini 
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     ws_csv_num(m, NAN);
-    ws_json_num(m, NAN);
+    ws_jw_write_number(m, NAN);
     fclose(m);
     cr_expect_str_eq(buf, "null");
     free(buf);

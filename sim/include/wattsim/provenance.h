@@ -27,12 +27,14 @@
 int ws_provenance_set(const char *command, const char *config, const char *traces,
                       char *const *gpus, size_t n_gpus, ws_error *err);
 
-/* Forget it (then ws_json_provenance writes nothing). */
+/* Forget it (then ws_jw_provenance writes nothing). */
 void ws_provenance_clear(void);
 
-/* `, "provenance": {"command": ..., "config": {"file": ..., "sha256": ...},
- * "traces": {"folder": ..., "files": {NAME: SHA256, ...}}}`, or nothing
- * when none was recorded (the library's own calls). */
-void ws_json_provenance(FILE *f);
+/* The member "provenance": {"command": ..., "config": {"file": ...,
+ * "sha256": ...}, "traces": {"folder": ..., "files": {NAME: SHA256, ...}}}
+ * of w's object, or nothing when none was recorded (the library's own
+ * calls). */
+struct ws_jw;
+void ws_jw_provenance(struct ws_jw *w);
 
 #endif

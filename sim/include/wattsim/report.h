@@ -32,12 +32,7 @@ int ws_format_parse(const char *s);
  * beta = inf (early stopping off) is an input and written as such.
  */
 double ws_req(double x);
-/* A number for JSON: %.17g, or null (undefined). */
-void ws_json_num(FILE *f, double x);
-/* beta for JSON: null when early stopping is off. */
-void ws_json_beta(FILE *f, double beta);
-/* A JSON string, escaped. */
-void ws_json_str(FILE *f, const char *s);
+/* JSON is written through the JSON writer (wattsim/json_writer.h). */
 /* ws_csv_str (a CSV field, quoted only when needed) is in wattsim/csv.h. */
 /* A number for CSV: %.17g, nothing when undefined. */
 void ws_csv_num(FILE *f, double x);
@@ -48,17 +43,19 @@ void ws_csv_beta(FILE *f, double beta);
 /* A number for a table: `fmt` (one double conversion) into buf, or "-"
  * when undefined. Returns buf. */
 const char *ws_tab(char *buf, size_t size, const char *fmt, double x);
-/* `, "whatif": "..."` (a JSON member) when there are what-ifs; else nothing. */
-void ws_json_whatif(FILE *f, const ws_whatif *wi);
-/* `, "allow_plugins": [DIR, ...]`: the folders --allow-plugins let a
- * config load plugins from (wattsim/plugin.h), when there are any; then
- * `, "allow_python": [PACKAGE, ...]` likewise for --allow-python. */
-void ws_json_allowed(FILE *f);
+/* The member "whatif": "..." of w's object when there are what-ifs; else
+ * nothing. */
+struct ws_jw;
+void ws_jw_whatif(struct ws_jw *w, const ws_whatif *wi);
+/* The member "allow_plugins": [DIR, ...]: the folders --allow-plugins let
+ * a config load plugins from (wattsim/plugin.h), when there are any; then
+ * "allow_python": [PACKAGE, ...] likewise for --allow-python. */
+void ws_jw_allowed(struct ws_jw *w);
 /* The versions (wattsim/version.h): "wattsim 0.2.0 (policy ABI 2.1,
  * random streams 2)", and the JSON member `"wattsim": {"version":
- * "0.2.0", "policy_abi": "2.1", "random_streams": 2}` (without a comma). */
+ * "0.2.0", "policy_abi": "2.1", "random_streams": 2}` of w's object. */
 const char *ws_version_line(void);
-void ws_json_version(FILE *f);
+void ws_jw_version(struct ws_jw *w);
 /* "what-if: ...\n" (a table's line) when there are what-ifs; else nothing. */
 void ws_table_whatif(FILE *f, const ws_whatif *wi);
 
@@ -78,9 +75,10 @@ void ws_table_policy(FILE *f, const char *role, const char *name, const char *pa
  * built-in sha256 1a2b3c4d5e6f"): a cell of sweep.md's identity table. */
 void ws_table_policy_words(FILE *f, const char *name, const char *params, const char *file,
                            const char *sha256);
-/* `, "bso_params": ..., "plo_file": ...`: a pair's identity, the keys
- * of simulate's JSON, of summary.json's cells and of plan's policies. */
-void ws_json_identity(FILE *f, const ws_policy_prov *pv);
+/* The members "bso_params", ..., "plo_file" of w's object: a pair's
+ * identity, the keys of simulate's JSON, of summary.json's cells and of
+ * plan's policies. */
+void ws_jw_identity(struct ws_jw *w, const ws_policy_prov *pv);
 /* Both policies of a pair, bso then plo (ws_study_pair: study.h). */
 void ws_table_identity(FILE *f, const ws_study_pair *pair);
 

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "wattsim/config_opts.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/name.h"
 #include "wattsim/outfile.h"
 #include "wattsim/report.h"
@@ -189,20 +190,16 @@ static void api_note_line(void *ctx, const char *line)
     c->notes[c->n_notes++] = copy;
 }
 
-static void write_notes(const ws_api_call *c, FILE *f)
+static void write_notes(const ws_api_call *c, ws_jw *w)
 {
-    fputc('[', f);
-    for (size_t i = 0; i < c->n_notes; i++) {
-        if (i) fputs(", ", f);
-        ws_json_str(f, c->notes[i]);
-    }
+    ws_jw_begin_array(w);
+    for (size_t i = 0; i < c->n_notes; i++) ws_jw_string(w, c->notes[i]);
     if (c->notes_dropped) {
         char more[96];
         snprintf(more, sizeof more, "wattsim: %zu more lines not kept", c->notes_dropped);
-        if (c->n_notes) fputs(", ", f);
-        ws_json_str(f, more);
+        ws_jw_string(w, more);
     }
-    fputc(']', f);
+    ws_jw_end_array(w);
 }
 
 void ws_api_call_free(ws_api_call *c)
@@ -535,37 +532,40 @@ int api_sim_status(const char *msg, const char *bso, const char *plo)
     return WS_API_FAILED;
 }
 
-static void json_file_sha(FILE *f, const char *path)
+static void json_file_sha(ws_jw *w, const char *path)
 {
     char sha[65];
     ws_error e;
-    if (ws_sha256_file_cached(path, sha, &e)) ws_json_str(f, "");
-    else ws_json_str(f, sha);
+    if (ws_sha256_file_cached(path, sha, &e)) ws_jw_string(w, "");
+    else ws_jw_string(w, sha);
 }
 
-static void write_provenance(const ws_api_call *c, FILE *f)
+static void write_provenance(const ws_api_call *c, ws_jw *w)
 {
-    fprintf(f, "{\"wattsim\": ");
-    ws_json_str(f, WS_VERSION);
+    ws_jw_begin_object(w);
+    ws_jw_kstring(w, "wattsim", WS_VERSION);
     /* the three versions sweep.json's "wattsim" records, and the API's */
-    fprintf(f, ", \"api\": %d, \"policy_abi\": \"%d.%d\", \"random_streams\": %d,"
-            " \"command\": ", WS_API_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR,
-            WATTSIM_RANDOM_STREAMS);
-    ws_json_str(f, c->cmd->name);
-    fputs(", \"options\": [", f);
+    char abi[32];
+    snprintf(abi, sizeof abi, "%d.%d", WS_ABI_MAJOR, WS_ABI_MINOR);
+    ws_jw_kint(w, "api", WS_API_VERSION);
+    ws_jw_kstring(w, "policy_abi", abi);
+    ws_jw_kint(w, "random_streams", WATTSIM_RANDOM_STREAMS);
+    ws_jw_kstring(w, "command", c->cmd->name);
+    ws_jw_key(w, "options");
+    ws_jw_begin_array(w);
     for (size_t i = 0; i < c->n_v; i++) {
-        fputs(i ? ", [" : "[", f);
-        ws_json_str(f, c->v[i].opt->name);
-        fputs(", ", f);
-        ws_json_str(f, c->v[i].value);
-        fputc(']', f);
+        ws_jw_begin_array(w);
+        ws_jw_string(w, c->v[i].opt->name);
+        ws_jw_string(w, c->v[i].value);
+        ws_jw_end_array(w);
     }
-    fputc(']', f);
+    ws_jw_end_array(w);
     if (c->traces_dir) {
-        fputs(", \"traces\": {\"folder\": ", f);
-        ws_json_str(f, c->traces_dir);
-        fputs(", \"files\": {", f);
-        int first = 1;
+        ws_jw_key(w, "traces");
+        ws_jw_begin_object(w);
+        ws_jw_kstring(w, "folder", c->traces_dir);
+        ws_jw_key(w, "files");
+        ws_jw_begin_object(w);
         ws_error e;
         for (size_t i = 0; i <= c->n_gpus; i++) {
             char name[128];
@@ -575,26 +575,22 @@ static void write_provenance(const ws_api_call *c, FILE *f)
             char *path = ws_trace_path(c->traces_dir, name, &e);
             if (!path) continue;
             const char *base = strrchr(path, '/');
-            if (!first) fputs(", ", f);
-            first = 0;
-            ws_json_str(f, base ? base + 1 : path);
-            fputs(": ", f);
-            json_file_sha(f, path);
+            ws_jw_key(w, base ? base + 1 : path);
+            json_file_sha(w, path);
             free(path);
         }
-        fputs("}}", f);
+        ws_jw_end_object(w);
+        ws_jw_end_object(w);
     }
     if (c->catalogue_path) {
-        fputs(", \"catalogue\": {\"path\": ", f);
-        ws_json_str(f, c->catalogue_path);
-        fputs(", \"sha256\": ", f);
-        json_file_sha(f, c->catalogue_path);
-        fputc('}', f);
+        ws_jw_key(w, "catalogue");
+        ws_jw_begin_object(w);
+        ws_jw_kstring(w, "path", c->catalogue_path);
+        ws_jw_key(w, "sha256");
+        json_file_sha(w, c->catalogue_path);
+        ws_jw_end_object(w);
     }
-    if (c->whatif[0]) {
-        fputs(", \"whatif\": ", f);
-        ws_json_str(f, c->whatif);
-    }
+    if (c->whatif[0]) ws_jw_kstring(w, "whatif", c->whatif);
     /* The series files a what-if read, hashed as the traces are: a path
      * alone does not say which day/night series or tariff a result came
      * from. */
@@ -602,34 +598,37 @@ static void write_provenance(const ws_api_call *c, FILE *f)
     int n_series = 0;
     for (int k = 0; k < 2; k++) {
         if (!c->series[k]) continue;
-        fputs(n_series++ ? ", " : ", \"series\": {", f);
-        fprintf(f, "\"%s\": {\"path\": ", series_kind[k]);
+        if (!n_series++) {
+            ws_jw_key(w, "series");
+            ws_jw_begin_object(w);
+        }
+        ws_jw_key(w, series_kind[k]);
+        ws_jw_begin_object(w);
+        ws_jw_key(w, "path");
         if (k == 0 && c->n_carbon_files > 1) {
             /* several files joined: a list of each, in the order given */
-            for (size_t i = 0; i < c->n_carbon_files; i++) {
-                fputs(i ? ", " : "[", f);
-                ws_json_str(f, c->carbon_files[i]);
-            }
-            fputs("], \"sha256\": ", f);
-            for (size_t i = 0; i < c->n_carbon_files; i++) {
-                fputs(i ? ", " : "[", f);
-                json_file_sha(f, c->carbon_files[i]);
-            }
-            fputs("]}", f);
-            continue;
+            ws_jw_begin_array(w);
+            for (size_t i = 0; i < c->n_carbon_files; i++) ws_jw_string(w, c->carbon_files[i]);
+            ws_jw_end_array(w);
+            ws_jw_key(w, "sha256");
+            ws_jw_begin_array(w);
+            for (size_t i = 0; i < c->n_carbon_files; i++) json_file_sha(w, c->carbon_files[i]);
+            ws_jw_end_array(w);
+        } else {
+            ws_jw_string(w, c->series[k]);
+            ws_jw_key(w, "sha256");
+            json_file_sha(w, c->series[k]);
         }
-        ws_json_str(f, c->series[k]);
-        fputs(", \"sha256\": ", f);
-        json_file_sha(f, c->series[k]);
-        fputc('}', f);
+        ws_jw_end_object(w);
     }
-    if (n_series) fputc('}', f);
+    if (n_series) ws_jw_end_object(w);
     if (c->n_pairs) {
-        fputs(", \"policies\": [", f);
+        ws_jw_key(w, "policies");
+        ws_jw_begin_array(w);
         for (size_t i = 0; i < c->n_pairs; i++) {
             const api_pair_prov *p = &c->pairs[i];
-            fputs(i ? ", {\"policy\": " : "{\"policy\": ", f);
-            ws_json_str(f, p->label);
+            ws_jw_begin_object(w);
+            ws_jw_kstring(w, "policy", p->label);
             /* bso_file, plo_file: the name every table uses (appended:
              * bso_origin, plo_origin stay, the full path) */
             const char *k[] = {"bso", "bso_params", "bso_sha256", "bso_origin", "plo",
@@ -638,19 +637,16 @@ static void write_provenance(const ws_api_call *c, FILE *f)
             const char *v[] = {p->bso, p->bso_params, p->bso_sha256, p->bso_origin, p->plo,
                                p->plo_params, p->plo_sha256, p->plo_origin, p->bso_file,
                                p->plo_file};
-            for (int j = 0; j < 10; j++) {
-                fprintf(f, ", \"%s\": ", k[j]);
-                ws_json_str(f, v[j]);
-            }
-            fputc('}', f);
+            for (int j = 0; j < 10; j++) ws_jw_kstring(w, k[j], v[j]);
+            ws_jw_end_object(w);
         }
-        fputc(']', f);
+        ws_jw_end_array(w);
     }
-    ws_json_allowed(f);
-    fputc('}', f);
+    ws_jw_allowed(w);
+    ws_jw_end_object(w);
 }
 
-int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void *),
+int api_json_text(ws_jw *w, const char *name, void (*write)(FILE *, const void *),
                   const void *arg, ws_error *err)
 {
     char *buf = NULL;
@@ -663,8 +659,7 @@ int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void 
         free(buf);
         return ws_fail(err, "out of memory");
     }
-    fprintf(out, ", \"%s\": ", name);
-    ws_json_str(out, buf);
+    ws_jw_kstring(w, name, buf);
     free(buf);
     return 0;
 }
@@ -820,18 +815,24 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
         char *env = NULL;
         size_t elen = 0;
         FILE *e = open_memstream(&env, &elen);
+        int werr = 0;                           /* the writer's: a nesting or write error */
         if (e) {
-            fputs("{\"provenance\": ", e);
-            write_provenance(c, e);
-            fputs(", \"notes\": ", e);
-            write_notes(c, e);
-            fputs(", \"result\": ", e);
-            fwrite(buf, 1, len, e);
-            fputs("}\n", e);
+            ws_jw w;
+            ws_jw_init(&w, e);
+            ws_jw_begin_object(&w);
+            ws_jw_key(&w, "provenance");
+            write_provenance(c, &w);
+            ws_jw_key(&w, "notes");
+            write_notes(c, &w);
+            ws_jw_key(&w, "result");
+            ws_jw_raw(&w, buf, len);            /* the command's JSON, as written */
+            ws_jw_end_object(&w);
+            ws_jw_newline(&w);
+            werr = ws_jw_error(&w);
         }
         int ebad = !e;
         if (e) {
-            ebad = ferror(e);
+            ebad = ferror(e) || werr;
             if (fclose(e)) ebad = 1;
         }
         if (ebad || !env) {

@@ -21,6 +21,7 @@
 #include "wattsim/outfile.h"
 #include "wattsim/pareto.h"
 #include "wattsim/plan.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/sweep.h"
@@ -260,11 +261,14 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
         /* --keep-history: the history up to the failure, no summary */
         ws_report_history_failed(hf, &fail.res.cell, &fail.res.tot, wi, err->msg);
         if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
-        fputs("{\"cells\": null, \"status\": \"failed\", \"error\": ", out);
-        ws_json_str(out, err->msg);
-        fputs(", \"history_csv\": ", out);
-        ws_json_str(out, hbuf);
-        fputs("}", out);
+        ws_jw j;
+        ws_jw_init(&j, out);
+        ws_jw_begin_object(&j);
+        ws_jw_key(&j, "cells"); ws_jw_null(&j);
+        ws_jw_kstring(&j, "status", "failed");
+        ws_jw_kstring(&j, "error", err->msg);
+        ws_jw_kstring(&j, "history_csv", hbuf);
+        ws_jw_end_object(&j);
         rc = 0;
         goto out;
     }
@@ -276,15 +280,20 @@ int api_run_config(ws_api_call *c, FILE *out, ws_error *err)
             }
         }
     const ws_study_pair *first = res[0].cell.policy;
-    fputs("{\"cells\": ", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "cells");
+    ws_jw_raw(&j, NULL, 0);                      /* summary.json, written by the report */
     if (ws_report_cells(out, WS_FMT_JSON, res, n, first->bso, first->plo, wi, &first->prov)) {
         ws_fail(err, "out of memory");
         goto out;
     }
     if (fflush(hf)) { ws_fail(err, "out of memory"); goto out; }
-    fputs(", \"status\": \"ok\", \"error\": null, \"history_csv\": ", out);
-    ws_json_str(out, hbuf);
-    fputs("}", out);
+    ws_jw_kstring(&j, "status", "ok");
+    ws_jw_kstring(&j, "error", NULL);
+    ws_jw_kstring(&j, "history_csv", hbuf);
+    ws_jw_end_object(&j);
     api_tick(c, (double)n, (double)n, 1);
     rc = 0;
 out:
@@ -473,23 +482,25 @@ int api_sweep(ws_api_call *c, FILE *out, ws_error *err)
             goto out;
         }
     }
-    fputs("{\"n_failed\": ", out);
-    fprintf(out, "%zu", sw.n_failed);
-    if (api_json_text(out, "summary_json", write_summary, &sw, err)) goto out;
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_kint(&j, "n_failed", (long long)sw.n_failed);
+    if (api_json_text(&j, "summary_json", write_summary, &sw, err)) goto out;
     if (so.curves) {
-        if (api_json_text(out, "curves_csv", write_curves, &sw, err)) goto out;
+        if (api_json_text(&j, "curves_csv", write_curves, &sw, err)) goto out;
     } else {
-        fputs(", \"curves_csv\": null", out);
+        ws_jw_kstring(&j, "curves_csv", NULL);
     }
     if (ws_sweep_io_error(&sw, err)) { c->status = WS_API_IO; goto out; }
-    fputs(", \"history_csv\": ", out);
+    ws_jw_key(&j, "history_csv");
     if (keep) {
         if (fflush(ho.f)) { ws_fail(err, "out of memory"); goto out; }
-        ws_json_str(out, hbuf);
+        ws_jw_string(&j, hbuf);
     } else {
-        fputs("null", out);
+        ws_jw_null(&j);
     }
-    fputs("}", out);
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     if (ho.f) fclose(ho.f);
@@ -526,14 +537,12 @@ out:
     return rc;
 }
 
-static void json_warnings(FILE *out, const ws_warnings *w)
+static void json_warnings(ws_jw *j, const ws_warnings *w)
 {
-    fputs(", \"warnings\": [", out);
-    for (size_t i = 0; i < w->n; i++) {
-        if (i) fputs(", ", out);
-        ws_json_str(out, w->msg[i]);
-    }
-    fputc(']', out);
+    ws_jw_key(j, "warnings");
+    ws_jw_begin_array(j);
+    for (size_t i = 0; i < w->n; i++) ws_jw_string(j, w->msg[i]);
+    ws_jw_end_array(j);
 }
 
 /* The folder's lock, then the table: an I/O failure is WS_API_IO. */
@@ -609,39 +618,35 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     }
     if (r) goto out;
     if (dir && write_table(c, dir, path, write_power, tp, err)) goto out;
-    fputs("{\"rows\": [", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "rows");
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < tp->n; i++) {
         const ws_power_out_row *q = &tp->rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
-        fprintf(out, ", \"batch_size\": %d, \"power_limit\": %d, \"epochs\": %d,"
-                " \"time_per_epoch\": ", q->bs, q->pl, q->epochs);
-        ws_json_num(out, q->time_per_epoch);
-        fputs(", \"average_power\": ", out);
-        ws_json_num(out, q->average_power);
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "dataset", q->dataset);
+        ws_jw_kstring(&j, "network", q->network);
+        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        ws_jw_kint(&j, "batch_size", q->bs);
+        ws_jw_kint(&j, "power_limit", q->pl);
+        ws_jw_kint(&j, "epochs", q->epochs);
+        ws_jw_knumber(&j, "time_per_epoch", q->time_per_epoch);
+        ws_jw_knumber(&j, "average_power", q->average_power);
+        ws_jw_end_object(&j);
     }
-    fputs("], \"gpus\": [", out);
-    for (size_t k = 0; k < tl->n_gpu; k++) {
-        if (k) fputs(", ", out);
-        ws_json_str(out, tl->gpu[k].id);
-    }
-    fputc(']', out);
+    ws_jw_end_array(&j);
+    ws_jw_key(&j, "gpus");
+    ws_jw_begin_array(&j);
+    for (size_t k = 0; k < tl->n_gpu; k++) ws_jw_string(&j, tl->gpu[k].id);
+    ws_jw_end_array(&j);
     /* a node of mixed models: the job's MaxPower, the sum of its GPUs'
      * own limits (the trace's max_power column) */
-    if (tp->max_power > 0) {
-        fputs(", \"max_power\": ", out);
-        ws_json_num(out, tp->max_power);
-    }
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    if (tp->max_power > 0) ws_jw_knumber(&j, "max_power", tp->max_power);
+    json_warnings(&j, &w);
+    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     ws_power_job_free(&job);
@@ -675,30 +680,30 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
     }
     if (ws_import_train(&in, &table, &w, err)) goto out;
     if (dir && write_table(c, dir, path, write_train, &table, err)) goto out;
-    fputs("{\"rows\": [", out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
+    ws_jw_key(&j, "rows");
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < table.n; i++) {
         const ws_train_out_row *q = &table.rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
-        fprintf(out, ", \"batch_size\": %d, \"learning_rate\": ", q->bs);
-        ws_json_str(out, q->lr);
-        fprintf(out, ", \"run\": %ld, \"target_metric\": ", q->run);
-        ws_json_num(out, in.target);
-        fputs(", \"target_epoch\": ", out);
-        if (q->target_epoch > 0) fprintf(out, "%ld", q->target_epoch);
-        else fputs("null", out);
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "dataset", q->dataset);
+        ws_jw_kstring(&j, "network", q->network);
+        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        ws_jw_kint(&j, "batch_size", q->bs);
+        ws_jw_kstring(&j, "learning_rate", q->lr);
+        ws_jw_kint(&j, "run", q->run);
+        ws_jw_knumber(&j, "target_metric", in.target);
+        ws_jw_key(&j, "target_epoch");
+        if (q->target_epoch > 0) ws_jw_int(&j, q->target_epoch);
+        else ws_jw_null(&j);
+        ws_jw_end_object(&j);
     }
-    fputs("]", out);
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    ws_jw_end_array(&j);
+    json_warnings(&j, &w);
+    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
+    ws_jw_end_object(&j);
     rc = 0;
 out:
     ws_train_table_free(&table);
@@ -715,24 +720,23 @@ int api_workloads(ws_api_call *c, FILE *out, ws_error *err)
         ws_catalogue_free(&cat);
         return -1;
     }
-    fputc('[', out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < cat.n; i++) {
         const ws_workload_spec *w = &cat.items[i];
-        fputs(i ? ",\n  {\"workload\": " : "\n  {\"workload\": ", out);
-        ws_json_str(out, w->name);
-        fputs(", \"dataset\": ", out);
-        ws_json_str(out, w->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, w->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, w->optimizer);
-        fputs(", \"target_metric\": ", out);
-        ws_json_num(out, w->target_metric);
-        fprintf(out, ", \"max_epochs\": %d, \"b0\": %d, \"display\": ", w->max_epochs, w->b0);
-        ws_json_str(out, ws_catalogue_workload_display(&cat, w->name));
-        fputc('}', out);
+        ws_jw_begin_object(&j);
+        ws_jw_kstring(&j, "workload", w->name);
+        ws_jw_kstring(&j, "dataset", w->dataset);
+        ws_jw_kstring(&j, "network", w->network);
+        ws_jw_kstring(&j, "optimizer", w->optimizer);
+        ws_jw_knumber(&j, "target_metric", w->target_metric);
+        ws_jw_kint(&j, "max_epochs", w->max_epochs);
+        ws_jw_kint(&j, "b0", w->b0);
+        ws_jw_kstring(&j, "display", ws_catalogue_workload_display(&cat, w->name));
+        ws_jw_end_object(&j);
     }
-    fputs("]", out);
+    ws_jw_end_array(&j);
     ws_catalogue_free(&cat);
     return 0;
 }
@@ -743,44 +747,44 @@ int api_gpus(ws_api_call *c, FILE *out, ws_error *err)
     const char *dir = api_traces(c, NULL);
     int n = ws_trace_gpus(dir, &gpus, err);
     if (n < 0) return -1;
-    fputc('[', out);
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_array(&j);
     for (int i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        ws_json_str(out, gpus[i]);
+        ws_jw_string(&j, gpus[i]);
         free(gpus[i]);
     }
-    fputc(']', out);
+    ws_jw_end_array(&j);
     free(gpus);
     if (n == 0) return ws_fail(err, "%s: no summary_power_<gpu>.csv[.gz] files", dir);
     return 0;
 }
 
-static void json_params(FILE *out, const ws_param_spec *ps)
+static void json_params(ws_jw *j, const ws_param_spec *ps)
 {
     static const char *kinds[] = {"", "int", "number", "bool", "string"};
-    fputs("[", out);
+    ws_jw_begin_array(j);
     for (size_t i = 0; ps && ps[i].name; i++) {
         const ws_param_spec *p = &ps[i];
-        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-        ws_json_str(out, p->name);
-        fprintf(out, ", \"kind\": \"%s\", \"default\": ", kinds[p->kind]);
+        ws_jw_begin_object(j);
+        ws_jw_kstring(j, "name", p->name);
+        ws_jw_kstring(j, "kind", kinds[p->kind]);
+        ws_jw_key(j, "default");
         switch (p->kind) {
-        case WS_PARAM_INT: fprintf(out, "%ld", p->def.i); break;
-        case WS_PARAM_DOUBLE: ws_json_num(out, p->def.d); break;
-        case WS_PARAM_BOOL: fputs(p->def.b ? "true" : "false", out); break;
-        case WS_PARAM_STRING: ws_json_str(out, p->def.s ? p->def.s : ""); break;
+        case WS_PARAM_INT: ws_jw_int(j, p->def.i); break;
+        case WS_PARAM_DOUBLE: ws_jw_number(j, p->def.d); break;
+        case WS_PARAM_BOOL: ws_jw_bool(j, p->def.b); break;
+        case WS_PARAM_STRING: ws_jw_string(j, p->def.s ? p->def.s : ""); break;
+        default: ws_jw_null(j); break;
         }
         if (p->kind == WS_PARAM_INT || p->kind == WS_PARAM_DOUBLE) {
-            fputs(", \"min\": ", out);
-            ws_json_num(out, p->min);
-            fputs(", \"max\": ", out);
-            ws_json_num(out, p->max);
+            ws_jw_knumber(j, "min", p->min);
+            ws_jw_knumber(j, "max", p->max);
         }
-        fputs(", \"help\": ", out);
-        ws_json_str(out, p->help ? p->help : "");
-        fputc('}', out);
+        ws_jw_kstring(j, "help", p->help ? p->help : "");
+        ws_jw_end_object(j);
     }
-    fputs("]", out);
+    ws_jw_end_array(j);
 }
 
 int api_policies(ws_api_call *c, FILE *out, ws_error *err)
@@ -790,25 +794,28 @@ int api_policies(ws_api_call *c, FILE *out, ws_error *err)
     for (size_t i = 0; i < c->n_v; i++)
         if (!strcmp(c->v[i].opt->name, "plugin") && ws_registry_load_file(reg, c->v[i].value, err))
             return -1;
+    ws_jw j;
+    ws_jw_init(&j, out);
+    ws_jw_begin_object(&j);
     for (int kind = 0; kind < 2; kind++) {
-        fputs(kind ? ", \"plo\": [" : "{\"bso\": [", out);
+        ws_jw_key(&j, kind ? "plo" : "bso");
+        ws_jw_begin_array_rows(&j);
         size_t n = kind ? ws_registry_n_plo(reg) : ws_registry_n_bso(reg);
         for (size_t i = 0; i < n; i++) {
             const ws_bso_type *b = kind ? NULL : ws_registry_bso_at(reg, i);
             const ws_plo_type *p = kind ? ws_registry_plo_at(reg, i) : NULL;
-            fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-            ws_json_str(out, b ? b->name : p->name);
-            fputs(", \"summary\": ", out);
+            ws_jw_begin_object(&j);
+            ws_jw_kstring(&j, "name", b ? b->name : p->name);
             const char *sum = b ? b->summary : p->summary;
-            ws_json_str(out, sum ? sum : "");
-            fputs(", \"file\": ", out);
-            ws_json_str(out, kind ? ws_registry_plo_file(reg, i) : ws_registry_bso_file(reg, i));
-            fputs(", \"params\": ", out);
-            json_params(out, b ? b->params : p->params);
-            fputc('}', out);
+            ws_jw_kstring(&j, "summary", sum ? sum : "");
+            ws_jw_kstring(&j, "file", kind ? ws_registry_plo_file(reg, i)
+                                           : ws_registry_bso_file(reg, i));
+            ws_jw_key(&j, "params");
+            json_params(&j, b ? b->params : p->params);
+            ws_jw_end_object(&j);
         }
-        fputs("]", out);
+        ws_jw_end_array(&j);
     }
-    fputs("}", out);
+    ws_jw_end_object(&j);
     return 0;
 }

@@ -139,8 +139,9 @@ void api_note_whatif(ws_api_call *c, const ws_whatif *wi);
  * WS_API_FAILED. */
 int api_sim_status(const char *msg, const char *bso, const char *plo);
 
-/* A CSV writer's text into a JSON string member: `, "name": "..."`. */
-int api_json_text(FILE *out, const char *name, void (*write)(FILE *, const void *),
+/* A CSV writer's text as the string member `name` of w's object. */
+struct ws_jw;
+int api_json_text(struct ws_jw *w, const char *name, void (*write)(FILE *, const void *),
                   const void *arg, ws_error *err);
 
 /* ------------------------------------------------------------ api_commands.c */

@@ -59,6 +59,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "wattsim/json_writer.h"
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
 #include "wattsim/outfile.h"
@@ -578,17 +579,28 @@ static void print_readers(FILE *f, const reader_fig *r, const sweep_fig *gz)
             "300MB", gz->secs, "-", "-", gz->rss_kib, gz->status);
 }
 
-static void readers_json(FILE *j, const reader_fig *r, const sweep_fig *gz)
+static void readers_json(ws_jw *w, const reader_fig *r, const sweep_fig *gz)
 {
-    fputs(", \"readers\": [", j);
-    for (int i = 0; i < R_N; i++)
-        fprintf(j, "%s\n  {\"name\": \"%s\", \"n\": %ld, \"seconds_n\": %.4f,"
-                   " \"seconds_2n\": %.4f, \"ratio\": %.3f, \"peak_rss_kib_2n\": %ld}",
-                i ? "," : "", r[i].name, r[i].n, r[i].secs[0], r[i].secs[1],
-                r[i].secs[1] / r[i].secs[0], r[i].rss_kib);
-    fprintf(j, "\n], \"repeated_row_gz\": {\"decompressed_bytes\": %ld, \"seconds\": %.4f,"
-               " \"peak_rss_kib\": %ld, \"exit_status\": %d}", 300L << 20, gz->secs,
-            gz->rss_kib, gz->status);
+    ws_jw_key(w, "readers");
+    ws_jw_begin_array_lines(w);
+    for (int i = 0; i < R_N; i++) {
+        ws_jw_begin_object(w);
+        ws_jw_kstring(w, "name", r[i].name);
+        ws_jw_kint(w, "n", r[i].n);
+        ws_jw_key(w, "seconds_n"); ws_jw_fixed(w, 4, r[i].secs[0]);
+        ws_jw_key(w, "seconds_2n"); ws_jw_fixed(w, 4, r[i].secs[1]);
+        ws_jw_key(w, "ratio"); ws_jw_fixed(w, 3, r[i].secs[1] / r[i].secs[0]);
+        ws_jw_kint(w, "peak_rss_kib_2n", r[i].rss_kib);
+        ws_jw_end_object(w);
+    }
+    ws_jw_end_array(w);
+    ws_jw_key(w, "repeated_row_gz");
+    ws_jw_begin_object(w);
+    ws_jw_kint(w, "decompressed_bytes", 300L << 20);
+    ws_jw_key(w, "seconds"); ws_jw_fixed(w, 4, gz->secs);
+    ws_jw_kint(w, "peak_rss_kib", gz->rss_kib);
+    ws_jw_kint(w, "exit_status", gz->status);
+    ws_jw_end_object(w);
 }
 
 static int write_readers_json(const char *path, const reader_fig *r, const sweep_fig *gz,
@@ -596,10 +608,14 @@ static int write_readers_json(const char *path, const reader_fig *r, const sweep
 {
     FILE *j = fopen(path, "w");
     if (!j) return ws_fail(err, "%s: cannot write: %s", path, strerror(errno));
-    fputs("{\"readers_only\": true", j);
-    readers_json(j, r, gz);
-    fputs("}\n", j);
-    int bad = ferror(j);
+    ws_jw w;
+    ws_jw_init(&w, j);
+    ws_jw_begin_object(&w);
+    ws_jw_kbool(&w, "readers_only", 1);
+    readers_json(&w, r, gz);
+    ws_jw_end_object(&w);
+    ws_jw_newline(&w);
+    int bad = ws_jw_error(&w);
     if (fclose(j) || bad) return ws_fail(err, "%s: cannot write", path);
     return 0;
 }
@@ -730,33 +746,57 @@ int main(int argc, char **argv)
     if (json) {
         FILE *j = fopen(json, "w");
         if (!j) { ws_fail(&err, "%s: cannot write: %s", json, strerror(errno)); goto out; }
-        fprintf(j, "{\"bso\": \"%s\", \"plo\": \"%s\", \"eta\": %g, \"beta\": %g, \"engine\": [",
-                bt->name, pt->name, eta, beta);
+        ws_jw w;
+        ws_jw_init(&w, j);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "bso", bt->name);
+        ws_jw_kstring(&w, "plo", pt->name);
+        ws_jw_key(&w, "eta"); ws_jw_g(&w, eta);
+        ws_jw_key(&w, "beta"); ws_jw_g(&w, beta);       /* inf (no early stopping): null */
+        ws_jw_key(&w, "engine");
+        ws_jw_begin_array_lines(&w);
         for (size_t i = 0; i < n_rows; i++) {
             const row *r = &rows[i];
-            fprintf(j, "%s\n  {\"gpu\": \"%s\", \"workload\": \"%s\", \"recurrences\": %ld,"
-                       " \"seeds\": %ld, \"cpu_seconds\": %.6f, \"recur_per_s\": %.0f,"
-                       " \"ns_per_recurrence\": %.2f, \"floor_ns_per_recurrence\": %.2f}",
-                    i ? "," : "", r->gpu, r->work, r->recs, r->seeds, r->secs,
-                    (double)r->recs / r->secs, 1e9 * r->secs / (double)r->recs,
-                    1e9 * r->floor_secs / (double)r->recs);
+            ws_jw_begin_object(&w);
+            ws_jw_kstring(&w, "gpu", r->gpu);
+            ws_jw_kstring(&w, "workload", r->work);
+            ws_jw_kint(&w, "recurrences", r->recs);
+            ws_jw_kint(&w, "seeds", r->seeds);
+            ws_jw_key(&w, "cpu_seconds"); ws_jw_fixed(&w, 6, r->secs);
+            ws_jw_key(&w, "recur_per_s"); ws_jw_fixed(&w, 0, (double)r->recs / r->secs);
+            ws_jw_key(&w, "ns_per_recurrence");
+            ws_jw_fixed(&w, 2, 1e9 * r->secs / (double)r->recs);
+            ws_jw_key(&w, "floor_ns_per_recurrence");
+            ws_jw_fixed(&w, 2, 1e9 * r->floor_secs / (double)r->recs);
+            ws_jw_end_object(&w);
         }
-        fprintf(j, "\n], \"engine_mean_recur_per_s\": %.0f, \"engine_mean_x_floor\": %.3f,"
-                   " \"engine_peak_rss_kib\": %ld, \"sweeps\": [", mean_rate, mean_ratio,
-                ru.ru_maxrss);
+        ws_jw_end_array(&w);
+        ws_jw_key(&w, "engine_mean_recur_per_s"); ws_jw_fixed(&w, 0, mean_rate);
+        ws_jw_key(&w, "engine_mean_x_floor"); ws_jw_fixed(&w, 3, mean_ratio);
+        ws_jw_kint(&w, "engine_peak_rss_kib", ru.ru_maxrss);
+        ws_jw_key(&w, "sweeps");
+        ws_jw_begin_array_lines(&w);
         for (size_t i = 0; i < n_figs; i++) {
             const sweep_fig *f = &figs[i];
-            fprintf(j, "%s\n  {\"name\": \"%s\", \"simulations\": %ld, \"threads\": 1,"
-                       " \"seconds\": %.3f, \"cpu_seconds\": %.3f, \"peak_rss_kib\": %ld,"
-                       " \"exit_status\": %d",
-                    i ? "," : "", f->name, f->sims, f->secs, f->cpu_secs, f->rss_kib, f->status);
-            if (f->recs > 0) fprintf(j, ", \"recur_per_cpu_s\": %.0f", f->recs / f->cpu_secs);
-            fputc('}', j);
+            ws_jw_begin_object(&w);
+            ws_jw_kstring(&w, "name", f->name);
+            ws_jw_kint(&w, "simulations", f->sims);
+            ws_jw_kint(&w, "threads", 1);
+            ws_jw_key(&w, "seconds"); ws_jw_fixed(&w, 3, f->secs);
+            ws_jw_key(&w, "cpu_seconds"); ws_jw_fixed(&w, 3, f->cpu_secs);
+            ws_jw_kint(&w, "peak_rss_kib", f->rss_kib);
+            ws_jw_kint(&w, "exit_status", f->status);
+            if (f->recs > 0) {
+                ws_jw_key(&w, "recur_per_cpu_s");
+                ws_jw_fixed(&w, 0, f->recs / f->cpu_secs);
+            }
+            ws_jw_end_object(&w);
         }
-        fputs("\n]", j);
-        if (do_readers) readers_json(j, rfigs, &gz_fig);
-        fputs("}\n", j);
-        int bad = ferror(j);            /* an earlier write failed, or the close */
+        ws_jw_end_array(&w);
+        if (do_readers) readers_json(&w, rfigs, &gz_fig);
+        ws_jw_end_object(&w);
+        ws_jw_newline(&w);
+        int bad = ws_jw_error(&w);      /* an earlier write failed, or the close */
         if (fclose(j) || bad) { ws_fail(&err, "%s: cannot write", json); goto out; }
     }
     rc = 0;

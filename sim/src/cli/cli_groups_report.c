@@ -1,6 +1,7 @@
 /* The groups replay report; see cli_groups_report.h. */
 #include "cli_groups_report.h"
 #include "cli_common.h"
+#include "wattsim/json_writer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -98,30 +99,31 @@ static void csv_line(FILE *f, const char *group, const char *dataset, long rows,
     fputc('\n', f);
 }
 
-static void json_obj(FILE *f, const char *group, const char *dataset, long rows,
+static void json_obj(ws_jw *w, const char *group, const char *dataset, long rows,
                      const group_result *r, const ws_whatif *wi)
 {
-    fputc('{', f);
-    if (group) { fputs("\"group\": ", f); ws_json_str(f, group); fputs(", ", f); }
-    if (dataset) { fputs("\"dataset\": ", f); ws_json_str(f, dataset); fputs(", ", f); }
+    ws_jw_begin_object(w);
+    if (group) ws_jw_kstring(w, "group", group);
+    if (dataset) ws_jw_kstring(w, "dataset", dataset);
     if (group) {      /* the cluster's groups may be of different jobs */
-        fputs("\"max_power\": ", f);
-        ws_json_num(f, ws_req(r->max_power));
-        fprintf(f, ", \"gpus_per_job\": %d, ", r->gpus_per_job);
+        ws_jw_knumber(w, "max_power", ws_req(r->max_power));
+        ws_jw_kint(w, "gpus_per_job", r->gpus_per_job);
     }
-    fprintf(f, "\"rows\": %ld, \"submissions\": %ld, \"runs\": %ld, \"retries\": %ld,"
-            " \"concurrent\": %ld, \"skipped\": %ld", rows, r->pol.submissions,
-            r->pol.runs, r->pol.retries, r->pol.concurrent, r->pol.skipped);
+    ws_jw_kint(w, "rows", rows);
+    ws_jw_kint(w, "submissions", r->pol.submissions);
+    ws_jw_kint(w, "runs", r->pol.runs);
+    ws_jw_kint(w, "retries", r->pol.retries);
+    ws_jw_kint(w, "concurrent", r->pol.concurrent);
+    ws_jw_kint(w, "skipped", r->pol.skipped);
     double v[N_NUM];
     numbers(r, v);
     for (size_t i = 0; i < N_NUM; i++)
-        if (shown(wi, i)) {
-            fprintf(f, ", \"%s\": ", NUM_NAME[i]);
-            ws_json_num(f, v[i]);
-        }
-    if (group) fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r->pol.final_bs,
-                       r->pol.final_pl);
-    fputc('}', f);
+        if (shown(wi, i)) ws_jw_knumber(w, NUM_NAME[i], v[i]);
+    if (group) {
+        ws_jw_kint(w, "final_bs", r->pol.final_bs);
+        ws_jw_kint(w, "final_pl", r->pol.final_pl);
+    }
+    ws_jw_end_object(w);
 }
 
 /* A saving in a %7 column; "-" when there is none (a zero default). */
@@ -147,22 +149,28 @@ void ws_groups_report(FILE *f, ws_format fmt, const replay_info *in)
         return;
     }
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"trace\": ", f); ws_json_str(f, gt->path);
-        fputs(", \"gpu\": ", f); ws_json_str(f, in->gpu);
-        fputs(", \"bso\": ", f); ws_json_str(f, in->bso);
-        fputs(", \"plo\": ", f); ws_json_str(f, in->plo);
-        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(in->eta));
-        fputs(", \"beta\": ", f); ws_json_beta(f, in->beta);   /* null = off */
-        ws_json_whatif(f, in->wi);
-        fputs(", \"cluster\": ", f);
-        json_obj(f, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
-        fputs(", \"groups\": [", f);
-        for (size_t i = 0; i < gt->n; i++) {
-            fputs(i ? ",\n  " : "\n  ", f);
-            json_obj(f, gt->groups[i].name, gt->groups[i].spec->name,
+        ws_jw w;
+        ws_jw_init(&w, f);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "trace", gt->path);
+        ws_jw_kstring(&w, "gpu", in->gpu);
+        ws_jw_kstring(&w, "bso", in->bso);
+        ws_jw_kstring(&w, "plo", in->plo);
+        ws_jw_knumber(&w, "eta", ws_req(in->eta));
+        ws_jw_key(&w, "beta");                                  /* null = off */
+        if (in->beta == INFINITY) ws_jw_null(&w);
+        else ws_jw_number(&w, ws_req(in->beta));
+        ws_jw_whatif(&w, in->wi);
+        ws_jw_key(&w, "cluster");
+        json_obj(&w, NULL, NULL, (long)gt->n_rows, in->all, in->wi);
+        ws_jw_key(&w, "groups");
+        ws_jw_begin_array_lines(&w);
+        for (size_t i = 0; i < gt->n; i++)
+            json_obj(&w, gt->groups[i].name, gt->groups[i].spec->name,
                      (long)gt->groups[i].n, &in->res[i], in->wi);
-        }
-        fputs("\n]}\n", f);
+        ws_jw_end_array(&w);
+        ws_jw_end_object(&w);
+        ws_jw_newline(&w);
         return;
     }
     char beta[32], b[8][32];

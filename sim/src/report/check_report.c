@@ -1,6 +1,7 @@
 /* `wattsim trace check` output: a table for people, or one JSON object
  * (see wattsim/trace_check.h). */
 #include "wattsim/trace_check.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/report.h"
 
 #include <math.h>
@@ -61,64 +62,70 @@ static void table(FILE *f, const ws_trace_check *c)
 
 static void json(FILE *f, const ws_trace_check *c)
 {
-    fputs("{\"dir\": ", f);
-    ws_json_str(f, c->dir);
-    fputs(", \"train\": ", f);
-    ws_json_str(f, c->train_path);
-    fprintf(f, ", \"train_rows\": %zu, \"gpus\": [", c->n_train);
-    for (int i = 0; i < c->n_gpus; i++) {
-        if (i) fputs(", ", f);
-        ws_json_str(f, c->gpus[i]);
-    }
-    fputs("], \"workloads\": [", f);
+    ws_jw w;
+    ws_jw_init(&w, f);
+    ws_jw_begin_object(&w);
+    ws_jw_kstring(&w, "dir", c->dir);
+    ws_jw_kstring(&w, "train", c->train_path);
+    ws_jw_kint(&w, "train_rows", (long long)c->n_train);
+    ws_jw_key(&w, "gpus");
+    ws_jw_begin_array(&w);
+    for (int i = 0; i < c->n_gpus; i++) ws_jw_string(&w, c->gpus[i]);
+    ws_jw_end_array(&w);
+    ws_jw_key(&w, "workloads");
+    ws_jw_begin_array_lines(&w);
     for (size_t k = 0; k < c->n; k++) {
         const ws_check_group *g = &c->g[k];
-        fputs(k ? ",\n  {\"gpu\": " : "\n  {\"gpu\": ", f);
-        ws_json_str(f, g->gpu);
-        fputs(", \"dataset\": ", f);
-        ws_json_str(f, g->dataset);
-        fputs(", \"network\": ", f);
-        ws_json_str(f, g->network);
-        fputs(", \"optimizer\": ", f);
-        ws_json_str(f, g->optimizer);
-        fputs(", \"target_metric\": ", f);
-        ws_json_num(f, g->target);
-        fputs(", \"catalogue\": ", f);
-        if (g->workload) ws_json_str(f, g->workload); else fputs("null", f);
-        fputs(", \"max_epochs\": ", f);
-        if (g->max_epochs) fprintf(f, "%d", g->max_epochs); else fputs("null", f);
-        fputs(", \"batch_sizes\": [", f);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "gpu", g->gpu);
+        ws_jw_kstring(&w, "dataset", g->dataset);
+        ws_jw_kstring(&w, "network", g->network);
+        ws_jw_kstring(&w, "optimizer", g->optimizer);
+        ws_jw_knumber(&w, "target_metric", g->target);
+        ws_jw_kstring(&w, "catalogue", g->workload);           /* NULL: null */
+        ws_jw_key(&w, "max_epochs");
+        if (g->max_epochs) ws_jw_int(&w, g->max_epochs); else ws_jw_null(&w);
+        ws_jw_key(&w, "batch_sizes");
+        ws_jw_begin_array(&w);
         for (int i = 0; i < g->n_bs; i++) {
             const ws_check_bs *b = &g->bs[i];
-            fprintf(f, "%s{\"bs\": %d, \"runs\": %d, \"reached\": %d, \"reach_rate\": ",
-                    i ? ", " : "", b->bs, b->runs, b->reached);
-            ws_json_num(f, b->runs ? (double)b->reached / b->runs : NAN);
-            fputs(", \"power_limits\": [", f);
-            for (int m = 0; m < b->n_pl; m++) fprintf(f, m ? ", %d" : "%d", b->pl[m]);
-            fputs("], \"energy_error\": [", f);       /* per limit, null: not recorded */
-            for (int m = 0; m < b->n_pl; m++) {
-                if (m) fputs(", ", f);
-                ws_json_num(f, b->err[m]);
-            }
-            fputs("]}", f);
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", b->bs);
+            ws_jw_kint(&w, "runs", b->runs);
+            ws_jw_kint(&w, "reached", b->reached);
+            ws_jw_knumber(&w, "reach_rate", b->runs ? (double)b->reached / b->runs : NAN);
+            ws_jw_key(&w, "power_limits");
+            ws_jw_begin_array(&w);
+            for (int m = 0; m < b->n_pl; m++) ws_jw_int(&w, b->pl[m]);
+            ws_jw_end_array(&w);
+            ws_jw_key(&w, "energy_error");          /* per limit, null: not recorded */
+            ws_jw_begin_array(&w);
+            for (int m = 0; m < b->n_pl; m++) ws_jw_number(&w, b->err[m]);
+            ws_jw_end_array(&w);
+            ws_jw_end_object(&w);
         }
-        fputs("], \"frontier\": [", f);
+        ws_jw_end_array(&w);
+        ws_jw_key(&w, "frontier");
+        ws_jw_begin_array(&w);
         for (int i = 0; i < g->n_frontier; i++) {
-            fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"tta_s\": ", i ? ", " : "",
-                    g->frontier[i].bs, g->frontier[i].pl);
-            ws_json_num(f, ws_req(g->frontier[i].tta));
-            fputs(", \"eta_j\": ", f);
-            ws_json_num(f, ws_req(g->frontier[i].eta));
-            fputc('}', f);
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", g->frontier[i].bs);
+            ws_jw_kint(&w, "pl", g->frontier[i].pl);
+            ws_jw_knumber(&w, "tta_s", ws_req(g->frontier[i].tta));
+            ws_jw_knumber(&w, "eta_j", ws_req(g->frontier[i].eta));
+            ws_jw_end_object(&w);
         }
-        fputs("], \"warnings\": [", f);
-        for (size_t i = 0; i < g->warn.n; i++) {
-            if (i) fputs(", ", f);
-            ws_json_str(f, g->warn.msg[i]);
-        }
-        fputs("]}", f);
+        ws_jw_end_array(&w);
+        ws_jw_key(&w, "warnings");
+        ws_jw_begin_array(&w);
+        for (size_t i = 0; i < g->warn.n; i++) ws_jw_string(&w, g->warn.msg[i]);
+        ws_jw_end_array(&w);
+        ws_jw_end_object(&w);
     }
-    fprintf(f, "\n], \"n_warnings\": %zu}\n", c->n_warnings);
+    ws_jw_end_array(&w);
+    ws_jw_kint(&w, "n_warnings", (long long)c->n_warnings);
+    ws_jw_end_object(&w);
+    ws_jw_newline(&w);
 }
 
 void ws_trace_check_print(FILE *f, const ws_trace_check *c, int as_json)

@@ -3,16 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wattsim/json_writer.h"
 #include "wattsim/outfile.h"
 #include "wattsim/plan.h"
 #include "wattsim/plot.h"
 #include "wattsim/report.h"
 
 /* A break-even recurrence, or never (INFINITY: beyond the horizon). */
-static void json_be(FILE *f, double r)
+static void json_be(ws_jw *w, double r)
 {
-    if (isinf(r)) fputs("\"never\"", f);
-    else ws_json_num(f, ws_req(r));
+    if (isinf(r)) ws_jw_string(w, "never");
+    else ws_jw_number(w, ws_req(r));
 }
 
 static const char *be_text(char *buf, double r)
@@ -21,17 +22,21 @@ static const char *be_text(char *buf, double r)
     return ws_tab(buf, 32, "%g", ws_req(r));
 }
 
-static void json_knob(FILE *f, const char *name, const ws_plan_knob *k, int bs_pl,
+static void json_knob(ws_jw *w, const char *name, const ws_plan_knob *k, int bs_pl,
                       const ws_whatif *wi)
 {
-    fprintf(f, ", \"%s\": {", name);
-    if (bs_pl) fprintf(f, "\"bs\": %d, \"pl\": %d, ", k->bs, k->pl);
-    fputs("\"tta_s\": ", f); ws_json_num(f, ws_req(k->tta_s));
-    fputs(", \"eta_j\": ", f); ws_json_num(f, ws_req(k->eta_j));
-    fputs(", \"cost\": ", f); ws_json_num(f, ws_req(k->cost));
-    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, ws_req(k->co2_g)); }
-    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, ws_req(k->usd)); }
-    fputc('}', f);
+    ws_jw_key(w, name);
+    ws_jw_begin_object(w);
+    if (bs_pl) {
+        ws_jw_kint(w, "bs", k->bs);
+        ws_jw_kint(w, "pl", k->pl);
+    }
+    ws_jw_knumber(w, "tta_s", ws_req(k->tta_s));
+    ws_jw_knumber(w, "eta_j", ws_req(k->eta_j));
+    ws_jw_knumber(w, "cost", ws_req(k->cost));
+    if (wi && wi->has_carbon) ws_jw_knumber(w, "co2_g", ws_req(k->co2_g));
+    if (wi && wi->has_price) ws_jw_knumber(w, "usd", ws_req(k->usd));
+    ws_jw_end_object(w);
 }
 
 static ws_plan_knob diff(const ws_plan_knob *a, const ws_plan_knob *b, double times)
@@ -83,81 +88,97 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
     ws_plan_knob all = diff(&p->dflt, &p->recommended, n);
     const int co2 = wi && wi->has_carbon, usd = wi && wi->has_price;
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"gpu\": ", f); ws_json_str(f, j->gpu);
-        fputs(", \"workload\": ", f); ws_json_str(f, j->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(j->eta));
-        fputs(", \"beta\": ", f); ws_json_beta(f, j->beta);
-        fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"seeds\": %d", j->b0,
-                p->recurrences, p->seeds);
-        fputs(", \"batch_sizes\": [", f);
-        for (int i = 0; i < p->n_bs; i++)
-            fprintf(f, "%s{\"bs\": %d, \"runs\": %d, \"reached\": %d, \"eligible\": %s}",
-                    i ? ", " : "", p->bs[i].bs, p->bs[i].runs, p->bs[i].reached,
-                    p->bs[i].runs && p->bs[i].reached == p->bs[i].runs ? "true" : "false");
-        fputs("], \"tie_tolerance\": ", f);
-        ws_json_num(f, ws_req(p->tie_tolerance));
-        fputs(", \"telemetry_error\": ", f);      /* null: no energy_error recorded */
-        if (isnan(p->tie_error)) fputs("null", f);
-        else ws_json_num(f, p->tie_error);
-        fputs(", \"near_ties\": [", f);
-        for (int q = 0; q < p->n_ties; q++) {
-            fprintf(f, "%s{\"bs\": %d, \"pl\": %d, \"cost\": ", q ? ", " : "",
-                    p->ties[q].bs, p->ties[q].pl);
-            ws_json_num(f, ws_req(p->ties[q].cost));
-            fputc('}', f);
+        ws_jw w;
+        ws_jw_init(&w, f);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "gpu", j->gpu);
+        ws_jw_kstring(&w, "workload", j->workload);
+        ws_jw_knumber(&w, "eta", ws_req(j->eta));
+        ws_jw_key(&w, "beta");
+        if (j->beta == INFINITY) ws_jw_null(&w);            /* null: early stopping off */
+        else ws_jw_number(&w, ws_req(j->beta));
+        ws_jw_kint(&w, "b0", j->b0);
+        ws_jw_kint(&w, "recurrences", p->recurrences);
+        ws_jw_kint(&w, "seeds", p->seeds);
+        ws_jw_key(&w, "batch_sizes");
+        ws_jw_begin_array(&w);
+        for (int i = 0; i < p->n_bs; i++) {
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", p->bs[i].bs);
+            ws_jw_kint(&w, "runs", p->bs[i].runs);
+            ws_jw_kint(&w, "reached", p->bs[i].reached);
+            ws_jw_kbool(&w, "eligible", p->bs[i].runs && p->bs[i].reached == p->bs[i].runs);
+            ws_jw_end_object(&w);
         }
-        fprintf(f, "], \"near_ties_all\": %d", p->n_ties_all);
-        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(j->max_power));
-        fprintf(f, ", \"gpus_per_job\": %d", ws_job_gpus(j));
-        ws_json_whatif(f, wi);
-        json_knob(f, "recommended", &p->recommended, 1, wi);
-        json_knob(f, "default", &p->dflt, 1, wi);
-        fprintf(f, ", \"default_runs_reaching\": %d, \"default_runs\": %d", p->dflt_reached,
-                p->dflt_runs);
-        json_knob(f, "saving_per_run", &per, 0, wi);
-        json_knob(f, "saving_over_recurrences", &all, 0, wi);
+        ws_jw_end_array(&w);
+        ws_jw_knumber(&w, "tie_tolerance", ws_req(p->tie_tolerance));
+        /* null: no energy_error recorded (NaN) */
+        ws_jw_knumber(&w, "telemetry_error", p->tie_error);
+        ws_jw_key(&w, "near_ties");
+        ws_jw_begin_array(&w);
+        for (int q = 0; q < p->n_ties; q++) {
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", p->ties[q].bs);
+            ws_jw_kint(&w, "pl", p->ties[q].pl);
+            ws_jw_knumber(&w, "cost", ws_req(p->ties[q].cost));
+            ws_jw_end_object(&w);
+        }
+        ws_jw_end_array(&w);
+        ws_jw_kint(&w, "near_ties_all", p->n_ties_all);
+        ws_jw_knumber(&w, "max_power", ws_req(j->max_power));
+        ws_jw_kint(&w, "gpus_per_job", ws_job_gpus(j));
+        ws_jw_whatif(&w, wi);
+        json_knob(&w, "recommended", &p->recommended, 1, wi);
+        json_knob(&w, "default", &p->dflt, 1, wi);
+        ws_jw_kint(&w, "default_runs_reaching", p->dflt_reached);
+        ws_jw_kint(&w, "default_runs", p->dflt_runs);
+        json_knob(&w, "saving_per_run", &per, 0, wi);
+        json_knob(&w, "saving_over_recurrences", &all, 0, wi);
         if (p->has_defer) {
             /* the default pair with deferral against without, over N */
-            fprintf(f, ", \"deferral_saving\": {\"%s\": ", p->defer_carbon ? "co2_g" : "usd");
-            ws_json_num(f, ws_req(p->defer_saving));
-            fputs(", \"percent\": ", f);
-            ws_json_num(f, ws_req(pct(p->defer_saving, p->defer_base)));
-            fputs(", \"cost\": ", f);
-            ws_json_num(f, ws_req(p->defer_cost_saving));
-            fputs(", \"cost_percent\": ", f);
-            ws_json_num(f, ws_req(pct(p->defer_cost_saving, p->defer_cost_base)));
-            fputc('}', f);
+            ws_jw_key(&w, "deferral_saving");
+            ws_jw_begin_object(&w);
+            ws_jw_knumber(&w, p->defer_carbon ? "co2_g" : "usd", ws_req(p->defer_saving));
+            ws_jw_knumber(&w, "percent", ws_req(pct(p->defer_saving, p->defer_base)));
+            ws_jw_knumber(&w, "cost", ws_req(p->defer_cost_saving));
+            ws_jw_knumber(&w, "cost_percent",
+                          ws_req(pct(p->defer_cost_saving, p->defer_cost_base)));
+            ws_jw_end_object(&w);
         }
-        fputs(", \"policies\": [", f);
+        ws_jw_key(&w, "policies");
+        ws_jw_begin_array_lines(&w);
         for (size_t q = 0; q < p->n_policies; q++) {
             const ws_plan_policy *pp = &p->policies[q];
-            fprintf(f, "%s\n  {\"policy\": ", q ? "," : "");
-            ws_json_str(f, pp->label);
-            ws_json_identity(f, &pp->identity.prov);
+            ws_jw_begin_object(&w);
+            ws_jw_kstring(&w, "policy", pp->label);
+            ws_jw_identity(&w, &pp->identity.prov);
             /* over all seeds; "never": beyond the horizon */
-            fputs(", \"break_even\": {\"median\": ", f); json_be(f, pp->break_even_median);
-            fputs(", \"lo\": ", f); json_be(f, pp->break_even_lo);
-            fputs(", \"hi\": ", f); json_be(f, pp->break_even_hi);
-            fputc('}', f);
-            fprintf(f, ", \"seeds\": %d, \"seeds_never\": %d, \"seeds_failed\": %d",
-                    pp->n_seeds, pp->n_never, pp->n_failed);
+            ws_jw_key(&w, "break_even");
+            ws_jw_begin_object(&w);
+            ws_jw_key(&w, "median"); json_be(&w, pp->break_even_median);
+            ws_jw_key(&w, "lo"); json_be(&w, pp->break_even_lo);
+            ws_jw_key(&w, "hi"); json_be(&w, pp->break_even_hi);
+            ws_jw_end_object(&w);
+            ws_jw_kint(&w, "seeds", pp->n_seeds);
+            ws_jw_kint(&w, "seeds_never", pp->n_never);
+            ws_jw_kint(&w, "seeds_failed", pp->n_failed);
             if (pp->n_failed) {
-                fprintf(f, ", \"first_failed_seed\": %d, \"failure\": ",
-                        pp->first_failed_seed);
-                ws_json_str(f, pp->failure);
+                ws_jw_kint(&w, "first_failed_seed", pp->first_failed_seed);
+                ws_jw_kstring(&w, "failure", pp->failure);
             }
-            fputs(", \"energy_saving_j\": ", f);
-            ws_json_num(f, ws_req(pp->energy_saving_j));
-            if (co2) { fputs(", \"co2_saving_g\": ", f); ws_json_num(f, ws_req(pp->co2_saving_g)); }
-            if (usd) { fputs(", \"usd_saving\": ", f); ws_json_num(f, ws_req(pp->usd_saving)); }
-            fputs(", \"cumulative_cost_saving\": [", f);
-            for (long r = 0; r < p->recurrences; r++) {
-                if (r) fputs(", ", f);
-                ws_json_num(f, ws_req(pp->saving_mean[r]));
-            }
-            fputs("]}", f);
+            ws_jw_knumber(&w, "energy_saving_j", ws_req(pp->energy_saving_j));
+            if (co2) ws_jw_knumber(&w, "co2_saving_g", ws_req(pp->co2_saving_g));
+            if (usd) ws_jw_knumber(&w, "usd_saving", ws_req(pp->usd_saving));
+            ws_jw_key(&w, "cumulative_cost_saving");
+            ws_jw_begin_array(&w);
+            for (long r = 0; r < p->recurrences; r++)
+                ws_jw_number(&w, ws_req(pp->saving_mean[r]));
+            ws_jw_end_array(&w);
+            ws_jw_end_object(&w);
         }
-        fputs(p->n_policies ? "\n]}\n" : "]}\n", f);
+        ws_jw_end_array(&w);
+        ws_jw_end_object(&w);
+        ws_jw_newline(&w);
         return;
     }
     char beta[32], b[6][32];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "wattsim/report.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/sha256.h"
 #include "wattsim/trace.h"
 
@@ -79,23 +80,26 @@ int ws_provenance_set(const char *command, const char *config, const char *trace
     return 0;
 }
 
-void ws_json_provenance(FILE *f)
+void ws_jw_provenance(ws_jw *w)
 {
     if (!prov.set) return;
-    fputs(", \"provenance\": {\"command\": ", f);
-    ws_json_str(f, prov.command);
-    fputs(", \"config\": {\"file\": ", f);
-    ws_json_str(f, prov.config);
-    fputs(", \"sha256\": ", f);
-    ws_json_str(f, prov.config_sha);
-    fputs("}, \"traces\": {\"folder\": ", f);
-    ws_json_str(f, prov.traces);
-    fputs(", \"files\": {", f);
-    for (size_t i = 0; i < prov.n_files; i++) {
-        if (i) fputs(", ", f);
-        ws_json_str(f, prov.files[i].name);
-        fputs(": ", f);
-        ws_json_str(f, prov.files[i].sha);
-    }
-    fputs("}}}", f);
+    ws_jw_key(w, "provenance");
+    ws_jw_begin_object(w);
+    ws_jw_kstring(w, "command", prov.command);
+    ws_jw_key(w, "config");
+    ws_jw_begin_object(w);
+    ws_jw_kstring(w, "file", prov.config);
+    ws_jw_kstring(w, "sha256", prov.config_sha);
+    ws_jw_end_object(w);
+    ws_jw_key(w, "traces");
+    ws_jw_begin_object(w);
+    ws_jw_kstring(w, "folder", prov.traces);
+    ws_jw_key(w, "files");
+    ws_jw_begin_object(w);
+    for (size_t i = 0; i < prov.n_files; i++)
+        ws_jw_kstring(w, prov.files[i].name, prov.files[i].sha);
+    ws_jw_end_object(w);
+    ws_jw_end_object(w);
+    ws_jw_end_object(w);
 }
+

@@ -3,6 +3,8 @@
 #include "wattsim/report.h"
 #include "wattsim/plugin.h"
 
+#include "wattsim/json_writer.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,32 +23,11 @@ double ws_req(double x)
     return x;
 }
 
-void ws_json_num(FILE *f, double x)
+/* beta as JSON: null when early stopping is off. */
+static void jw_beta(ws_jw *w, double beta)
 {
-    if (isfinite(x)) fprintf(f, "%.17g", x);
-    else {
-        if (!isnan(x)) ws_output_bad_number(x);
-        fputs("null", f);
-    }
-}
-
-void ws_json_beta(FILE *f, double beta)
-{
-    if (beta == INFINITY) fputs("null", f);
-    else ws_json_num(f, ws_req(beta));
-}
-
-/* A JSON string (our strings are validated UTF-8 names; escape anyway). */
-void ws_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
+    if (beta == INFINITY) ws_jw_null(w);
+    else ws_jw_number(w, ws_req(beta));
 }
 
 void ws_csv_num(FILE *f, double x)
@@ -97,34 +78,29 @@ int ws_report_has_whatif(const ws_whatif *wi)
     return ws_whatif_active(wi);
 }
 
-void ws_json_whatif(FILE *f, const ws_whatif *wi)
+void ws_jw_whatif(ws_jw *w, const ws_whatif *wi)
 {
     if (!ws_report_has_whatif(wi)) return;
     char d[1024];
     ws_whatif_describe(wi, d, sizeof d);
-    fputs(", \"whatif\": ", f);
-    ws_json_str(f, d);
+    ws_jw_kstring(w, "whatif", d);
 }
 
-void ws_json_allowed(FILE *f)
+void ws_jw_allowed(ws_jw *w)
 {
     const char *const *dirs;
     size_t n = ws_plugin_allowed(&dirs);
     if (n) {
-        fputs(", \"allow_plugins\": [", f);
-        for (size_t i = 0; i < n; i++) {
-            if (i) fputs(", ", f);
-            ws_json_str(f, dirs[i]);
-        }
-        fputc(']', f);
+        ws_jw_key(w, "allow_plugins");
+        ws_jw_begin_array(w);
+        for (size_t i = 0; i < n; i++) ws_jw_string(w, dirs[i]);
+        ws_jw_end_array(w);
     }
     if ((n = ws_plugin_allowed_python(&dirs))) {
-        fputs(", \"allow_python\": [", f);
-        for (size_t i = 0; i < n; i++) {
-            if (i) fputs(", ", f);
-            ws_json_str(f, dirs[i]);
-        }
-        fputc(']', f);
+        ws_jw_key(w, "allow_python");
+        ws_jw_begin_array(w);
+        for (size_t i = 0; i < n; i++) ws_jw_string(w, dirs[i]);
+        ws_jw_end_array(w);
     }
 }
 
@@ -151,11 +127,11 @@ void ws_table_whatif(FILE *f, const ws_whatif *wi)
     fprintf(f, "what-if: %s\n", shown);
 }
 
-/* `, "co2_g": X, "usd": Y` for the series given. */
-static void json_amounts(FILE *f, const ws_whatif *wi, double co2, double usd)
+/* `"co2_g": X, "usd": Y` for the series given. */
+static void json_amounts(ws_jw *w, const ws_whatif *wi, double co2, double usd)
 {
-    if (wi && wi->has_carbon) { fputs(", \"co2_g\": ", f); ws_json_num(f, ws_req(co2)); }
-    if (wi && wi->has_price) { fputs(", \"usd\": ", f); ws_json_num(f, ws_req(usd)); }
+    if (wi && wi->has_carbon) ws_jw_knumber(w, "co2_g", ws_req(co2));
+    if (wi && wi->has_price) ws_jw_knumber(w, "usd", ws_req(usd));
 }
 
 /* ",X,Y" CSV fields for the series given. */
@@ -181,14 +157,14 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
 /* A pair's identity, as sweep.csv records it (parameters as resolved,
  * sha256 of the file) and where each policy came from: the keys of
  * simulate's JSON, of every cell of summary.json and of plan's policies. */
-void ws_json_identity(FILE *f, const ws_policy_prov *pv)
+void ws_jw_identity(ws_jw *w, const ws_policy_prov *pv)
 {
-    fputs(", \"bso_params\": ", f); ws_json_str(f, pv->bso_params);
-    fputs(", \"bso_sha256\": ", f); ws_json_str(f, pv->bso_sha256);
-    fputs(", \"bso_file\": ", f); ws_json_str(f, pv->bso_file);
-    fputs(", \"plo_params\": ", f); ws_json_str(f, pv->plo_params);
-    fputs(", \"plo_sha256\": ", f); ws_json_str(f, pv->plo_sha256);
-    fputs(", \"plo_file\": ", f); ws_json_str(f, pv->plo_file);
+    ws_jw_kstring(w, "bso_params", pv->bso_params);
+    ws_jw_kstring(w, "bso_sha256", pv->bso_sha256);
+    ws_jw_kstring(w, "bso_file", pv->bso_file);
+    ws_jw_kstring(w, "plo_params", pv->plo_params);
+    ws_jw_kstring(w, "plo_sha256", pv->plo_sha256);
+    ws_jw_kstring(w, "plo_file", pv->plo_file);
 }
 
 /* Whether s (NULL: none) can stand in a table line as it is. */
@@ -275,57 +251,63 @@ static void report_simulate(FILE *f, ws_format fmt, const ws_cell_result *r,
     const ws_cell *c = &r->cell;
     const ws_sim_totals *t = &r->tot;
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"gpu\": ", f); ws_json_str(f, c->gpu);
-        fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(c->eta));
-        fputs(", \"beta\": ", f); ws_json_beta(f, c->beta);
-        fprintf(f, ", \"early_stopping\": %s", isinf(c->beta) ? "false" : "true");
-        fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, bso);
-        fputs(", \"plo\": ", f); ws_json_str(f, plo);
-        if (c->policy) ws_json_identity(f, &c->policy->prov);
-        fprintf(f, ", \"b0\": %d, \"recurrences\": %ld", r->b0, r->recurrences);
-        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r->max_power));
-        fprintf(f, ", \"gpus_per_job\": %d", r->gpus_per_job);
-        fputs(", \"energy_j\": ", f); ws_json_num(f, ws_req(t->energy_j));
-        fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(t->time_s));
-        fputs(", \"cost\": ", f); ws_json_num(f, ws_req(t->cost));
-        fprintf(f, ", \"runs\": %ld, \"skipped\": %ld, \"final_bs\": %d, \"final_pl\": %d",
-                t->runs, t->skipped, t->final_bs, t->final_pl);
-        json_amounts(f, wi, t->co2_g, t->usd);
-        if (co2 || usd) fprintf(f, ", \"wrapped_runs\": %ld", t->wrapped);
-        if (wi && wi->every > 0) fprintf(f, ", \"late_recurrences\": %ld", t->late);
-        if (wi && wi->defer > 0) {
-            fputs(", \"deferred_s\": ", f);
-            ws_json_num(f, ws_req(t->waited_s));
-        }
-        ws_json_whatif(f, wi);
+        ws_jw w;
+        ws_jw_init(&w, f);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "gpu", c->gpu);
+        ws_jw_kstring(&w, "workload", c->workload);
+        ws_jw_knumber(&w, "eta", ws_req(c->eta));
+        ws_jw_key(&w, "beta"); jw_beta(&w, c->beta);
+        ws_jw_kbool(&w, "early_stopping", !isinf(c->beta));
+        ws_jw_key(&w, "seed"); ws_jw_uint(&w, c->seed);
+        ws_jw_kstring(&w, "bso", bso);
+        ws_jw_kstring(&w, "plo", plo);
+        if (c->policy) ws_jw_identity(&w, &c->policy->prov);
+        ws_jw_kint(&w, "b0", r->b0);
+        ws_jw_kint(&w, "recurrences", r->recurrences);
+        ws_jw_knumber(&w, "max_power", ws_req(r->max_power));
+        ws_jw_kint(&w, "gpus_per_job", r->gpus_per_job);
+        ws_jw_knumber(&w, "energy_j", ws_req(t->energy_j));
+        ws_jw_knumber(&w, "time_s", ws_req(t->time_s));
+        ws_jw_knumber(&w, "cost", ws_req(t->cost));
+        ws_jw_kint(&w, "runs", t->runs);
+        ws_jw_kint(&w, "skipped", t->skipped);
+        ws_jw_kint(&w, "final_bs", t->final_bs);
+        ws_jw_kint(&w, "final_pl", t->final_pl);
+        json_amounts(&w, wi, t->co2_g, t->usd);
+        if (co2 || usd) ws_jw_kint(&w, "wrapped_runs", t->wrapped);
+        if (wi && wi->every > 0) ws_jw_kint(&w, "late_recurrences", t->late);
+        if (wi && wi->defer > 0) ws_jw_knumber(&w, "deferred_s", ws_req(t->waited_s));
+        ws_jw_whatif(&w, wi);
         if (with_status) {
-            fprintf(f, ", \"status\": \"%s\", \"error\": ", error ? "failed" : "ok");
+            ws_jw_kstring(&w, "status", error ? "failed" : "ok");
+            ws_jw_kstring(&w, "error", error);           /* NULL: null */
             if (error) {
-                ws_json_str(f, error);
-                fprintf(f, ", \"failed_recurrence\": %ld, \"failed_try\": %d",
-                        t->fail_recurrence, t->fail_attempt);
-            } else {
-                fputs("null", f);
+                ws_jw_kint(&w, "failed_recurrence", t->fail_recurrence);
+                ws_jw_kint(&w, "failed_try", t->fail_attempt);
             }
         }
-        fputs(", \"history\": [", f);
+        ws_jw_key(&w, "history");
+        ws_jw_begin_array_lines(&w);
         for (size_t i = 0; i < n; i++) {
-            fprintf(f, "%s\n  {\"recurrence\": %ld, \"try\": %d, \"bs\": %d, \"pl\": %d, \"energy_j\": ",
-                    i ? "," : "", h[i].recurrence, h[i].attempt, h[i].bs, h[i].pl);
-            ws_json_num(f, ws_req(h[i].energy_j));
-            fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(h[i].time_s));
-            fputs(", \"cost\": ", f); ws_json_num(f, ws_req(h[i].cost));
-            fprintf(f, ", \"epochs\": %d, \"reached\": %s, \"profiled\": %s", h[i].epochs,
-                    h[i].reached ? "true" : "false", h[i].profiled ? "true" : "false");
-            json_amounts(f, wi, h[i].co2_g, h[i].usd);
-            if (co2 || usd) {
-                fputs(", \"start_s\": ", f);
-                ws_json_num(f, ws_req(h[i].start_s));
-            }
-            fputc('}', f);
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "recurrence", h[i].recurrence);
+            ws_jw_kint(&w, "try", h[i].attempt);
+            ws_jw_kint(&w, "bs", h[i].bs);
+            ws_jw_kint(&w, "pl", h[i].pl);
+            ws_jw_knumber(&w, "energy_j", ws_req(h[i].energy_j));
+            ws_jw_knumber(&w, "time_s", ws_req(h[i].time_s));
+            ws_jw_knumber(&w, "cost", ws_req(h[i].cost));
+            ws_jw_kint(&w, "epochs", h[i].epochs);
+            ws_jw_kbool(&w, "reached", h[i].reached);
+            ws_jw_kbool(&w, "profiled", h[i].profiled);
+            json_amounts(&w, wi, h[i].co2_g, h[i].usd);
+            if (co2 || usd) ws_jw_knumber(&w, "start_s", ws_req(h[i].start_s));
+            ws_jw_end_object(&w);
         }
-        fputs(n ? "\n]}\n" : "]}\n", f);
+        ws_jw_end_array(&w);
+        ws_jw_end_object(&w);
+        ws_jw_newline(&w);
         return;
     }
     char beta[32], eta[32], b[8][32];
@@ -400,35 +382,53 @@ void ws_report_pareto(FILE *f, ws_format fmt, const ws_job *job, const ws_pareto
         return;
     }
     if (fmt == WS_FMT_JSON) {
-        fputs("{\"gpu\": ", f); ws_json_str(f, job->gpu);
-        fputs(", \"workload\": ", f); ws_json_str(f, job->workload);
-        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(job->eta));
-        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
-        fprintf(f, ", \"gpus_per_job\": %d", ws_job_gpus(job));
-        fprintf(f, ", \"b0\": %d, \"max_epochs\": %d", job->b0, job->max_epochs);
-        ws_json_whatif(f, wi);
-        if (p->objective_runs) fprintf(f, ", \"objective_runs\": %ld", p->objective_runs);
-        fputs(", \"knobs\": [", f);
+        ws_jw w;
+        ws_jw_init(&w, f);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "gpu", job->gpu);
+        ws_jw_kstring(&w, "workload", job->workload);
+        ws_jw_knumber(&w, "eta", ws_req(job->eta));
+        ws_jw_knumber(&w, "max_power", ws_req(job->max_power));
+        ws_jw_kint(&w, "gpus_per_job", ws_job_gpus(job));
+        ws_jw_kint(&w, "b0", job->b0);
+        ws_jw_kint(&w, "max_epochs", job->max_epochs);
+        ws_jw_whatif(&w, wi);
+        if (p->objective_runs) ws_jw_kint(&w, "objective_runs", p->objective_runs);
+        ws_jw_key(&w, "knobs");
+        ws_jw_begin_array_lines(&w);
         for (int k = 0; k < p->n; k++) {
             const ws_knob_stat *s = &p->knobs[k];
-            fprintf(f, "%s\n  {\"bs\": %d, \"pl\": %d, \"runs\": %d, \"reached\": %d, \"epochs\": ",
-                    k ? "," : "", s->bs, s->pl, s->runs, s->reached);
-            ws_json_num(f, s->epochs);
-            fputs(", \"tta_s\": ", f); ws_json_num(f, s->tta);
-            fputs(", \"eta_j\": ", f); ws_json_num(f, s->eta);
-            fputs(", \"cost\": ", f); ws_json_num(f, s->cost);
-            fprintf(f, ", \"frontier\": %d, \"default\": %d, \"best\": %d, \"jit\": %d, "
-                    "\"time_per_epoch_s\": ", s->frontier, s->is_default, s->is_best, s->is_jit);
-            ws_json_num(f, ws_req(s->time_per_epoch));
-            fputs(", \"average_power_w\": ", f); ws_json_num(f, ws_req(s->average_power));
-            fputc('}', f);
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", s->bs);
+            ws_jw_kint(&w, "pl", s->pl);
+            ws_jw_kint(&w, "runs", s->runs);
+            ws_jw_kint(&w, "reached", s->reached);
+            /* NaN (never reached): null by design */
+            ws_jw_knumber(&w, "epochs", s->epochs);
+            ws_jw_knumber(&w, "tta_s", s->tta);
+            ws_jw_knumber(&w, "eta_j", s->eta);
+            ws_jw_knumber(&w, "cost", s->cost);
+            ws_jw_kint(&w, "frontier", s->frontier);
+            ws_jw_kint(&w, "default", s->is_default);
+            ws_jw_kint(&w, "best", s->is_best);
+            ws_jw_kint(&w, "jit", s->is_jit);
+            ws_jw_knumber(&w, "time_per_epoch_s", ws_req(s->time_per_epoch));
+            ws_jw_knumber(&w, "average_power_w", ws_req(s->average_power));
+            ws_jw_end_object(&w);
         }
-        fputs("\n], \"frontier\": [", f);
+        ws_jw_end_array(&w);
+        ws_jw_key(&w, "frontier");
+        ws_jw_begin_array(&w);
         for (int q = 0; q < p->n_frontier; q++) {
             const ws_knob_stat *s = &p->knobs[p->frontier[q]];
-            fprintf(f, "%s{\"bs\": %d, \"pl\": %d}", q ? ", " : "", s->bs, s->pl);
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "bs", s->bs);
+            ws_jw_kint(&w, "pl", s->pl);
+            ws_jw_end_object(&w);
         }
-        fputs("]}\n", f);
+        ws_jw_end_array(&w);
+        ws_jw_end_object(&w);
+        ws_jw_newline(&w);
         return;
     }
     char v[8][32];
@@ -654,39 +654,46 @@ int ws_report_cells(FILE *f, ws_format fmt, const ws_cell_result *r, size_t n,
         return 0;
     }
     if (fmt == WS_FMT_JSON) {
-        fputs("[", f);
+        ws_jw w;
+        ws_jw_init(&w, f);
+        ws_jw_begin_array_lines(&w);
+        w.indent = " ";                    /* summary.json: one blank */
         for (size_t i = 0; i < n; i++) {
             const ws_cell *c = &r[i].cell;
-            fprintf(f, "%s\n {\"simulation\": %zu, \"gpu\": ", i ? "," : "", c->index);
-            ws_json_str(f, c->gpu);
-            fputs(", \"workload\": ", f); ws_json_str(f, c->workload);
-            fputs(", \"eta\": ", f); ws_json_num(f, ws_req(c->eta));
-            fputs(", \"beta\": ", f); ws_json_beta(f, c->beta);
-            fprintf(f, ", \"seed\": %lu, \"bso\": ", c->seed); ws_json_str(f, CELL_BSO(i));
-            fputs(", \"plo\": ", f); ws_json_str(f, CELL_PLO(i));
-            fputs(", \"policy\": ", f); ws_json_str(f, CELL_LABEL(i));
+            ws_jw_begin_object(&w);
+            ws_jw_kint(&w, "simulation", (long long)c->index);
+            ws_jw_kstring(&w, "gpu", c->gpu);
+            ws_jw_kstring(&w, "workload", c->workload);
+            ws_jw_knumber(&w, "eta", ws_req(c->eta));
+            ws_jw_key(&w, "beta"); jw_beta(&w, c->beta);
+            ws_jw_key(&w, "seed"); ws_jw_uint(&w, c->seed);
+            ws_jw_kstring(&w, "bso", CELL_BSO(i));
+            ws_jw_kstring(&w, "plo", CELL_PLO(i));
+            ws_jw_kstring(&w, "policy", CELL_LABEL(i));
             if (prov) {
-                ws_json_identity(f, CELL_PROV(i));
-                ws_json_allowed(f);
-                fputs(", ", f);
-                ws_json_version(f);
-                ws_json_provenance(f);
+                ws_jw_identity(&w, CELL_PROV(i));
+                ws_jw_allowed(&w);
+                ws_jw_version(&w);
+                ws_jw_provenance(&w);
             }
-            fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(r[i].max_power));
-            fprintf(f, ", \"gpus_per_job\": %d", r[i].gpus_per_job);
-            fprintf(f, ", \"b0\": %d, \"recurrences\": %ld, \"runs\": %ld, \"skipped\": %ld,"
-                    " \"energy_j\": ", r[i].b0, r[i].recurrences, r[i].tot.runs, r[i].tot.skipped);
-            ws_json_num(f, ws_req(r[i].tot.energy_j));
-            fputs(", \"time_s\": ", f); ws_json_num(f, ws_req(r[i].tot.time_s));
-            fputs(", \"cost\": ", f); ws_json_num(f, ws_req(r[i].tot.cost));
-            fprintf(f, ", \"final_bs\": %d, \"final_pl\": %d", r[i].tot.final_bs,
-                    r[i].tot.final_pl);
-            json_amounts(f, wi, r[i].tot.co2_g, r[i].tot.usd);
-            ws_json_whatif(f, wi);
-            fputc('}', f);
+            ws_jw_knumber(&w, "max_power", ws_req(r[i].max_power));
+            ws_jw_kint(&w, "gpus_per_job", r[i].gpus_per_job);
+            ws_jw_kint(&w, "b0", r[i].b0);
+            ws_jw_kint(&w, "recurrences", r[i].recurrences);
+            ws_jw_kint(&w, "runs", r[i].tot.runs);
+            ws_jw_kint(&w, "skipped", r[i].tot.skipped);
+            ws_jw_knumber(&w, "energy_j", ws_req(r[i].tot.energy_j));
+            ws_jw_knumber(&w, "time_s", ws_req(r[i].tot.time_s));
+            ws_jw_knumber(&w, "cost", ws_req(r[i].tot.cost));
+            ws_jw_kint(&w, "final_bs", r[i].tot.final_bs);
+            ws_jw_kint(&w, "final_pl", r[i].tot.final_pl);
+            json_amounts(&w, wi, r[i].tot.co2_g, r[i].tot.usd);
+            ws_jw_whatif(&w, wi);
+            ws_jw_end_object(&w);
         }
-        fputs(n ? "\n]\n" : "]\n", f);
-        return 0;
+        ws_jw_end_array(&w);
+        ws_jw_newline(&w);
+        return 0;                          /* the caller checks the file */
     }
     /* Table: one line per (gpu, workload, eta, beta), means over seeds. */
     int *sorted = malloc((n ? n : 1) * sizeof *sorted);    /* a group's final sizes */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "wattsim/provenance.h"
+#include "wattsim/json_writer.h"
 #include "wattsim/report.h"
 #include "wattsim/sweep.h"
 
@@ -94,76 +95,102 @@ void ws_sweep_write_csv(FILE *f, const ws_sweep *s)
     free(k);
 }
 
-static void stat_json(FILE *f, const char *name, const ws_stat *st)
+static void stat_json(ws_jw *w, const char *name, const ws_stat *st)
 {
-    fprintf(f, ", \"%s\": {\"mean\": ", name); ws_json_num(f, st->mean);
-    fputs(", \"ci95\": [", f); ws_json_num(f, st->lo);
-    fputs(", ", f); ws_json_num(f, st->hi);
-    fputs("]}", f);
+    ws_jw_key(w, name);
+    ws_jw_begin_object(w);
+    ws_jw_knumber(w, "mean", st->mean);
+    ws_jw_key(w, "ci95");
+    ws_jw_begin_array(w);
+    ws_jw_number(w, st->lo);
+    ws_jw_number(w, st->hi);
+    ws_jw_end_array(w);
+    ws_jw_end_object(w);
 }
 
 void ws_sweep_write_json(FILE *f, const ws_sweep *s)
 {
     ws_knob_count *k = malloc(ws_sweep_knob_room(s) * sizeof *k);
     if (!k) return;
+    ws_jw w;
+    ws_jw_init(&w, f);
+    ws_jw_begin_object(&w);
     /* The seeds as ranges [first, last] of consecutive ones, in plan order
      * (seed: 1..1000000 is one pair, not a million numbers). */
-    fprintf(f, "{\"n_seeds\": %zu, \"seed_ranges\": [", s->n_seeds);
+    ws_jw_kint(&w, "n_seeds", (long long)s->n_seeds);
+    ws_jw_key(&w, "seed_ranges");
+    ws_jw_begin_array(&w);
     for (size_t i = 0; i < s->n_seeds;) {
         size_t j = i;
         while (j + 1 < s->n_seeds && s->seeds[j + 1] == s->seeds[j] + 1) j++;
-        fprintf(f, "%s[%lu, %lu]", i ? ", " : "", s->seeds[i], s->seeds[j]);
+        ws_jw_begin_array(&w);
+        ws_jw_uint(&w, s->seeds[i]);
+        ws_jw_uint(&w, s->seeds[j]);
+        ws_jw_end_array(&w);
         i = j + 1;
     }
-    fputc(']', f);
-    ws_json_whatif(f, s->whatif);
-    ws_json_allowed(f);
-    fputs(", ", f);
-    ws_json_version(f);
-    ws_json_provenance(f);
-    fputs(", \"cells\": [", f);
+    ws_jw_end_array(&w);
+    ws_jw_whatif(&w, s->whatif);
+    ws_jw_allowed(&w);
+    ws_jw_version(&w);
+    ws_jw_provenance(&w);
+    ws_jw_key(&w, "cells");
+    ws_jw_begin_array_lines(&w);
     for (size_t c = 0; c < ws_sweep_n_cells(s); c++) {
         ws_sweep_summary o;
         ws_sweep_summarise(s, c, &o);
         const ws_policy_pair *p = &s->pairs[o.pair];
-        fputs(c ? ",\n  {\"bso\": " : "\n  {\"bso\": ", f); ws_json_str(f, p->bso);
-        fputs(", \"plo\": ", f); ws_json_str(f, p->plo);
-        fputs(", \"policy\": ", f); ws_json_str(f, p->label);
-        fputs(", \"bso_params\": ", f); ws_json_str(f, p->bso_params ? p->bso_params : "");
-        fputs(", \"bso_sha256\": ", f); ws_json_str(f, p->bso_sha256);
-        fputs(", \"plo_params\": ", f); ws_json_str(f, p->plo_params ? p->plo_params : "");
-        fputs(", \"plo_sha256\": ", f); ws_json_str(f, p->plo_sha256);
-        fputs(", \"gpu\": ", f); ws_json_str(f, s->gpus[o.gpu]);
-        fputs(", \"workload\": ", f); ws_json_str(f, s->work[o.work]);
-        fputs(", \"eta\": ", f); ws_json_num(f, ws_req(s->etas[o.eta]));
-        fputs(", \"beta\": ", f); ws_json_beta(f, s->betas[o.beta]);
-        fprintf(f, ", \"seeds_ok\": %zu, \"seeds_failed\": %zu, \"error\": ", o.seeds_ok,
-                o.seeds_failed);
-        ws_json_str(f, o.error);
-        fprintf(f, ", \"recurrences\": %ld", o.recurrences);
+        ws_jw_begin_object(&w);
+        ws_jw_kstring(&w, "bso", p->bso);
+        ws_jw_kstring(&w, "plo", p->plo);
+        ws_jw_kstring(&w, "policy", p->label);
+        ws_jw_kstring(&w, "bso_params", p->bso_params ? p->bso_params : "");
+        ws_jw_kstring(&w, "bso_sha256", p->bso_sha256);
+        ws_jw_kstring(&w, "plo_params", p->plo_params ? p->plo_params : "");
+        ws_jw_kstring(&w, "plo_sha256", p->plo_sha256);
+        ws_jw_kstring(&w, "gpu", s->gpus[o.gpu]);
+        ws_jw_kstring(&w, "workload", s->work[o.work]);
+        ws_jw_knumber(&w, "eta", ws_req(s->etas[o.eta]));
+        ws_jw_key(&w, "beta");
+        if (s->betas[o.beta] == INFINITY) ws_jw_null(&w);     /* null: early stopping off */
+        else ws_jw_number(&w, ws_req(s->betas[o.beta]));
+        ws_jw_kint(&w, "seeds_ok", (long long)o.seeds_ok);
+        ws_jw_kint(&w, "seeds_failed", (long long)o.seeds_failed);
+        ws_jw_kstring(&w, "error", o.error);
+        ws_jw_kint(&w, "recurrences", o.recurrences);
         const ws_job *job = &s->jobs[o.gpu * s->n_work + o.work].job;
-        fputs(", \"max_power\": ", f); ws_json_num(f, ws_req(job->max_power));
-        fprintf(f, ", \"gpus_per_job\": %d", ws_job_gpus(job));
-        stat_json(f, "energy_j", &o.energy);
-        stat_json(f, "time_s", &o.time);
-        stat_json(f, "cost", &o.cost);
-        stat_json(f, "steady_energy_j", &o.steady_energy);
-        stat_json(f, "steady_time_s", &o.steady_time);
-        stat_json(f, "regret", &o.regret);
-        if (s->whatif && s->whatif->has_carbon) stat_json(f, "co2_g", &o.co2);
-        if (s->whatif && s->whatif->has_price) stat_json(f, "usd", &o.usd);
-        fputs(", \"saving\": {\"energy\": ", f); ws_json_num(f, o.save_energy);
-        fputs(", \"time\": ", f); ws_json_num(f, o.save_time);
-        fputs(", \"cost\": ", f); ws_json_num(f, o.save_cost);
-        fputs(", \"steady_energy\": ", f); ws_json_num(f, o.save_steady_energy);
-        fputs(", \"steady_time\": ", f); ws_json_num(f, o.save_steady_time);
-        fputs("}, \"final_knobs\": {", f);
+        ws_jw_knumber(&w, "max_power", ws_req(job->max_power));
+        ws_jw_kint(&w, "gpus_per_job", ws_job_gpus(job));
+        stat_json(&w, "energy_j", &o.energy);
+        stat_json(&w, "time_s", &o.time);
+        stat_json(&w, "cost", &o.cost);
+        stat_json(&w, "steady_energy_j", &o.steady_energy);
+        stat_json(&w, "steady_time_s", &o.steady_time);
+        stat_json(&w, "regret", &o.regret);
+        if (s->whatif && s->whatif->has_carbon) stat_json(&w, "co2_g", &o.co2);
+        if (s->whatif && s->whatif->has_price) stat_json(&w, "usd", &o.usd);
+        ws_jw_key(&w, "saving");
+        ws_jw_begin_object(&w);
+        ws_jw_knumber(&w, "energy", o.save_energy);
+        ws_jw_knumber(&w, "time", o.save_time);
+        ws_jw_knumber(&w, "cost", o.save_cost);
+        ws_jw_knumber(&w, "steady_energy", o.save_steady_energy);
+        ws_jw_knumber(&w, "steady_time", o.save_steady_time);
+        ws_jw_end_object(&w);
+        ws_jw_key(&w, "final_knobs");
+        ws_jw_begin_object(&w);
         size_t m = ws_sweep_final_knobs(s, c, k);
-        for (size_t i = 0; i < m; i++)
-            fprintf(f, "%s\"%d:%d\": %zu", i ? ", " : "", k[i].bs, k[i].pl, k[i].n);
-        fputs("}}", f);
+        for (size_t i = 0; i < m; i++) {
+            char knob[32];
+            snprintf(knob, sizeof knob, "%d:%d", k[i].bs, k[i].pl);
+            ws_jw_kint(&w, knob, (long long)k[i].n);
+        }
+        ws_jw_end_object(&w);
+        ws_jw_end_object(&w);
     }
-    fputs("\n]}\n", f);
+    ws_jw_end_array(&w);
+    ws_jw_end_object(&w);
+    ws_jw_newline(&w);
     free(k);
 }
 

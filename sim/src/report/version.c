@@ -5,6 +5,7 @@
  * policy.h and rng.h define.
  */
 #include "wattsim/report.h"
+#include "wattsim/json_writer.h"
 
 #include "wattsim/policy.h"
 #include "wattsim/rng.h"
@@ -27,8 +28,13 @@ const char *ws_version_line(void)
         WS_STR(WATTSIM_RANDOM_STREAMS) ")";
 }
 
-void ws_json_version(FILE *f)
+void ws_jw_version(ws_jw *w)
 {
-    fputs("\"wattsim\": {\"version\": \"" WATTSIM_VERSION "\", \"policy_abi\": \""
-          WATTSIM_POLICY_ABI "\", \"random_streams\": " WS_STR(WATTSIM_RANDOM_STREAMS) "}", f);
+    ws_jw_key(w, "wattsim");
+    ws_jw_begin_object(w);
+    ws_jw_kstring(w, "version", WATTSIM_VERSION);
+    ws_jw_kstring(w, "policy_abi", WATTSIM_POLICY_ABI);
+    ws_jw_kint(w, "random_streams", WATTSIM_RANDOM_STREAMS);
+    ws_jw_end_object(w);
 }
+
