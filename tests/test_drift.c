@@ -419,6 +419,7 @@ Test(drift, run_oracle_total)
     s = slurp("o/pareto-g1-w.gp", &n);
     cr_expect(strstr(s, "drift phase from recurrence 4"), "the figure does not say its phase");
     free(s);
+    cli_free(&r);
     cleanup_work();
 }
 
@@ -447,6 +448,8 @@ Test(drift, byte_identical)
             free(y);
         }
         char cmd[160];
+        cli_free(&a);
+        cli_free(&b);
         snprintf(cmd, sizeof cmd, "rm -rf '%s/a' '%s/b'", work, work);
         cr_assert_eq(system(cmd), 0);
     }
@@ -490,16 +493,19 @@ Test(drift, refusals)
     f = fopen(p, "w");
     fputs(fixed, f);
     fclose(f);
+    cli_free(&r);
     r = wattsim("run", "o");
     cr_expect_eq(r.status, 2);
     snprintf(want, sizeof want, "wattsim: %s/c.yaml:12:7: drift phase 2 of 'w' starts at"
              " recurrence 9, after the run's last (6): it would never run; raise recurrences"
              " or start the phase earlier\n", work);
     cr_expect_str_eq(r.err, want);
+    cli_free(&r);
     r = wattsim("sweep", "o");
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "starts at recurrence 9, after the run's last (6)"), "%s", r.err);
 
+    cli_free(&r);
     cleanup_work();
 }
 
@@ -536,6 +542,7 @@ Test(drift, curves_mark_the_drift)
     cr_expect(strstr(s, "set arrow from 3.5, graph 0 to 3.5, graph 1 nohead"), "%s", s);
     cr_expect(strstr(s, "drift at recurrence 4"), "%s", s);
     free(s);
+    cli_free(&r);
     cleanup_work();
 }
 
@@ -572,9 +579,11 @@ Test(drift, journal_knows_the_phases)
     char out[128];
     snprintf(out, sizeof out, "%s/m", work);
     const char *merge[] = {"wattsim", "merge", "sweep", cfg, dir, "--out", out, NULL};
+    cli_free(&r);
     r = cli_run(merge);
     cr_expect_eq(r.status, 2, "%s", r.err);
     cr_expect(strstr(r.err, "the traces (or recurrences) of g1/w"), "%s", r.err);
+    cli_free(&r);
     cleanup_work();
 }
 
@@ -593,6 +602,7 @@ Test(drift, phase_traces_are_inputs)
         cr_expect_eq(r.status, 2, "%s: %s", cmds[c], r.err);
         cr_expect(strstr(r.err, "an output folder is never one of the command's input folders"),
                   "%s: %s", cmds[c], r.err);
+        cli_free(&r);
     }
     char p[160];
     snprintf(p, sizeof p, "%s/t3/history.csv", work);
