@@ -1114,3 +1114,48 @@ Test(serve_client, run_config_names_a_server)
     cli_free(&rh);
     cli_free(&rz);
 }
+
+/* ---------------------------------------- the client from the C API (api.h) */
+
+#include "wattsim/api.h"
+
+static int count_runs(const char *json)
+{
+    int n = 0;
+    for (const char *p = json; (p = strstr(p, "\"recurrence\": ")); p++) n++;
+    return n;
+}
+
+/* The runs of a simulate call's JSON result (from its "history"). */
+static char *api_history(const char *bso)
+{
+    ws_api_call *c = ws_api_call_new("simulate");
+    cr_assert(c);
+    cr_assert_eq(ws_api_set(c, "traces", WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"), WS_API_OK);
+    cr_assert_eq(ws_api_set(c, "catalogue", WS_SOURCE_DIR "/configs/workloads.yaml"), WS_API_OK);
+    static const char *const kv[] = {"gpu", "v100", "workload", "librispeech", "seed", "1", "recurrences", "40",
+                                     NULL};
+    for (const char *const *p = kv; *p; p += 2) cr_assert_eq(ws_api_set(c, p[0], p[1]), WS_API_OK, "%s", p[0]);
+    cr_assert_eq(ws_api_set(c, "bso", bso), WS_API_OK, "%s", ws_api_error(c));
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s: %s", bso, ws_api_error(c));
+    const char *h = strstr(json, "\"history\"");
+    cr_assert_not_null(h, "%s", json);
+    char *out = strdup(h);
+    ws_api_free(json);
+    ws_api_call_free(c);
+    return out;
+}
+
+/* bso "http://..." through the library (what the Python package calls), with
+ * no command line to install the client: equals bso "zeus" run for run. */
+Test(serve_client, api_simulate_http_equals_zeus)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    char *want = api_history("zeus"), *got = api_history(url);
+    cr_assert_gt(count_runs(want), 40);
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
+}
