@@ -424,7 +424,7 @@ static int with_job(ws_store *s, const char *job_id, int missing_status, const c
 {
     if (ws_store_begin(s) != 0) return db_error(s, out);
     ws_sv_job j;
-    int rc = load(s, job_id, &j, out);
+    int rc = ws_store_take_job(s, job_id, &j) ? 1 : load(s, job_id, &j, out);
     if (rc == 0) {
         ws_store_rollback(s);
         return message(out, missing_status, "%s", missing);
@@ -445,12 +445,13 @@ static int with_job(ws_store *s, const char *job_id, int missing_status, const c
         ws_svp_forget(s, job_id);
         return db_error(s, out);
     }
-    ws_sv_job_free(&j);
     if ((rc = commit(s, out)) != 0) {
+        ws_sv_job_free(&j);
         ws_svp_forget(s, job_id);
         free(answer);
         return rc;
     }
+    ws_store_keep_job(s, &j);
     *out = answer;
     return st;
 }
@@ -527,6 +528,7 @@ static int route(ws_store *s, const char *method, const char *path, const char *
             return message(out, 404, "No job was deleted.");
         }
         ws_svp_forget(s, job_id);
+        ws_store_drop_job(s, job_id);
         if ((st = commit(s, out))) return st;
         *out = strdup("null");
         return *out ? 200 : message(out, 500, "out of memory");

@@ -92,6 +92,13 @@ int ws_store_save_job(ws_store *s, const ws_sv_job *j);
 int ws_store_delete_job(ws_store *s, const char *job_id);
 int64_t ws_store_count_jobs(ws_store *s);
 const char *ws_store_errmsg(ws_store *s);
+/* The jobs in memory as the last committed request left them: take one
+ * out (1, moved into *j; 0 when not kept), keep one after its request
+ * committed (moved from *j; its rows' dirty marks cleared), drop one
+ * (deleted). A request that fails frees its job instead of keeping it. */
+int ws_store_take_job(ws_store *s, const char *job_id, ws_sv_job *j);
+void ws_store_keep_job(ws_store *s, ws_sv_job *j);
+void ws_store_drop_job(ws_store *s, const char *job_id);
 /* Unique among the stores this process opened (a wattsim policy's
  * instances belong to one store). */
 uint64_t ws_store_serial(const ws_store *s);

@@ -31,6 +31,15 @@
  * of this file), kept for the connection's life. */
 #define WS_STORE_STMTS 32
 
+/* The job cache: buckets, and the most jobs kept (then it starts over). */
+#define WS_STORE_CACHE_BUCKETS 4096
+#define WS_STORE_CACHE_MAX 8192
+
+typedef struct cached {
+    struct cached *next;
+    ws_sv_job j;
+} cached;
+
 struct ws_store {
     sqlite3 *db;
     int lock_fd;
@@ -41,6 +50,11 @@ struct ws_store {
     } stmt[WS_STORE_STMTS];
     int n_stmt;
     uint64_t serial;
+    /* Jobs as the last committed request left them (serve_api.c takes one
+     * out for a request and puts it back after the COMMIT; a request that
+     * fails drops it, and the next one reads the rows again). */
+    struct cached *cache[WS_STORE_CACHE_BUCKETS];
+    size_t n_cached;
 };
 
 static const char *SCHEMA =
@@ -156,9 +170,67 @@ fail:
     return NULL;
 }
 
+static uint64_t id_hash(const char *id)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *id; id++) h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+    return h % WS_STORE_CACHE_BUCKETS;
+}
+
+static void cache_clear(ws_store *s)
+{
+    for (size_t b = 0; b < WS_STORE_CACHE_BUCKETS; b++)
+        while (s->cache[b]) {
+            cached *c = s->cache[b];
+            s->cache[b] = c->next;
+            ws_sv_job_free(&c->j);
+            free(c);
+        }
+    s->n_cached = 0;
+}
+
+int ws_store_take_job(ws_store *s, const char *job_id, ws_sv_job *j)
+{
+    for (cached **p = &s->cache[id_hash(job_id)]; *p; p = &(*p)->next)
+        if (!strcmp((*p)->j.spec.job_id, job_id)) {
+            cached *c = *p;
+            *p = c->next;
+            *j = c->j;
+            free(c);
+            s->n_cached--;
+            return 1;
+        }
+    return 0;
+}
+
+void ws_store_keep_job(ws_store *s, ws_sv_job *j)
+{
+    cached *c = s->n_cached < WS_STORE_CACHE_MAX || (cache_clear(s), 1) ? malloc(sizeof *c) : NULL;
+    if (!c) {
+        ws_sv_job_free(j);
+        return;
+    }
+    j->dirty = 0;
+    for (int i = 0; i < j->n_trials; i++) j->trials[i].dirty = 0;
+    for (int i = 0; i < j->n_arms; i++) j->arms[i].dirty = 0;
+    c->j = *j;
+    memset(j, 0, sizeof *j);
+    const uint64_t b = id_hash(c->j.spec.job_id);
+    c->next = s->cache[b];
+    s->cache[b] = c;
+    s->n_cached++;
+}
+
+void ws_store_drop_job(ws_store *s, const char *job_id)
+{
+    ws_sv_job j;
+    if (ws_store_take_job(s, job_id, &j)) ws_sv_job_free(&j);
+}
+
 void ws_store_close(ws_store *s)
 {
     if (!s) return;
+    cache_clear(s);
     for (int i = 0; i < s->n_stmt; i++) sqlite3_finalize(s->stmt[i].st);
     sqlite3_close(s->db);
     /* After the connection: closing another descriptor of the file would
