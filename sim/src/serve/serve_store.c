@@ -11,6 +11,10 @@
  *    COMMIT) and its reply is sent after the COMMIT returns; synchronous
  *    NORMAL survives a crash of the process (WAL), FULL also power loss.
  *  - Requests are serialised on the store's mutex: one connection.
+ *  - The job cache: a job as its last committed request left it (at most
+ *    WS_STORE_CACHE_MAX, then the cache starts over), taken out by a
+ *    request and put back only after its COMMIT, so it never holds what
+ *    the database does not.
  */
 #include <errno.h>
 #include <fcntl.h>
