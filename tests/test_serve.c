@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "serve.h"
+#include "serve_state.h"
 #include "tmpdir.h"
 
 static ws_server *srv;
@@ -397,7 +398,7 @@ Test(serve, database_refusals)
     sqlite3_close(db);
     cfg.db = tp("v9.db");
     cr_assert_null(ws_server_start(&cfg, err, sizeof err));
-    cr_assert(strstr(err, "schema version 9, this wattsim reads version 1"), "%s", err);
+    cr_assert(strstr(err, "schema version 9, this wattsim reads version 2"), "%s", err);
     /* Not SQLite at all. */
     write_file("text.db", "job_id,batch_size\nnot,a database at all, but long enough to have a header page\n");
     cfg.db = tp("text.db");
@@ -625,11 +626,13 @@ static char *dump_db(const char *db)
         "SELECT job_id, trial_number, batch_size, type, status, quote(time), quote(energy), converged FROM trials"
         " ORDER BY job_id, trial_number",
         "SELECT job_id, seq, batch_size, quote(mean), quote(prec), quote(reward_prec), n_obs FROM arms"
-        " ORDER BY job_id, seq"};
+        " ORDER BY job_id, seq",
+        "SELECT job_id, seq, kind, batch_size, quote(cost), reached, started, epochs, quote(time), quote(energy)"
+        " FROM calls ORDER BY job_id, seq"};
     size_t cap = 1 << 16, len = 0;
     char *out = malloc(cap);
     out[0] = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         sqlite3_stmt *s;
         cr_assert_eq(sqlite3_prepare_v2(d, q[k], -1, &s, NULL), SQLITE_OK);
         while (sqlite3_step(s) == SQLITE_ROW) {
@@ -677,6 +680,103 @@ Test(serve_durable, kill9_at_random_instants)
     free(got);
 }
 
+/* A wattsim policy behind serve (--bso PREFIX=SPEC): gts decides the jobs
+ * "d-*" (their window_size its window, their mab_seed its stream), kill -9
+ * at random instants, restart: each instance is rebuilt by replaying its
+ * calls, and every trial and call equals the uninterrupted run's. */
+Test(serve_durable, kill9_policy_replays)
+{
+    char err[512];
+    cr_assert_eq(ws_serve_policy_add("d-=gts", err, sizeof err), 0, "%s", err);
+    char ref[512], killed[512];
+    snprintf(ref, sizeof ref, "%s", tp("ref.db"));
+    snprintf(killed, sizeof killed, "%s", tp("killed.db"));
+    drive(ref);
+    char *want = dump_db(ref);
+    /* gts decided: each job's calls were logged (its first predict and
+     * observe: calls rows seq 1 and 2; only a wattsim policy writes them). */
+    for (int j = 0; j < 4; j++) {
+        char row[32];
+        snprintf(row, sizeof row, "\nd-%d|1|0|", j);
+        cr_assert(strstr(want, row), "%s: %s", row, want);
+        snprintf(row, sizeof row, "\nd-%d|2|1|", j);
+        cr_assert(strstr(want, row), "%s: %s", row, want);
+    }
+    kills_left = 30;
+    kills_done = 0;
+    killer_stop = 0;
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, killer, (void *)(uintptr_t)time(NULL)), 0);
+    drive(killed);
+    pthread_mutex_lock(&kmu);
+    killer_stop = 1;
+    pthread_mutex_unlock(&kmu);
+    pthread_join(th, NULL);
+    ws_serve_policy_reset();
+    cr_assert_geq(kills_done, 10, "only %d kills landed", kills_done);
+    cr_log_info("%d kills", kills_done);
+    char *got = dump_db(killed);
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
+}
+
+/* --bso PREFIX=SPEC: the longest prefix wins, no prefix is the default;
+ * .so and py: specs are refused without --allow-plugins / --allow-python. */
+Test(serve_durable, policy_routes)
+{
+    char err[512];
+    cr_assert_eq(ws_serve_policy_add("gts", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ws_serve_policy_add("t=zeus", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ws_serve_policy_add("t-b=default", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ws_serve_policy_add("t-b=gts", err, sizeof err), -1);
+    cr_assert(strstr(err, "the prefix 't-b' is given twice"), "%s", err);
+    cr_assert_eq(ws_serve_policy_add("x=py:evil.mod:Cls", err, sizeof err), -1);
+    cr_assert(strstr(err, "--allow-python evil"), "%s", err);
+    cr_assert_eq(ws_serve_policy_add("x=/tmp/x.so", err, sizeof err), -1);
+    cr_assert(strstr(err, "--allow-plugins"), "%s", err);
+    cr_assert_eq(ws_serve_policy_add("x=nosuchpolicy", err, sizeof err), -1);
+    cr_assert(strstr(err, "nosuchpolicy"), "%s", err);
+    cr_assert_eq(ws_serve_policy_add("x=", err, sizeof err), -1);
+    cr_assert(ws_svp_serves("other"));       /* gts */
+    cr_assert(!ws_svp_serves("t-a"));        /* zeus */
+    cr_assert(ws_svp_serves("t-b1"));        /* default */
+    ws_server *s;
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("r.db"), .threads = 2};
+    s = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    port = ws_server_port(s);
+    const char *spec = "\"batch_sizes\":[32,64,128],\"default_batch_size\":64,\"eta_knob\":0.5,"
+                       "\"beta_knob\":2.0,\"target_metric\":0.5,\"max_epochs\":10,\"mab_seed\":1,"
+                       "\"max_power\":300,\"number_of_gpus\":1,\"gpu_model\":\"v100\"}";
+    char body[512], *r;
+    for (int k = 0; k < 2; k++) {
+        const char *id = k ? "t-b1" : "t-a";
+        snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"job_id_prefix\":\"t\",%s", id, spec);
+        cr_assert_eq(st("POST", "/jobs", body), 201);
+        for (int n = 1; n <= 3; n++) {
+            char target[64];
+            snprintf(target, sizeof target, "/jobs/batch_size?job_id=%s", id);
+            cr_assert_eq(http("GET", target, NULL, &r), 200, "%s", r);
+            long long bs = 0, tn = 0;
+            cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &bs,
+                                &tn), 2, "%s", r);
+            free(r);
+            cr_assert_eq(tn, n);
+            /* default: always b0; zeus explores 64, then 32 (its pruning, down first) */
+            if (k) cr_assert_eq(bs, 64);
+            else if (n == 2) cr_assert_eq(bs, 32);
+            snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld,"
+                     "\"time\":10,\"energy\":1000,\"metric\":0.6,\"current_epoch\":3}", id, bs, tn);
+            cr_assert_eq(http("POST", "/report", body, &r), 200, "%s", r);
+            cr_assert(strstr(r, "\"stop_train\":true,\"converged\":true"), "%s", r);
+            free(r);
+        }
+    }
+    ws_server_stop(s, 2);
+    ws_serve_policy_reset();
+}
+
 /* ------------------------------------------- wattsim as a client (--bso http://) */
 
 #include "run_cli.h"
@@ -708,12 +808,12 @@ static int first_difference(const char *a, const char *b)
     return 0;
 }
 
-static int compare(const char *workload, const char *seed)
+static int compare_bso(const char *workload, const char *seed, const char *bso)
 {
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
     const char *zeus[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
-                          "--recurrences", "60", "--bso", "zeus", NULL};
+                          "--recurrences", "60", "--bso", bso, NULL};
     const char *http[] = {"wattsim", "simulate", "--gpu", "v100", "--workload", workload, "--seed", seed,
                           "--recurrences", "60", "--bso", url, NULL};
     cli_result z = cli_run(zeus), h = cli_run(http);
@@ -726,7 +826,36 @@ static int compare(const char *workload, const char *seed)
     return d;
 }
 
+static int compare(const char *workload, const char *seed) { return compare_bso(workload, seed, "zeus"); }
+
 TestSuite(serve_client, .init = up, .fini = down, .timeout = 300);
+
+/* wattsim serve --bso wattsim=gts (the client's job ids start "wattsim-"):
+ * simulate --bso http:// equals simulate --bso gts run for run, the
+ * JobSpec's mab_seed (the simulation's seed) seeding gts's stream. */
+static void up_gts(void)
+{
+    char err[512];
+    cr_assert_eq(ws_serve_policy_add("wattsim=gts", err, sizeof err), 0, "%s", err);
+    up();
+}
+
+static void down_gts(void)
+{
+    down();
+    ws_serve_policy_reset();
+}
+
+TestSuite(serve_policy_client, .init = up_gts, .fini = down_gts, .timeout = 300);
+
+Test(serve_policy_client, simulate_equals_gts)
+{
+    cr_assert_eq(compare_bso("librispeech", "1", "gts"), 0);
+    cr_assert_eq(compare_bso("cifar100", "2", "gts"), 0);
+    cr_assert_eq(compare_bso("squad", "3", "gts"), 0);
+    /* and not zeus: the server really ran gts */
+    cr_assert_neq(compare_bso("cifar100", "2", "zeus"), 0);
+}
 
 /* Against wattsim serve, run for run the built-in zeus policy (Zeus's
  * legacy simulator), on jobs where Zeus's server and its simulator agree. */
@@ -792,14 +921,14 @@ Test(serve_cli, usage)
         {"wattsim", "serve", NULL},
         {"wattsim", "serve", "--db", "x.db", "--listen", "localhost:80", NULL},
         {"wattsim", "serve", "--db", "x.db", "--listen", "127.0.0.1:99999", NULL},
-        {"wattsim", "serve", "--db", "x.db", "--bso", "gts", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--bso", "./x.so", NULL},
         {"wattsim", "serve", "--db", "x.db", "--sync", "off", NULL},
         {"wattsim", "serve", "--db", "x.db", "--threads", "0", NULL},
         {"wattsim", "serve", "--db", "x.db", "--bogus", NULL},
         {"wattsim", "serve", "--db", NULL},
     };
     static const char *const says[] = {"--db FILE is required", "--listen must be HOST:PORT with a numeric address",
-                                       "--listen must be", "--bso gts: only Zeus's server's policy",
+                                       "--listen must be", "--bso: bso './x.so' is a plugin file",
                                        "--sync must be normal or full", "--threads must be",
                                        "unknown option '--bogus'", "option '--db' needs a value"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -984,4 +1113,49 @@ Test(serve_client, run_config_names_a_server)
     cr_assert(!strncmp(row_h, row_z, strcspn(row_z + 1, "\n") + 1), "%s\n%s", rh.out, rz.out);
     cli_free(&rh);
     cli_free(&rz);
+}
+
+/* ---------------------------------------- the client from the C API (api.h) */
+
+#include "wattsim/api.h"
+
+static int count_runs(const char *json)
+{
+    int n = 0;
+    for (const char *p = json; (p = strstr(p, "\"recurrence\": ")); p++) n++;
+    return n;
+}
+
+/* The runs of a simulate call's JSON result (from its "history"). */
+static char *api_history(const char *bso)
+{
+    ws_api_call *c = ws_api_call_new("simulate");
+    cr_assert(c);
+    cr_assert_eq(ws_api_set(c, "traces", WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"), WS_API_OK);
+    cr_assert_eq(ws_api_set(c, "catalogue", WS_SOURCE_DIR "/configs/workloads.yaml"), WS_API_OK);
+    static const char *const kv[] = {"gpu", "v100", "workload", "librispeech", "seed", "1", "recurrences", "40",
+                                     NULL};
+    for (const char *const *p = kv; *p; p += 2) cr_assert_eq(ws_api_set(c, p[0], p[1]), WS_API_OK, "%s", p[0]);
+    cr_assert_eq(ws_api_set(c, "bso", bso), WS_API_OK, "%s", ws_api_error(c));
+    char *json = NULL;
+    cr_assert_eq(ws_api_run(c, NULL, &json), WS_API_OK, "%s: %s", bso, ws_api_error(c));
+    const char *h = strstr(json, "\"history\"");
+    cr_assert_not_null(h, "%s", json);
+    char *out = strdup(h);
+    ws_api_free(json);
+    ws_api_call_free(c);
+    return out;
+}
+
+/* bso "http://..." through the library (what the Python package calls), with
+ * no command line to install the client: equals bso "zeus" run for run. */
+Test(serve_client, api_simulate_http_equals_zeus)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    char *want = api_history("zeus"), *got = api_history(url);
+    cr_assert_gt(count_runs(want), 40);
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
 }

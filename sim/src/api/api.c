@@ -731,6 +731,11 @@ static int nested(void)
     return n;
 }
 
+#ifdef WS_HAVE_HTTP_CLIENT
+#include "serve.h"
+static void install_http_client(void) { ws_serve_client_install(0); }
+#endif
+
 static locale_t the_c_locale;
 static void make_c_locale(void) { the_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
 
@@ -768,6 +773,13 @@ int ws_api_run(ws_api_call *c, const ws_api_hooks *hooks, char **json)
     pthread_once(&once, make_c_locale);
     static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
     pthread_once(&cache_once, trace_cache_on);
+#ifdef WS_HAVE_HTTP_CLIENT
+    /* bso "http://HOST:PORT": a client of a batch-size optimizer server
+     * (sim/src/serve/serve_client.c; loopback only, as the command line
+     * without --allow-remote). */
+    static pthread_once_t http_once = PTHREAD_ONCE_INIT;
+    pthread_once(&http_once, install_http_client);
+#endif
     locale_t old = the_c_locale ? uselocale(the_c_locale) : (locale_t)0;
     ws_policy_guards(0);             /* this process's descriptors stay its own */
     ws_line_sink(api_note_line, c);  /* and its stderr: notes go in the result */

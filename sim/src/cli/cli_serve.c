@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "wattsim/error.h"
+#include "wattsim/plugin.h"
 #include "cli_serve.h"
 #ifdef WS_HAVE_SERVE
 #include "serve.h"
@@ -16,9 +18,10 @@
 
 static const char *SERVE_HELP =
     "usage: wattsim serve --db FILE [--listen HOST:PORT]\n"
-    "                     [--bso zeus | --bso PREFIX=zeus ...] [--sync normal|full]\n"
-    "                     [--max-connections N] [--timeout SECONDS] [--threads N]\n"
-    "                     [--quiet]\n"
+    "                     [--bso SPEC | --bso PREFIX=SPEC ...]\n"
+    "                     [--allow-plugins DIR] [--allow-python PKG]\n"
+    "                     [--sync normal|full] [--max-connections N]\n"
+    "                     [--timeout SECONDS] [--threads N] [--quiet]\n"
     "\n"
     "Serve Zeus's batch-size optimizer REST API (POST /jobs, GET /jobs/batch_size,\n"
     "POST /report, PATCH /trials, DELETE /jobs) to training scripts that use\n"
@@ -30,8 +33,12 @@ static const char *SERVE_HELP =
     "                       another program's, or used by another server)\n"
     "  --listen HOST:PORT   numeric address and port (default 127.0.0.1:8000;\n"
     "                       [::1]:8000 for IPv6; port 0: any free port)\n"
-    "  --bso SPEC           the policy: zeus (Zeus's server; the only one served\n"
-    "                       so far); PREFIX=zeus for the jobs whose id starts so\n"
+    "  --bso SPEC           the policy: zeus (Zeus's server's, the default) or any\n"
+    "                       wattsim BSO as simulate --bso names it (gts, FILE.so,\n"
+    "                       py:MODULE:CLASS); PREFIX=SPEC for the jobs whose id\n"
+    "                       starts so (repeatable; the longest prefix wins)\n"
+    "  --allow-plugins DIR  --bso may name a .so in DIR (repeatable)\n"
+    "  --allow-python PKG   --bso may name py: classes of package PKG (repeatable)\n"
     "  --sync normal|full   normal (default) survives a crash of the server, full\n"
     "                       also a power loss\n"
     "  --max-connections N  at once (default 256)\n"
@@ -77,18 +84,22 @@ static int positive(const char *opt, const char *v, int *out)
 
 int ws_cmd_serve(int argc, char **argv)
 {
-    enum { O_DB = 1000, O_LISTEN, O_BSO, O_SYNC, O_MAXC, O_TIMEOUT, O_THREADS, O_QUIET };
+    enum { O_DB = 1000, O_LISTEN, O_BSO, O_SYNC, O_MAXC, O_TIMEOUT, O_THREADS, O_QUIET, O_ALLOW, O_ALLOW_PY };
     static const struct option opts[] = {
         {"db", required_argument, 0, O_DB},           {"listen", required_argument, 0, O_LISTEN},
         {"bso", required_argument, 0, O_BSO},         {"sync", required_argument, 0, O_SYNC},
         {"max-connections", required_argument, 0, O_MAXC},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"threads", required_argument, 0, O_THREADS},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, 'h'},
+        {"allow-plugins", required_argument, 0, O_ALLOW},
+        {"allow-python", required_argument, 0, O_ALLOW_PY},
         {0, 0, 0, 0}};
     static char host[128];
     const char *db = NULL;
     int port = 8000, sync_full = 0, maxc = 256, timeout = 30, threads = 2, quiet = 0;
     snprintf(host, sizeof host, "127.0.0.1");
+    const char *bso[64];
+    int n_bso = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -104,12 +115,16 @@ int ws_cmd_serve(int argc, char **argv)
                 return ws_cli_usage("serve", "--listen must be HOST:PORT with a numeric address, e.g."
                                     " 127.0.0.1:8000, not '%s'", optarg);
             break;
-        case O_BSO: {
-            const char *eq = strchr(optarg, '=');
-            const char *spec = eq ? eq + 1 : optarg;
-            if (strcmp(spec, "zeus"))
-                return ws_cli_usage("serve", "--bso %s: only Zeus's server's policy (zeus) is served so"
-                                    " far", optarg);
+        case O_BSO:
+            if (n_bso == (int)(sizeof bso / sizeof *bso))
+                return ws_cli_usage("serve", "--bso is given more than 64 times (%s)", optarg);
+            bso[n_bso++] = optarg;
+            break;
+        case O_ALLOW:
+        case O_ALLOW_PY: {
+            ws_error e;
+            if ((c == O_ALLOW ? ws_plugin_allow_dir(optarg, &e) : ws_plugin_allow_python(optarg, &e)) != 0)
+                return ws_cli_usage("serve", "%s", e.msg);
             break;
         }
         case O_SYNC:
@@ -140,11 +155,21 @@ int ws_cmd_serve(int argc, char **argv)
     if (optind < argc) return ws_cli_usage("serve", "unexpected argument '%s'", argv[optind]);
     if (!db) return ws_cli_usage("serve", "--db FILE is required%s", "");
 #ifdef WS_HAVE_SERVE
+    for (int i = 0; i < n_bso; i++) {
+        char err[1024];
+        if (ws_serve_policy_add(bso[i], err, sizeof err) != 0) {
+            ws_serve_policy_reset();
+            return ws_cli_usage("serve", "%s", err);
+        }
+    }
     ws_serve_config cfg = {.host = host, .port = port, .db = db, .sync_full = sync_full,
                            .max_connections = maxc, .timeout_s = timeout, .threads = threads,
                            .access_log = !quiet};
-    return ws_serve_main(&cfg);
+    const int rc = ws_serve_main(&cfg);
+    ws_serve_policy_reset();
+    return rc;
 #else
+    (void)bso, (void)n_bso;
     (void)sync_full, (void)maxc, (void)timeout, (void)threads, (void)quiet, (void)port;
     fputs("wattsim: serve: this wattsim was built without it (libmicrohttpd and SQLite were not found);"
           " install libmicrohttpd-dev and libsqlite3-dev and rebuild\n", stderr);

@@ -11,6 +11,8 @@
  *                  (no sockets: the fuzz target and the tests call it)
  *   serve_http.c   the network: libmicrohttpd, limits, metrics, access
  *                  log, SIGTERM
+ *   serve_policy.c any wattsim policy behind the API (--bso SPEC,
+ *                  PREFIX=SPEC): instances per job, rebuilt by replay
  *   serve_client.c wattsim as a client of such a server (--bso http://)
  */
 #ifndef WS_SERVE_H
@@ -66,6 +68,17 @@ int ws_serve_main(const ws_serve_config *cfg);
 
 /* Prometheus text of the server's counters (malloc'd). */
 char *ws_server_metrics(ws_server *srv);
+
+/* The policies (serve_policy.c). arg "SPEC" (the default) or
+ * "PREFIX=SPEC" (the jobs whose id starts with PREFIX; the longest
+ * prefix wins): "zeus" is Zeus's server's own decisions, any other SPEC a
+ * wattsim BSO as simulate --bso names it, checked as a config's names are
+ * (a .so only in a folder of --allow-plugins, py: only of a package of
+ * --allow-python: call ws_plugin_allow_dir / _python first) and loaded
+ * now. 0, or -1 with a one-line message. ws_serve_policy_reset forgets
+ * them all (and every instance). */
+int ws_serve_policy_add(const char *arg, char *err, size_t errsz);
+void ws_serve_policy_reset(void);
 
 /* The client (serve_client.c): make "http://HOST:PORT" BSO specs work in
  * this process (registry hook); remote: allow hosts other than loopback. */

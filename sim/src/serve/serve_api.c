@@ -417,23 +417,24 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
 }
 
 /* Run one decision on a stored job: load, decide, save, commit. */
-typedef int (*decide_fn)(ws_sv_job *j, void *arg, char **out);
+typedef int (*decide_fn)(ws_store *s, ws_sv_job *j, void *arg, char **out);
 
 static int with_job(ws_store *s, const char *job_id, int missing_status, const char *missing, decide_fn f,
                     void *arg, char **out)
 {
     if (ws_store_begin(s) != 0) return db_error(s, out);
     ws_sv_job j;
-    int rc = load(s, job_id, &j, out);
+    int rc = ws_store_take_job(s, job_id, &j) ? 1 : load(s, job_id, &j, out);
     if (rc == 0) {
         ws_store_rollback(s);
         return message(out, missing_status, "%s", missing);
     }
     if (rc != 1) return rc;
     char *answer = NULL;
-    const int st = f(&j, arg, &answer);
+    const int st = f(s, &j, arg, &answer);
     if (st >= 300) {
         ws_store_rollback(s);
+        ws_svp_forget(s, job_id);   /* its instance may be ahead of the database */
         ws_sv_job_free(&j);
         *out = answer;
         return st;
@@ -441,34 +442,40 @@ static int with_job(ws_store *s, const char *job_id, int missing_status, const c
     if (ws_store_save_job(s, &j) != 0) {
         free(answer);
         ws_sv_job_free(&j);
+        ws_svp_forget(s, job_id);
         return db_error(s, out);
     }
-    ws_sv_job_free(&j);
     if ((rc = commit(s, out)) != 0) {
+        ws_sv_job_free(&j);
+        ws_svp_forget(s, job_id);
         free(answer);
         return rc;
     }
+    ws_store_keep_job(s, &j);
     *out = answer;
     return st;
 }
 
-static int d_predict(ws_sv_job *j, void *arg, char **out)
+static int d_predict(ws_store *s, ws_sv_job *j, void *arg, char **out)
 {
     (void)arg;
     char msg[MSG];
     int64_t bs = 0, number = 0;
-    const int st = ws_sv_predict(j, &bs, &number, msg, sizeof msg);
+    const int st = ws_svp_serves(j->spec.job_id) ? ws_svp_predict(s, j, &bs, &number, msg, sizeof msg)
+                                                 : ws_sv_predict(j, &bs, &number, msg, sizeof msg);
     if (st) return message(out, st, "%s", msg);
     *out = dump(json_pack("{s:s,s:I,s:I}", "job_id", j->spec.job_id, "batch_size", (json_int_t)bs,
                           "trial_number", (json_int_t)number));
     return 200;
 }
 
-static int d_report(ws_sv_job *j, void *arg, char **out)
+static int d_report(ws_store *s, ws_sv_job *j, void *arg, char **out)
 {
     char msg[MSG];
     int stop = 0, conv = 0;
-    const int st = ws_sv_report_result(j, arg, &stop, &conv, msg, sizeof msg);
+    const int st = ws_svp_serves(j->spec.job_id)
+                       ? ws_svp_report(s, j, arg, &stop, &conv, msg, sizeof msg)
+                       : ws_sv_report_result(j, arg, &stop, &conv, msg, sizeof msg);
     if (st) return message(out, st, "%s", msg);
     *out = dump(json_pack("{s:b,s:b,s:s}", "stop_train", stop, "converged", conv, "message", msg));
     return 200;
@@ -478,8 +485,9 @@ typedef struct end_arg {
     int64_t bs, number;
 } end_arg;
 
-static int d_end(ws_sv_job *j, void *arg, char **out)
+static int d_end(ws_store *s, ws_sv_job *j, void *arg, char **out)
 {
+    (void)s;
     char msg[MSG];
     const end_arg *a = arg;
     const int st = ws_sv_end_trial(j, a->bs, a->number, msg, sizeof msg);
@@ -519,6 +527,8 @@ static int route(ws_store *s, const char *method, const char *path, const char *
             ws_store_rollback(s);
             return message(out, 404, "No job was deleted.");
         }
+        ws_svp_forget(s, job_id);
+        ws_store_drop_job(s, job_id);
         if ((st = commit(s, out))) return st;
         *out = strdup("null");
         return *out ? 200 : message(out, 500, "out of memory");

@@ -92,6 +92,30 @@ int ws_store_save_job(ws_store *s, const ws_sv_job *j);
 int ws_store_delete_job(ws_store *s, const char *job_id);
 int64_t ws_store_count_jobs(ws_store *s);
 const char *ws_store_errmsg(ws_store *s);
+/* The jobs in memory as the last committed request left them: take one
+ * out (1, moved into *j; 0 when not kept), keep one after its request
+ * committed (moved from *j; its rows' dirty marks cleared), drop one
+ * (deleted). A request that fails frees its job instead of keeping it. */
+int ws_store_take_job(ws_store *s, const char *job_id, ws_sv_job *j);
+void ws_store_keep_job(ws_store *s, ws_sv_job *j);
+void ws_store_drop_job(ws_store *s, const char *job_id);
+/* Unique among the stores this process opened (a wattsim policy's
+ * instances belong to one store). */
+uint64_t ws_store_serial(const ws_store *s);
+
+/* One call of a wattsim policy (serve_policy.c), as the calls table keeps
+ * it: kind 0 predict (bs), 1 observe (bs, cost, reached, the run). */
+typedef struct ws_sv_call {
+    int kind;
+    int64_t bs;
+    double cost;
+    int reached, started, epochs;
+    double time, energy;
+} ws_sv_call;
+int ws_store_add_call(ws_store *s, const char *job_id, int64_t seq, const ws_sv_call *c);
+/* f on each call of the job in order; stops at f's first nonzero (returned);
+ * -1 on a database error. */
+int ws_store_each_call(ws_store *s, const char *job_id, int (*f)(void *arg, const ws_sv_call *c), void *arg);
 
 /* serve_zeus.c: Zeus's server's decisions. Each returns 0, or an HTTP
  * status (400, 404, 500) with a message in msg. */
@@ -106,5 +130,20 @@ int ws_sv_predict(ws_sv_job *j, int64_t *bs, int64_t *trial_number, char *msg, s
 int ws_sv_report_result(ws_sv_job *j, const ws_sv_report *r, int *stop, int *converged,
                         char *msg, size_t msgsz);
 int ws_sv_end_trial(ws_sv_job *j, int64_t bs, int64_t trial_number, char *msg, size_t msgsz);
+/* A new dispatched trial of bs (its number the next one), as Zeus's
+ * service.create_trial. */
+int ws_sv_new_trial(ws_sv_job *j, int type, int64_t bs, int64_t *trial_number, char *msg, size_t msgsz);
+
+/* serve_policy.c: a wattsim policy behind the API (--bso SPEC, PREFIX=SPEC).
+ * ws_svp_serves: nonzero when the job id's policy is not Zeus's server's.
+ * The others decide on a job of such a policy, its calls logged to the
+ * store within the request's transaction; 0 or an HTTP status with msg.
+ * ws_svp_forget drops the job's instance (after a rollback, a delete): the
+ * next request rebuilds it by replaying the calls table. */
+int ws_svp_serves(const char *job_id);
+int ws_svp_predict(ws_store *s, ws_sv_job *j, int64_t *bs, int64_t *number, char *msg, size_t msgsz);
+int ws_svp_report(ws_store *s, ws_sv_job *j, const ws_sv_report *r, int *stop, int *converged, char *msg,
+                  size_t msgsz);
+void ws_svp_forget(ws_store *s, const char *job_id);
 
 #endif

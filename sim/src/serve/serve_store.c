@@ -11,6 +11,10 @@
  *    COMMIT) and its reply is sent after the COMMIT returns; synchronous
  *    NORMAL survives a crash of the process (WAL), FULL also power loss.
  *  - Requests are serialised on the store's mutex: one connection.
+ *  - The job cache: a job as its last committed request left it (at most
+ *    WS_STORE_CACHE_MAX, then the cache starts over), taken out by a
+ *    request and put back only after its COMMIT, so it never holds what
+ *    the database does not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,11 +29,20 @@
 #include "serve_state.h"
 
 #define WS_STORE_APP_ID 0x57535356   /* "WSSV" */
-#define WS_STORE_VERSION 1
+#define WS_STORE_VERSION 2   /* 2: the calls table (wattsim policies' replay log) */
 
 /* Prepared statements, by the address of their SQL text (each a literal
  * of this file), kept for the connection's life. */
 #define WS_STORE_STMTS 32
+
+/* The job cache: buckets, and the most jobs kept (then it starts over). */
+#define WS_STORE_CACHE_BUCKETS 4096
+#define WS_STORE_CACHE_MAX 8192
+
+typedef struct cached {
+    struct cached *next;
+    ws_sv_job j;
+} cached;
 
 struct ws_store {
     sqlite3 *db;
@@ -40,6 +53,12 @@ struct ws_store {
         sqlite3_stmt *st;
     } stmt[WS_STORE_STMTS];
     int n_stmt;
+    uint64_t serial;
+    /* Jobs as the last committed request left them (serve_api.c takes one
+     * out for a request and puts it back after the COMMIT; a request that
+     * fails drops it, and the next one reads the rows again). */
+    struct cached *cache[WS_STORE_CACHE_BUCKETS];
+    size_t n_cached;
 };
 
 static const char *SCHEMA =
@@ -50,7 +69,12 @@ static const char *SCHEMA =
     " time REAL, energy REAL, converged INTEGER, PRIMARY KEY(job_id, trial_number));"
     "CREATE TABLE arms(job_id TEXT NOT NULL, seq INTEGER NOT NULL, batch_size INTEGER NOT NULL,"
     " mean REAL NOT NULL, prec REAL NOT NULL, reward_prec REAL NOT NULL, n_obs INTEGER NOT NULL,"
-    " PRIMARY KEY(job_id, batch_size));";
+    " PRIMARY KEY(job_id, batch_size));"
+    /* A wattsim policy's calls, in order: what a restart replays into a
+     * fresh instance (serve_policy.c). kind 0 predict, 1 observe. */
+    "CREATE TABLE calls(job_id TEXT NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    " batch_size INTEGER NOT NULL, cost REAL, reached INTEGER, started INTEGER, epochs INTEGER,"
+    " time REAL, energy REAL, PRIMARY KEY(job_id, seq));";
 
 static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 {
@@ -137,6 +161,11 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
         goto fail;
     }
     pthread_mutex_init(&s->mu, NULL);
+    static uint64_t serials;
+    static pthread_mutex_t serial_mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&serial_mu);
+    s->serial = ++serials;
+    pthread_mutex_unlock(&serial_mu);
     return s;
 fail:
     if (s->db) sqlite3_close(s->db);
@@ -145,9 +174,67 @@ fail:
     return NULL;
 }
 
+static uint64_t id_hash(const char *id)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *id; id++) h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+    return h % WS_STORE_CACHE_BUCKETS;
+}
+
+static void cache_clear(ws_store *s)
+{
+    for (size_t b = 0; b < WS_STORE_CACHE_BUCKETS; b++)
+        while (s->cache[b]) {
+            cached *c = s->cache[b];
+            s->cache[b] = c->next;
+            ws_sv_job_free(&c->j);
+            free(c);
+        }
+    s->n_cached = 0;
+}
+
+int ws_store_take_job(ws_store *s, const char *job_id, ws_sv_job *j)
+{
+    for (cached **p = &s->cache[id_hash(job_id)]; *p; p = &(*p)->next)
+        if (!strcmp((*p)->j.spec.job_id, job_id)) {
+            cached *c = *p;
+            *p = c->next;
+            *j = c->j;
+            free(c);
+            s->n_cached--;
+            return 1;
+        }
+    return 0;
+}
+
+void ws_store_keep_job(ws_store *s, ws_sv_job *j)
+{
+    cached *c = s->n_cached < WS_STORE_CACHE_MAX || (cache_clear(s), 1) ? malloc(sizeof *c) : NULL;
+    if (!c) {
+        ws_sv_job_free(j);
+        return;
+    }
+    j->dirty = 0;
+    for (int i = 0; i < j->n_trials; i++) j->trials[i].dirty = 0;
+    for (int i = 0; i < j->n_arms; i++) j->arms[i].dirty = 0;
+    c->j = *j;
+    memset(j, 0, sizeof *j);
+    const uint64_t b = id_hash(c->j.spec.job_id);
+    c->next = s->cache[b];
+    s->cache[b] = c;
+    s->n_cached++;
+}
+
+void ws_store_drop_job(ws_store *s, const char *job_id)
+{
+    ws_sv_job j;
+    if (ws_store_take_job(s, job_id, &j)) ws_sv_job_free(&j);
+}
+
 void ws_store_close(ws_store *s)
 {
     if (!s) return;
+    cache_clear(s);
     for (int i = 0; i < s->n_stmt; i++) sqlite3_finalize(s->stmt[i].st);
     sqlite3_close(s->db);
     /* After the connection: closing another descriptor of the file would
@@ -158,6 +245,7 @@ void ws_store_close(ws_store *s)
 }
 
 sqlite3 *ws_store_db(ws_store *s) { return s->db; }
+uint64_t ws_store_serial(const ws_store *s) { return s->serial; }
 void ws_store_lock(ws_store *s) { pthread_mutex_lock(&s->mu); }
 void ws_store_unlock(ws_store *s) { pthread_mutex_unlock(&s->mu); }
 const char *ws_store_errmsg(ws_store *s) { return sqlite3_errmsg(s->db); }
@@ -408,8 +496,9 @@ int ws_store_save_job(ws_store *s, const ws_sv_job *j)
 int ws_store_delete_job(ws_store *s, const char *job_id)
 {
     static const char *const sql[] = {"DELETE FROM trials WHERE job_id=?", "DELETE FROM arms WHERE job_id=?",
+                                      "DELETE FROM calls WHERE job_id=?",
                                       "DELETE FROM jobs WHERE job_id=?"};
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
         sqlite3_stmt *st = prep(s, sql[i]);
         if (!st) return -1;
         sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
@@ -425,4 +514,44 @@ int64_t ws_store_count_jobs(ws_store *s)
     int64_t n = -1;
     if (pragma_int(s->db, "SELECT count(*) FROM jobs", &n) != SQLITE_OK) return -1;
     return n;
+}
+
+/* ------------------------------------------------------------ calls */
+
+int ws_store_add_call(ws_store *s, const char *job_id, int64_t seq, const ws_sv_call *c)
+{
+    sqlite3_stmt *st = prep(s, "INSERT INTO calls(job_id, seq, kind, batch_size, cost, reached, started,"
+                               " epochs, time, energy) VALUES(?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, seq);
+    sqlite3_bind_int(st, 3, c->kind);
+    sqlite3_bind_int64(st, 4, c->bs);
+    bind_opt_double(st, 5, c->kind == 1, c->cost);
+    sqlite3_bind_int(st, 6, c->reached);
+    sqlite3_bind_int(st, 7, c->started);
+    sqlite3_bind_int(st, 8, c->epochs);
+    bind_opt_double(st, 9, c->kind == 1, c->time);
+    bind_opt_double(st, 10, c->kind == 1, c->energy);
+    const int rc = sqlite3_step(st);
+    done(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ws_store_each_call(ws_store *s, const char *job_id, int (*f)(void *arg, const ws_sv_call *c), void *arg)
+{
+    sqlite3_stmt *st = prep(s, "SELECT kind, batch_size, cost, reached, started, epochs, time, energy"
+                               " FROM calls WHERE job_id=? ORDER BY seq");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+    int rc, r = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ws_sv_call c = {sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
+                        sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), sqlite3_column_int(st, 5),
+                        sqlite3_column_double(st, 6), sqlite3_column_double(st, 7)};
+        if ((r = f(arg, &c)) != 0) break;
+    }
+    done(st);
+    if (r) return r;
+    return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -485,3 +485,8 @@ int ws_sv_end_trial(ws_sv_job *j, int64_t bs, int64_t number, char *msg, size_t 
         return update_trial(j, t, WS_TRIAL_FAILED, 0, 0, 0, -1, msg, msgsz);
     return 0;
 }
+
+int ws_sv_new_trial(ws_sv_job *j, int type, int64_t bs, int64_t *trial_number, char *msg, size_t msgsz)
+{
+    return create_trial(j, type, bs, trial_number, msg, msgsz);
+}
