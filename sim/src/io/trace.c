@@ -452,6 +452,7 @@ static int train_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
                      ws_error *err)
 {
     ws_train_row *row = p;
+    memset(row, 0, sizeof *row);       /* padding too, as power_row */
     double run;
     if (text_field(c, &cols[T_DATASET], &t->names, &row->dataset, err)
         || text_field(c, &cols[T_NETWORK], &t->names, &row->network, err)
@@ -481,6 +482,9 @@ static int power_row(ws_traces *t, ws_csv *c, const column *cols, void *p,
                      ws_error *err)
 {
     ws_power_row *row = p;
+    /* padding too: rows are compared and copied as bytes (the trace cache,
+     * its tests), and must be the same bytes for the same file */
+    memset(row, 0, sizeof *row);
     if (text_field(c, &cols[P_DATASET], &t->names, &row->dataset, err)
         || text_field(c, &cols[P_NETWORK], &t->names, &row->network, err)
         || text_field(c, &cols[P_OPT], &t->names, &row->optimizer, err)
