@@ -535,6 +535,30 @@ static void json_warnings(FILE *out, const ws_warnings *w)
     fputc(']', out);
 }
 
+/* An imported table's row, opened: `{"dataset": ..., "network": ...,
+ * "optimizer": ...` on a line of its own (after a comma but for row 0). */
+static void json_row_names(FILE *out, size_t i, const char *dataset, const char *network,
+                           const char *optimizer)
+{
+    fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
+    ws_json_str(out, dataset);
+    fputs(", \"network\": ", out);
+    ws_json_str(out, network);
+    fputs(", \"optimizer\": ", out);
+    ws_json_str(out, optimizer);
+}
+
+/* An import's result, closed: its warnings and the file written (null
+ * without --out). */
+static void json_import_end(FILE *out, const ws_warnings *w, const char *dir, const char *path)
+{
+    json_warnings(out, w);
+    fputs(", \"written\": ", out);
+    if (dir) ws_json_str(out, path);
+    else fputs("null", out);
+    fputc('}', out);
+}
+
 /* The folder's lock, then the table: an I/O failure is WS_API_IO. */
 static int write_table(ws_api_call *c, const char *out, const char *path,
                        int (*write)(const void *, const char *, ws_error *), const void *table,
@@ -640,12 +664,7 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     fputs("{\"rows\": [", out);
     for (size_t i = 0; i < table.n; i++) {
         const ws_power_out_row *q = &table.rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
+        json_row_names(out, i, q->dataset, q->network, q->optimizer);
         fprintf(out, ", \"batch_size\": %d, \"power_limit\": %d, \"epochs\": %d,"
                 " \"time_per_epoch\": ", q->bs, q->pl, q->epochs);
         ws_json_num(out, q->time_per_epoch);
@@ -659,11 +678,7 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
         ws_json_str(out, tel.gpu[k].id);
     }
     fputc(']', out);
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    json_import_end(out, &w, dir, path);
     rc = 0;
 out:
     ws_power_table_free(&table);
@@ -703,12 +718,7 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
     fputs("{\"rows\": [", out);
     for (size_t i = 0; i < table.n; i++) {
         const ws_train_out_row *q = &table.rows[i];
-        fputs(i ? ",\n  {\"dataset\": " : "\n  {\"dataset\": ", out);
-        ws_json_str(out, q->dataset);
-        fputs(", \"network\": ", out);
-        ws_json_str(out, q->network);
-        fputs(", \"optimizer\": ", out);
-        ws_json_str(out, q->optimizer);
+        json_row_names(out, i, q->dataset, q->network, q->optimizer);
         fprintf(out, ", \"batch_size\": %d, \"learning_rate\": ", q->bs);
         ws_json_str(out, q->lr);
         fprintf(out, ", \"run\": %ld, \"target_metric\": ", q->run);
@@ -719,11 +729,7 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
         fputc('}', out);
     }
     fputs("]", out);
-    json_warnings(out, &w);
-    fputs(", \"written\": ", out);
-    if (dir) ws_json_str(out, path);
-    else fputs("null", out);
-    fputc('}', out);
+    json_import_end(out, &w, dir, path);
     rc = 0;
 out:
     ws_train_table_free(&table);
