@@ -146,14 +146,7 @@ static void forget_run(ws_api_call *c)
     c->n_gpus = 0;
     free(c->catalogue_path);
     c->catalogue_path = NULL;
-    for (int k = 0; k < 2; k++) {
-        free(c->series[k]);
-        c->series[k] = NULL;
-    }
-    for (size_t i = 0; i < c->n_carbon_files; i++) free(c->carbon_files[i]);
-    free(c->carbon_files);
-    c->carbon_files = NULL;
-    c->n_carbon_files = 0;
+    api_note_whatif(c, NULL);        /* the series' files, forgotten */
     for (size_t i = 0; i < c->n_pairs; i++) {
         api_pair_prov *p = &c->pairs[i];
         free(p->label); free(p->bso); free(p->plo); free(p->bso_params); free(p->plo_params);
