@@ -9,11 +9,13 @@ py=/usr/bin/python3
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/scripts" "$tmp/sim/include/wattsim" "$tmp/sim/src/io" "$tmp/sim/src/report"
-# the checker with empty allow-lists (the seeded tree has none of the library's cycles)
+# the checker with empty allow-lists and no adapters (the seeded tree has
+# none of the library's cycles nor its python/bridge.c)
 /usr/bin/python3 - "$src/scripts/check-layers" "$tmp/scripts/check-layers" <<'PY' || exit 1
 import re, sys
 s = open(sys.argv[1]).read()
 s = re.sub(r"^(ALLOWED_(CYCLES|UP) = \[)\n.*?^\]", r"\1\n]", s, flags=re.S | re.M)
+s = re.sub(r"^(ADAPTERS = \{)\n.*?^\}", r"\1\n}", s, flags=re.S | re.M)
 open(sys.argv[2], "w").write(s)
 PY
 echo 'int ws_report_x(void);' > "$tmp/sim/include/wattsim/report.h"
@@ -23,6 +25,19 @@ out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers"); rc=$?
   || { echo "FAIL: an upward include passed (rc $rc): $out"; exit 1; }
 
 rm "$tmp/sim/src/io/a.c"
+
+# An adapter outside sim/src/ (python/bridge.c) is held to its layer too.
+mkdir -p "$tmp/python"
+printf '#include "wattsim/report.h"\n' > "$tmp/python/bridge.c"
+sed -i 's|^ADAPTERS = {$|&\n    "python/bridge.c": "engine",|' "$tmp/scripts/check-layers"
+out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers"); rc=$?
+[ $rc = 1 ] && grep -q 'python/bridge.c:1: layer engine includes wattsim/report.h of layer report' <<<"$out" \
+  || { echo "FAIL: an adapter's upward include passed (rc $rc): $out"; exit 1; }
+rm "$tmp/python/bridge.c"
+out=$(WS_LAYERS_ROOT=$tmp "$py" "$tmp/scripts/check-layers"); rc=$?
+[ $rc = 1 ] && grep -q 'adapter python/bridge.c does not exist' <<<"$out" \
+  || { echo "FAIL: a stale adapter entry passed (rc $rc): $out"; exit 1; }
+sed -i '/^    "python\/bridge.c": "engine",$/d' "$tmp/scripts/check-layers"
 mkdir -p "$tmp/o/src/io"
 printf 'int ws_b(int);\nint ws_a(int n) { return n ? ws_b(n - 1) : 0; }\n' > "$tmp/a.c"
 printf 'int ws_a(int);\nint ws_b(int n) { return n ? ws_a(n - 1) : 1; }\n' > "$tmp/b.c"

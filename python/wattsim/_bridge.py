@@ -1,4 +1,4 @@
-"""The bridge plugin's Python side (bridges/python.c): a `py:MODULE:CLASS`
+"""The bridge plugin's Python side (python/bridge.c): a `py:MODULE:CLASS`
 named on the command line becomes a descriptor of the same adapter live
 objects use (_policy.py). The class is called once per simulation with
 the parameters given in braces (py:mod:Cls{seed=3}), each declared to the

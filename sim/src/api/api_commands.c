@@ -545,6 +545,26 @@ static void json_warnings(ws_jw *j, const ws_warnings *w)
     ws_jw_end_array(j);
 }
 
+/* An imported table's row, opened: {"dataset": ..., "network": ...,
+ * "optimizer": ... (the caller adds its columns and closes it). */
+static void json_row_names(ws_jw *j, const char *dataset, const char *network,
+                           const char *optimizer)
+{
+    ws_jw_begin_object(j);
+    ws_jw_kstring(j, "dataset", dataset);
+    ws_jw_kstring(j, "network", network);
+    ws_jw_kstring(j, "optimizer", optimizer);
+}
+
+/* An import's result, closed: its warnings and the file written (null
+ * without --out). */
+static void json_import_end(ws_jw *j, const ws_warnings *w, const char *dir, const char *path)
+{
+    json_warnings(j, w);
+    ws_jw_kstring(j, "written", dir ? path : NULL);         /* NULL: null */
+    ws_jw_end_object(j);
+}
+
 /* The folder's lock, then the table: an I/O failure is WS_API_IO. */
 static int write_table(ws_api_call *c, const char *out, const char *path,
                        int (*write)(const void *, const char *, ws_error *), const void *table,
@@ -625,10 +645,7 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < tp->n; i++) {
         const ws_power_out_row *q = &tp->rows[i];
-        ws_jw_begin_object(&j);
-        ws_jw_kstring(&j, "dataset", q->dataset);
-        ws_jw_kstring(&j, "network", q->network);
-        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        json_row_names(&j, q->dataset, q->network, q->optimizer);
         ws_jw_kint(&j, "batch_size", q->bs);
         ws_jw_kint(&j, "power_limit", q->pl);
         ws_jw_kint(&j, "epochs", q->epochs);
@@ -644,9 +661,7 @@ int api_import_power(ws_api_call *c, FILE *out, ws_error *err)
     /* a node of mixed models: the job's MaxPower, the sum of its GPUs'
      * own limits (the trace's max_power column) */
     if (tp->max_power > 0) ws_jw_knumber(&j, "max_power", tp->max_power);
-    json_warnings(&j, &w);
-    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
-    ws_jw_end_object(&j);
+    json_import_end(&j, &w, dir, path);
     rc = 0;
 out:
     ws_power_job_free(&job);
@@ -687,10 +702,7 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
     ws_jw_begin_array_rows(&j);
     for (size_t i = 0; i < table.n; i++) {
         const ws_train_out_row *q = &table.rows[i];
-        ws_jw_begin_object(&j);
-        ws_jw_kstring(&j, "dataset", q->dataset);
-        ws_jw_kstring(&j, "network", q->network);
-        ws_jw_kstring(&j, "optimizer", q->optimizer);
+        json_row_names(&j, q->dataset, q->network, q->optimizer);
         ws_jw_kint(&j, "batch_size", q->bs);
         ws_jw_kstring(&j, "learning_rate", q->lr);
         ws_jw_kint(&j, "run", q->run);
@@ -701,9 +713,7 @@ int api_import_train(ws_api_call *c, FILE *out, ws_error *err)
         ws_jw_end_object(&j);
     }
     ws_jw_end_array(&j);
-    json_warnings(&j, &w);
-    ws_jw_kstring(&j, "written", dir ? path : NULL);         /* NULL: null */
-    ws_jw_end_object(&j);
+    json_import_end(&j, &w, dir, path);
     rc = 0;
 out:
     ws_train_table_free(&table);

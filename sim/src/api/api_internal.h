@@ -1,8 +1,11 @@
 /*
- * Internal (not installed): what api.c (calls, options, hooks, provenance,
- * the JSON envelope) and api_commands.c (one function per command) share.
- * The API is the library's counterpart of the CLI: it sits on the study,
- * report and io layers as cli/ does, and neither calls the other.
+ * Internal (not installed): what api.c (the public calls, the option
+ * tables, the run lock, the JSON envelope), api_commands.c (one function
+ * per command) and api_call.c (a call's options, hooks and provenance, as
+ * the commands use them) share. The arrows run one way: api.c ->
+ * api_commands.c -> api_call.c (and api.c -> api_call.c). The API is the
+ * library's counterpart of the CLI: it sits on the study, report and io
+ * layers as cli/ does, and neither calls the other.
  */
 #ifndef WATTSIM_API_INTERNAL_H
 #define WATTSIM_API_INTERNAL_H
@@ -95,7 +98,7 @@ typedef struct api_command {
     const api_opt *opts;
 } api_command;
 
-/* ------------------------------------------------------------ api.c */
+/* ------------------------------------------------------------ api_call.c */
 
 /* The value of option `name` (the last one given), or NULL. */
 const char *api_get(const ws_api_call *c, const char *name);

@@ -1,6 +1,6 @@
 /*
  * Internal (not installed): what the registry asks the Python bridge
- * plugin (bridges/python.c, built into POLICY_DIR/../bridges/python.so)
+ * plugin (python/bridge.c, built into POLICY_DIR/../bridges/python.so)
  * for a policy named `py:MODULE:CLASS`.
  *
  * The bridge imports the class into a Python interpreter -- the one the

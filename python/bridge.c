@@ -1,6 +1,8 @@
 /*
- * The Python bridge: what the registry loads (bridge.h) to answer a
- * policy named `py:MODULE:CLASS`. It needs no Python header and links
+ * The Python bridge (the C half of wattsim/_bridge.py): what the registry
+ * loads (sim/src/engine/bridge.h) to answer a policy named
+ * `py:MODULE:CLASS`; no part of libwattsim, beside the package it runs
+ * (python/CMakeLists.txt builds it). It needs no Python header and links
  * against no libpython: it finds the interpreter the process already runs
  * (a program using libwattsim from Python), else it embeds the one named by
  * WATTSIM_PYTHON (default /usr/bin/python3):
