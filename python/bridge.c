@@ -42,15 +42,33 @@
 
 extern char **environ;
 
-/* Where the wattsim package is, tried in order when `import wattsim`
- * fails: the source tree's python/ (a build tree) and the install's site
- * folder relative to this file's folder (set by the build). */
+/* Where the wattsim package is, tried when `import wattsim` fails: the
+ * install's site folder, named relative to this file's folder by the file
+ * python-site beside it (written by `cmake --install`, which alone knows
+ * the prefix), and the source tree's python/ (a build tree). */
 #ifndef WS_BRIDGE_SRC_PY
 #define WS_BRIDGE_SRC_PY ""
 #endif
-#ifndef WS_BRIDGE_REL_SITE
-#define WS_BRIDGE_REL_SITE ""
-#endif
+
+/* dir + "/" + the first line of dir/python-site into buf ("" when there
+ * is no such regular file, or its line is empty or too long). */
+static void installed_site(const char *dir, char *buf, size_t size)
+{
+    char path[PATH_MAX], line[PATH_MAX];
+    buf[0] = '\0';
+    if ((size_t)snprintf(path, sizeof path, "%s/python-site", dir) >= sizeof path) return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                    ? read(fd, line, sizeof line - 1) : -1;
+    close(fd);
+    if (n <= 0) return;
+    line[n] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    if (!line[0] || (size_t)n == sizeof line - 1) return;
+    if ((size_t)snprintf(buf, size, "%s/%s", dir, line) >= size) buf[0] = '\0';
+}
 
 typedef int gil_state;
 static struct {
@@ -178,7 +196,7 @@ __attribute__((visibility("default"))) int ws_bridge_python_v1(const char *spec,
         if (real) {
             char *slash = strrchr(real, '/');
             if (slash) *slash = '\0';
-            snprintf(here, sizeof here, "%s/%s", real, WS_BRIDGE_REL_SITE);
+            installed_site(real, here, sizeof here);
             free(real);
         }
     }

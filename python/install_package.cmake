@@ -32,3 +32,9 @@ file(WRITE "${WS_PY_BINARY}/_installed.py"
 file(INSTALL "${WS_PY_SOURCE}" DESTINATION "${dest}"
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 file(INSTALL "${WS_PY_BINARY}/_installed.py" DESTINATION "${dest}/wattsim")
+# The bridge (lib/wattsim/bridges/python.so) finds the package through
+# this file beside it: the site folder relative to the bridges folder,
+# known only now.
+file(RELATIVE_PATH bridge_site "${prefix}/${WS_LIBDIR}/wattsim/bridges" "${dest}")
+file(WRITE "${WS_PY_BINARY}/python-site" "${bridge_site}\n")
+file(INSTALL "${WS_PY_BINARY}/python-site" DESTINATION "${prefix}/${WS_LIBDIR}/wattsim/bridges")

@@ -72,6 +72,12 @@ def test_cmake_install_prefix_given_at_install_time(tmp_path):
     site = sysconfig.get_path("purelib", "posix_prefix", {"base": str(venv),
                                                          "platbase": str(venv)})
     assert os.path.isfile(os.path.join(site, "wattsim", "_installed.py"))
+    # the bridge finds that package through python-site beside it (a
+    # py: policy run by the installed wattsim imports wattsim._bridge)
+    bridges = venv / "lib" / "wattsim" / "bridges"
+    rel = (bridges / "python-site").read_text().strip()
+    assert os.path.realpath(bridges / rel) == os.path.realpath(site), rel
+    assert os.path.isfile(os.path.join(bridges, rel, "wattsim", "_bridge.py"))
     cells, code = notebook_cells()
     r = subprocess.run([str(venv / "bin" / "python"), "-c", code], input=json.dumps(cells),
                        capture_output=True, text=True, cwd=tmp_path,
