@@ -271,7 +271,12 @@ Test(api, a_child_forked_during_anothers_call_fails_at_once, .timeout = 120)
             ws_api_call_free(d);
         }
         ssize_t w = write(fd[1], msg, strlen(msg));
-        _exit(w < 0);
+        /* The other thread's call is half-way in this copy of the heap and
+         * its thread is gone: valgrind, which follows a fork, would report
+         * that call's blocks as lost at exit. An exec ends the copy
+         * without an exit (the parent reads the message, not the status). */
+        if (w >= 0) execl("/bin/true", "true", (char *)NULL);
+        _exit(1);
     }
     close(fd[1]);
     char got[600] = "";
