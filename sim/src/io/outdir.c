@@ -96,7 +96,6 @@ static int not_an_input_dir(const char *dir, ws_error *err)
 
 /* ------------------------------------------------------------ the lock */
 
-
 static void close_lock_in_child(void)
 {
     /* A process a plugin forks must not keep the folder locked after
@@ -188,7 +187,8 @@ int ws_outdir_lock(const char *dir, ws_error *err)
     size_t before = ws_outfile_n_made();
     if (ws_mkdirs(dir, err)) return -1;
     const int made_it = ws_outfile_n_made() > before;
-    int fd = openat(ws_outfile_cwd(), dir, O_PATH | O_DIRECTORY | O_CLOEXEC | (made_it ? O_NOFOLLOW : 0));
+    int fd = openat(ws_outfile_cwd(), dir,
+                    O_PATH | O_DIRECTORY | O_CLOEXEC | (made_it ? O_NOFOLLOW : 0));
     if (fd < 0) return ws_fail(err, "%s: cannot open the folder: %s", dir, strerror(errno));
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/.wattsim.lock", dir) >= sizeof path) {
