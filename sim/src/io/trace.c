@@ -364,6 +364,9 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
             goto out;
         }
         char *row = (char *)*rows + *n * size;
+        /* padding too: loaded rows are a function of the files, byte for
+         * byte (a cached copy compares equal to a fresh load) */
+        memset(row, 0, size);
         if (kind->parse(t, c, cols, row, err)) goto out;
         size_t first = ws_hindex_add(&seen, kind->hash(row), same_row, &ref, *n);
         if (first == WS_HNOMEM) {
