@@ -679,3 +679,41 @@ Test(import, check_warnings_and_frontier, .init = setup, .fini = teardown)
         cr_expect(strstr(r.out, want[i]), "lacks %s: %s", want[i], r.out);
     cli_free(&r);
 }
+
+/* The opening both per-job tables share (ws_imp_job_row): EPOCHS.csv of
+ * import power and METRICS.csv of import train refuse a row of the wrong
+ * width, an empty or unsafe name and a bad batch size alike, naming the
+ * file, line and column. */
+Test(import, job_row_opening_errors, .init = setup, .fini = teardown)
+{
+    static const struct { const char *row, *msg; } bad[] = {
+        {"d,n,o,8,X", ":2: 5 fields, but the header has 8"},
+        {"d,,o,8,X,1,X,X", ":2: network: must not be empty"},
+        {"../d,n,o,8,X,1,X,X", ":2: dataset \"../d\""},
+        {"d,n,o,8.5,X,1,X,X", ":2: batch_size: must be a positive integer, got \"8.5\""},
+    };
+    nv_log("nv.csv", 0, -1, -1);
+    char m[512], out[512];
+    snprintf(m, sizeof m, "%s/m.csv", tmp);
+    snprintf(out, sizeof out, "%s/traces", tmp);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[512], msg[256], row[128];
+        /* the power_limit and learning_rate columns, times and metric: good values */
+        snprintf(row, sizeof row, "%s", bad[i].row);
+        char *x;
+        while ((x = strchr(row, 'X'))) *x = '1';
+        snprintf(text, sizeof text, "dataset,network,optimizer,batch_size,power_limit,epoch,"
+                 "start,end\n%s\n", row);
+        write_file("epochs.csv", text);
+        snprintf(msg, sizeof msg, "epochs.csv%s", bad[i].msg);
+        cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
+        expect_fail(&r, msg);
+        snprintf(text, sizeof text, "dataset,network,optimizer,batch_size,learning_rate,run,"
+                 "epoch,metric\n%s\n", row);
+        write_file("m.csv", text);
+        snprintf(msg, sizeof msg, "m.csv%s", bad[i].msg);
+        r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
+                                     "--target-metric", "0.9", "--out", out, NULL});
+        expect_fail(&r, msg);
+    }
+}

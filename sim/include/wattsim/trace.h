@@ -146,6 +146,13 @@ void ws_traces_train_range(const ws_traces *t, int ds, int net, int opt, size_t 
                            size_t *hi);
 void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t *lo,
                            size_t *hi);
+/* The id of a dataset, network or optimizer name in the loaded traces, or
+ * -1 when no row names it. */
+int ws_traces_name_id(const ws_traces *t, const char *name);
+/* The first power row (lowest limit) of (dataset, network, optimizer,
+ * batch size), by binary search, or NULL; the key's rows follow it. */
+const ws_power_row *ws_traces_find_power(const ws_traces *t, int ds, int net, int opt,
+                                         int bs);
 
 /*
  * The knob table of one job on the loaded GPU. `job` is the view handed to
@@ -189,7 +196,8 @@ typedef struct ws_job_table {
 } ws_job_table;
 
 /*
- * Build the job table for `spec` from loaded traces. b0 is spec->b0, capped
+ * The join (io/trace_join.c): build the job table for `spec` from loaded
+ * traces. b0 is spec->b0, capped
  * to the largest batch size the GPU's power trace has for the dataset (as
  * the paper's scripts do). eta and beta are copied into the view.
  */

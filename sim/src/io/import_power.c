@@ -54,6 +54,8 @@ typedef struct epoch_row {
 } epoch_row;
 
 enum { E_DATASET, E_NETWORK, E_OPT, E_BS, E_PL, E_EPOCH, E_START, E_END, E_N };
+_Static_assert(E_DATASET == 0 && E_NETWORK == 1 && E_OPT == 2 && E_BS == 3,
+               "ws_imp_job_row reads the job's names and batch size from columns 0-3");
 
 /* An epoch's key (its knob and number); names are interned, so compared
  * by pointer. */
@@ -107,7 +109,9 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
     nf = ws_csv_nfields(c);
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
-        if (ws_imp_row_width(c, path, nf, err)) goto out;
+        const char *f[E_N];
+        long bs, pl;
+        if (ws_imp_job_row(c, path, nf, cols, E_N, f, &bs, err)) goto out;
         epoch_row *grown = ws_imp_grow(rows, &cap, n, sizeof *rows, 64, err);
         if (!grown) goto out;
         rows = grown;
@@ -116,22 +120,6 @@ static int read_epochs(const ws_power_import *in, ws_imp_names *names, epoch_row
         e->line = line;
         e->id = n;
         n++;
-        const char *f[E_N];
-        for (int k = 0; k < E_N; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
-        for (int k = E_DATASET; k <= E_OPT; k++) {
-            if (!*f[k]) {
-                ws_fail(err, "%s:%ld: %s: must not be empty", path, line, cols[k].name);
-                goto out;
-            }
-            if (ws_imp_check_name(path, line, cols[k].name, f[k], k == E_DATASET, err))
-                goto out;
-        }
-        long bs, pl;
-        if (ws_imp_posint(f[E_BS], 1L << 30, &bs)) {
-            ws_fail(err, "%s:%ld: batch_size: must be a positive integer, got \"%s\"",
-                    path, line, f[E_BS]);
-            goto out;
-        }
         if (ws_imp_posint(f[E_PL], WS_MAX_POWER_LIMIT, &pl)) {
             char shown[64];
             ws_fail(err, "%s:%ld: power_limit: must be a whole number of W from 1 to %d,"

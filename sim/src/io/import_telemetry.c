@@ -252,6 +252,22 @@ int ws_imp_check_name(const char *path, long line, const char *column,
                                 " job after it" : WS_LABEL_RULE);
 }
 
+int ws_imp_job_row(ws_csv *c, const char *path, size_t nf, const ws_imp_col *cols,
+                   size_t n, const char **f, long *bs, ws_error *err)
+{
+    if (ws_imp_row_width(c, path, nf, err)) return -1;
+    const long line = ws_csv_line(c);
+    for (size_t k = 0; k < n; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
+    for (size_t k = 0; k < 3; k++) {       /* dataset, network, optimizer */
+        if (!*f[k]) return ws_fail(err, "%s:%ld: %s: must not be empty", path, line, cols[k].name);
+        if (ws_imp_check_name(path, line, cols[k].name, f[k], k == 0, err)) return -1;
+    }
+    if (ws_imp_posint(f[3], 1L << 30, bs))
+        return ws_fail(err, "%s:%ld: batch_size: must be a positive integer, got \"%s\"",
+                       path, line, f[3]);
+    return 0;
+}
+
 /* ------------------------------------------------------------ series */
 
 void ws_telemetry_free(ws_telemetry *t)

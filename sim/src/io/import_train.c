@@ -29,6 +29,8 @@ typedef struct metric_row {
 } metric_row;
 
 enum { M_DATASET, M_NETWORK, M_OPT, M_BS, M_LR, M_RUN, M_EPOCH, M_METRIC, M_N };
+_Static_assert(M_DATASET == 0 && M_NETWORK == 1 && M_OPT == 2 && M_BS == 3,
+               "ws_imp_job_row reads the job's names and batch size from columns 0-3");
 
 /* A row's key (its run and epoch); names are interned, so compared by
  * pointer. */
@@ -77,30 +79,16 @@ static int read_metrics(const ws_train_import *in, ws_imp_names *names,
     nf = ws_csv_nfields(c);
     while ((r = ws_csv_next(c, err)) == 1) {
         long line = ws_csv_line(c);
-        if (ws_imp_row_width(c, path, nf, err)) goto out;
+        const char *f[M_N];
+        long bs;
+        double lr;
+        if (ws_imp_job_row(c, path, nf, cols, M_N, f, &bs, err)) goto out;
         metric_row *grown = ws_imp_grow(rows, &cap, n, sizeof *rows, 256, err);
         if (!grown) goto out;
         rows = grown;
         metric_row *m = &rows[n++];
         memset(m, 0, sizeof *m);
         m->line = line;
-        const char *f[M_N];
-        for (int k = 0; k < M_N; k++) f[k] = ws_csv_field(c, (size_t)cols[k].index);
-        for (int k = M_DATASET; k <= M_OPT; k++) {
-            if (!*f[k]) {
-                ws_fail(err, "%s:%ld: %s: must not be empty", path, line, cols[k].name);
-                goto out;
-            }
-            if (ws_imp_check_name(path, line, cols[k].name, f[k], k == M_DATASET, err))
-                goto out;
-        }
-        long bs;
-        double lr;
-        if (ws_imp_posint(f[M_BS], 1L << 30, &bs)) {
-            ws_fail(err, "%s:%ld: batch_size: must be a positive integer, got \"%s\"",
-                    path, line, f[M_BS]);
-            goto out;
-        }
         if (ws_imp_decimal(f[M_LR], &lr) || !(lr > 0)) {
             ws_fail(err, "%s:%ld: learning_rate: must be a positive number, got \"%s\"",
                     path, line, f[M_LR]);

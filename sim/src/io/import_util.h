@@ -99,6 +99,15 @@ void ws_imp_names_free(ws_imp_names *t);
 int ws_imp_check_name(const char *path, long line, const char *column,
                       const char *value, int is_dataset, ws_error *err);
 
+/* The opening of a row of a per-job table (import power's EPOCHS.csv,
+ * import train's METRICS.csv), whose first four columns are dataset,
+ * network, optimizer and batch_size: the record has the header's nf
+ * fields; f[k] = the field of cols[k] (n of them); the three names are
+ * non-empty and pass ws_imp_check_name; *bs = the batch size, a positive
+ * integer below 2^30. 0, or -1 with err naming PATH:LINE and the column. */
+int ws_imp_job_row(ws_csv *c, const char *path, size_t nf, const ws_imp_col *cols,
+                   size_t n, const char **f, long *bs, ws_error *err);
+
 /* Open `path` for an atomic write (ws_outfile_open); its .gz twin
  * existing is an error: the trace reader would find both. */
 int ws_imp_open_out(ws_outfile *o, const char *path, ws_error *err);

@@ -1,7 +1,9 @@
-/* Atomic output files and the rules of every command's outputs; see
+/* The atomic file writer and the rules of every command's outputs; see
  * wattsim/outfile.h. The rules need process-wide state (inputs seen, files
  * written, folders made, --force, the locked folder), kept here behind one
- * mutex.
+ * mutex. The output folder's lock (ws_outdir_lock, the input folders, the
+ * end of a command) is outdir.c, on top of this file: it reaches this
+ * state through outfile_private.h, and nothing here calls it.
  *
  * Paths become descriptors here, once. A path below the locked output
  * folder (ws_outdir_lock: "DIR/NAME", DIR spelt as the command was given
@@ -19,7 +21,8 @@
  *                signal may read (ws_outfile_abandon)
  *   paths        a path to a folder descriptor and a name (open_parent:
  *                below the locked folder without following links, else
- *                from the starting folder); ws_outfile_openat/unlink
+ *                from the starting folder); ws_outfile_openat/unlink,
+ *                ws_outdir_open
  *   rules        an output never replaces an input of the command, even
  *                with --force, and an existing file only with --force or
  *                when this command wrote it (ws_input_note*,
@@ -27,18 +30,16 @@
  *   files        atomic files: a private temporary, renamed over the
  *                target at ws_outfile_commit, removed at abort
  *   private      private folders beside an output (gnuplot's scratch)
- *   the lock     the output folder's .wattsim.lock (ws_outdir_lock: who
- *                holds it, leftovers of killed runs), and the end of a
- *                command (ws_outfile_end/cleanup, ws_stdout_close)
+ *   stdout       ws_stdout_close
  *   batched      appends in batches by size and age (ws_batch_*: the
  *                sweep's journal)
- * Two concepts share this file: the output folder's lock (with its rules)
- * and the file writer; they share the process-wide state above, which a
- * split would have to hand between them.
+ *   for the lock what outdir.c reads and sets of the state above
+ *                (outfile_private.h)
  */
 #define _GNU_SOURCE
 #include "wattsim/outfile.h"
 #include "wattsim/name.h"
+#include "outfile_private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,7 +49,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -70,16 +70,8 @@ typedef struct made_dir {
     char *name, *path;
 } made_dir;
 
-/* An input folder: its identity and its path as the user gave it. */
-typedef struct in_dir {
-    file_id id;
-    char *path;
-} in_dir;
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static id_set inputs, mine;
-static in_dir *in_dirs;            /* the command's input folders */
-static size_t n_in_dirs;
 static made_dir *made;             /* folders this command created, in order */
 static size_t n_made;
 static int force;
@@ -87,8 +79,6 @@ static int cwd_fd = AT_FDCWD;      /* the working folder at the start */
 static int root_fd = -1;           /* the locked output folder */
 static char *root;                 /* its path, without trailing slashes */
 static size_t root_len;
-static int lock_fd = -1;           /* its .wattsim.lock, held until exit */
-static int lock_made;              /* this command created that file */
 
 /*
  * What a dying process must not leave behind: the temporaries of the
@@ -177,7 +167,7 @@ static void empty_dir(int fd)
 }
 
 /* Remove the private folder `name` in dir with what it holds. */
-static void remove_private(int dir, const char *name)
+void ws_outfile_remove_private(int dir, const char *name)
 {
     int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
@@ -203,7 +193,7 @@ void ws_outfile_abandon(void)
             unlinkat(tmp_slot[k].dir, tmp_slot[k].name, 0);
     for (int k = 0; k < SLOTS; k++)
         if (__atomic_load_n(&priv_slot[k].used, __ATOMIC_ACQUIRE))
-            remove_private(priv_slot[k].dir, priv_slot[k].name);
+            ws_outfile_remove_private(priv_slot[k].dir, priv_slot[k].name);
     /* deepest first: folders were made parents first */
     for (int k = SLOTS; k-- > 0;) {
         slot *s = &dir_slot[k];
@@ -455,47 +445,6 @@ void ws_input_note(const char *path)
     struct stat st;
     if (path && fstatat(cwd_fd, path, &st, 0) == 0)
         set_add(&inputs, &st);
-}
-
-void ws_input_dir_note(const char *dir)
-{
-    struct stat st;
-    char *p = dir ? strdup(dir) : NULL;
-    if (!p || fstatat(cwd_fd, dir, &st, 0) != 0 || !S_ISDIR(st.st_mode)) {
-        free(p);
-        return;
-    }
-    pthread_mutex_lock(&lock);
-    in_dir *v = realloc(in_dirs, (n_in_dirs + 1) * sizeof *v);
-    if (v) {
-        in_dirs = v;
-        in_dirs[n_in_dirs++] = (in_dir){{st.st_dev, st.st_ino}, p};
-    } else {
-        free(p);
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-/* 0 when the folder `dir` (followed through links, "..", anything the
- * kernel resolves) is none of the input folders or does not exist; else
- * -1 with err naming both. */
-static int not_an_input_dir(const char *dir, ws_error *err)
-{
-    struct stat st;
-    if (fstatat(cwd_fd, dir, &st, 0) != 0) return 0;
-    pthread_mutex_lock(&lock);
-    const char *same = NULL;
-    for (size_t i = 0; i < n_in_dirs && !same; i++)
-        if (in_dirs[i].id.dev == st.st_dev && in_dirs[i].id.ino == st.st_ino)
-            same = in_dirs[i].path;
-    char *copy = same ? strdup(same) : NULL;
-    pthread_mutex_unlock(&lock);
-    if (!same) return 0;
-    ws_fail(err, "%s: is the input folder %s (the same folder); an output folder is never one of"
-            " the command's input folders, even with --force or --resume: write elsewhere",
-            dir, copy ? copy : "given");
-    free(copy);
-    return -1;
 }
 
 void ws_input_note_fd(int fd)
@@ -770,7 +719,7 @@ void ws_private_remove(ws_private *p)
 {
     if (p->fd >= 0) close(p->fd);
     if (p->dir >= 0 && p->name[0]) {
-        remove_private(p->dir, p->name);
+        ws_outfile_remove_private(p->dir, p->name);
         slot_drop(priv_slot, p->dir, p->name);
     }
     if (p->dir >= 0) close(p->dir);
@@ -778,214 +727,7 @@ void ws_private_remove(ws_private *p)
     p->name[0] = '\0';
 }
 
-/* ------------------------------------------------------------ the folder's lock */
-
-static void close_lock_in_child(void)
-{
-    /* A process a plugin forks must not keep the folder locked after
-     * wattsim ends (flock belongs to the open file, which it would share). */
-    if (lock_fd >= 0) close(lock_fd);
-    lock_fd = -1;
-}
-
-static void atfork_once(void) { pthread_atfork(NULL, NULL, close_lock_in_child); }
-
-/* "another wattsim command (pid N[ on HOST])": who holds the lock, as it
- * wrote itself into the lock file. */
-static void holder(int fd, char *buf, size_t size)
-{
-    char text[300] = "", here[256] = "";
-    ssize_t n = pread(fd, text, sizeof text - 1, 0);
-    text[n > 0 ? n : 0] = '\0';
-    long pid = 0;
-    char host[256] = "";
-    int got = sscanf(text, "%ld %255s", &pid, host);
-    gethostname(here, sizeof here - 1);
-    for (char *c = host; *c; c++)
-        if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e) *c = '?';
-    if (got >= 1 && pid > 0)
-        snprintf(buf, size, "another wattsim command (pid %ld%s%s) is running and writing into"
-                 " it", pid, got == 2 && strcmp(host, here) ? " on " : "",
-                 got == 2 && strcmp(host, here) ? host : "");
-    else
-        snprintf(buf, size, "another wattsim command is running and writing into it");
-}
-
-/* Tidy up what a command killed with SIGKILL (or a crashed machine) left
- * in dir: its temporaries (NAME.tmpXXXXXX, .wattsim-spill.tmpXXXXXX among
- * them: not symbolic links, not folders), and gnuplot's private folders (.wattsim-plot-XXXXXX)
- * with what they hold. Only those, recognised by name, in this folder, and
- * never through a symbolic link (a link of such a name is removed, not
- * followed). Called with the folder locked and --force or --resume, when
- * a lock file was there already (a wattsim command wrote here before). */
-static int six_alnum(const char *s)
-{
-    for (int k = 0; k < 6; k++)
-        if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z')
-              || (s[k] >= '0' && s[k] <= '9')))
-            return 0;
-    return s[6] == '\0';
-}
-
-static void clean_leftovers(int dir)
-{
-    int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0) close(fd);
-        return;
-    }
-    /* Names first, then removals: readdir after an unlink may skip. */
-    char **names = NULL;
-    size_t n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        const char *s = e->d_name;
-        size_t len = strlen(s);
-        int plot = !strncmp(s, ".wattsim-plot-", 14) && six_alnum(s + 14);
-        int tmp = len > 10 && !memcmp(s + len - 10, ".tmp", 4) && six_alnum(s + len - 6);
-        if (!plot && !tmp) continue;
-        char **m = realloc(names, (n + 1) * sizeof *m);
-        if (!m) break;
-        names = m;
-        if ((names[n] = strdup(s))) n++;
-    }
-    closedir(d);
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            if (S_ISDIR(st.st_mode) && !strncmp(names[i], ".wattsim-plot-", 14))
-                remove_private(dir, names[i]);
-            else if (!S_ISDIR(st.st_mode))
-                unlinkat(dir, names[i], 0);
-        }
-        free(names[i]);
-    }
-    free(names);
-}
-
-int ws_outdir_lock(const char *dir, ws_error *err)
-{
-    /* The folder itself: made here (never then through a link), or as the
-     * user's path names it; from now on only its descriptor is used. */
-    if (not_an_input_dir(dir, err)) return -1;
-    size_t before = n_made;
-    if (ws_mkdirs(dir, err)) return -1;
-    const int made_it = n_made > before;
-    int fd = openat(cwd_fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC | (made_it ? O_NOFOLLOW : 0));
-    if (fd < 0) return ws_fail(err, "%s: cannot open the folder: %s", dir, strerror(errno));
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/.wattsim.lock", dir) >= sizeof path) {
-        close(fd);
-        return ws_fail(err, "%s: path too long", dir);
-    }
-    /* Kept open (close-on-exec, and closed in forked children) until the
-     * process exits: the lock with it. */
-    int made_lock = 1;
-    int lfd = openat(fd, ".wattsim.lock", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (lfd < 0 && errno == EEXIST) {
-        made_lock = 0;
-        lfd = openat(fd, ".wattsim.lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    }
-    if (lfd < 0) {
-        int e = errno;
-        close(fd);
-        return ws_fail(err, "%s: cannot open the folder's lock: %s", path, strerror(e));
-    }
-    if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        char who[400];
-        if (e == EWOULDBLOCK) holder(lfd, who, sizeof who);
-        close(lfd);
-        close(fd);
-        if (e == EWOULDBLOCK)
-            return ws_fail(err, "%s: %s (it holds %s); wait for it to finish or use another"
-                           " folder", dir, who, path);
-        return ws_fail(err, "%s: cannot lock: %s", path, strerror(e));
-    }
-    /* Who holds it, for the message of a command that finds it taken (a
-     * failure to write this is harmless: the lock is the flock). */
-    char me[300], host[256] = "";
-    gethostname(host, sizeof host - 1);
-    int n = snprintf(me, sizeof me, "%ld %s\n", (long)getpid(), host[0] ? host : "-");
-    if (ftruncate(lfd, 0) == 0 && n > 0) (void)!pwrite(lfd, me, (size_t)n, 0);
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, atfork_once);
-    pthread_mutex_lock(&lock);
-    char *r = strdup(dir);
-    if (r) {
-        size_t len = strlen(r);
-        while (len > 1 && r[len - 1] == '/') r[--len] = '\0';
-        free(root);
-        root = r;
-        root_len = len;
-        root_fd = fd;              /* an earlier one stays open, as its lock */
-        lock_fd = lfd;
-        lock_made = made_lock;
-    }
-    pthread_mutex_unlock(&lock);
-    if (!r) return ws_fail(err, "out of memory");
-    /* Only in a folder a wattsim command locked before (a killed one leaves
-     * its lock file): nowhere else can there be a temporary of ours. */
-    if (force && !made_lock) clean_leftovers(fd);
-    return 0;
-}
-
-void ws_outfile_cleanup(void)
-{
-    pthread_mutex_lock(&lock);
-    /* the lock file this command created in a folder it did not make */
-    if (lock_made && root_fd >= 0) unlinkat(root_fd, ".wattsim.lock", 0);
-    lock_made = 0;
-    for (size_t i = n_made; i-- > 0;) {
-        made_dir *m = &made[i];
-        int fd = openat(m->parent, m->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0) {
-            unlinkat(fd, ".wattsim.lock", 0);
-            close(fd);
-        }
-        unlinkat(m->parent, m->name, AT_REMOVEDIR);      /* only if empty */
-        slot_drop_locked(dir_slot, m->parent, m->name);
-        close(m->parent);
-        free(m->name);
-        free(m->path);
-    }
-    free(made);
-    made = NULL;
-    n_made = 0;
-    pthread_mutex_unlock(&lock);
-}
-
-void ws_outfile_end(int failed)
-{
-    if (failed) ws_outfile_cleanup();
-    pthread_mutex_lock(&lock);
-    /* made folders that stay are no longer this command's to remove */
-    for (size_t i = 0; i < n_made; i++) {
-        slot_drop_locked(dir_slot, made[i].parent, made[i].name);
-        close(made[i].parent);
-        free(made[i].name);
-        free(made[i].path);
-    }
-    free(made);
-    made = NULL;
-    n_made = 0;
-    if (lock_fd >= 0) close(lock_fd);      /* the flock goes with it */
-    if (root_fd >= 0) close(root_fd);
-    lock_fd = root_fd = -1;
-    lock_made = 0;
-    free(root);
-    root = NULL;
-    root_len = 0;
-    free(inputs.v);
-    free(mine.v);
-    inputs = mine = (id_set){0};
-    for (size_t i = 0; i < n_in_dirs; i++) free(in_dirs[i].path);
-    free(in_dirs);
-    in_dirs = NULL;
-    n_in_dirs = 0;
-    force = 0;
-    pthread_mutex_unlock(&lock);
-}
+/* ------------------------------------------------------------ stdout */
 
 int ws_stdout_close(FILE *out, ws_error *err)
 {
@@ -1103,4 +845,83 @@ int ws_batch_close(ws_batchfile *b)
     memset(b, 0, sizeof *b);
     b->fd = -1;
     return rc;
+}
+
+/* ------------------------------------------------------------ for the lock */
+
+int ws_outfile_cwd(void) { return cwd_fd; }
+
+int ws_outfile_forced(void) { return force; }
+
+size_t ws_outfile_n_made(void)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = n_made;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void ws_outfile_set_root(char *r, int fd)
+{
+    pthread_mutex_lock(&lock);
+    free(root);
+    root = r;
+    root_len = strlen(r);
+    root_fd = fd;
+    pthread_mutex_unlock(&lock);
+}
+
+int ws_outfile_root_fd(void)
+{
+    pthread_mutex_lock(&lock);
+    int fd = root_fd;
+    pthread_mutex_unlock(&lock);
+    return fd;
+}
+
+void ws_outfile_remove_made(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = n_made; i-- > 0;) {
+        made_dir *m = &made[i];
+        int fd = openat(m->parent, m->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0) {
+            unlinkat(fd, ".wattsim.lock", 0);
+            close(fd);
+        }
+        unlinkat(m->parent, m->name, AT_REMOVEDIR);      /* only if empty */
+        slot_drop_locked(dir_slot, m->parent, m->name);
+        close(m->parent);
+        free(m->name);
+        free(m->path);
+    }
+    free(made);
+    made = NULL;
+    n_made = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void ws_outfile_release(void)
+{
+    pthread_mutex_lock(&lock);
+    /* made folders that stay are no longer this command's to remove */
+    for (size_t i = 0; i < n_made; i++) {
+        slot_drop_locked(dir_slot, made[i].parent, made[i].name);
+        close(made[i].parent);
+        free(made[i].name);
+        free(made[i].path);
+    }
+    free(made);
+    made = NULL;
+    n_made = 0;
+    if (root_fd >= 0) close(root_fd);
+    root_fd = -1;
+    free(root);
+    root = NULL;
+    root_len = 0;
+    free(inputs.v);
+    free(mine.v);
+    inputs = mine = (id_set){0};
+    force = 0;
+    pthread_mutex_unlock(&lock);
 }

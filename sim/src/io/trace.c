@@ -1,25 +1,27 @@
 /*
- * Trace loading, validation and the join into a job's knob table.
- * See wattsim/trace.h for the semantics.
+ * Reading traces: a GPU's training and power CSVs, parsed, validated and
+ * sorted for the join. See wattsim/trace.h for the semantics; the join
+ * into a job's knob table is io/trace_join.c, which calls this file's
+ * accessors (never the reverse).
  *
  * Map, in file order:
- *   names    dataset, network and optimizer names interned to ids (a
- *            hash table), so rows compare ints
- *   paths    where a GPU's two CSVs are (ws_trace_path) and which GPUs a
- *            folder has traces for (ws_trace_gpus)
- *   fields   a header mapped to the columns wanted; one field to a typed,
- *            range-checked value, the error naming FILE:LINE and column
- *   readers  the training and power CSVs into rows (read_rows; a key
- *            seen twice, a duplicate power row or run, is refused);
- *            ws_traces_load sorts them for the join and checks one
- *            gpus_per_job per job; ws_traces_free
- *   join     one (dataset, network, optimizer)'s rows into the job's knob
- *            table (ws_job_build: batch sizes x measured power limits,
- *            the recorded runs per batch size, in trace order as Zeus
- *            samples them); its profile numbers in pandas' order
- *            (ws_job_profile); ws_job_free
- * Reading and joining are two concepts in one file; the join (ws_job_*)
- * could move to trace_join.c with the sort helpers it shares.
+ *   names      dataset, network and optimizer names interned to ids (a
+ *              hash table), so rows compare ints
+ *   paths      where a GPU's two CSVs are (ws_trace_path) and which GPUs
+ *              a folder has traces for (ws_trace_gpus)
+ *   fields     a header mapped to the columns wanted; one field to a
+ *              typed, range-checked value, the error naming FILE:LINE and
+ *              column
+ *   readers    the training and power CSVs into rows (read_rows; a key
+ *              seen twice, a duplicate power row or run, is refused);
+ *              ws_traces_load_uncached sorts them by key, finds MaxPower
+ *              (max_joined_power) and checks one gpus_per_job per job;
+ *              ws_traces_free; the join-work counter (ws_join_work)
+ *   accessors  what the join and trace check read of loaded traces: the
+ *              rows of one (dataset, network, optimizer)
+ *              (ws_traces_train_range, ws_traces_power_range), a batch
+ *              size's first power row (ws_traces_find_power), a name's id
+ *              (ws_traces_name_id)
  */
 #include "wattsim/trace.h"
 #include "wattsim/hash.h"
@@ -362,6 +364,9 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
             goto out;
         }
         char *row = (char *)*rows + *n * size;
+        /* padding too: loaded rows are a function of the files, byte for
+         * byte (a cached copy compares equal to a fresh load) */
+        memset(row, 0, size);
         if (kind->parse(t, c, cols, row, err)) goto out;
         size_t first = ws_hindex_add(&seen, kind->hash(row), same_row, &ref, *n);
         if (first == WS_HNOMEM) {
@@ -610,8 +615,8 @@ static int same_power_key(const ws_power_row *x, const ws_power_row *y)
         && x->optimizer == y->optimizer && x->bs == y->bs;
 }
 
-static const ws_power_row *find_power(const ws_traces *t, int ds, int net,
-                                      int opt, int bs)
+const ws_power_row *ws_traces_find_power(const ws_traces *t, int ds, int net, int opt,
+                                         int bs)
 {
     ws_power_row key = {.dataset = ds, .network = net, .optimizer = opt, .bs = bs};
     size_t lo = 0, hi = t->n_power;
@@ -770,13 +775,7 @@ void ws_traces_free(ws_traces *t)
     memset(t, 0, sizeof *t);
 }
 
-/* ------------------------------------------------------------ join */
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
+/* ------------------------------------------------------------ accessors */
 
 /* Rows [*lo, *hi) of a table sorted by (dataset, network, optimizer)
  * first -- train and power rows both start with those three ids -- that
@@ -812,287 +811,7 @@ void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t 
     triple_range(t->power, sizeof *t->power, t->n_power, ds, net, opt, lo, hi);
 }
 
-int ws_job_build(ws_job_table *jt, const ws_traces *t,
-                 const ws_workload_spec *spec, double eta, double beta,
-                 ws_error *err)
+int ws_traces_name_id(const ws_traces *t, const char *name)
 {
-    memset(jt, 0, sizeof *jt);
-    /* Errors about the workload itself start with where it was defined
-     * (catalogue or config), when known. */
-    char at[512] = "";
-    if (spec->where) snprintf(at, sizeof at, "%s: ", spec->where);
-    int ds = lookup(&t->names, spec->dataset);
-    int net = lookup(&t->names, spec->network);
-    int opt = lookup(&t->names, spec->optimizer);
-    if (ds < 0 || net < 0 || opt < 0)
-        return ws_fail(err, "%s%s: workload '%s': no rows for dataset %s,"
-                       " network %s, optimizer %s", at, t->train_path, spec->name,
-                       spec->dataset, spec->network, spec->optimizer);
-
-    /* B: batch sizes of (dataset, network, optimizer) present in both.
-     * The job's rows are one run of each sorted table (found by binary
-     * search): building a job costs its own rows, not the whole trace's
-     * (trace check builds one per workload). */
-    size_t t0, t1, p0, p1;
-    triple_range(t->train, sizeof *t->train, t->n_train, ds, net, opt, &t0, &t1);
-    triple_range(t->power, sizeof *t->power, t->n_power, ds, net, opt, &p0, &p1);
-    size_t nb = 0;
-    int *bs = malloc((t1 - t0 + 1) * sizeof *bs);
-    if (!bs) return ws_fail(err, "out of memory");
-    for (size_t i = t0; i < t1; i++) {
-        const ws_train_row *r = &t->train[i];
-        if (find_power(t, ds, net, opt, r->bs)) bs[nb++] = r->bs;
-    }
-    qsort(bs, nb, sizeof *bs, cmp_int);
-    size_t u = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (u == 0 || bs[u - 1] != bs[i]) bs[u++] = bs[i];
-    nb = u;
-    jt->bs = bs;
-    if (nb == 0)
-        return ws_fail(err, "%sworkload '%s' on %s: no batch size appears in both"
-                       " %s and %s", at, spec->name, t->gpu, t->train_path,
-                       t->power_path);
-
-    /* b0, capped to the largest batch size the GPU has for the workload. */
-    int bmax = p1 > p0 ? t->power[p1 - 1].bs : 0;       /* sorted by bs */
-    int b0 = spec->b0 < bmax ? spec->b0 : bmax;
-    jt->b0_index = -1;
-    for (size_t i = 0; i < nb; i++)
-        if (bs[i] == b0) jt->b0_index = (int)i;
-    if (jt->b0_index < 0) {
-        char list[512] = "";
-        for (size_t i = 0; i < nb; i++) {
-            char one[16];
-            snprintf(one, sizeof one, i ? ", %d" : "%d", bs[i]);
-            strncat(list, one, sizeof list - strlen(list) - 1);
-        }
-        return ws_fail(err, "%sworkload '%s' on %s: default batch size b0 = %d"
-                       " is not one of the batch sizes with train and power"
-                       " rows (%s)", at, spec->name, t->gpu, b0, list);
-    }
-
-    /* Knobs and runs per batch size. */
-    size_t nk = 0, nr = 0;
-    jt->knob_start = malloc((nb + 1) * sizeof *jt->knob_start);
-    jt->run_start = malloc((nb + 1) * sizeof *jt->run_start);
-    jt->knob_pl = malloc((p1 - p0 + 1) * sizeof *jt->knob_pl);
-    jt->knob_time = malloc((p1 - p0 + 1) * sizeof *jt->knob_time);
-    jt->knob_power = malloc((p1 - p0 + 1) * sizeof *jt->knob_power);
-    jt->knob_line = malloc((p1 - p0 + 1) * sizeof *jt->knob_line);
-    jt->knob_error = malloc((p1 - p0 + 1) * sizeof *jt->knob_error);
-    jt->run_epoch = malloc((t1 - t0 + 1) * sizeof *jt->run_epoch);
-    int *pls = malloc((p1 - p0 + 1) * sizeof *pls);
-    if (!jt->knob_start || !jt->run_start || !jt->knob_pl || !jt->knob_time
-        || !jt->knob_power || !jt->knob_line || !jt->knob_error || !jt->run_epoch || !pls) {
-        free(pls);
-        return ws_fail(err, "out of memory");
-    }
-    /* The workload's train rows at its target are one sorted run (by batch
-     * size, then run): found by binary search, walked once with the batch
-     * sizes (ascending) -- a merge join. */
-    const ws_train_row key = {.dataset = ds, .network = net, .optimizer = opt,
-                              .target_metric = spec->target_metric, .bs = INT_MIN};
-    size_t tr = 0, hi = t->n_train;
-    while (tr < hi) {
-        join_work++;
-        size_t mid = tr + (hi - tr) / 2;
-        const ws_train_row *r = &t->train[mid];
-        int less = r->dataset != ds ? r->dataset < ds : r->network != net ? r->network < net
-                 : r->optimizer != opt ? r->optimizer < opt
-                 : r->target_metric != spec->target_metric ? r->target_metric < spec->target_metric
-                 : r->bs < key.bs;
-        if (less) tr = mid + 1; else hi = mid;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        jt->knob_start[i] = (int)nk;
-        const ws_power_row *p = find_power(t, ds, net, opt, bs[i]);
-        for (; p < t->power + t->n_power && p->dataset == ds && p->network == net
-               && p->optimizer == opt && p->bs == bs[i]; p++) {
-            jt->knob_pl[nk] = p->pl;
-            jt->knob_time[nk] = p->time;
-            jt->knob_power[nk] = p->power;
-            jt->knob_line[nk] = p->line;
-            jt->knob_error[nk] = p->energy_error;
-            pls[nk] = p->pl;
-            nk++;
-        }
-        jt->run_start[i] = (int)nr;
-        for (; tr < t->n_train; tr++) {
-            join_work++;
-            const ws_train_row *r = &t->train[tr];
-            if (r->dataset != ds || r->network != net || r->optimizer != opt
-                || r->target_metric != spec->target_metric || r->bs > bs[i])
-                break;
-            if (r->bs == bs[i]) jt->run_epoch[nr++] = r->target_epoch;
-        }
-        if ((int)nr == jt->run_start[i]) {
-            free(pls);
-            return ws_fail(err, "%s: workload '%s' has no runs at batch size %d"
-                           " for target_metric %g (other target metrics have"
-                           " some); add the rows or pick another target",
-                           t->train_path, spec->name, bs[i], spec->target_metric);
-        }
-    }
-    jt->knob_start[nb] = (int)nk;
-    jt->run_start[nb] = (int)nr;
-    qsort(pls, nk, sizeof *pls, cmp_int);
-    int np = 0;
-    for (size_t i = 0; i < nk; i++)
-        if (i == 0 || pls[i] != pls[i - 1]) np++;
-    free(pls);
-
-    jt->workload = strdup(spec->name);
-    jt->gpu = strdup(t->gpu);
-    jt->dataset = strdup(spec->dataset);
-    jt->network = strdup(spec->network);
-    jt->optimizer = strdup(spec->optimizer);
-    if (!jt->workload || !jt->gpu || !jt->dataset || !jt->network || !jt->optimizer)
-        return ws_fail(err, "out of memory");
-    jt->n_pl_distinct = np;
-    jt->default_recurrences = 2L * (long)nb * np;
-
-    ws_job *j = &jt->job;
-    j->abi_version = WS_ABI_VERSION;
-    j->workload = jt->workload;
-    j->gpu = jt->gpu;
-    j->dataset = jt->dataset;
-    j->network = jt->network;
-    j->optimizer = jt->optimizer;
-    j->target_metric = spec->target_metric;
-    j->eta = eta;
-    j->beta = beta;
-    /* The job's MaxPower: its rows sum gpus_per_job GPUs (one value for
-     * all of them, checked as loaded), each limited to the GPU's largest
-     * limit, as Zeus's client sets max_power = limit x number of GPUs. */
-    j->gpus_per_job = t->power[p0].gpus;
-    /* ... or the catalogue's or the job's, where the trace does not say */
-    if (spec->gpus_per_job > 0) {
-        if (t->has_gpus_column && spec->gpus_per_job != j->gpus_per_job)
-            return ws_fail(err, "%s%s: gpus_per_job is %d, but %s:%ld says %d for dataset"
-                           " %s, network %s, optimizer %s: the workload's gpus_per_job and"
-                           " the power trace's column must agree (give it in one place)",
-                           at, spec->name, spec->gpus_per_job, t->power_path,
-                           t->power[p0].line, j->gpus_per_job, spec->dataset,
-                           spec->network, spec->optimizer);
-        j->gpus_per_job = spec->gpus_per_job;
-    }
-    j->max_power = t->max_power * (double)j->gpus_per_job;
-    /* ... unless its GPUs' limits differ (a node of mixed models): then
-     * the sum of their own, as the import wrote it (the column sits with
-     * gpus_per_job, so the workload's gpus_per_job agreed with it above) */
-    jt->max_power_summed = t->power[p0].job_max_power > 0;
-    if (jt->max_power_summed) j->max_power = t->power[p0].job_max_power;
-    j->max_epochs = spec->max_epochs;
-    j->b0 = b0;
-    j->concurrent = 0;
-    j->n_bs = (int)nb;
-    j->bs = jt->bs;
-    j->knob_start = jt->knob_start;
-    j->knob_pl = jt->knob_pl;
-    j->knob_time = jt->knob_time;
-    j->knob_power = jt->knob_power;
-    j->run_start = jt->run_start;
-    j->run_epoch = jt->run_epoch;
-    return ws_job_profile(jt, err);
-}
-
-/* The knobs of batch-size index i in power trace order (insertion sort:
- * a batch size has a handful of limits). */
-static void knobs_in_file_order(const ws_job_table *jt, int i, int *order)
-{
-    const int k0 = jt->knob_start[i], n = jt->knob_start[i + 1] - k0;
-    for (int q = 0; q < n; q++) {
-        int at = q;
-        while (at > 0 && jt->knob_line && jt->knob_line[order[at - 1]] > jt->knob_line[k0 + q]) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = k0 + q;
-    }
-}
-
-int ws_job_profile(ws_job_table *jt, ws_error *err)
-{
-    const ws_job *j = &jt->job;
-    const int nb = j->n_bs, nk = j->knob_start[nb];
-    size_t most = 1;               /* the largest R x P of any batch size */
-    int most_knobs = 1;
-    for (int i = 0; i < nb; i++) {
-        const int nr = j->run_start[i + 1] - j->run_start[i];
-        const int np = j->knob_start[i + 1] - j->knob_start[i];
-        if ((size_t)nr * (size_t)np > most) most = (size_t)nr * (size_t)np;
-        if (np > most_knobs) most_knobs = np;
-    }
-    free(jt->profile_power);
-    free(jt->profile_time);
-    free(jt->first_epoch_energy);
-    free(jt->first_epoch_time);
-    jt->profile_power = malloc((size_t)(nk + 1) * sizeof *jt->profile_power);
-    jt->profile_time = malloc((size_t)(nk + 1) * sizeof *jt->profile_time);
-    jt->first_epoch_energy = malloc((size_t)(nb + 1) * sizeof *jt->first_epoch_energy);
-    jt->first_epoch_time = malloc((size_t)(nb + 1) * sizeof *jt->first_epoch_time);
-    double *rows = malloc(most * sizeof *rows);
-    int *order = malloc((size_t)most_knobs * sizeof *order);
-    if (!jt->profile_power || !jt->profile_time || !jt->first_epoch_energy
-        || !jt->first_epoch_time || !rows || !order) {
-        free(rows);
-        free(order);
-        return ws_fail(err, "out of memory");
-    }
-    for (int i = 0; i < nb; i++) {
-        const size_t nr = (size_t)(j->run_start[i + 1] - j->run_start[i]);
-        const int k0 = j->knob_start[i], np = j->knob_start[i + 1] - k0;
-        for (int k = k0; k < k0 + np; k++) {
-            for (size_t r = 0; r < nr; r++) rows[r] = j->knob_power[k];
-            jt->profile_power[k] = ws_pd_group_mean(rows, nr);
-            for (size_t r = 0; r < nr; r++) rows[r] = j->knob_time[k];
-            jt->profile_time[k] = ws_pd_group_mean(rows, nr);
-        }
-        /* The joined rows of bs: each run, then every limit of it. */
-        knobs_in_file_order(jt, i, order);
-        size_t n = 0;
-        for (size_t r = 0; r < nr; r++)
-            for (int q = 0; q < np; q++)
-                rows[n++] = j->knob_time[order[q]] * j->knob_power[order[q]];
-        jt->first_epoch_energy[i] = ws_np_mean(rows, n);
-        n = 0;
-        for (size_t r = 0; r < nr; r++)
-            for (int q = 0; q < np; q++) rows[n++] = j->knob_time[order[q]];
-        jt->first_epoch_time[i] = ws_np_mean(rows, n);
-    }
-    free(rows);
-    free(order);
-    jt->job.profile_power = jt->profile_power;
-    jt->job.profile_time = jt->profile_time;
-    jt->job.first_epoch_energy = jt->first_epoch_energy;
-    jt->job.first_epoch_time = jt->first_epoch_time;
-    return 0;
-}
-
-void ws_job_free(ws_job_table *jt)
-{
-    if (!jt) return;
-    free(jt->workload);
-    free(jt->gpu);
-    free(jt->dataset);
-    free(jt->network);
-    free(jt->optimizer);
-    free(jt->bs);
-    free(jt->knob_start);
-    free(jt->knob_pl);
-    free(jt->knob_time);
-    free(jt->knob_power);
-    free(jt->knob_line);
-    free(jt->knob_error);
-    free(jt->run_start);
-    free(jt->run_epoch);
-    free(jt->profile_power);
-    free(jt->profile_time);
-    free(jt->first_epoch_energy);
-    free(jt->first_epoch_time);
-    for (size_t i = 0; jt->phase && i < jt->n_phases; i++) ws_job_free(&jt->phase[i]);
-    free(jt->phase);
-    free(jt->phase_from);
-    memset(jt, 0, sizeof *jt);
+    return lookup(&t->names, name);
 }
