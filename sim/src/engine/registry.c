@@ -48,6 +48,7 @@
 #include "bridge.h"
 #include "descriptor.h"
 #include "guard.h"
+#include "plugin_cache.h"
 
 /* The installed policy folder relative to the executable's folder (set by
  * the build from the install layout). */
@@ -311,26 +312,42 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
 
 static int load_file(ws_registry *r, const char *path, int folder, ws_error *err)
 {
-    char *real = realpath(path, NULL);
+    /* A plugin kept from an earlier registry, the same file (identity):
+     * another reference to it, without realpath or the loader's work. */
+    ws_file_id id;
+    const int known = !ws_file_id_get(path, &id);
+    char *real = NULL;
+    void *h = known ? ws_plugin_cache_open(path, &id, &real) : NULL;
+    const int kept = h != NULL;
+    if (!real) real = realpath(path, NULL);
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
     for (size_t i = 0; i < r->n_files; i++)
-        if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
-    /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
-     * folder every command scans, or given as --bso) would block it for
-     * ever, and a device never ends. Only a regular file is loaded. */
-    struct stat st;
-    const int gone = stat(real, &st) != 0;
-    if (gone || !S_ISREG(st.st_mode)) {
-        if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
-        else ws_fail(err, "%s: cannot load policy plugin: not a regular file (%s)", path,
-                     ws_input_kind(st.st_mode));
-        free(real);
-        return -1;
-    }
+        if (!strcmp(r->files[i].path, real)) {
+            if (h) dlclose(h);
+            free(real);
+            return 0;
+        }
+    if (!kept) {
+        /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
+         * folder every command scans, or given as --bso) would block it for
+         * ever, and a device never ends. Only a regular file is loaded. */
+        struct stat st;
+        const int gone = stat(real, &st) != 0;
+        if (gone || !S_ISREG(st.st_mode)) {
+            if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
+            else ws_fail(err, "%s: cannot load policy plugin: not a regular file (%s)", path,
+                         ws_input_kind(st.st_mode));
+            free(real);
+            return -1;
+        }
 
+        /* dlopen finds a loaded object by its name: a kept older build of
+         * this file would come back. */
+        ws_plugin_cache_forget(real);
+    }
     ws_guard_enter();
     ws_guard_call_enter(path, "loading");
-    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!kept) h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     int entry_v2 = 0;
     const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
@@ -422,6 +439,10 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     }
     free(bc);
     free(pc);
+    /* kept only when the file is still the one stat saw before dlopen */
+    ws_file_id after;
+    if (!kept && known && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
+        ws_plugin_cache_keep(path, real, &id);
     return 0;
 oom:
     ws_fail(err, "out of memory");
