@@ -18,7 +18,10 @@
  * path first, so that dlopen, which finds loaded objects by name, maps
  * the new file rather than handing back the old one (the library names
  * the file as it is now; its sha256 is util/sha256.c's, kept by the same
- * identity). Only a plugin that loaded and passed its checks is kept.
+ * identity). Only a plugin that loaded and passed its checks is kept, and
+ * only when no other registry had that name loaded when it was opened
+ * (another thread's registry may hold an older build, which dlopen would
+ * hand back: registry.c's load_file checks with RTLD_NOLOAD).
  *
  * Bounded: at most `capacity` entries (WS_PLUGIN_CACHE_DEFAULT), least
  * recently used first out. A mutex guards the table; handles are closed
@@ -86,7 +89,7 @@ void ws_plugin_cache_set(size_t n)
             if (items[i].used < items[old].used) old = i;
         take_out(old, &h[nh++]);
     }
-    if (!h || !n_items) capacity = n;
+    if (n_items <= n) capacity = n;    /* else out of memory: unchanged */
     if (!n_items) {
         free(items);
         items = NULL;

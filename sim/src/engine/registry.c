@@ -342,6 +342,7 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     char *real = NULL;
     void *h = known ? ws_plugin_cache_open(path, &id, &real) : NULL;
     const int kept = h != NULL;
+    int keepable = known;
     if (!real) real = realpath(path, NULL);
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
     for (size_t i = 0; i < r->n_files; i++)
@@ -367,6 +368,13 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
         /* dlopen finds a loaded object by its name: a kept older build of
          * this file would come back. */
         ws_plugin_cache_forget(real);
+        /* still loaded (another registry holds it, perhaps an older
+         * build): what dlopen gives is not known to be this file's */
+        void *other = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (other) {
+            dlclose(other);
+            keepable = 0;
+        }
     }
     ws_guard_enter();
     ws_guard_call_enter(path, "loading");
@@ -464,7 +472,7 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     free(pc);
     /* kept only when the file is still the one stat saw before dlopen */
     ws_file_id after;
-    if (!kept && known && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
+    if (!kept && keepable && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
         ws_plugin_cache_keep(path, real, &id);
     return 0;
 oom:
