@@ -124,15 +124,20 @@ void *ws_plugin_cache_open(const char *path, const ws_file_id *id, char **real)
 
 void ws_plugin_cache_forget(const char *real)
 {
-    pthread_mutex_lock(&lock);
-    size_t nh = 0;
-    void *h[8];
-    for (size_t i = 0; i < n_items && nh < sizeof h / sizeof *h;)
-        if (!strcmp(items[i].real, real)) take_out(i, &h[nh++]);
-        else i++;
-    opened++;
-    pthread_mutex_unlock(&lock);
-    close_handles(h, nh);
+    size_t nh;
+    int first = 1;
+    do {                                   /* 8 handles at a time, closed unlocked */
+        void *h[8];
+        nh = 0;
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < n_items && nh < sizeof h / sizeof *h;)
+            if (!strcmp(items[i].real, real)) take_out(i, &h[nh++]);
+            else i++;
+        if (first) opened++;
+        first = 0;
+        pthread_mutex_unlock(&lock);
+        close_handles(h, nh);
+    } while (nh == 8);
 }
 
 void ws_plugin_cache_keep(const char *path, const char *real, const ws_file_id *id)
@@ -143,20 +148,24 @@ void ws_plugin_cache_keep(const char *path, const char *real, const ws_file_id *
     if (!cap) return;
     void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     char *p = strdup(path), *rp = strdup(real);
-    void *out = NULL;
+    void *out = NULL, *evicted = NULL;
     pthread_mutex_lock(&lock);
     if (h && p && rp && capacity) {
-        for (size_t i = 0; i < n_items; i++)
-            if (!strcmp(items[i].path, path)) {   /* another thread kept it first */
+        for (size_t i = 0; i < n_items; i++) {
+            if (strcmp(items[i].path, path)) continue;
+            if (ws_file_id_same(&items[i].id, id)) {    /* another thread kept it first */
                 out = h;
                 h = NULL;
-                break;
+            } else {                                    /* the path names another file now */
+                take_out(i, &out);
             }
+            break;
+        }
         if (h && n_items >= capacity) {
             size_t old = 0;
             for (size_t i = 1; i < n_items; i++)
                 if (items[i].used < items[old].used) old = i;
-            take_out(old, &out);
+            take_out(old, &evicted);
         }
         plugin_entry *v = h ? realloc(items, (n_items + 1) * sizeof *v) : NULL;
         if (v) {
@@ -169,9 +178,10 @@ void ws_plugin_cache_keep(const char *path, const char *real, const ws_file_id *
     pthread_mutex_unlock(&lock);
     free(p);
     free(rp);
-    void *hs[2];
+    void *hs[3];
     size_t nh = 0;
     if (out) hs[nh++] = out;
+    if (evicted) hs[nh++] = evicted;
     if (h) hs[nh++] = h;
     close_handles(hs, nh);
 }
