@@ -192,6 +192,50 @@ def test_one_vocabulary_same_name_same_dtype(tmp_path):
     assert set(seen["error"].values()) == {"object"}
 
 
+def _same_frames(a, b, what):
+    import pandas as pd
+    assert list(a.columns) == list(b.columns), what
+    assert [str(t) for t in a.dtypes] == [str(t) for t in b.dtypes], what
+    pd.testing.assert_frame_equal(a, b, check_exact=True, obj=what)
+    assert a.attrs == b.attrs, what
+
+
+def test_tables_built_by_column_are_the_tables_built_by_row(tmp_path, monkeypatch):
+    """_frame (columns straight to numpy, issue 29 item 6) gives what the
+    general path (pandas' inference from the rows, then _typed) gives, on
+    every table the package returns and on rows that need the general path."""
+    from wattsim import _run
+    fast = _all_tables(tmp_path)
+    built = []
+    real = _run._frame
+    monkeypatch.setattr(_run, "_frame", lambda *a: built.append(a[2]) or real(*a))
+    _all_tables(tmp_path)
+    assert "history" in built and "knobs" in built          # simulate, pareto: by column
+    monkeypatch.setattr(_run, "_frame", lambda *a: None)
+    slow = _all_tables(tmp_path)
+    assert fast.keys() == slow.keys()
+    for k in fast:
+        _same_frames(fast[k], slow[k], k)
+    rows = [
+        [{"a": 1, "reached": 1, "energy_j": 2, "bso": "x", "n": 2 ** 40}],
+        [{"a": 1.5, "reached": True, "energy_j": True, "bso": "", "n": -3}],
+        [{"a": 1, "b": 2.5}, {"a": 2.5, "b": 1}],
+        [{"a": 1, "b": None}, {"a": 2, "b": 1}],                 # None: general path
+        [{"bso": 1}, {"bso": "y"}],                              # mixed: general path
+        [{"reached": None}, {"reached": True}],
+        [{"a": 2 ** 70}],                                        # beyond int64
+        [{"a": 1, "b": 2}, {"b": 3, "a": 4}],                    # keys in another order
+        [{"a": 1}, {"a": 2, "b": 3}],                            # other keys
+        [{"epochs": 2.5, "reached": 3}],                         # renamed (knobs)
+        [{"x": [1, 2]}],
+    ]
+    for i, r in enumerate(rows):
+        for kind in (None, "knobs", "history"):
+            want = _run._typed(_run._table(r, {"k": i}), kind)
+            got = real(r, {"k": i}, kind)
+            _same_frames(got if got is not None else want, want, (i, kind))
+
+
 def test_sweep_cells_are_sweep_csvs_columns(tmp_path):
     import subprocess
     import warnings

@@ -3,14 +3,16 @@ library's status turned into exceptions."""
 import collections
 import csv
 import io
+import operator
 import warnings
 
 from . import _lib, _policy
 
 try:
+    import numpy as _np
     import pandas as _pd
 except ImportError:  # the standard library alone: lists of dicts
-    _pd = None
+    _np = _pd = None
 
 
 class WattsimError(Exception):
@@ -202,6 +204,67 @@ def _typed(df, kind=None):
     return df
 
 
+def _column(name, v):
+    """One column's values (a tuple of JSON scalars) as the numpy array
+    _typed would leave in a DataFrame built from rows, or None when it is
+    not that simple (None, mixed kinds, a name whose dtype would not take
+    them): then the general path decides."""
+    kinds = set(map(type, v))
+    if kinds == {bool}:
+        if name in _STR:
+            return None
+        return _np.array(v, dtype=float if name in _FLOAT else bool)
+    if kinds == {int}:
+        if name in _STR:
+            return None
+        try:
+            a = _np.array(v, dtype=_np.int64)
+        except OverflowError:
+            return None
+        return a.astype(bool) if name in _BOOL else a.astype(float) if name in _FLOAT else a
+    if kinds <= {int, float}:
+        return None if name in _BOOL or name in _STR else _np.array(v, dtype=float)
+    if kinds == {str}:
+        if name in _BOOL or name in _FLOAT:
+            return None
+        a = _np.empty(len(v), dtype=object)
+        a[:] = v
+        return a
+    return None
+
+
+def _frame(rows, attrs, kind=None):
+    """rows (JSON objects, all with the same keys) as a DataFrame built
+    column by column, already in the vocabulary (what _typed(_table(rows))
+    gives, without pandas' inference per row and a second pass per
+    column), or None when the rows are not that regular."""
+    if _pd is None or not isinstance(rows, list) or not rows:
+        return None
+    first = rows[0]
+    if not isinstance(first, dict) or not first:
+        return None
+    keys = first.keys()
+    for r in rows:
+        if not isinstance(r, dict) or r.keys() != keys:
+            return None
+    names = list(keys)
+    get = operator.itemgetter(*names)
+    cols = list(zip(*map(get, rows))) if len(names) > 1 else [tuple(map(get, rows))]
+    ren = _RENAME.get(kind, {})
+    data = {}
+    for k, v in zip(names, cols):
+        name = ren.get(k, k)
+        if name in data:
+            return None
+        a = _column(name, v)
+        if a is None:
+            return None
+        data[name] = a
+    df = _pd.DataFrame(data, copy=False)
+    df.attrs.update(attrs)
+    return df
+
+
 def _catalogue(options):
     """The catalogue's workloads (for the Job a Python policy sees)."""
     key = options.get("catalogue")
@@ -353,7 +416,8 @@ def _command(command, options, table=None, progress=None, cancel=None, build=Non
     else:
         attrs.update({k: v for k, v in res.items() if k != table} if isinstance(res, dict)
                      else {})
-    return _typed(_table(rows, attrs), table)
+    df = _frame(rows, attrs, table)
+    return df if df is not None else _typed(_table(rows, attrs), table)
 
 
 def simulate(*, progress=None, **options):

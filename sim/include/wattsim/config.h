@@ -84,6 +84,18 @@ int ws_catalogue_load(const char *path, ws_catalogue *out, ws_error *err);
 const ws_workload_spec *ws_catalogue_find(const ws_catalogue *c,
                                           const char *name);
 void ws_catalogue_free(ws_catalogue *c);
+/* A deep copy of src into *dst: 0, or -1 (out of memory; *dst empty). */
+int ws_catalogue_copy(const ws_catalogue *src, ws_catalogue *dst);
+/* ws_catalogue_load, through the process's cache of parsed catalogues
+ * (io/catalogue_cache.c): up to n files (0: off, the default), each known
+ * by its path, device, inode, size and mtime in ns; a hit is a deep copy
+ * (free it as always), a file rewritten or replaced is read again. The
+ * library API turns it on. */
+#define WS_CATALOGUE_CACHE_DEFAULT 4
+void ws_catalogue_cache_set(size_t n);
+int ws_catalogue_load_cached(const char *path, ws_catalogue *out, ws_error *err);
+/* Parses done by ws_catalogue_load_cached since the process began. */
+unsigned long long ws_catalogue_cache_parses(void);
 /* Display names for figures and reports; the name itself when the
  * catalogue (which may be NULL) has none. */
 const char *ws_catalogue_workload_display(const ws_catalogue *c, const char *name);

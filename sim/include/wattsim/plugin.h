@@ -56,6 +56,17 @@ int ws_policy_code_running(void);
 ws_registry *ws_registry_new(void);
 void ws_registry_free(ws_registry *r);
 
+/* Keep loaded policy plugins across registries in this process: up to n
+ * files (0: off, the default; every kept one closed), each known by its
+ * path, device, inode, size and mtime in ns, so that a later registry
+ * naming an unchanged file opens nothing and a rebuilt or replaced file
+ * is loaded again (engine/plugin_cache.c). The library API turns it on. */
+#define WS_PLUGIN_CACHE_DEFAULT 32
+void ws_plugin_cache_set(size_t n);
+/* How many plugins are kept; *files_opened (if not NULL): how many times
+ * a plugin file was opened (not found kept) since the process began. */
+size_t ws_plugin_cache_count(unsigned long long *files_opened);
+
 /* The built-in policy folder, next to the executable (build tree:
  * build/policies; install tree: PREFIX/lib/wattsim/policies). Returns a
  * static string or NULL. $WATTSIM_POLICY_DIR (folders separated by ':')

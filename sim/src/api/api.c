@@ -418,7 +418,8 @@ static void fork_child(void)
 }
 
 /* A process that calls the library keeps what it parsed: its traces and
- * their hashes, WS_TRACE_CACHE_DEFAULT sets (or $WATTSIM_TRACE_CACHE, 0
+ * their hashes, its policy plugins and catalogues (engine/plugin_cache.c,
+ * io/catalogue_cache.c), WS_TRACE_CACHE_DEFAULT sets (or $WATTSIM_TRACE_CACHE, 0
  * to turn it off), so that a second call on the same traces reads
  * nothing (io/trace_cache.c). */
 static void trace_cache_on(void)
@@ -426,7 +427,11 @@ static void trace_cache_on(void)
     const char *e = getenv("WATTSIM_TRACE_CACHE");
     char *end;
     long n = e && *e ? strtol(e, &end, 10) : -1;
-    ws_trace_cache_set(n >= 0 && n <= 1024 && !*end ? (size_t)n : WS_TRACE_CACHE_DEFAULT);
+    const int on = n >= 0 && n <= 1024 && !*end;
+    ws_trace_cache_set(on ? (size_t)n : WS_TRACE_CACHE_DEFAULT);
+    /* and its policy plugins and parsed catalogues, the same way (0: off) */
+    ws_plugin_cache_set(on && !n ? 0 : WS_PLUGIN_CACHE_DEFAULT);
+    ws_catalogue_cache_set(on && !n ? 0 : WS_CATALOGUE_CACHE_DEFAULT);
 }
 
 static void install_fork_handler(void) { pthread_atfork(NULL, NULL, fork_child); }

@@ -168,7 +168,7 @@ int api_catalogue(ws_api_call *c, ws_catalogue *cat, ws_error *err)
                            "workloads.yaml beside libwattsim); give catalogue=FILE");
     free(c->catalogue_path);
     if (!(c->catalogue_path = strdup(p))) return ws_fail(err, "out of memory");
-    return ws_catalogue_load(p, cat, err);
+    return ws_catalogue_load_cached(p, cat, err);
 }
 
 int api_limits(const ws_api_call *c, ws_csv_limits *out, ws_error *err)

@@ -48,6 +48,7 @@
 #include "bridge.h"
 #include "descriptor.h"
 #include "guard.h"
+#include "plugin_cache.h"
 
 /* The installed policy folder relative to the executable's folder (set by
  * the build from the install layout). */
@@ -164,7 +165,30 @@ static int code_folder(char *dir, size_t len, int *exe)
     return 0;
 }
 
+/* The folder is found once per process and kept (the executable and the
+ * library do not move while they run; a library call would otherwise
+ * spend ~70 readlink(2)s on finding it again): only a folder found is
+ * kept, so one created later is still found. */
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+static char dir_found[PATH_MAX];
+
+static const char *find_policy_dir(void);
+/* a child forked while another thread held the lock gets a free one */
+static void dir_fork_child(void) { dir_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
+static void dir_at_fork(void) { pthread_atfork(NULL, NULL, dir_fork_child); }
+
 const char *ws_policy_dir(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, dir_at_fork);
+    pthread_mutex_lock(&dir_lock);
+    const char *d = dir_found[0] ? dir_found : find_policy_dir();
+    if (d && d != dir_found) snprintf(dir_found, sizeof dir_found, "%s", d);
+    pthread_mutex_unlock(&dir_lock);
+    return d ? dir_found : NULL;
+}
+
+static const char *find_policy_dir(void)
 {
     static char dir[PATH_MAX];
     char base[PATH_MAX];
@@ -311,26 +335,50 @@ int ws_registry_load_file(ws_registry *r, const char *path, ws_error *err)
 
 static int load_file(ws_registry *r, const char *path, int folder, ws_error *err)
 {
-    char *real = realpath(path, NULL);
+    /* A plugin kept from an earlier registry, the same file (identity):
+     * another reference to it, without realpath or the loader's work. */
+    ws_file_id id;
+    const int known = !ws_file_id_get(path, &id);
+    char *real = NULL;
+    void *h = known ? ws_plugin_cache_open(path, &id, &real) : NULL;
+    const int kept = h != NULL;
+    int keepable = known;
+    if (!real) real = realpath(path, NULL);
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
     for (size_t i = 0; i < r->n_files; i++)
-        if (!strcmp(r->files[i].path, real)) { free(real); return 0; }
-    /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
-     * folder every command scans, or given as --bso) would block it for
-     * ever, and a device never ends. Only a regular file is loaded. */
-    struct stat st;
-    const int gone = stat(real, &st) != 0;
-    if (gone || !S_ISREG(st.st_mode)) {
-        if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
-        else ws_fail(err, "%s: cannot load policy plugin: not a regular file (%s)", path,
-                     ws_input_kind(st.st_mode));
-        free(real);
-        return -1;
-    }
+        if (!strcmp(r->files[i].path, real)) {
+            if (h) dlclose(h);
+            free(real);
+            return 0;
+        }
+    if (!kept) {
+        /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
+         * folder every command scans, or given as --bso) would block it for
+         * ever, and a device never ends. Only a regular file is loaded. */
+        struct stat st;
+        const int gone = stat(real, &st) != 0;
+        if (gone || !S_ISREG(st.st_mode)) {
+            if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
+            else ws_fail(err, "%s: cannot load policy plugin: not a regular file (%s)", path,
+                         ws_input_kind(st.st_mode));
+            free(real);
+            return -1;
+        }
 
+        /* dlopen finds a loaded object by its name: a kept older build of
+         * this file would come back. */
+        ws_plugin_cache_forget(real);
+        /* still loaded (another registry holds it, perhaps an older
+         * build): what dlopen gives is not known to be this file's */
+        void *other = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (other) {
+            dlclose(other);
+            keepable = 0;
+        }
+    }
     ws_guard_enter();
     ws_guard_call_enter(path, "loading");
-    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!kept) h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     int entry_v2 = 0;
     const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
@@ -422,6 +470,10 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     }
     free(bc);
     free(pc);
+    /* kept only when the file is still the one stat saw before dlopen */
+    ws_file_id after;
+    if (!kept && keepable && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
+        ws_plugin_cache_keep(path, real, &id);
     return 0;
 oom:
     ws_fail(err, "out of memory");
