@@ -379,8 +379,13 @@ Test(mpi, a_failing_group_stops_the_replay_with_one_process_message, .init = mkt
     for (int seed = 1; seed <= 2; seed++) {
         snprintf(cmd, sizeof cmd, "%s%s --seed %d --out %%s/one 2>%%s/one.txt", CLI, rep, seed);
         cr_assert_eq(run_shell(cmd, tmp, tmp, tmp), 2);
-        char *one = slurp(".", "one.txt");
-        cr_assert_not_null(strstr(one, "(flaky/jit): bso flaky: predict failed"), "%s", one);
+        char *all = slurp(".", "one.txt");
+        /* the failure's line (notes before it, such as a capped b0's, come
+         * from whichever rank loads the workload) */
+        char *one = strstr(all, "wattsim: ");
+        while (one && strstr(one + 1, "\nwattsim: ")) one = strstr(one + 1, "\nwattsim: ") + 1;
+        cr_assert_not_null(one);
+        cr_assert_not_null(strstr(one, "(flaky/jit): bso flaky: predict failed"), "%s", all);
         for (int r = 2; r <= 3; r++) {
             snprintf(cmd, sizeof cmd, MPIRUN "%d %s%s --seed %d --out %%s/r >/dev/null"
                      " 2>%%s/r.txt", r, CLI, rep, seed);
@@ -391,6 +396,6 @@ Test(mpi, a_failing_group_stops_the_replay_with_one_process_message, .init = mkt
             cr_expect_neq(run_shell("test -e %s/r", tmp), 0, "%d ranks wrote outputs", r);
             free(e);
         }
-        free(one);
+        free(all);
     }
 }
