@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "wattsim/error.h"
+
 /* What ws_infile_read_at and ws_infile_check_at found. */
 enum { WS_INFILE_OK = 0, WS_INFILE_MISSING = 1, WS_INFILE_REFUSED = -1 };
 
@@ -35,5 +37,12 @@ int ws_infile_read_at(int dirfd, const char *name, size_t max, char **out, size_
  * that name), ELOOP (a symbolic link, whatever it points to), ENOTDIR
  * (something else) or the error of the open. */
 int ws_infile_dir_at(int dirfd, const char *name, char *why, size_t why_size);
+
+/* Open PATH to read as an input of this command: a regular file
+ * (ws_input_open's rule), at most max_bytes long (0: no limit; the limit
+ * is --max-trace-bytes / WATTSIM_MAX_TRACE_BYTES), noted so that no output
+ * of the command may replace it (ws_input_note_fd). Its size goes to
+ * *size when size is not NULL. The descriptor, or -1 with err set. */
+int ws_infile_open_input(const char *path, size_t max_bytes, size_t *size, ws_error *err);
 
 #endif

@@ -23,6 +23,7 @@
  * line built from the file's own header), a log without timestamps into
  * a new recording.
  */
+#include "wattsim/infile.h"
 #include "wattsim/import.h"
 #include "import_util.h"
 #include "wattsim/input.h"
@@ -86,22 +87,10 @@ int ws_imp_sniff_zemo(const char *path)
 /* The whole file, NUL-terminated (at most max_bytes). */
 static char *slurp(const char *path, size_t max_bytes, size_t *len, ws_error *err)
 {
-    int fd = ws_input_open(path, err);
+    size_t size;
+    int fd = ws_infile_open_input(path, max_bytes, &size, err);
     if (fd < 0) return NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        ws_fail(err, "%s: cannot read: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
-        ws_fail(err, "%s: %lld bytes, more than the limit of %zu (--max-trace-bytes /"
-                " WATTSIM_MAX_TRACE_BYTES)", path, (long long)st.st_size, max_bytes);
-        close(fd);
-        return NULL;
-    }
-    ws_input_note_fd(fd);
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    size_t cap = size + 1, n = 0;
     char *b = malloc(cap);
     if (!b) {
         close(fd);

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wattsim/input.h"
+#include "wattsim/outfile.h"
+
 static int one_name(const char *name)
 {
     return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
@@ -133,5 +136,26 @@ int ws_infile_dir_at(int dirfd, const char *name, char *why, size_t why_size)
                                                                  : strerror(e));
         errno = e == ENOENT ? ENOENT : e;
     }
+    return fd;
+}
+
+int ws_infile_open_input(const char *path, size_t max_bytes, size_t *size, ws_error *err)
+{
+    int fd = ws_input_open(path, err);       /* a regular file only */
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        ws_fail(err, "%s: cannot read: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (max_bytes && (unsigned long long)st.st_size > max_bytes) {
+        ws_fail(err, "%s: %lld bytes, more than the limit of %zu (--max-trace-bytes /"
+                " WATTSIM_MAX_TRACE_BYTES)", path, (long long)st.st_size, max_bytes);
+        close(fd);
+        return -1;
+    }
+    ws_input_note_fd(fd);                    /* no output of this command may replace it */
+    if (size) *size = (size_t)st.st_size;
     return fd;
 }
