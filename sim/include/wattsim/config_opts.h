@@ -28,6 +28,11 @@ int ws_config_set_whatif(ws_run_config *cfg, const char *key, int slot, const ch
 /* An axis given with --set (where "--set") now names `opt` (e.g.
  * "--gpu"). 0, or -1 when out of memory. */
 int ws_config_relabel_axis(char **where, const char *opt, ws_error *err);
+/* A policy given with --set (its where, and its parameters', "--set") now
+ * names `opt` and `param_opt` (e.g. "--bso", "--bso-param"). 0, or -1
+ * when out of memory. */
+int ws_config_relabel_policy(ws_policy_ref *p, const char *opt, const char *param_opt,
+                             ws_error *err);
 
 /* --job DATASET/NETWORK/OPTIMIZER --target X --max-epochs N --b0 B (the
  * unparsed values, NULL when not given): a workload not in the catalogue,

@@ -57,21 +57,6 @@ int api_usage(const ws_api_call *c, ws_error *err, const char *fmt, ...)
 
 /* ------------------------------------------------------------ config */
 
-static int relabel_policy(ws_policy_ref *p, const char *opt, const char *param_opt,
-                          ws_error *err)
-{
-    if (p->where && !strcmp(p->where, "--set")) {
-        free(p->where);
-        if (!(p->where = strdup(opt))) return ws_fail(err, "out of memory");
-    }
-    for (size_t i = 0; i < p->n_params; i++)
-        if (p->params[i].where && !strcmp(p->params[i].where, "--set")) {
-            free(p->params[i].where);
-            if (!(p->params[i].where = strdup(param_opt))) return ws_fail(err, "out of memory");
-        }
-    return 0;
-}
-
 int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
 {
     for (int pass = 0; pass < 2; pass++)
@@ -96,8 +81,8 @@ int api_apply_config(const ws_api_call *c, ws_run_config *cfg, ws_error *err)
                 && ws_config_set_whatif(cfg, o->key, o->slot, opt, v, err))
                 return -1;
         }
-    if (relabel_policy(&cfg->bso, "--bso", "--bso-param", err)
-        || relabel_policy(&cfg->plo, "--plo", "--plo-param", err))
+    if (ws_config_relabel_policy(&cfg->bso, "--bso", "--bso-param", err)
+        || ws_config_relabel_policy(&cfg->plo, "--plo", "--plo-param", err))
         return -1;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wattsim/config_opts.h"
 #include "wattsim/config.h"
 #include "wattsim/engine.h"
 #include "wattsim/outfile.h"
@@ -436,20 +437,6 @@ static int collect(void *p, const ws_cell *c, const ws_run_record *r, ws_error *
     return 0;
 }
 
-static int relabel(ws_policy_ref *p, const char *opt, const char *param_opt, ws_error *err)
-{
-    if (p->where && !strcmp(p->where, "--set")) {
-        free(p->where);
-        if (!(p->where = strdup(opt))) return ws_fail(err, "out of memory");
-    }
-    for (size_t i = 0; i < p->n_params; i++)
-        if (p->params[i].where && !strcmp(p->params[i].where, "--set")) {
-            free(p->params[i].where);
-            if (!(p->params[i].where = strdup(param_opt))) return ws_fail(err, "out of memory");
-        }
-    return 0;
-}
-
 int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
 {
     static const struct option opts[] = {
@@ -527,8 +514,8 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     rc = EXIT_USAGE;
     if ((rc = ws_cli_job_apply(&job, &cfg, "simulate"))) goto out;
     rc = EXIT_USAGE;
-    if (relabel(&cfg.bso, "--bso", "--bso-param", &err)
-        || relabel(&cfg.plo, "--plo", "--plo-param", &err)
+    if (ws_config_relabel_policy(&cfg.bso, "--bso", "--bso-param", &err)
+        || ws_config_relabel_policy(&cfg.plo, "--plo", "--plo-param", &err)
         || ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
         || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;

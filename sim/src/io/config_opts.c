@@ -95,6 +95,15 @@ int ws_config_relabel_axis(char **where, const char *opt, ws_error *err)
     return (*where = strdup(opt)) ? 0 : ws_fail(err, "out of memory");
 }
 
+int ws_config_relabel_policy(ws_policy_ref *p, const char *opt, const char *param_opt,
+                             ws_error *err)
+{
+    if (ws_config_relabel_axis(&p->where, opt, err)) return -1;
+    for (size_t i = 0; i < p->n_params; i++)
+        if (ws_config_relabel_axis(&p->params[i].where, param_opt, err)) return -1;
+    return 0;
+}
+
 static int pos_int(const char *s, int *v)
 {
     char *end;
