@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tmpdir.h"
+#include "process_gone.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
@@ -385,21 +386,6 @@ Test(isolate, input_errors_stop_with_status_2_and_no_outputs, .init = mktmp, .fi
 
 #define SPAWN WS_TEST_PLUGIN_DIR "/spawn.so"
 
-/* Is the process gone (or a zombie nobody reaped yet)? Waits up to 3 s. */
-static int gone(long pid)
-{
-    for (int i = 0; i < 300; i++) {
-        char path[64], st = '?';
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *f = fopen(path, "r");
-        if (!f) return 1;
-        int n = fscanf(f, "%*d (%*[^)]) %c", &st);
-        fclose(f);
-        if (n == 1 && (st == 'Z' || st == 'X')) return 1;
-        usleep(10000);
-    }
-    return 0;
-}
 
 /* The spawn plugin's pids (cell child, grandchild), once it wrote them. */
 static void spawn_pids(long *child, long *grand)
@@ -431,9 +417,9 @@ Test(isolate, grandchild_does_not_survive_the_timeout, .init = mktmp, .fini = rm
                            " --out %s/o >/dev/null 2>%s/err.txt", tmp, tmp, tmp), 1);
     long child, grand;
     spawn_pids(&child, &grand);
-    cr_expect(gone(child), "cell process %ld survived", child);
-    cr_expect(gone(grand), "grandchild %ld survived the time-out", grand);
-    if (!gone(grand)) kill((pid_t)grand, SIGKILL);
+    cr_expect(process_gone(child), "cell process %ld survived", child);
+    cr_expect(process_gone(grand), "grandchild %ld survived the time-out", grand);
+    if (!process_gone(grand)) kill((pid_t)grand, SIGKILL);
 }
 
 /* Start the spawn sweep, --isolate, wait until its cell runs, then send
@@ -463,10 +449,10 @@ static void stop_parent_how(int sig, int want_status, int session)
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == want_status, "wattsim ended with %#x", st);
-    cr_expect(gone(child), "cell process %ld survived", child);
-    cr_expect(gone(grand), "grandchild %ld survived", grand);
-    if (!gone(child)) kill((pid_t)child, SIGKILL);
-    if (!gone(grand)) kill((pid_t)grand, SIGKILL);
+    cr_expect(process_gone(child), "cell process %ld survived", child);
+    cr_expect(process_gone(grand), "grandchild %ld survived", grand);
+    if (!process_gone(child)) kill((pid_t)child, SIGKILL);
+    if (!process_gone(grand)) kill((pid_t)grand, SIGKILL);
     char *err = slurp("%s/err.txt", tmp);
     cr_expect_eq(count_lines(err), 1, "%s", err);
     char want[64];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "run_cli.h"
+#include "process_gone.h"
 #include "wattsim/version.h"
 
 #define STR_(x) #x
@@ -296,21 +297,6 @@ Test(policy_check, create_failure_shows_the_logged_reason, .timeout = 60)
 
 /* ------------------------------------------------ stopping the checker */
 
-/* Is the process gone (or a zombie nobody reaped yet)? Waits up to 3 s. */
-static int gone(long pid)
-{
-    for (int i = 0; i < 300; i++) {
-        char path[64], st = '?';
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *f = fopen(path, "r");
-        if (!f) return 1;
-        int n = fscanf(f, "%*d (%*[^)]) %c", &st);
-        fclose(f);
-        if (n == 1 && (st == 'Z' || st == 'X')) return 1;
-        usleep(10000);
-    }
-    return 0;
-}
 
 /* Check the spawn plugin (its predict forks a grandchild, writes both pids,
  * and both hang), wait until the check's process runs predict, then send
@@ -349,10 +335,10 @@ static void stop_checker(int sig, int session)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     /* The CLI's handler says so and ends wattsim by the signal. */
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sig, "wattsim ended with %#x", st);
-    cr_expect(gone(child), "check process %ld survived %s", child, strsignal(sig));
-    cr_expect(gone(grand), "its child %ld survived %s", grand, strsignal(sig));
-    if (!gone(child)) kill(-(pid_t)child, SIGKILL);    /* it failed: nothing left running */
-    if (!gone(grand)) kill((pid_t)grand, SIGKILL);
+    cr_expect(process_gone(child), "check process %ld survived %s", child, strsignal(sig));
+    cr_expect(process_gone(grand), "its child %ld survived %s", grand, strsignal(sig));
+    if (!process_gone(child)) kill(-(pid_t)child, SIGKILL);    /* it failed: nothing left running */
+    if (!process_gone(grand)) kill((pid_t)grand, SIGKILL);
     char want[64], got[512] = "";
     snprintf(want, sizeof want, "wattsim: interrupted by SIG%s", sig == SIGINT ? "INT"
              : sig == SIGTERM ? "TERM" : "HUP");
