@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "serve.h"
@@ -404,6 +405,11 @@ Test(serve, database_refusals)
     cfg.db = tp("text.db");
     cr_assert_null(ws_server_start(&cfg, err, sizeof err));
     cr_assert(strstr(err, "not a wattsim serve database"), "%s", err);
+    /* A FIFO (or a folder): named as what it is, not SQLite's "disk I/O error". */
+    cr_assert_eq(mkfifo(tp("fifo.db"), 0600), 0);
+    cfg.db = tp("fifo.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "fifo.db: not a regular file (a FIFO)"), "%s", err);
     /* The file is WAL. */
     cr_assert_eq(sqlite3_open(tp("bso.db"), &db), SQLITE_OK);
     sqlite3_stmt *s;

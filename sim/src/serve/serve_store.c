@@ -24,9 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "serve_state.h"
+#include "wattsim/input.h"
 
 #define WS_STORE_APP_ID 0x57535356   /* "WSSV" */
 #define WS_STORE_VERSION 2   /* 2: the calls table (wattsim policies' replay log) */
@@ -96,6 +98,15 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
         return NULL;
     }
     s->lock_fd = -1;
+    /* A database is a regular file (or none yet): a FIFO or a device would
+     * reach SQLite as "disk I/O error" (or block). */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        snprintf(err, errsz, "%s: not a regular file (%s); give --db a database file",
+                 path, ws_input_kind(sb.st_mode));
+        free(s);
+        return NULL;
+    }
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
         snprintf(err, errsz, "%s: cannot open the database: %s", path,
