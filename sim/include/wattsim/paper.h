@@ -6,6 +6,10 @@
  *   DIR/potential/potential.csv    energy-saving potential per GPU x workload
  *   DIR/comparison/savings.csv     savings of zeus+jit (totals, 95 % CI)
  *   DIR/comparison/sweep.csv       steady-state savings
+ *   DIR/comparison/history.csv     every run (sweep --keep-history): the
+ *                                  per-job savings under each estimator of
+ *                                  wattsim/estimators.h, the cost at the
+ *                                  sweep's eta and where exploration ends
  *
  * Each row names the metric (per-run knob landscape, totals over all
  * recurrences or the steady state; which GPUs), the paper's range, ours
@@ -19,6 +23,19 @@
 #include <stdio.h>
 #include "wattsim/config.h"
 #include "wattsim/error.h"
+#include "wattsim/estimators.h"
+
+/* The most GPU x workload jobs paper.md shows estimator by estimator. */
+#define WS_PAPER_MAX_JOBS 64
+
+/* One GPU x workload job of history.csv: zeus+jit versus default. */
+typedef struct ws_paper_job {
+    char gpu[64], workload[64];        /* as in the files */
+    double potential;                  /* potential.csv's saving_pct, or NAN */
+    double est[WS_EST_N];              /* ETA saving %, estimator by estimator */
+    ws_est_cost cost;
+    size_t seeds;                      /* seeds both pairs have */
+} ws_paper_job;
 
 /* The key numbers, also for the top of the report. Fields are NAN when
  * their input is missing. */
@@ -35,6 +52,14 @@ typedef struct ws_paper_numbers {
     char smallest[2][WS_DISPLAY_MAX + 1];  /* workloads of the smallest mean ETA saving */
     double smallest_pct[2];            /* their mean over GPUs */
     int have_potential, have_savings, have_steady;
+    /* from comparison/history.csv, when there */
+    ws_paper_job jobs[WS_PAPER_MAX_JOBS];
+    size_t n_est_jobs;                 /* jobs with both pairs' runs */
+    size_t jobs_left_out;              /* beyond WS_PAPER_MAX_JOBS */
+    size_t failed_sims;                /* failed simulations left out */
+    int have_history;
+    char gpu_display[WS_PAPER_MAX_JOBS][WS_DISPLAY_MAX + 1];
+    char work_display[WS_PAPER_MAX_JOBS][WS_DISPLAY_MAX + 1];
 } ws_paper_numbers;
 
 /* Read DIR's outputs; workloads are named by `cat`'s display names (cat may
