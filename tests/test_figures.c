@@ -571,6 +571,108 @@ Test(figures, paper_md_matches_the_outputs, .init = mktmp, .fini = rmtmp, .timeo
     free(html);
 }
 
+/* The cells of the row of paper.md that starts with `start` ("| V100 |
+ * NAME |"), after it, as numbers (NAN: not a number); how many. */
+static size_t md_row(const char *md, const char *start, double *v, size_t max)
+{
+    const char *p = strstr(md, start);
+    if (!p) return 0;
+    p += strlen(start);
+    size_t n = 0;
+    while (n < max && *p && *p != '\n') {
+        char *end;
+        double x = strtod(p, &end);
+        v[n++] = end == p ? NAN : x;
+        const char *bar = strchr(p, '|');
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return n;
+}
+
+/* paper.md's estimators, from the sweep's history.csv, agree with what the
+ * study layer computes from the same simulations: the mean of per-seed
+ * savings is savings.csv's ETA saving, the ratio of sums is 1 - ratio of
+ * sweep.csv's mean ETAs (same seeds), the last 10 % is sweep.csv's steady
+ * saving; the cost table lists exactly the jobs whose sweep.csv cost
+ * saving is negative. (Fails on the code before the estimators: no such
+ * table.) */
+Test(figures, paper_md_estimators_match_the_sweep, .init = mktmp, .fini = rmtmp, .timeout = 300)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/c.yaml", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: [cifar100, squad, imagenet, sentiment140]\neta: 0.5\nbeta: 2\n"
+          "seed: 1..3\nrecurrences: 40\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(run_shell(CLI " potential --gpus v100 --traces " TRACES " --catalogue " CATALOGUE
+                           " --out %s/r/potential >/dev/null", tmp), 0);
+    cr_assert_eq(run_shell(CLI " sweep %s --policies zeus:jit,default:default --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/r/comparison --no-plot"
+                           " --keep-history >/dev/null", path, tmp), 0);
+    cr_assert_eq(run_shell(CLI " report %s/r --catalogue " CATALOGUE " >/dev/null", tmp), 0);
+    snprintf(path, sizeof path, "%s/r/paper.md", tmp);
+    char *md = slurp(path);
+    cr_expect(strstr(md, "| total ETA, mean of per-seed savings | total ETA, ratio of sums |"
+                         " steady state, last 10 recurrences, ratio of sums | steady state, last"
+                         " 10 % of recurrences, ratio of sums | after exploration, ratio of sums |"),
+              "one estimator per column, named in its header:\n%s", md);
+    cr_expect(!strstr(md, "Energy saving of Zeus (abstract) |"), "no row mixing estimators");
+    ws_catalogue c2;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_catalogue_load(CATALOGUE, &c2, &err), 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/r/comparison/savings.csv", tmp);
+    table sv = read_table(path);
+    snprintf(path, sizeof path, "%s/r/comparison/sweep.csv", tmp);
+    table sw = read_table(path);
+    size_t jobs = 0, above = 0;
+    for (size_t r = 0; r < sv.n; r++) {
+        if (strcmp(str(&sv, r, "versus"), "default+default")) continue;
+        const char *w = str(&sv, r, "workload");
+        double ez = NAN, ed = NAN, steady = NAN, cost_saving = NAN;
+        for (size_t q = 0; q < sw.n; q++) {
+            if (strcmp(str(&sw, q, "workload"), w)) continue;
+            if (!strcmp(str(&sw, q, "policy"), "zeus+jit")) {
+                ez = num(&sw, q, "energy_j");
+                steady = num(&sw, q, "saving_steady_energy");
+                cost_saving = num(&sw, q, "saving_cost");
+            } else if (!strcmp(str(&sw, q, "policy"), "default+default")) {
+                ed = num(&sw, q, "energy_j");
+            }
+        }
+        char start[256];
+        snprintf(start, sizeof start, "| V100 | %s |", ws_catalogue_workload_display(&c2, w));
+        double v[8];
+        cr_assert_geq(md_row(md, start, v, 8), 8, "row %s in\n%s", start, md);
+        /* v: potential, mean, ratio, last 10, last 10 %, after exploration,
+         * exploration end, seeds */
+        cr_expect(fabs(v[1] - num(&sv, r, "eta_saving_pct")) <= 0.051, "%s mean %g", w, v[1]);
+        cr_expect(fabs(v[2] - 100 * (1 - ez / ed)) <= 0.051, "%s ratio %g", w, v[2]);
+        cr_expect(fabs(v[4] - 100 * steady) <= 0.051, "%s last 10 %% %g", w, v[4]);
+        cr_expect(isfinite(v[3]) && isfinite(v[5]) && v[6] >= 1 && v[6] < 40, "%s", w);
+        cr_expect_eq(v[7], 3);
+        /* the cost table: the jobs where zeus+jit's cost is above */
+        int listed = 0;
+        for (const char *p = md; (p = strstr(p, start)); p += strlen(start))
+            listed++;
+        /* every job once in the estimator table, again in the cost table
+         * when its cost is above the default's */
+        cr_expect_eq(listed, 1 + (cost_saving < 0), "%s: %d rows, cost saving %g", w, listed,
+                     cost_saving);
+        above += cost_saving < 0;
+        jobs++;
+    }
+    cr_expect_eq(jobs, 4);
+    char want[128];
+    snprintf(want, sizeof want, "default's, at η = 0.5: %zu of 4 jobs", above);
+    cr_expect(strstr(md, want), "want %s in\n%s", want, md);
+    ws_catalogue_free(&c2);
+    free_table(&sv);
+    free_table(&sw);
+    free(md);
+}
+
 /* ------------------------------------------------------------ manual */
 
 /* Every figure the README and the manual (docs/) show is a file in
