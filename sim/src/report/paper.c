@@ -684,6 +684,27 @@ static void est_tables(FILE *f, const ws_paper_numbers *n, const char *pol, cons
                 isinf(C->break_even) ? "never" : ws_tab(a, sizeof a, "%.0f", C->break_even),
                 C->R);
     }
+    for (size_t j = 0; j < n->n_est_jobs; j++) {
+        const ws_est_cost *C = &n->jobs[j].cost;
+        if (!(C->cost_z > C->cost_d)) continue;
+        char s1[32], s2[32], s3[32], s4[32];
+        fputc('\n', f);
+        job_name(f, n, j);
+        fprintf(f, ": exploration (the first %s recurrences, mean over seeds) costs %s MJ %s than"
+                " the default's over the same recurrences; ", p1(s1, sizeof s1, C->explore_end),
+                ws_tab(s2, sizeof s2, "%.1f", fabs(C->explore_extra) / 1e6),
+                C->explore_extra >= 0 ? "more" : "less");
+        if (isnan(C->break_even))
+            fputs("no recurrence follows it.\n", f);
+        else if (isinf(C->break_even))
+            fprintf(f, "afterwards %s saves nothing per recurrence (%s MJ), so it never repays"
+                    " it.\n", pol, ws_tab(s3, sizeof s3, "%.3f", C->per_rec_saving / 1e6));
+        else
+            fprintf(f, "afterwards %s saves %s MJ per recurrence, which repays it by recurrence"
+                    " %s: the job has %ld.\n", pol,
+                    ws_tab(s3, sizeof s3, "%.3f", C->per_rec_saving / 1e6),
+                    ws_tab(s4, sizeof s4, "%.0f", C->break_even), C->R);
+    }
 }
 
 void ws_paper_write_md(FILE *f, const ws_paper_numbers *n)
