@@ -704,6 +704,22 @@ def figures_under(folders, only):
     return sorted(found)
 
 
+
+def paper_md_copy(root, paper_md):
+    """None when docs/commands.md shows paper.md as the reproduction wrote it
+    (all but its title and first line, verbatim); else what differs."""
+    with open(paper_md, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    body = "\n".join(lines[4:]).rstrip("\n") + "\n"
+    with open(os.path.join(root, "docs", "commands.md"), encoding="utf-8") as f:
+        doc = f.read()
+    if body in doc:
+        return None
+    for line in body.split("\n"):
+        if line and line not in doc:
+            return "its copy of paper.md differs from the reproduction's; first line not shown: " + line[:160]
+    return "its copy of paper.md differs from the reproduction's (order of lines)"
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folders", nargs="*")
@@ -721,6 +737,7 @@ def main():
     if bool(a.reproduce) == bool(a.folders):
         ap.error("give folders to check, or --reproduce ROOT")
     scratch = None
+    copy_problem = None
     try:
         folders = a.folders
         if a.reproduce:
@@ -758,6 +775,9 @@ def main():
                           file=sys.stderr)
                     return 2
             print("reproduced the paper in %.1f s" % (time.monotonic() - t0))
+            copy_problem = paper_md_copy(a.reproduce, os.path.join(scratch, "paper", "paper.md"))
+            if copy_problem:
+                print("docs/commands.md: %s" % copy_problem)
             folders = [os.path.join(scratch, "paper")]
         if a.keep:
             os.makedirs(a.keep, exist_ok=True)
@@ -783,7 +803,7 @@ def main():
         print("%d figures checked in %.1f s, %d with problems%s"
               % (len(paths), time.monotonic() - t0, failed,
                  ", %d across the set" % len(across) if across else ""))
-        return 1 if failed or across else 0
+        return 1 if failed or across or copy_problem else 0
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         print("check_figures: %s" % e, file=sys.stderr)
         return 2
