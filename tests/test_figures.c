@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wattsim/config.h"
 #include "wattsim/figures.h"
@@ -671,6 +672,27 @@ Test(figures, paper_md_estimators_match_the_sweep, .init = mktmp, .fini = rmtmp,
     free_table(&sv);
     free_table(&sw);
     free(md);
+    /* a history.csv from elsewhere is data: a recurrence out of range, a
+     * simulation that is no index, or an energy below 0 is refused naming
+     * the file and line, exit 2, and no paper.md is written */
+    static const char *const bad[][2] = {
+        {"s/^\\(0,v100,[a-z0-9]*,0.5,2,1,\\)1,/\\199999999,/", "history.csv:2: recurrence"},
+        {"3s/^0,/x,/", "history.csv:3: simulation 'x' is not an index"},
+        {"4s/^\\(0,v100,[a-z0-9]*,0.5,2,1,[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,\\)/\\1-/",
+         "history.csv:4: energy, time or cost outside 0..1e18"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(run_shell("rm -rf %s/h && cp -r %s/r %s/h && rm %s/h/paper.md && sed -i '%s'"
+                               " %s/h/comparison/history.csv", tmp, tmp, tmp, tmp, bad[i][0], tmp),
+                     0);
+        cr_expect_eq(run_shell(CLI " report %s/h 2>%s/err >/dev/null", tmp, tmp), 2, "%s",
+                     bad[i][0]);
+        snprintf(path, sizeof path, "%s/err", tmp);
+        char *e = slurp(path);
+        cr_expect(strstr(e, bad[i][1]), "want %s in %s", bad[i][1], e);
+        free(e);
+        snprintf(path, sizeof path, "%s/h/paper.md", tmp);
+        cr_expect(access(path, F_OK) != 0, "no paper.md after a refusal");
+    }
 }
 
 /* ------------------------------------------------------------ manual */

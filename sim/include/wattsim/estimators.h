@@ -64,8 +64,13 @@ typedef struct ws_est_reducer {
 } ws_est_reducer;
 
 void ws_est_begin(ws_est_reducer *r);
-/* One try of recurrence `rec` (>= 1) at batch size bs. -1: out of memory
- * or rec < 1. */
+/* The most batch sizes one simulation may try (a job's list is far
+ * shorter): a file from elsewhere cannot make the search quadratic. */
+#define WS_EST_MAX_BS 1024
+
+/* One try of recurrence `rec` (1..WS_MAX_RECURRENCES) at batch size bs.
+ * -1: rec out of range or more than WS_EST_MAX_BS batch sizes; -2: out of
+ * memory. */
 int ws_est_add(ws_est_reducer *r, long rec, int bs, double energy_j, double time_s,
                double cost);
 /* The simulation's summary; the reducer is ready for the next (begin). */

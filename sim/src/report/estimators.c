@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wattsim/config.h"     /* WS_MAX_RECURRENCES */
 #include "wattsim/sweep.h"      /* ws_steady_count, ws_ci95 */
 
 void ws_est_begin(ws_est_reducer *r)
@@ -40,12 +41,12 @@ static int grow(void **p, size_t size, size_t want, size_t *cap)
 int ws_est_add(ws_est_reducer *r, long rec, int bs, double energy_j, double time_s,
                double cost)
 {
-    if (rec < 1) return -1;
+    if (rec < 1 || rec > WS_MAX_RECURRENCES) return -1;
     if (rec > r->n) {
         size_t cap = (size_t)r->cap, ccap = (size_t)r->cap;
         if (grow((void **)&r->e, sizeof *r->e, (size_t)rec, &cap)
             || grow((void **)&r->c, sizeof *r->c, (size_t)rec, &ccap))
-            return -1;
+            return -2;
         r->cap = (long)(cap < ccap ? cap : ccap);
         for (long i = r->n; i < rec; i++) r->e[i] = r->c[i] = 0;
         r->n = rec;
@@ -56,10 +57,11 @@ int ws_est_add(ws_est_reducer *r, long rec, int bs, double energy_j, double time
     size_t k = 0;
     while (k < r->n_bs && r->bs[k] != bs) k++;
     if (k == r->n_bs) {
+        if (k == WS_EST_MAX_BS) return -1;
         size_t a = r->cap_bs, b = r->cap_bs;
         if (grow((void **)&r->bs, sizeof *r->bs, k + 1, &a)
             || grow((void **)&r->tries, sizeof *r->tries, k + 1, &b))
-            return -1;
+            return -2;
         r->cap_bs = a < b ? a : b;
         r->bs[k] = bs;
         r->tries[k] = 0;

@@ -8,6 +8,7 @@
 #include "wattsim/report.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -347,13 +348,30 @@ static int read_history(const char *path, ws_paper_numbers *o, ws_error *err)
             || (rc = number(c, path, col[C_E], &e, err)) || (rc = number(c, path, col[C_T], &t, err))
             || (rc = number(c, path, col[C_C], &cost, err)))
             break;
-        if (!(rec >= 1) || rec > 1e9 || isnan(e) || isnan(t) || isnan(cost) || isnan(bs)) {
+        if (isnan(rec) || isnan(e) || isnan(t) || isnan(cost) || isnan(bs)) {
             rc = ws_fail(err, "%s:%ld: a run of an ok simulation without recurrence, batch size,"
-                         " energy, time or cost", path, ws_csv_line(c));
+                         " energy, time or cost; expected a history.csv of `wattsim sweep"
+                         " --keep-history`", path, ws_csv_line(c));
             break;
         }
-        if (ws_est_add(&red, (long)rec, (int)bs, e, t, cost)) {
-            rc = ws_fail(err, "out of memory");
+        if (!(rec >= 1 && rec <= (double)WS_MAX_RECURRENCES && rec == floor(rec))
+            || !(bs >= 1 && bs <= INT_MAX && bs == floor(bs))) {
+            rc = ws_fail(err, "%s:%ld: recurrence %g or batch size %g is not an integer in"
+                         " range (recurrence 1..%ld)", path, ws_csv_line(c), rec, bs,
+                         WS_MAX_RECURRENCES);
+            break;
+        }
+        /* bounded, so that no sum over a file from elsewhere overflows */
+        if (!(e >= 0 && e <= 1e18 && t >= 0 && t <= 1e18 && cost >= 0 && cost <= 1e18)) {
+            rc = ws_fail(err, "%s:%ld: energy, time or cost outside 0..1e18", path,
+                         ws_csv_line(c));
+            break;
+        }
+        int added = ws_est_add(&red, (long)rec, (int)bs, e, t, cost);
+        if (added) {
+            rc = added == -2 ? ws_fail(err, "out of memory")
+                             : ws_fail(err, "%s:%ld: simulation %ld tries more than %d batch"
+                                       " sizes", path, ws_csv_line(c), sim, WS_EST_MAX_BS);
             break;
         }
     }
