@@ -2,6 +2,16 @@
  * paper.md: the reproduction beside the Zeus paper's published numbers;
  * see wattsim/paper.h. Every number is read back from the CSVs the figures
  * are drawn from, so the table and the figures cannot disagree.
+ *
+ *   read_potential, read_savings, read_steady   the summary rows
+ *   read_history      comparison/history.csv streamed: each simulation's
+ *                     runs reduced (ws_est_add/ws_est_end) as they pass,
+ *                     kept per job and seed for zeus+jit and default
+ *   hist_estimate     pairs them by seed; the estimators and the cost
+ *                     (wattsim/estimators.h)
+ *   est_tables        one estimator per column, the gap of each estimator
+ *                     x set-up to the abstract, what remains per workload,
+ *                     the jobs where zeus's cost is above the default's
  */
 #define _GNU_SOURCE   /* O_DIRECTORY, O_CLOEXEC */
 #include "wattsim/paper.h"
