@@ -516,8 +516,8 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     rc = EXIT_USAGE;
     if (ws_config_relabel_policy(&cfg.bso, "--bso", "--bso-param", &err)
         || ws_config_relabel_policy(&cfg.plo, "--plo", "--plo-param", &err)
-        || ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
-        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+        || ws_config_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_config_relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {
