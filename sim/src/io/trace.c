@@ -355,8 +355,8 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
         if (r < 0) goto out;
         if (r == 0) break;
         if ((int)ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %d", path,
-                    ws_csv_line(c), ws_csv_nfields(c), nf);
+            ws_fail(err, "%s:%ld: %zu field%s, but the header has %d", path,
+                    ws_csv_line(c), ws_csv_nfields(c), ws_s(ws_csv_nfields(c)), nf);
             goto out;
         }
         if (grow(rows, &cap, *n, size)) {
