@@ -321,3 +321,36 @@ Test(joins, many_gpus_in_a_log_read_linearly, .init = mktmp, .fini = rmtmp, .tim
 {
     expect_linear("GPUs in a log", log_gpus, 10000);
 }
+
+/* Building a job from loaded traces costs a few steps per row of the job
+ * (its train and power rows: merge joins), no search per row: the batch
+ * sizes with both kinds of rows and each one's knobs are found by walking
+ * the sorted rows together (100,074 steps here, 2.5 a row). Before, each
+ * train row and each batch size searched the whole power table (891,777
+ * steps, 22 a row). n = 10^4 batch sizes, 2 runs and 2 power limits each. */
+Test(joins, building_a_job_is_linear_in_its_rows, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    const int n = 10000;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/lin", tmp);
+    cr_assert_eq(run_shell("mkdir -p %s", dir), 0);
+    write_traces(dir, n);
+    ws_workload_spec spec = {.name = "w", .dataset = "d", .network = "n", .optimizer = "o",
+                             .target_metric = 0.9, .max_epochs = 10, .b0 = 8};
+    ws_error err = {{0}};
+    ws_traces tr;
+    ws_job_table jt;
+    cr_assert_eq(ws_traces_load(&tr, dir, "g1", NULL, &err), 0, "%s", err.msg);
+    unsigned long long w0 = ws_join_work();
+    cr_assert_eq(ws_job_build(&jt, &tr, &spec, 0.5, 2.0, &err), 0, "%s", err.msg);
+    unsigned long long w = ws_join_work() - w0;
+    cr_assert_eq(jt.job.n_bs, n);
+    cr_assert_eq(jt.job.knob_start[n], 2 * n);
+    cr_assert_eq(jt.job.run_start[n], 2 * n);
+    /* 4n rows: each scanned a bounded number of times, plus the two
+     * binary searches that find the job's rows */
+    cr_expect_lt(w, 3ull * 4 * n, "job build work %llu for %d rows", w, 4 * n);
+    cr_log_info("job build work: %llu for %d rows", w, 4 * n);
+    ws_job_free(&jt);
+    ws_traces_free(&tr);
+}
