@@ -42,8 +42,9 @@ static void write_traces(const char *dir, int n)
     cr_assert_eq(fclose(p), 0);
 }
 
-/* Join work of loading, building the job and its frontier for n sizes. */
-static unsigned long long work_for(int n)
+/* Join work of loading, building the job and its frontier for n sizes;
+ * *build (when not NULL) that of building the job alone. */
+static unsigned long long work_for(int n, unsigned long long *build)
 {
     char dir[600];
     snprintf(dir, sizeof dir, "%s/n%d", tmp, n);
@@ -57,7 +58,9 @@ static unsigned long long work_for(int n)
     ws_pareto par;
     unsigned long long w0 = ws_join_work();
     cr_assert_eq(ws_traces_load(&tr, dir, "g1", NULL, &err), 0, "%s", err.msg);
+    unsigned long long b0 = ws_join_work();
     cr_assert_eq(ws_job_build(&jt, &tr, &spec, 0.5, 2.0, &err), 0, "%s", err.msg);
+    if (build) *build = ws_join_work() - b0;
     cr_assert_eq(ws_pareto_compute(&jt.job, &par, &err), 0, "%s", err.msg);
     unsigned long long w = ws_join_work() - w0;
     /* Everything joined, in order. */
@@ -90,7 +93,7 @@ static unsigned long long work_for(int n)
 
 Test(joins, work_grows_as_n_log_n, .init = mktmp, .fini = rmtmp, .timeout = 120)
 {
-    unsigned long long a = work_for(5000), b = work_for(10000);
+    unsigned long long a = work_for(5000, NULL), b = work_for(10000, NULL);
     double ratio = (double)b / (double)a;
     /* n log n: 2 * log(2n)/log(n) = 2.16 here; quadratic: 4. */
     cr_expect_lt(ratio, 2.5, "work %llu -> %llu: ratio %.2f", a, b, ratio);
@@ -331,26 +334,10 @@ Test(joins, many_gpus_in_a_log_read_linearly, .init = mktmp, .fini = rmtmp, .tim
 Test(joins, building_a_job_is_linear_in_its_rows, .init = mktmp, .fini = rmtmp, .timeout = 120)
 {
     const int n = 10000;
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/lin", tmp);
-    cr_assert_eq(run_shell("mkdir -p %s", dir), 0);
-    write_traces(dir, n);
-    ws_workload_spec spec = {.name = "w", .dataset = "d", .network = "n", .optimizer = "o",
-                             .target_metric = 0.9, .max_epochs = 10, .b0 = 8};
-    ws_error err = {{0}};
-    ws_traces tr;
-    ws_job_table jt;
-    cr_assert_eq(ws_traces_load(&tr, dir, "g1", NULL, &err), 0, "%s", err.msg);
-    unsigned long long w0 = ws_join_work();
-    cr_assert_eq(ws_job_build(&jt, &tr, &spec, 0.5, 2.0, &err), 0, "%s", err.msg);
-    unsigned long long w = ws_join_work() - w0;
-    cr_assert_eq(jt.job.n_bs, n);
-    cr_assert_eq(jt.job.knob_start[n], 2 * n);
-    cr_assert_eq(jt.job.run_start[n], 2 * n);
+    unsigned long long w;
+    work_for(n, &w);              /* every batch size, knob and run joined, in order */
     /* 4n rows: each scanned a bounded number of times, plus the two
      * binary searches that find the job's rows */
     cr_expect_lt(w, 3ull * 4 * n, "job build work %llu for %d rows", w, 4 * n);
     cr_log_info("job build work: %llu for %d rows", w, 4 * n);
-    ws_job_free(&jt);
-    ws_traces_free(&tr);
 }
