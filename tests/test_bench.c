@@ -58,6 +58,6 @@ Test(bench, each_table_once_on_a_file, .timeout = 600)
     cr_expect_eq(count(text, "paper-scale"), 1, "%s", text);
     cr_expect_eq(count(text, "reader (wall, 1 thread)"), 1, "%s", text);
     /* a sweep row each: paper-scale, three one-job sweeps, C and Python */
-    cr_expect_eq(count(text, "one job, 1 seeds"), 3, "%s", text);
+    cr_expect_eq(count(text, "one job, 1 seed"), 3, "%s", text);
     cr_expect_eq(count(text, "(failed)"), 0, "%s", text);
 }

@@ -215,3 +215,38 @@ Test(cli, errors_are_one_line_with_status_2)
     expect_error((const char *[]){"wattsim", "run", "/nonexistent.yaml", NULL},
                  "/nonexistent.yaml");
 }
+
+/* A count of one takes the singular: "1 simulation, 1 cell" (run's
+ * summary line), "Means over 1 seed" (sweep.md). Before, "1 simulations,
+ * 1 cells" and "1 seeds". */
+Test(cli, a_count_of_one_is_singular, .timeout = 60)
+{
+    char dir[] = "/tmp/ws-cli-XXXXXX", cfg[128], out[128], path[192];
+    cr_assert(mkdtemp(dir));
+    snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "workload: sentiment140\nseed: 1\nrecurrences: 3\n");
+    fclose(f);
+    snprintf(out, sizeof out, "%s/run", dir);
+    const char *argv[] = {"wattsim", "run", cfg, "--traces", TRACES, "--out", out, NULL};
+    cli_result r = cli_run(argv);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\n1 simulation, 1 cell; outputs in "), "%s", r.out);
+    cli_free(&r);
+    snprintf(out, sizeof out, "%s/sweep", dir);
+    const char *sweep[] = {"wattsim", "sweep", cfg, "--policies", "zeus:jit", "--traces", TRACES,
+                           "--out", out, "--no-plot", NULL};
+    r = cli_run(sweep);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_free(&r);
+    snprintf(path, sizeof path, "%s/sweep.md", out);
+    f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) found |= strstr(line, "Means over 1 seed ±") != NULL;
+    fclose(f);
+    cr_expect(found, "sweep.md: no \"Means over 1 seed\"");
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    cr_expect_eq(system(path), 0);
+}

@@ -151,7 +151,7 @@ Test(import, nvsmi_trapezoid_clipped_to_epochs, .init = setup, .fini = teardown)
     nv_log("nv.csv", 0, -1, -1);
     cli_result r = import_power("--nvidia-smi", "nv.csv", NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "2 knobs (1 batch sizes, 2 power limits) from 3 epochs"), "%s", r.out);
+    cr_expect(strstr(r.out, "2 knobs (1 batch size, 2 power limits) from 3 epochs"), "%s", r.out);
     /* The error estimate: |E - E'|, E' from every other sample. Knob 200 W:
      * the even samples (4, 6, 8) trace S exactly; the odd ones (3: 100,
      * 5: 150, 7: 200) give [4.5, 5] 0.5 * (137.5 + 150) / 2 = 71.875 J,
@@ -314,7 +314,7 @@ Test(import, nvsmi_truncated_and_noheader, .init = setup, .fini = teardown)
     cr_assert_eq(run_shell("cd %s && (head -5 nv.csv; printf '2026/01/15 00:00:1\n';"
                            " tail -n +6 nv.csv) > mid.csv", tmp), 0);
     r = import_power("--nvidia-smi", "mid.csv", "--force", NULL);
-    expect_fail(&r, "mid.csv:6: 1 fields, but the header has 4 (a truncated line?)");
+    expect_fail(&r, "mid.csv:6: 1 field, but the header has 4 (a truncated line?)");
     /* a ZeusMonitor log cut short too */
     write_file("epochs.csv", "dataset,network,optimizer,batch_size,power_limit,epoch,start,end\n"
                              "d,n,o,8,200,1,1768435200,1768435210\n");
@@ -491,7 +491,7 @@ Test(import, train_first_epoch_reaching, .init = setup, .fini = teardown)
                                  "--target-metric", "0.3", "--lower-is-better", "--out", out,
                                  "--force", NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "3 runs, 1 reach <= 0.3"), "%s", r.out);
+    cr_expect(strstr(r.out, "3 runs, 1 reaches <= 0.3"), "%s", r.out);
     cli_free(&r);
 }
 
@@ -642,8 +642,8 @@ Test(import, warnings_count_oddities, .init = setup, .fini = teardown)
     r = cli_run((const char *[]){"wattsim", "trace", "import", "train", "--runs", m,
                                  "--target-metric", "0.9", "--out", out, NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.err, "1 of 1 runs do not start at epoch 1 or skip epochs"), "%s", r.err);
-    cr_expect(strstr(r.out, "1 runs, 1 reach >= 0.9"), "%s", r.out);
+    cr_expect(strstr(r.err, "1 of 1 run does not start at epoch 1 or skips epochs"), "%s", r.err);
+    cr_expect(strstr(r.out, "1 run, 1 reaches >= 0.9"), "%s", r.out);
     cli_free(&r);
 }
 

@@ -7,11 +7,13 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wattsim/engine.h"
@@ -1076,4 +1078,78 @@ Test(plugin, host_seed_and_job_workload_are_the_simulations)
         cr_assert(strstr(r.err, want), "want '%s' in:\n%s", want, r.err);
         cli_free(&r);
     }
+}
+
+/* ------------------------------------------------- plugins stay mapped */
+
+/* A plugin's thread that outlives its registry (tests/plugins/late_thread.c
+ * sleeps 300 ms, then runs its code and writes its static data): the code
+ * stays mapped (RTLD_NODELETE), so the process survives the wake and the
+ * thread's write is there to read. Before, dlclose unmapped the code under
+ * the sleeping thread and the process died (SIGSEGV) when it woke. */
+Test(plugin, a_thread_the_plugin_started_outlives_its_registry, .timeout = 30)
+{
+    ws_error err = {0};
+    ws_registry *r = ws_registry_new();
+    cr_assert_eq(ws_registry_load_file(r, PLUGIN("late_thread"), &err), 0, "%s", err.msg);
+    const ws_bso_type *t = ws_registry_bso(r, PLUGIN("late_thread"), &err);
+    cr_assert(t, "%s", err.msg);
+    cr_assert_str_eq(t->name, "late_thread");
+    /* run it: the calls go to the plugin's own code */
+    ws_job job = {.b0 = 128};
+    int bs = 0;
+    cr_assert_eq(t->create(NULL, NULL, NULL), 0);
+    cr_assert_eq(t->predict(NULL, &job, NULL, &bs), 0);
+    cr_assert_eq(bs, 128);
+    t->destroy(NULL);
+    ws_registry_free(r);
+
+    struct timespec wait = {0, 900 * 1000000L};    /* 3 times the thread's sleep */
+    while (nanosleep(&wait, &wait) != 0) {}
+    void *h = dlopen(PLUGIN("late_thread"), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    cr_assert(h, "the plugin is no longer mapped");
+    const volatile int *woke = dlsym(h, "late_thread_woke");
+    cr_assert(woke && *woke == 1, "the plugin's thread did not run to its end");
+    dlclose(h);
+}
+
+/* A plugin file replaced at its path (a new inode, as a linker or install
+ * writes it) while the process keeps the older build mapped: the next
+ * registry loads the new file, not the build the loader knows by that
+ * name (plugin_map.c maps it under an alias of the path). And the older
+ * build, loaded again by a file with its inode, is the older build. */
+Test(plugin, a_replaced_plugin_file_loads_the_new_build)
+{
+    ws_error err = {0};
+    copy_file(PLUGIN("marker"), "swap.so");
+    char *swap = real(tp("swap.so"));
+    ws_registry *r = ws_registry_new();
+    cr_assert_eq(ws_registry_load_file(r, swap, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_registry_n_bso(r), 1);
+    cr_assert_str_eq(ws_registry_bso_at(r, 0)->name, "marker");
+    ws_registry_free(r);
+
+    /* the old build kept by a second name (the same inode), then replaced */
+    char *old = strdup(tp("old.so")), *neu = strdup(tp("new.so"));
+    cr_assert_eq(link(swap, old), 0);
+    copy_file(PLUGIN("seed_probe"), "new.so");
+    cr_assert_eq(rename(neu, swap), 0);
+    r = ws_registry_new();
+    cr_assert_eq(ws_registry_load_file(r, swap, &err), 0, "%s", err.msg);
+    cr_assert_eq(ws_registry_n_bso(r) + ws_registry_n_plo(r), 1);
+    cr_assert_str_eq(ws_registry_n_bso(r) ? ws_registry_bso_at(r, 0)->name
+                                          : ws_registry_plo_at(r, 0)->name, "seed_probe");
+    cr_assert_str_eq(ws_registry_n_bso(r) ? ws_registry_bso_file(r, 0)
+                                          : ws_registry_plo_file(r, 0), swap);
+    ws_registry_free(r);
+
+    /* replaced again, by the first build's inode: the first build */
+    cr_assert_eq(rename(old, swap), 0);
+    r = ws_registry_new();
+    cr_assert_eq(ws_registry_load_file(r, swap, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(ws_registry_bso_at(r, 0)->name, "marker");
+    ws_registry_free(r);
+    free(swap);
+    free(old);
+    free(neu);
 }

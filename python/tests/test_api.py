@@ -472,6 +472,31 @@ def test_run_config_and_lists(tmp_path):
     assert len(wattsim.workloads()) == 6
 
 
+def test_workloads_name_the_metric_and_which_way_it_improves(tmp_path):
+    """`wattsim list workloads` shows the target as "WER <= 40"; the
+    package's table has the same two facts, as str columns ("" where the
+    catalogue does not say, never NaN)."""
+    w = wattsim.workloads().set_index("workload")
+    assert (w.loc["librispeech", "metric"], w.loc["librispeech", "better"]) == ("WER", "lower")
+    assert (w.loc["cifar100", "metric"], w.loc["cifar100", "better"]) == ("accuracy", "higher")
+    assert (w.loc["squad", "metric"], w.loc["squad", "better"]) == ("F1", "higher")
+    assert str(w["metric"].dtype) == str(w["better"].dtype) == "object"
+    cat = tmp_path / "workloads.yaml"
+    cat.write_text("gpus: [v100]\nworkloads:\n"
+                   "  a: {dataset: cifar100, network: shufflenetv2, optimizer: adadelta,\n"
+                   "      target_metric: 0.6, max_epochs: 100, b0: 1024}\n"
+                   "  b: {dataset: cifar100, network: shufflenetv2, optimizer: adadelta,\n"
+                   "      target_metric: 0.6, max_epochs: 100, b0: 1024, metric: top-1,\n"
+                   "      better: higher}\n")
+    w = wattsim.workloads(catalogue=str(cat))
+    assert list(w["metric"]) == ["", "top-1"] and list(w["better"]) == ["", "higher"]
+    assert str(w["metric"].dtype) == "object"
+    # the CLI's table says the same
+    out = subprocess.run([CLI, "list", "workloads",
+                          "--catalogue", str(cat)], capture_output=True, text=True, check=True)
+    assert re.search(r"^b .* top-1 >= 0\.6 ", out.stdout, re.M)
+
+
 def test_package_version_is_the_library_version():
     """The package and the library it binds ship together (cmake --install
     installs both): one version, which moves with every ABI or stream

@@ -166,7 +166,8 @@ _FLOAT |= {n + e for n in list(_FLOAT) for e in ("_lo", "_hi")}
 _FLOAT |= {"saving_" + k for k in ("energy", "time", "cost", "steady_energy", "steady_time")}
 _STR = {"policy", "gpu", "workload", "bso", "plo", "bso_params", "plo_params", "bso_sha256",
         "plo_sha256", "bso_file", "plo_file", "error", "status", "whatif", "dataset",
-        "network", "optimizer", "name", "file", "summary", "params", "display"}
+        "network", "optimizer", "name", "file", "summary", "params", "display", "metric",
+        "better"}
 # Where the CLI's pareto and trace check use a run's word for a knob's or a
 # batch size's figure, their tables rename it: `reached` there counts runs
 # (a run's `reached` is bool), pareto's `epochs` is a mean (a run's is an

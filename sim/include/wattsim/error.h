@@ -23,6 +23,10 @@ int ws_fail(ws_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int ws_vfail(ws_error *err, const char *fmt, va_list ap);
 
+/* "s" unless n is 1, for a count in a message to agree with its noun:
+ * ("%zu field%s", n, ws_s(n)): "1 field", "2 fields", "0 fields". */
+static inline const char *ws_s(unsigned long long n) { return n == 1 ? "" : "s"; }
+
 /* Prefix an existing message: "PREFIX: old message". Returns -1. */
 int ws_fail_prefix(ws_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -149,10 +149,6 @@ void ws_traces_power_range(const ws_traces *t, int ds, int net, int opt, size_t 
 /* The id of a dataset, network or optimizer name in the loaded traces, or
  * -1 when no row names it. */
 int ws_traces_name_id(const ws_traces *t, const char *name);
-/* The first power row (lowest limit) of (dataset, network, optimizer,
- * batch size), by binary search, or NULL; the key's rows follow it. */
-const ws_power_row *ws_traces_find_power(const ws_traces *t, int ds, int net, int opt,
-                                         int bs);
 
 /*
  * The knob table of one job on the loaded GPU. `job` is the view handed to

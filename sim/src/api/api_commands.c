@@ -741,6 +741,11 @@ int api_workloads(ws_api_call *c, FILE *out, ws_error *err)
         ws_jw_kstring(&j, "network", w->network);
         ws_jw_kstring(&j, "optimizer", w->optimizer);
         ws_jw_knumber(&j, "target_metric", w->target_metric);
+        /* as `wattsim list workloads` shows them: the metric's name and
+         * which way it improves ("higher", "lower"), "" where the
+         * catalogue does not say */
+        ws_jw_kstring(&j, "metric", w->metric ? w->metric : "");
+        ws_jw_kstring(&j, "better", w->better > 0 ? "higher" : w->better < 0 ? "lower" : "");
         ws_jw_kint(&j, "max_epochs", w->max_epochs);
         ws_jw_kint(&j, "b0", w->b0);
         ws_jw_kstring(&j, "display", ws_catalogue_workload_display(&cat, w->name));

@@ -358,7 +358,8 @@ static int sweeps_in(const char *dir, const char *traces, const char *catalogue,
     if (quick) counts[0] = counts[1] = counts[2] = 1;
     for (int c = 0; c < 3; c++) {
         sweep_fig *q = &figs[n++];
-        snprintf(q->name, sizeof q->name, "one job, %ld seeds", counts[c]);
+        snprintf(q->name, sizeof q->name, "one job, %ld seed%s", counts[c],
+                 ws_s((unsigned long long)counts[c]));
         q->sims = 3 * counts[c];
         snprintf(seeds, sizeof seeds, "seeds=1..%ld", counts[c]);
         snprintf(out, sizeof out, "%s/one%d", dir, c);
@@ -694,7 +695,8 @@ int main(int argc, char **argv)
         goto out;
     fprintf(out, "wattsim-bench: %s + %s, eta %g, beta %g, one core, ", bt->name, pt->name, eta,
             beta);
-    if (fixed) fprintf(out, "%ld seeds per GPU x workload\n", fixed);
+    if (fixed) fprintf(out, "%ld seed%s per GPU x workload\n", fixed,
+                       ws_s((unsigned long long)fixed));
     else fprintf(out, ">= %g s per GPU x workload\n", seconds);
     fflush(out);
     if (engine(&cat, bt, pt, bp, pp, traces, eta, beta, seconds, fixed, &rows, &n_rows, &err))

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "wattsim/config.h"
+#include "wattsim/config_opts.h"
 #ifdef WS_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -141,8 +142,8 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
     if (plot && ws_cli_check_plot_name("pareto", plot)) goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "pareto"))) goto out;
     rc = EXIT_USAGE;
-    if (ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
-        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+    if (ws_config_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_config_relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt < 0) {

@@ -273,11 +273,6 @@ int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err)
     return ws_policy_config_allowed(cfg, err);
 }
 
-int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err)
-{
-    return ws_config_relabel_axis(where, opt, err);
-}
-
 int ws_cli_one_workload(const char *cmd, int argc, char **argv, int workload,
                         const ws_cli_job *j)
 {

@@ -238,10 +238,6 @@ enum { WS_OPT_ALLOW_PLUGINS = 3300, WS_OPT_ALLOW_PYTHON = 3301 };
  * file must pass ws_plugin_config_check: checked before anything loads. */
 int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
 
-/* Values given as --gpu/--workload went through ws_run_config_set, which
- * labels them "--set"; name the option the user typed (opt) instead. */
-int ws_cli_relabel_axis(char **where, const char *opt, ws_error *err);
-
 /* The command that gives a study's results, for its provenance
  * (wattsim/provenance.h): "wattsim", argv[0] (the command's name), the
  * first positional argument (CONFIG) by its real path, and each option

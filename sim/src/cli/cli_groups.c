@@ -243,9 +243,10 @@ static int cmd_synth(int argc, char **argv, ws_cli_globals *co)
         goto done;
     if (ws_outfile_commit(&of, &err)) goto done;
     long pairs = groups * (jobs - 1);
-    fprintf(ws_cli_out, "wrote %s: SYNTHETIC group trace, %ld groups x %ld submissions,"
+    fprintf(ws_cli_out, "wrote %s: SYNTHETIC group trace, %ld group%s x %ld submission%s,"
            " %ld of %ld consecutive pairs overlap (%.1f %%)\n",
-           ws_name_show(out, shown, sizeof shown), groups, jobs,
+           ws_name_show(out, shown, sizeof shown), groups, ws_s((unsigned long long)groups), jobs,
+           ws_s((unsigned long long)jobs),
            n_overlap, pairs, pairs ? 100.0 * (double)n_overlap / (double)pairs : 0.0);
     rc = 0;
 done:

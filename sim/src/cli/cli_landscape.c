@@ -366,7 +366,8 @@ int ws_cmd_frontiers(int argc, char **argv)
         ws_traces_free(&tr);
     }
     ws_progress_end(&bar);
-    fprintf(ws_cli_out, "%zu frontier figures in %s/\n", made, ws_name_show(lo.out, shown, sizeof shown));
+    fprintf(ws_cli_out, "%zu frontier figure%s in %s/\n", made, ws_s(made),
+            ws_name_show(lo.out, shown, sizeof shown));
     rc = 0;
 out:
     ws_progress_end(&bar);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wattsim/config_opts.h"
 #include "wattsim/outfile.h"
 #include "wattsim/plan.h"
 #include "wattsim/plot.h"
@@ -163,8 +164,8 @@ int ws_cmd_plan(int argc, char **argv)
                           " not both" : "needs --workload W (or --job D/N/O)");
         goto out;
     }
-    if (ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
-        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+    if (ws_config_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_config_relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
     if ((rc = ws_cli_job_apply(&job, &cfg, "plan"))) goto out;
     rc = WS_EXIT_USAGE;

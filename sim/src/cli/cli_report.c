@@ -631,7 +631,8 @@ int ws_cmd_report(int argc, char **argv)
     if (ws_outfile_commit(&md, &err) || ws_outfile_commit(&html, &err)) goto out;
     static char shown[WS_CLI_SHOW];
     ws_name_show(dir, shown, sizeof shown);     /* DIR as typed: any bytes */
-    fprintf(ws_cli_out, "%zu items; %s/REPORT.md and %s/report.html%s%s%s\n", items, shown, shown,
+    fprintf(ws_cli_out, "%zu item%s; %s/REPORT.md and %s/report.html%s%s%s\n", items, ws_s(items),
+           shown, shown,
            key ? " (and " : "", key ? shown : "", key ? "/paper.md)" : "");
     fflush(ws_cli_out);
     for (size_t i = 0; i < r.n_warn; i++) ws_line("wattsim: warning: %s", r.warn[i]);

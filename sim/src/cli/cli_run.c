@@ -366,9 +366,10 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
     if (fmt == WS_FMT_TABLE)
         /* the plan is a cross product, seed fastest: a cell is every seed
          * of one pair x gpu x workload x eta x beta */
-        fprintf(ws_cli_out, "\n%zu simulations, %zu cells; outputs in %s/ (summary.csv, summary.json,"
-               " history.csv, pareto-GPU-WORKLOAD.png)\n", n,
-               cfg.n_seeds ? n / cfg.n_seeds : n, ws_name_show(out, shown, sizeof shown));
+        fprintf(ws_cli_out, "\n%zu simulation%s, %zu cell%s; outputs in %s/ (summary.csv,"
+               " summary.json, history.csv, pareto-GPU-WORKLOAD.png)\n", n, ws_s(n),
+               cfg.n_seeds ? n / cfg.n_seeds : n, ws_s(cfg.n_seeds ? n / cfg.n_seeds : n),
+               ws_name_show(out, shown, sizeof shown));
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);
@@ -516,8 +517,8 @@ int ws_cmd_simulate(int argc, char **argv, ws_cli_globals *g)
     rc = EXIT_USAGE;
     if (ws_config_relabel_policy(&cfg.bso, "--bso", "--bso-param", &err)
         || ws_config_relabel_policy(&cfg.plo, "--plo", "--plo-param", &err)
-        || ws_cli_relabel_axis(&cfg.where_gpus, "--gpu", &err)
-        || ws_cli_relabel_axis(&cfg.where_workloads, "--workload", &err))
+        || ws_config_relabel_axis(&cfg.where_gpus, "--gpu", &err)
+        || ws_config_relabel_axis(&cfg.where_workloads, "--workload", &err))
         goto out;
     int fmt = ws_format_parse(format);
     if (fmt != WS_FMT_TABLE && fmt != WS_FMT_JSON) {

@@ -383,8 +383,9 @@ static void write_md(FILE *f, const ws_sweep *s)
         ws_md_text(f, o.error);     /* a policy's words: text, not markup or a '|' */
         fputs(" |\n", f);
     }
-    fprintf(f, "\nMeans over %zu seeds ± half-width of the 95 %% CI; savings are 1 - ours /"
-               " default's (same seeds); cost is in energy units (J-equivalent).\n", s->n_seeds);
+    fprintf(f, "\nMeans over %zu seed%s ± half-width of the 95 %% CI; savings are 1 - ours /"
+               " default's (same seeds); cost is in energy units (J-equivalent).\n", s->n_seeds,
+               ws_s(s->n_seeds));
     if (s->n_failed)
         fprintf(f, "%zu of %zu simulations failed: a cell's numbers are over its successful"
                    " seeds, savings and regret over the seeds where the reference succeeded"
@@ -786,8 +787,9 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
         /* sweep.csv last: its presence marks a complete sweep. */
         if (write_table(&oc, "sweep.csv", "sweep: per-cell summary", ws_sweep_write_csv, &sw, &err))
             goto out;
-        fprintf(ws_cli_out, "%zu simulations%s, %zu cells; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
-               sw.n_sims, reused, ws_sweep_n_cells(&sw), ws_name_show(out, shown, sizeof shown),
+        fprintf(ws_cli_out, "%zu simulation%s%s, %zu cell%s; outputs in %s/ (sweep.csv, sweep.json, sweep.md%s%s)\n",
+               sw.n_sims, ws_s(sw.n_sims), reused, ws_sweep_n_cells(&sw),
+               ws_s(ws_sweep_n_cells(&sw)), ws_name_show(out, shown, sizeof shown),
                !plot ? ", savings.csv" : sw.n_betas > 1 ? ", savings.*, beta-*" : ", savings.*, steady-*",
                keep ? ", history.csv" : "");
     } else {

@@ -264,14 +264,15 @@ static int import_power(int argc, char **argv)
     }
     static char shown[WS_CLI_SHOW];
     if (is_plo)
-        fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch size%s, %zu power limits) from the"
+        fprintf(ws_cli_out, "wrote %s: %zu knob%s (%zu batch size%s, %zu power limit%s) from the"
                 " GlobalPowerLimitOptimizer profile's windows, GPU%s ",
-                ws_name_show(path, shown, sizeof shown), table.n, nb, nb == 1 ? "" : "s", np,
-                tel.n_gpu == 1 ? "" : "s");
+                ws_name_show(path, shown, sizeof shown), table.n, ws_s(table.n), nb, ws_s(nb),
+                np, ws_s(np), ws_s(tel.n_gpu));
     else
-        fprintf(ws_cli_out, "wrote %s: %zu knobs (%zu batch sizes, %zu power limits) from %ld epochs,"
-                " GPU%s ", ws_name_show(path, shown, sizeof shown), table.n, nb, np, ne,
-                tel.n_gpu == 1 ? "" : "s");
+        fprintf(ws_cli_out, "wrote %s: %zu knob%s (%zu batch size%s, %zu power limit%s) from %ld"
+                " epoch%s, GPU%s ", ws_name_show(path, shown, sizeof shown), table.n,
+                ws_s(table.n), nb, ws_s(nb), np, ws_s(np), ne, ws_s((unsigned long long)ne),
+                ws_s(tel.n_gpu));
     for (size_t k = 0; k < tel.n_gpu; k++)
         fprintf(ws_cli_out, "%s%s", k ? "+" : "", ws_name_show(tel.gpu[k].id, shown, sizeof shown));
     /* The model, when the log names it; of a node of mixed models, each
@@ -349,9 +350,9 @@ static int import_train(int argc, char **argv)
     size_t reached = 0;
     for (size_t i = 0; i < table.n; i++) reached += table.rows[i].target_epoch > 0;
     static char shown[WS_CLI_SHOW];
-    fprintf(ws_cli_out, "wrote %s: %zu runs, %zu reach %s %s\n", ws_name_show(path, shown, sizeof shown),
-           table.n, reached,
-           lower ? "<=" : ">=", target);
+    fprintf(ws_cli_out, "wrote %s: %zu run%s, %zu reach%s %s %s\n",
+           ws_name_show(path, shown, sizeof shown), table.n, ws_s(table.n), reached,
+           reached == 1 ? "es" : "", lower ? "<=" : ">=", target);
     rc = 0;
 out:
     if (rc && err.msg[0]) ws_cli_die(&err);

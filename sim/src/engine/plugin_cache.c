@@ -9,19 +9,18 @@
  *
  * An entry is a plugin as load_file loaded it: the path it was named by,
  * that file's identity (path, st_dev, st_ino, size, mtime in ns: stat(2)
- * through symbolic links), its real path and one reference of its own to
- * the handle (dlopen). A registry that finds its path with the same
+ * through symbolic links), its real path, the name it was dlopened by
+ * (plugin_map.c: its real path, or an alias of it for a later build) and
+ * one reference of its own to the handle (dlopen). A registry that finds its path with the same
  * identity skips realpath(3) and the loader's mapping and relocation: it
  * takes another reference (dlopen RTLD_NOLOAD), which its
  * ws_registry_free drops as before. A file rebuilt or replaced has
  * another identity: ws_plugin_cache_forget drops every entry of that real
- * path first, so that dlopen, which finds loaded objects by name, maps
- * the new file rather than handing back the old one (the library names
- * the file as it is now; its sha256 is util/sha256.c's, kept by the same
- * identity). Only a plugin that loaded and passed its checks is kept, and
- * only when no other registry had that name loaded when it was opened
- * (another thread's registry may hold an older build, which dlopen would
- * hand back: registry.c's load_file checks with RTLD_NOLOAD).
+ * path (older builds, which stay mapped but need no place here), and
+ * load_file maps the new file under a name of its own (plugin_map.c: the
+ * loader finds loaded objects by name), so the library runs the file as it
+ * is now (its sha256 is util/sha256.c's, kept by the same identity). Only
+ * a plugin that loaded and passed its checks is kept.
  *
  * Bounded: at most `capacity` entries (WS_PLUGIN_CACHE_DEFAULT), least
  * recently used first out. A mutex guards the table; handles are closed
@@ -39,7 +38,7 @@
 #include "plugin_cache.h"
 
 typedef struct plugin_entry {
-    char *path, *real;
+    char *path, *real, *name;
     ws_file_id id;
     void *handle;                      /* the cache's own reference */
     unsigned long long used;           /* LRU clock */
@@ -73,6 +72,7 @@ static void take_out(size_t i, void **h)
     *h = items[i].handle;
     free(items[i].path);
     free(items[i].real);
+    free(items[i].name);
     items[i] = items[--n_items];
 }
 
@@ -109,7 +109,7 @@ void *ws_plugin_cache_open(const char *path, const ws_file_id *id, char **real)
         if (!ws_file_id_same(&e->id, id) || strcmp(e->path, path)) continue;
         if (!(*real = strdup(e->real))) break;
         /* the cache's reference keeps it loaded: no mapping, no constructors */
-        h = dlopen(e->real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        h = dlopen(e->name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
         if (!h) {
             free(*real);
             *real = NULL;
@@ -140,17 +140,18 @@ void ws_plugin_cache_forget(const char *real)
     } while (nh == 8);
 }
 
-void ws_plugin_cache_keep(const char *path, const char *real, const ws_file_id *id)
+void ws_plugin_cache_keep(const char *path, const char *real, const char *name,
+                          const ws_file_id *id)
 {
     pthread_mutex_lock(&lock);
     const size_t cap = capacity;
     pthread_mutex_unlock(&lock);
     if (!cap) return;
-    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    char *p = strdup(path), *rp = strdup(real);
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    char *p = strdup(path), *rp = strdup(real), *nm = strdup(name);
     void *out = NULL, *evicted = NULL;
     pthread_mutex_lock(&lock);
-    if (h && p && rp && capacity) {
+    if (h && p && rp && nm && capacity) {
         for (size_t i = 0; i < n_items; i++) {
             if (strcmp(items[i].path, path)) continue;
             if (ws_file_id_same(&items[i].id, id)) {    /* another thread kept it first */
@@ -170,14 +171,15 @@ void ws_plugin_cache_keep(const char *path, const char *real, const ws_file_id *
         plugin_entry *v = h ? realloc(items, (n_items + 1) * sizeof *v) : NULL;
         if (v) {
             items = v;
-            items[n_items++] = (plugin_entry){p, rp, *id, h, ++clock_};
-            p = rp = NULL;
+            items[n_items++] = (plugin_entry){p, rp, nm, *id, h, ++clock_};
+            p = rp = nm = NULL;
             h = NULL;
         }
     }
     pthread_mutex_unlock(&lock);
     free(p);
     free(rp);
+    free(nm);
     void *hs[3];
     size_t nh = 0;
     if (out) hs[nh++] = out;

@@ -49,6 +49,7 @@
 #include "descriptor.h"
 #include "guard.h"
 #include "plugin_cache.h"
+#include "plugin_map.h"
 
 /* The installed policy folder relative to the executable's folder (set by
  * the build from the install layout). */
@@ -342,7 +343,6 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     char *real = NULL;
     void *h = known ? ws_plugin_cache_open(path, &id, &real) : NULL;
     const int kept = h != NULL;
-    int keepable = known;
     if (!real) real = realpath(path, NULL);
     if (!real) return ws_fail(err, "%s: cannot open policy plugin: %s", path, strerror(errno));
     for (size_t i = 0; i < r->n_files; i++)
@@ -351,11 +351,12 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
             free(real);
             return 0;
         }
+    char *name = NULL;             /* what dlopen was given (plugin_map.c) */
+    struct stat st;
     if (!kept) {
         /* dlopen opens without O_NONBLOCK: a FIFO named X.so (in a policy
          * folder every command scans, or given as --bso) would block it for
          * ever, and a device never ends. Only a regular file is loaded. */
-        struct stat st;
         const int gone = stat(real, &st) != 0;
         if (gone || !S_ISREG(st.st_mode)) {
             if (gone) ws_fail(err, "%s: cannot load policy plugin: %s", path, strerror(errno));
@@ -364,27 +365,22 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
             free(real);
             return -1;
         }
-
-        /* dlopen finds a loaded object by its name: a kept older build of
-         * this file would come back. */
+        /* drop kept references to older builds of this path (the cache's
+         * count of files opened counts this one) */
         ws_plugin_cache_forget(real);
-        /* still loaded (another registry holds it, perhaps an older
-         * build): what dlopen gives is not known to be this file's */
-        void *other = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-        if (other) {
-            dlclose(other);
-            keepable = 0;
-        }
     }
     ws_guard_enter();
     ws_guard_call_enter(path, "loading");
-    if (!kept) h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    /* kept mapped for the process's life, under a name that maps this
+     * build and no other (plugin_map.c) */
+    if (!kept) h = ws_plugin_map_open(real, st.st_dev, st.st_ino, &name);
     int entry_v2 = 0;
     const ws_plugin *pl = h ? call_entry(h, path, &entry_v2, err) : NULL;
     ws_guard_call_leave();
     ws_guard_leave();
     if (!h) {
-        ws_fail(err, "%s: cannot load policy plugin: %s", path, dlerror());
+        const char *why = dlerror();
+        ws_fail(err, "%s: cannot load policy plugin: %s", path, why ? why : "out of memory");
         free(real);
         return -1;
     }
@@ -472,8 +468,9 @@ static int load_file(ws_registry *r, const char *path, int folder, ws_error *err
     free(pc);
     /* kept only when the file is still the one stat saw before dlopen */
     ws_file_id after;
-    if (!kept && keepable && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
-        ws_plugin_cache_keep(path, real, &id);
+    if (!kept && known && !ws_file_id_get(path, &after) && ws_file_id_same(&id, &after))
+        ws_plugin_cache_keep(path, real, name, &id);
+    free(name);
     return 0;
 oom:
     ws_fail(err, "out of memory");
@@ -485,6 +482,7 @@ fail:
     ws_guard_call_leave();
     ws_guard_leave();
     free(real);
+    free(name);
     return -1;
 }
 

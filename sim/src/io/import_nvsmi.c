@@ -302,18 +302,18 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
             p = comma + 1;
         }
         if (i + 1 != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but --columns names %zu; give the"
+            ws_fail(err, "%s:%ld: %zu field%s, but --columns names %zu; give the"
                     " --query-gpu list the log was written with", path, ws_csv_line(c), nf,
-                    i + 1);
+                    ws_s(nf), i + 1);
             goto out;
         }
     } else {
         if (nf != 3) {
-            ws_fail(err, "%s:%ld: no header, and %zu fields: a log without a header"
+            ws_fail(err, "%s:%ld: no header, and %zu field%s: a log without a header"
                     " (noheader) has the columns timestamp, index, power.draw, or pass"
                     " --columns with its --query-gpu list (e.g. --columns"
                     " timestamp,index,name,power.draw,power.limit)", path, ws_csv_line(c),
-                    nf);
+                    nf, ws_s(nf));
             goto out;
         }
         col[N_TIME] = 0;
@@ -373,8 +373,9 @@ int ws_import_nvsmi_opts(const char *path, const ws_csv_limits *lim,
             break;
         }
         if (ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the %s has %zu (a truncated line?)",
-                    path, line, ws_csv_nfields(c), header ? "header" : "first line", nf);
+            ws_fail(err, "%s:%ld: %zu field%s, but the %s has %zu (a truncated line?)",
+                    path, line, ws_csv_nfields(c), ws_s(ws_csv_nfields(c)),
+                    header ? "header" : "first line", nf);
             goto bad_row;
         }
         char tb[128], gb[256], pb[128];

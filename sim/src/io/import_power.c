@@ -624,9 +624,9 @@ static void sampling_warning(const ws_power_import *in, const ws_power_table *t,
         snprintf(how, sizeof how, "samples every %.3g s against epochs of %.3g s", interval,
                  worst->time_per_epoch);
     /* The remedy of each: windows are not sampled, they are misaligned. */
-    ws_warn(w, "%s:%ld: the energy of %zu of %zu knobs may be off by more than %g %% (%s),"
+    ws_warn(w, "%s:%ld: the energy of %zu of %zu knob%s may be off by more than %g %% (%s),"
             " worst batch_size %d at %d W: up to %.3g %%; %s", in->epochs_path, worst->line,
-            over, t->n, 100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
+            over, t->n, ws_s(t->n), 100 * WS_ENERGY_ERROR_WARN, how, worst->bs, worst->pl,
             100 * worst->energy_error, tel->kind == WS_TEL_WINDOWS
             ? "open and close each window where its epoch starts and ends (begin_window and"
               " end_window next to the epoch's own timing), or check EPOCHS.csv's times"

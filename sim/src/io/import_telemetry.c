@@ -116,8 +116,8 @@ int ws_imp_header(ws_csv *c, const char *path, const char *expect,
 int ws_imp_row_width(ws_csv *c, const char *path, size_t nf, ws_error *err)
 {
     if (ws_csv_nfields(c) == nf) return 0;
-    return ws_fail(err, "%s:%ld: %zu fields, but the header has %zu", path,
-                   ws_csv_line(c), ws_csv_nfields(c), nf);
+    return ws_fail(err, "%s:%ld: %zu field%s, but the header has %zu", path,
+                   ws_csv_line(c), ws_csv_nfields(c), ws_s(ws_csv_nfields(c)), nf);
 }
 
 void *ws_imp_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first,

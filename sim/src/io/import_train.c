@@ -263,9 +263,10 @@ int ws_import_train(const ws_train_import *in, ws_train_table *out,
         }
     }
     if (skipped)
-        ws_warn(w, "%s: %zu of %zu runs do not start at epoch 1 or skip epochs;"
-                " their target epoch is the first evaluated epoch that reaches",
-                in->metrics_path, skipped, out->n);
+        ws_warn(w, "%s: %zu of %zu run%s %s not start at epoch 1 or skip%s epochs;"
+                " %s target epoch is the first evaluated epoch that reaches",
+                in->metrics_path, skipped, out->n, ws_s(out->n), skipped == 1 ? "does" : "do",
+                skipped == 1 ? "s" : "", skipped == 1 ? "its" : "their");
     if (diverged)
         ws_warn(w, "%s:%ld: %zu run%s a nan metric (diverged?), first here: %s the"
                 " target from that epoch on", in->metrics_path, first_nan, diverged,

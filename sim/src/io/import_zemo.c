@@ -53,8 +53,8 @@ int ws_import_zemo(const char *path, const ws_csv_limits *lim, ws_telemetry *out
             break;
         }
         if (ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %zu", path, line,
-                    ws_csv_nfields(c), nf);
+            ws_fail(err, "%s:%ld: %zu field%s, but the header has %zu", path, line,
+                    ws_csv_nfields(c), ws_s(ws_csv_nfields(c)), nf);
             goto out;
         }
         double t, mw;

@@ -99,8 +99,8 @@ int ws_import_zeusmon(const char *path, const ws_csv_limits *lim,
             /* The last line, short: a logger stopped mid-write; skipped
              * with a warning. Anywhere else it is an error. */
             ws_error saved = *err;
-            ws_fail(&saved, "%s:%ld: %zu fields, but the header has %zu (a truncated"
-                    " line?)", path, line, ws_csv_nfields(c), nf);
+            ws_fail(&saved, "%s:%ld: %zu field%s, but the header has %zu (a truncated"
+                    " line?)", path, line, ws_csv_nfields(c), ws_s(ws_csv_nfields(c)), nf);
             if ((r = ws_csv_next(c, err)) < 0) goto out;
             if (r == 1) {
                 *err = saved;

@@ -180,7 +180,8 @@ int ws_series_load_basis(ws_series *s, const char *path, ws_series_kind kind,
         long line = ws_csv_line(c);
         size_t nf = ws_csv_nfields(c);
         if ((size_t)col_t >= nf || (size_t)col_v >= nf || (col_d >= 0 && (size_t)col_d >= nf)) {
-            ws_fail(err, "%s:%ld: %zu fields, fewer than the header's", path, line, nf);
+            ws_fail(err, "%s:%ld: %zu field%s, fewer than the header's", path, line, nf,
+                    ws_s(nf));
             goto out;
         }
         double t, d = NAN, v;

@@ -19,9 +19,8 @@
  *              ws_traces_free; the join-work counter (ws_join_work)
  *   accessors  what the join and trace check read of loaded traces: the
  *              rows of one (dataset, network, optimizer)
- *              (ws_traces_train_range, ws_traces_power_range), a batch
- *              size's first power row (ws_traces_find_power), a name's id
- *              (ws_traces_name_id)
+ *              (ws_traces_train_range, ws_traces_power_range), a name's
+ *              id (ws_traces_name_id)
  */
 #include "wattsim/trace.h"
 #include "wattsim/hash.h"
@@ -355,8 +354,8 @@ static int read_rows(ws_traces *t, const char *path, const ws_csv_limits *lim,
         if (r < 0) goto out;
         if (r == 0) break;
         if ((int)ws_csv_nfields(c) != nf) {
-            ws_fail(err, "%s:%ld: %zu fields, but the header has %d", path,
-                    ws_csv_line(c), ws_csv_nfields(c), nf);
+            ws_fail(err, "%s:%ld: %zu field%s, but the header has %d", path,
+                    ws_csv_line(c), ws_csv_nfields(c), ws_s(ws_csv_nfields(c)), nf);
             goto out;
         }
         if (grow(rows, &cap, *n, size)) {
@@ -607,27 +606,6 @@ static int cmp_train_lines(const void *a, const void *b)
         return x->target_metric < y->target_metric ? -1 : 1;
     if (x->bs != y->bs) return x->bs < y->bs ? -1 : 1;
     return x->line < y->line ? -1 : x->line > y->line;
-}
-
-static int same_power_key(const ws_power_row *x, const ws_power_row *y)
-{
-    return x->dataset == y->dataset && x->network == y->network
-        && x->optimizer == y->optimizer && x->bs == y->bs;
-}
-
-const ws_power_row *ws_traces_find_power(const ws_traces *t, int ds, int net, int opt,
-                                         int bs)
-{
-    ws_power_row key = {.dataset = ds, .network = net, .optimizer = opt, .bs = bs};
-    size_t lo = 0, hi = t->n_power;
-    while (lo < hi) {                  /* first row >= (key, pl 0) */
-        join_work++;
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_power(&t->power[mid], &key) < 0) lo = mid + 1; else hi = mid;
-    }
-    if (lo < t->n_power && same_power_key(&t->power[lo], &key))
-        return &t->power[lo];
-    return NULL;
 }
 
 /* (dataset, network, optimizer, batch size) of a train row, as a power

@@ -4,11 +4,13 @@
  * plain arrays the engine runs on. See wattsim/trace.h for the semantics.
  *
  * Map, in file order:
- *   build      the batch sizes with train and power rows (B), b0 capped to
- *              the GPU's largest, each batch size's knobs (its measured
- *              power limits, ascending) and recorded runs at the target
- *              (in trace order, as Zeus samples them: a merge join over
- *              the sorted train rows), the ws_job view and its MaxPower
+ *   build      the batch sizes with train and power rows (B: the power
+ *              rows' sizes merged with each target's train rows), b0
+ *              capped to the GPU's largest, each batch size's knobs (its
+ *              measured power limits, ascending) and recorded runs at the
+ *              target (in trace order, as Zeus samples them): merge joins
+ *              over the job's sorted rows, no search per row; the ws_job
+ *              view and its MaxPower
  *              (ws_job_build); its search and scan steps are counted into
  *              ws_join_work
  *   profile    just-in-time profiling's figures in pandas' and numpy's
@@ -49,21 +51,39 @@ static int build(ws_job_table *jt, const ws_traces *t, const ws_workload_spec *s
     /* B: batch sizes of (dataset, network, optimizer) present in both.
      * The job's rows are one run of each sorted table (found by binary
      * search): building a job costs its own rows, not the whole trace's
-     * (trace check builds one per workload). */
+     * (trace check builds one per workload). Its power rows are sorted by
+     * batch size: their distinct sizes, ascending, are the candidates
+     * (bs); its train rows are sorted by target metric, then batch size:
+     * each target's run is merged with the candidates (an index that goes
+     * back to the first only where a target's run starts), marking those
+     * with runs (has). No search per row: each row is one step. */
     size_t t0, t1, p0, p1;
     ws_traces_train_range(t, ds, net, opt, &t0, &t1);
     ws_traces_power_range(t, ds, net, opt, &p0, &p1);
     size_t nb = 0;
-    int *bs = malloc((t1 - t0 + 1) * sizeof *bs);
-    if (!bs) return ws_fail(err, "out of memory");
-    for (size_t i = t0; i < t1; i++) {
-        const ws_train_row *r = &t->train[i];
-        if (ws_traces_find_power(t, ds, net, opt, r->bs)) bs[nb++] = r->bs;
+    int *bs = malloc((p1 - p0 + 1) * sizeof *bs);
+    unsigned char *has = calloc(p1 - p0 + 1, 1);
+    if (!bs || !has) {
+        free(bs);
+        free(has);
+        return ws_fail(err, "out of memory");
     }
-    qsort(bs, nb, sizeof *bs, cmp_int);
+    for (size_t i = p0; i < p1; i++) {
+        (*work)++;
+        if (nb == 0 || bs[nb - 1] != t->power[i].bs) bs[nb++] = t->power[i].bs;
+    }
+    size_t k = 0;
+    for (size_t i = t0; i < t1; i++) {
+        const int b = t->train[i].bs;
+        if (i > t0 && b < t->train[i - 1].bs) k = 0;      /* the next target's run */
+        for (; k < nb && bs[k] < b; k++) (*work)++;
+        (*work)++;
+        if (k < nb && bs[k] == b) has[k] = 1;
+    }
     size_t u = 0;
     for (size_t i = 0; i < nb; i++)
-        if (u == 0 || bs[u - 1] != bs[i]) bs[u++] = bs[i];
+        if (has[i]) bs[u++] = bs[i];
+    free(has);
     nb = u;
     jt->bs = bs;
     if (nb == 0)
@@ -121,11 +141,14 @@ static int build(ws_job_table *jt, const ws_traces *t, const ws_workload_spec *s
                  : r->bs < key.bs;
         if (less) tr = mid + 1; else hi = mid;
     }
+    /* The power rows, walked once with the batch sizes (ascending): a
+     * merge join too. */
+    const ws_power_row *p = t->power + p0, *const p_end = t->power + p1;
     for (size_t i = 0; i < nb; i++) {
         jt->knob_start[i] = (int)nk;
-        const ws_power_row *p = ws_traces_find_power(t, ds, net, opt, bs[i]);
-        for (; p < t->power + t->n_power && p->dataset == ds && p->network == net
-               && p->optimizer == opt && p->bs == bs[i]; p++) {
+        for (; p < p_end && p->bs < bs[i]; p++) (*work)++;
+        for (; p < p_end && p->bs == bs[i]; p++) {
+            (*work)++;
             jt->knob_pl[nk] = p->pl;
             jt->knob_time[nk] = p->time;
             jt->knob_power[nk] = p->power;
