@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -162,13 +163,13 @@ int ws_cli_whatif_opt(ws_run_config *cfg, int c, const char *arg, ws_error *err)
     return 1;
 }
 
-/* Whether stdout is a pipe or socket whose reader has gone: its write end
- * then polls POLLERR (a pipe) or POLLHUP (a socket). Asked before stdout is
- * flushed and closed: errno after a failed stdio write may be stale. */
-static int stdout_reader_gone(void)
+/* Whether fd is a pipe or socket whose reader has gone: its write end
+ * then polls POLLERR (a pipe) or POLLHUP (a socket). Asked of the
+ * descriptor, not of errno: errno after a failed stdio write may be
+ * stale. */
+static int reader_gone(int fd)
 {
     struct stat st;
-    const int fd = fileno(ws_cli_out);
     if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         return 0;
     struct pollfd p = {fd, POLLOUT, 0};
@@ -186,8 +187,15 @@ int ws_cli_exit(int rc)
         if (!rc) ws_line("wattsim: %s", err.msg);
         return WS_EXIT_INTERNAL;
     }
-    const int gone = stdout_reader_gone();
-    if (!ws_stdout_close(ws_cli_out, &err)) return rc;
+    /* A second descriptor of stdout's pipe, to ask after the close: the
+     * reader may go between a question asked before the final flush and
+     * that flush (`wattsim ... | head` exiting as the last lines are
+     * written), and the close then fails with EPIPE. */
+    const int probe = fcntl(fileno(ws_cli_out), F_DUPFD_CLOEXEC, 3);
+    const int failed = ws_stdout_close(ws_cli_out, &err);
+    const int gone = failed && reader_gone(probe);
+    if (probe >= 0) close(probe);
+    if (!failed) return rc;
     /* The reader of stdout went away (SIGPIPE is ignored, see process.c):
      * the outputs are complete; end as a pipeline's writer does, without
      * a message no one would read. */
