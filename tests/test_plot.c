@@ -503,3 +503,18 @@ Test(plot, style_from_a_config_reaches_the_scripts, .init = mktmp, .fini = rmtmp
     snprintf(path, sizeof path, "%s/bad", tmp);
     cr_expect(!exists(path));
 }
+
+/* Issue 30: the plan figure's title named the job by its ids as typed
+ * ("cifar100 on v100"); every other figure uses the catalogue's display
+ * names, escaped like any text of a script. */
+Test(plot, plan_title_uses_display_names, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " plan --gpu v100 --workload cifar100"
+                           " --seeds 2 --traces " TRACES " --catalogue " CATALOGUE
+                           " --plot %s/p.png >/dev/null 2>&1", tmp), 0);
+    char *gp = slurp(tp("p.gp"));
+    cr_expect(strstr(gp, "set title 'ShuffleNet-v2 / CIFAR-100 on V100 (η = 0.5): learning vs the"
+                         " default knob'"), "%s", gp);
+    cr_expect(!strstr(gp, "cifar100 on v100"));
+    free(gp);
+}

@@ -132,9 +132,10 @@ void ws_report_history_failed(FILE *f, const ws_cell *c, const ws_sim_totals *t,
 /* plan: recommendation, savings and break-even (wattsim/plan.h). */
 void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *wi);
 /* plan: cumulative cost saving by recurrence, per policy (mean and 95 %
- * band) and for the recommended knob from the start; IMAGE's .csv and .gp
- * beside it, rendered by ws_plot_render. */
-int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err);
+ * band) and for the recommended knob from the start, titled with the
+ * job's display names in `cat` (NULL, or a name not in it: the name as
+ * given); IMAGE's .csv and .gp beside it, rendered by ws_plot_render. */
+int ws_plot_plan(const char *image, const ws_plan *p, const ws_catalogue *cat, ws_error *err);
 
 /* Nonzero when wi changes anything (a transform, a series or an
  * objective). */

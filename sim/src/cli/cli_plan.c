@@ -209,8 +209,9 @@ int ws_cmd_plan(int argc, char **argv)
     if (plot) {
         char title[256];
         snprintf(title, sizeof title, "%s on %s: cumulative cost saving vs default",
-                 jt.job.workload, jt.job.gpu);
-        if (ws_plot_plan(plot, &plan, &err)
+                 ws_catalogue_workload_display(&cat, jt.job.workload),
+                 ws_catalogue_gpu_display(&cat, jt.job.gpu));
+        if (ws_plot_plan(plot, &plan, &cat, &err)
             || ws_manifest_add(plot, "figure", title, command, &err))
             goto out;
     }

@@ -331,7 +331,7 @@ void ws_report_plan(FILE *f, ws_format fmt, const ws_plan *p, const ws_whatif *w
                     p->policies[q].n_never, p->policies[q].n_seeds);
 }
 
-int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
+int ws_plot_plan(const char *image, const ws_plan *p, const ws_catalogue *cat, ws_error *err)
 {
     char *csv = ws_plot_sibling(image, ".csv"), *gp = ws_plot_sibling(image, ".gp");
     ws_outfile od = {0}, og = {0};
@@ -371,8 +371,12 @@ int ws_plot_plan(const char *image, const ws_plan *p, ws_error *err)
     }
     f = og.f;
     char title[256];
+    /* the display names every other figure's title uses ("ResNet-50 /
+     * ImageNet on V100"), escaped with the rest of the title by
+     * ws_plot_preamble */
     snprintf(title, sizeof title, "%s on %s (η = %g): learning vs the default knob",
-             p->job->workload, p->job->gpu, p->job->eta);
+             ws_catalogue_workload_display(cat, p->job->workload),
+             ws_catalogue_gpu_display(cat, p->job->gpu), p->job->eta);
     const char *slash = strrchr(image, '/');
     ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0, title);
     fputs("set key inside left top vertical Left reverse font ',7' samplen 2 spacing 1\n"
