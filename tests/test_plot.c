@@ -441,6 +441,7 @@ Test(plot, style_parsed_and_checked)
     cr_expect_str_eq(s.font, "Times New Roman");
     cr_expect_float_eq(s.col2, 6.5, 1e-12);
     cr_expect_float_eq(s.col1, 3.4, 1e-12, "unset keys keep their default");
+    cr_expect_float_eq(s.size, 8, 1e-12, "the size too");
     cr_expect_eq(s.palette, WS_PALETTE_GREY);
     static const char *bad[][2] = {
         {"font=Times'New", "font must be a font family"},
@@ -449,7 +450,12 @@ Test(plot, style_parsed_and_checked)
         {"col1=1", "col1 must be a width in inches, 2.5 to 5"},
         {"col2=nan", "col2 must be a width in inches"},
         {"palette=pink", "palette must be okabe-ito, tol or grey"},
-        {"size=9", "no key 'size'"},
+        {"sizes=9", "no key 'sizes'"},
+        {"size=4.9", "size must be the base font size in points, 5 to 14"},
+        {"size=15", "size must be the base font size in points, 5 to 14"},
+        {"size=nan", "size must be the base font size"},
+        {"size=9pt", "size must be the base font size"},
+        {"size=9, size=10", "size given twice"},
         {"col1=3, col1=3.2", "col1 given twice"},
         {"font", "'font' is not KEY=VALUE"},
     };
@@ -517,4 +523,64 @@ Test(plot, plan_title_uses_display_names, .init = mktmp, .fini = rmtmp, .timeout
                          " default knob'"), "%s", gp);
     cr_expect(!strstr(gp, "cifar100 on v100"));
     free(gp);
+}
+
+/* Issue 30, item 12: the font size is part of the style, one base size
+ * (8 pt by default) from which the title's (+1) and the keys' (-1) derive;
+ * it reaches the terminal line and every text of a figure, and the
+ * layout's text-holding lengths grow with it. */
+Test(plot, style_size_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    ws_style s;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_style_parse("size=12, font=Times", &s, &err), 0, "%s", err.msg);
+    cr_expect_float_eq(s.size, 12, 1e-12);
+    ws_plot_set_style(&s);
+    cr_expect_float_eq(WS_PLOT_FONT_PT, 12, 1e-12);
+    cr_expect_float_eq(WS_PLOT_FONT_TITLE, 13, 1e-12);
+    cr_expect_float_eq(WS_PLOT_FONT_SMALL, 11, 1e-12);
+    cr_expect_float_eq(WS_PLOT_EM, 1.5, 1e-12);
+    /* room for tick and axis labels grows with the font */
+    double b8, b12 = ws_plot_bottom_room(12, 12);
+    ws_style_default(&s);
+    ws_plot_set_style(&s);
+    b8 = ws_plot_bottom_room(8, 8);
+    cr_expect_float_eq(b8, 6.9 + 1.17 * 8 + 5 + 1.17 * 8, 1e-9, "as measured at 8 pt");
+    cr_expect_float_eq(b12, 6.9 + 3.9 * 0.5 + 1.17 * 12 + 5 + 5 * 0.5 + 1.17 * 12, 1e-9);
+    /* the sweep's figures: the terminal's base, the title's, the keys' */
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
+    FILE *f = fopen(cfg, "w");
+    cr_assert_not_null(f);
+    fputs("gpu: v100\nworkload: squad\neta: [0.2, 0.8]\nseed: 1..2\nrecurrences: 20\n"
+          "bso: zeus\nplo: jit\nstyle: \"size=12\"\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " sweep %s --traces " TRACES " --catalogue "
+                           CATALOGUE " --out %s/o >/dev/null 2>&1", cfg, tmp), 0);
+    char *gp = slurp(tp("o/steady-v100-squad.gp"));
+    cr_expect(strstr(gp, "font 'Helvetica,12' fontscale 0.75"), "the terminal's font");
+    cr_expect(strstr(gp, "set multiplot title"), "a title");
+    cr_expect(strstr(gp, "font ',13'\n"), "titles 1 pt larger");
+    cr_expect(strstr(gp, "with labels left font ',11'"), "the eta labels 1 pt smaller");
+    cr_expect(!strstr(gp, "font ',7'") && !strstr(gp, "font ',8'") && !strstr(gp, "font ',9'"),
+              "no text left at the default sizes");
+    free(gp);
+    /* the plan figure takes the style as an option */
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " plan --gpu v100 --workload squad --seeds 2"
+                           " --style size=6 --traces " TRACES " --catalogue " CATALOGUE
+                           " --plot %s/p.png >/dev/null 2>&1", tmp), 0);
+    gp = slurp(tp("p.gp"));
+    cr_expect(strstr(gp, "noenhanced font 'Helvetica,6' background"), "the terminal's font");
+    cr_expect(strstr(gp, "font ',7'\n"), "the title at 7");
+    cr_expect(strstr(gp, "Left reverse font ',5'"), "the key at 5");
+    free(gp);
+    /* out of range: exit 2, the option named, no figure */
+    cr_expect_eq(run_shell(CLI " plan --gpu v100 --workload squad --seeds 2 --style size=15"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/q.png"
+                           " 2>%s/err.txt", tmp, tmp), 2);
+    char *e = slurp(tp("err.txt"));
+    cr_expect(strstr(e, "--style: style: size must be the base font size in points, 5 to 14"),
+              "%s", e);
+    free(e);
+    cr_expect(!exists(tp("q.gp")) && !exists(tp("q.png")));
 }

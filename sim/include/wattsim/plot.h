@@ -79,11 +79,18 @@ void ws_plot_viridis(double t, char buf[8]);
 void ws_plot_set_style(const ws_style *s);
 const ws_style *ws_plot_style(void);
 /* Figure widths (inches) of one and two columns of a two-column paper, and
- * the base font: the style's. */
+ * the base font: the style's. Text comes in three sizes derived from the
+ * style's one (8 pt by default): the base (tick and axis labels), titles
+ * 1 pt larger, keys, insets and point labels 1 pt smaller. Layout
+ * lengths measured at 8 pt (a key line, a label's offset) scale by
+ * WS_PLOT_EM, so a figure keeps its proportions at any size. */
 #define WS_PLOT_COL1 (ws_plot_style()->col1)
 #define WS_PLOT_COL2 (ws_plot_style()->col2)
 #define WS_PLOT_FONT (ws_plot_style()->font)
-#define WS_PLOT_FONT_PT 8
+#define WS_PLOT_FONT_PT (ws_plot_style()->size)
+#define WS_PLOT_FONT_TITLE (WS_PLOT_FONT_PT + 1)
+#define WS_PLOT_FONT_SMALL (WS_PLOT_FONT_PT - 1)
+#define WS_PLOT_EM (WS_PLOT_FONT_PT / 8.0)
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
     "0.75 '#5ec962', 1 '#b5de2b')\n"

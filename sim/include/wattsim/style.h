@@ -1,7 +1,7 @@
 /*
- * A figure style for papers: the font family, the widths of one- and
- * two-column figures and the palette, from `style: "font=NAME, col1=IN,
- * col2=IN, palette=NAME"` in a config (or --set style=...). Parsed and
+ * A figure style for papers: the font family and size, the widths of one-
+ * and two-column figures and the palette, from `style: "font=NAME, size=PT,
+ * col1=IN, col2=IN, palette=NAME"` in a config (or --set style=...). Parsed and
  * checked here (io); the figures read it through ws_plot_set_style
  * (report/plot.c).
  */
@@ -17,9 +17,12 @@ typedef struct ws_style {
                                digits, spaces and '-' only */
     double col1, col2;      /* inches: one- and two-column figures */
     int palette;            /* WS_PALETTE_* */
+    double size;            /* pt: the base font (tick and axis labels);
+                               titles 1 pt larger, keys and insets 1 pt
+                               smaller (WS_PLOT_FONT_PT and the others) */
 } ws_style;
 
-/* The default: Helvetica, 3.4 and 7.0 in, Okabe-Ito. */
+/* The default: Helvetica at 8 pt, 3.4 and 7.0 in, Okabe-Ito. */
 void ws_style_default(ws_style *s);
 /* Parse SPEC ("font=Times, col2=6.5"; keys in any order, each at most
  * once, the others keep their default) into *s. -1 with err naming the

@@ -223,13 +223,14 @@ int ws_cmd_potential(int argc, char **argv)
     /* One panel of grouped bars: a group per workload, a bar per GPU, the
      * saving written above each bar; in points from the top of the page:
      * the title, the key (a swatch before each GPU's name), the panel, the
-     * workloads' names (two lines). */
+     * workloads' names (two lines). Lengths that hold text were measured
+     * at 8 pt and scale with the font (WS_PLOT_EM). */
     const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
-    const double wp = 72 * WS_PLOT_COL2, hp = 72 * 2.9;
-    double top = hp - 36, bottom = 3 + 6.9 + 2 * 8.8;
+    const double em = WS_PLOT_EM, wp = 72 * WS_PLOT_COL2, hp = 72 * 2.9;
+    double top = hp - 36 * em, bottom = 3 + 6.9 * em + 2 * 8.8 * em;
     ws_plot_axis ay;
     /* 14 pt over the highest bar for its number */
-    ws_plot_axis_opts oy = {top - bottom, 1, WS_PLOT_FONT_PT, 0, 14, 0, 1};
+    ws_plot_axis_opts oy = {top - bottom, 1, WS_PLOT_FONT_PT, 0, 14 * em, 0, 1};
     ws_plot_axis_linear(&ay, 0, pot_max, &oy);
     ws_plot_preamble(f, "potential.png", WS_PLOT_COL2, hp / 72, NULL);
     fprintf(f, "G = %zu\nbw = 0.8 / G\n", cfg.n_gpus);
@@ -243,7 +244,7 @@ int ws_cmd_potential(int argc, char **argv)
     fputs("'\n", f);
     fputs("set multiplot title ", f);
     ws_plot_str(f, title);
-    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     ws_plot_area(f, WS_PLOT_COL2, hp / 72, 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT), bottom,
                  wp - 6, top);
     ws_plot_axis_write(f, "y", &ay, 0);
@@ -252,20 +253,22 @@ int ws_cmd_potential(int argc, char **argv)
                "set grid noxtics ytics\n"
                "set ylabel 'ETA saving (%%)'\n"
                "set key at screen 0.5, screen %.5f center top horizontal Left reverse"
-               " samplen 1.5 width 1 font ',7'\n", (hp - 20) / hp);
+               " samplen 1.5 width 1 font ',%g'\n", (hp - 20 * em) / hp, WS_PLOT_FONT_SMALL);
     fputs("set xtics (", f);
     for (size_t w = 0; w < cfg.n_workloads; w++) {
         fputs(w ? ", " : "", f);
         ws_plot_str_lines(f, ws_catalogue_workload_display(&cat, cfg.workloads[w]));
         fprintf(f, " %zu", w);
     }
-    fprintf(f, ") scale 0 font ',7'\nset xrange [-0.5:%g]\n", (double)cfg.n_workloads - 0.5);
-    fputs("x(g) = $3 - 0.4 + (g + 0.5) * bw\n"
-          "plot for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11 with boxes \\\n"
-          "       lc rgb word(colours, g % 8 + 1) title value(sprintf('gpu%d', g)), \\\n"
-          "     for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11:(sprintf('%.0f', $11)) \\\n"
-          "       with labels left rotate by 90 offset 0,0.25 font ',6.5' tc rgb '#333333' notitle\n"
-          "unset multiplot\n", f);
+    fprintf(f, ") scale 0 font ',%g'\nset xrange [-0.5:%g]\n", WS_PLOT_FONT_SMALL,
+            (double)cfg.n_workloads - 0.5);
+    /* the bars' numbers half a point under the small font */
+    fprintf(f, "x(g) = $3 - 0.4 + (g + 0.5) * bw\n"
+               "plot for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11 with boxes \\\n"
+               "       lc rgb word(colours, g %% 8 + 1) title value(sprintf('gpu%%d', g)), \\\n"
+               "     for [g=0:G-1] data skip 1 using ($12 == g ? x(g) : NaN):11:(sprintf('%%.0f', $11)) \\\n"
+               "       with labels left rotate by 90 offset 0,0.25 font ',%g' tc rgb '#333333' notitle\n"
+               "unset multiplot\n", WS_PLOT_FONT_SMALL - 0.5);
     if (ws_outfile_commit(&od, &err) || ws_outfile_commit(&og, &err)) goto out;
     const char *imgs[3] = {png, svg, pdf};
     if (ws_plot_render(gp, imgs, 3, &err)) goto out;

@@ -24,7 +24,8 @@ static const char *PLAN_HELP =
     "                    --max-epochs N --b0 B) [--eta X] [--beta X]\n"
     "                    [--recurrences N] [--seeds N] [--policies B:P,...]\n"
     "                    [WHAT-IF OPTIONS]\n"
-    "                    [--format table|json] [--plot FILE] [--out DIR] [--force]\n"
+    "                    [--format table|json] [--plot FILE] [--style SPEC]\n"
+    "                    [--out DIR] [--force]\n"
     "\n"
     "What to set for a recurring job, what it saves, and when learning it pays\n"
     "off: the knob of least expected cost per run (expected over the recorded\n"
@@ -52,6 +53,8 @@ static const char *PLAN_HELP =
     "  --format F         table (default) or json\n"
     "  --plot FILE        cumulative savings by recurrence, FILE.png, .svg or .pdf,\n"
     "                     with its data (.csv) and gnuplot script (.gp) beside it\n"
+    "  --style SPEC       the figure's style, as a config's `style` key:\n"
+    "                     \"font=NAME, size=PT, col2=IN, palette=NAME\"\n"
     "  --out DIR          also write plan.json and plan.txt into DIR\n"
     "  --force            replace existing outputs (plan files, the figure)\n"
     "  --traces DIR       trace folder (default: $WATTSIM_TRACES, else the\n"
@@ -62,7 +65,7 @@ static const char *PLAN_HELP =
 
 enum { P_GPU = 1, P_WORKLOAD, P_ETA, P_BETA, P_RECURRENCES, P_SEEDS, P_POLICIES,
        P_FORMAT, P_PLOT, P_OUT, P_FORCE, P_TRACES, P_CATALOGUE, P_MAX_BYTES, P_HELP,
-       P_DEMAND };
+       P_DEMAND, P_STYLE };
 
 static int write_one(const char *dir, const char *name, ws_format fmt, const ws_plan *p,
                      const ws_whatif *wi, ws_outfile *o, ws_error *err)
@@ -87,6 +90,7 @@ int ws_cmd_plan(int argc, char **argv)
         {"policies", required_argument, 0, P_POLICIES},
         {"format", required_argument, 0, P_FORMAT},
         {"plot", required_argument, 0, P_PLOT},
+        {"style", required_argument, 0, P_STYLE},
         {"out", required_argument, 0, P_OUT},
         {"force", no_argument, 0, P_FORCE},
         {"traces", required_argument, 0, P_TRACES},
@@ -97,7 +101,8 @@ int ws_cmd_plan(int argc, char **argv)
         {0, 0, 0, 0},
     };
     static const char *keys[] = {[P_GPU] = "gpu", [P_WORKLOAD] = "workload", [P_ETA] = "eta",
-                                 [P_BETA] = "beta", [P_RECURRENCES] = "recurrences"};
+                                 [P_BETA] = "beta", [P_RECURRENCES] = "recurrences",
+                                 [P_STYLE] = "style"};
     const char *policies = "zeus:jit", *format = "table", *plot = NULL, *out = NULL, *demand = NULL;
     const char *traces = NULL, *catalogue = NULL, *max_bytes = NULL;
     long seeds = 20;
@@ -124,7 +129,8 @@ int ws_cmd_plan(int argc, char **argv)
         if (is_wi) continue;
         switch (c) {
         case P_HELP: fprintf(ws_cli_out, "%s", PLAN_HELP); rc = 0; goto out;
-        case P_GPU: case P_WORKLOAD: case P_ETA: case P_BETA: case P_RECURRENCES: {
+        case P_GPU: case P_WORKLOAD: case P_ETA: case P_BETA: case P_RECURRENCES:
+        case P_STYLE: {
             /* Errors name the option as typed ("--eta must be ..."), not
              * the "--set eta" that carries it into the config. */
             char opt[32];

@@ -335,8 +335,8 @@ static int apply_key(const ctx *c, int id, const char *what, const ynode *v,
         ws_error e = {{0}};
         if (v->kind != Y_SCALAR || ws_style_parse(v->text, &st, &e))
             return v->kind != Y_SCALAR
-                   ? fail_at(c, v, "%s must be one string, \"font=NAME, col1=IN, col2=IN,"
-                             " palette=NAME\"", what)
+                   ? fail_at(c, v, "%s must be one string, \"font=NAME, size=PT, col1=IN,"
+                             " col2=IN, palette=NAME\"", what)
                    : fail_at(c, v, "%s", e.msg);
         return get_string(c, v, what, &t->style);
     }

@@ -158,7 +158,7 @@ static void workload_tics(FILE *f, const ws_sweep *s, const ws_catalogue *cat)
         ws_plot_str_lines(f, ws_catalogue_workload_display(cat, s->work[w]));
         fprintf(f, " %zu", w);
     }
-    fputs(") scale 0 font ',7'\n", f);
+    fprintf(f, ") scale 0 font ',%g'\n", WS_PLOT_FONT_SMALL);
 }
 
 /* ------------------------------------------------------------ savings */
@@ -340,16 +340,20 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     snprintf(title, sizeof title, "Savings of %s%s per workload%s (%s95 %% CI over %zu seeds)",
              s->pairs[subject].label, on, dims, fixed, s->n_seeds);
     size_t rows = 2 * n_refs * ser.blocks;
-    const double wp = 72 * WS_PLOT_COL2, panel = 78, band = 13, gap = 5;
+    /* (lengths that hold text measured at 8 pt, scaled with the font:
+     * a panel's title band, the key's lines, the workloads' names) */
+    const double em = WS_PLOT_EM;
+    const double wp = 72 * WS_PLOT_COL2, panel = 78, band = 13 * em, gap = 5;
     /* the key: as many entries a line as fit (gnuplot's own estimate of
-     * an entry: its characters at 0.636 em of 8 pt, the sample, gaps) */
+     * an entry: its characters at 0.636 em of the base font, the sample,
+     * gaps) */
     size_t chars = 1;
     for (size_t i = 0; i < ser.n; i++) {
         size_t k = 0;
         for (const char *p = ser.name[i]; *p; p++) k += (*p & 0xC0) != 0x80;
         if (k > chars) chars = k;
     }
-    size_t per_line = (size_t)((wp - 40) / (5.09 * ((double)chars + 5)));
+    size_t per_line = (size_t)((wp - 40) / (5.09 * em * ((double)chars + 5)));
     if (per_line < 1) per_line = 1;
     if (per_line > ser.n) per_line = ser.n;
     /* gnuplot fills a key of several lines column by column (η = 0 above
@@ -364,7 +368,8 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     }
     size_t key_lines = ser.n > 1 ? (ser.n + per_line - 1) / per_line : 0;
     size_t key_rows = key_lines ? key_lines : 1;
-    double top = 22 + 10.5 * (double)key_lines, bottom = 3 + 6.9 + 2 * 8.8;
+    double top = 22 * em + 10.5 * em * (double)key_lines,
+           bottom = 3 + 6.9 * em + 2 * 8.8 * em;
     double hp = top + (double)rows * (band + panel) + (double)(rows - 1) * gap + bottom;
     ws_plot_axis ay;
     ws_plot_axis_opts oy = {panel, 1, WS_PLOT_FONT_PT, lo < 0 ? 5 : 0, 5, 0, 1};
@@ -403,10 +408,11 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     fprintf(f, "set xrange [-0.5:%g]\n", (double)s->n_work - 0.5);
     fputs("set multiplot title ", f);
     ws_plot_str(f, title);
-    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     if (key_lines)
         fprintf(f, "set key at screen 0.5, screen %.5f center top horizontal maxcols %zu"
-                   " Left reverse samplen 1.5 width 1 font ',7'\n", (hp - 19) / hp, per_line);
+                   " Left reverse samplen 1.5 width 1 font ',%g'\n", (hp - 19 * em) / hp,
+                per_line, WS_PLOT_FONT_SMALL);
     else fputs("unset key\n", f);
     fputs("x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
     for (size_t k = 0; k < ser.blocks; k++)
@@ -422,7 +428,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                              ? "" : ws_catalogue_gpu_display(c->cat, s->gpus[k]));
                 fputs("set title ", f);
                 ws_plot_str(f, t);
-                fputs(" offset 0,-0.3 font ',7'\n", f);
+                fprintf(f, " offset 0,-0.3 font ',%g'\n", WS_PLOT_FONT_SMALL);
                 fprintf(f, "set ylabel '%s saving (%%)'\n", m ? "TTA" : "ETA");
                 if (row + 1 < rows) fprintf(f, "set xtics 0,1,%zu format '' scale 0\n", s->n_work);
                 else workload_tics(f, s, c->cat);
@@ -445,8 +451,9 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                                "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
                                " && cut($%d) ? x(g) + bw * 0.6 : NaN):(clip($%d) * 0.5):"
                                "(num($%d).' %% (cut)'.\"\\n\".'CI '.num($%d).' to '.num($%d))"
-                               " with labels left boxed font ',7' notitle",
-                            r, blk, col, col, r, blk, col, col, col, col + 1, col + 2);
+                               " with labels left boxed font ',%g' notitle",
+                            r, blk, col, col, r, blk, col, col, col, col + 1, col + 2,
+                            WS_PLOT_FONT_SMALL);
                 fputc('\n', f);
                 if (!row) fputs("unset key\n", f);
             }
@@ -514,7 +521,10 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                  " %zu seeds)", s->pairs[subject].label,
                  ws_catalogue_gpu_display(c->cat, s->gpus[g]), s->etas[0], s->n_seeds);
         size_t cols = s->n_work < 3 ? s->n_work : 3, rows = (s->n_work + cols - 1) / cols;
-        double h = 0.7 + 1.75 * (double)rows;
+        /* margins and the gaps between rows hold text: measured at 8 pt,
+         * scaled with the font */
+        const double em = WS_PLOT_EM;
+        double h = 0.7 * em + 1.75 * (double)rows;
         char img[600];
         snprintf(img, sizeof img, "%s.png", name);
         ws_plot_preamble(f, img, WS_PLOT_COL2, h, NULL);
@@ -545,11 +555,12 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         fputs("set mytics 1\n", f);
         fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
         ws_plot_str(f, title);
-        fprintf(f, " font ',%d' margins 0.09,0.99,%.3f,%.3f spacing 0.05,0.16\n",
-                WS_PLOT_FONT_PT + 1, 0.62 / h, 1.0 - 0.55 / h);
-        fputs("set key inside left top vertical Left reverse samplen 1.5 font ',7'\n", f);
+        fprintf(f, " font ',%g' margins %.3g,0.99,%.3f,%.3f spacing 0.05,%.3g\n",
+                WS_PLOT_FONT_TITLE, 0.09 * em, 0.62 * em / h, 1.0 - 0.55 * em / h, 0.16 * em);
+        fprintf(f, "set key inside left top vertical Left reverse samplen 1.5 font ',%g'\n",
+                WS_PLOT_FONT_SMALL);
         for (size_t w = 0; w < s->n_work; w++) {
-            fprintf(f, "set title work%zu font ',8' offset 0,-0.6\n", w);
+            fprintf(f, "set title work%zu font ',%g' offset 0,-0.6\n", w, WS_PLOT_FONT_PT);
             fprintf(f, "set ylabel '%s'\nset ytics @%s\n", w % cols ? "" : "% of default",
                     w % cols ? "YTN" : "YT");
             fprintf(f, "set xlabel '%s'\n", w + cols >= s->n_work ? "β (early-stopping factor)" : "");
@@ -652,7 +663,10 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     for (size_t p = 0; p < n_lab; p++) labels[p] = s->pairs[p].label;
     ws_plot_policy_looks(labels, n_lab, looks);
     size_t key_lines = 1 + (nb + 1) / 2;             /* the bands, then the pairs two a line */
-    double top = hp - 28, bottom = 3 + 10 * (double)key_lines + 4
+    /* the title's two lines and the key's, measured at 8 pt, scale with
+     * the font */
+    const double em = WS_PLOT_EM, key_line = 10 * em;
+    double top = hp - 28 * em, bottom = 3 + key_line * (double)key_lines + 4
                                    + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
     /* between the panels room for half a tick label of each: the lower
      * panel's top tick and the upper one's 0 may both sit at the edge */
@@ -701,10 +715,11 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     ws_plot_str(f, subj);
     fputs(".\"\\n\".", f);
     ws_plot_str(f, head);
-    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     fprintf(f, "set key at screen 0.5, screen %.5f center top vertical maxrows %zu Left reverse"
-               " samplen 2 width 1 font ',7' title 'Bands: 95 %% CI over %zu seeds' font ',7'\n",
-            (3 + 10 * (double)key_lines) / hp, key_lines - 1, n);
+               " samplen 2 width 1 font ',%g' title 'Bands: 95 %% CI over %zu seeds' font ',%g'\n",
+            (3 + key_line * (double)key_lines) / hp, key_lines - 1, WS_PLOT_FONT_SMALL, n,
+            WS_PLOT_FONT_SMALL);
     fputs("set style fill transparent solid 0.4 border\n", f);
     for (int panel = 0; panel < 2; panel++) {
         double y1 = top - (double)panel * (ph + gap);

@@ -165,13 +165,13 @@ static void place_labels(steady_row *rows, size_t n, const steady_page *g, const
         prev = &rows[i];
         if (!rows[i].label[0]) continue;
         /* "η=0.4" at 7 pt: measured 29 x 10 pt on the PNG, 0.82 em a
-         * character and 1.4 em a line */
+         * character and 1.4 em a line, at the small font's size */
         int len = 0;
         for (const char *c = rows[i].label; *c; c++) len += (*c & 0xC0) != 0x80;
         x[n_lab] = px;
         y[n_lab] = py;
-        wd[n_lab] = 0.82 * 7 * len;
-        ht[n_lab] = 1.4 * 7;
+        wd[n_lab] = 0.82 * WS_PLOT_FONT_SMALL * len;
+        ht[n_lab] = 1.4 * WS_PLOT_FONT_SMALL;
         which[n_lab++] = i;
     }
     for (int q = 0; q + 1 < par->n_frontier; q++) {
@@ -420,18 +420,19 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
     ws_plot_preamble(f, file, z.w_in, z.h_in, NULL);
     fputs("\nset multiplot title ", f);
     ws_plot_str(f, title);
-    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     /* The caption: the knobs are expected values (every recorded run of
      * the traces), a steady state a sample mean over a few recurrences of
      * a few seeds: it lies past the frontier by chance, within its CI. */
     long n_rec = ws_sweep_recurrences(s, ws_sweep_index(s, subject < s->n_pairs ? subject : 0,
                                                         g, w, 0, 0, 0));
     fprintf(f, "set label 90 'Knobs and frontier: the expected TTA and ETA of one run (the mean"
-               " over all the traces’ runs).' at screen 0.5, screen %.5f center font ',7'\n"
+               " over all the traces’ runs).' at screen 0.5, screen %.5f center font ',%g'\n"
                "set label 91 'Markers: sample means of the last %ld of %ld recurrences; one past"
                " the frontier by less than its CI is on it.' at screen 0.5, screen %.5f center"
-               " font ',7'\n",
-            1 - 27.0 / (72 * z.h_in), ws_steady_count(n_rec), n_rec, 1 - 36.5 / (72 * z.h_in));
+               " font ',%g'\n",
+            1 - 27.0 * WS_PLOT_EM / (72 * z.h_in), WS_PLOT_FONT_SMALL, ws_steady_count(n_rec),
+            n_rec, 1 - 36.5 * WS_PLOT_EM / (72 * z.h_in), WS_PLOT_FONT_SMALL);
     char xl[64], yl[64];
     snprintf(xl, sizeof xl, "TTA per recurrence (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA per recurrence (%s)", ue.name);
@@ -490,10 +491,10 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
                        " xyerrorbars %s notitle", i, x, style);
         if (eta_mode && p == subject)       /* placed clear of the data: place_labels */
             fprintf(f, ", \\\n     data index 2 using ($1 == %zu ? $11 : NaN):12:10"
-                       " with labels left font ',7' tc rgb '%s' notitle, \\\n"
+                       " with labels left font ',%g' tc rgb '%s' notitle, \\\n"
                        "     data index 2 using ($1 == %zu ? $4 : NaN):5:($13 - $4):($14 - $5)"
                        " with vectors nohead lw 0.5 lc rgb '%s' notitle", i,
-                    look[i].colour, i, look[i].colour);
+                    WS_PLOT_FONT_SMALL, look[i].colour, i, look[i].colour);
     }
     /* the least-cost knob of each η last, an open diamond larger than the
      * steady states' markers: a policy that settles on it is seen inside

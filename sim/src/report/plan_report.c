@@ -379,16 +379,17 @@ int ws_plot_plan(const char *image, const ws_plan *p, const ws_catalogue *cat, w
              ws_catalogue_gpu_display(cat, p->job->gpu), p->job->eta);
     const char *slash = strrchr(image, '/');
     ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0, title);
-    fputs("set key inside left top vertical Left reverse font ',7' samplen 2 spacing 1\n"
-          "set xlabel 'Recurrence'\n", f);
+    fprintf(f, "set key inside left top vertical Left reverse font ',%g' samplen 2 spacing 1\n"
+               "set xlabel 'Recurrence'\n", WS_PLOT_FONT_SMALL);
     /* a cost is η·ETA + (1 − η)·MaxPower·TTA: energy-equivalent joules */
     char yl[96];
     snprintf(yl, sizeof yl, "Cumulative saving vs default / (%s-equivalent)", u.name);
     fputs("set ylabel ", f);
     ws_plot_str_lines(f, yl);
-    fputs(" font ',7'\n", f);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_SMALL);
     fprintf(f, "set xrange [0:%ld]\nset xzeroaxis lt -1 lw 0.8\n", n);
-    /* headroom above the highest curve for the key */
+    /* headroom above the highest curve for the key: a line of it, at 7 pt,
+     * is 0.12 of the span (scaled with the font) */
     double hi = 0, lo = 0;
     for (long r = 0; r <= n; r++) hi = fmax(hi, per * (double)r / u.div);
     for (size_t q = 0; q < p->n_policies; q++)
@@ -398,7 +399,7 @@ int ws_plot_plan(const char *image, const ws_plan *p, const ws_catalogue *cat, w
         }
     double span = hi - lo > 0 ? hi - lo : 1;
     fprintf(f, "set yrange [%.6g:%.6g]\n", lo - 0.05 * span,
-            hi + (0.12 * (double)(p->n_policies + 1) + 0.05) * span);
+            hi + (0.12 * WS_PLOT_EM * (double)(p->n_policies + 1) + 0.05) * span);
     fprintf(f, "band = '95 %% CI over %d seeds'\n", p->seeds);
     fputs("set style fill transparent solid 0.3 noborder\n"
           "plot NaN with filledcurves lc rgb '#999999' title band, ", f);

@@ -32,7 +32,7 @@ ws_unit ws_unit_energy(double max_j)
 }
 
 /* The style every figure is drawn in (ws_plot_set_style). */
-static ws_style style = {"Helvetica", 3.4, 7.0, WS_PALETTE_OKABE_ITO};
+static ws_style style = {"Helvetica", 3.4, 7.0, WS_PALETTE_OKABE_ITO, 8};
 
 void ws_plot_set_style(const ws_style *s)
 {
@@ -229,11 +229,11 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
      * points they say, as in the SVG. */
     fprintf(f, "W = %.3f; H = %.3f   # inches\n"
                "if (strstrt(out, '.svg') > 0) {\n"
-               "  set terminal svg size W*72,H*72 dynamic noenhanced font '%s,%d' background rgb 'white'\n"
+               "  set terminal svg size W*72,H*72 dynamic noenhanced font '%s,%g' background rgb 'white'\n"
                "} else { if (strstrt(out, '.pdf') > 0) {\n"
-               "  set terminal pdfcairo size W,H noenhanced font '%s,%d' fontscale 0.75 linewidth 2 background rgb 'white'\n"
+               "  set terminal pdfcairo size W,H noenhanced font '%s,%g' fontscale 0.75 linewidth 2 background rgb 'white'\n"
                "} else {\n"
-               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%d' fontscale 150.0/96"
+               "  set terminal pngcairo size W*150,H*150 noenhanced font '%s,%g' fontscale 150.0/96"
                " linewidth 150.0/72 pointscale 150.0/72 background rgb 'white'\n"
                "} }\n", width_in, height_in, WS_PLOT_FONT, WS_PLOT_FONT_PT, WS_PLOT_FONT,
             WS_PLOT_FONT_PT, WS_PLOT_FONT, WS_PLOT_FONT_PT);
@@ -246,7 +246,7 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
     if (title) {
         fputs("set title ", f);
         ws_plot_str(f, title);
-        fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+        fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     }
 }
 
@@ -285,12 +285,16 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
  *
  * The colour bar (batch sizes) is the frontier figure's; the steady-state
  * figure leaves its room empty (narrower gap). The key sits under the
- * overview with key_lines lines of 7 pt. */
+ * overview with key_lines lines of the small font. Lengths that hold text
+ * were measured at the default 8 pt and scale with the font (WS_PLOT_EM). */
 #define ZF_W WS_PLOT_COL2
 #define ZF_H 3.4
-#define ZF_TITLE 21.0            /* pt under the page's top edge for the title */
-#define ZF_TITLE_LINE 11.0       /* pt each further line of the title takes */
-#define ZF_KEY_LINE 12.2         /* pt a key line: 7 pt, spacing 1.5 (markers up to ps 2.2) */
+#define ZF_TITLE (21.0 * WS_PLOT_EM)      /* pt under the page's top edge for the title */
+#define ZF_TITLE_LINE (11.0 * WS_PLOT_EM) /* pt each further line of the title takes */
+#define ZF_KEY_LINE (12.2 * WS_PLOT_EM)   /* pt a key line: 7 pt, spacing 1.5 (markers up
+                                             to ps 2.2) */
+#define ZF_OV_TITLE (12 * WS_PLOT_EM)     /* pt between the panels' tops: the overview's
+                                             title */
 #define ZF_MAX_EXTRA (72 * 3.6)  /* pt the figure may grow by for a long key (to 7 in) */
 #define ZF_MIN_OVERVIEW 50.0     /* pt the overview's frame needs: its ticks, the region */
 static int key_lines_at_height(void);
@@ -324,20 +328,21 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     ws_plot_axis_opts ox = {z->zr - z->zl, 0, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
     ws_plot_axis_linear(&z->zx, zoom->x0, zoom->x1, &ox);
     /* right block: the key at its bottom, the overview above it */
-    double right = z->zr + (colour_bar ? 62 : 24);
+    /* (the colour bar's tick labels and its label, or the gap, in text) */
+    double right = z->zr + (colour_bar ? 62 : 24) * WS_PLOT_EM;
     z->key_x = right;
     z->key_y = z->zb + ZF_KEY_LINE * key_lines;
-    z->ob = z->key_y + 6 + ws_plot_bottom_room(7, 7);
-    z->ot = z->zt - 12;                       /* its title, 7 pt, above */
+    z->ob = z->key_y + 6 + ws_plot_bottom_room(WS_PLOT_FONT_SMALL, WS_PLOT_FONT_SMALL);
+    z->ot = z->zt - ZF_OV_TITLE;              /* its title, small, above */
     z->or_ = wp - 6;
     /* the overview: every knob and the zoomed region, log-log */
     double x0 = all->x0, x1 = all->x1, y0 = all->y0, y1 = all->y1;
     if (z->zx.lo > 0) x0 = fmin(x0, z->zx.lo), x1 = fmax(x1, z->zx.hi);
     if (z->zy.lo > 0) y0 = fmin(y0, z->zy.lo), y1 = fmax(y1, z->zy.hi);
-    ws_plot_axis_opts lo_y = {z->ot - z->ob, 1, 7, 6, 6, 0, 0};
+    ws_plot_axis_opts lo_y = {z->ot - z->ob, 1, WS_PLOT_FONT_SMALL, 6, 6, 0, 0};
     ws_plot_axis_log(&z->oy, y0, y1, &lo_y);
-    z->ol = right + ws_plot_left_room(&z->oy, 7);
-    ws_plot_axis_opts lo_x = {z->or_ - z->ol, 0, 7, 6, 6, 0, 0};
+    z->ol = right + ws_plot_left_room(&z->oy, WS_PLOT_FONT_SMALL);
+    ws_plot_axis_opts lo_x = {z->or_ - z->ol, 0, WS_PLOT_FONT_SMALL, 6, 6, 0, 0};
     ws_plot_axis_log(&z->ox, x0, x1, &lo_x);
     z->repeat = all->n > 0 && all->x0 >= z->zx.lo && all->x1 <= z->zx.hi && all->y0 >= z->zy.lo
                 && all->y1 <= z->zy.hi;
@@ -366,16 +371,17 @@ void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
             z->zy.lo + ky, z->zy.hi - ky);
     if (z->repeat)          /* where the overview would be: why there is none */
         fprintf(f, "set label 97 'Every knob is in the left panel: no overview' at screen %.5f,"
-                   " screen %.5f left font ',7'\n", z->key_x / (72 * z->w_in),
-                (z->ot - 4) / (72 * z->h_in));
+                   " screen %.5f left font ',%g'\n", z->key_x / (72 * z->w_in),
+                (z->ot - 4 * WS_PLOT_EM) / (72 * z->h_in), WS_PLOT_FONT_SMALL);
 }
 
 /* Key lines the figure holds at its usual height. */
 static int key_lines_at_height(void)
 {
     const double zb = 3 + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
-    const double ot = 72 * ZF_H - ZF_TITLE - 12;
-    const double room = ot - ZF_MIN_OVERVIEW - 6 - ws_plot_bottom_room(7, 7) - zb;
+    const double ot = 72 * ZF_H - ZF_TITLE - ZF_OV_TITLE;
+    const double room = ot - ZF_MIN_OVERVIEW - 6
+                        - ws_plot_bottom_room(WS_PLOT_FONT_SMALL, WS_PLOT_FONT_SMALL) - zb;
     return (int)floor(room / ZF_KEY_LINE);
 }
 
@@ -388,12 +394,12 @@ int ws_plot_zoomfig_key_capacity(int title_lines)
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
 {
     fprintf(f, "set key at screen %.5f, screen %.5f left top vertical Left reverse samplen 1.2"
-               " spacing 1.5 width -3 font ',7'", z->key_x / (72 * z->w_in),
-            z->key_y / (72 * z->h_in));
+               " spacing 1.5 width -3 font ',%g'", z->key_x / (72 * z->w_in),
+            z->key_y / (72 * z->h_in), WS_PLOT_FONT_SMALL);
     if (title) {
         fputs(" title ", f);
         ws_plot_str(f, title);
-        fputs(" left font ',7'", f);
+        fprintf(f, " left font ',%g'", WS_PLOT_FONT_SMALL);
     }
     fputc('\n', f);
 }
@@ -409,11 +415,11 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
           "unset title; unset key; unset label; unset arrow; unset colorbox\n"
           "Z = 0\n", f);
     ws_plot_area(f, z->w_in, z->h_in, z->ol, z->ob, z->or_, z->ot);
-    ws_plot_axis_write(f, "x", &z->ox, 7);
-    ws_plot_axis_write(f, "y", &z->oy, 7);
+    ws_plot_axis_write(f, "x", &z->ox, WS_PLOT_FONT_SMALL);
+    ws_plot_axis_write(f, "y", &z->oy, WS_PLOT_FONT_SMALL);
     fputs("set xlabel ", f);
     ws_plot_str(f, xlabel);
-    fputs(" font ',7'\nset ylabel ", f);
+    fprintf(f, " font ',%g'\nset ylabel ", WS_PLOT_FONT_SMALL);
     ws_plot_str(f, ylabel);
     /* the box: dashed dark grey, a style no marker has (the default knob's
      * square is orange) */
@@ -441,11 +447,13 @@ void ws_plot_zoomfig_overview(FILE *f, const ws_plot_zoomfig *z, const char *xla
     double half = fmin((z->ol + z->or_) / 2 - z->key_x, 72 * z->w_in - (z->ol + z->or_) / 2);
     const char *font = ws_plot_style()->font;
     double wider = !strcmp(font, "Helvetica") || !strcmp(font, "DejaVu Sans") ? 1.0 : 1.15;
-    if (wider * ws_plot_text_width(title, 7) > 2 * half) title = "Log-log (dashed: left panel)";
-    fprintf(f, " font ',7'\n"
-               "set title '%s' offset 0,-0.5 font ',7'\n"
+    const double small = WS_PLOT_FONT_SMALL;
+    if (wider * ws_plot_text_width(title, small) > 2 * half)
+        title = "Log-log (dashed: left panel)";
+    fprintf(f, " font ',%g'\n"
+               "set title '%s' offset 0,-0.5 font ',%g'\n"
                "set object 98 rectangle from %.9g,%.9g to %.9g,%.9g front fs empty border"
-               " lc rgb '#444444' lw 1.2 dt (6,4)\n", title, x0, y0, x1, y1);
+               " lc rgb '#444444' lw 1.2 dt (6,4)\n", small, title, small, x0, y0, x1, y1);
     fputs(plot, f);
     fputs("\nunset object 98\n", f);
 }
@@ -952,7 +960,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
         fputs(".\"\\n\".", f);
         ws_plot_str(f, line2);
     }
-    fprintf(f, " font ',%d'\n", WS_PLOT_FONT_PT + 1);
+    fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     int bs_lo = job->bs[0], bs_hi = job->bs[job->n_bs - 1];
     fputs(WS_PLOT_VIRIDIS, f);
     fprintf(f, "set logscale cb 2\nset cbrange [%d:%d]\n", bs_lo, bs_hi > bs_lo ? bs_hi : 2 * bs_lo);
@@ -965,9 +973,10 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     }
     /* the colour bar beside the zoomed panel, as tall, titled along it */
     const double wp = 72 * z.w_in, hp = 72 * z.h_in;
-    fprintf(f, ") font ',7'\nset cblabel 'Batch size' font ',7'\n"
+    fprintf(f, ") font ',%g'\nset cblabel 'Batch size' font ',%g'\n"
                "set colorbox user origin screen %.5f, screen %.5f size screen %.5f, screen %.5f\n",
-            (z.zr + 10) / wp, z.zb / hp, 6 / wp, (z.zt - z.zb) / hp);
+            WS_PLOT_FONT_SMALL, WS_PLOT_FONT_SMALL, (z.zr + 10) / wp, z.zb / hp, 6 / wp,
+            (z.zt - z.zb) / hp);
     /* left panel: the frontier's region, linear axes; its key under the
      * overview on the right */
     char xl[64], yl[64];
@@ -979,7 +988,8 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     char t_def[96], t_best[160], t_set[720];
     snprintf(t_def, sizeof t_def, "default%s (%d, %d W)%s", def_in ? " knob" : "", d->bs,
              d->pl, def_in ? "" : ": right panel");
-    /* The key has room for about 40 characters at 7 pt: a settled knob
+    /* The key has room for about 40 characters at 7 pt (fewer in a larger
+     * font): a settled knob
      * that is the least-cost one gets its own entry (its marker drawn
      * inside the circle) rather than a suffix the figure would clip; a
      * policy named in the title line only when its name would not fit. */
@@ -994,7 +1004,7 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
             snprintf(knobs, sizeof knobs, "(%d knobs)", settled->n);
         snprintf(t_set, sizeof t_set, "%s settled %s",
                  settled->policy[0] ? settled->policy : "policy", knobs);
-        if (strlen(t_set) > 40) snprintf(t_set, sizeof t_set, "policy settled %s", knobs);
+        if ((double)strlen(t_set) > 40 * 7 / WS_PLOT_FONT_SMALL) snprintf(t_set, sizeof t_set, "policy settled %s", knobs);
     }
     /* the default and least-cost knobs in the looks of the default and
      * oracle policies, the settled knob in its policy's colour */

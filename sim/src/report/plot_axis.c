@@ -318,19 +318,25 @@ double ws_plot_left_room(const ws_plot_axis *a, double label_font)
     /* gnuplot sets the y label off the frame by the tick marks, a gap and
      * its own estimate of the tick labels' width, 0.636 em of the base
      * font a character whatever their font (measured: 10.9 pt + 5.09 pt a
-     * character at 8 pt); then the label, 1.17 em */
+     * character at 8 pt); then the label, 1.17 em. Of the 10.9 pt, the
+     * tick marks' 3 stay and the gap grows with the font (gnuplot's
+     * character width), as does the 5 pt of the 8 between the frame and
+     * the labels themselves; written X + k (em - 1), exact at 8 pt. */
+    const double em1 = WS_PLOT_EM - 1;
     double est = 0.636 * WS_PLOT_FONT_PT * (double)(a ? a->label_chars : 0);
-    double need = 10.9 + est + (label_font > 0 ? 1.17 * label_font + 1 : 0);
+    double need = 10.9 + 7.9 * em1 + est + (label_font > 0 ? 1.17 * label_font + 1 : 0);
     /* and the labels themselves, when wider than gnuplot thinks */
-    return fmax(need, 8 + (a ? a->label_w : 0));
+    return fmax(need, 8 + 5 * em1 + (a ? a->label_w : 0));
 }
 
 double ws_plot_bottom_room(double tick_font, double label_font)
 {
     /* tick labels start 6.9 pt under the frame; the x label 20.9 pt at
-     * 8 pt, a line lower for larger ticks */
-    double ticks = 6.9 + 1.17 * tick_font;
-    return label_font > 0 ? ticks + 5 + 1.17 * label_font : ticks;
+     * 8 pt, a line lower for larger ticks; the gaps beyond the tick
+     * marks' 3 pt grow with the font (gnuplot's character height) */
+    const double em1 = WS_PLOT_EM - 1;
+    double ticks = 6.9 + 3.9 * em1 + 1.17 * tick_font;
+    return label_font > 0 ? ticks + 5 + 5 * em1 + 1.17 * label_font : ticks;
 }
 
 void ws_plot_area(FILE *f, double w_in, double h_in, double x0, double y0, double x1, double y1)
