@@ -348,6 +348,16 @@ class Figure:
         self.gp_path, self.panels, self.words = gp_path, panels, words
         self.page_w, self.page_h = page_w, page_h
         self.problems = []
+        # the figure's base font (its style's size, 8 pt by default): the
+        # distances that find a panel's tick labels are in its ems
+        self.em = 1.0
+        try:
+            with open(gp_path, encoding="utf-8") as f:
+                m = re.search(r"noenhanced font '[^',]*,([0-9.]+)'", f.read())
+            if m:
+                self.em = float(m.group(1)) / 8
+        except (OSError, ValueError):
+            pass
         for p in panels:
             # the plot area on the page, y down as in pdftotext
             k = page_w / p.term_size[0]
@@ -408,12 +418,13 @@ class Figure:
 
     # -- axes
     def tick_words(self, p, axis):
+        near, side = 14 * self.em, 8 * self.em      # pt at 8 pt
         if axis == "x":
-            ws = [w for w in self.words if p.b - TOL <= w.y0 <= p.b + 14
-                  and p.l - 8 <= (w.x0 + w.x1) / 2 <= p.r + 8]
+            ws = [w for w in self.words if p.b - TOL <= w.y0 <= p.b + near
+                  and p.l - side <= (w.x0 + w.x1) / 2 <= p.r + side]
             return sorted(ws, key=lambda w: w.x0)
-        ws = [w for w in self.words if p.l - 14 <= w.x1 <= p.l + TOL
-              and p.t - 8 <= (w.y0 + w.y1) / 2 <= p.b + 8 and w.w >= 0.3 * w.h]
+        ws = [w for w in self.words if p.l - near <= w.x1 <= p.l + TOL
+              and p.t - side <= (w.y0 + w.y1) / 2 <= p.b + side and w.w >= 0.3 * w.h]
         return sorted(ws, key=lambda w: w.y0)
 
     def shares(self, p, q, axis):

@@ -91,6 +91,9 @@ const ws_style *ws_plot_style(void);
 #define WS_PLOT_FONT_TITLE (WS_PLOT_FONT_PT + 1)
 #define WS_PLOT_FONT_SMALL (WS_PLOT_FONT_PT - 1)
 #define WS_PLOT_EM (WS_PLOT_FONT_PT / 8.0)
+/* Heights that hold text and data (a panel, a figure of fixed height)
+ * grow with a larger font and keep their 8 pt size under a smaller one. */
+#define WS_PLOT_GROW (WS_PLOT_EM > 1 ? WS_PLOT_EM : 1.0)
 /* Viridis, cut before its pale yellow end (unreadable on white). */
 #define WS_PLOT_VIRIDIS "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', " \
     "0.75 '#5ec962', 1 '#b5de2b')\n"
@@ -132,7 +135,8 @@ typedef struct ws_plot_axis {
 /* A linear axis for data in [d0, d1]: at least min_span wide, the data
  * pad0/pad1 pt inside its ends, the finest step of 1, 2, 2.5 or 5 x 10^k
  * whose labels (one fixed number of decimals) keep an em apart (stacked:
- * 1.8 em centre to centre), at least two of them. */
+ * 1.8 em centre to centre), three of them when they fit (side by side,
+ * half an em apart if need be), else two at least. */
 void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_axis_opts *o);
 /* A log axis for data in [d0, d1] (> 0), the data pad0/pad1 pt inside:
  * labels 1, 2, 5 x 10^k, else 1, 3 x 10^k, else decades, else every other
@@ -163,7 +167,8 @@ char *ws_plot_sibling(const char *image, const char *ext);
 /* Write the script preamble: `data` and `out` from the script's own name
  * unless set with -e, terminal chosen from `out`, size in inches, font,
  * grid, border, key. `image_base` (the image's base name) appears in a
- * comment only; `title` (NULL: none) is put in quotes (escaped). */
+ * comment only; `title` (NULL: none) is put in quotes (escaped), broken
+ * into lines where wider than the page (ws_plot_str_wrapped). */
 void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double height_in,
                       const char *title);
 
@@ -230,6 +235,25 @@ void ws_plot_str(FILE *f, const char *s);
  * ("DeepSpeech2 / LibriSpeech") is a line break (for tick labels): the
  * parts are ws_plot_str literals joined by a fixed "\n". */
 void ws_plot_str_lines(FILE *f, const char *s);
+
+/* Text across a figure (a title, a caption) in a large font may be wider
+ * than the page: broken at spaces into lines of at most `width` points at
+ * `pt` points (ws_plot_text_width), at most `max` lines (the last takes
+ * the rest). Returns the number of lines. */
+#define WS_PLOT_LINE 512
+#define WS_PLOT_MAX_LINES 4
+size_t ws_plot_wrap(const char *s, double pt, double width, char (*lines)[WS_PLOT_LINE],
+                    size_t max);
+/* Lines ws_plot_str_wrapped writes `s` in (1 when it fits). */
+size_t ws_plot_wrap_count(const char *s, double pt, double width);
+/* ws_plot_str of `s` when it fits in `width` points at `pt`, else its
+ * lines (ws_plot_wrap) joined by "\n". */
+void ws_plot_str_wrapped(FILE *f, const char *s, double pt, double width);
+
+/* The font size, `pt` or smaller, at which each line of each name (its
+ * " / " parts, as ws_plot_str_lines breaks them) is at most `room` points
+ * wide: tick labels under groups of bars in a large font. */
+double ws_plot_fit_font(const char *const *names, size_t n, double room, double pt);
 
 /* Render `script` (NAME.gp, reading NAME.csv beside it) to each of the `n`
  * images (.png, .svg or .pdf). gnuplot runs in a private folder made beside the

@@ -226,7 +226,7 @@ int ws_cmd_potential(int argc, char **argv)
      * workloads' names (two lines). Lengths that hold text were measured
      * at 8 pt and scale with the font (WS_PLOT_EM). */
     const char *title = "Energy-saving potential: least-ETA knob versus the default knob";
-    const double em = WS_PLOT_EM, wp = 72 * WS_PLOT_COL2, hp = 72 * 2.9;
+    const double em = WS_PLOT_EM, wp = 72 * WS_PLOT_COL2, hp = 72 * 2.9 * WS_PLOT_GROW;
     double top = hp - 36 * em, bottom = 3 + 6.9 * em + 2 * 8.8 * em;
     ws_plot_axis ay;
     /* 14 pt over the highest bar for its number */
@@ -245,8 +245,8 @@ int ws_cmd_potential(int argc, char **argv)
     fputs("set multiplot title ", f);
     ws_plot_str(f, title);
     fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
-    ws_plot_area(f, WS_PLOT_COL2, hp / 72, 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT), bottom,
-                 wp - 6, top);
+    const double left = 3 + ws_plot_left_room(&ay, WS_PLOT_FONT_PT);
+    ws_plot_area(f, WS_PLOT_COL2, hp / 72, left, bottom, wp - 6, top);
     ws_plot_axis_write(f, "y", &ay, 0);
     fprintf(f, "set style fill solid 0.9 border lc rgb '#333333'\n"
                "set boxwidth bw * 0.92\n"
@@ -254,13 +254,22 @@ int ws_cmd_potential(int argc, char **argv)
                "set ylabel 'ETA saving (%%)'\n"
                "set key at screen 0.5, screen %.5f center top horizontal Left reverse"
                " samplen 1.5 width 1 font ',%g'\n", (hp - 20 * em) / hp, WS_PLOT_FONT_SMALL);
+    /* the workloads' names in the small font, or smaller where one is
+     * wider than 90 % of its group of bars */
+    const char *names[64];
+    size_t n_names = cfg.n_workloads < 64 ? cfg.n_workloads : 64;
+    for (size_t w = 0; w < n_names; w++)
+        names[w] = ws_catalogue_workload_display(&cat, cfg.workloads[w]);
+    double tic_pt = ws_plot_fit_font(names, n_names, 0.9 * (wp - 6 - left)
+                                     / (double)(cfg.n_workloads ? cfg.n_workloads : 1),
+                                     WS_PLOT_FONT_SMALL);
     fputs("set xtics (", f);
     for (size_t w = 0; w < cfg.n_workloads; w++) {
         fputs(w ? ", " : "", f);
         ws_plot_str_lines(f, ws_catalogue_workload_display(&cat, cfg.workloads[w]));
         fprintf(f, " %zu", w);
     }
-    fprintf(f, ") scale 0 font ',%g'\nset xrange [-0.5:%g]\n", WS_PLOT_FONT_SMALL,
+    fprintf(f, ") scale 0 font ',%.3g'\nset xrange [-0.5:%g]\n", tic_pt,
             (double)cfg.n_workloads - 0.5);
     /* the bars' numbers half a point under the small font */
     fprintf(f, "x(g) = $3 - 0.4 + (g + 0.5) * bw\n"

@@ -149,16 +149,23 @@ static void name_vars(FILE *f, const char *var, char **names, size_t n, const ws
     }
 }
 
-/* xtics at 0..n-1 labelled with the workloads' display names (two lines). */
-static void workload_tics(FILE *f, const ws_sweep *s, const ws_catalogue *cat)
+/* xtics at 0..n-1 labelled with the workloads' display names (two lines),
+ * in the small font or smaller where a name is wider than its group of
+ * bars (`width` points the plot, 90 % of a group for its name). */
+static void workload_tics(FILE *f, const ws_sweep *s, const ws_catalogue *cat, double width)
 {
+    const char *names[64];
+    size_t n = s->n_work < 64 ? s->n_work : 64;
+    for (size_t w = 0; w < n; w++) names[w] = ws_catalogue_workload_display(cat, s->work[w]);
+    double pt = ws_plot_fit_font(names, n, 0.9 * width / (double)(s->n_work ? s->n_work : 1),
+                                 WS_PLOT_FONT_SMALL);
     fputs("set xtics (", f);
     for (size_t w = 0; w < s->n_work; w++) {
         fputs(w ? ", " : "", f);
         ws_plot_str_lines(f, ws_catalogue_workload_display(cat, s->work[w]));
         fprintf(f, " %zu", w);
     }
-    fprintf(f, ") scale 0 font ',%g'\n", WS_PLOT_FONT_SMALL);
+    fprintf(f, ") scale 0 font ',%.3g'\n", pt);
 }
 
 /* ------------------------------------------------------------ savings */
@@ -343,7 +350,10 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     /* (lengths that hold text measured at 8 pt, scaled with the font:
      * a panel's title band, the key's lines, the workloads' names) */
     const double em = WS_PLOT_EM;
-    const double wp = 72 * WS_PLOT_COL2, panel = 78, band = 13 * em, gap = 5;
+    const double wp = 72 * WS_PLOT_COL2, panel = 78 * WS_PLOT_GROW, band = 13 * em, gap = 5;
+    /* the title, broken into lines where wider than the page */
+    const double t_extra = 11 * em * (double)(ws_plot_wrap_count(title, WS_PLOT_FONT_TITLE,
+                                                                 wp - 12) - 1);
     /* the key: as many entries a line as fit (gnuplot's own estimate of
      * an entry: its characters at 0.636 em of the base font, the sample,
      * gaps) */
@@ -368,7 +378,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
     }
     size_t key_lines = ser.n > 1 ? (ser.n + per_line - 1) / per_line : 0;
     size_t key_rows = key_lines ? key_lines : 1;
-    double top = 22 * em + 10.5 * em * (double)key_lines,
+    double top = 22 * em + t_extra + 10.5 * em * (double)key_lines,
            bottom = 3 + 6.9 * em + 2 * 8.8 * em;
     double hp = top + (double)rows * (band + panel) + (double)(rows - 1) * gap + bottom;
     ws_plot_axis ay;
@@ -407,11 +417,11 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
           "set xzeroaxis lt 1 lc rgb '#333333' lw 0.8\n", f);
     fprintf(f, "set xrange [-0.5:%g]\n", (double)s->n_work - 0.5);
     fputs("set multiplot title ", f);
-    ws_plot_str(f, title);
+    ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, wp - 12);
     fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     if (key_lines)
         fprintf(f, "set key at screen 0.5, screen %.5f center top horizontal maxcols %zu"
-                   " Left reverse samplen 1.5 width 1 font ',%g'\n", (hp - 19 * em) / hp,
+                   " Left reverse samplen 1.5 width 1 font ',%g'\n", (hp - 19 * em - t_extra) / hp,
                 per_line, WS_PLOT_FONT_SMALL);
     else fputs("unset key\n", f);
     fputs("x(g) = $16 - 0.4 + (g + 0.5) * bw\n", f);
@@ -431,7 +441,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                 fprintf(f, " offset 0,-0.3 font ',%g'\n", WS_PLOT_FONT_SMALL);
                 fprintf(f, "set ylabel '%s saving (%%)'\n", m ? "TTA" : "ETA");
                 if (row + 1 < rows) fprintf(f, "set xtics 0,1,%zu format '' scale 0\n", s->n_work);
-                else workload_tics(f, s, c->cat);
+                else workload_tics(f, s, c->cat, right - left);
                 int col = m ? 11 : 8;
                 char blk[64] = "";
                 if (!ser.by_gpu) snprintf(blk, sizeof blk, " && $15 == %zu", k);
@@ -442,6 +452,17 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                            " ? x(g) : NaN):(clip($%d)):(0):(clip($%d) - clip($%d)) with vectors nohead"
                            " lw 1 lc rgb '#222222' notitle",
                         r, blk, col, r, blk, col + 1, col + 2, col + 1);
+                /* a cut bar's value and CI right of it, moved left where a
+                 * larger font would run them past the frame (the widest
+                 * such text, in x units) */
+                char lxe[160];
+                snprintf(lxe, sizeof lxe, "x(g) + bw * 0.6");
+                if (clipped && em > 1) {
+                    double lw = ws_plot_text_width("CI −0000 to −0000", WS_PLOT_FONT_SMALL)
+                                * (double)s->n_work / (right - left);
+                    snprintf(lxe, sizeof lxe, "(x(g) + bw * 0.6 < %.6g ? x(g) + bw * 0.6 : %.6g)",
+                             (double)s->n_work - 0.5 - lw, (double)s->n_work - 0.5 - lw);
+                }
                 if (clipped)      /* the cut bars: a break, then the value and the CI */
                     fprintf(f, ", \\\n"
                                "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
@@ -449,10 +470,10 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                                "((YHI - YLO) * 0.03) with boxxyerror fs solid 1 noborder"
                                " lc rgb 'white' notitle, \\\n"
                                "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
-                               " && cut($%d) ? x(g) + bw * 0.6 : NaN):(clip($%d) * 0.5):"
+                               " && cut($%d) ? %s : NaN):(clip($%d) * 0.5):"
                                "(num($%d).' %% (cut)'.\"\\n\".'CI '.num($%d).' to '.num($%d))"
                                " with labels left boxed font ',%g' notitle",
-                            r, blk, col, col, r, blk, col, col, col, col + 1, col + 2,
+                            r, blk, col, col, r, blk, col, lxe, col, col, col + 1, col + 2,
                             WS_PLOT_FONT_SMALL);
                 fputc('\n', f);
                 if (!row) fputs("unset key\n", f);
@@ -524,7 +545,9 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         /* margins and the gaps between rows hold text: measured at 8 pt,
          * scaled with the font */
         const double em = WS_PLOT_EM;
-        double h = 0.7 * em + 1.75 * (double)rows;
+        const double t_in = 11 * em / 72 * (double)(ws_plot_wrap_count(title, WS_PLOT_FONT_TITLE,
+                                                                       72 * WS_PLOT_COL2 - 12) - 1);
+        double h = 0.7 * em + t_in + 1.75 * WS_PLOT_GROW * (double)rows;
         char img[600];
         snprintf(img, sizeof img, "%s.png", name);
         ws_plot_preamble(f, img, WS_PLOT_COL2, h, NULL);
@@ -554,9 +577,10 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         }
         fputs("set mytics 1\n", f);
         fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
-        ws_plot_str(f, title);
+        ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, 72 * WS_PLOT_COL2 - 12);
         fprintf(f, " font ',%g' margins %.3g,0.99,%.3f,%.3f spacing 0.05,%.3g\n",
-                WS_PLOT_FONT_TITLE, 0.09 * em, 0.62 * em / h, 1.0 - 0.55 * em / h, 0.16 * em);
+                WS_PLOT_FONT_TITLE, 0.09 * em, 0.62 * em / h, 1.0 - (0.55 * em + t_in) / h,
+                0.16 * em);
         fprintf(f, "set key inside left top vertical Left reverse samplen 1.5 font ',%g'\n",
                 WS_PLOT_FONT_SMALL);
         for (size_t w = 0; w < s->n_work; w++) {
@@ -652,7 +676,7 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     /* One column wide: two panels on one recurrence axis, the key under
      * them. Costs are η·ETA + (1 − η)·MaxPower·TTA: energy-equivalent
      * joules, not energy. Geometry in points from the lower left. */
-    const double w_in = WS_PLOT_COL1, h_in = 4.0, wp = 72 * w_in, hp = 72 * h_in;
+    const double w_in = WS_PLOT_COL1, h_in = 4.0 * WS_PLOT_GROW, wp = 72 * w_in, hp = 72 * h_in;
     size_t nb = 0, blocks[64], pairs_of[64];
     for (size_t p = 0; p < s->n_pairs && nb < 64; p++)
         if (drawn[p]) { pairs_of[nb] = p; blocks[nb] = nb; nb++; }
@@ -662,11 +686,35 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     size_t n_lab = s->n_pairs < 64 ? s->n_pairs : 64;
     for (size_t p = 0; p < n_lab; p++) labels[p] = s->pairs[p].label;
     ws_plot_policy_looks(labels, n_lab, looks);
-    size_t key_lines = 1 + (nb + 1) / 2;             /* the bands, then the pairs two a line */
     /* the title's two lines and the key's, measured at 8 pt, scale with
      * the font */
     const double em = WS_PLOT_EM, key_line = 10 * em;
-    double top = hp - 28 * em, bottom = 3 + key_line * (double)key_lines + 4
+    /* the bands, then the pairs two a line, or one where two would be
+     * wider than the page (gnuplot's estimate of an entry: its characters
+     * at 0.636 em of the base font, the sample, gaps) */
+    size_t chars = 1;
+    for (size_t i = 0; i < nb; i++) {
+        size_t k = 0;
+        for (const char *q = s->pairs[pairs_of[i]].label; *q; q++) k += (*q & 0xC0) != 0x80;
+        if (k > chars) chars = k;
+    }
+    /* (at 8 pt and below, two a line as before the style had a size) */
+    const int two_a_line = em <= 1 || 2 * 5.09 * em * ((double)chars + 5) <= wp - 10;
+    size_t key_lines = 1 + (two_a_line ? (nb + 1) / 2 : nb);
+    /* the title's lines: the subject, then η and β, each broken again
+     * where wider than the page */
+    char head[400];
+    int hl = snprintf(head, sizeof head, "η = %g, β = %g", s->etas[e], s->betas[b]);
+    const ws_job_table *jt = s->jobs ? &s->jobs[g * s->n_work + w] : NULL;
+    for (size_t k = 0; jt && k < jt->n_phases; k++)
+        if (hl > 0 && (size_t)hl < sizeof head)
+            hl += snprintf(head + hl, sizeof head - (size_t)hl, "%s%ld", k ? ", " :
+                           jt->n_phases > 1 ? "; drift at recurrences " : "; drift at recurrence ",
+                           jt->phase_from[k]);
+    const double t_extra = 11 * em * (double)(ws_plot_wrap_count(subj, WS_PLOT_FONT_TITLE, wp - 12)
+                                              + ws_plot_wrap_count(head, WS_PLOT_FONT_TITLE,
+                                                                   wp - 12) - 2);
+    double top = hp - 28 * em - 6 * fmax(em - 1, 0) - t_extra, bottom = 3 + key_line * (double)key_lines + 4
                                    + ws_plot_bottom_room(WS_PLOT_FONT_PT, WS_PLOT_FONT_PT);
     /* between the panels room for half a tick label of each: the lower
      * panel's top tick and the upper one's 0 may both sit at the edge */
@@ -681,12 +729,19 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
     /* gnuplot sets a two-line y label's first line where a one-line label
      * would go, the second towards the axis: moved out by a line (1.9
      * characters of 0.636 em) */
-    double two_lines = 2 * 1.17 * WS_PLOT_FONT_PT + 3;
+    double two_lines = 2 * 1.17 * WS_PLOT_FONT_PT + 3 + 12 * (em - 1);
     double left = 3 + fmax(ws_plot_left_room(&ay[0], 0), ws_plot_left_room(&ay[1], 0)) + two_lines;
     ws_plot_axis_opts ox = {wp - 8 - left, 0, WS_PLOT_FONT_PT, 0, 0, 0, 0};
     ws_plot_axis_linear(&ax, 1, (double)(max_rec > 1 ? max_rec : 2), &ox);
     ax.lo = 1;                                        /* exactly the recurrences */
     ax.hi = (double)(max_rec > 1 ? max_rec : 2);
+    size_t inside = 0;
+    for (size_t i = 0; i < ax.n; i++) inside += ax.tick[i] >= ax.lo && ax.tick[i] <= ax.hi;
+    if (inside < 3) {       /* a large font: from 0 (nothing spent yet), labelled */
+        ws_plot_axis_linear(&ax, 0, ax.hi, &ox);
+        ax.lo = 0;
+        ax.hi = (double)(max_rec > 1 ? max_rec : 2);
+    }
     char file[600];
     snprintf(file, sizeof file, "%s.png", name);
     ws_plot_preamble(f, file, w_in, h_in, NULL);
@@ -696,25 +751,18 @@ int ws_fig_curves(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, si
         ws_plot_str(f, s->pairs[pairs_of[i]].label);
         fputc('\n', f);
     }
-    /* the subject and, on a second line, η and β */
-    char head[400];
-    int hl = snprintf(head, sizeof head, "η = %g, β = %g", s->etas[e], s->betas[b]);
-    /* a drifting workload (docs/model.md, "Data drift"): each phase's
-     * first recurrence, dotted in both panels and named in the title */
-    const ws_job_table *jt = s->jobs ? &s->jobs[g * s->n_work + w] : NULL;
+    /* the subject and, on a second line, η and β (head, above); a
+     * drifting workload (docs/model.md, "Data drift"): each phase's first
+     * recurrence, dotted in both panels and named in the title */
     for (size_t k = 0; jt && k < jt->n_phases; k++) {
-        if (hl > 0 && (size_t)hl < sizeof head)
-            hl += snprintf(head + hl, sizeof head - (size_t)hl, "%s%ld", k ? ", " :
-                           jt->n_phases > 1 ? "; drift at recurrences " : "; drift at recurrence ",
-                           jt->phase_from[k]);
         fprintf(f, "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 3 lw 1"
                    " lc rgb '#606060' back\n",
                 (double)jt->phase_from[k] - 0.5, (double)jt->phase_from[k] - 0.5);
     }
     fputs("set multiplot title ", f);
-    ws_plot_str(f, subj);
+    ws_plot_str_wrapped(f, subj, WS_PLOT_FONT_TITLE, wp - 12);
     fputs(".\"\\n\".", f);
-    ws_plot_str(f, head);
+    ws_plot_str_wrapped(f, head, WS_PLOT_FONT_TITLE, wp - 12);
     fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     fprintf(f, "set key at screen 0.5, screen %.5f center top vertical maxrows %zu Left reverse"
                " samplen 2 width 1 font ',%g' title 'Bands: 95 %% CI over %zu seeds' font ',%g'\n",

@@ -365,14 +365,42 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
      * per series. When that is more than the figure holds, the oracle and
      * default keep theirs, the first other pairs theirs, and a last line
      * says how many are named (all are drawn; sweep.md lists them). */
+    char title[512], subj[256];
+    ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
+    if (eta_mode)
+        snprintf(title, sizeof title, "%s: steady state of %s as η goes from %g to %g",
+                 subj, subject < s->n_pairs ? s->pairs[subject].label : "the policy",
+                 s->etas[0], s->etas[s->n_etas - 1]);
+    else
+        snprintf(title, sizeof title, "%s: steady state of each policy (η = %g, β = %g)", subj,
+                 s->etas[0], s->betas[0]);
+    /* The caption: the knobs are expected values (every recorded run of
+     * the traces), a steady state a sample mean over a few recurrences of
+     * a few seeds: it lies past the frontier by chance, within its CI.
+     * The title and each caption sentence are broken into lines where
+     * wider than the page (a large font). */
+    long n_rec = ws_sweep_recurrences(s, ws_sweep_index(s, subject < s->n_pairs ? subject : 0,
+                                                        g, w, 0, 0, 0));
+    char caption[2][WS_PLOT_LINE];
+    snprintf(caption[0], sizeof caption[0], "Knobs and frontier: the expected TTA and ETA of one run (the"
+             " mean over all the traces’ runs).");
+    snprintf(caption[1], sizeof caption[1], "Markers: sample means of the last %ld of %ld recurrences;"
+             " one past the frontier by less than its CI is on it.", ws_steady_count(n_rec), n_rec);
+    char cap_line[2 * WS_PLOT_MAX_LINES][WS_PLOT_LINE];
+    const double page_w = 72 * WS_PLOT_COL2 - 12;
+    size_t n_cap = 0;
+    for (int k = 0; k < 2; k++)
+        n_cap += ws_plot_wrap(caption[k], WS_PLOT_FONT_SMALL, page_w, cap_line + n_cap,
+                              WS_PLOT_MAX_LINES);
+    const size_t t_lines = ws_plot_wrap_count(title, WS_PLOT_FONT_TITLE, page_w);
     const size_t key_fixed = 3 + (size_t)eta_mode;
-    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity(3);   /* 3: the caption */
+    const size_t key_cap = (size_t)ws_plot_zoomfig_key_capacity((int)(t_lines + n_cap));
     size_t named = n_series;                  /* series with a key entry */
     if (key_fixed + n_series > key_cap) named = key_cap > key_fixed + 1 ? key_cap - key_fixed - 1 : 0;
     size_t key_lines = key_fixed + (named < n_series ? named + 1 : n_series);
     ws_plot_zoomfig z;
-    /* two caption lines under the title: what is compared with what */
-    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines, 3);
+    /* the caption's lines under the title: what is compared with what */
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 9, 0, (int)key_lines, (int)(t_lines + n_cap));
     steady_page pg = steady_scale(&z);
     label_etas(rows, n_rows, s->etas, &pg);
     place_labels(rows, n_rows, &pg, &par, ut, ue, least, n_least);
@@ -406,33 +434,21 @@ int ws_fig_steady(const ws_fig_ctx *c, const ws_sweep *s, size_t g, size_t w, ws
         }
 
     f = og.f;
-    char title[512], subj[256];
-    ws_plot_subject(subj, sizeof subj, c->cat, s->gpus[g], s->work[w]);
-    if (eta_mode)
-        snprintf(title, sizeof title, "%s: steady state of %s as η goes from %g to %g",
-                 subj, subject < s->n_pairs ? s->pairs[subject].label : "the policy",
-                 s->etas[0], s->etas[s->n_etas - 1]);
-    else
-        snprintf(title, sizeof title, "%s: steady state of each policy (η = %g, β = %g)", subj,
-                 s->etas[0], s->betas[0]);
     char file[600];
     snprintf(file, sizeof file, "%s.png", name);
     ws_plot_preamble(f, file, z.w_in, z.h_in, NULL);
     fputs("\nset multiplot title ", f);
-    ws_plot_str(f, title);
+    ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, page_w);
     fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
-    /* The caption: the knobs are expected values (every recorded run of
-     * the traces), a steady state a sample mean over a few recurrences of
-     * a few seeds: it lies past the frontier by chance, within its CI. */
-    long n_rec = ws_sweep_recurrences(s, ws_sweep_index(s, subject < s->n_pairs ? subject : 0,
-                                                        g, w, 0, 0, 0));
-    fprintf(f, "set label 90 'Knobs and frontier: the expected TTA and ETA of one run (the mean"
-               " over all the traces’ runs).' at screen 0.5, screen %.5f center font ',%g'\n"
-               "set label 91 'Markers: sample means of the last %ld of %ld recurrences; one past"
-               " the frontier by less than its CI is on it.' at screen 0.5, screen %.5f center"
-               " font ',%g'\n",
-            1 - 27.0 * WS_PLOT_EM / (72 * z.h_in), WS_PLOT_FONT_SMALL, ws_steady_count(n_rec),
-            n_rec, 1 - 36.5 * WS_PLOT_EM / (72 * z.h_in), WS_PLOT_FONT_SMALL);
+    /* a caption line 9.5 pt under the last (at 8 pt), the first 27 pt
+     * under the page's top, lower by a title line for each further one */
+    for (size_t k = 0; k < n_cap; k++) {
+        fprintf(f, "set label %zu ", 90 + k);
+        ws_plot_str(f, cap_line[k]);
+        fprintf(f, " at screen 0.5, screen %.5f center font ',%g'\n",
+                1 - (27.0 + 11.0 * (double)(t_lines - 1) + 9.5 * (double)k) * WS_PLOT_EM
+                        / (72 * z.h_in), WS_PLOT_FONT_SMALL);
+    }
     char xl[64], yl[64];
     snprintf(xl, sizeof xl, "TTA per recurrence (%s)", ut.name);
     snprintf(yl, sizeof yl, "ETA per recurrence (%s)", ue.name);

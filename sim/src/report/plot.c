@@ -190,6 +190,66 @@ void ws_plot_str_lines(FILE *f, const char *s)
     ws_plot_str(f, s);
 }
 
+size_t ws_plot_wrap(const char *s, double pt, double width, char (*lines)[WS_PLOT_LINE],
+                    size_t max)
+{
+    /* greedy, at spaces: a line takes words while it fits; a word wider
+     * than the width alone is a line of its own */
+    size_t n = 0;
+    if (!max) return 0;
+    lines[0][0] = '\0';
+    while (*s == ' ') s++;
+    while (*s) {
+        size_t w = strcspn(s, " ");
+        size_t have = strlen(lines[n]);
+        char cand[WS_PLOT_LINE];
+        snprintf(cand, sizeof cand, "%s%s%.*s", lines[n], have ? " " : "", (int)w, s);
+        if (have && ws_plot_text_width(cand, pt) > width && n + 1 < max) {
+            n++;
+            snprintf(lines[n], WS_PLOT_LINE, "%.*s", (int)w, s);
+        } else {
+            memcpy(lines[n], cand, strlen(cand) + 1);
+        }
+        s += w;
+        while (*s == ' ') s++;
+    }
+    return n + 1;
+}
+
+void ws_plot_str_wrapped(FILE *f, const char *s, double pt, double width)
+{
+    char lines[WS_PLOT_MAX_LINES][WS_PLOT_LINE];
+    if (ws_plot_text_width(s, pt) <= width) {      /* one line: the text as given */
+        ws_plot_str(f, s);
+        return;
+    }
+    size_t n = ws_plot_wrap(s, pt, width, lines, WS_PLOT_MAX_LINES);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputs(".\"\\n\".", f);
+        ws_plot_str(f, lines[i]);
+    }
+}
+
+size_t ws_plot_wrap_count(const char *s, double pt, double width)
+{
+    char lines[WS_PLOT_MAX_LINES][WS_PLOT_LINE];
+    return ws_plot_text_width(s, pt) <= width ? 1
+                                              : ws_plot_wrap(s, pt, width, lines, WS_PLOT_MAX_LINES);
+}
+
+double ws_plot_fit_font(const char *const *names, size_t n, double room, double pt)
+{
+    double widest = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const char *s = names[i], *sep; s; s = sep ? sep + 3 : NULL) {
+            sep = strstr(s, " / ");
+            char line[WS_PLOT_LINE];
+            snprintf(line, sizeof line, "%.*s", (int)(sep ? (size_t)(sep - s) : strlen(s)), s);
+            widest = fmax(widest, ws_plot_text_width(line, pt));
+        }
+    return widest > room ? pt * room / widest : pt;
+}
+
 void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double height_in,
                       const char *title)
 {
@@ -245,7 +305,7 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
           "set tics nomirror out scale 0.6\n", f);
     if (title) {
         fputs("set title ", f);
-        ws_plot_str(f, title);
+        ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, 72 * width_in - 12);
         fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     }
 }
@@ -288,11 +348,13 @@ int ws_plot_near(const ws_plot_box_t *b, double x, double y)
  * overview with key_lines lines of the small font. Lengths that hold text
  * were measured at the default 8 pt and scale with the font (WS_PLOT_EM). */
 #define ZF_W WS_PLOT_COL2
-#define ZF_H 3.4
+#define ZF_H (3.4 * WS_PLOT_GROW)
 #define ZF_TITLE (21.0 * WS_PLOT_EM)      /* pt under the page's top edge for the title */
 #define ZF_TITLE_LINE (11.0 * WS_PLOT_EM) /* pt each further line of the title takes */
-#define ZF_KEY_LINE (12.2 * WS_PLOT_EM)   /* pt a key line: 7 pt, spacing 1.5 (markers up
-                                             to ps 2.2) */
+#define ZF_KEY_LINE (12.2 * WS_PLOT_GROW) /* pt a key line: 7 pt, spacing 1.5 (markers up
+                                             to ps 2.2, which do not shrink: in a smaller
+                                             font the spacing grows, ZF_KEY_SPACING) */
+#define ZF_KEY_SPACING (1.5 * WS_PLOT_GROW / WS_PLOT_EM)
 #define ZF_OV_TITLE (12 * WS_PLOT_EM)     /* pt between the panels' tops: the overview's
                                              title */
 #define ZF_MAX_EXTRA (72 * 3.6)  /* pt the figure may grow by for a long key (to 7 in) */
@@ -324,17 +386,20 @@ void ws_plot_zoomfig_layout(ws_plot_zoomfig *z, const ws_plot_box_t *zoom,
     ws_plot_axis_opts oy = {z->zt - z->zb, 1, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
     ws_plot_axis_linear(&z->zy, zoom->y0, zoom->y1, &oy);
     z->zl = 3 + ws_plot_left_room(&z->zy, WS_PLOT_FONT_PT);
-    z->zr = (colour_bar ? 0.53 : 0.6) * wp;
+    /* the right block holds the key, whose text grows with the font: it
+     * takes 3/5 of the growth from the zoomed panel (exact at 8 pt) */
+    const double frac = colour_bar ? 0.53 : 0.6;
+    z->zr = frac * wp - 0.6 * (WS_PLOT_EM - 1) * (1 - frac) * wp;
     ws_plot_axis_opts ox = {z->zr - z->zl, 0, WS_PLOT_FONT_PT, pad, pad, WS_PLOT_MIN_SPAN, 0};
     ws_plot_axis_linear(&z->zx, zoom->x0, zoom->x1, &ox);
     /* right block: the key at its bottom, the overview above it */
     /* (the colour bar's tick labels and its label, or the gap, in text) */
-    double right = z->zr + (colour_bar ? 62 : 24) * WS_PLOT_EM;
+    double right = z->zr + (colour_bar ? 62 + 30 * (WS_PLOT_EM - 1) : 24 * WS_PLOT_EM);
     z->key_x = right;
     z->key_y = z->zb + ZF_KEY_LINE * key_lines;
     z->ob = z->key_y + 6 + ws_plot_bottom_room(WS_PLOT_FONT_SMALL, WS_PLOT_FONT_SMALL);
     z->ot = z->zt - ZF_OV_TITLE;              /* its title, small, above */
-    z->or_ = wp - 6;
+    z->or_ = wp - 6 - 10 * fmax(WS_PLOT_EM - 1, 0);   /* half its last tick label */
     /* the overview: every knob and the zoomed region, log-log */
     double x0 = all->x0, x1 = all->x1, y0 = all->y0, y1 = all->y1;
     if (z->zx.lo > 0) x0 = fmin(x0, z->zx.lo), x1 = fmax(x1, z->zx.hi);
@@ -369,10 +434,13 @@ void ws_plot_zoomfig_left(FILE *f, const ws_plot_zoomfig *z, const char *xlabel,
                "kx(x, y) = !Z || (x >= %.9g && x <= %.9g && y >= %.9g && y <= %.9g) ? x : NaN\n",
             z->zx.lo, z->zx.hi, z->zy.lo, z->zy.hi, z->zx.lo + kx, z->zx.hi - kx,
             z->zy.lo + ky, z->zy.hi - ky);
-    if (z->repeat)          /* where the overview would be: why there is none */
-        fprintf(f, "set label 97 'Every knob is in the left panel: no overview' at screen %.5f,"
-                   " screen %.5f left font ',%g'\n", z->key_x / (72 * z->w_in),
+    if (z->repeat) {        /* where the overview would be: why there is none */
+        fputs("set label 97 ", f);
+        ws_plot_str_wrapped(f, "Every knob is in the left panel: no overview", WS_PLOT_FONT_SMALL,
+                            72 * z->w_in - 6 - z->key_x);
+        fprintf(f, " at screen %.5f, screen %.5f left font ',%g'\n", z->key_x / (72 * z->w_in),
                 (z->ot - 4 * WS_PLOT_EM) / (72 * z->h_in), WS_PLOT_FONT_SMALL);
+    }
 }
 
 /* Key lines the figure holds at its usual height. */
@@ -394,8 +462,8 @@ int ws_plot_zoomfig_key_capacity(int title_lines)
 void ws_plot_zoomfig_key(FILE *f, const ws_plot_zoomfig *z, const char *title)
 {
     fprintf(f, "set key at screen %.5f, screen %.5f left top vertical Left reverse samplen 1.2"
-               " spacing 1.5 width -3 font ',%g'", z->key_x / (72 * z->w_in),
-            z->key_y / (72 * z->h_in), WS_PLOT_FONT_SMALL);
+               " spacing %g width -3 font ',%g'", z->key_x / (72 * z->w_in),
+            z->key_y / (72 * z->h_in), ZF_KEY_SPACING, WS_PLOT_FONT_SMALL);
     if (title) {
         fputs(" title ", f);
         ws_plot_str(f, title);
@@ -952,13 +1020,18 @@ int ws_plot_pareto(const char *image, const ws_job *job, const ws_pareto *p,
     /* markers of the zoomed panel: the least-cost circle (ps 2, 7 pt in
      * radius, and its 2 pt line) is the largest */
     ws_plot_zoomfig z;
-    ws_plot_zoomfig_layout(&z, &zoom, &all, 8.5, 1, settled_k >= 0 ? 6 : 5, line2[0] ? 2 : 1);
+    /* each line of the title broken again where it is wider than the page
+     * (a large font) */
+    const double tw = 72 * ZF_W - 12, tpt = WS_PLOT_FONT_TITLE;
+    int t_lines = (int)ws_plot_wrap_count(title, tpt, tw)
+                  + (line2[0] ? (int)ws_plot_wrap_count(line2, tpt, tw) : 0);
+    ws_plot_zoomfig_layout(&z, &zoom, &all, 8.5, 1, settled_k >= 0 ? 6 : 5, t_lines);
     ws_plot_preamble(f, base_name(image), z.w_in, z.h_in, NULL);
     fputs("set multiplot title ", f);
-    ws_plot_str(f, title);
+    ws_plot_str_wrapped(f, title, tpt, tw);
     if (line2[0]) {
         fputs(".\"\\n\".", f);
-        ws_plot_str(f, line2);
+        ws_plot_str_wrapped(f, line2, tpt, tw);
     }
     fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     int bs_lo = job->bs[0], bs_hi = job->bs[job->n_bs - 1];

@@ -98,6 +98,21 @@ static int crowded(const ws_plot_axis *a, const ws_plot_axis_opts *o, double roo
     return 0;
 }
 
+/* Labels side by side less than gap_em em apart (edge to edge)? */
+static int crowded_gap(const ws_plot_axis *a, const ws_plot_axis_opts *o, double gap_em)
+{
+    double prev = 0, prev_w = 0;
+    if (a->n > 8) return 1;
+    for (size_t i = 0; i < a->n; i++) {
+        double f = (a->tick[i] - a->lo) / (a->hi - a->lo);
+        double at = f * o->len, w = ws_plot_text_width(a->label[i], o->font);
+        if (i && at - prev < (w + prev_w) / 2 + gap_em * o->font) return 1;
+        prev = at;
+        prev_w = w;
+    }
+    return 0;
+}
+
 static void widest(ws_plot_axis *a, const ws_plot_axis_opts *o)
 {
     a->label_w = 0;
@@ -148,6 +163,23 @@ static int pick_linear_n(ws_plot_axis *a, const ws_plot_axis_opts *o, size_t min
     return 0;
 }
 
+/* Three labels at least: an em apart, else half an em (side by side; a
+ * short panel in a large font, where three labels an em apart do not
+ * fit but two say little of the scale). */
+static int pick_linear_three(ws_plot_axis *a, const ws_plot_axis_opts *o)
+{
+    int k0 = (int)floor(log10(a->hi - a->lo)) - 3;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = k0; k <= k0 + 5; k++)
+            for (int j = 0; j < 4; j++) {
+                if ((a->log && MANTISSA[j] == 2.5) || linear_ticks(a, MANTISSA[j], k) < 3)
+                    continue;
+                if (!pass ? !crowded(a, o, 1) : !o->vertical && !crowded_gap(a, o, 0.5))
+                    return 1;
+            }
+    return 0;
+}
+
 static int pick_linear(ws_plot_axis *a, const ws_plot_axis_opts *o)
 {
     return pick_linear_n(a, o, 2);
@@ -192,7 +224,20 @@ void ws_plot_axis_linear(ws_plot_axis *a, double d0, double d1, const ws_plot_ax
     a->lo = d0 - pad0 / scale;
     a->hi = d1 + pad1 / scale;
     if (o->zero && d0 == 0 && pad0 == 0) a->lo = 0;
-    if (!pick_linear(a, o)) widen_to_two(a);
+    /* three labels when they fit, a little closer if need be (two say
+     * little of a scale: a short panel in a large font), else two */
+    if (!pick_linear_three(a, o) && !pick_linear(a, o)) widen_to_two(a);
+    /* Two labels only (a short axis in a large font: 36 and 37 on 140 pt
+     * of 12 pt text): the range zooms out about its centre, by steps of a
+     * quarter up to twice, until three fit. */
+    for (int grow = 1; a->n < 3 && !o->vertical && !o->zero && grow <= 4; grow++) {
+        ws_plot_axis b = *a;
+        double c = (d0 + d1) / 2, h = (d1 - d0) / 2 * (1 + 0.25 * grow);
+        double sc = (o->len - pad0 - pad1) / (2 * h);
+        b.lo = c - h - pad0 / sc;
+        b.hi = c + h + pad1 / sc;
+        if (pick_linear_three(&b, o)) *a = b;
+    }
     widest(a, o);
 }
 
