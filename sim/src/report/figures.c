@@ -580,14 +580,20 @@ int ws_fig_beta(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
         ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, 72 * WS_PLOT_COL2 - 12);
         fprintf(f, " font ',%g' margins %.3g,0.99,%.3f,%.3f spacing 0.05,%.3g\n",
                 WS_PLOT_FONT_TITLE, 0.09 * em, 0.62 * em / h, 1.0 - (0.55 * em + t_in) / h,
-                0.16 * em);
+                0.16 * (0.7 + 1.75 * (double)rows) * em / h);
+        /* the x label under each bottom panel, shorter where it would be
+         * wider than the panel (a large font) */
+        const char *xl = "β (early-stopping factor)";
+        if (ws_plot_text_width(xl, WS_PLOT_FONT_PT)
+            > 0.9 * 72 * WS_PLOT_COL2 * (0.9 - 0.09 * em) / (double)cols)
+            xl = "β";
         fprintf(f, "set key inside left top vertical Left reverse samplen 1.5 font ',%g'\n",
                 WS_PLOT_FONT_SMALL);
         for (size_t w = 0; w < s->n_work; w++) {
             fprintf(f, "set title work%zu font ',%g' offset 0,-0.6\n", w, WS_PLOT_FONT_PT);
             fprintf(f, "set ylabel '%s'\nset ytics @%s\n", w % cols ? "" : "% of default",
                     w % cols ? "YTN" : "YT");
-            fprintf(f, "set xlabel '%s'\n", w + cols >= s->n_work ? "β (early-stopping factor)" : "");
+            fprintf(f, "set xlabel '%s'\n", w + cols >= s->n_work ? xl : "");
             fprintf(f, "plot data skip 1 using ($13 == %zu ? $14 - 0.06 : NaN):7:8:9 with yerrorlines"
                        " pt 7 ps 0.7 lw 1.2 lc rgb '%s' title 'total ETA', \\\n"
                        "     data skip 1 using ($13 == %zu ? $14 + 0.06 : NaN):10:11:12 with yerrorlines"

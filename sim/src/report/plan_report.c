@@ -378,7 +378,7 @@ int ws_plot_plan(const char *image, const ws_plan *p, const ws_catalogue *cat, w
              ws_catalogue_workload_display(cat, p->job->workload),
              ws_catalogue_gpu_display(cat, p->job->gpu), p->job->eta);
     const char *slash = strrchr(image, '/');
-    ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0, title);
+    ws_plot_preamble(f, slash ? slash + 1 : image, WS_PLOT_COL2, 3.0 * WS_PLOT_GROW, title);
     fprintf(f, "set key inside left top vertical Left reverse font ',%g' samplen 2 spacing 1\n"
                "set xlabel 'Recurrence'\n", WS_PLOT_FONT_SMALL);
     /* a cost is η·ETA + (1 − η)·MaxPower·TTA: energy-equivalent joules */

@@ -305,7 +305,9 @@ void ws_plot_preamble(FILE *f, const char *image_base, double width_in, double h
           "set tics nomirror out scale 0.6\n", f);
     if (title) {
         fputs("set title ", f);
-        ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, 72 * width_in - 12);
+        /* gnuplot centres it over the plot area, which its margins move
+         * off the page's centre: four fifths of the page at most */
+        ws_plot_str_wrapped(f, title, WS_PLOT_FONT_TITLE, 0.8 * 72 * width_in);
         fprintf(f, " font ',%g'\n", WS_PLOT_FONT_TITLE);
     }
 }
