@@ -41,11 +41,13 @@ poppler-utils); the script draws the same page in both. The checks:
            label, "grid+grid" read as "grid") has one colour
 
 Usage: check_figures.py [--jobs N] [--only GLOB] [--keep DIR] DIR...
-       check_figures.py --reproduce ROOT [--wattsim BIN] [--jobs N]
+       check_figures.py --reproduce ROOT [--wattsim BIN] [--style SPEC] [--jobs N]
   --reproduce ROOT  first run ROOT/scripts/reproduce-paper --no-setup into
                     a scratch folder (removed afterwards), and `wattsim run`
                     of tests/figures/run-multi.yaml (several etas, seeds and
                     pairs) into its run/, then check them
+  --style SPEC      with --reproduce: draw every figure in that style
+                    (`--style size=12`: the layouts at a large font)
   --keep DIR        keep each figure's instrumented script and log there
 Exit status: 0 when every figure passes, 1 when one fails, 2 on errors
 (gnuplot or pdftotext missing, a script that does not run).
@@ -739,6 +741,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", metavar="GLOB")
     ap.add_argument("--keep", metavar="DIR")
+    ap.add_argument("--style", metavar="SPEC")
     a = ap.parse_args()
     for tool in ("gnuplot", "pdftotext"):
         if not shutil.which(tool):
@@ -759,7 +762,8 @@ def main():
             t0 = time.monotonic()
             r = subprocess.run([os.path.join(a.reproduce, "scripts", "reproduce-paper"),
                                 "--no-setup", "--threads", "2", "--out",
-                                os.path.join(scratch, "paper")], env=env,
+                                os.path.join(scratch, "paper")]
+                               + (["--style", a.style] if a.style else []), env=env,
                                capture_output=True, text=True)
             if r.returncode != 0:
                 print("check_figures: scripts/reproduce-paper failed:\n" + r.stderr,
@@ -771,7 +775,8 @@ def main():
             r = subprocess.run([env.get("WS_WATTSIM", os.path.join(a.reproduce, "build", "sim",
                                                                    "wattsim")),
                                 "run", os.path.join(HERE, "run-multi.yaml"), "--out",
-                                os.path.join(scratch, "paper", "run")], env=env,
+                                os.path.join(scratch, "paper", "run")]
+                               + (["--set", "style=" + a.style] if a.style else []), env=env,
                                capture_output=True, text=True, cwd=a.reproduce)
             if r.returncode != 0:
                 print("check_figures: wattsim run failed:\n" + r.stderr, file=sys.stderr)
