@@ -584,3 +584,59 @@ Test(plot, style_size_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeou
     free(e);
     cr_expect(!exists(tp("q.gp")) && !exists(tp("q.png")));
 }
+
+/* Issue 30, item 11/12 follow-up: on V100 / CIFAR-100 the η = 0–0.1 label
+ * sat below its point with a leader 20° off the point's vertical error
+ * bar, reading as part of it, and ending short of the text. A leader now
+ * leaves its point at least 35° off both error bars (on the page) unless
+ * the text's edge is too short to allow it. */
+Test(plot, eta_leaders_leave_the_error_bars_at_an_angle, .init = mktmp, .fini = rmtmp,
+     .timeout = 180)
+{
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " sweep " WS_SOURCE_DIR
+                           "/configs/paper/eta-sensitivity.yaml --set workload=cifar100"
+                           " --policies zeus:jit --traces " TRACES " --catalogue " CATALOGUE
+                           " --out %s/o >/dev/null 2>&1", tmp), 0);
+    char *gp = slurp(tp("o/steady-v100-cifar100.gp"));
+    double w_in, h_in, x0, x1, y0, y1, l, r, b, t;
+    const char *p = strstr(gp, "W = ");
+    cr_assert(p && sscanf(p, "W = %lf; H = %lf", &w_in, &h_in) == 2);
+    p = strstr(gp, "set lmargin at screen ");
+    cr_assert(p && sscanf(p, "set lmargin at screen %lf; set rmargin at screen %lf\n"
+                             "set bmargin at screen %lf; set tmargin at screen %lf",
+                          &l, &r, &b, &t) == 4);
+    p = strstr(gp, "X0 = ");
+    cr_assert(p && sscanf(p, "X0 = %lf; X1 = %lf; Y0 = %lf; Y1 = %lf", &x0, &x1, &y0, &y1) == 4);
+    free(gp);
+    const double sx = (r - l) * 72 * w_in / (x1 - x0), sy = (t - b) * 72 * h_in / (y1 - y0);
+    char *csv = slurp(tp("o/steady-v100-cifar100.csv"));
+    char *blk = strstr(csv, "# block 2");
+    cr_assert_not_null(blk);
+    int leaders = 0, eta0 = 0;
+    for (char *line = strchr(blk, '\n') + 1; *line && *line != '\n' && *line != '#';) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        /* series,eta,beta,tta,eta,tta_lo,tta_hi,eta_lo,eta_hi,label,ltta,leta,ex,ey */
+        char *f[14] = {0};
+        int n = 0;
+        for (char *q = line; n < 14; n++) {
+            f[n] = q;
+            q = strchr(q, ',');
+            if (!q) { n++; break; }
+            *q++ = '\0';
+        }
+        if (n == 14 && f[12][0]) {
+            double dx = (atof(f[12]) - atof(f[3])) * sx, dy = (atof(f[13]) - atof(f[4])) * sy;
+            double deg = atan2(fabs(dy), fabs(dx)) * 180 / 3.14159265358979;
+            cr_expect(deg >= 34.9 && deg <= 55.1,
+                      "%s: its leader leaves %.1f° off the horizontal", f[9], deg);
+            leaders++;
+            eta0 += !strcmp(f[9], "η=0–0.1");
+        }
+        if (!end) break;
+        line = end + 1;
+    }
+    cr_expect_geq(leaders, 1, "the crowded η = 0 and 0.1 get a leader");
+    cr_expect_eq(eta0, 1, "η=0–0.1 has a leader");
+    free(csv);
+}

@@ -206,6 +206,25 @@ static void place_labels(steady_row *rows, size_t n, const steady_page *g, const
         double ey = fmin(fmax(y[k], ly[k] - ht[k] / 2), ly[k] + ht[k] / 2);
         double d = hypot(ex - x[k], ey - y[k]);
         if (d > 1.5 * WS_LABEL_GAP(sc.marker)) {
+            /* It ends at the text as drawn (the placer's box, 0.82 em a
+             * character, is wider than most labels: a leader to its edge
+             * ended in the air), and leaves its point at least 35° off the
+             * point's error bars, vertical and horizontal: a leader along a
+             * bar reads as part of it (issue 30: η = 0–0.1 on V100 /
+             * CIFAR-100). Its end slides along the edge of the text it
+             * meets, as far as that edge goes. */
+            double x0 = lx[k], x1 = lx[k] + fmin(wd[k], ws_plot_text_width(o->label,
+                                                                          WS_PLOT_FONT_SMALL));
+            double y0 = ly[k] - ht[k] / 2, y1 = ly[k] + ht[k] / 2;
+            const double t35 = tan(35 * 3.14159265358979323846 / 180);
+            ex = fmin(fmax(x[k], x0), x1);
+            ey = fmin(fmax(y[k], y0), y1);
+            double dx = ex - x[k], dy = ey - y[k];
+            if (fabs(dx) < fabs(dy) * t35)            /* near the vertical bar */
+                ex = fmin(fmax(x[k] + ((x0 + x1) / 2 < x[k] ? -1 : 1) * fabs(dy) * t35, x0), x1);
+            else if (fabs(dy) < fabs(dx) * t35)       /* near the horizontal one */
+                ey = fmin(fmax(y[k] + ((y0 + y1) / 2 < y[k] ? -1 : 1) * fabs(dx) * t35, y0), y1);
+            d = hypot(ex - x[k], ey - y[k]);
             o->lead = 1;
             o->ex = r[0] + (ex - 1.5 * (ex - x[k]) / d) / sx;     /* 1.5 pt short of the text */
             o->ey = r[2] + (ey - 1.5 * (ey - y[k]) / d) / sy;
