@@ -31,19 +31,6 @@ ws_unit ws_unit_energy(double max_j)
     return (ws_unit){"J", 1.0};
 }
 
-/* The style every figure is drawn in (ws_plot_set_style). */
-static ws_style style = {"Helvetica", 3.4, 7.0, WS_PALETTE_OKABE_ITO, 8};
-
-void ws_plot_set_style(const ws_style *s)
-{
-    style = *s;
-}
-
-const ws_style *ws_plot_style(void)
-{
-    return &style;
-}
-
 /* The palettes, 8 colours each, in the order of ws_plot_colour: Okabe &
  * Ito (2008), without black, which marks the frontier, and with the yellow
  * (#F0E442, invisible on white) moved last; Paul Tol's "bright"; greys
@@ -57,7 +44,7 @@ static const char *const palette[3][8] = {
 
 const char *ws_plot_colour(int i)
 {
-    return palette[style.palette][((i % 8) + 8) % 8];
+    return palette[ws_plot_style()->palette][((i % 8) + 8) % 8];
 }
 
 /* The one palette table of policies (see ws_plot_policy_looks): colours
