@@ -579,7 +579,7 @@ Test(plot, style_size_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeou
                            " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/q.png"
                            " 2>%s/err.txt", tmp, tmp), 2);
     char *e = slurp(tp("err.txt"));
-    cr_expect(strstr(e, "--style: style: size must be the base font size in points, 5 to 14"),
+    cr_expect(strstr(e, "wattsim: --style: size must be the base font size in points, 5 to 14"),
               "%s", e);
     free(e);
     cr_expect(!exists(tp("q.gp")) && !exists(tp("q.png")));

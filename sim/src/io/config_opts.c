@@ -22,8 +22,16 @@ void ws_config_relabel(ws_error *err, const char *key, const char *opt)
     /* the message quotes the key escaped (ws_fail): match it so */
     ws_text_escape(k, sizeof k, key);
     key = k;
-    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
+    /* "--set style: style: size ..." (a parser that names its key) */
+    snprintf(prefix, sizeof prefix, "--set %s: %s: ", key, key);
     size_t n = strlen(prefix);
+    if (!strncmp(err->msg, prefix, n)) {
+        snprintf(msg, sizeof msg, "%s: %s", opt, err->msg + n);
+        ws_fail(err, "%s", msg);
+        return;
+    }
+    snprintf(prefix, sizeof prefix, "--set %s: %s ", key, key);
+    n = strlen(prefix);
     if (!strncmp(err->msg, prefix, n)) {
         snprintf(msg, sizeof msg, "%s %s", opt, err->msg + n);
         ws_fail(err, "%s", msg);
