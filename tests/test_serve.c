@@ -410,6 +410,17 @@ Test(serve, database_refusals)
     cfg.db = tp("fifo.db");
     cr_assert_null(ws_server_start(&cfg, err, sizeof err));
     cr_assert(strstr(err, "fifo.db: not a regular file (a FIFO)"), "%s", err);
+    /* A path with terminal escapes is printed escaped (ws_name_show), in
+     * the refusals before and after SQLite opens it. */
+    cr_assert_eq(mkdir(tp("e\x1b[2J.db"), 0700), 0);
+    cfg.db = tp("e\x1b[2J.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(!strchr(err, '\x1b') && strstr(err, "e\\x1B[2J.db: not a regular file"), "%s", err);
+    write_file("x\x1b]0;t\x07.db", "not a database, but long enough to have a header page, and some more text\n");
+    cfg.db = tp("x\x1b]0;t\x07.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(!strchr(err, '\x1b') && !strchr(err, '\x07') && strstr(err, "x\\x1B]0;t\\x07.db: not a wattsim"),
+              "%s", err);
     /* The file is WAL. */
     cr_assert_eq(sqlite3_open(tp("bso.db"), &db), SQLITE_OK);
     sqlite3_stmt *s;

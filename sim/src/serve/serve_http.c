@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "serve_state.h"
+#include "wattsim/name.h"
 
 /* Latency histogram bucket bounds, seconds. */
 static const double BUCKETS[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
@@ -367,8 +368,9 @@ int ws_serve_main(const ws_serve_config *cfg)
         fprintf(stderr, "wattsim: serve: %s\n", err);
         return 2;
     }
+    char shown[512];
     fprintf(stderr, "wattsim serve: listening on %s:%d, database %s\n", cfg->host ? cfg->host : "127.0.0.1",
-            ws_server_port(srv), cfg->db);
+            ws_server_port(srv), ws_name_show(cfg->db, shown, sizeof shown));
     int sig = 0;
     sigwait(&set, &sig);
     fprintf(stderr, "wattsim serve: %s: draining and closing the database\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");

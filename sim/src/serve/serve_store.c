@@ -29,6 +29,7 @@
 
 #include "serve_state.h"
 #include "wattsim/input.h"
+#include "wattsim/name.h"
 
 #define WS_STORE_APP_ID 0x57535356   /* "WSSV" */
 #define WS_STORE_VERSION 2   /* 2: the calls table (wattsim policies' replay log) */
@@ -92,9 +93,11 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 
 ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
 {
+    char shown[512];
+    ws_name_show(path, shown, sizeof shown);   /* the path as typed: any bytes */
     ws_store *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, errsz, "%s: out of memory", path);
+        snprintf(err, errsz, "%s: out of memory", shown);
         return NULL;
     }
     s->lock_fd = -1;
@@ -103,24 +106,24 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         snprintf(err, errsz, "%s: not a regular file (%s); give --db a database file",
-                 path, ws_input_kind(sb.st_mode));
+                 shown, ws_input_kind(sb.st_mode));
         free(s);
         return NULL;
     }
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
-        snprintf(err, errsz, "%s: cannot open the database: %s", path,
+        snprintf(err, errsz, "%s: cannot open the database: %s", shown,
                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto fail;
     }
     s->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->lock_fd < 0) {
-        snprintf(err, errsz, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(err, errsz, "%s: cannot open: %s", shown, strerror(errno));
         goto fail;
     }
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
         snprintf(err, errsz, "%s: another wattsim serve uses this database (it is locked);"
-                 " stop it first, or give this one another --db", path);
+                 " stop it first, or give this one another --db", shown);
         goto fail;
     }
     sqlite3_busy_timeout(s->db, 5000);
@@ -129,7 +132,7 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
         || pragma_int(s->db, "PRAGMA user_version", &ver) != SQLITE_OK
         || pragma_int(s->db, "SELECT count(*) FROM sqlite_master", &n_tables) != SQLITE_OK) {
         snprintf(err, errsz, "%s: not a wattsim serve database (%s); give --db a new file",
-                 path, sqlite3_errmsg(s->db));
+                 shown, sqlite3_errmsg(s->db));
         goto fail;
     }
     if (app == 0 && ver == 0 && n_tables == 0) {
@@ -141,17 +144,17 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
             || sqlite3_exec(s->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK
             || sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK
             || sqlite3_exec(s->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
-            snprintf(err, errsz, "%s: cannot create the schema: %s", path, msg ? msg : "?");
+            snprintf(err, errsz, "%s: cannot create the schema: %s", shown, msg ? msg : "?");
             sqlite3_free(msg);
             goto fail;
         }
     } else if (app != WS_STORE_APP_ID) {
         snprintf(err, errsz, "%s: not a wattsim serve database (another program's: application_id %"
-                 PRId64 ", %" PRId64 " tables); give --db a new file", path, app, n_tables);
+                 PRId64 ", %" PRId64 " tables); give --db a new file", shown, app, n_tables);
         goto fail;
     } else if (ver != WS_STORE_VERSION) {
         snprintf(err, errsz, "%s: a wattsim serve database of schema version %" PRId64
-                 ", this wattsim reads version %d; use the wattsim that wrote it", path, ver,
+                 ", this wattsim reads version %d; use the wattsim that wrote it", shown, ver,
                  WS_STORE_VERSION);
         goto fail;
     }
@@ -166,7 +169,7 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
     }
     sqlite3_finalize(st);
     if (!wal || sqlite3_exec(s->db, pr, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, errsz, "%s: cannot set WAL mode and synchronous: %s", path,
+        snprintf(err, errsz, "%s: cannot set WAL mode and synchronous: %s", shown,
                  msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
         goto fail;
