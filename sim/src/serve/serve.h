@@ -38,8 +38,9 @@ void ws_store_close(ws_store *s);
 /* One request, no sockets. method "GET"/"POST"/..., path without the
  * query, job_id the query's job_id (NULL when absent), body of len bytes
  * (may be NULL). Returns the HTTP status and a malloc'd JSON body in
- * *out (never NULL on return). Thread-safe (requests are serialised on
- * the store). now: seconds, for job ids made up for Zeus's job_id null. */
+ * *out (never NULL on return). Thread-safe: requests of one job are
+ * serialised, of different jobs run at once (serve_store.c: job locks,
+ * group commit); the answer is made after its effect is committed. */
 int ws_serve_handle(ws_store *s, const char *method, const char *path, const char *job_id,
                     const char *body, size_t len, char **out);
 

@@ -162,9 +162,7 @@ char *ws_server_metrics(ws_server *srv)
         }                                                                                      \
         len += (size_t)k_;                                                                     \
     } while (0)
-    ws_store_lock(srv->store);
     const int64_t jobs = ws_store_count_jobs(srv->store);
-    ws_store_unlock(srv->store);
     pthread_mutex_lock(&srv->mu);
     OUT("# HELP wattsim_serve_requests_total Requests answered, by route and status.\n"
         "# TYPE wattsim_serve_requests_total counter\n");
@@ -198,6 +196,13 @@ char *ws_server_metrics(ws_server *srv)
     pthread_mutex_unlock(&srv->mu);
     OUT("# HELP wattsim_serve_jobs Jobs registered.\n# TYPE wattsim_serve_jobs gauge\nwattsim_serve_jobs %lld\n",
         (long long)jobs);
+    uint64_t commits = 0, writes = 0;
+    ws_store_commit_counts(srv->store, &commits, &writes);
+    OUT("# HELP wattsim_serve_commits_total Group commits (one transaction each).\n"
+        "# TYPE wattsim_serve_commits_total counter\nwattsim_serve_commits_total %llu\n"
+        "# HELP wattsim_serve_committed_requests_total Requests whose writes a group commit held.\n"
+        "# TYPE wattsim_serve_committed_requests_total counter\nwattsim_serve_committed_requests_total %llu\n",
+        (unsigned long long)commits, (unsigned long long)writes);
 #undef OUT
     return o;
 }
@@ -332,6 +337,7 @@ ws_server *ws_server_start(const ws_serve_config *cfg, char *err, size_t errsz)
 }
 
 int ws_server_port(const ws_server *srv) { return srv->port; }
+ws_store *ws_server_store(ws_server *srv) { return srv->store; }
 
 void ws_server_stop(ws_server *srv, int drain_s)
 {
