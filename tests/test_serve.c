@@ -1313,7 +1313,8 @@ Test(serve_concurrent, different_jobs_at_once_equal_one_thread)
     }
     for (int t = 0; t < 8; t++) pthread_join(th[t], NULL);
     uint64_t commits = 0, writes = 0;
-    ws_store_commit_counts(s, &commits, &writes);
+    uint64_t ckpts;
+    ws_store_commit_counts(s, &commits, &writes, &ckpts);
     ws_store_close(s);
     cr_log_info("%llu writes in %llu commits", (unsigned long long)writes, (unsigned long long)commits);
     cr_assert_gt(writes, 16 * 12 * 2);
@@ -1423,7 +1424,8 @@ Test(serve_concurrent, requests_share_a_commit)
         free(r);
     }
     uint64_t c0, w0, c1, w1;
-    ws_store_commit_counts(s, &c0, &w0);
+    uint64_t k0, k1;
+    ws_store_commit_counts(s, &c0, &w0, &k0);
     cr_assert_eq(c0, 8);
     cr_assert_eq(w0, 8);
     ws_store_job_lock(s, "held");
@@ -1439,7 +1441,7 @@ Test(serve_concurrent, requests_share_a_commit)
         cr_assert_eq(o[k].got[0][0], 200);
     }
     ws_store_job_unlock(s, "held");
-    ws_store_commit_counts(s, &c1, &w1);
+    ws_store_commit_counts(s, &c1, &w1, &k1);
     ws_store_close(s);
     cr_log_info("8 requests in %llu commits", (unsigned long long)(c1 - c0));
     cr_assert_eq(w1 - w0, 8);
@@ -1552,4 +1554,40 @@ Test(serve_concurrent, cache_cap_bounds_jobs_and_policy_instances)
     cr_assert_leq(live1, 1);
     free(got);
     free(want);
+}
+
+/* The WAL is checkpointed by the store's own thread (the connection's
+ * automatic checkpoint, run inside a COMMIT, is off): after writes of
+ * several times WS_STORE_CHECKPOINT_PAGES (1,000) pages, it ran and the
+ * WAL file stayed far smaller than what was written. */
+Test(serve_concurrent, checkpoints_run_in_their_thread)
+{
+    char err[512], *r;
+    ws_store *s = ws_store_open(tp("c.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    long retries = 0;
+    djob d = {s, 0, 16, 60, 0};
+    direct_jobs(&d);
+    cr_assert_eq(d.retries, 0);
+    (void)r;
+    uint64_t commits, writes, ckpts;
+    ws_store_commit_counts(s, &commits, &writes, &ckpts);
+    struct stat wal;
+    char path[600];
+    snprintf(path, sizeof path, "%s-wal", tp("c.db"));
+    cr_assert_eq(stat(path, &wal), 0);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(tp("c.db"), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    const long page = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ws_store_close(s);
+    (void)retries;
+    cr_log_info("%llu commits, %llu checkpoints, WAL %lld bytes (%lld pages)", (unsigned long long)commits,
+                (unsigned long long)ckpts, (long long)wal.st_size, (long long)(wal.st_size / page));
+    cr_assert_geq(ckpts, 1);
+    cr_assert_lt(wal.st_size / page, 4 * 1000 + 200, "the WAL grew to %lld pages", (long long)(wal.st_size / page));
 }

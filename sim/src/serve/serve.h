@@ -77,7 +77,8 @@ char *ws_server_metrics(ws_server *srv);
  * (a .so only in a folder of --allow-plugins, py: only of a package of
  * --allow-python: call ws_plugin_allow_dir / _python first) and loaded
  * now. 0, or -1 with a one-line message. ws_serve_policy_reset forgets
- * them all (and every instance). */
+ * them all: call it after every server that used them stopped (a job in
+ * a store's memory holds an instance of its policy). */
 int ws_serve_policy_add(const char *arg, char *err, size_t errsz);
 void ws_serve_policy_reset(void);
 

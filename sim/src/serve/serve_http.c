@@ -196,13 +196,16 @@ char *ws_server_metrics(ws_server *srv)
     pthread_mutex_unlock(&srv->mu);
     OUT("# HELP wattsim_serve_jobs Jobs registered.\n# TYPE wattsim_serve_jobs gauge\nwattsim_serve_jobs %lld\n",
         (long long)jobs);
-    uint64_t commits = 0, writes = 0;
-    ws_store_commit_counts(srv->store, &commits, &writes);
+    uint64_t commits = 0, writes = 0, checkpoints = 0;
+    ws_store_commit_counts(srv->store, &commits, &writes, &checkpoints);
     OUT("# HELP wattsim_serve_commits_total Group commits (one transaction each).\n"
         "# TYPE wattsim_serve_commits_total counter\nwattsim_serve_commits_total %llu\n"
         "# HELP wattsim_serve_committed_requests_total Requests whose writes a group commit held.\n"
         "# TYPE wattsim_serve_committed_requests_total counter\nwattsim_serve_committed_requests_total %llu\n",
         (unsigned long long)commits, (unsigned long long)writes);
+    OUT("# HELP wattsim_serve_checkpoints_total WAL checkpoints run by the checkpoint thread.\n"
+        "# TYPE wattsim_serve_checkpoints_total counter\nwattsim_serve_checkpoints_total %llu\n",
+        (unsigned long long)checkpoints);
 #undef OUT
     return o;
 }

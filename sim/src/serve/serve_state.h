@@ -118,8 +118,9 @@ int ws_store_write_end(ws_store *s, int ok, char *msg, size_t msgsz);
 /* For the tests: the next n group COMMITs fail (a commit hook turns them
  * into a rollback, as SQLite reports a failed COMMIT). */
 void ws_store_fail_commits(ws_store *s, int n);
-/* Group COMMITs run and requests' writes they held (for /metrics). */
-void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes);
+/* Group COMMITs run, requests' writes they held, checkpoints run by the
+ * checkpoint thread (for /metrics). */
+void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes, uint64_t *checkpoints);
 /* For the tests: the most jobs the cache keeps (default
  * WS_STORE_CACHE_MAX; then it starts over). */
 void ws_store_set_cache_max(ws_store *s, size_t n);

@@ -23,6 +23,16 @@
  *    COMMIT's fsync). A failed COMMIT fails every member (each drops what
  *    it changed in memory: its job and policy instance reload from the
  *    database); a failed write undoes its own savepoint only.
+ *  - Checkpoints off the requests' path: the connection's automatic
+ *    checkpoint (run inside a COMMIT, two fsyncs, while every other
+ *    request waits for the connection) is replaced by a thread with a
+ *    connection of its own that runs a PASSIVE checkpoint (it blocks no
+ *    writer) each time WS_STORE_CHECKPOINT_PAGES more pages are in the
+ *    WAL (sqlite3_wal_hook). A PASSIVE checkpoint cannot end the WAL
+ *    while writes keep coming, so at 4 times that the COMMIT's thread
+ *    runs one itself (it copies only what the thread has not). Durability
+ *    does not depend on checkpoints: a committed transaction is in the
+ *    WAL.
  *  - The job cache: a job as its last committed request left it (at most
  *    cache_max, WS_STORE_CACHE_MAX by default, then the cache starts
  *    over), taken out by a request and put back only after its COMMIT, so
@@ -61,6 +71,10 @@
 #define WS_STORE_STRIPES 256
 #define WS_STORE_GROUP_WAIT_NS 1000000L
 
+/* The WAL pages past which the checkpointer runs (SQLite's automatic
+ * checkpoint's default). */
+#define WS_STORE_CHECKPOINT_PAGES 1000
+
 /* A member of a group: its result, filled in by the leader. */
 typedef struct member {
     struct member *next;
@@ -85,6 +99,15 @@ struct ws_store {
     member *members;
     pthread_cond_t joined_cv, done_cv;
     int fail_commits;                       /* ws_store_fail_commits */
+    /* The checkpointer: its connection and thread, asked (ck_due) by the
+     * WAL hook, told to stop (ck_stop), under ck_mu. */
+    sqlite3 *ck_db;
+    pthread_t ck_thread;
+    int ck_started, ck_due, ck_stop;
+    int ck_mark;                            /* WAL pages at the last request (wal_hook, under db_mu) */
+    uint64_t checkpoints;
+    pthread_mutex_t ck_mu;
+    pthread_cond_t ck_cv;
     uint64_t commits, writes;               /* ws_store_commit_counts */
     struct {
         const char *sql;
@@ -135,6 +158,51 @@ static int commit_hook(void *arg)
     if (s->fail_commits <= 0) return 0;
     s->fail_commits--;
     return 1;
+}
+
+/* After a COMMIT: the pages in the WAL (the connection's own hook, in
+ * place of its automatic checkpoint). */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)name;
+    ws_store *s = arg;
+    /* The thread's PASSIVE checkpoints do not end the WAL while writes
+     * keep coming (a new one begins at a WAL the checkpoint has copied
+     * entirely): past 4 times the threshold, one here, with no write in
+     * between (it copies what the thread has not yet). */
+    if (pages >= 4 * WS_STORE_CHECKPOINT_PAGES) {
+        sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        s->ck_mark = 0;
+        return SQLITE_OK;
+    }
+    if (pages < s->ck_mark) s->ck_mark = 0;   /* a new WAL began */
+    if (pages - s->ck_mark >= WS_STORE_CHECKPOINT_PAGES) {
+        s->ck_mark = pages;
+        pthread_mutex_lock(&s->ck_mu);
+        s->ck_due = 1;
+        pthread_cond_signal(&s->ck_cv);
+        pthread_mutex_unlock(&s->ck_mu);
+    }
+    return SQLITE_OK;
+}
+
+static void *checkpointer(void *arg)
+{
+    ws_store *s = arg;
+    pthread_mutex_lock(&s->ck_mu);
+    for (;;) {
+        while (!s->ck_due && !s->ck_stop) pthread_cond_wait(&s->ck_cv, &s->ck_mu);
+        if (s->ck_stop) break;
+        s->ck_due = 0;
+        pthread_mutex_unlock(&s->ck_mu);
+        /* PASSIVE: copies what no reader needs, waits for nobody; an
+         * error (a busy database) leaves it to the next time. */
+        sqlite3_wal_checkpoint_v2(s->ck_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_lock(&s->ck_mu);
+        s->checkpoints++;
+    }
+    pthread_mutex_unlock(&s->ck_mu);
+    return NULL;
 }
 
 ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
@@ -220,6 +288,24 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
         sqlite3_free(msg);
         goto fail;
     }
+    char *cmsg = NULL;
+    if (sqlite3_open_v2(path, &s->ck_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK
+        || sqlite3_exec(s->ck_db, pr, NULL, NULL, &cmsg) != SQLITE_OK) {
+        snprintf(err, errsz, "%s: cannot open the database's checkpoint connection: %s", shown,
+                 cmsg ? cmsg : s->ck_db ? sqlite3_errmsg(s->ck_db) : "out of memory");
+        sqlite3_free(cmsg);
+        goto fail;
+    }
+    pthread_mutex_init(&s->ck_mu, NULL);
+    pthread_cond_init(&s->ck_cv, NULL);
+    if (pthread_create(&s->ck_thread, NULL, checkpointer, s) != 0) {
+        snprintf(err, errsz, "%s: cannot start the checkpoint thread", shown);
+        pthread_mutex_destroy(&s->ck_mu);
+        pthread_cond_destroy(&s->ck_cv);
+        goto fail;
+    }
+    s->ck_started = 1;
+    sqlite3_wal_hook(s->db, wal_hook, s);   /* replaces the automatic checkpoint */
     pthread_mutex_init(&s->db_mu, NULL);
     pthread_mutex_init(&s->cache_mu, NULL);
     for (int i = 0; i < WS_STORE_STRIPES; i++) pthread_mutex_init(&s->job_mu[i], NULL);
@@ -238,10 +324,24 @@ ws_store *ws_store_open(const char *path, int sync, char *err, size_t errsz)
     pthread_mutex_unlock(&serial_mu);
     return s;
 fail:
+    if (s->ck_db) sqlite3_close(s->ck_db);
     if (s->db) sqlite3_close(s->db);
     if (s->lock_fd >= 0) close(s->lock_fd);
     free(s);
     return NULL;
+}
+
+static void checkpointer_stop(ws_store *s)
+{
+    if (!s->ck_started) return;
+    pthread_mutex_lock(&s->ck_mu);
+    s->ck_stop = 1;
+    pthread_cond_signal(&s->ck_cv);
+    pthread_mutex_unlock(&s->ck_mu);
+    pthread_join(s->ck_thread, NULL);
+    pthread_mutex_destroy(&s->ck_mu);
+    pthread_cond_destroy(&s->ck_cv);
+    s->ck_started = 0;
 }
 
 static uint64_t id_hash(const char *id)
@@ -320,8 +420,10 @@ void ws_store_close(ws_store *s)
 {
     if (!s) return;
     cache_clear(s);
+    checkpointer_stop(s);
+    sqlite3_close(s->ck_db);
     for (int i = 0; i < s->n_stmt; i++) sqlite3_finalize(s->stmt[i].st);
-    sqlite3_close(s->db);
+    sqlite3_close(s->db);   /* the last connection: it checkpoints the WAL */
     /* After the connection: closing another descriptor of the file would
      * drop SQLite's own POSIX locks. */
     if (s->lock_fd >= 0) close(s->lock_fd);
@@ -342,12 +444,15 @@ void ws_store_fail_commits(ws_store *s, int n)
     pthread_mutex_unlock(&s->db_mu);
 }
 
-void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes)
+void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes, uint64_t *checkpoints)
 {
     pthread_mutex_lock(&s->db_mu);
     *commits = s->commits;
     *writes = s->writes;
     pthread_mutex_unlock(&s->db_mu);
+    pthread_mutex_lock(&s->ck_mu);
+    *checkpoints = s->checkpoints;
+    pthread_mutex_unlock(&s->ck_mu);
 }
 
 /* --------------------------------------------------- locks and groups */
