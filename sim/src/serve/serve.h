@@ -4,7 +4,8 @@
  * libmicrohttpd and SQLite).
  *
  *   serve_store.c  the database: schema and its version, the one-server
- *                  lock, transactions, rows of jobs, trials and arms
+ *                  lock, the jobs' locks, group commit, the checkpoint
+ *                  thread, the job cache, rows of jobs, trials and arms
  *   serve_zeus.c   the decisions of Zeus's server (explorer, then the
  *                  Gaussian Thompson-sampling MAB), on one job's rows
  *   serve_api.c    the requests: routing, JSON, validation, status codes
