@@ -115,9 +115,10 @@ void ws_store_job_unlock(ws_store *s, const char *job_id);
  * lock have joined (or 1 ms). */
 int ws_store_write_begin(ws_store *s, char *msg, size_t msgsz);
 int ws_store_write_end(ws_store *s, int ok, char *msg, size_t msgsz);
-/* For the tests: the next n group COMMITs fail (a commit hook turns them
- * into a rollback, as SQLite reports a failed COMMIT). */
-void ws_store_fail_commits(ws_store *s, int n);
+/* For the tests: of the next group COMMITs, every `every`th fails, n of
+ * them (a commit hook turns them into a rollback, which SQLite reports as
+ * the COMMIT's failure). */
+void ws_store_fail_commits(ws_store *s, int n, int every);
 /* Group COMMITs run, requests' writes they held, checkpoints run by the
  * checkpoint thread (for /metrics). */
 void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes, uint64_t *checkpoints);

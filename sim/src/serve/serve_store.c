@@ -98,7 +98,7 @@ struct ws_store {
     int open, n_active, n_joined, leading, broken;
     member *members;
     pthread_cond_t joined_cv, done_cv;
-    int fail_commits;                       /* ws_store_fail_commits */
+    int fail_commits, fail_every, n_hooked; /* ws_store_fail_commits */
     /* The checkpointer: its connection and thread, asked (ck_due) by the
      * WAL hook, told to stop (ck_stop), under ck_mu. */
     sqlite3 *ck_db;
@@ -155,7 +155,7 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 static int commit_hook(void *arg)
 {
     ws_store *s = arg;
-    if (s->fail_commits <= 0) return 0;
+    if (s->fail_commits <= 0 || ++s->n_hooked % s->fail_every) return 0;
     s->fail_commits--;
     return 1;
 }
@@ -437,10 +437,12 @@ void ws_store_close(ws_store *s)
 
 uint64_t ws_store_serial(const ws_store *s) { return s->serial; }
 
-void ws_store_fail_commits(ws_store *s, int n)
+void ws_store_fail_commits(ws_store *s, int n, int every)
 {
     pthread_mutex_lock(&s->db_mu);
     s->fail_commits = n;
+    s->fail_every = every > 0 ? every : 1;
+    s->n_hooked = 0;
     pthread_mutex_unlock(&s->db_mu);
 }
 
