@@ -363,10 +363,6 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
     ws_sv_job old;
     int rc;
     if (!has_id) {
-        if (strlen(j.spec.prefix) + 10 > WS_SERVE_MAX_ID) {
-            ws_sv_spec_free(&j.spec);
-            return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 9);
-        }
         /* Zeus: prefix-<8 hex of sha256(time)>, drawn until unused. */
         for (unsigned k = 0;; k++) {
             struct timespec ts;
@@ -378,8 +374,12 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
             ws_sha256_init(&sh);
             ws_sha256_update(&sh, t, strlen(t));
             ws_sha256_final(&sh, h);
-            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%s-%02x%02x%02x%02x", j.spec.prefix, h[0], h[1],
-                     h[2], h[3]);
+            if (strlen(j.spec.prefix) + 10 > WS_SERVE_MAX_ID) {
+                ws_sv_spec_free(&j.spec);
+                return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 9);
+            }
+            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%.*s-%02x%02x%02x%02x", WS_SERVE_MAX_ID - 9,
+                     j.spec.prefix, h[0], h[1], h[2], h[3]);
             ws_store_job_lock(s, j.spec.job_id);
             rc = get_job(s, j.spec.job_id, &old, out);
             if (rc != 1) break;
