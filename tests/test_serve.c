@@ -1582,3 +1582,33 @@ Test(serve_concurrent, checkpoints_run_in_their_thread)
     cr_assert_geq(ckpts, 1);
     cr_assert_lt(wal.st_size / page, 4 * 1000 + 200, "the WAL grew to %lld pages", (long long)(wal.st_size / page));
 }
+
+/* Zeus's job_id null: the server makes one (prefix-8 hex), under that
+ * id's lock; a prefix too long for it (over 390 bytes: the id has at
+ * most 400) is a 422 that says so. */
+Test(serve_concurrent, made_up_job_ids)
+{
+    char err[512], body[1024], *r;
+    ws_store *s = ws_store_open(tp("m.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    char prefix[400];
+    memset(prefix, 'p', 391);
+    prefix[391] = 0;
+    for (int k = 0; k < 3; k++) {
+        if (k == 2) prefix[390] = 0;   /* 390 bytes: the longest that fits */
+        snprintf(body, sizeof body, "{\"job_id_prefix\":\"%s\",\"batch_sizes\":[32,64],\"default_batch_size\":64,"
+                 "\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}", k ? prefix : "mk");
+        const int st = hreq(s, "POST", "/jobs", NULL, body, &r);
+        if (k == 1) {
+            cr_assert_eq(st, 422, "%s", r);
+            cr_assert(strstr(r, "\"loc\":[\"body\",\"job_id_prefix\"],\"msg\":\"longer than 390 bytes\""), "%s", r);
+        } else {
+            cr_assert_eq(st, 201, "%s", r);
+            cr_assert(strstr(r, k ? "\"job_id\":\"ppp" : "\"job_id\":\"mk-"), "%s", r);
+            const char *id = strstr(r, "\"job_id\":\"") + 10;
+            cr_assert_eq(strchr(id, '"') - id, k ? 390 + 9 : 2 + 9, "%s", r);   /* prefix-8 hex */
+        }
+        free(r);
+    }
+    ws_store_close(s);
+}

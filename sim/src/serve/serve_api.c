@@ -376,9 +376,9 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
             ws_sha256_final(&sh, h);
             if (strlen(j.spec.prefix) + 10 > WS_SERVE_MAX_ID) {
                 ws_sv_spec_free(&j.spec);
-                return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 9);
+                return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 10);
             }
-            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%.*s-%02x%02x%02x%02x", WS_SERVE_MAX_ID - 9,
+            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%.*s-%02x%02x%02x%02x", WS_SERVE_MAX_ID - 10,
                      j.spec.prefix, h[0], h[1], h[2], h[3]);
             ws_store_job_lock(s, j.spec.job_id);
             rc = get_job(s, j.spec.job_id, &old, out);
