@@ -410,6 +410,17 @@ Test(serve, database_refusals)
     cfg.db = tp("fifo.db");
     cr_assert_null(ws_server_start(&cfg, err, sizeof err));
     cr_assert(strstr(err, "fifo.db: not a regular file (a FIFO)"), "%s", err);
+    /* A path with terminal escapes is printed escaped (ws_name_show), in
+     * the refusals before and after SQLite opens it. */
+    cr_assert_eq(mkdir(tp("e\x1b[2J.db"), 0700), 0);
+    cfg.db = tp("e\x1b[2J.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(!strchr(err, '\x1b') && strstr(err, "e\\x1B[2J.db: not a regular file"), "%s", err);
+    write_file("x\x1b]0;t\x07.db", "not a database, but long enough to have a header page, and some more text\n");
+    cfg.db = tp("x\x1b]0;t\x07.db");
+    cr_assert_null(ws_server_start(&cfg, err, sizeof err));
+    cr_assert(!strchr(err, '\x1b') && !strchr(err, '\x07') && strstr(err, "x\\x1B]0;t\\x07.db: not a wattsim"),
+              "%s", err);
     /* The file is WAL. */
     cr_assert_eq(sqlite3_open(tp("bso.db"), &db), SQLITE_OK);
     sqlite3_stmt *s;
@@ -1164,4 +1175,440 @@ Test(serve_client, api_simulate_http_equals_zeus)
     cr_assert_str_eq(got, want);
     free(want);
     free(got);
+}
+
+/* ------------------------------------- concurrency, group commit, memory
+ *
+ * Requests through ws_serve_handle (no sockets, so as many at once as
+ * there are threads): one job's requests serialised, different jobs'
+ * concurrent, their writes committed in groups; a failed group commit
+ * fails every request in it and leaves memory equal to the database; the
+ * job cache (and the policy instances it carries) bounded.
+ */
+
+static int hreq(ws_store *s, const char *method, const char *path, const char *job_id, const char *body, char **out)
+{
+    return ws_serve_handle(s, method, path, job_id, body, body ? strlen(body) : 0, out);
+}
+
+/* One job's life (register, RUNS predict + report runs), each request
+ * sent again while it fails with a 500 (counted in *retries). */
+static void direct_job(ws_store *s, const char *id, int seed, int runs, long *retries)
+{
+    char body[512], *r;
+    int st;
+    snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"job_id_prefix\":\"%c\",\"batch_sizes\":[16,32,64,128,256],"
+             "\"default_batch_size\":64,\"eta_knob\":0.5,\"beta_knob\":2.0,\"max_epochs\":5,\"mab_seed\":%d,"
+             "\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}", id, id[0], seed);
+    while ((st = hreq(s, "POST", "/jobs", NULL, body, &r)) == 500) free(r), (*retries)++;
+    cr_assert(st == 201 || st == 200, "%s: %d %s", id, st, r);
+    free(r);
+    for (int run = 0; run < runs; run++) {
+        while ((st = hreq(s, "GET", "/jobs/batch_size", id, NULL, &r)) == 500) free(r), (*retries)++;
+        cr_assert_eq(st, 200, "%s: %s", id, r);
+        long long bs = 0, n = 0;
+        cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &bs, &n), 2);
+        free(r);
+        const double d = bs > 64 ? (double)bs / 64 : 64.0 / (double)bs;
+        for (int epoch = 1; epoch <= 5; epoch++) {
+            snprintf(body, sizeof body, "{\"job_id\":\"%s\",\"batch_size\":%lld,\"trial_number\":%lld,\"time\":%.17g,"
+                     "\"energy\":%.17g,\"metric\":%.17g,\"current_epoch\":%d}", id, bs, n,
+                     epoch * (10 + 3 * d + (double)(n % 3)), epoch * (1500 + 400 * d + (double)(n % 7) * 10),
+                     bs == 16 ? 0.1 : 0.2 * epoch - 0.01 * d, epoch);
+            while ((st = hreq(s, "POST", "/report", NULL, body, &r)) == 500) free(r), (*retries)++;
+            cr_assert_eq(st, 200, "%s: %s", id, r);
+            const int stop = strstr(r, "\"stop_train\":true") != NULL;
+            free(r);
+            if (stop) break;
+        }
+    }
+}
+
+typedef struct djob {
+    ws_store *s;
+    int first, n, runs;
+    long retries;
+} djob;
+
+/* Jobs z-FIRST.. (Zeus's decisions) and g-FIRST.. (gts), seeds by index. */
+static void *direct_jobs(void *arg)
+{
+    djob *d = arg;
+    char id[32];
+    for (int k = d->first; k < d->first + d->n; k++) {
+        snprintf(id, sizeof id, "%c-%d", k % 2 ? 'g' : 'z', k);
+        direct_job(d->s, id, 20 + k, d->runs, &d->retries);
+    }
+    return NULL;
+}
+
+/* The same jobs, in THREADS threads (each its own jobs), the store's
+ * cache keeping at most cache_max jobs (0: the default); `fail` group
+ * COMMITs fail, one in 7 (ws_store_fail_commits); returns the database's
+ * rows. */
+static char *direct_run(const char *name, int threads, int jobs_per_thread, int runs, size_t cache_max, int fail,
+                        long *retries)
+{
+    char err[512];
+    ws_store *s = ws_store_open(tp(name), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    if (cache_max) ws_store_set_cache_max(s, cache_max);
+    pthread_t th[16];
+    djob d[16];
+    ws_store_fail_commits(s, fail, 7);
+    for (int t = 0; t < threads; t++) {
+        d[t] = (djob){s, t * jobs_per_thread, jobs_per_thread, runs, 0};
+        cr_assert_eq(pthread_create(&th[t], NULL, direct_jobs, &d[t]), 0);
+    }
+    *retries = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(th[t], NULL);
+        *retries += d[t].retries;
+    }
+    ws_store_fail_commits(s, 0, 1);
+    ws_store_close(s);
+    return dump_db(tp(name));
+}
+
+static void policy_g_gts(void)
+{
+    tmpdir_make("/tmp/wsserve.XXXXXX");
+    char err[512];
+    cr_assert_eq(ws_serve_policy_add("g=gts", err, sizeof err), 0, "%s", err);
+}
+
+static void policy_reset_rm(void)
+{
+    ws_serve_policy_reset();
+    tmpdir_remove();
+}
+
+TestSuite(serve_concurrent, .init = policy_g_gts, .fini = policy_reset_rm, .timeout = 120);
+
+/* 8 threads on 16 jobs (Zeus's and gts's) at once: every row equals one
+ * thread's run of the same jobs. */
+Test(serve_concurrent, different_jobs_at_once_equal_one_thread)
+{
+    long retries;
+    char *want = direct_run("one.db", 1, 16, 12, 0, 0, &retries);
+    cr_assert(strstr(want, "\nz-0|1|"), "Zeus's job reached its MAB stage:\n%s", want);
+    cr_assert(strstr(want, "\ng-1|2|1|"), "gts's calls were logged:\n%s", want);
+    char err[512];
+    ws_store *s = ws_store_open(tp("eight.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    pthread_t th[8];
+    djob d[8];
+    for (int t = 0; t < 8; t++) {
+        d[t] = (djob){s, 2 * t, 2, 12, 0};
+        cr_assert_eq(pthread_create(&th[t], NULL, direct_jobs, &d[t]), 0);
+    }
+    for (int t = 0; t < 8; t++) pthread_join(th[t], NULL);
+    uint64_t commits = 0, writes = 0;
+    uint64_t ckpts;
+    ws_store_commit_counts(s, &commits, &writes, &ckpts);
+    ws_store_close(s);
+    cr_log_info("%llu writes in %llu commits", (unsigned long long)writes, (unsigned long long)commits);
+    cr_assert_gt(writes, 16 * 12 * 2);
+    cr_assert_leq(commits, writes);
+    char *got = dump_db(tp("eight.db"));
+    cr_assert_str_eq(got, want);
+    free(want);
+    free(got);
+}
+
+/* Many threads predicting for ONE job at once are served one at a time:
+ * trial numbers 1..N, each once, with the batch sizes Zeus's server gives
+ * N predicts in a row (the default first, then concurrent trials). */
+typedef struct one_job {
+    ws_store *s;
+    int n;
+    long long got[64][2];
+} one_job;
+
+static void *predict_one_job(void *arg)
+{
+    one_job *o = arg;
+    for (int k = 0; k < o->n; k++) {
+        char *r;
+        const int st = hreq(o->s, "GET", "/jobs/batch_size", "z-0", NULL, &r);
+        if (st != 200 || sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld",
+                                &o->got[k][0], &o->got[k][1]) != 2)
+            o->got[k][1] = -1;
+        free(r);
+    }
+    return NULL;
+}
+
+Test(serve_concurrent, one_job_serialised)
+{
+    char err[512], *r;
+    const char *spec = "{\"job_id\":\"z-0\",\"job_id_prefix\":\"z\",\"batch_sizes\":[16,32,64,128,256],"
+                       "\"default_batch_size\":64,\"max_epochs\":5,\"mab_seed\":3,\"max_power\":250,"
+                       "\"number_of_gpus\":1,\"gpu_model\":\"a40\"}";
+    /* The reference: 48 predicts in a row. */
+    ws_store *s = ws_store_open(tp("seq.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(hreq(s, "POST", "/jobs", NULL, spec, &r), 201, "%s", r);
+    free(r);
+    long long want[49];
+    for (int n = 1; n <= 48; n++) {
+        cr_assert_eq(hreq(s, "GET", "/jobs/batch_size", "z-0", NULL, &r), 200, "%s", r);
+        long long tn = 0;
+        cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &want[n], &tn),
+                     2);
+        cr_assert_eq(tn, n);
+        free(r);
+    }
+    ws_store_close(s);
+    /* 8 threads x 6 predicts at once, with 8 other threads on other jobs. */
+    s = ws_store_open(tp("par.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(hreq(s, "POST", "/jobs", NULL, spec, &r), 201, "%s", r);
+    free(r);
+    pthread_t th[8], other[8];
+    one_job o[8];
+    djob d[8];
+    for (int t = 0; t < 8; t++) {
+        o[t].s = s;
+        o[t].n = 6;
+        d[t] = (djob){s, 2 + 2 * t, 2, 4, 0};
+        cr_assert_eq(pthread_create(&th[t], NULL, predict_one_job, &o[t]), 0);
+        cr_assert_eq(pthread_create(&other[t], NULL, direct_jobs, &d[t]), 0);
+    }
+    int seen[49] = {0};
+    for (int t = 0; t < 8; t++) {
+        pthread_join(th[t], NULL);
+        pthread_join(other[t], NULL);
+        for (int k = 0; k < 6; k++) {
+            const long long n = o[t].got[k][1];
+            cr_assert(n >= 1 && n <= 48, "thread %d predict %d: trial %lld", t, k, n);
+            cr_assert_eq(seen[n]++, 0, "trial %lld answered twice", n);
+            cr_assert_eq(o[t].got[k][0], want[n], "trial %lld: %lld, not %lld", n, o[t].got[k][0], want[n]);
+        }
+    }
+    ws_store_close(s);
+}
+
+/* A group's leader commits once every request holding a job's lock has
+ * joined (or after 1 ms): while this thread holds one, 8 requests of
+ * other jobs made at once share COMMITs, and each replies after its own
+ * group committed (its trial is in the database). */
+static void *one_predict(void *arg)
+{
+    one_job *o = arg;
+    char id[16], *r;
+    snprintf(id, sizeof id, "z-%d", o->n);
+    o->got[0][0] = hreq(o->s, "GET", "/jobs/batch_size", id, NULL, &r);
+    free(r);
+    return NULL;
+}
+
+Test(serve_concurrent, requests_share_a_commit)
+{
+    char err[512], body[256], *r;
+    ws_store *s = ws_store_open(tp("g.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    for (int k = 0; k < 8; k++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"z-%d\",\"job_id_prefix\":\"z\",\"batch_sizes\":[32,64],"
+                 "\"default_batch_size\":64,\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}", k);
+        cr_assert_eq(hreq(s, "POST", "/jobs", NULL, body, &r), 201);
+        free(r);
+    }
+    uint64_t c0, w0, c1, w1;
+    uint64_t k0, k1;
+    ws_store_commit_counts(s, &c0, &w0, &k0);
+    cr_assert_eq(c0, 8);
+    cr_assert_eq(w0, 8);
+    ws_store_job_lock(s, "held");
+    pthread_t th[8];
+    one_job o[8];
+    for (int k = 0; k < 8; k++) {
+        o[k].s = s;
+        o[k].n = k;
+        cr_assert_eq(pthread_create(&th[k], NULL, one_predict, &o[k]), 0);
+    }
+    for (int k = 0; k < 8; k++) {
+        pthread_join(th[k], NULL);
+        cr_assert_eq(o[k].got[0][0], 200);
+    }
+    ws_store_job_unlock(s, "held");
+    ws_store_commit_counts(s, &c1, &w1, &k1);
+    ws_store_close(s);
+    cr_log_info("8 requests in %llu commits", (unsigned long long)(c1 - c0));
+    cr_assert_eq(w1 - w0, 8);
+    cr_assert_lt(c1 - c0, 8, "no group held two requests' writes");
+    char *rows = dump_db(tp("g.db"));
+    for (int k = 0; k < 8; k++) {
+        char row[32];
+        snprintf(row, sizeof row, "\nz-%d|1|64|", k);
+        cr_assert(strstr(rows, row), "%s", rows);
+    }
+    free(rows);
+}
+
+/* A group COMMIT that fails: its requests are 500s with the message, and
+ * memory stays equal to the database (the jobs and gts's instances are
+ * read again): clients that send them again end with exactly the rows of
+ * a run without failures, also with 8 threads (groups of several). */
+Test(serve_concurrent, failed_group_commit_fails_its_requests)
+{
+    char err[512], *r;
+    ws_store *s = ws_store_open(tp("f.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(hreq(s, "POST", "/jobs", NULL, "{\"job_id\":\"z-1\",\"job_id_prefix\":\"z\",\"batch_sizes\":[32,64],"
+                 "\"default_batch_size\":64,\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}", &r), 201);
+    free(r);
+    ws_store_fail_commits(s, 1, 1);
+    cr_assert_eq(hreq(s, "GET", "/jobs/batch_size", "z-1", NULL, &r), 500);
+    cr_assert(strstr(r, "{\"message\":\"database: COMMIT failed: "), "%s", r);
+    free(r);
+    cr_assert_eq(hreq(s, "GET", "/jobs/batch_size", "z-1", NULL, &r), 200);
+    cr_assert_str_eq(r, "{\"job_id\":\"z-1\",\"batch_size\":64,\"trial_number\":1}");
+    free(r);
+    ws_store_close(s);
+
+    long retries;
+    char *want = direct_run("ref.db", 1, 8, 10, 0, 0, &retries);
+    cr_assert_eq(retries, 0);
+    char *got = direct_run("one.db", 1, 8, 10, 0, 12, &retries);
+    cr_assert_eq(retries, 12, "%ld requests failed", retries);
+    cr_assert_str_eq(got, want);
+    free(got);
+    got = direct_run("eight.db", 8, 1, 10, 0, 12, &retries);
+    cr_assert_geq(retries, 12, "only %ld requests failed", retries);
+    cr_log_info("%ld requests failed and were sent again", retries);
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+}
+
+/* Memory bounded: more jobs than the cache keeps (here 3, and 1), Zeus's
+ * and gts's interleaved: the same rows as with the default cache (jobs
+ * and gts instances evicted are read and replayed again), and no more
+ * policy instances in memory than the cache holds. */
+typedef struct rr {
+    ws_store *s;
+    long max_live;
+} rr;
+
+static char *round_robin(const char *name, size_t cache_max, long *max_live)
+{
+    char err[512], id[32], body[512], *r;
+    ws_store *s = ws_store_open(tp(name), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    if (cache_max) ws_store_set_cache_max(s, cache_max);
+    enum { JOBS = 10, RUNS = 8 };
+    long long bs[JOBS], n[JOBS];
+    *max_live = 0;
+    for (int k = 0; k < JOBS; k++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"%c-%d\",\"job_id_prefix\":\"%c\",\"batch_sizes\":[16,32,64,128],"
+                 "\"default_batch_size\":64,\"max_epochs\":5,\"mab_seed\":%d,\"max_power\":250,\"number_of_gpus\":1,"
+                 "\"gpu_model\":\"a40\"}", k % 2 ? 'g' : 'z', k, k % 2 ? 'g' : 'z', k);
+        cr_assert_eq(hreq(s, "POST", "/jobs", NULL, body, &r), 201, "%s", r);
+        free(r);
+    }
+    for (int run = 0; run < RUNS; run++) {
+        for (int k = 0; k < JOBS; k++) {   /* every job's predict, then every job's report */
+            snprintf(id, sizeof id, "%c-%d", k % 2 ? 'g' : 'z', k);
+            cr_assert_eq(hreq(s, "GET", "/jobs/batch_size", id, NULL, &r), 200, "%s", r);
+            cr_assert_eq(sscanf(strstr(r, "\"batch_size\":"), "\"batch_size\":%lld,\"trial_number\":%lld", &bs[k],
+                                &n[k]), 2);
+            free(r);
+            if (ws_svp_instances() > *max_live) *max_live = ws_svp_instances();
+        }
+        for (int k = 0; k < JOBS; k++) {
+            snprintf(body, sizeof body, "{\"job_id\":\"%c-%d\",\"batch_size\":%lld,\"trial_number\":%lld,\"time\":%lld,"
+                     "\"energy\":%lld,\"metric\":%s,\"current_epoch\":5}", k % 2 ? 'g' : 'z', k, bs[k], n[k],
+                     100 + (bs[k] - 64) * (bs[k] - 64) / 64 + n[k] % 3, 20000 + 7 * bs[k] + 13 * (n[k] % 5),
+                     bs[k] == 16 ? "0.1" : "0.9");
+            cr_assert_eq(hreq(s, "POST", "/report", NULL, body, &r), 200, "%s", r);
+            free(r);
+            if (ws_svp_instances() > *max_live) *max_live = ws_svp_instances();
+        }
+    }
+    ws_store_close(s);
+    cr_assert_eq(ws_svp_instances(), 0, "instances left after the store closed");
+    return dump_db(tp(name));
+}
+
+Test(serve_concurrent, cache_cap_bounds_jobs_and_policy_instances)
+{
+    long live_all, live3, live1;
+    char *want = round_robin("all.db", 0, &live_all);
+    cr_assert_eq(live_all, 5, "the 5 gts jobs' instances");
+    char *got = round_robin("three.db", 3, &live3);
+    cr_assert_str_eq(got, want);
+    cr_assert_leq(live3, 3);
+    free(got);
+    got = round_robin("one.db", 1, &live1);
+    cr_assert_str_eq(got, want);
+    cr_assert_leq(live1, 1);
+    free(got);
+    free(want);
+}
+
+/* The WAL is checkpointed by the store's own thread (the connection's
+ * automatic checkpoint, run inside a COMMIT, is off): after writes of
+ * several times WS_STORE_CHECKPOINT_PAGES (1,000) pages, it ran and the
+ * WAL file stayed far smaller than what was written. */
+Test(serve_concurrent, checkpoints_run_in_their_thread)
+{
+    char err[512], *r;
+    ws_store *s = ws_store_open(tp("c.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    long retries = 0;
+    djob d = {s, 0, 16, 60, 0};
+    direct_jobs(&d);
+    cr_assert_eq(d.retries, 0);
+    (void)r;
+    uint64_t commits, writes, ckpts;
+    ws_store_commit_counts(s, &commits, &writes, &ckpts);
+    struct stat wal;
+    char path[600];
+    snprintf(path, sizeof path, "%s-wal", tp("c.db"));
+    cr_assert_eq(stat(path, &wal), 0);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(tp("c.db"), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    const long page = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ws_store_close(s);
+    (void)retries;
+    cr_log_info("%llu commits, %llu checkpoints, WAL %lld bytes (%lld pages)", (unsigned long long)commits,
+                (unsigned long long)ckpts, (long long)wal.st_size, (long long)(wal.st_size / page));
+    cr_assert_geq(ckpts, 1);
+    cr_assert_lt(wal.st_size / page, 4 * 1000 + 200, "the WAL grew to %lld pages", (long long)(wal.st_size / page));
+}
+
+/* Zeus's job_id null: the server makes one (prefix-8 hex), under that
+ * id's lock; a prefix too long for it (over 390 bytes: the id has at
+ * most 400) is a 422 that says so. */
+Test(serve_concurrent, made_up_job_ids)
+{
+    char err[512], body[1024], *r;
+    ws_store *s = ws_store_open(tp("m.db"), 0, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    char prefix[400];
+    memset(prefix, 'p', 391);
+    prefix[391] = 0;
+    for (int k = 0; k < 3; k++) {
+        if (k == 2) prefix[390] = 0;   /* 390 bytes: the longest that fits */
+        snprintf(body, sizeof body, "{\"job_id_prefix\":\"%s\",\"batch_sizes\":[32,64],\"default_batch_size\":64,"
+                 "\"max_power\":250,\"number_of_gpus\":1,\"gpu_model\":\"a40\"}", k ? prefix : "mk");
+        const int st = hreq(s, "POST", "/jobs", NULL, body, &r);
+        if (k == 1) {
+            cr_assert_eq(st, 422, "%s", r);
+            cr_assert(strstr(r, "\"loc\":[\"body\",\"job_id_prefix\"],\"msg\":\"longer than 390 bytes\""), "%s", r);
+        } else {
+            cr_assert_eq(st, 201, "%s", r);
+            cr_assert(strstr(r, k ? "\"job_id\":\"ppp" : "\"job_id\":\"mk-"), "%s", r);
+            const char *id = strstr(r, "\"job_id\":\"") + 10;
+            cr_assert_eq(strchr(id, '"') - id, k ? 390 + 9 : 2 + 9, "%s", r);   /* prefix-8 hex */
+        }
+        free(r);
+    }
+    ws_store_close(s);
 }

@@ -4,7 +4,8 @@
  * libmicrohttpd and SQLite).
  *
  *   serve_store.c  the database: schema and its version, the one-server
- *                  lock, transactions, rows of jobs, trials and arms
+ *                  lock, the jobs' locks, group commit, the checkpoint
+ *                  thread, the job cache, rows of jobs, trials and arms
  *   serve_zeus.c   the decisions of Zeus's server (explorer, then the
  *                  Gaussian Thompson-sampling MAB), on one job's rows
  *   serve_api.c    the requests: routing, JSON, validation, status codes
@@ -38,8 +39,9 @@ void ws_store_close(ws_store *s);
 /* One request, no sockets. method "GET"/"POST"/..., path without the
  * query, job_id the query's job_id (NULL when absent), body of len bytes
  * (may be NULL). Returns the HTTP status and a malloc'd JSON body in
- * *out (never NULL on return). Thread-safe (requests are serialised on
- * the store). now: seconds, for job ids made up for Zeus's job_id null. */
+ * *out (never NULL on return). Thread-safe: requests of one job are
+ * serialised, of different jobs run at once (serve_store.c: job locks,
+ * group commit); the answer is made after its effect is committed. */
 int ws_serve_handle(ws_store *s, const char *method, const char *path, const char *job_id,
                     const char *body, size_t len, char **out);
 
@@ -76,7 +78,8 @@ char *ws_server_metrics(ws_server *srv);
  * (a .so only in a folder of --allow-plugins, py: only of a package of
  * --allow-python: call ws_plugin_allow_dir / _python first) and loaded
  * now. 0, or -1 with a one-line message. ws_serve_policy_reset forgets
- * them all (and every instance). */
+ * them all: call it after every server that used them stopped (a job in
+ * a store's memory holds an instance of its policy). */
 int ws_serve_policy_add(const char *arg, char *err, size_t errsz);
 void ws_serve_policy_reset(void);
 

@@ -18,8 +18,12 @@
  * than pydantic 1 in one way: numbers must be JSON numbers (pydantic also
  * coerces "32"), an int field takes an integral number only.
  *
- * Each request is one transaction on the store (serialised by its mutex)
- * and its answer is made only after the COMMIT succeeded.
+ * A request holds its job's lock (ws_store_job_lock) from its first read
+ * of the job to its answer: one job's requests are serialised, different
+ * jobs' decide at once. Its writes join the store's group commit, and its
+ * answer is made only after the COMMIT holding them succeeded; when that
+ * COMMIT fails the request is a 500 and its job (with its policy
+ * instance) is dropped from memory, to be read again from the database.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -314,25 +318,30 @@ static int parse_trial(json_t *o, char *job_id, int64_t *bs, int64_t *number, ws
 
 /* ---------------------------------------------------------- handlers */
 
-static int db_error(ws_store *s, char **out)
+static int db_error(char **out, const char *m)
 {
-    char m[MSG];
-    snprintf(m, sizeof m, "database: %s", ws_store_errmsg(s));
-    ws_store_rollback(s);
-    return message(out, 500, "%s", m);
+    return message(out, 500, "database: %s", m);
 }
 
-/* Load a job inside the transaction: 1 found, 0 not, else the status. */
-static int load(ws_store *s, const char *job_id, ws_sv_job *j, char **out)
+/* The job, from the cache or the database (the caller holds its lock): 1
+ * found, 0 not, else the status. */
+static int get_job(ws_store *s, const char *job_id, ws_sv_job *j, char **out)
 {
-    const int rc = ws_store_load_job(s, job_id, j, parse_stored_spec);
-    if (rc < 0) return db_error(s, out);
+    if (ws_store_take_job(s, job_id, j)) return 1;
+    char m[MSG];
+    const int rc = ws_store_load_job(s, job_id, j, parse_stored_spec, m, sizeof m);
+    if (rc < 0) return db_error(out, m);
     return rc;
 }
 
-static int commit(ws_store *s, char **out)
+/* Write the job (a new row, or what changed) and wait for the group
+ * commit: 0, or the 500. */
+static int write_job(ws_store *s, ws_sv_job *j, int insert, char **out)
 {
-    if (ws_store_commit(s) != 0) return db_error(s, out);
+    char m[MSG];
+    if (ws_store_write_begin(s, m, sizeof m) != 0) return db_error(out, m);
+    const int ok = (insert ? ws_store_insert_job(s, j) : ws_store_save_job(s, j)) == 0;
+    if (ws_store_write_end(s, ok, m, sizeof m) != 0) return db_error(out, m);
     return 0;
 }
 
@@ -351,10 +360,8 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
         return invalid(out, "body", v.field[0] ? v.field : NULL, "%s", v.msg);
     }
     json_decref(o);
-    if (ws_store_begin(s) != 0) {
-        ws_sv_spec_free(&j.spec);
-        return db_error(s, out);
-    }
+    ws_sv_job old;
+    int rc;
     if (!has_id) {
         /* Zeus: prefix-<8 hex of sha256(time)>, drawn until unused. */
         for (unsigned k = 0;; k++) {
@@ -368,29 +375,26 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
             ws_sha256_update(&sh, t, strlen(t));
             ws_sha256_final(&sh, h);
             if (strlen(j.spec.prefix) + 10 > WS_SERVE_MAX_ID) {
-                ws_store_rollback(s);
                 ws_sv_spec_free(&j.spec);
-                return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 9);
+                return invalid(out, "body", "job_id_prefix", "longer than %d bytes", WS_SERVE_MAX_ID - 10);
             }
-            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%s-%02x%02x%02x%02x", j.spec.prefix, h[0], h[1],
-                     h[2], h[3]);
-            ws_sv_job other;
-            const int rc = load(s, j.spec.job_id, &other, out);
-            if (rc == 0) break;
-            if (rc != 1) {
-                ws_sv_spec_free(&j.spec);
-                return rc;
-            }
-            ws_sv_job_free(&other);
+            snprintf(j.spec.job_id, sizeof j.spec.job_id, "%.*s-%02x%02x%02x%02x", WS_SERVE_MAX_ID - 10,
+                     j.spec.prefix, h[0], h[1], h[2], h[3]);
+            ws_store_job_lock(s, j.spec.job_id);
+            rc = get_job(s, j.spec.job_id, &old, out);
+            if (rc != 1) break;
+            ws_store_keep_job(s, &old);
+            ws_store_job_unlock(s, j.spec.job_id);
         }
+    } else {
+        ws_store_job_lock(s, j.spec.job_id);
+        rc = get_job(s, j.spec.job_id, &old, out);
     }
     j.spec_json = dump(spec_json(&j.spec));
-    ws_sv_job old;
-    int rc = load(s, j.spec.job_id, &old, out);
     if (rc == 1) {
         const int same = !strcmp(old.spec_json, j.spec_json);
-        ws_sv_job_free(&old);
-        ws_store_rollback(s);
+        ws_store_keep_job(s, &old);
+        ws_store_job_unlock(s, j.spec.job_id);
         if (!same) {
             ws_sv_job_free(&j);
             return message(out, 409, "JobSpec doesn't match with existing jobSpec. Use a new job_id for"
@@ -402,13 +406,16 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
         return 200;
     }
     if (rc != 0) {
+        ws_store_job_unlock(s, j.spec.job_id);
         ws_sv_job_free(&j);
         return rc;
     }
     ws_sv_job_init(&j);
-    if (ws_store_insert_job(s, &j) != 0 || (st = commit(s, out)) != 0) {
+    st = write_job(s, &j, 1, out);
+    ws_store_job_unlock(s, j.spec.job_id);
+    if (st) {
         ws_sv_job_free(&j);
-        return st ? st : db_error(s, out);
+        return st;
     }
     *out = j.spec_json;
     j.spec_json = NULL;
@@ -416,42 +423,36 @@ static int h_register(ws_store *s, const char *body, size_t len, char **out)
     return 201;
 }
 
-/* Run one decision on a stored job: load, decide, save, commit. */
+/* Run one decision on a stored job: take its lock, get it, decide, write,
+ * wait for the commit, keep it. */
 typedef int (*decide_fn)(ws_store *s, ws_sv_job *j, void *arg, char **out);
 
 static int with_job(ws_store *s, const char *job_id, int missing_status, const char *missing, decide_fn f,
                     void *arg, char **out)
 {
-    if (ws_store_begin(s) != 0) return db_error(s, out);
+    ws_store_job_lock(s, job_id);
     ws_sv_job j;
-    int rc = ws_store_take_job(s, job_id, &j) ? 1 : load(s, job_id, &j, out);
-    if (rc == 0) {
-        ws_store_rollback(s);
-        return message(out, missing_status, "%s", missing);
+    int rc = get_job(s, job_id, &j, out);
+    if (rc != 1) {
+        ws_store_job_unlock(s, job_id);
+        return rc == 0 ? message(out, missing_status, "%s", missing) : rc;
     }
-    if (rc != 1) return rc;
     char *answer = NULL;
     const int st = f(s, &j, arg, &answer);
     if (st >= 300) {
-        ws_store_rollback(s);
-        ws_svp_forget(s, job_id);   /* its instance may be ahead of the database */
-        ws_sv_job_free(&j);
+        ws_sv_job_free(&j);   /* and its policy instance: it may be ahead of the database */
+        ws_store_job_unlock(s, job_id);
         *out = answer;
         return st;
     }
-    if (ws_store_save_job(s, &j) != 0) {
-        free(answer);
-        ws_sv_job_free(&j);
-        ws_svp_forget(s, job_id);
-        return db_error(s, out);
-    }
-    if ((rc = commit(s, out)) != 0) {
-        ws_sv_job_free(&j);
-        ws_svp_forget(s, job_id);
+    if ((rc = write_job(s, &j, 0, out)) != 0) {
+        ws_sv_job_free(&j);   /* not committed: the next request reads the database */
+        ws_store_job_unlock(s, job_id);
         free(answer);
         return rc;
     }
     ws_store_keep_job(s, &j);
+    ws_store_job_unlock(s, job_id);
     *out = answer;
     return st;
 }
@@ -520,16 +521,18 @@ static int route(ws_store *s, const char *method, const char *path, const char *
         if (!strcmp(method, "POST")) return h_register(s, body, len, out);
         if (strcmp(method, "DELETE")) goto not_allowed;
         if ((st = query_id(job_id, out))) return st;
-        if (ws_store_begin(s) != 0) return db_error(s, out);
-        const int rc = ws_store_delete_job(s, job_id);
-        if (rc < 0) return db_error(s, out);
-        if (rc == 0) {
-            ws_store_rollback(s);
-            return message(out, 404, "No job was deleted.");
+        char m[MSG];
+        ws_store_job_lock(s, job_id);
+        ws_store_drop_job(s, job_id);   /* (with its policy instance) */
+        if (ws_store_write_begin(s, m, sizeof m) != 0) {
+            ws_store_job_unlock(s, job_id);
+            return db_error(out, m);
         }
-        ws_svp_forget(s, job_id);
-        ws_store_drop_job(s, job_id);
-        if ((st = commit(s, out))) return st;
+        const int rc = ws_store_delete_job(s, job_id);
+        const int end = ws_store_write_end(s, rc == 1, m, sizeof m);
+        ws_store_job_unlock(s, job_id);
+        if (rc == 0) return message(out, 404, "No job was deleted.");
+        if (end != 0) return db_error(out, m);
         *out = strdup("null");
         return *out ? 200 : message(out, 500, "out of memory");
     }
@@ -573,9 +576,7 @@ int ws_serve_handle(ws_store *s, const char *method, const char *path, const cha
                     size_t len, char **out)
 {
     *out = NULL;
-    ws_store_lock(s);
     const int st = route(s, method, path, job_id, body, len, out);
-    ws_store_unlock(s);
     if (!*out) *out = strdup("{\"message\":\"out of memory\"}");
     return st;
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "serve_state.h"
+#include "wattsim/name.h"
 
 /* Latency histogram bucket bounds, seconds. */
 static const double BUCKETS[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
@@ -161,9 +162,7 @@ char *ws_server_metrics(ws_server *srv)
         }                                                                                      \
         len += (size_t)k_;                                                                     \
     } while (0)
-    ws_store_lock(srv->store);
     const int64_t jobs = ws_store_count_jobs(srv->store);
-    ws_store_unlock(srv->store);
     pthread_mutex_lock(&srv->mu);
     OUT("# HELP wattsim_serve_requests_total Requests answered, by route and status.\n"
         "# TYPE wattsim_serve_requests_total counter\n");
@@ -197,6 +196,16 @@ char *ws_server_metrics(ws_server *srv)
     pthread_mutex_unlock(&srv->mu);
     OUT("# HELP wattsim_serve_jobs Jobs registered.\n# TYPE wattsim_serve_jobs gauge\nwattsim_serve_jobs %lld\n",
         (long long)jobs);
+    uint64_t commits = 0, writes = 0, checkpoints = 0;
+    ws_store_commit_counts(srv->store, &commits, &writes, &checkpoints);
+    OUT("# HELP wattsim_serve_commits_total Group commits (one transaction each).\n"
+        "# TYPE wattsim_serve_commits_total counter\nwattsim_serve_commits_total %llu\n"
+        "# HELP wattsim_serve_committed_requests_total Requests whose writes a group commit held.\n"
+        "# TYPE wattsim_serve_committed_requests_total counter\nwattsim_serve_committed_requests_total %llu\n",
+        (unsigned long long)commits, (unsigned long long)writes);
+    OUT("# HELP wattsim_serve_checkpoints_total WAL checkpoints run by the checkpoint thread.\n"
+        "# TYPE wattsim_serve_checkpoints_total counter\nwattsim_serve_checkpoints_total %llu\n",
+        (unsigned long long)checkpoints);
 #undef OUT
     return o;
 }
@@ -331,6 +340,7 @@ ws_server *ws_server_start(const ws_serve_config *cfg, char *err, size_t errsz)
 }
 
 int ws_server_port(const ws_server *srv) { return srv->port; }
+ws_store *ws_server_store(ws_server *srv) { return srv->store; }
 
 void ws_server_stop(ws_server *srv, int drain_s)
 {
@@ -367,8 +377,9 @@ int ws_serve_main(const ws_serve_config *cfg)
         fprintf(stderr, "wattsim: serve: %s\n", err);
         return 2;
     }
+    char shown[512];
     fprintf(stderr, "wattsim serve: listening on %s:%d, database %s\n", cfg->host ? cfg->host : "127.0.0.1",
-            ws_server_port(srv), cfg->db);
+            ws_server_port(srv), ws_name_show(cfg->db, shown, sizeof shown));
     int sig = 0;
     sigwait(&set, &sig);
     fprintf(stderr, "wattsim serve: %s: draining and closing the database\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -26,20 +26,27 @@
  *              them: one ends at a reached run.
  *
  * Durability: every predict and observe is a row of the calls table,
- * written in the request's transaction. The instances live in memory; a
- * restart (or a rollback) rebuilds one by replaying its job's calls into
+ * written with the request's rows (committed before its reply). The
+ * instances live in memory; a restart (or a failed request, or an
+ * eviction from the job cache) rebuilds one by replaying its job's calls into
  * a fresh instance: the policies are deterministic for the same seed and
  * calls, so it continues with exactly the decisions it would have made.
  * A replayed predict that answers another size than the one stored is a
  * 500 naming the job (the policy is not deterministic).
  *
- * The instances are kept in a hash table, per store (its serial), under
- * the store's mutex (ws_serve_handle holds it).
+ * An instance lives in its job's memory (ws_sv_job.policy): taken out of
+ * the job cache with the job by the request that holds the job's lock,
+ * kept with it after the request committed, freed with it when the
+ * request fails (the next one replays) or the cache starts over. So there
+ * are at most as many instances as jobs in the cache (and requests in
+ * flight), and requests of different jobs call their instances at once.
+ * A call is added to the job's pending calls (j->calls), written with its
+ * rows in the request's write.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +65,6 @@ typedef struct route {
 
 typedef struct live {
     char *job_id;
-    struct live *next;
     const ws_bso_type *t;
     ws_bso *b;
     ws_value *params;
@@ -72,24 +78,15 @@ typedef struct live {
     double acc, min_cost;         /* the engine's: this recurrence's cost, the least one */
 } live;
 
-#define N_BUCKETS 4096
-
 static route *routes;
 static int n_routes;
 static ws_registry *reg;
-static live *table[N_BUCKETS];
-static uint64_t table_store;
-
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
+static atomic_long n_live;        /* instances in memory, all stores */
 
 static void live_free(live *l)
 {
     if (!l) return;
+    atomic_fetch_sub(&n_live, 1);
     ws_bso_free(l->b);
     if (l->t) ws_params_free(l->t->params, l->params);
     free(l->bs);
@@ -102,20 +99,12 @@ static void live_free(live *l)
     free(l);
 }
 
-static void table_clear(void)
-{
-    for (int i = 0; i < N_BUCKETS; i++) {
-        while (table[i]) {
-            live *n = table[i]->next;
-            live_free(table[i]);
-            table[i] = n;
-        }
-    }
-}
+static void live_free_v(void *l) { live_free(l); }
+
+long ws_svp_instances(void) { return atomic_load(&n_live); }
 
 void ws_serve_policy_reset(void)
 {
-    table_clear();
     for (int i = 0; i < n_routes; i++) {
         free(routes[i].prefix);
         free(routes[i].spec);
@@ -340,19 +329,13 @@ static int replay_one(void *arg, const ws_sv_call *c)
 }
 
 /* The job's instance, built and replayed when not in memory. */
-static int get_live(ws_store *s, const ws_sv_job *j, live **out, char *msg, size_t msgsz)
+static int get_live(ws_store *s, ws_sv_job *j, live **out, char *msg, size_t msgsz)
 {
-    if (table_store != ws_store_serial(s)) {
-        table_clear();
-        table_store = ws_store_serial(s);
-    }
     const char *id = j->spec.job_id;
-    const uint64_t h = hash(id) % N_BUCKETS;
-    for (live *l = table[h]; l; l = l->next)
-        if (!strcmp(l->job_id, id)) {
-            *out = l;
-            return 0;
-        }
+    if (j->policy) {
+        *out = j->policy;
+        return 0;
+    }
     const route *r = route_of(id);
     live *l = calloc(1, sizeof *l);
     if (!l || !(l->job_id = strdup(id))) {
@@ -360,6 +343,7 @@ static int get_live(ws_store *s, const ws_sv_job *j, live **out, char *msg, size
         snprintf(msg, msgsz, "out of memory");
         return 500;
     }
+    atomic_fetch_add(&n_live, 1);
     l->t = r->t;
     l->rec = 1;
     l->attempt = 1;
@@ -399,9 +383,10 @@ static int get_live(ws_store *s, const ws_sv_job *j, live **out, char *msg, size
         goto fail;
     }
     replay rp = {l, msg, msgsz, 0};
-    const int rc = ws_store_each_call(s, id, replay_one, &rp);
+    char dm[256];
+    const int rc = ws_store_each_call(s, id, replay_one, &rp, dm, sizeof dm);
     if (rc < 0) {
-        snprintf(msg, msgsz, "database: %s", ws_store_errmsg(s));
+        snprintf(msg, msgsz, "database: %s", dm);
         st = 500;
         goto fail;
     }
@@ -409,8 +394,8 @@ static int get_live(ws_store *s, const ws_sv_job *j, live **out, char *msg, size
         st = rp.status;
         goto fail;
     }
-    l->next = table[h];
-    table[h] = l;
+    j->policy = l;
+    j->policy_free = live_free_v;
     *out = l;
     return 0;
 fail:
@@ -418,25 +403,21 @@ fail:
     return st;
 }
 
-void ws_svp_forget(ws_store *s, const char *job_id)
+/* A call made: pending in the job until its request writes. */
+static int log_call(ws_sv_job *j, live *l, const ws_sv_call *c, char *msg, size_t msgsz)
 {
-    if (table_store != ws_store_serial(s)) return;
-    const uint64_t h = hash(job_id) % N_BUCKETS;
-    for (live **p = &table[h]; *p; p = &(*p)->next)
-        if (!strcmp((*p)->job_id, job_id)) {
-            live *l = *p;
-            *p = l->next;
-            live_free(l);
-            return;
+    if (j->n_calls == 0) j->calls_seq = l->n_calls + 1;
+    if (j->n_calls == j->cap_calls) {
+        const int cap = j->cap_calls ? 2 * j->cap_calls : 4;
+        ws_sv_call *p = realloc(j->calls, (size_t)cap * sizeof *p);
+        if (!p) {
+            snprintf(msg, msgsz, "out of memory");
+            return 500;
         }
-}
-
-static int log_call(ws_store *s, live *l, const ws_sv_call *c, char *msg, size_t msgsz)
-{
-    if (ws_store_add_call(s, l->job_id, l->n_calls + 1, c) != 0) {
-        snprintf(msg, msgsz, "database: %s", ws_store_errmsg(s));
-        return 500;
+        j->calls = p;
+        j->cap_calls = cap;
     }
+    j->calls[j->n_calls++] = *c;
     l->n_calls++;
     return 0;
 }
@@ -449,7 +430,7 @@ int ws_svp_predict(ws_store *s, ws_sv_job *j, int64_t *bs, int64_t *number, char
     ws_sv_call c = {0, 0, 0, 0, 0, 0, 0, 0};
     if ((st = apply(l, &c, bs, msg, msgsz)) != 0) return st;
     c.bs = *bs;
-    if ((st = log_call(s, l, &c, msg, msgsz)) != 0) return st;
+    if ((st = log_call(j, l, &c, msg, msgsz)) != 0) return st;
     return ws_sv_new_trial(j, WS_TRIAL_MAB, *bs, number, msg, msgsz);
 }
 
@@ -484,7 +465,7 @@ int ws_svp_report(ws_store *s, ws_sv_job *j, const ws_sv_report *r, int *stop, i
                     not_started ? 0 : r->time, not_started ? 0 : r->energy};
     char m2[512];
     int64_t unused;
-    if ((st = apply(l, &c, &unused, m2, sizeof m2)) != 0 || (st = log_call(s, l, &c, m2, sizeof m2)) != 0) {
+    if ((st = apply(l, &c, &unused, m2, sizeof m2)) != 0 || (st = log_call(j, l, &c, m2, sizeof m2)) != 0) {
         snprintf(msg, msgsz, "%s", m2);
         return st;
     }
