@@ -14,10 +14,22 @@
  * spent queued behind a slow answer counts (no coordinated omission). One
  * job's pairs stay one after another, as a training script's do.
  *
+ * The floor (--floor-server PORT): a server of the same HTTP library with
+ * the same threads and options as wattsim serve's, answering every
+ * request at once with a fixed reply (no JSON, no database, no policy).
+ * Driven by this generator, it measures what this machine's network stack
+ * and HTTP library cost a pair, the floor under any server's latency with
+ * one connection per request: a closed-loop latency goal below that floor
+ * is out of reach for every server on the machine.
+ *
  * usage: wattsim-serve-bench [--rate PAIRS_PER_S] HOST PORT JOBS PAIRS_PER_JOB [PREFIX]
+ *        wattsim-serve-bench --floor-server PORT
  */
 #define _GNU_SOURCE
+#include <microhttpd.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +113,73 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* The floor server's one handler: read the body, answer 200 (201 for a
+ * registration) with a reply the generator accepts. */
+static enum MHD_Result floor_reply(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                   const char *version, const char *upload_data, size_t *upload_data_size,
+                                   void **con_cls)
+{
+    (void)cls;
+    (void)version;
+    (void)upload_data;
+    static int seen;   /* an address: "this request's headers were seen" */
+    if (!*con_cls) {
+        *con_cls = &seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    static const char predict[] = "{\"job_id\":\"x\",\"batch_size\":64,\"trial_number\":1}";
+    static const char report[] = "{\"stop_train\":false,\"converged\":false,\"message\":\"\"}";
+    const int get = !strcmp(method, "GET");
+    const char *text = get ? predict : report;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    const unsigned st = !get && !strcmp(url, "/jobs") ? MHD_HTTP_CREATED : MHD_HTTP_OK;
+    const enum MHD_Result ok = MHD_queue_response(c, st, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* --floor-server PORT: loopback, wattsim serve's flags, pool and limits
+ * (serve_http.c), until SIGINT or SIGTERM. */
+static int floor_server(const char *port_text)
+{
+    char *e;
+    const long p = strtol(port_text, &e, 10);
+    if (*e || p < 1 || p > 65535) {
+        fputs("wattsim-serve-bench: --floor-server takes a port, 1 to 65535\n", stderr);
+        return 2;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)p);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL, floor_reply, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a, MHD_OPTION_THREAD_POOL_SIZE, 2u,
+        MHD_OPTION_CONNECTION_LIMIT, 256u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "wattsim-serve-bench: --floor-server: cannot listen on 127.0.0.1:%ld\n", p);
+        return 1;
+    }
+    fprintf(stderr, "wattsim-serve-bench: floor server on 127.0.0.1:%ld (SIGINT or SIGTERM ends it)\n", p);
+    int sig;
+    sigwait(&set, &sig);
+    MHD_stop_daemon(d);
+    return 0;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -109,6 +188,7 @@ static int cmp_d(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--floor-server")) return floor_server(argv[2]);
     if (argc > 2 && !strcmp(argv[1], "--rate")) {
         char *e;
         rate = strtod(argv[2], &e);
@@ -120,7 +200,8 @@ int main(int argc, char **argv)
         argv += 2;
     }
     if (argc < 5) {
-        fputs("usage: wattsim-serve-bench [--rate PAIRS_PER_S] HOST PORT JOBS PAIRS_PER_JOB [PREFIX]\n", stderr);
+        fputs("usage: wattsim-serve-bench [--rate PAIRS_PER_S] HOST PORT JOBS PAIRS_PER_JOB [PREFIX]\n"
+              "       wattsim-serve-bench --floor-server PORT\n", stderr);
         return 2;
     }
     host = argv[1];
