@@ -263,6 +263,8 @@ Test(serve, routes_methods_healthz_metrics)
     cr_assert(strstr(r, "wattsim_serve_request_seconds_count 8\n"), "%s", r);
     cr_assert(strstr(r, "wattsim_serve_request_seconds_bucket{le=\"+Inf\"} 8\n"), "%s", r);
     cr_assert(strstr(r, "wattsim_serve_errors_total 0\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_cached_jobs 0\n"), "%s", r);   /* a registration is not kept */
+    cr_assert(strstr(r, "wattsim_serve_cache_jobs_max 8192\n"), "%s", r);
     free(r);
 }
 
@@ -473,6 +475,8 @@ static pthread_mutex_t kmu = PTHREAD_MUTEX_INITIALIZER;
 static child cur;
 static int kills_left, kills_done, killer_stop;
 
+static int child_cache_jobs;   /* the children's --cache-jobs (0: the default) */
+
 static void start_child(const char *db)
 {
     for (;;) {
@@ -483,7 +487,8 @@ static void start_child(const char *db)
         if (pid == 0) {
             close(p[0]);
             char err[512];
-            ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = db, .threads = 2};
+            ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = db, .threads = 2,
+                                   .cache_jobs = child_cache_jobs};
             ws_server *s = ws_server_start(&cfg, err, sizeof err);
             if (!s) {
                 fprintf(stderr, "child: %s\n", err);
@@ -735,7 +740,11 @@ Test(serve_durable, kill9_policy_replays)
         snprintf(row, sizeof row, "\nd-%d|2|1|", j);
         cr_assert(strstr(want, row), "%s: %s", row, want);
     }
+    /* and the killed servers keep 2 of the 4 jobs in memory (--cache-jobs
+     * 2): evicted instances are rebuilt from their calls as after a kill */
+    child_cache_jobs = 2;
     drive_killed(killed, want);
+    child_cache_jobs = 0;
     ws_serve_policy_reset();
     free(want);
 }
@@ -943,12 +952,14 @@ Test(serve_cli, usage)
         {"wattsim", "serve", "--db", "x.db", "--bso", "./x.so", NULL},
         {"wattsim", "serve", "--db", "x.db", "--sync", "off", NULL},
         {"wattsim", "serve", "--db", "x.db", "--threads", "0", NULL},
+        {"wattsim", "serve", "--db", "x.db", "--cache-jobs", "0", NULL},
         {"wattsim", "serve", "--db", "x.db", "--bogus", NULL},
         {"wattsim", "serve", "--db", NULL},
     };
     static const char *const says[] = {"--db FILE is required", "--listen must be HOST:PORT with a numeric address",
                                        "--listen must be", "--bso: bso './x.so' is a plugin file",
                                        "--sync must be normal or full", "--threads must be",
+                                       "--cache-jobs must be an integer in 1..100000",
                                        "unknown option '--bogus'", "option '--db' needs a value"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         r = cli_run(bad[i]);
@@ -1613,4 +1624,34 @@ Test(serve_concurrent, made_up_job_ids)
         free(r);
     }
     ws_store_close(s);
+}
+
+/* --cache-jobs N reaches the store: with 1, three jobs leave at most one
+ * in memory, and their decisions are those of the default cache (the
+ * first predict of each: Zeus's default batch size, trial 1). */
+Test(serve_cli, cache_jobs_bounds_the_jobs_in_memory)
+{
+    char err[512];
+    ws_serve_config cfg = {.host = "127.0.0.1", .port = 0, .db = tp("c.db"), .threads = 2, .cache_jobs = 1};
+    ws_server *s = ws_server_start(&cfg, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    const int p = ws_server_port(s);
+    char *r, body[512], target[96];
+    for (int k = 1; k <= 3; k++) {
+        snprintf(body, sizeof body, "{\"job_id\":\"t-%d\",\"job_id_prefix\":\"t\",\"batch_sizes\":[64,32,256,128],"
+                 "\"default_batch_size\":128,\"max_power\":300,\"number_of_gpus\":1,\"gpu_model\":\"v100\"}", k);
+        cr_assert_eq(http_to(p, "POST", "/jobs", body, &r), 201, "%s", r);
+        free(r);
+        snprintf(target, sizeof target, "/jobs/batch_size?job_id=t-%d", k);
+        cr_assert_eq(http_to(p, "GET", target, NULL, &r), 200, "%s", r);
+        snprintf(body, sizeof body, "{\"job_id\":\"t-%d\",\"batch_size\":128,\"trial_number\":1}", k);
+        cr_assert_str_eq(r, body);
+        free(r);
+    }
+    cr_assert_eq(http_to(p, "GET", "/metrics", NULL, &r), 200);
+    cr_assert(strstr(r, "wattsim_serve_cached_jobs 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_cache_jobs_max 1\n"), "%s", r);
+    cr_assert(strstr(r, "wattsim_serve_jobs 3\n"), "%s", r);
+    free(r);
+    ws_server_stop(s, 2);
 }

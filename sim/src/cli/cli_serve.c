@@ -21,7 +21,8 @@ static const char *SERVE_HELP =
     "                     [--bso SPEC | --bso PREFIX=SPEC ...]\n"
     "                     [--allow-plugins DIR] [--allow-python PKG]\n"
     "                     [--sync normal|full] [--max-connections N]\n"
-    "                     [--timeout SECONDS] [--threads N] [--quiet]\n"
+    "                     [--timeout SECONDS] [--threads N] [--cache-jobs N]\n"
+    "                     [--quiet]\n"
     "\n"
     "Serve Zeus's batch-size optimizer REST API (POST /jobs, GET /jobs/batch_size,\n"
     "POST /report, PATCH /trials, DELETE /jobs) to training scripts that use\n"
@@ -44,6 +45,8 @@ static const char *SERVE_HELP =
     "  --max-connections N  at once (default 256)\n"
     "  --timeout SECONDS    an idle connection is closed (default 30)\n"
     "  --threads N          threads answering requests (default 2)\n"
+    "  --cache-jobs N       jobs kept in memory with their policy state\n"
+    "                       (default 8192; more are read from the database)\n"
     "  --quiet              no access-log line per request on stderr\n"
     "\n"
     "SIGTERM or SIGINT: stop accepting, finish the requests in flight, close the\n"
@@ -84,7 +87,7 @@ static int positive(const char *opt, const char *v, int *out)
 
 int ws_cmd_serve(int argc, char **argv)
 {
-    enum { O_DB = 1000, O_LISTEN, O_BSO, O_SYNC, O_MAXC, O_TIMEOUT, O_THREADS, O_QUIET, O_ALLOW, O_ALLOW_PY };
+    enum { O_DB = 1000, O_LISTEN, O_BSO, O_SYNC, O_MAXC, O_TIMEOUT, O_THREADS, O_QUIET, O_ALLOW, O_ALLOW_PY, O_CACHE };
     static const struct option opts[] = {
         {"db", required_argument, 0, O_DB},           {"listen", required_argument, 0, O_LISTEN},
         {"bso", required_argument, 0, O_BSO},         {"sync", required_argument, 0, O_SYNC},
@@ -93,10 +96,11 @@ int ws_cmd_serve(int argc, char **argv)
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, 'h'},
         {"allow-plugins", required_argument, 0, O_ALLOW},
         {"allow-python", required_argument, 0, O_ALLOW_PY},
+        {"cache-jobs", required_argument, 0, O_CACHE},
         {0, 0, 0, 0}};
     static char host[128];
     const char *db = NULL;
-    int port = 8000, sync_full = 0, maxc = 256, timeout = 30, threads = 2, quiet = 0;
+    int port = 8000, sync_full = 0, maxc = 256, timeout = 30, threads = 2, quiet = 0, cache = 8192;
     snprintf(host, sizeof host, "127.0.0.1");
     const char *bso[64];
     int n_bso = 0;
@@ -145,6 +149,10 @@ int ws_cmd_serve(int argc, char **argv)
                 return WS_EXIT_USAGE;
             if (threads > 64) return ws_cli_usage("serve", "--threads must be at most 64, not '%s'", optarg);
             break;
+        case O_CACHE:
+            if (positive("--cache-jobs must be an integer in 1..100000, not '%s'", optarg, &cache))
+                return WS_EXIT_USAGE;
+            break;
         case O_QUIET:
             quiet = 1;
             break;
@@ -164,13 +172,13 @@ int ws_cmd_serve(int argc, char **argv)
     }
     ws_serve_config cfg = {.host = host, .port = port, .db = db, .sync_full = sync_full,
                            .max_connections = maxc, .timeout_s = timeout, .threads = threads,
-                           .access_log = !quiet};
+                           .access_log = !quiet, .cache_jobs = cache};
     const int rc = ws_serve_main(&cfg);
     ws_serve_policy_reset();
     return rc;
 #else
     (void)bso, (void)n_bso;
-    (void)sync_full, (void)maxc, (void)timeout, (void)threads, (void)quiet, (void)port;
+    (void)sync_full, (void)maxc, (void)timeout, (void)threads, (void)quiet, (void)port, (void)cache;
     fputs("wattsim: serve: this wattsim was built without it (libmicrohttpd and SQLite were not found);"
           " install libmicrohttpd-dev and libsqlite3-dev and rebuild\n", stderr);
     return WS_EXIT_USAGE;

@@ -55,6 +55,7 @@ typedef struct ws_serve_config {
     int timeout_s;          /* idle connection timeout, default 30 */
     int threads;            /* default 2 */
     int access_log;         /* one line per request on stderr */
+    int cache_jobs;         /* jobs kept in memory (0: the default, 8192) */
 } ws_serve_config;
 
 typedef struct ws_server ws_server;

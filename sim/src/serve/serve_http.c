@@ -206,6 +206,13 @@ char *ws_server_metrics(ws_server *srv)
     OUT("# HELP wattsim_serve_checkpoints_total WAL checkpoints run by the checkpoint thread.\n"
         "# TYPE wattsim_serve_checkpoints_total counter\nwattsim_serve_checkpoints_total %llu\n",
         (unsigned long long)checkpoints);
+    size_t cached = 0, cache_max = 0;
+    ws_store_cache_counts(srv->store, &cached, &cache_max);
+    OUT("# HELP wattsim_serve_cached_jobs Jobs held in memory with their policy state (--cache-jobs).\n"
+        "# TYPE wattsim_serve_cached_jobs gauge\nwattsim_serve_cached_jobs %zu\n"
+        "# HELP wattsim_serve_cache_jobs_max The most jobs held in memory (--cache-jobs).\n"
+        "# TYPE wattsim_serve_cache_jobs_max gauge\nwattsim_serve_cache_jobs_max %zu\n",
+        cached, cache_max);
 #undef OUT
     return o;
 }
@@ -315,6 +322,7 @@ ws_server *ws_server_start(const ws_serve_config *cfg, char *err, size_t errsz)
         free(srv);
         return NULL;
     }
+    if (cfg->cache_jobs > 0) ws_store_set_cache_max(srv->store, (size_t)cfg->cache_jobs);
     pthread_mutex_init(&srv->mu, NULL);
     srv->access_log = cfg->access_log;
     srv->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, srv,

@@ -125,6 +125,8 @@ void ws_store_commit_counts(ws_store *s, uint64_t *commits, uint64_t *writes, ui
 /* For the tests: the most jobs the cache keeps (default
  * WS_STORE_CACHE_MAX; then it starts over). */
 void ws_store_set_cache_max(ws_store *s, size_t n);
+/* The jobs in the cache now (those a request holds are not), and its cap. */
+void ws_store_cache_counts(ws_store *s, size_t *cached, size_t *max);
 /* 1 found (loaded into *j), 0 not found, -1 database error (its message
  * in msg). The spec is parsed back with parse. */
 typedef int (*ws_sv_spec_parser)(const char *json, ws_sv_spec *out, char *err, size_t errsz);

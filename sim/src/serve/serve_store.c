@@ -416,6 +416,14 @@ void ws_store_set_cache_max(ws_store *s, size_t n)
     pthread_mutex_unlock(&s->cache_mu);
 }
 
+void ws_store_cache_counts(ws_store *s, size_t *n, size_t *max)
+{
+    pthread_mutex_lock(&s->cache_mu);
+    *n = s->n_cached;
+    *max = s->cache_max;
+    pthread_mutex_unlock(&s->cache_mu);
+}
+
 void ws_store_close(ws_store *s)
 {
     if (!s) return;
