@@ -1082,7 +1082,7 @@ Test(plugin, host_seed_and_job_workload_are_the_simulations)
 
 /* ------------------------------------------------- plugins stay mapped */
 
-/* A plugin's thread that outlives its registry (tests/plugins/late_thread.c
+/* A plugin's thread that outlives its registry (tests/plugins/late/late_thread.c
  * sleeps 300 ms, then runs its code and writes its static data): the code
  * stays mapped (RTLD_NODELETE), so the process survives the wake and the
  * thread's write is there to read. Before, dlclose unmapped the code under
@@ -1091,8 +1091,8 @@ Test(plugin, a_thread_the_plugin_started_outlives_its_registry, .timeout = 30)
 {
     ws_error err = {0};
     ws_registry *r = ws_registry_new();
-    cr_assert_eq(ws_registry_load_file(r, PLUGIN("late_thread"), &err), 0, "%s", err.msg);
-    const ws_bso_type *t = ws_registry_bso(r, PLUGIN("late_thread"), &err);
+    cr_assert_eq(ws_registry_load_file(r, WS_TEST_PLUGIN_DIR "/late/late_thread.so", &err), 0, "%s", err.msg);
+    const ws_bso_type *t = ws_registry_bso(r, WS_TEST_PLUGIN_DIR "/late/late_thread.so", &err);
     cr_assert(t, "%s", err.msg);
     cr_assert_str_eq(t->name, "late_thread");
     /* run it: the calls go to the plugin's own code */
@@ -1106,7 +1106,7 @@ Test(plugin, a_thread_the_plugin_started_outlives_its_registry, .timeout = 30)
 
     struct timespec wait = {0, 900 * 1000000L};    /* 3 times the thread's sleep */
     while (nanosleep(&wait, &wait) != 0) {}
-    void *h = dlopen(PLUGIN("late_thread"), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    void *h = dlopen(WS_TEST_PLUGIN_DIR "/late/late_thread.so", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     cr_assert(h, "the plugin is no longer mapped");
     const volatile int *woke = dlsym(h, "late_thread_woke");
     cr_assert(woke && *woke == 1, "the plugin's thread did not run to its end");

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "stub.h"
+#include "../stub.h"
 
 volatile int late_thread_woke;    /* read by the test after the thread's wake */
 static volatile int counter;
