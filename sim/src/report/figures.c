@@ -218,6 +218,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether a panel (reference r, ETA m = 0 or TTA m = 1, GPU block k when
+ * the bars are η or β values) has a bar whose mean lies beyond the axis
+ * [lo, hi], as the script's cut() sees it. Its cut-bar clauses are written
+ * only then: gnuplot 5.4 crashes (SIGSEGV) on a `with labels` clause none
+ * of whose points is defined when the data file has a single row (a sweep
+ * of one GPU and one workload, with the other panel cut). */
+static int panel_has_cut(const ws_sweep *s, size_t subject, size_t ref, int m, int by_gpu, size_t k,
+                         double lo, double hi)
+{
+    for (size_t g = 0; g < s->n_gpus; g++) {
+        if (!by_gpu && g != k) continue;
+        for (size_t w = 0; w < s->n_work; w++)
+            for (size_t e = 0; e < s->n_etas; e++)
+                for (size_t b = 0; b < s->n_betas; b++) {
+                    ws_fig_saving v;
+                    ws_fig_saving_of(s, subject, ref, g, w, e, b, &v);
+                    const double y = m ? v.time.mean : v.energy.mean;
+                    if (v.n && isfinite(y) && (y < lo || y > hi)) return 1;
+                }
+    }
+    return 0;
+}
+
 int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
 {
     size_t subject, *refs = calloc(s->n_pairs ? s->n_pairs : 1, sizeof *refs);
@@ -302,7 +325,7 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
      * beside it. */
     double clip_lo = lo, clip_hi = hi;
     int clipped = 0;
-    if (n_mean > 1) {
+    if (n_mean >= 4) {      /* a quarter of fewer bars is not one bar */
         double *sorted = malloc(n_mean * sizeof *sorted);
         if (!sorted) {
             free(means);
@@ -452,18 +475,19 @@ int ws_fig_savings(const ws_fig_ctx *c, const ws_sweep *s, ws_error *err)
                            " ? x(g) : NaN):(clip($%d)):(0):(clip($%d) - clip($%d)) with vectors nohead"
                            " lw 1 lc rgb '#222222' notitle",
                         r, blk, col, r, blk, col + 1, col + 2, col + 1);
-                /* a cut bar's value and CI right of it, moved left where a
-                 * larger font would run them past the frame (the widest
-                 * such text, in x units) */
+                /* a cut bar's value and CI right of it, moved left where
+                 * they would run past the frame (the last workload's bar,
+                 * or a larger font; the widest such text, in x units) */
                 char lxe[160];
                 snprintf(lxe, sizeof lxe, "x(g) + bw * 0.6");
-                if (clipped && em > 1) {
+                if (clipped) {
                     double lw = ws_plot_text_width("CI −0000 to −0000", WS_PLOT_FONT_SMALL)
                                 * (double)s->n_work / (right - left);
                     snprintf(lxe, sizeof lxe, "(x(g) + bw * 0.6 < %.6g ? x(g) + bw * 0.6 : %.6g)",
                              (double)s->n_work - 0.5 - lw, (double)s->n_work - 0.5 - lw);
                 }
-                if (clipped)      /* the cut bars: a break, then the value and the CI */
+                if (clipped && panel_has_cut(s, subject, refs[r], m, ser.by_gpu, k, ay.lo, ay.hi))
+                    /* the cut bars: a break, then the value and the CI */
                     fprintf(f, ", \\\n"
                                "     for [g=0:S-1] data skip 1 using ($14 == %zu%s && series(0) == g"
                                " && cut($%d) ? x(g) : NaN):(clip($%d) * 0.6):(bw * 0.5):"
