@@ -241,6 +241,28 @@ Test(serve, unknown_jobs_and_trials)
     cr_assert_eq(st("PATCH", "/trials", "{\"job_id\":\"zz\",\"batch_size\":128,\"trial_number\":1}"), 404);
 }
 
+/* A parse error quotes the request's bytes (jansson: "invalid escape near
+ * '...'"); bytes that are not UTF-8 there made the answer impossible to
+ * encode ("out of memory", found by fuzz_serve): they read '?' now, and a
+ * message cut by its buffer inside a character too. */
+Test(serve, parse_errors_quoting_bytes_that_are_not_utf8)
+{
+    static const char *const bodies[] = {
+        "\"\\\xd6\xa3\xa3\xa4" "b\\f\\*\\\\\\b\\N\"",      /* the fuzzer's */
+        "{\"job_id\":\"\xff\xfe\"}", "{\"a\":tru\xc3}", "\xed\xa0\x80", "{\"\xf4\x90\x80\x80\":1}",
+    };
+    static const char *const routes[][2] = {{"POST", "/report"}, {"PATCH", "/trials"}, {"POST", "/jobs"}};
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++)
+        for (size_t k = 0; k < 3; k++) {
+            char *r;
+            cr_expect_eq(http(routes[k][0], routes[k][1], bodies[i], &r), 422, "body %zu on %s: %s", i,
+                         routes[k][1], r);
+            cr_expect(strstr(r, "\"detail\":[{\"loc\":[\"body\"]") && !strstr(r, "out of memory"),
+                      "body %zu on %s: %s", i, routes[k][1], r);
+            free(r);
+        }
+}
+
 Test(serve, routes_methods_healthz_metrics)
 {
     char *r;

@@ -46,6 +46,34 @@ static char *dump(json_t *v)
     return s ? s : strdup("{\"message\":\"out of memory\"}");
 }
 
+/* Make buf valid UTF-8 in place, each byte of an invalid sequence (or of
+ * a character cut by the buffer's end) becoming '?': json_pack refuses
+ * text that is not, and a message may quote the request's bytes
+ * (jansson's parse errors do: "invalid escape near '...'"). */
+static void utf8_fix(char *buf)
+{
+    unsigned char *p = (unsigned char *)buf;
+    while (*p) {
+        const unsigned c = *p;
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        int ok = n > 0;
+        unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+        for (size_t i = 1; ok && i < n; i++) {
+            if ((p[i] & 0xC0) != 0x80) ok = 0;   /* also the terminating NUL */
+            else cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        /* no overlong forms, surrogates or code points past U+10FFFF */
+        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)
+                   || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF))
+            ok = 0;
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
+
 static int message(char **out, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int message(char **out, int status, const char *fmt, ...)
 {
@@ -54,6 +82,7 @@ static int message(char **out, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    utf8_fix(buf);
     *out = dump(json_pack("{s:s}", "message", buf));
     return status;
 }
@@ -68,6 +97,7 @@ static int invalid(char **out, const char *where, const char *field, const char 
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    utf8_fix(buf);
     json_t *loc = field ? json_pack("[s,s]", where, field) : json_pack("[s]", where);
     *out = dump(json_pack("{s:[{s:o,s:s,s:s}]}", "detail", "loc", loc, "msg", buf, "type", "value_error"));
     return 422;
