@@ -583,6 +583,16 @@ Test(plot, style_size_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeou
               "%s", e);
     free(e);
     cr_expect(!exists(tp("q.gp")) && !exists(tp("q.png")));
+    /* and pareto --plot, as plan */
+    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " pareto --gpu v100 --workload squad --style size=11"
+                           " --traces " TRACES " --catalogue " CATALOGUE " --plot %s/r.png >/dev/null 2>&1",
+                           tmp), 0);
+    gp = slurp(tp("r.gp"));
+    cr_expect(strstr(gp, "noenhanced font 'Helvetica,11' background"), "the terminal's font");
+    free(gp);
+    cr_expect_eq(run_shell(CLI " pareto --gpu v100 --workload squad --style size=15 --traces " TRACES
+                           " --catalogue " CATALOGUE " --plot %s/s.png 2>/dev/null", tmp), 2);
+    cr_expect(!exists(tp("s.gp")) && !exists(tp("s.png")));
 }
 
 /* Issue 30, item 11/12 follow-up: on V100 / CIFAR-100 the η = 0–0.1 label

@@ -61,7 +61,8 @@ static const char *PARETO_HELP =
     "usage: wattsim pareto [--gpu G] (--workload W | --job D/N/O --target X\n"
     "                      --max-epochs N --b0 B) [--eta X] [--recurrences N]\n"
     "                      [--format table|csv|json]\n"
-    "                      [--plot FILE] [--history FILE] [--force] [WHAT-IF OPTIONS]\n"
+    "                      [--plot FILE] [--history FILE] [--style SPEC] [--force]\n"
+    "                      [WHAT-IF OPTIONS]\n"
     "\n"
     "Every (batch size, power limit) knob of a job with its expected time- and\n"
     "energy-to-accuracy (TTA, ETA), the TTA/ETA Pareto frontier, the default\n"
@@ -82,6 +83,8 @@ static const char *PARETO_HELP =
     "  --history FILE     mark the knob a policy settled on (last reached run of\n"
     "                     the first matching simulation of a `wattsim run`\n"
     "                     history.csv)\n"
+    "  --style SPEC       the figure's style, as a config's `style` key:\n"
+    "                     \"font=NAME, size=PT, col2=IN, palette=NAME\"\n"
     "  --force            replace an existing FILE and its .csv and .gp (never an\n"
     "                     input of the command, such as a trace)\n"
     WS_CLI_JOB_HELP
@@ -97,6 +100,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         {"format", required_argument, 0, OPT_FORMAT},
         {"plot", required_argument, 0, 'P'},
         {"history", required_argument, 0, 'H'},
+        {"style", required_argument, 0, 'S'},
         {"force", no_argument, 0, OPT_FORCE},
         WS_CLI_JOB_OPTIONS, WS_CLI_WHATIF_OPTIONS, WS_CLI_GLOBAL_OPTIONS, {0, 0, 0, 0},
     };
@@ -133,6 +137,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
             break;
         case 'P': plot = optarg; break;
         case 'H': history = optarg; break;
+        case 'S': if (ws_cli_set_kv(&cfg, "style", optarg, "--style", &err)) goto out; break;
         case OPT_FORCE: ws_outfile_set_force(1); break;
         default: rc = ws_cli_bad_option("pareto", argv, c); goto out;
         }
@@ -154,7 +159,7 @@ static int cmd_pareto(int argc, char **argv, ws_cli_globals *g)
         ws_fail(&err, "pareto takes one GPU, one workload and one eta");
         goto out;
     }
-    if (ws_run_config_validate(&cfg, &err) || ws_cli_trace_limits(g, &err)
+    if (ws_run_config_validate(&cfg, &err) || ws_cli_style(&cfg, &err) || ws_cli_trace_limits(g, &err)
         || ws_cli_catalogue(g->catalogue, &cat, &err)
         || ws_whatif_load(&wi, &cfg.whatif, &g->limits, &err))
         goto out;
