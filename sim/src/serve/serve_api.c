@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "wattsim/error.h"
 #include "wattsim/sha256.h"
 #include "serve_state.h"
 
@@ -54,23 +55,9 @@ static void utf8_fix(char *buf)
 {
     unsigned char *p = (unsigned char *)buf;
     while (*p) {
-        const unsigned c = *p;
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        int ok = n > 0;
-        unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-        for (size_t i = 1; ok && i < n; i++) {
-            if ((p[i] & 0xC0) != 0x80) ok = 0;   /* also the terminating NUL */
-            else cp = (cp << 6) | (p[i] & 0x3F);
-        }
-        /* no overlong forms, surrogates or code points past U+10FFFF */
-        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000)
-                   || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF))
-            ok = 0;
-        if (!ok) {
-            *p++ = '?';
-            continue;
-        }
-        p += n;
+        const size_t n = ws_utf8_len(p);   /* 0: not a well-formed sequence */
+        if (n) p += n;
+        else *p++ = '?';
     }
 }
 
