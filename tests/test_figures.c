@@ -86,6 +86,20 @@ static size_t pair_of(const ws_sweep *s, const char *label)
 
 /* ------------------------------------------------------------ savings */
 
+/* Draw s's savings figure into the new folder tmp/sub (its path in dir):
+ * its gnuplot script's text, to free. */
+static char *savings_gp_in(ws_fig_ctx *c, const ws_sweep *s, const char *sub, char *dir, size_t size)
+{
+    snprintf(dir, size, "%.400s/%s", tmp, sub);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    c->dir = dir;
+    ws_error err = {{0}};
+    cr_assert_eq(ws_fig_savings(c, s, &err), 0, "%s", err.msg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/savings.gp", dir);
+    return slurp(path);
+}
+
 Test(figures, savings_bars_and_cis_by_hand, .init = mktmp, .fini = rmtmp, .timeout = 300)
 {
     ws_sweep s = run("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nbeta: 2\n"
@@ -190,12 +204,7 @@ Test(figures, savings_show_every_eta_and_beta, .init = mktmp, .fini = rmtmp, .ti
     s = run("gpu: v100\nworkload: squad\neta: 0.5\nbeta: [2, .inf]\nseed: 1..2\n"
             "recurrences: 20\n", "zeus:jit");
     char dir[500];
-    snprintf(dir, sizeof dir, "%.400s/beta", tmp);
-    cr_assert_eq(mkdir(dir, 0700), 0);
-    c.dir = dir;
-    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
-    snprintf(path, sizeof path, "%s/savings.gp", dir);
-    gp = slurp(path);
+    gp = savings_gp_in(&c, &s, "beta", dir, sizeof dir);
     cr_expect(strstr(gp, "'Savings of zeus+jit on V100 per workload and β (η = 0.5; 95 % CI over"
                          " 2 seeds)'"), "%s", gp);
     cr_expect(strstr(gp, "ser1 = 'β = ∞'\n"));
@@ -877,18 +886,12 @@ Test(figures, savings_axis_cut_for_a_bar_that_dwarfs_the_rest, .init = mktmp, .f
      * an ETA panel with none crashed gnuplot 5.4, the file having one row) */
     s = run("gpu: v100\nworkload: imagenet\neta: 0.5\nbeta: 2\nseed: 1..2\nrecurrences: 12\n",
             "zeus:jit");
-    snprintf(dir_one, sizeof dir_one, "%.400s/one", tmp);
-    cr_assert_eq(mkdir(dir_one, 0700), 0);
-    c.dir = dir_one;
-    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
+    gp = savings_gp_in(&c, &s, "one", dir_one, sizeof dir_one);
     snprintf(path, sizeof path, "%s/savings.csv", dir_one);
     t = read_table(path);
-    const size_t zrow = 0;
-    const double e1 = num(&t, zrow, "eta_saving_pct"), t1 = num(&t, zrow, "tta_saving_pct");
+    const double e1 = num(&t, 0, "eta_saving_pct"), t1 = num(&t, 0, "tta_saving_pct");
     free_table(&t);
     cr_assert_gt(fabs(t1), 3 * fmax(fabs(e1), 5), "the TTA bar dwarfs the ETA bar (%g, %g)", t1, e1);
-    snprintf(path, sizeof path, "%s/savings.gp", dir_one);
-    gp = slurp(path);
     cr_expect(!strstr(gp, "(cut)") && !strstr(gp, "boxxyerror"), "%s", gp);
     free(gp);
     done(&s);
@@ -898,12 +901,7 @@ Test(figures, savings_axis_cut_for_a_bar_that_dwarfs_the_rest, .init = mktmp, .f
     s = run("gpu: v100\nworkload: [cifar100, squad]\neta: 0.5\nbeta: 2\nseed: 1..3\n"
             "recurrences: 30\n", "zeus:jit");
     char dir[500];
-    snprintf(dir, sizeof dir, "%.400s/plain", tmp);
-    cr_assert_eq(mkdir(dir, 0700), 0);
-    c.dir = dir;
-    cr_assert_eq(ws_fig_savings(&c, &s, &err), 0, "%s", err.msg);
-    snprintf(path, sizeof path, "%s/savings.gp", dir);
-    gp = slurp(path);
+    gp = savings_gp_in(&c, &s, "plain", dir, sizeof dir);
     cr_expect(!strstr(gp, "(cut)"), "nothing cut");
     free(gp);
     done(&s);
