@@ -25,6 +25,7 @@
 FILE *ws_cli_out;
 #include "wattsim/plugin.h"
 #include "wattsim/progress.h"
+#include "wattsim/provenance.h"
 
 
 const char *ws_cli_data_path(const char *path_in_data, char *buf, size_t len)
@@ -305,7 +306,8 @@ static const struct option *find_option(const struct option *opts, const char *n
     return hit;
 }
 
-char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
+/* The command of ws_cli_provenance; malloc'd, NULL when out of memory. */
+static char *results_command(int argc, char **argv, const struct option *opts,
                              const char *const *neutral)
 {
     char **v = calloc((size_t)argc + 2, sizeof *v), *config = NULL;
@@ -340,6 +342,16 @@ char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
     free(config);
     free(v);
     return s;
+}
+
+int ws_cli_provenance(int argc, char **argv, const struct option *opts, const char *const *neutral,
+                      const ws_run_config *cfg, const char *traces_dir, ws_error *err)
+{
+    char *results = results_command(argc, argv, opts, neutral);
+    const int rc = results ? ws_provenance_set(results, cfg->path, traces_dir, cfg->gpus, cfg->n_gpus, err)
+                           : ws_fail(err, "out of memory");
+    free(results);
+    return rc;
 }
 
 int ws_cli_style(const ws_run_config *cfg, ws_error *err)

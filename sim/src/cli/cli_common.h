@@ -238,17 +238,18 @@ enum { WS_OPT_ALLOW_PLUGINS = 3300, WS_OPT_ALLOW_PYTHON = 3301 };
  * file must pass ws_plugin_config_check: checked before anything loads. */
 int ws_cli_config_plugins(const ws_run_config *cfg, ws_error *err);
 
-/* The command that gives a study's results, for its provenance
- * (wattsim/provenance.h): "wattsim", argv[0] (the command's name), the
- * first positional argument (CONFIG) by its real path, and each option
- * of opts as typed, with its value, except those `neutral` names (long
- * names without "--", NULL-terminated: options that change no result)
- * and except further positional arguments (merge's shard folders). An
- * abbreviated option (--thr 2) is recognised as getopt_long recognised
- * it. malloc'd; NULL when out of memory. */
+/* Set a study's provenance (wattsim/provenance.h, ws_provenance_set): the
+ * config's path, the traces of its GPUs, and the command that gives its
+ * results: "wattsim", argv[0] (the command's name), the first positional
+ * argument (CONFIG) by its real path, and each option of opts as typed,
+ * with its value, except those `neutral` names (long names without "--",
+ * NULL-terminated: options that change no result) and except further
+ * positional arguments (merge's shard folders). An abbreviated option
+ * (--thr 2) is recognised as getopt_long recognised it. 0, or -1 with err
+ * set. */
 struct option;
-char *ws_cli_results_command(int argc, char **argv, const struct option *opts,
-                             const char *const *neutral);
+int ws_cli_provenance(int argc, char **argv, const struct option *opts, const char *const *neutral,
+                      const ws_run_config *cfg, const char *traces_dir, ws_error *err);
 
 /* Draw the figures in the config's style (its `style`, checked when the
  * config was read), or the default. */

@@ -21,7 +21,6 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
-#include "wattsim/provenance.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
 #include "wattsim/trace.h"
@@ -335,12 +334,7 @@ int ws_cmd_run(int argc, char **argv, ws_cli_globals *g)
      * files' sha256 */
     static const char *const neutral[] = {"out", "format", "force", "keep-history", "verbose",
                                           "quiet", "max-trace-bytes", "help", NULL};
-    char *results = ws_cli_results_command(argc, argv, opts, neutral);
-    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
-                                              cfg.n_gpus, &err)
-                          : ws_fail(&err, "out of memory");
-    free(results);
-    if (prov_rc) goto out;
+    if (ws_cli_provenance(argc, argv, opts, neutral, &cfg, env.traces_dir, &err)) goto out;
     /* Each cell carries its pair's names and provenance (cell.policy). */
     const ws_study_pair *first = res[0].cell.policy;
     const char *bso = first->bso, *plo = first->plo;

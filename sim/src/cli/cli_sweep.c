@@ -23,7 +23,6 @@
 #include "wattsim/pareto.h"
 #include "wattsim/plot.h"
 #include "wattsim/plugin.h"
-#include "wattsim/provenance.h"
 #include "wattsim/progress.h"
 #include "wattsim/report.h"
 #include "wattsim/study.h"
@@ -751,12 +750,7 @@ int ws_cmd_sweep(int argc, char **argv, int curves, int merge)
     static const char *const neutral[] = {"out", "threads", "force", "no-plot", "isolate",
                                           "cell-timeout", "cell-memory", "resume", "quiet",
                                           "shard", "keep-history", "help", NULL};
-    char *results = ws_cli_results_command(argc, argv, opts, neutral);
-    int prov_rc = results ? ws_provenance_set(results, cfg.path, env.traces_dir, cfg.gpus,
-                                              cfg.n_gpus, &err)
-                          : ws_fail(&err, "out of memory");
-    free(results);
-    if (prov_rc) goto out;
+    if (ws_cli_provenance(argc, argv, opts, neutral, &cfg, env.traces_dir, &err)) goto out;
     out_ctx oc = {out, command, plot};
     if (keep) {
         char *hp = join(out, "history.csv");
