@@ -47,12 +47,15 @@ static char *dump(json_t *v)
     return s ? s : strdup("{\"message\":\"out of memory\"}");
 }
 
-/* Make buf valid UTF-8 in place, each byte of an invalid sequence (or of
- * a character cut by the buffer's end) becoming '?': json_pack refuses
- * text that is not, and a message may quote the request's bytes
- * (jansson's parse errors do: "invalid escape near '...'"). */
-static void utf8_fix(char *buf)
+/* An answer's text: fmt formatted into buf (MSG bytes), then made valid
+ * UTF-8, each byte of an invalid sequence (or of a character cut by the
+ * buffer's end) becoming '?': json_pack refuses text that is not, and a
+ * message may quote the request's bytes (jansson's parse errors do:
+ * "invalid escape near '...'"). */
+static void answer_text(char *buf, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void answer_text(char *buf, const char *fmt, va_list ap)
 {
+    vsnprintf(buf, MSG, fmt, ap);
     unsigned char *p = (unsigned char *)buf;
     while (*p) {
         const size_t n = ws_utf8_len(p);   /* 0: not a well-formed sequence */
@@ -67,9 +70,8 @@ static int message(char **out, int status, const char *fmt, ...)
     char buf[MSG];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    answer_text(buf, fmt, ap);
     va_end(ap);
-    utf8_fix(buf);
     *out = dump(json_pack("{s:s}", "message", buf));
     return status;
 }
@@ -82,9 +84,8 @@ static int invalid(char **out, const char *where, const char *field, const char 
     char buf[MSG];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    answer_text(buf, fmt, ap);
     va_end(ap);
-    utf8_fix(buf);
     json_t *loc = field ? json_pack("[s,s]", where, field) : json_pack("[s]", where);
     *out = dump(json_pack("{s:[{s:o,s:s,s:s}]}", "detail", "loc", loc, "msg", buf, "type", "value_error"));
     return 422;
