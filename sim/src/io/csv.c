@@ -133,27 +133,15 @@ static int new_field(ws_csv *c, size_t at, ws_error *err)
     return 0;
 }
 
-/* Well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF)? */
+/* Well-formed UTF-8 (ws_utf8_len: no overlongs, no surrogates,
+ * <= U+10FFFF)? ASCII bytes, nearly all of a trace, step without the call. */
 static int utf8_ok(const unsigned char *s)
 {
     while (*s) {
-        unsigned char b = *s;
-        int n;
-        uint32_t cp;
-        if (b < 0x80) { s++; continue; }
-        else if ((b & 0xE0) == 0xC0) { n = 1; cp = b & 0x1F; }
-        else if ((b & 0xF0) == 0xE0) { n = 2; cp = b & 0x0F; }
-        else if ((b & 0xF8) == 0xF0) { n = 3; cp = b & 0x07; }
-        else return 0;
-        for (int i = 1; i <= n; i++) {
-            if ((s[i] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[i] & 0x3F);
-        }
-        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800)
-            || (n == 3 && cp < 0x10000) || cp > 0x10FFFF
-            || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        s += n + 1;
+        if (*s < 0x80) { s++; continue; }
+        const size_t n = ws_utf8_len(s);
+        if (!n) return 0;
+        s += n;
     }
     return 1;
 }
