@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "wattsim/api.h"
+#include "wattsim/process.h"
 
 #define TRACES WS_SOURCE_DIR "/traces/fetched/zeus-nsdi23"
 #define CATALOGUE WS_SOURCE_DIR "/configs/workloads.yaml"
@@ -299,4 +300,46 @@ Test(api, a_child_forked_during_anothers_call_fails_at_once, .timeout = 120)
                      " without fork (multiprocessing's 'spawn' or 'forkserver')");
     cr_expect_eq((int)(intptr_t)rc, WS_API_OK);   /* the parent's call went on */
     ws_api_call_free(c);
+}
+
+/* The library's module locks (WS_FORK_SAFE_MUTEX: its caches of traces,
+ * catalogues, plugins, digests) are free in a child forked while another
+ * thread holds one: the child has no thread that could release it. */
+WS_FORK_SAFE_MUTEX(held_at_fork)
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_state;   /* 1: the lock is held; 2: the holder may let go */
+
+static void *hold_lock(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&held_at_fork);
+    pthread_mutex_lock(&gate_mu);
+    gate_state = 1;
+    pthread_cond_broadcast(&gate_cv);
+    while (gate_state != 2) pthread_cond_wait(&gate_cv, &gate_mu);
+    pthread_mutex_unlock(&gate_mu);
+    pthread_mutex_unlock(&held_at_fork);
+    return NULL;
+}
+
+Test(api, a_module_lock_is_free_in_a_child_forked_while_held, .timeout = 60)
+{
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, hold_lock, NULL), 0);
+    pthread_mutex_lock(&gate_mu);
+    while (gate_state != 1) pthread_cond_wait(&gate_cv, &gate_mu);
+    pthread_mutex_unlock(&gate_mu);
+    fflush(NULL);
+    const pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) _exit(pthread_mutex_trylock(&held_at_fork) == 0 ? 0 : 1);
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    pthread_mutex_lock(&gate_mu);
+    gate_state = 2;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+    pthread_join(th, NULL);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child found the lock held");
 }

@@ -47,4 +47,18 @@ void ws_thread_c_locale(void);
  * the stream, or NULL with errno set (nothing changed). */
 FILE *ws_stdout_private(void);
 
+/* A module's lock that a process forked while another thread held it
+ * must find free: the child has only the forking thread, so the lock
+ * would stay held for ever. WS_FORK_SAFE_MUTEX(name) defines the static
+ * mutex `name` and registers it when the library loads; a pthread_atfork
+ * child handler gives each registered lock back unheld. What the lock
+ * guards must be whole whenever it is free (a child of a fork mid-update
+ * sees the table as the holder left it: the modules that use this keep
+ * only caches, which a child may lose). */
+#include <pthread.h>
+void ws_mutex_fork_safe(pthread_mutex_t *m);
+#define WS_FORK_SAFE_MUTEX(name)                                                   \
+    static pthread_mutex_t name = PTHREAD_MUTEX_INITIALIZER;                       \
+    __attribute__((constructor)) static void name##_fork_safe(void) { ws_mutex_fork_safe(&name); }
+
 #endif

@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include "wattsim/plugin.h"
+#include "wattsim/process.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -44,15 +45,12 @@ typedef struct plugin_entry {
     unsigned long long used;           /* LRU clock */
 } plugin_entry;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+WS_FORK_SAFE_MUTEX(lock)   /* free again in a forked child */
 static size_t capacity;
 static plugin_entry *items;
 static size_t n_items;
 static unsigned long long clock_;
 static unsigned long long opened;      /* dlopen of a file (not a kept one) */
-
-static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 static void close_handles(void **h, size_t n)
 {
@@ -78,8 +76,6 @@ static void take_out(size_t i, void **h)
 
 void ws_plugin_cache_set(size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     void **h = n_items > n ? malloc((n_items - n) * sizeof *h) : NULL;
     size_t nh = 0;

@@ -27,11 +27,12 @@
  * (docs/writing-a-policy.md says to replace a plugin, not overwrite it).
  *
  * The table grows by one entry a build ever loaded, as the mappings do.
- * A mutex guards it (reset in a forked child, as plugin_cache.c's); the
+ * A mutex guards it (WS_FORK_SAFE_MUTEX: free again in a forked child); the
  * dlopen itself, which runs the plugin's constructors, runs outside it.
  */
 #define _GNU_SOURCE
 #include "plugin_map.h"
+#include "wattsim/process.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -43,12 +44,9 @@ typedef struct mapped {
     unsigned long long dev, ino;   /* the file it maps */
 } mapped;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+WS_FORK_SAFE_MUTEX(lock)   /* free again in a forked child */
 static mapped *names;
 static size_t n_names;
-
-static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 /* Alias k of real: k "./" before its last component (k = 0: real). */
 static char *alias(const char *real, size_t k)
@@ -94,8 +92,6 @@ static char *choose(const char *real, unsigned long long dev, unsigned long long
 void *ws_plugin_map_open(const char *real, unsigned long long dev, unsigned long long ino,
                          char **name)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     *name = choose(real, dev, ino);
     pthread_mutex_unlock(&lock);

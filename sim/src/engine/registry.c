@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE                /* dladdr */
 #include "wattsim/plugin.h"
+#include "wattsim/process.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -170,18 +171,13 @@ static int code_folder(char *dir, size_t len, int *exe)
  * library do not move while they run; a library call would otherwise
  * spend ~70 readlink(2)s on finding it again): only a folder found is
  * kept, so one created later is still found. */
-static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+WS_FORK_SAFE_MUTEX(dir_lock)   /* free again in a forked child */
 static char dir_found[PATH_MAX];
 
 static const char *find_policy_dir(void);
-/* a child forked while another thread held the lock gets a free one */
-static void dir_fork_child(void) { dir_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void dir_at_fork(void) { pthread_atfork(NULL, NULL, dir_fork_child); }
 
 const char *ws_policy_dir(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, dir_at_fork);
     pthread_mutex_lock(&dir_lock);
     const char *d = dir_found[0] ? dir_found : find_policy_dir();
     if (d && d != dir_found) snprintf(dir_found, sizeof dir_found, "%s", d);

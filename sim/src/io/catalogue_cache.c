@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "wattsim/config.h"
+#include "wattsim/process.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,14 +32,11 @@ typedef struct cat_entry {
     unsigned long long used;           /* LRU clock */
 } cat_entry;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+WS_FORK_SAFE_MUTEX(lock)   /* free again in a forked child */
 static size_t capacity;
 static cat_entry *items;
 static size_t n_items;
 static unsigned long long clock_, parses;
-
-static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 static void evict(size_t keep)
 {
@@ -54,8 +52,6 @@ static void evict(size_t keep)
 
 void ws_catalogue_cache_set(size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     evict(n);
     capacity = n;

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "wattsim/trace.h"
+#include "wattsim/process.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,7 +42,10 @@ typedef struct trace_entry {
     unsigned long long used;           /* LRU clock */
 } trace_entry;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* free again in a child forked while another thread held it (what the
+ * table holds is whole whenever the lock is free; a child of a fork
+ * mid-update only loses what it would have found) */
+WS_FORK_SAFE_MUTEX(lock)
 static size_t capacity;                /* trace sets; 0: off */
 static trace_entry *traces;
 static size_t n_traces;
@@ -66,17 +70,9 @@ static void evict_traces(size_t keep)
     }
 }
 
-/* A child forked while another thread held the lock inherits it held by
- * a thread it does not have: it gets a new one (what the table holds was
- * complete whenever the lock was free, and a child of a fork mid-update
- * only loses what it would have found). */
-static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 void ws_trace_cache_set(size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     evict_traces(n);
     capacity = n;

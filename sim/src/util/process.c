@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int ws_process_init(void)
@@ -69,4 +71,24 @@ FILE *ws_stdout_private(void)
         return NULL;
     }
     return f;
+}
+
+/* The locks of WS_FORK_SAFE_MUTEX: registered by the library's
+ * constructors, one per module, before any thread can exist. */
+enum { WS_FORK_SAFE_MAX = 32 };
+static pthread_mutex_t *fork_safe[WS_FORK_SAFE_MAX];
+static int n_fork_safe;
+
+static void fork_safe_child(void)
+{
+    for (int i = 0; i < n_fork_safe; i++) *fork_safe[i] = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
+void ws_mutex_fork_safe(pthread_mutex_t *m)
+{
+    if (!n_fork_safe) pthread_atfork(NULL, NULL, fork_safe_child);
+    /* more modules than slots is a build's bug: fail at load, not in a
+     * child that would hang */
+    if (n_fork_safe == WS_FORK_SAFE_MAX) abort();
+    fork_safe[n_fork_safe++] = m;
 }

@@ -4,6 +4,7 @@
  * pulled from a crypto library because provenance hashes are all we need.
  */
 #include "wattsim/sha256.h"
+#include "wattsim/process.h"
 #include "wattsim/input.h"
 
 #include <errno.h>
@@ -150,7 +151,10 @@ typedef struct sha_entry {
     unsigned long long used;           /* LRU clock */
 } sha_entry;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* free again in a child forked while another thread held it (what the
+ * table holds is whole whenever the lock is free; a child of a fork
+ * mid-update only loses what it would have found) */
+WS_FORK_SAFE_MUTEX(lock)
 static size_t capacity;
 static sha_entry *shas;
 static size_t n_shas;
@@ -167,17 +171,9 @@ static void evict_shas(size_t keep)
     }
 }
 
-/* A child forked while another thread held the lock inherits it held by
- * a thread it does not have: it gets a new one (what the table holds was
- * complete whenever the lock was free, and a child of a fork mid-update
- * only loses what it would have found). */
-static void fork_child(void) { lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; }
-static void at_fork(void) { pthread_atfork(NULL, NULL, fork_child); }
 
 void ws_sha256_cache_set(size_t n)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, at_fork);
     pthread_mutex_lock(&lock);
     evict_shas(n);
     capacity = n;
