@@ -479,35 +479,39 @@ Test(plot, style_parsed_and_checked)
     cr_expect_float_eq(WS_PLOT_COL2, 7.0, 1e-12);
 }
 
-Test(plot, style_from_a_config_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeout = 120)
+/* Sweep the config `yaml` (without gnuplot: the scripts only) into
+ * tmp/o; the script of its steady-state figure for V100 / SQuAD, to free. */
+static char *sweep_steady_squad_gp(const char *yaml)
 {
     char cfg[600];
     snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
     FILE *f = fopen(cfg, "w");
     cr_assert_not_null(f);
-    fputs("gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 20\nbso: zeus\nplo: jit\n"
-          "style: \"font=DejaVu Serif, col2=6, palette=tol\"\n", f);
+    fputs(yaml, f);
     cr_assert_eq(fclose(f), 0);
     cr_assert_eq(run_shell("PATH=/nonexistent " CLI " sweep %s --traces " TRACES " --catalogue "
                            CATALOGUE " --out %s/o >/dev/null 2>&1", cfg, tmp), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/o/steady-v100-squad.gp", tmp);
-    char *gp = slurp(path);
+    return slurp(tp("o/steady-v100-squad.gp"));
+}
+
+Test(plot, style_from_a_config_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeout = 120)
+{
+    char *gp = sweep_steady_squad_gp("gpu: v100\nworkload: squad\nseed: 1..2\nrecurrences: 20\n"
+                                     "bso: zeus\nplo: jit\n"
+                                     "style: \"font=DejaVu Serif, col2=6, palette=tol\"\n");
     cr_expect(strstr(gp, "W = 6.000;"), "two columns are 6 in wide");
     cr_expect(strstr(gp, "font 'DejaVu Serif,8'"), "the font");
     cr_expect(strstr(gp, "lc rgb '#4477AA'"), "zeus in Tol's blue");
     cr_expect(!strstr(gp, "#0072B2"), "no Okabe-Ito");
     free(gp);
     /* a bad style: exit 2 naming the option and key, nothing written */
-    cr_expect_eq(run_shell(CLI " sweep %s --set 'style=font=a;b' --traces " TRACES
-                           " --catalogue " CATALOGUE " --out %s/bad 2>%s/err.txt", cfg, tmp, tmp),
+    cr_expect_eq(run_shell(CLI " sweep %s/s.yaml --set 'style=font=a;b' --traces " TRACES
+                           " --catalogue " CATALOGUE " --out %s/bad 2>%s/err.txt", tmp, tmp, tmp),
                  2);
-    snprintf(path, sizeof path, "%s/err.txt", tmp);
-    char *e = slurp(path);
+    char *e = slurp(tp("err.txt"));
     cr_expect(strstr(e, "--set style: style: font must be a font family"), "%s", e);
     free(e);
-    snprintf(path, sizeof path, "%s/bad", tmp);
-    cr_expect(!exists(path));
+    cr_expect(!exists(tp("bad")));
 }
 
 /* Issue 30: the plan figure's title named the job by its ids as typed
@@ -548,16 +552,8 @@ Test(plot, style_size_reaches_the_scripts, .init = mktmp, .fini = rmtmp, .timeou
     cr_expect_float_eq(b8, 6.9 + 1.17 * 8 + 5 + 1.17 * 8, 1e-9, "as measured at 8 pt");
     cr_expect_float_eq(b12, 6.9 + 3.9 * 0.5 + 1.17 * 12 + 5 + 5 * 0.5 + 1.17 * 12, 1e-9);
     /* the sweep's figures: the terminal's base, the title's, the keys' */
-    char cfg[600];
-    snprintf(cfg, sizeof cfg, "%s/s.yaml", tmp);
-    FILE *f = fopen(cfg, "w");
-    cr_assert_not_null(f);
-    fputs("gpu: v100\nworkload: squad\neta: [0.2, 0.8]\nseed: 1..2\nrecurrences: 20\n"
-          "bso: zeus\nplo: jit\nstyle: \"size=12\"\n", f);
-    cr_assert_eq(fclose(f), 0);
-    cr_assert_eq(run_shell("PATH=/nonexistent " CLI " sweep %s --traces " TRACES " --catalogue "
-                           CATALOGUE " --out %s/o >/dev/null 2>&1", cfg, tmp), 0);
-    char *gp = slurp(tp("o/steady-v100-squad.gp"));
+    char *gp = sweep_steady_squad_gp("gpu: v100\nworkload: squad\neta: [0.2, 0.8]\nseed: 1..2\n"
+                                     "recurrences: 20\nbso: zeus\nplo: jit\nstyle: \"size=12\"\n");
     cr_expect(strstr(gp, "font 'Helvetica,12' fontscale 0.75"), "the terminal's font");
     cr_expect(strstr(gp, "set multiplot title"), "a title");
     cr_expect(strstr(gp, "font ',13'\n"), "titles 1 pt larger");
